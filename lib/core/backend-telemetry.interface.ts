@@ -1,0 +1,26 @@
+/** Point-in-time size of each segment of one queue. */
+export interface QueueCounts {
+  ready: number;
+  running: number;
+  deferred: number;
+  successful: number;
+  failed: number;
+}
+
+/** Tasks that entered (ingress) and finished (egress) a queue within a window. */
+export interface QueueRates {
+  intervalMs: number;
+  ingress: number;
+  egress: number;
+}
+
+/** Telemetry of one queue: counts plus windowed rates. */
+export interface QueueStats {
+  counts: QueueCounts;
+  rates: QueueRates;
+}
+
+/** Snapshot of every configured queue of one backend alias. */
+export interface BackendTelemetry {
+  queues: Record<string, QueueStats>;
+}

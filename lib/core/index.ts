@@ -1,0 +1,13 @@
+// The contract every other folder of lib/ shares. Nothing here imports from
+// outside core/.
+export * from './errors';
+export * from './backend-telemetry.interface';
+export * from './task-backend.interface';
+export * from './task-context';
+export * from './task-options.interface';
+export * from './task-record.interface';
+export * from './task-result';
+export * from './task-result-status.enum';
+export * from './task-serializer';
+export * from './threadmill.constants';
+export * from './threadmill.messages';

@@ -1,0 +1,87 @@
+import type { BackendTelemetry } from './backend-telemetry.interface';
+import type { TaskRecord } from './task-record.interface';
+
+/** The segments of a queue a task can be in; `peek` and telemetry speak of these. */
+export type QueueSegment = 'ready' | 'running' | 'deferred' | 'successful' | 'failed';
+
+export const QUEUE_SEGMENTS: readonly QueueSegment[] = [
+  'ready',
+  'running',
+  'deferred',
+  'successful',
+  'failed',
+];
+
+/** What a backend can do beyond the minimum; enqueue validation asks these. */
+export interface BackendFeatures {
+  /** Honours `runAfter` (a deferred segment moved by the broker). */
+  readonly defer: boolean;
+  /** Stores many tasks in one round trip. */
+  readonly bulkEnqueue: boolean;
+  /** An idle `acquire` waits for a wake-up instead of polling. */
+  readonly blockingAcquire: boolean;
+}
+
+export interface AcquireOptions {
+  /** Identity recorded in the task's `workerIds` (`host:pid-slot`). */
+  workerId: string;
+  /** Most tasks to take at once (bounded prefetch). Default 1. */
+  max?: number;
+  /** How long to wait when every queue is empty; 0 returns at once. */
+  timeoutMs: number;
+  /** Ends the wait early (graceful shutdown); resolves with what was acquired, possibly nothing. */
+  signal?: AbortSignal;
+}
+
+/** Per record, in order: whether the acknowledge stored it or found its lease already gone. */
+export type AcknowledgeOutcome = 'acknowledged' | 'stale';
+
+/** What one maintenance pass did; a failed step is listed, never thrown. */
+export interface BrokerPassReport {
+  promoted: number;
+  reaped: number;
+  trimmed: number;
+  failedSteps: { step: string; error: unknown }[];
+}
+
+/**
+ * The contract between the task layer and a store. Every backend passes the
+ * same contract suite (test/contract), so the task layer, the worker pool, the
+ * health indicator and the inspector depend on this interface only.
+ */
+export interface TaskBackend {
+  readonly alias: string;
+  readonly queues: readonly string[];
+  readonly features: BackendFeatures;
+  /** Period of `brokerPass` that the worker pool's main process keeps. */
+  readonly brokerIntervalMs: number;
+
+  /** Store a new READY task (or deferred, with `task.runAfter` in the future). */
+  enqueue(record: TaskRecord): Promise<TaskRecord>;
+  /** Store many tasks at once; all or none. */
+  enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]>;
+  /**
+   * Take up to `max` of the best ready tasks from the first non-empty queue in
+   * the order given, mark them RUNNING under a lease and return them. Resolves
+   * with `[]` when the timeout passes or the signal aborts first.
+   */
+  acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]>;
+  /** Store finished records (SUCCESSFUL or FAILED); stale when the lease was already reaped. */
+  acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
+  /** Put RUNNING tasks back in their ready queue, unfinished (shutdown). Returns how many were still held. */
+  release(records: readonly TaskRecord[]): Promise<number>;
+  /** Up to `count` tasks of one segment, best first; expired data is skipped. */
+  peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
+  /** Counts per queue and rates over the last `intervalMs`. */
+  telemetry(intervalMs: number): Promise<BackendTelemetry>;
+  /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
+  getResult(id: string): Promise<TaskRecord>;
+  /** One maintenance pass: promote due deferred tasks, reap expired leases, trim history, heartbeat. */
+  brokerPass(): Promise<BrokerPassReport>;
+  /** When the last broker pass ran, or null if none has. */
+  brokerHeartbeat(): Promise<Date | null>;
+  /** Resolves when the store answers; throws `BackendUnavailableError` otherwise. */
+  ping(): Promise<void>;
+  /** Release every connection and timer. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,35 @@
+import type { TaskResultStatus } from './task-result-status.enum';
+
+/** What a task was enqueued as: resolved options, fixed at enqueue. */
+export interface TaskDescriptor {
+  readonly name: string;
+  readonly queue: string;
+  readonly priority: number;
+  readonly runAfter: Date | null;
+  readonly backend: string;
+}
+
+/** One failed attempt: the thrown value's class name and its stack text. */
+export interface TaskErrorRecord {
+  readonly className: string;
+  readonly traceback: string;
+}
+
+/**
+ * The stored state of one task: what backends persist and return. Plain data
+ * (Dates, not strings), so the task layer can wrap it without reparsing.
+ */
+export interface TaskRecord {
+  readonly id: string;
+  readonly task: TaskDescriptor;
+  readonly status: TaskResultStatus;
+  readonly enqueuedAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly lastAttemptedAt: Date | null;
+  readonly args: readonly unknown[];
+  readonly errors: readonly TaskErrorRecord[];
+  readonly workerIds: readonly string[];
+  /** Present only when the status is SUCCESSFUL (JSON-normalized: `undefined` became `null`). */
+  readonly returnValue?: unknown;
+}

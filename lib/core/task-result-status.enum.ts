@@ -1,0 +1,18 @@
+/**
+ * Where a task is in its life. The words are stored as they are, so they are
+ * shared with every backend (Lua included) and must never change.
+ *
+ * @publicApi
+ */
+export enum TaskResultStatus {
+  READY = 'READY',
+  RUNNING = 'RUNNING',
+  SUCCESSFUL = 'SUCCESSFUL',
+  FAILED = 'FAILED',
+}
+
+/** Statuses after which a task never runs again. */
+export const FINISHED_STATUSES: ReadonlySet<TaskResultStatus> = new Set([
+  TaskResultStatus.SUCCESSFUL,
+  TaskResultStatus.FAILED,
+]);

@@ -1,0 +1,97 @@
+import { TaskNotSuccessfulError } from './errors/task-not-successful.error';
+import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
+import { TaskResultStatus } from './task-result-status.enum';
+import { taskNotSuccessful } from './threadmill.messages';
+
+/** Where `TaskResult.refresh()` reads the newest state from. */
+export interface TaskRecordSource {
+  getResult(id: string): Promise<TaskRecord>;
+}
+
+/**
+ * The state of one enqueued task, as returned by `enqueue` and `getResult`.
+ * `T` is the task method's awaited return type.
+ *
+ * @publicApi
+ */
+export class TaskResult<T = unknown> {
+  private record: TaskRecord;
+
+  constructor(
+    record: TaskRecord,
+    private readonly source: TaskRecordSource,
+  ) {
+    this.record = record;
+  }
+
+  get id(): string {
+    return this.record.id;
+  }
+  get task(): TaskDescriptor {
+    return this.record.task;
+  }
+  get status(): TaskResultStatus {
+    return this.record.status;
+  }
+  get enqueuedAt(): Date {
+    return this.record.enqueuedAt;
+  }
+  get startedAt(): Date | null {
+    return this.record.startedAt;
+  }
+  get finishedAt(): Date | null {
+    return this.record.finishedAt;
+  }
+  get lastAttemptedAt(): Date | null {
+    return this.record.lastAttemptedAt;
+  }
+  get args(): readonly unknown[] {
+    return this.record.args;
+  }
+  get backend(): string {
+    return this.record.task.backend;
+  }
+  get errors(): readonly TaskErrorRecord[] {
+    return this.record.errors;
+  }
+  get workerIds(): readonly string[] {
+    return this.record.workerIds;
+  }
+  /** How many times a worker started this task. */
+  get attempts(): number {
+    return this.record.workerIds.length;
+  }
+  get isFinished(): boolean {
+    return (
+      this.record.status === TaskResultStatus.SUCCESSFUL ||
+      this.record.status === TaskResultStatus.FAILED
+    );
+  }
+
+  /**
+   * What the task returned.
+   *
+   * @throws TaskNotSuccessfulError unless the status is SUCCESSFUL.
+   */
+  get returnValue(): T {
+    if (this.record.status !== TaskResultStatus.SUCCESSFUL) {
+      throw new TaskNotSuccessfulError(taskNotSuccessful(this.record));
+    }
+    return this.record.returnValue as T;
+  }
+
+  /** The plain stored state (for logging, JSON output and backends). */
+  toRecord(): TaskRecord {
+    return this.record;
+  }
+
+  toJSON(): TaskRecord {
+    return this.record;
+  }
+
+  /** Re-read this task from its backend. */
+  async refresh(): Promise<this> {
+    this.record = await this.source.getResult(this.record.id);
+    return this;
+  }
+}

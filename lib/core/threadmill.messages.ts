@@ -1,0 +1,69 @@
+/**
+ * Every user-facing sentence, written once. Each names what is at fault and
+ * what to do about it.
+ */
+import type { TaskRecord } from './task-record.interface';
+
+export const taskNotSuccessful = (record: Pick<TaskRecord, 'id' | 'task' | 'status'>): string =>
+  `Task "${record.task.name}" (${record.id}) has no return value: its status is ${record.status}. ` +
+  `Check status (or await it with refresh()) before reading returnValue.`;
+
+export const taskResultDoesNotExist = (id: string, alias: string): string =>
+  `No task result with id "${id}" exists on backend "${alias}": it was never enqueued there or it expired after resultTtl.`;
+
+export const notJsonSafe = (taskName: string, path: string, reason: string): string =>
+  `Task "${taskName}": ${path} ${reason}, so it would not survive a JSON round trip unchanged. ` +
+  `Pass only JSON values (null, booleans, finite numbers, strings, arrays and plain objects).`;
+
+export const invalidPriority = (
+  taskName: string,
+  priority: unknown,
+  min: number,
+  max: number,
+): string =>
+  `Task "${taskName}": priority ${String(priority)} is invalid; use a whole number from ${min} to ${max}.`;
+
+export const queueNotConfigured = (
+  taskName: string,
+  queue: string,
+  alias: string,
+  queues: readonly string[],
+): string =>
+  `Task "${taskName}": queue "${queue}" is not configured for backend "${alias}" ` +
+  `(configured: ${queues.map((q) => `"${q}"`).join(', ')}). Add it to the backend's queues or pick one of those.`;
+
+export const deferNotSupported = (taskName: string, alias: string): string =>
+  `Task "${taskName}": backend "${alias}" does not support runAfter. Enqueue without runAfter or use a backend that defers.`;
+
+export const invalidRunAfter = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;
+
+export const backendNotConfigured = (
+  taskName: string,
+  alias: string,
+  aliases: readonly string[],
+): string =>
+  `Task "${taskName}": backend "${alias}" is not configured (configured: ${aliases
+    .map((a) => `"${a}"`)
+    .join(', ')}). Add it to ThreadmillModule.forRoot({ backends }) or pick one of those.`;
+
+export const invalidName = (kind: 'queue' | 'task' | 'backend alias', name: string): string =>
+  `The ${kind} name "${name}" is invalid: use 1-200 characters without whitespace, "{", "}" or ":" ` +
+  `(they would break the storage key layout).`;
+
+export const duplicateTask = (name: string, first: string, second: string): string =>
+  `Two tasks are named "${name}": ${first} and ${second}. Give one of them another name with @Task({ name }).`;
+
+export const unknownTask = (name: string): string =>
+  `No @Task named "${name}" is registered in this application, so it was not run. ` +
+  `Deploy the code that declares it, or remove the stored task.`;
+
+export const invalidBackendOption = (alias: string, option: string, problem: string): string =>
+  `Threadmill backend "${alias}": option "${option}" ${problem}.`;
+
+export const acknowledgementTimeout = (id: string, leaseTtlMs: number): string =>
+  `Task ${id} was not acknowledged within leaseTtl (${leaseTtlMs} ms): its worker hung or died. ` +
+  `Raise leaseTtl above the task's worst-case run time if it was merely slow.`;
+
+export const corruptTaskData = (id: string, reason: string): string =>
+  `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
