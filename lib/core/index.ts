@@ -1,6 +1,7 @@
 // The contract every other folder of lib/ shares. Nothing here imports from
 // outside core/.
 export * from './errors';
+export * from './backend-config.interface';
 export * from './backend-telemetry.interface';
 export * from './task-backend.interface';
 export * from './task-context';

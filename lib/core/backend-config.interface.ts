@@ -1,0 +1,19 @@
+import type { TaskBackend } from './task-backend.interface';
+
+/**
+ * How one backend alias is configured in `ThreadmillModule.forRoot({ backends })`.
+ * `options` is specific to the backend class, which validates it and throws
+ * `InvalidBackendConfigError` naming the alias and the option.
+ */
+export interface BackendConfig<Options extends object = Record<string, unknown>> {
+  /** The backend class, e.g. `RedisBackend` or `MemoryBackend`. */
+  backend: BackendConstructor;
+  /** Connection string, for backends that connect somewhere. */
+  url?: string;
+  /** Queues this alias serves. Default: `['default']`. */
+  queues?: string[];
+  options?: Options;
+}
+
+/** Every backend class is constructed the same way, so the module can build any of them. */
+export type BackendConstructor = new (alias: string, config: BackendConfig) => TaskBackend;
