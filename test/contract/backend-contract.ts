@@ -1,0 +1,503 @@
+import { randomUUID } from 'node:crypto';
+
+import {
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { waitFor } from '../helpers/wait-for';
+
+/** How the contract asks a backend under test to be configured (all times in ms). */
+export interface ContractSettings {
+  alias: string;
+  queues: string[];
+  leaseTtl: number;
+  resultTtl: number;
+  brokerInterval: number;
+  batchSize: number;
+}
+
+/** A backend built for one test, and how to remove everything it stored. */
+export interface ContractSubject {
+  backend: TaskBackend;
+  cleanup(): Promise<void>;
+}
+
+export type ContractFactory = (settings: ContractSettings) => Promise<ContractSubject>;
+
+const QUEUES = ['default', 'emails', 'low'];
+
+/** A READY record as the task layer would hand it to `enqueue`. */
+export function newRecord(
+  alias: string,
+  {
+    name = 'contract.echo',
+    queue = 'default',
+    priority = 0,
+    runAfter = null,
+    args = [],
+    enqueuedAt = new Date(),
+  }: {
+    name?: string;
+    queue?: string;
+    priority?: number;
+    runAfter?: Date | null;
+    args?: unknown[];
+    enqueuedAt?: Date;
+  } = {},
+): TaskRecord {
+  return {
+    id: randomUUID(),
+    task: { name, queue, priority, runAfter, backend: alias },
+    status: TaskResultStatus.READY,
+    enqueuedAt,
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args,
+    errors: [],
+    workerIds: [],
+  };
+}
+
+function finish(record: TaskRecord, status: TaskResultStatus, returnValue?: unknown): TaskRecord {
+  const finished = { ...record, status, finishedAt: new Date() };
+  return status === TaskResultStatus.SUCCESSFUL
+    ? { ...finished, returnValue }
+    : {
+        ...finished,
+        errors: [...record.errors, { className: 'Error', traceback: 'Error: boom\n    at task' }],
+      };
+}
+
+/**
+ * The behaviour every TaskBackend must have, written once and run against
+ * each backend (memory, Redis, SQLite). A backend-specific suite adds what
+ * only that store can show (keys, files, cluster).
+ */
+export function describeBackendContract(label: string, factory: ContractFactory): void {
+  describe(`${label} backend contract`, () => {
+    const subjects: ContractSubject[] = [];
+    let backend: TaskBackend;
+    let alias: string;
+
+    async function build(overrides: Partial<ContractSettings> = {}): Promise<TaskBackend> {
+      const settings: ContractSettings = {
+        alias: `t-${randomUUID()}`,
+        queues: QUEUES,
+        leaseTtl: 60_000,
+        resultTtl: 60_000,
+        brokerInterval: 1000,
+        batchSize: 100,
+        ...overrides,
+      };
+      const subject = await factory(settings);
+      subjects.push(subject);
+      return subject.backend;
+    }
+
+    beforeEach(async () => {
+      backend = await build();
+      alias = backend.alias;
+    });
+
+    afterEach(async () => {
+      for (const subject of subjects.splice(0)) {
+        await subject.cleanup();
+        await subject.backend.close();
+      }
+    });
+
+    const acquireOne = async (queues = ['default'], workerId = 'host:1-0') => {
+      const acquired = await backend.acquire(queues, { workerId, timeoutMs: 0 });
+      expect(acquired).toHaveLength(1);
+      return acquired[0];
+    };
+
+    describe('enqueue and getResult', () => {
+      it('stores a READY task that getResult returns unchanged', async () => {
+        const record = newRecord(alias, { args: [1, 'two', { three: [3] }], priority: 7 });
+        const stored = await backend.enqueue(record);
+        expect(stored).toEqual(record);
+        await expect(backend.getResult(record.id)).resolves.toEqual(record);
+      });
+
+      it('throws TaskResultDoesNotExist for an unknown id', async () => {
+        await expect(backend.getResult('no-such-id')).rejects.toThrow(TaskResultDoesNotExist);
+      });
+
+      it('stores a bulk enqueue and keeps its order within one priority', async () => {
+        const records = [1, 2, 3, 4].map((n) => newRecord(alias, { args: [n] }));
+        await expect(backend.enqueueMany(records)).resolves.toEqual(records);
+        const acquired = await backend.acquire(['default'], {
+          workerId: 'w',
+          max: 10,
+          timeoutMs: 0,
+        });
+        expect(acquired.map((r) => r.args[0])).toEqual([1, 2, 3, 4]);
+      });
+
+      it('accepts an empty bulk enqueue', async () => {
+        await expect(backend.enqueueMany([])).resolves.toEqual([]);
+      });
+    });
+
+    describe('acquire', () => {
+      it('takes the highest priority first, then first in first out', async () => {
+        const base = Date.now();
+        const order = [
+          ['a', 0],
+          ['b', 10],
+          ['c', 0],
+          ['d', -5],
+          ['e', 10],
+        ] as const;
+        for (const [i, [name, priority]] of order.entries()) {
+          await backend.enqueue(
+            newRecord(alias, { args: [name], priority, enqueuedAt: new Date(base + i) }),
+          );
+        }
+        const taken: unknown[] = [];
+        for (let i = 0; i < order.length; i++) taken.push((await acquireOne()).args[0]);
+        expect(taken).toEqual(['b', 'e', 'a', 'c', 'd']);
+      });
+
+      it('empties queues in the order given, whatever their priorities', async () => {
+        await backend.enqueue(newRecord(alias, { queue: 'default', priority: 100, args: ['d'] }));
+        await backend.enqueue(newRecord(alias, { queue: 'emails', priority: -100, args: ['e'] }));
+        expect((await acquireOne(['emails', 'default'])).args).toEqual(['e']);
+        expect((await acquireOne(['emails', 'default'])).args).toEqual(['d']);
+      });
+
+      it('marks the task RUNNING for the worker and moves it to the running segment', async () => {
+        const record = await backend.enqueue(newRecord(alias));
+        const before = Date.now();
+        const acquired = await acquireOne(['default'], 'host:42-3');
+        expect(acquired).toMatchObject({
+          id: record.id,
+          status: TaskResultStatus.RUNNING,
+          workerIds: ['host:42-3'],
+        });
+        expect(acquired.startedAt!.getTime()).toBeGreaterThanOrEqual(before - 5);
+        expect(acquired.lastAttemptedAt).toEqual(acquired.startedAt);
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          status: TaskResultStatus.RUNNING,
+          workerIds: ['host:42-3'],
+        });
+        expect((await backend.peek('default', 'running', 10)).map((r) => r.id)).toEqual([
+          record.id,
+        ]);
+        await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+      });
+
+      it('takes at most max tasks, best first', async () => {
+        const base = Date.now();
+        for (let i = 0; i < 5; i++) {
+          await backend.enqueue(newRecord(alias, { args: [i], enqueuedAt: new Date(base + i) }));
+        }
+        const first = await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
+        expect(first.map((r) => r.args[0])).toEqual([0, 1, 2]);
+        const rest = await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
+        expect(rest.map((r) => r.args[0])).toEqual([3, 4]);
+      });
+
+      it('returns nothing at once from empty queues when the timeout is 0', async () => {
+        await expect(backend.acquire(QUEUES, { workerId: 'w', timeoutMs: 0 })).resolves.toEqual([]);
+      });
+
+      it('returns nothing after the timeout when no task arrives', async () => {
+        const started = Date.now();
+        await expect(backend.acquire(QUEUES, { workerId: 'w', timeoutMs: 300 })).resolves.toEqual(
+          [],
+        );
+        expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      });
+
+      it('wakes a waiting acquire when a task is enqueued', async () => {
+        const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+        await new Promise((resolve) => setImmediate(resolve));
+        const record = await backend.enqueue(newRecord(alias));
+        const started = Date.now();
+        const acquired = await waiting;
+        expect(acquired.map((r) => r.id)).toEqual([record.id]);
+        expect(Date.now() - started).toBeLessThan(2000);
+      });
+
+      it('ends a wait early when its signal aborts', async () => {
+        const controller = new AbortController();
+        const started = Date.now();
+        const waiting = backend.acquire(['default'], {
+          workerId: 'w',
+          timeoutMs: 10_000,
+          signal: controller.signal,
+        });
+        setTimeout(() => controller.abort(), 50);
+        await expect(waiting).resolves.toEqual([]);
+        expect(Date.now() - started).toBeLessThan(2000);
+      });
+
+      it('never hands one task to two workers', async () => {
+        const records = Array.from({ length: 20 }, (_, i) => newRecord(alias, { args: [i] }));
+        await backend.enqueueMany(records);
+        const batches = await Promise.all(
+          Array.from({ length: 8 }, (_, w) =>
+            backend.acquire(['default'], { workerId: `w${w}`, max: 4, timeoutMs: 0 }),
+          ),
+        );
+        const ids = batches.flat().map((r) => r.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBe(20);
+      });
+    });
+
+    describe('acknowledge', () => {
+      it('stores a SUCCESSFUL result with its return value', async () => {
+        const record = await backend.enqueue(newRecord(alias));
+        const acquired = await acquireOne();
+        const done = finish(acquired, TaskResultStatus.SUCCESSFUL, { sent: true });
+        await expect(backend.acknowledge([done])).resolves.toEqual(['acknowledged']);
+        const stored = await backend.getResult(record.id);
+        expect(stored).toEqual(done);
+        expect(stored.returnValue).toEqual({ sent: true });
+        await expect(backend.peek('default', 'running', 10)).resolves.toEqual([]);
+        expect((await backend.peek('default', 'successful', 10)).map((r) => r.id)).toEqual([
+          record.id,
+        ]);
+      });
+
+      it('stores a FAILED result with its errors in the failed history', async () => {
+        await backend.enqueue(newRecord(alias));
+        const failed = finish(await acquireOne(), TaskResultStatus.FAILED);
+        await expect(backend.acknowledge([failed])).resolves.toEqual(['acknowledged']);
+        const [peeked] = await backend.peek('default', 'failed', 10);
+        expect(peeked).toEqual(failed);
+        expect(peeked.errors).toEqual([
+          { className: 'Error', traceback: 'Error: boom\n    at task' },
+        ]);
+        await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
+      });
+
+      it('acknowledges many records at once, reporting each', async () => {
+        await backend.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
+        const acquired = await backend.acquire(['default'], {
+          workerId: 'w',
+          max: 2,
+          timeoutMs: 0,
+        });
+        const unacquired = (await backend.peek('default', 'ready', 1))[0];
+        const outcomes = await backend.acknowledge([
+          finish(acquired[0], TaskResultStatus.SUCCESSFUL, 1),
+          finish(unacquired, TaskResultStatus.SUCCESSFUL, 2),
+          finish(acquired[1], TaskResultStatus.FAILED),
+        ]);
+        expect(outcomes).toEqual(['acknowledged', 'stale', 'acknowledged']);
+      });
+
+      it('is a no-op reported as stale the second time', async () => {
+        await backend.enqueue(newRecord(alias));
+        const done = finish(await acquireOne(), TaskResultStatus.SUCCESSFUL, 'first');
+        await backend.acknowledge([done]);
+        const again = { ...done, returnValue: 'second' };
+        await expect(backend.acknowledge([again])).resolves.toEqual(['stale']);
+        await expect(backend.getResult(done.id)).resolves.toMatchObject({ returnValue: 'first' });
+      });
+    });
+
+    describe('release', () => {
+      it('puts a running task back in its ready queue, keeping its attempt history', async () => {
+        const record = await backend.enqueue(newRecord(alias));
+        const acquired = await acquireOne(['default'], 'host:1-0');
+        await expect(backend.release([acquired])).resolves.toBe(1);
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          status: TaskResultStatus.READY,
+          workerIds: ['host:1-0'],
+        });
+        const again = await acquireOne(['default'], 'host:2-0');
+        expect(again.id).toBe(record.id);
+        expect(again.workerIds).toEqual(['host:1-0', 'host:2-0']);
+      });
+
+      it('ignores a task it no longer holds', async () => {
+        await backend.enqueue(newRecord(alias));
+        const acquired = await acquireOne();
+        await backend.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, null)]);
+        await expect(backend.release([acquired])).resolves.toBe(0);
+        await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+        });
+      });
+    });
+
+    describe('deferred tasks', () => {
+      it('keeps a task with a future runAfter out of reach until a broker pass moves it', async () => {
+        expect(backend.features.defer).toBe(true);
+        const runAfter = new Date(Date.now() + 300);
+        const record = await backend.enqueue(newRecord(alias, { runAfter }));
+        expect((await backend.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
+          record.id,
+        ]);
+        await backend.brokerPass();
+        await expect(
+          backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
+        ).resolves.toEqual([]);
+        await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
+        const report = await backend.brokerPass();
+        expect(report.promoted).toBe(1);
+        expect((await acquireOne()).id).toBe(record.id);
+      });
+
+      it('treats a runAfter in the past as ready at once', async () => {
+        const record = await backend.enqueue(
+          newRecord(alias, { runAfter: new Date(Date.now() - 1000) }),
+        );
+        expect((await acquireOne()).id).toBe(record.id);
+      });
+
+      it('wakes a waiting acquire when a broker pass promotes a task', async () => {
+        const runAfter = new Date(Date.now() + 200);
+        const record = await backend.enqueue(newRecord(alias, { runAfter }));
+        const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+        await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
+        await backend.brokerPass();
+        const started = Date.now();
+        expect((await waiting).map((r) => r.id)).toEqual([record.id]);
+        expect(Date.now() - started).toBeLessThan(2000);
+      });
+    });
+
+    describe('leases', () => {
+      it('fails a task whose lease expired with AcknowledgementTimeout, and a late acknowledge is stale', async () => {
+        backend = await build({ leaseTtl: 200 });
+        alias = backend.alias;
+        const record = await backend.enqueue(newRecord(alias));
+        const acquired = await acquireOne();
+        await waitFor(() => Date.now() > acquired.startedAt!.getTime() + 250, {
+          what: 'the lease to expire',
+        });
+        const report = await backend.brokerPass();
+        expect(report.reaped).toBe(1);
+        const reaped = await backend.getResult(record.id);
+        expect(reaped.status).toBe(TaskResultStatus.FAILED);
+        expect(reaped.finishedAt).not.toBeNull();
+        expect(reaped.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
+        expect(reaped.errors[0].traceback).toContain(record.id);
+        expect((await backend.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([record.id]);
+        await expect(
+          backend.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 'late')]),
+        ).resolves.toEqual(['stale']);
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          status: TaskResultStatus.FAILED,
+        });
+      });
+
+      it('leaves a task whose lease is still valid alone', async () => {
+        await backend.enqueue(newRecord(alias));
+        await acquireOne();
+        const report = await backend.brokerPass();
+        expect(report.reaped).toBe(0);
+        expect(report.failedSteps).toEqual([]);
+      });
+    });
+
+    describe('results', () => {
+      it('expire after resultTtl', async () => {
+        backend = await build({ resultTtl: 300 });
+        alias = backend.alias;
+        await backend.enqueue(newRecord(alias));
+        const done = finish(await acquireOne(), TaskResultStatus.SUCCESSFUL, 1);
+        await backend.acknowledge([done]);
+        await expect(backend.getResult(done.id)).resolves.toMatchObject({ id: done.id });
+        await waitFor(
+          async () => {
+            await backend.brokerPass();
+            return backend.getResult(done.id).then(
+              () => false,
+              (error: unknown) => error instanceof TaskResultDoesNotExist,
+            );
+          },
+          { timeoutMs: 5000, intervalMs: 100, what: 'the result to expire' },
+        );
+        await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
+      });
+    });
+
+    describe('peek', () => {
+      it('lists a segment best first, limited by count', async () => {
+        const base = Date.now();
+        await backend.enqueue(
+          newRecord(alias, { args: ['low'], priority: -1, enqueuedAt: new Date(base) }),
+        );
+        await backend.enqueue(
+          newRecord(alias, { args: ['high'], priority: 5, enqueuedAt: new Date(base + 1) }),
+        );
+        await backend.enqueue(newRecord(alias, { args: ['mid'], enqueuedAt: new Date(base + 2) }));
+        expect((await backend.peek('default', 'ready', 2)).map((r) => r.args[0])).toEqual([
+          'high',
+          'mid',
+        ]);
+        await expect(backend.peek('emails', 'ready', 10)).resolves.toEqual([]);
+      });
+
+      it('lists deferred tasks soonest first', async () => {
+        const now = Date.now();
+        await backend.enqueue(
+          newRecord(alias, { args: ['later'], runAfter: new Date(now + 60_000) }),
+        );
+        await backend.enqueue(
+          newRecord(alias, { args: ['sooner'], runAfter: new Date(now + 30_000) }),
+        );
+        expect((await backend.peek('default', 'deferred', 10)).map((r) => r.args[0])).toEqual([
+          'sooner',
+          'later',
+        ]);
+      });
+    });
+
+    describe('telemetry', () => {
+      it('counts every segment and the ingress and egress within the window', async () => {
+        await backend.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
+        await backend.enqueue(newRecord(alias, { runAfter: new Date(Date.now() + 60_000) }));
+        await backend.enqueue(newRecord(alias, { queue: 'emails' }));
+        const [a, b] = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+        await backend.acknowledge([finish(a, TaskResultStatus.SUCCESSFUL, 1)]);
+        const [c] = await backend.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
+        await backend.acknowledge([finish(c, TaskResultStatus.FAILED)]);
+
+        const telemetry = await backend.telemetry(60_000);
+        expect(Object.keys(telemetry.queues).sort()).toEqual([...QUEUES].sort());
+        expect(telemetry.queues.default).toEqual({
+          counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0 },
+          rates: { intervalMs: 60_000, ingress: 4, egress: 1 },
+        });
+        expect(telemetry.queues.emails).toEqual({
+          counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1 },
+          rates: { intervalMs: 60_000, ingress: 1, egress: 1 },
+        });
+        expect(telemetry.queues.low.counts).toEqual({
+          ready: 0,
+          running: 0,
+          deferred: 0,
+          successful: 0,
+          failed: 0,
+        });
+        expect(b.status).toBe(TaskResultStatus.RUNNING);
+      });
+    });
+
+    describe('broker', () => {
+      it('has no heartbeat before its first pass, and a fresh one after', async () => {
+        await expect(backend.brokerHeartbeat()).resolves.toBeNull();
+        const before = Date.now();
+        await backend.brokerPass();
+        const heartbeat = await backend.brokerHeartbeat();
+        expect(heartbeat).toBeInstanceOf(Date);
+        expect(heartbeat!.getTime()).toBeGreaterThanOrEqual(before - 5);
+      });
+
+      it('answers a ping', async () => {
+        await expect(backend.ping()).resolves.toBeUndefined();
+      });
+    });
+  });
+}
