@@ -11,7 +11,10 @@ export interface QueueCounts {
 export interface QueueRates {
   intervalMs: number;
   ingress: number;
+  /** Finished within the window: successful plus failed. */
   egress: number;
+  /** The failed part of egress, so health checks can alert on a failure burst. */
+  failed: number;
 }
 
 /** Telemetry of one queue: counts plus windowed rates. */

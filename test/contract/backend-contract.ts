@@ -468,11 +468,11 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect(Object.keys(telemetry.queues).sort()).toEqual([...QUEUES].sort());
         expect(telemetry.queues.default).toEqual({
           counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0 },
-          rates: { intervalMs: 60_000, ingress: 4, egress: 1 },
+          rates: { intervalMs: 60_000, ingress: 4, egress: 1, failed: 0 },
         });
         expect(telemetry.queues.emails).toEqual({
           counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1 },
-          rates: { intervalMs: 60_000, ingress: 1, egress: 1 },
+          rates: { intervalMs: 60_000, ingress: 1, egress: 1, failed: 1 },
         });
         expect(telemetry.queues.low.counts).toEqual({
           ready: 0,
