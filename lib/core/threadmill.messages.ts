@@ -67,3 +67,41 @@ export const acknowledgementTimeout = (id: string, leaseTtlMs: number): string =
 
 export const corruptTaskData = (id: string, reason: string): string =>
   `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
+
+export const notATask = (place: string): string =>
+  `${place} is not a registered @Task method. Decorate it with @Task() and make sure its class ` +
+  `is a provider of a module in this application.`;
+
+export const taskProviderNotStatic = (provider: string, method: string, scope: string): string =>
+  `${provider}.${method} is a @Task on a ${scope} provider, which a worker cannot construct ` +
+  `without a request. Move the task to a singleton provider (the default scope).`;
+
+export const takesContextMismatch = (place: string, declared: boolean): string =>
+  declared
+    ? `Task ${place} declares takesContext: true but its first parameter is not a TaskContext. ` +
+      `Make the first parameter "context: TaskContext" or drop takesContext.`
+    : `Task ${place} has a TaskContext as its first parameter but declares takesContext: false. ` +
+      `Remove takesContext: false (it is detected) or drop the parameter.`;
+
+export const unknownBackend = (alias: string, aliases: readonly string[]): string =>
+  `No Threadmill backend "${alias}" is configured (configured: ${aliases
+    .map((a) => `"${a}"`)
+    .join(', ')}). Add it to ThreadmillModule.forRoot({ backends }) or use one of those.`;
+
+export const backendAliasNotProvided = (alias: string): string =>
+  `Threadmill backend "${alias}" is listed in forRootAsync({ backendAliases }) (which defaults to ` +
+  `["default"]) but useFactory returned no config for it. Add it to the returned backends or ` +
+  `list only the aliases the factory configures.`;
+
+export const noBackendsConfigured = (): string =>
+  `ThreadmillModule has no backends: pass { backends: { default: { backend: RedisBackend, url } } }.`;
+
+export const backendClosed = (alias: string): string =>
+  `Threadmill backend "${alias}" is closed (the application shut down); it accepts no more calls.`;
+
+export const immediateWithoutExecutor = (alias: string): string =>
+  `Threadmill backend "${alias}" runs tasks at enqueue (immediate: true) but has no executor: ` +
+  `it must be configured through ThreadmillModule, which attaches one at init.`;
+
+export const acknowledgeUnfinished = (id: string, status: string): string =>
+  `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;

@@ -9,3 +9,4 @@ export * from './unknown-task.error';
 export * from './backend-unavailable.error';
 export * from './worker-crashed.error';
 export * from './corrupt-task-data.error';
+export * from './unknown-backend.error';
