@@ -1,0 +1,30 @@
+/**
+ * Options of `MemoryBackend` (times in milliseconds), under `options` in its backend config.
+ *
+ * @publicApi
+ */
+export interface MemoryBackendOptions {
+  /** Longest a started task may stay unacknowledged before a broker pass fails it. Default 1 h. */
+  leaseTtl?: number;
+  /** How long results and history are kept. Default 1 day. */
+  resultTtl?: number;
+  /** Period of the maintenance pass the worker pool runs. Default 1 s. */
+  brokerInterval?: number;
+  /** Most tasks promoted or reaped per pass. Default 100. */
+  batchSize?: number;
+  /**
+   * Run each task inside `enqueue`, in the enqueuing process (like Django's
+   * ImmediateBackend): `enqueue` returns the finished result. For unit tests of
+   * code that enqueues. Disables `runAfter`. Default false.
+   */
+  immediate?: boolean;
+}
+
+/** @internal */
+export const MEMORY_BACKEND_DEFAULTS = {
+  leaseTtl: 60 * 60 * 1000,
+  resultTtl: 24 * 60 * 60 * 1000,
+  brokerInterval: 1000,
+  batchSize: 100,
+  immediate: false,
+} as const satisfies Required<MemoryBackendOptions>;

@@ -1,0 +1,524 @@
+import { hostname } from 'node:os';
+
+import {
+  AcknowledgementTimeout,
+  BackendUnavailableError,
+  DEFAULT_QUEUE,
+  FINISHED_STATUSES,
+  InvalidBackendConfigError,
+  InvalidTaskError,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  acknowledgeUnfinished,
+  acknowledgementTimeout,
+  backendClosed,
+  deferNotSupported,
+  errorToRecord,
+  immediateWithoutExecutor,
+  invalidBackendOption,
+  invalidName,
+  isValidName,
+  queueNotConfigured,
+  taskResultDoesNotExist,
+  type AcknowledgeOutcome,
+  type AcquireOptions,
+  type BackendConfig,
+  type BackendFeatures,
+  type BackendTelemetry,
+  type BrokerPassReport,
+  type ExecutingBackend,
+  type QueueSegment,
+  type TaskExecutor,
+  type TaskRecord,
+} from '../../core';
+import {
+  MEMORY_BACKEND_DEFAULTS,
+  type MemoryBackendOptions,
+} from './memory-backend-options.interface';
+import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
+
+type FinishedSegment = 'successful' | 'failed';
+
+interface QueueState {
+  readonly ready: MemoryReadyQueue;
+  /** id -> runAfter (ms). */
+  readonly deferred: Map<string, number>;
+  /** id -> finish time (ms), per outcome. */
+  readonly history: Record<FinishedSegment, Map<string, number>>;
+  /** Enqueue times (ms), oldest first. */
+  readonly ingress: number[];
+}
+
+interface Lease {
+  readonly queue: string;
+  readonly deadline: number;
+}
+
+type Waiter = () => void;
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * A complete `TaskBackend` in process memory: the same ordering, leases,
+ * deferral, history and telemetry as the Redis backend, with no I/O. For
+ * users' unit tests and single-process apps; nothing survives a restart.
+ * With `options.immediate`, `enqueue` runs the task before it returns.
+ *
+ * @example
+ * ```ts
+ * ThreadmillModule.forRoot({
+ *   backends: { default: { backend: MemoryBackend, queues: ['default', 'emails'], options: { immediate: true } } },
+ * });
+ * ```
+ * @publicApi
+ */
+export class MemoryBackend implements ExecutingBackend {
+  readonly queues: readonly string[];
+  readonly features: BackendFeatures;
+  readonly brokerIntervalMs: number;
+  readonly runsOnEnqueue: boolean;
+
+  private readonly options: Required<MemoryBackendOptions>;
+  private readonly state = new Map<string, QueueState>();
+  /** Every unfinished task (ready, deferred or running). */
+  private readonly tasks = new Map<string, TaskRecord>();
+  private readonly leases = new Map<string, Lease>();
+  private readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
+  private readonly waiters = new Set<Waiter>();
+  private readonly immediateWorkerId = `${hostname()}:${process.pid}-immediate`;
+  private executor: TaskExecutor | null = null;
+  private heartbeat: Date | null = null;
+  private closed = false;
+
+  /**
+   * @param alias the key under `backends`.
+   * @param config `queues` (default `['default']`) and `options` (see `MemoryBackendOptions`).
+   * @throws InvalidBackendConfigError naming the alias and the option at fault.
+   */
+  constructor(
+    readonly alias: string,
+    config: BackendConfig,
+  ) {
+    this.options = MemoryBackend.validateOptions(alias, config.options ?? {});
+    this.queues = MemoryBackend.validateQueues(alias, config.queues ?? [DEFAULT_QUEUE]);
+    for (const queue of this.queues) {
+      this.state.set(queue, {
+        ready: new MemoryReadyQueue(),
+        deferred: new Map(),
+        history: { successful: new Map(), failed: new Map() },
+        ingress: [],
+      });
+    }
+    this.runsOnEnqueue = this.options.immediate;
+    this.brokerIntervalMs = this.options.brokerInterval;
+    this.features = { defer: !this.options.immediate, bulkEnqueue: true, blockingAcquire: true };
+  }
+
+  setExecutor(executor: TaskExecutor): void {
+    this.executor = executor;
+  }
+
+  async enqueue(record: TaskRecord): Promise<TaskRecord> {
+    const [stored] = await this.enqueueMany([record]);
+    return stored;
+  }
+
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    this.assertOpen();
+    // Validate all before storing any, so a bulk enqueue is all or none.
+    for (const record of records) this.assertEnqueueable(record);
+    if (this.options.immediate) {
+      const finished: TaskRecord[] = [];
+      for (const record of records) finished.push(await this.runImmediately(record));
+      return finished;
+    }
+    const now = Date.now();
+    for (const record of records) this.store(clone(record), now);
+    this.wake();
+    return records.map(clone);
+  }
+
+  async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    this.assertOpen();
+    const max = Math.max(1, options.max ?? 1);
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      const taken = this.take(queues, options.workerId, max);
+      if (taken.length > 0) return taken;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || options.signal?.aborted || this.closed) return [];
+      if (!(await this.waitForWork(remaining, options.signal))) return [];
+    }
+  }
+
+  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    this.assertOpen();
+    for (const record of records) {
+      if (!FINISHED_STATUSES.has(record.status)) {
+        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
+      }
+    }
+    const now = Date.now();
+    return records.map((record) => {
+      const lease = this.leases.get(record.id);
+      if (!lease) return 'stale';
+      this.finish(lease.queue, clone(record), now);
+      return 'acknowledged';
+    });
+  }
+
+  async release(records: readonly TaskRecord[]): Promise<number> {
+    this.assertOpen();
+    let released = 0;
+    for (const { id } of records) {
+      const lease = this.leases.get(id);
+      const held = this.tasks.get(id);
+      if (!lease || !held) continue;
+      this.leases.delete(id);
+      const ready: TaskRecord = { ...held, status: TaskResultStatus.READY };
+      this.tasks.set(id, ready);
+      this.queue(lease.queue).ready.add(
+        id,
+        readyScore(ready.task.priority, ready.enqueuedAt.getTime()),
+      );
+      released++;
+    }
+    if (released > 0) this.wake();
+    return released;
+  }
+
+  async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
+    this.assertOpen();
+    const state = this.state.get(queue);
+    if (!state || count <= 0) return [];
+    let ids: string[];
+    switch (segment) {
+      case 'ready':
+        ids = state.ready.peek(count);
+        break;
+      case 'deferred':
+        ids = [...state.deferred.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+        break;
+      case 'running':
+        ids = [...this.leases.entries()]
+          .filter(([, lease]) => lease.queue === queue)
+          .sort((a, b) => a[1].deadline - b[1].deadline)
+          .map(([id]) => id);
+        break;
+      case 'successful':
+      case 'failed':
+        // Newest first: what an operator looking at history wants to see.
+        ids = [...state.history[segment].entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+        break;
+    }
+    const now = Date.now();
+    const found: TaskRecord[] = [];
+    for (const id of ids) {
+      const record = this.tasks.get(id) ?? this.liveResult(id, now);
+      if (record) found.push(clone(record));
+      if (found.length >= count) break;
+    }
+    return found;
+  }
+
+  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
+    this.assertOpen();
+    const now = Date.now();
+    const since = now - intervalMs;
+    const telemetry: BackendTelemetry = { queues: {} };
+    for (const [queue, state] of this.state) {
+      const running = [...this.leases.values()].filter((lease) => lease.queue === queue).length;
+      const live = (segment: FinishedSegment): number[] =>
+        [...state.history[segment].entries()]
+          .filter(([id]) => this.liveResult(id, now))
+          .map(([, finishedAt]) => finishedAt);
+      const successful = live('successful');
+      const failed = live('failed');
+      const failedInWindow = failed.filter((t) => t >= since).length;
+      telemetry.queues[queue] = {
+        counts: {
+          ready: state.ready.size,
+          running,
+          deferred: state.deferred.size,
+          successful: successful.length,
+          failed: failed.length,
+        },
+        rates: {
+          intervalMs,
+          ingress: state.ingress.filter((t) => t >= since).length,
+          egress: successful.filter((t) => t >= since).length + failedInWindow,
+          failed: failedInWindow,
+        },
+      };
+    }
+    return telemetry;
+  }
+
+  async getResult(id: string): Promise<TaskRecord> {
+    this.assertOpen();
+    const record = this.tasks.get(id) ?? this.liveResult(id, Date.now());
+    if (!record) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    return clone(record);
+  }
+
+  async brokerPass(): Promise<BrokerPassReport> {
+    this.assertOpen();
+    const report: BrokerPassReport = { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    const steps: [string, () => void][] = [
+      ['promote', () => (report.promoted = this.promoteDue())],
+      ['reap', () => (report.reaped = this.reapExpired())],
+      ['trim', () => (report.trimmed = this.trim())],
+    ];
+    for (const [step, run] of steps) {
+      // One failing step must not stop the others (same rule as the Redis broker).
+      try {
+        run();
+      } catch (error) {
+        report.failedSteps.push({ step, error });
+      }
+    }
+    this.heartbeat = new Date();
+    return report;
+  }
+
+  async brokerHeartbeat(): Promise<Date | null> {
+    this.assertOpen();
+    return this.heartbeat;
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    // Waiting acquires resolve with nothing, and their timers are cleared.
+    this.wake();
+  }
+
+  private static validateOptions(alias: string, options: object): Required<MemoryBackendOptions> {
+    const known = Object.keys(MEMORY_BACKEND_DEFAULTS);
+    const fail = (option: string, problem: string): never => {
+      throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
+    };
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key))
+        fail(key, `is not an option of MemoryBackend (known: ${known.join(', ')})`);
+    }
+    const resolved: Required<MemoryBackendOptions> = { ...MEMORY_BACKEND_DEFAULTS, ...options };
+    for (const key of ['leaseTtl', 'resultTtl', 'brokerInterval'] as const) {
+      const value = resolved[key];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+        fail(key, `must be a positive number of milliseconds, got ${String(value)}`);
+      }
+    }
+    if (!Number.isInteger(resolved.batchSize) || resolved.batchSize < 1) {
+      fail('batchSize', `must be a whole number of at least 1, got ${String(resolved.batchSize)}`);
+    }
+    if (typeof resolved.immediate !== 'boolean') {
+      fail('immediate', `must be true or false, got ${String(resolved.immediate)}`);
+    }
+    return resolved;
+  }
+
+  private static validateQueues(alias: string, queues: unknown): string[] {
+    const fail = (problem: string): never => {
+      throw new InvalidBackendConfigError(invalidBackendOption(alias, 'queues', problem));
+    };
+    if (!Array.isArray(queues) || queues.length === 0)
+      fail('must be a non-empty array of queue names');
+    const list = queues as unknown[];
+    for (const queue of list) {
+      if (!isValidName(queue)) fail(`is invalid: ${invalidName('queue', String(queue))}`);
+    }
+    if (new Set(list).size !== list.length) fail('lists a queue twice');
+    return list as string[];
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BackendUnavailableError(backendClosed(this.alias));
+  }
+
+  private assertEnqueueable(record: TaskRecord): void {
+    if (!this.state.has(record.task.queue)) {
+      throw new InvalidTaskError(
+        queueNotConfigured(record.task.name, record.task.queue, this.alias, this.queues),
+      );
+    }
+    if (this.options.immediate) {
+      if (record.task.runAfter) {
+        throw new InvalidTaskError(deferNotSupported(record.task.name, this.alias));
+      }
+      if (!this.executor) throw new InvalidBackendConfigError(immediateWithoutExecutor(this.alias));
+    }
+  }
+
+  private queue(name: string): QueueState {
+    const state = this.state.get(name);
+    // Only reachable through a record that enqueue already checked.
+    if (!state) throw new InvalidTaskError(queueNotConfigured('?', name, this.alias, this.queues));
+    return state;
+  }
+
+  private store(record: TaskRecord, now: number): void {
+    const state = this.queue(record.task.queue);
+    state.ingress.push(now);
+    this.tasks.set(record.id, record);
+    const runAfter = record.task.runAfter?.getTime();
+    if (runAfter !== undefined && runAfter > now) state.deferred.set(record.id, runAfter);
+    else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
+  }
+
+  private take(queues: readonly string[], workerId: string, max: number): TaskRecord[] {
+    for (const queue of queues) {
+      const state = this.state.get(queue);
+      if (!state || state.ready.size === 0) continue;
+      return state.ready.take(max).map((id) => this.start(id, queue, workerId));
+    }
+    return [];
+  }
+
+  private start(id: string, queue: string, workerId: string): TaskRecord {
+    const now = new Date();
+    const ready = this.tasks.get(id);
+    if (!ready) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    const running: TaskRecord = {
+      ...ready,
+      status: TaskResultStatus.RUNNING,
+      startedAt: ready.startedAt ?? now,
+      lastAttemptedAt: now,
+      workerIds: [...ready.workerIds, workerId],
+    };
+    this.tasks.set(id, running);
+    this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl });
+    return clone(running);
+  }
+
+  private finish(queue: string, record: TaskRecord, now: number): void {
+    this.leases.delete(record.id);
+    this.tasks.delete(record.id);
+    this.results.set(record.id, { record, expiresAt: now + this.options.resultTtl });
+    const segment: FinishedSegment =
+      record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
+    this.queue(queue).history[segment].set(record.id, record.finishedAt?.getTime() ?? now);
+  }
+
+  private async runImmediately(record: TaskRecord): Promise<TaskRecord> {
+    const now = Date.now();
+    this.store(clone(record), now);
+    const queue = this.queue(record.task.queue);
+    queue.ready.remove(record.id);
+    const running = this.start(record.id, record.task.queue, this.immediateWorkerId);
+    let finished: TaskRecord;
+    try {
+      finished = await (this.executor as TaskExecutor)(running);
+    } catch (error) {
+      // The executor records task failures itself; this is a failure of the executor.
+      finished = {
+        ...running,
+        status: TaskResultStatus.FAILED,
+        finishedAt: new Date(),
+        errors: [...running.errors, errorToRecord(error)],
+      };
+    }
+    if (this.leases.has(record.id)) this.finish(record.task.queue, clone(finished), Date.now());
+    return clone(finished);
+  }
+
+  private liveResult(id: string, now: number): TaskRecord | undefined {
+    const result = this.results.get(id);
+    if (!result) return undefined;
+    if (result.expiresAt > now) return result.record;
+    this.results.delete(id);
+    return undefined;
+  }
+
+  private promoteDue(): number {
+    const now = Date.now();
+    const due = [...this.state.entries()]
+      .flatMap(([queue, state]) =>
+        [...state.deferred.entries()].map(([id, runAfter]) => ({ queue, id, runAfter })),
+      )
+      .filter((entry) => entry.runAfter <= now)
+      .sort((a, b) => a.runAfter - b.runAfter)
+      .slice(0, this.options.batchSize);
+    for (const { queue, id } of due) {
+      const state = this.queue(queue);
+      state.deferred.delete(id);
+      const record = this.tasks.get(id);
+      if (record) {
+        state.ready.add(id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
+      }
+    }
+    if (due.length > 0) this.wake();
+    return due.length;
+  }
+
+  private reapExpired(): number {
+    const now = Date.now();
+    const expired = [...this.leases.entries()]
+      .filter(([, lease]) => lease.deadline <= now)
+      .sort((a, b) => a[1].deadline - b[1].deadline)
+      .slice(0, this.options.batchSize);
+    for (const [id, lease] of expired) {
+      const running = this.tasks.get(id);
+      if (!running) {
+        this.leases.delete(id);
+        continue;
+      }
+      const timeout = new AcknowledgementTimeout(acknowledgementTimeout(id, this.options.leaseTtl));
+      const failed: TaskRecord = {
+        ...running,
+        status: TaskResultStatus.FAILED,
+        finishedAt: new Date(now),
+        errors: [...running.errors, errorToRecord(timeout)],
+      };
+      this.finish(lease.queue, failed, now);
+    }
+    return expired.length;
+  }
+
+  private trim(): number {
+    const now = Date.now();
+    const horizon = now - this.options.resultTtl;
+    let trimmed = 0;
+    for (const [id, result] of this.results) {
+      if (result.expiresAt <= now) {
+        this.results.delete(id);
+        trimmed++;
+      }
+    }
+    for (const state of this.state.values()) {
+      for (const history of Object.values(state.history)) {
+        for (const [id, finishedAt] of history) {
+          if (finishedAt <= horizon || !this.results.has(id)) history.delete(id);
+        }
+      }
+      const firstKept = state.ingress.findIndex((t) => t > horizon);
+      state.ingress.splice(0, firstKept < 0 ? state.ingress.length : firstKept);
+    }
+    return trimmed;
+  }
+
+  /** Lets every waiting acquire look again; called whenever a task becomes ready. */
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Resolves true when woken, false on timeout or abort; leaves no timer or listener behind. */
+  private waitForWork(timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(onWake);
+        resolve(woken);
+      };
+      const onWake = (): void => done(!this.closed);
+      const onAbort = (): void => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(onWake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,157 @@
+import {
+  BackendUnavailableError,
+  InvalidBackendConfigError,
+  InvalidTaskError,
+  TaskResultStatus,
+  type TaskRecord,
+} from '../../../../lib/core';
+import { MemoryBackend } from '../../../../lib/backends/memory/memory.backend';
+import { describeBackendContract, newRecord } from '../../../contract/backend-contract';
+
+describeBackendContract('memory', async (settings) => ({
+  backend: new MemoryBackend(settings.alias, {
+    backend: MemoryBackend,
+    queues: settings.queues,
+    options: {
+      leaseTtl: settings.leaseTtl,
+      resultTtl: settings.resultTtl,
+      brokerInterval: settings.brokerInterval,
+      batchSize: settings.batchSize,
+    },
+  }),
+  // Nothing outlives the instance: close() (run by the contract) is the cleanup.
+  cleanup: async () => undefined,
+}));
+
+describe('MemoryBackend', () => {
+  const config = (options: Record<string, unknown> = {}, queues?: unknown) => ({
+    backend: MemoryBackend,
+    queues: queues as string[] | undefined,
+    options,
+  });
+
+  describe('configuration', () => {
+    it('refuses an unknown option and names the alias and the option', () => {
+      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }))).toThrow(
+        InvalidBackendConfigError,
+      );
+      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }))).toThrow(
+        'Threadmill backend "mem": option "leaseTTL" is not an option of MemoryBackend',
+      );
+    });
+
+    it.each([
+      ['leaseTtl', -1, 'must be a positive number of milliseconds, got -1'],
+      ['resultTtl', Number.NaN, 'must be a positive number of milliseconds, got NaN'],
+      ['batchSize', 1.5, 'must be a whole number of at least 1, got 1.5'],
+      ['immediate', 'yes', 'must be true or false, got yes'],
+    ])('refuses %s = %p', (option, value, problem) => {
+      expect(() => new MemoryBackend('mem', config({ [option]: value }))).toThrow(
+        `Threadmill backend "mem": option "${option}" ${problem}`,
+      );
+    });
+
+    it.each([
+      [[], 'must be a non-empty array of queue names'],
+      [['a', 'a'], 'lists a queue twice'],
+      [['bad queue'], 'is invalid: The queue name "bad queue" is invalid'],
+    ])('refuses queues %p', (queues, problem) => {
+      expect(() => new MemoryBackend('mem', config({}, queues))).toThrow(
+        `Threadmill backend "mem": option "queues" ${problem}`,
+      );
+    });
+
+    it('serves the default queue when none is configured', () => {
+      expect(new MemoryBackend('mem', config()).queues).toEqual(['default']);
+    });
+  });
+
+  it('refuses a task for a queue it does not serve, naming the task', async () => {
+    const backend = new MemoryBackend('mem', config({}, ['default']));
+    await expect(backend.enqueue(newRecord('mem', { queue: 'emails' }))).rejects.toThrow(
+      'Task "contract.echo": queue "emails" is not configured for backend "mem"',
+    );
+    await backend.close();
+  });
+
+  it('refuses to acknowledge a record that has not finished', async () => {
+    const backend = new MemoryBackend('mem', config());
+    await backend.enqueue(newRecord('mem'));
+    const [running] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await expect(backend.acknowledge([running])).rejects.toThrow(InvalidTaskError);
+    await expect(backend.acknowledge([running])).rejects.toThrow('with status RUNNING');
+    await backend.close();
+  });
+
+  it('ends a waiting acquire with nothing when closed, and refuses calls after', async () => {
+    const backend = new MemoryBackend('mem', config());
+    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
+    await backend.close();
+    await expect(waiting).resolves.toEqual([]);
+    await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
+    await expect(backend.enqueue(newRecord('mem'))).rejects.toThrow(
+      'Threadmill backend "mem" is closed',
+    );
+  });
+
+  describe('immediate mode', () => {
+    const finishWith =
+      (returnValue: unknown) =>
+      async (record: TaskRecord): Promise<TaskRecord> => ({
+        ...record,
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: new Date(),
+        returnValue,
+      });
+
+    it('runs the task inside enqueue and stores the finished result', async () => {
+      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      const seen: TaskRecord[] = [];
+      backend.setExecutor(async (record) => {
+        seen.push(record);
+        return finishWith('done')(record);
+      });
+      const record = newRecord('mem', { args: [1] });
+      const finished = await backend.enqueue(record);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ id: record.id, status: TaskResultStatus.RUNNING });
+      expect(finished).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, returnValue: 'done' });
+      expect(finished.workerIds).toHaveLength(1);
+      await expect(backend.getResult(record.id)).resolves.toEqual(finished);
+      const telemetry = await backend.telemetry(60_000);
+      expect(telemetry.queues.default.counts).toMatchObject({
+        ready: 0,
+        running: 0,
+        successful: 1,
+      });
+      await backend.close();
+    });
+
+    it('records an executor that throws as a FAILED task', async () => {
+      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      backend.setExecutor(() => Promise.reject(new TypeError('executor broke')));
+      const finished = await backend.enqueue(newRecord('mem'));
+      expect(finished.status).toBe(TaskResultStatus.FAILED);
+      expect(finished.errors.map((e) => e.className)).toEqual(['TypeError']);
+      await backend.close();
+    });
+
+    it('does not defer, and says why when asked to', async () => {
+      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      backend.setExecutor(finishWith(null));
+      expect(backend.features.defer).toBe(false);
+      await expect(
+        backend.enqueue(newRecord('mem', { runAfter: new Date(Date.now() + 1000) })),
+      ).rejects.toThrow('Task "contract.echo": backend "mem" does not support runAfter');
+      await backend.close();
+    });
+
+    it('refuses to enqueue before the module attached an executor', async () => {
+      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      await expect(backend.enqueue(newRecord('mem'))).rejects.toThrow(
+        'runs tasks at enqueue (immediate: true) but has no executor',
+      );
+      await backend.close();
+    });
+  });
+});
