@@ -105,3 +105,11 @@ export const immediateWithoutExecutor = (alias: string): string =>
 
 export const acknowledgeUnfinished = (id: string, status: string): string =>
   `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;
+
+export const sqliteDriverMissing = (alias: string): string =>
+  `Threadmill backend "${alias}" uses SqliteBackend, but the optional peer dependency better-sqlite3 is not installed. ` +
+  `Run \`npm install better-sqlite3@12\` (version 12: 13 needs Node 22), or configure this alias with another backend.`;
+
+export const sqliteUnavailable = (alias: string, filename: string, reason: string): string =>
+  `Threadmill backend "${alias}" cannot use the SQLite database ${filename} (${reason}). ` +
+  `Check that its folder is writable and that no other program holds a lock on it for long.`;

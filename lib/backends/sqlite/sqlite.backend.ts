@@ -1,0 +1,551 @@
+import { Logger } from '@nestjs/common';
+import type { Database, Transaction } from 'better-sqlite3';
+
+import {
+  AcknowledgementTimeout,
+  acknowledgementTimeout,
+  backendClosed,
+  BackendUnavailableError,
+  CorruptTaskDataError,
+  deserializeRecord,
+  InvalidTaskError,
+  queueNotConfigured,
+  serializeRecord,
+  sqliteUnavailable,
+  TaskResultDoesNotExist,
+  taskResultDoesNotExist,
+  TaskResultStatus,
+  type AcknowledgeOutcome,
+  type AcquireOptions,
+  type BackendConfig,
+  type BackendFeatures,
+  type BackendTelemetry,
+  type BrokerPassReport,
+  type QueueSegment,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../core';
+import {
+  ensureParentFolder,
+  resolveSqliteBackendConfig,
+  type ResolvedSqliteBackendConfig,
+} from './sqlite-backend-options';
+import { loadSqliteDriver, type SqliteDriver } from './sqlite-driver';
+import {
+  configureConnection,
+  META_BROKER_HEARTBEAT,
+  migrate,
+  SqliteStatements,
+  TRIM_BATCH,
+  type TaskRow,
+} from './sqlite-statements';
+import { SqliteWaiter } from './sqlite-waiter';
+
+/** First idle wait of an acquire; doubled after every empty check up to maxPollInterval. */
+const FIRST_POLL_MS = 2;
+
+/** Task name recorded on a task whose stored data could not be read at all. */
+const UNREADABLE_TASK_NAME = '(unreadable)';
+
+/** Ready-queue score: priority first, then FIFO by enqueue time (SPEC §4). */
+const readyScore = (record: TaskRecord): number =>
+  -record.task.priority * 1e13 + record.enqueuedAt.getTime();
+
+/**
+ * A zero-infrastructure backend: one SQLite file on this machine, shared by
+ * every process of the worker pool. Same semantics as the Redis backend
+ * (SPEC §4); every state change runs in one `BEGIN IMMEDIATE` transaction, so
+ * two processes never take the same task, and WAL mode lets reads (idle
+ * checks, peek, telemetry) run beside the single writer.
+ *
+ * better-sqlite3 (an optional peer dependency) is loaded when the first
+ * SqliteBackend is constructed, never when the package is imported.
+ *
+ * @example
+ * ThreadmillModule.forRoot({
+ *   backends: { default: { backend: SqliteBackend, url: 'sqlite:///var/lib/app/threadmill.db' } },
+ * });
+ * @throws InvalidBackendConfigError for a missing url, an unknown option or a
+ *   non-positive duration (naming the alias and the option), or when
+ *   better-sqlite3 is not installed.
+ * @throws BackendUnavailableError when the file cannot be opened or migrated.
+ * @publicApi
+ */
+export class SqliteBackend implements TaskBackend {
+  readonly queues: readonly string[];
+  /**
+   * No `blockingAcquire`: an idle consumer wakes at once for work enqueued in
+   * its own process, but checks (cheaply, with backoff) for work from others.
+   */
+  readonly features: BackendFeatures = { defer: true, bulkEnqueue: true, blockingAcquire: false };
+  readonly brokerIntervalMs: number;
+
+  private readonly logger = new Logger(SqliteBackend.name);
+  private readonly config: ResolvedSqliteBackendConfig;
+  private readonly db: Database;
+  private readonly sql: SqliteStatements;
+  private readonly sqliteError: SqliteDriver['SqliteError'];
+  private readonly waiter = new SqliteWaiter();
+  /** How long unfinished task data lives (the Redis task hash TTL): 3 * leaseTtl + resultTtl. */
+  private readonly taskDataTtl: number;
+  /**
+   * Per queue list, the change marker at which it was last found empty. The
+   * marker combines `PRAGMA data_version` (moves when another connection
+   * commits) with `localChanges` (moves when this one adds work), so an idle
+   * consumer skips the query while nothing anywhere has changed.
+   */
+  private readonly emptyAt = new Map<string, string>();
+  private localChanges = 0;
+  private closed = false;
+
+  private readonly enqueueTx: Transaction<(records: readonly TaskRecord[], now: number) => void>;
+  private readonly acquireTx: Transaction<
+    (queues: readonly string[], workerId: string, max: number, now: number) => TaskRecord[]
+  >;
+  private readonly acknowledgeTx: Transaction<
+    (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
+  >;
+  private readonly releaseTx: Transaction<(records: readonly TaskRecord[], now: number) => number>;
+  private readonly promoteTx: Transaction<(now: number) => number>;
+  private readonly reapTx: Transaction<(now: number) => number>;
+  private readonly trimTx: Transaction<(now: number) => number>;
+
+  constructor(
+    readonly alias: string,
+    config: BackendConfig,
+  ) {
+    this.config = resolveSqliteBackendConfig(alias, config);
+    this.queues = this.config.queues;
+    this.brokerIntervalMs = this.config.brokerInterval;
+    this.taskDataTtl = 3 * this.config.leaseTtl + this.config.resultTtl;
+
+    const Driver = loadSqliteDriver(alias);
+    this.sqliteError = Driver.SqliteError;
+    let db: Database | undefined;
+    try {
+      ensureParentFolder(this.config.filename);
+      db = new Driver(this.config.filename, { timeout: this.config.busyTimeout });
+      configureConnection(db, this.config.busyTimeout, this.config.synchronous);
+      migrate(db);
+      this.sql = new SqliteStatements(db);
+    } catch (error) {
+      db?.close();
+      throw new BackendUnavailableError(
+        sqliteUnavailable(alias, this.config.filename, errorText(error)),
+        { cause: error },
+      );
+    }
+    this.db = db;
+
+    this.enqueueTx = db.transaction((records: readonly TaskRecord[], now: number) => {
+      for (const record of records) this.store(record, now);
+    });
+    this.acquireTx = db.transaction(
+      (queues: readonly string[], workerId: string, max: number, now: number) =>
+        this.take(queues, workerId, max, now),
+    );
+    this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
+      records.map((record) => this.finish(record, now)),
+    );
+    this.releaseTx = db.transaction((records: readonly TaskRecord[], now: number) =>
+      records.reduce((held, record) => held + this.putBack(record, now), 0),
+    );
+    this.promoteTx = db.transaction((now: number) => this.promoteDue(now));
+    this.reapTx = db.transaction((now: number) => this.reapExpired(now));
+    this.trimTx = db.transaction((now: number) => this.trimOld(now));
+  }
+
+  async enqueue(record: TaskRecord): Promise<TaskRecord> {
+    await this.enqueueMany([record]);
+    return record;
+  }
+
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    for (const record of records) this.assertQueue(record);
+    if (records.length === 0) return [];
+    this.guard(() => this.enqueueTx.immediate(records, Date.now()));
+    this.workAdded();
+    return [...records];
+  }
+
+  async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    const { workerId, signal } = options;
+    const max = Math.max(1, Math.trunc(options.max ?? 1));
+    const deadline = Date.now() + Math.max(0, options.timeoutMs);
+    let delay = FIRST_POLL_MS;
+    for (;;) {
+      if (this.closed || signal?.aborted) return [];
+      const taken = this.tryAcquire(queues, workerId, max);
+      if (taken.length > 0) return taken;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return [];
+      await this.waiter.wait(Math.min(delay, remaining), signal);
+      delay = Math.min(delay * 2, this.config.maxPollInterval);
+    }
+  }
+
+  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    if (records.length === 0) return [];
+    return this.guard(() => this.acknowledgeTx.immediate(records, Date.now()));
+  }
+
+  async release(records: readonly TaskRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    const held = this.guard(() => this.releaseTx.immediate(records, Date.now()));
+    if (held > 0) this.workAdded();
+    return held;
+  }
+
+  async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
+    const now = Date.now();
+    const limit = count > 0 ? Math.trunc(count) : -1;
+    const rows = this.guard(() =>
+      segment === 'successful' || segment === 'failed'
+        ? this.sql.peekResults.all(
+            this.alias,
+            queue,
+            segment === 'successful' ? TaskResultStatus.SUCCESSFUL : TaskResultStatus.FAILED,
+            now - this.config.resultTtl,
+            now,
+            limit,
+          )
+        : this.sql.peekTasks[segment].all(this.alias, queue, now, limit),
+    );
+    const records: TaskRecord[] = [];
+    for (const row of rows) {
+      try {
+        records.push(deserializeRecord(row.id, row.data));
+      } catch (error) {
+        // Peek only reads: the consumer that acquires this task fails it properly.
+        this.logger.warn(`peek skipped task ${row.id} of "${this.alias}": ${errorText(error)}`);
+      }
+    }
+    return records;
+  }
+
+  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
+    const now = Date.now();
+    return this.guard(() =>
+      this.snapshot(() => {
+        const telemetry: BackendTelemetry = { queues: {} };
+        for (const queue of this.queues) {
+          const tasks = this.sql.countTasks.get(this.alias, queue, now);
+          const results = this.sql.countResults.get({
+            alias: this.alias,
+            queue,
+            since: now - this.config.resultTtl,
+            now,
+            windowStart: now - intervalMs,
+          });
+          const ingress = this.sql.countIngress.get(this.alias, queue, now - intervalMs) ?? 0;
+          telemetry.queues[queue] = {
+            counts: {
+              ready: tasks?.ready ?? 0,
+              running: tasks?.running ?? 0,
+              deferred: tasks?.deferred ?? 0,
+              successful: results?.successful ?? 0,
+              failed: results?.failed ?? 0,
+            },
+            rates: {
+              intervalMs,
+              ingress,
+              egress: results?.egress ?? 0,
+              failed: results?.failedInWindow ?? 0,
+            },
+          };
+        }
+        return telemetry;
+      }),
+    );
+  }
+
+  async getResult(id: string): Promise<TaskRecord> {
+    const now = Date.now();
+    // Tasks before results, in one snapshot: an acknowledge moves a row from the first to the second.
+    const row = this.guard(() =>
+      this.snapshot(
+        () =>
+          this.sql.selectTask.get(this.alias, id, now) ??
+          this.sql.selectResult.get(this.alias, id, now),
+      ),
+    );
+    if (!row) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    return deserializeRecord(id, row.data);
+  }
+
+  async brokerPass(): Promise<BrokerPassReport> {
+    const report: BrokerPassReport = { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    const step = (name: string, run: (now: number) => void): void => {
+      try {
+        this.guard(() => run(Date.now()));
+      } catch (error) {
+        // One failing step must not stop the others (SPEC §4); the report and the log say which.
+        this.logger.error(`broker step "${name}" of "${this.alias}" failed: ${errorText(error)}`);
+        report.failedSteps.push({ step: name, error });
+      }
+    };
+    step('promote', (now) => (report.promoted = this.promoteTx.immediate(now)));
+    step('reap', (now) => (report.reaped = this.reapTx.immediate(now)));
+    step('trim', (now) => (report.trimmed = this.trimTx.immediate(now)));
+    step('heartbeat', (now) =>
+      this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(now)),
+    );
+    if (report.promoted > 0) this.workAdded();
+    return report;
+  }
+
+  async brokerHeartbeat(): Promise<Date | null> {
+    const value = this.guard(() => this.sql.readMeta.get(this.alias, META_BROKER_HEARTBEAT));
+    return value === undefined ? null : new Date(Number(value));
+  }
+
+  async ping(): Promise<void> {
+    this.guard(() => this.sql.ping.get());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.waiter.close();
+    this.db.close();
+  }
+
+  /** Runs reads in one read transaction, so they see one consistent state (WAL: never blocks writers). */
+  private snapshot<T>(read: () => T): T {
+    return this.db.transaction(read).deferred();
+  }
+
+  /** Idle consumers in this process look again now; consumers elsewhere see data_version move. */
+  private workAdded(): void {
+    this.localChanges++;
+    this.waiter.notify();
+  }
+
+  private changeMarker(): string {
+    return `${String(this.db.pragma('data_version', { simple: true }))}:${this.localChanges}`;
+  }
+
+  /**
+   * One attempt. Only when a cheap read (no write lock, so it never waits for
+   * or blocks producers) sees work does it take the write lock to claim it.
+   */
+  private tryAcquire(queues: readonly string[], workerId: string, max: number): TaskRecord[] {
+    return this.guard(() => {
+      const key = queues.join('\n');
+      const marker = this.changeMarker();
+      if (this.emptyAt.get(key) === marker) return [];
+      const now = Date.now();
+      if (!queues.some((queue) => this.sql.hasReady.get(this.alias, queue, now) === 1)) {
+        this.emptyAt.set(key, marker);
+        return [];
+      }
+      return this.acquireTx.immediate(queues, workerId, max, now);
+    });
+  }
+
+  private assertQueue(record: TaskRecord): void {
+    if (!this.queues.includes(record.task.queue)) {
+      throw new InvalidTaskError(
+        queueNotConfigured(record.task.name, record.task.queue, this.alias, this.queues),
+      );
+    }
+  }
+
+  /** Inside enqueueTx: write the task (ready, or deferred until runAfter) and an ingress event. */
+  private store(record: TaskRecord, now: number): void {
+    const runAt = record.task.runAfter?.getTime() ?? null;
+    const deferred = runAt !== null && runAt > now;
+    this.sql.insertTask.run({
+      alias: this.alias,
+      id: record.id,
+      queue: record.task.queue,
+      state: deferred ? 'deferred' : 'ready',
+      score: readyScore(record),
+      runAt: deferred ? runAt : null,
+      expiresAt: Math.max(now, runAt ?? now) + this.taskDataTtl,
+      data: serializeRecord(record),
+    });
+    this.sql.insertIngress.run(this.alias, record.task.queue, now);
+  }
+
+  /** Inside acquireTx: claim up to `max` of the first non-empty queue; unreadable rows are failed, never returned. */
+  private take(
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    now: number,
+  ): TaskRecord[] {
+    for (const queue of queues) {
+      const taken: TaskRecord[] = [];
+      for (;;) {
+        const rows = this.sql.selectReady.all(this.alias, queue, now, max - taken.length);
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const stored = this.readRow(row, now);
+          if (!stored) continue;
+          const running: TaskRecord = {
+            ...stored,
+            status: TaskResultStatus.RUNNING,
+            startedAt: stored.startedAt ?? new Date(now),
+            lastAttemptedAt: new Date(now),
+            workerIds: [...stored.workerIds, workerId],
+          };
+          this.sql.markRunning.run(
+            now + this.config.leaseTtl,
+            now + this.taskDataTtl,
+            serializeRecord(running),
+            row.seq,
+          );
+          taken.push(running);
+        }
+        if (taken.length >= max) break;
+      }
+      if (taken.length > 0) return taken;
+    }
+    return [];
+  }
+
+  /** Inside acknowledgeTx: store one result if its lease is still held. */
+  private finish(record: TaskRecord, now: number): AcknowledgeOutcome {
+    const row = this.sql.selectRunning.get(this.alias, record.id);
+    if (!row) return 'stale';
+    this.sql.deleteTask.run(row.seq);
+    this.storeResult(record, row.queue, now);
+    return 'acknowledged';
+  }
+
+  /** Inside releaseTx: back to the ready queue at its old place, unfinished. 1 if it was still held. */
+  private putBack(record: TaskRecord, now: number): number {
+    const row = this.sql.selectRunning.get(this.alias, record.id);
+    if (!row) return 0;
+    const stored = this.readRow(row, now);
+    if (!stored) return 0;
+    const ready: TaskRecord = { ...stored, status: TaskResultStatus.READY };
+    this.sql.markReady.run(now + this.taskDataTtl, serializeRecord(ready), row.seq);
+    return 1;
+  }
+
+  /** Inside promoteTx: move due deferred tasks to their ready queue, at most batchSize. */
+  private promoteDue(now: number): number {
+    let budget = this.config.batchSize;
+    for (const queue of this.queues) {
+      if (budget <= 0) break;
+      for (const row of this.sql.selectDue.all(this.alias, queue, now, budget)) {
+        this.sql.promote.run(now + this.taskDataTtl, row.seq);
+        budget--;
+      }
+    }
+    return this.config.batchSize - budget;
+  }
+
+  /** Inside reapTx: fail tasks whose lease ended with AcknowledgementTimeout, at most batchSize. */
+  private reapExpired(now: number): number {
+    let budget = this.config.batchSize;
+    for (const queue of this.queues) {
+      if (budget <= 0) break;
+      for (const row of this.sql.selectExpiredLeases.all(this.alias, queue, now, budget)) {
+        budget--;
+        const stored = this.readRow(row, now);
+        if (!stored) continue;
+        const message = acknowledgementTimeout(row.id, this.config.leaseTtl);
+        const failed: TaskRecord = {
+          ...stored,
+          status: TaskResultStatus.FAILED,
+          finishedAt: new Date(now),
+          errors: [
+            ...stored.errors,
+            {
+              className: AcknowledgementTimeout.name,
+              traceback: `${AcknowledgementTimeout.name}: ${message}`,
+            },
+          ],
+        };
+        this.sql.deleteTask.run(row.seq);
+        this.storeResult(failed, row.queue, now);
+      }
+    }
+    return this.config.batchSize - budget;
+  }
+
+  /** Inside trimTx: drop ingress events and results older than resultTtl, and expired task data. */
+  private trimOld(now: number): number {
+    return (
+      this.sql.trimIngress.run(this.alias, now - this.config.resultTtl, TRIM_BATCH).changes +
+      this.sql.trimResults.run(this.alias, now, TRIM_BATCH).changes +
+      this.sql.trimTasks.run(this.alias, now, TRIM_BATCH).changes
+    );
+  }
+
+  private storeResult(record: TaskRecord, queue: string, now: number): void {
+    this.sql.upsertResult.run({
+      alias: this.alias,
+      id: record.id,
+      queue,
+      status:
+        record.status === TaskResultStatus.SUCCESSFUL
+          ? TaskResultStatus.SUCCESSFUL
+          : TaskResultStatus.FAILED,
+      finishedAt: record.finishedAt?.getTime() ?? now,
+      expiresAt: now + this.config.resultTtl,
+      data: serializeRecord(record),
+    });
+  }
+
+  /**
+   * Inside a write transaction: the stored record, or null after recording an
+   * unreadable one as FAILED (CorruptTaskDataError), so it never stalls a consumer.
+   */
+  private readRow(row: TaskRow, now: number): TaskRecord | null {
+    try {
+      return deserializeRecord(row.id, row.data);
+    } catch (error) {
+      if (!(error instanceof CorruptTaskDataError)) throw error;
+      this.logger.error(`task ${row.id} of "${this.alias}" failed: ${error.message}`);
+      this.sql.deleteTask.run(row.seq);
+      this.storeResult(
+        {
+          id: row.id,
+          task: {
+            name: UNREADABLE_TASK_NAME,
+            queue: row.queue,
+            priority: 0,
+            runAfter: null,
+            backend: this.alias,
+          },
+          status: TaskResultStatus.FAILED,
+          enqueuedAt: new Date(now),
+          startedAt: null,
+          finishedAt: new Date(now),
+          lastAttemptedAt: null,
+          args: [],
+          errors: [{ className: error.name, traceback: error.stack ?? error.message }],
+          workerIds: [],
+        },
+        row.queue,
+        now,
+      );
+      return null;
+    }
+  }
+
+  /** Runs a database call; a closed backend or a SQLite failure becomes BackendUnavailableError. */
+  private guard<T>(run: () => T): T {
+    if (this.closed) {
+      throw new BackendUnavailableError(backendClosed(this.alias));
+    }
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof this.sqliteError) {
+        throw new BackendUnavailableError(
+          sqliteUnavailable(this.alias, this.config.filename, errorText(error)),
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);

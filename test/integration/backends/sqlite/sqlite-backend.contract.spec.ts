@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
+import { describeBackendContract } from '../../../contract/backend-contract';
+
+// A fresh database file per test: nothing one test stores can leak into another.
+describeBackendContract('sqlite', async (settings) => {
+  const dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-contract-'));
+  const backend = new SqliteBackend(settings.alias, {
+    backend: SqliteBackend,
+    url: `sqlite://${join(dir, 'threadmill.db')}`,
+    queues: settings.queues,
+    options: {
+      leaseTtl: settings.leaseTtl,
+      resultTtl: settings.resultTtl,
+      brokerInterval: settings.brokerInterval,
+      batchSize: settings.batchSize,
+    },
+  });
+  return {
+    backend,
+    // The contract closes the backend after cleanup; the directory goes with the file handle released by then.
+    cleanup: async () => {
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
