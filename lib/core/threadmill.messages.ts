@@ -113,3 +113,10 @@ export const sqliteDriverMissing = (alias: string): string =>
 export const sqliteUnavailable = (alias: string, filename: string, reason: string): string =>
   `Threadmill backend "${alias}" cannot use the SQLite database ${filename} (${reason}). ` +
   `Check that its folder is writable and that no other program holds a lock on it for long.`;
+
+export const duplicateTaskId = (id: string): string =>
+  `A task with id "${id}" is already stored, so nothing was enqueued. Enqueue each task once, with a new id.`;
+
+export const redisUnavailable = (alias: string, target: string, reason: string): string =>
+  `Threadmill backend "${alias}" cannot use Redis at ${target}: ${reason}. ` +
+  `Check that Redis runs and that the URL, credentials and network are right.`;

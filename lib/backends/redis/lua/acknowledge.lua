@@ -1,0 +1,46 @@
+--[[
+  Store finished tasks (many in one call), each only if it is still in its
+  running set: once the reaper failed a task, a late acknowledge must change
+  nothing, and the caller is told it was stale. A stored task gets its final
+  record as a result string that expires after resultTtl, leaves the history
+  set of its status, and its live hash is deleted. The reaper uses this same
+  script with a deadline, so a task that was released and leased again after
+  it looked is left alone.
+
+  Variadic KEYS: 4 per record, record r (from 1) uses
+  KEYS[4r-3] running set (ZSET) of the task's queue
+  KEYS[4r-2] task (HASH) deleted when stored
+  KEYS[4r-1] result (STRING) the final record, expiring after resultTtl
+  KEYS[4r] history (ZSET) successful or failed set of the queue, scored by finish time
+
+  ARGV[1] result TTL (ms)
+  ARGV[2] latest lease deadline to accept (ms since epoch), or empty to accept any
+  Then 3 per record, record r uses
+  ARGV[3r] task id (string)
+  ARGV[3r+1] final record (JSON)
+  ARGV[3r+2] finish time (ms since epoch)
+
+  Returns a list with one entry per record: 1 stored, 0 stale (not in the running set)
+  Errors none
+]]
+
+local out = {}
+local latest = tonumber(ARGV[2])
+for r = 1, #KEYS / 4 do
+  local runningKey = KEYS[4 * r - 3]
+  local id = ARGV[3 * r]
+  local held = true
+  if latest then
+    local deadline = redis.call('ZSCORE', runningKey, id)
+    held = deadline ~= false and tonumber(deadline) <= latest
+  end
+  if held and redis.call('ZREM', runningKey, id) == 1 then
+    redis.call('SET', KEYS[4 * r - 1], ARGV[3 * r + 1], 'PX', ARGV[1])
+    redis.call('DEL', KEYS[4 * r - 2])
+    redis.call('ZADD', KEYS[4 * r], ARGV[3 * r + 2], id)
+    out[r] = 1
+  else
+    out[r] = 0
+  end
+end
+return out

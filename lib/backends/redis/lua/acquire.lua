@@ -1,0 +1,78 @@
+--[[
+  Lease up to a given number of the best ready tasks to one worker, from the
+  first queue (in the order given) that has any. Popping, marking RUNNING and
+  entering the running set under a lease deadline happen in one step, so a
+  task is never held by two workers and never lost between queue and lease.
+  Only the small mutable hash fields are written (no JSON decoded or encoded
+  here), which keeps the script cheap per task. A popped id without task data
+  is still leased and returned without data, so the caller can fail it
+  visibly instead of it vanishing or blocking the queue. When the batch was
+  full and work remains, one wake-up token is pushed so another idle
+  consumer takes the rest (wake-ups are bounded, so they must chain).
+
+  Variadic KEYS: 3 per queue, queue q (from 1, in consumption order) uses
+  KEYS[3q-2] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[3q-1] running set (ZSET) score = lease deadline (ms)
+  KEYS[3q] wake-up tokens (LIST) of the queue
+
+  Derived keys: task hash = ARGV[5] .. id (HASH), same hash tag as KEYS
+
+  ARGV[1] now (ms since epoch), written as startedAt (first time only) and lastAttemptedAt
+  ARGV[2] lease deadline (ms since epoch)
+  ARGV[3] most tasks to take (count)
+  ARGV[4] worker id, JSON-encoded (string)
+  ARGV[5] task key prefix (string)
+  ARGV[6] running status word (string)
+  ARGV[7] longest a wake-up list may grow (count)
+
+  Returns {} when every queue is empty, otherwise {queue index q, then 4 per
+  task: id, data JSON or false when missing, startedAt ms, worker ids JSON}
+  Errors none
+]]
+
+local now = ARGV[1]
+local max = tonumber(ARGV[3])
+local workerJson = ARGV[4]
+local prefix = ARGV[5]
+
+for q = 1, #KEYS / 3 do
+  local queueKey = KEYS[3 * q - 2]
+  local popped = redis.call('ZPOPMIN', queueKey, max)
+  if #popped > 0 then
+    local out = { q }
+    local lease = {}
+    for i = 1, #popped, 2 do
+      local id = popped[i]
+      local taskKey = prefix .. id
+      lease[#lease + 1] = ARGV[2]
+      lease[#lease + 1] = id
+      -- pcall: a key of another type under our prefix must not abort the batch.
+      local fields = redis.pcall('HMGET', taskKey, 'data', 'startedAt', 'workers')
+      local data = false
+      local startedAt = now
+      local workers = '[' .. workerJson .. ']'
+      if type(fields) == 'table' and fields.err == nil and fields[1] then
+        data = fields[1]
+        if fields[2] then
+          startedAt = fields[2]
+        end
+        if fields[3] and fields[3] ~= '[]' then
+          workers = string.sub(fields[3], 1, -2) .. ',' .. workerJson .. ']'
+        end
+        redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
+          'lastAttemptedAt', now, 'workers', workers)
+      end
+      out[#out + 1] = id
+      out[#out + 1] = data
+      out[#out + 1] = startedAt
+      out[#out + 1] = workers
+    end
+    redis.call('ZADD', KEYS[3 * q - 1], unpack(lease))
+    if #popped == 2 * max and redis.call('ZCARD', queueKey) > 0
+      and redis.call('LLEN', KEYS[3 * q]) == 0 then
+      redis.call('LPUSH', KEYS[3 * q], '1')
+    end
+    return out
+  end
+end
+return {}

@@ -1,0 +1,46 @@
+--[[
+  Give leased tasks back unfinished (a worker shutting down with prefetched
+  tasks it never started). Only a task still in its running set goes back,
+  to its ready queue at its original score (kept in its hash at enqueue), so
+  it keeps its place in line; its attempt history stays. A wake-up token per queue lets an idle
+  consumer take it at once.
+
+  Variadic KEYS: 4 per record, record r (from 1) uses
+  KEYS[4r-3] running set (ZSET) of the task's queue
+  KEYS[4r-2] ready queue (ZSET) of the task's queue
+  KEYS[4r-1] task (HASH) its status is set back to ready; its score field is the ready score
+  KEYS[4r] wake-up tokens (LIST) of the task's queue
+
+  ARGV[1] ready status word (string)
+  ARGV[2] longest a wake-up list may grow (count)
+  Then 2 per record, record r uses
+  ARGV[2r+1] task id (string)
+  ARGV[2r+2] ready score to use when the hash is gone (number)
+
+  Returns how many tasks went back (count)
+  Errors none
+]]
+
+local released = 0
+local woken = {}
+for r = 1, #KEYS / 4 do
+  local id = ARGV[2 * r + 1]
+  if redis.call('ZREM', KEYS[4 * r - 3], id) == 1 then
+    local score = redis.pcall('HGET', KEYS[4 * r - 1], 'score')
+    if type(score) == 'string' then
+      redis.call('HSET', KEYS[4 * r - 1], 'status', ARGV[1])
+    else
+      score = ARGV[2 * r + 2]
+    end
+    redis.call('ZADD', KEYS[4 * r - 2], score, id)
+    released = released + 1
+    local wakeKey = KEYS[4 * r]
+    if not woken[wakeKey] then
+      woken[wakeKey] = true
+      if redis.call('LPUSH', wakeKey, '1') > tonumber(ARGV[2]) then
+        redis.call('LTRIM', wakeKey, 0, tonumber(ARGV[2]) - 1)
+      end
+    end
+  end
+end
+return released

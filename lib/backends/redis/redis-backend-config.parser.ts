@@ -1,0 +1,191 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+import type { BackendConfig } from '../../core/backend-config.interface';
+import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
+import { DEFAULT_QUEUE } from '../../core/threadmill.constants';
+import { invalidBackendOption, invalidName } from '../../core/threadmill.messages';
+import { isValidName } from '../../core/validate-name.util';
+import {
+  REDIS_BACKEND_DEFAULTS,
+  type RedisBackendOptions,
+} from './redis-backend-options.interface';
+
+/** Where the backend's connections go. */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[]; redisOptions: RedisOptions }
+  | { kind: 'client'; client: Redis | Cluster };
+
+/** A validated RedisBackend configuration, every default applied. */
+export interface RedisBackendSettings {
+  alias: string;
+  queues: string[];
+  leaseTtl: number;
+  resultTtl: number;
+  brokerInterval: number;
+  batchSize: number;
+  connectTimeout: number;
+  commandTimeout: number;
+  redisOptions: RedisOptions;
+  target: RedisTarget;
+  /** The target for logs and errors, password replaced by `***`. */
+  maskedTarget: string;
+  /** Secrets to strip from any error text before it is shown. */
+  secrets: string[];
+}
+
+const DURATIONS = [
+  'leaseTtl',
+  'resultTtl',
+  'brokerInterval',
+  'connectTimeout',
+  'commandTimeout',
+] as const;
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof RedisBackendOptions>([
+  ...DURATIONS,
+  'batchSize',
+  'clusterNodes',
+  'client',
+  'redisOptions',
+]);
+const REDIS_PROTOCOLS: ReadonlySet<string> = new Set(['redis:', 'rediss:']);
+
+/**
+ * Validates one alias's BackendConfig for RedisBackend. Every problem is an
+ * InvalidBackendConfigError naming the alias and the option, raised at
+ * construction so a bad config fails bootstrap, not the first enqueue.
+ *
+ * @internal
+ */
+export function parseRedisBackendConfig(
+  alias: string,
+  config: BackendConfig,
+): RedisBackendSettings {
+  const fail = (option: string, problem: string): never => {
+    throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
+  };
+  if (!isValidName(alias)) {
+    throw new InvalidBackendConfigError(invalidName('backend alias', String(alias)));
+  }
+  const queues = config.queues ?? [DEFAULT_QUEUE];
+  if (!Array.isArray(queues) || queues.length === 0) fail('queues', 'must list at least one queue');
+  for (const queue of queues) {
+    if (!isValidName(queue)) fail('queues', invalidName('queue', String(queue)));
+  }
+  if (new Set(queues).size !== queues.length) fail('queues', 'lists a queue twice');
+
+  const options = (config.options ?? {}) as RedisBackendOptions & Record<string, unknown>;
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      fail(key, `is not an option of RedisBackend (known: ${[...KNOWN_OPTIONS].join(', ')})`);
+    }
+  }
+  const durations: Record<(typeof DURATIONS)[number], number> = { ...REDIS_BACKEND_DEFAULTS };
+  for (const key of DURATIONS) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+      fail(key, `must be a positive whole number of milliseconds, got ${String(value)}`);
+    }
+    durations[key] = value;
+  }
+  const batchSize = options.batchSize ?? REDIS_BACKEND_DEFAULTS.batchSize;
+  if (typeof batchSize !== 'number' || !Number.isInteger(batchSize) || batchSize < 1) {
+    fail('batchSize', `must be a whole number of at least 1, got ${String(batchSize)}`);
+  }
+  const redisOptions = options.redisOptions ?? {};
+  if (typeof redisOptions !== 'object' || redisOptions === null) {
+    fail('redisOptions', 'must be an object of ioredis options');
+  }
+
+  const sources = [
+    config.url !== undefined && 'url',
+    options.clusterNodes !== undefined && 'clusterNodes',
+    options.client !== undefined && 'client',
+  ].filter((source): source is string => typeof source === 'string');
+  if (sources.length === 0) {
+    fail(
+      'url',
+      'is missing: set url (redis:// or rediss://), options.clusterNodes or options.client',
+    );
+  }
+  if (sources.length > 1)
+    fail(sources[1], `cannot be combined with ${sources[0]}: use one of them`);
+
+  const secrets: string[] = [];
+  let target: RedisTarget;
+  let maskedTarget: string;
+  if (options.client !== undefined) {
+    const client = options.client;
+    if (!(client instanceof Redis) && !(client instanceof Cluster)) {
+      fail('client', 'must be an ioredis Redis or Cluster instance');
+    }
+    if (client.options.keyPrefix) {
+      fail('client', 'must have no keyPrefix (Threadmill lays out its own keys)');
+    }
+    target = { kind: 'client', client };
+    maskedTarget = client instanceof Cluster ? 'a Redis Cluster client' : 'a Redis client';
+  } else if (options.clusterNodes !== undefined) {
+    const seeds = options.clusterNodes;
+    if (!Array.isArray(seeds) || seeds.length === 0) {
+      fail('clusterNodes', 'must list at least one host:port seed node');
+    }
+    const nodes: { host: string; port: number }[] = [];
+    const nodeOptions: RedisOptions = {};
+    for (const seed of seeds) {
+      const url = parseUrl(
+        typeof seed === 'string' && !seed.includes('://') ? `redis://${seed}` : seed,
+      );
+      if (url === null || !url.hostname || !url.port) {
+        return fail(
+          'clusterNodes',
+          `has "${maskSeed(seed)}", which is not host:port or a redis:// URL`,
+        );
+      }
+      nodes.push({ host: url.hostname, port: Number(url.port) });
+      if (url.username) nodeOptions.username = decodeURIComponent(url.username);
+      if (url.password) {
+        nodeOptions.password = decodeURIComponent(url.password);
+        secrets.push(nodeOptions.password, url.password);
+      }
+      if (url.protocol === 'rediss:') nodeOptions.tls = {};
+    }
+    target = { kind: 'cluster', nodes, redisOptions: nodeOptions };
+    maskedTarget = `cluster ${nodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
+  } else {
+    const url = parseUrl(config.url);
+    if (url === null || !REDIS_PROTOCOLS.has(url.protocol)) {
+      return fail('url', `must be a redis:// or rediss:// URL, got "${maskSeed(config.url)}"`);
+    }
+    if (url.password) secrets.push(decodeURIComponent(url.password), url.password);
+    const masked = new URL(url.href);
+    if (masked.password) masked.password = '***';
+    target = { kind: 'url', url: url.href };
+    maskedTarget = masked.href;
+  }
+
+  return {
+    alias,
+    queues: [...queues],
+    ...durations,
+    batchSize,
+    redisOptions,
+    target,
+    maskedTarget,
+    secrets: secrets.filter((secret) => secret.length > 0),
+  };
+}
+
+function parseUrl(text: unknown): URL | null {
+  if (typeof text !== 'string') return null;
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Something the user wrote, safe to repeat in an error: anything after `//user:` is hidden. */
+function maskSeed(text: unknown): string {
+  return String(text).replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}

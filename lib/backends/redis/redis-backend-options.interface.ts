@@ -1,0 +1,47 @@
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+
+/**
+ * Options of a `RedisBackend` alias (`options` in its BackendConfig). Every
+ * time is in milliseconds and a whole number.
+ *
+ * Connect with `url` in the BackendConfig (`redis://[user:password@]host:port[/db]`,
+ * or `rediss://` for TLS), with `clusterNodes` (seed nodes of a Redis Cluster),
+ * or hand over a client you already have with `client` (an ioredis `Redis` or
+ * `Cluster`; the backend then never closes it, only the extra blocking
+ * connections it opens for idle waits).
+ *
+ * @publicApi
+ */
+export interface RedisBackendOptions {
+  /** Longest a started task may stay unacknowledged before it is failed with AcknowledgementTimeout. Default 1 h. */
+  leaseTtl?: number;
+  /** How long results and the history are kept. Default 1 day. */
+  resultTtl?: number;
+  /** Period of the broker's maintenance pass. Default 1 s. */
+  brokerInterval?: number;
+  /** Most tasks moved or reaped per broker pass. Default 100. */
+  batchSize?: number;
+  /** Longest one connection attempt may take; commands fail with BackendUnavailableError after it. Default 5 s. */
+  connectTimeout?: number;
+  /** Longest a (non-blocking) command may wait for its reply. Default 10 s. */
+  commandTimeout?: number;
+  /**
+   * Seed nodes of a Redis Cluster, as `host:port` or `redis://[user:password@]host:port`
+   * (`rediss://` for TLS). Use instead of `url`.
+   */
+  clusterNodes?: string[];
+  /** An ioredis client or cluster to use instead of connecting; it must have no `keyPrefix`. */
+  client?: Redis | Cluster;
+  /** Further ioredis options for the connections the backend opens (TLS certificates, ...). */
+  redisOptions?: RedisOptions;
+}
+
+/** The defaults of SPEC §4 (those of the Python original). */
+export const REDIS_BACKEND_DEFAULTS = {
+  leaseTtl: 60 * 60 * 1000,
+  resultTtl: 24 * 60 * 60 * 1000,
+  brokerInterval: 1000,
+  batchSize: 100,
+  connectTimeout: 5000,
+  commandTimeout: 10_000,
+} as const;

@@ -1,0 +1,179 @@
+import { Logger } from '@nestjs/common';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { ThreadmillError } from '../../core/errors/threadmill.error';
+import { redisUnavailable } from '../../core/threadmill.messages';
+import type { RedisBackendSettings } from './redis-backend-config.parser';
+import type { RedisClient } from './redis-scripts';
+
+// One quick reconnect per command: a Redis restart is ridden out, a dead Redis
+// fails the command within about one connectTimeout instead of queueing it forever.
+const MAX_RETRIES_PER_REQUEST = 1;
+const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
+
+/**
+ * The connections of one RedisBackend alias: one shared client for every
+ * command, and blocking clients (one per concurrent idle wait, reused) for
+ * BLPOP on wake-up lists, since a blocked connection can do nothing else.
+ * Turns every Redis failure into BackendUnavailableError with the password
+ * masked.
+ *
+ * @internal
+ */
+export class RedisConnection {
+  readonly client: RedisClient;
+  private readonly ownsClient: boolean;
+  private readonly idleBlockers: RedisClient[] = [];
+  private readonly busyBlockers = new Set<RedisClient>();
+  private readonly logger: Logger;
+  private closed = false;
+
+  constructor(private readonly settings: RedisBackendSettings) {
+    this.logger = new Logger(`RedisBackend:${settings.alias}`);
+    const { target } = settings;
+    if (target.kind === 'client') {
+      this.client = target.client;
+      this.ownsClient = false;
+    } else {
+      this.client = this.create();
+      this.ownsClient = true;
+      this.watch(this.client, 'main');
+    }
+  }
+
+  /**
+   * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
+   * passes or `signal` aborts; costs one BLPOP however long it waits. Abort
+   * disconnects the blocked connection, which ends the wait at once.
+   */
+  async waitForWake(
+    keys: readonly string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    if (signal?.aborted || timeoutMs <= 0) return;
+    const blocker = this.idleBlockers.pop() ?? this.createBlocker();
+    this.busyBlockers.add(blocker);
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      blocker.disconnect();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
+      await blocker.blpop(...keys, Math.max(timeoutMs, 1) / 1000);
+    } catch (error) {
+      if (!aborted && !this.closed) throw this.unavailable(error);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.busyBlockers.delete(blocker);
+      if (aborted || this.closed) blocker.disconnect();
+      else this.idleBlockers.push(blocker);
+    }
+  }
+
+  /** Runs a Redis call, turning its failures into BackendUnavailableError (ours pass through). */
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  /** A typed error for a failed Redis call: the cause's text, secrets masked. */
+  unavailable(error: unknown): ThreadmillError {
+    if (error instanceof ThreadmillError) return error;
+    const reason = this.mask(error instanceof Error ? error.message : String(error));
+    return new BackendUnavailableError(
+      redisUnavailable(this.settings.alias, this.settings.maskedTarget, reason),
+    );
+  }
+
+  /** Ends every connection; a client handed in by the user stays open (it is theirs). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const blocker of [...this.idleBlockers.splice(0), ...this.busyBlockers]) {
+      blocker.disconnect();
+    }
+    this.busyBlockers.clear();
+    if (!this.ownsClient) return;
+    if (this.client.status === 'wait' || this.client.status === 'end') {
+      this.client.disconnect();
+      return;
+    }
+    try {
+      await this.client.quit();
+    } catch (error) {
+      this.logger.debug(`QUIT failed (${this.mask(String(error))}); disconnecting instead`);
+      this.client.disconnect();
+    }
+  }
+
+  private create(): RedisClient {
+    const { target, connectTimeout, commandTimeout, redisOptions } = this.settings;
+    const common: RedisOptions = {
+      lazyConnect: true,
+      connectTimeout,
+      commandTimeout,
+      maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST,
+    };
+    if (target.kind === 'cluster') {
+      return new Cluster(target.nodes, {
+        lazyConnect: true,
+        enableOfflineQueue: true,
+        clusterRetryStrategy: reconnectDelay,
+        redisOptions: { ...common, ...target.redisOptions, ...redisOptions },
+      });
+    }
+    if (target.kind === 'url') {
+      return new Redis(target.url, {
+        ...common,
+        enableOfflineQueue: true,
+        retryStrategy: reconnectDelay,
+        ...redisOptions,
+      });
+    }
+    throw new BackendUnavailableError(
+      redisUnavailable(this.settings.alias, this.settings.maskedTarget, 'no connection to create'),
+    );
+  }
+
+  private createBlocker(): RedisClient {
+    // A copy of the main client's settings, minus the command timeout: BLPOP waits on purpose.
+    const blocker =
+      this.client instanceof Cluster
+        ? this.client.duplicate(undefined, {
+            redisOptions: { ...this.client.options.redisOptions, commandTimeout: undefined },
+          })
+        : this.client.duplicate({ commandTimeout: undefined, lazyConnect: true });
+    this.watch(blocker, 'blocking');
+    return blocker;
+  }
+
+  /** Logs connection trouble once per outage (not per retry), with secrets masked. */
+  private watch(client: RedisClient, role: string): void {
+    let reported = false;
+    client.on('error', (error: unknown) => {
+      if (reported || this.closed) return;
+      reported = true;
+      this.logger.warn(
+        `${role} connection to ${this.settings.maskedTarget} failed: ` +
+          `${this.mask(error instanceof Error ? error.message : String(error))} (retrying)`,
+      );
+    });
+    client.on('ready', () => {
+      if (reported) this.logger.log(`${role} connection to ${this.settings.maskedTarget} is back`);
+      reported = false;
+    });
+  }
+
+  private mask(text: string): string {
+    let masked = text;
+    for (const secret of this.settings.secrets) masked = masked.split(secret).join('***');
+    return masked;
+  }
+}

@@ -1,0 +1,88 @@
+import { THREADMILL_NAMESPACE } from '../../core/threadmill.constants';
+
+/** The two history sets a finished task can land in. */
+export type FinishedSegment = 'successful' | 'failed';
+
+// Characters SCAN MATCH treats as glob syntax; an alias may legally contain them.
+const GLOB_SPECIAL = /[*?[\]\\]/g;
+
+/**
+ * The only place a Redis key of Threadmill is assembled. Every key of one
+ * alias starts with `threadmill:{alias}:`, so the whole alias hashes to one
+ * Redis Cluster slot and every multi-key script stays on one shard. Names are
+ * validated before they get here (no `{`, `}`, `:` or whitespace), so the
+ * layout cannot be broken by a queue or task id.
+ *
+ * @internal
+ */
+export class RedisKeys {
+  /** `threadmill:{alias}:` — the common prefix, hash tag included. */
+  readonly prefix: string;
+
+  constructor(readonly alias: string) {
+    this.prefix = `${THREADMILL_NAMESPACE}:{${alias}}:`;
+  }
+
+  /** ZSET of ready ids, score = -priority * 1e13 + enqueue sequence (priority first, then FIFO). */
+  queue(queue: string): string {
+    return `${this.prefix}queue:${queue}`;
+  }
+
+  /** ZSET of started ids, score = lease deadline (ms). */
+  running(queue: string): string {
+    return `${this.prefix}running:${queue}`;
+  }
+
+  /** ZSET of ids waiting for runAfter, score = runAfter (ms). */
+  deferred(queue: string): string {
+    return `${this.prefix}deferred:${queue}`;
+  }
+
+  /** HASH of one live task (`data` plus the fields acquire changes). */
+  task(id: string): string {
+    return `${this.taskPrefix}${id}`;
+  }
+
+  /** Prefix of every task hash; acquire derives a popped id's hash from it. */
+  get taskPrefix(): string {
+    return `${this.prefix}task:`;
+  }
+
+  /** STRING holding the final record JSON of one finished task. */
+  result(id: string): string {
+    return `${this.prefix}result:${id}`;
+  }
+
+  /** ZSET of finished ids scored by finish time. */
+  history(queue: string, segment: FinishedSegment): string {
+    return `${this.prefix}results:${queue}:${segment}`;
+  }
+
+  /** ZSET of enqueue events (task ids) scored by enqueue time. */
+  ingress(queue: string): string {
+    return `${this.prefix}ingress:${queue}:events`;
+  }
+
+  /**
+   * LIST of wake-up tokens of one queue: enqueue, the mover and release push,
+   * an idle consumer BLPOPs. Bounded, so tokens nobody waits for cannot pile up.
+   */
+  wake(queue: string): string {
+    return `${this.prefix}wake:${queue}`;
+  }
+
+  /** STRING counter of enqueued tasks: the FIFO tie-break inside a ready score. */
+  get sequence(): string {
+    return `${this.prefix}sequence`;
+  }
+
+  /** STRING: epoch ms of the last broker pass. */
+  get brokerHeartbeat(): string {
+    return `${this.prefix}broker:heartbeat`;
+  }
+
+  /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */
+  get scanPattern(): string {
+    return `${this.prefix.replace(GLOB_SPECIAL, (char) => `\\${char}`)}*`;
+  }
+}

@@ -1,0 +1,182 @@
+import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
+import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
+import {
+  deserializeRecord,
+  recordFromJson,
+  recordToJson,
+  serializeRecord,
+  type TaskRecordJson,
+} from '../../core/task-serializer';
+import { corruptTaskData } from '../../core/threadmill.messages';
+
+/**
+ * Weight of one priority step in a ready score (-priority * weight + enqueue
+ * sequence): larger than any sequence number an alias will reach, and small
+ * enough that every score stays an exact integer in a double.
+ */
+export const PRIORITY_WEIGHT = 1e13;
+
+/** The fields of a task hash besides `data`, as Redis returns them (null when absent). */
+export interface MutableTaskFields {
+  status: string | null;
+  startedAt: string | null;
+  lastAttemptedAt: string | null;
+  workers: string | null;
+}
+
+/** The hash fields HMGET asks for, in the order `MutableTaskFields` is read from. */
+export const TASK_HASH_FIELDS = [
+  'data',
+  'status',
+  'startedAt',
+  'lastAttemptedAt',
+  'workers',
+] as const;
+
+// Stored only when they differ from what every new task has, so a waiting task stays small.
+type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
+  task?: Partial<TaskRecordJson['task']>;
+};
+
+/**
+ * How a TaskRecord lives in Redis. A live task's hash holds `score` (its
+ * ready score) and `data`, the enqueued record without its id (the key has
+ * it), the backend (the alias has it) and every field still at its default;
+ * acquire writes the few
+ * fields that change (status, startedAt, lastAttemptedAt, workers) beside
+ * it, so no JSON is decoded or encoded in Lua. A finished task is stored
+ * whole, as the shared serializer writes it.
+ *
+ * @internal
+ */
+export class RedisRecordCodec {
+  constructor(private readonly alias: string) {}
+
+  /** Ready score for a task whose hash (with its real score) is gone: first of its priority. */
+  static fallbackScore(record: Pick<TaskRecord, 'task'>): number {
+    return -record.task.priority * PRIORITY_WEIGHT;
+  }
+
+  /** The `data` field of a new task's hash. */
+  encodeLive(record: TaskRecord): string {
+    const json: CompactJson = recordToJson(record);
+    delete json.id;
+    if (json.status === TaskResultStatus.READY) delete json.status;
+    for (const field of ['startedAt', 'finishedAt', 'lastAttemptedAt'] as const) {
+      if (json[field] === null) delete json[field];
+    }
+    if (json.errors?.length === 0) delete json.errors;
+    if (json.workerIds?.length === 0) delete json.workerIds;
+    const task: Partial<TaskRecordJson['task']> = { ...json.task };
+    if (task.backend === this.alias) delete task.backend;
+    if (task.runAfter === null) delete task.runAfter;
+    json.task = task;
+    return JSON.stringify(json);
+  }
+
+  /**
+   * A live task from its hash fields. Throws CorruptTaskDataError when `data`
+   * is missing or not ours, so the caller can fail that task and go on.
+   */
+  decodeLive(id: string, data: string | null, fields: MutableTaskFields): TaskRecord {
+    if (data === null)
+      throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new CorruptTaskDataError(corruptTaskData(id, 'not JSON'));
+    }
+    const json = parsed as CompactJson | null;
+    const task = json?.task;
+    if (
+      typeof json !== 'object' ||
+      json === null ||
+      typeof task !== 'object' ||
+      task === null ||
+      typeof task.name !== 'string' ||
+      typeof task.queue !== 'string' ||
+      typeof json.enqueuedAt !== 'number' ||
+      !Array.isArray(json.args)
+    ) {
+      throw new CorruptTaskDataError(corruptTaskData(id, 'missing or malformed fields'));
+    }
+    let workerIds = json.workerIds ?? [];
+    if (fields.workers !== null) {
+      try {
+        workerIds = JSON.parse(fields.workers) as string[];
+      } catch {
+        throw new CorruptTaskDataError(corruptTaskData(id, 'its worker ids are not JSON'));
+      }
+    }
+    return recordFromJson({
+      id,
+      task: {
+        name: task.name,
+        queue: task.queue,
+        priority: task.priority ?? 0,
+        runAfter: task.runAfter ?? null,
+        backend: task.backend ?? this.alias,
+      },
+      status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
+      enqueuedAt: json.enqueuedAt,
+      startedAt: numberOr(fields.startedAt, json.startedAt),
+      finishedAt: json.finishedAt ?? null,
+      lastAttemptedAt: numberOr(fields.lastAttemptedAt, json.lastAttemptedAt),
+      args: json.args,
+      errors: json.errors ?? [],
+      workerIds,
+      returnValue: json.returnValue,
+    });
+  }
+
+  /** The mutable fields from an HMGET of TASK_HASH_FIELDS (null when the hash is gone). */
+  static mutableFields(values: readonly (string | null)[] | null): MutableTaskFields {
+    return {
+      status: values?.[1] ?? null,
+      startedAt: values?.[2] ?? null,
+      lastAttemptedAt: values?.[3] ?? null,
+      workers: values?.[4] ?? null,
+    };
+  }
+
+  /**
+   * The FAILED record stored for a task whose data could not be read: all we
+   * know is its id and queue. `error` becomes its first error.
+   */
+  unreadable(
+    id: string,
+    queue: string,
+    at: Date,
+    workerIds: readonly string[],
+    error?: TaskErrorRecord,
+  ): TaskRecord {
+    return {
+      id,
+      task: { name: '', queue, priority: 0, runAfter: null, backend: this.alias },
+      status: TaskResultStatus.FAILED,
+      enqueuedAt: at,
+      startedAt: at,
+      finishedAt: at,
+      lastAttemptedAt: at,
+      args: [],
+      errors: error ? [error] : [],
+      workerIds,
+    };
+  }
+
+  /** The result string of a finished task. */
+  encodeFinished(record: TaskRecord): string {
+    return serializeRecord(record);
+  }
+
+  /** A finished task from its result string; throws CorruptTaskDataError when it is not ours. */
+  decodeFinished(id: string, text: string): TaskRecord {
+    return deserializeRecord(id, text);
+  }
+}
+
+function numberOr(text: string | null, fallback: number | null | undefined): number | null {
+  return text === null ? (fallback ?? null) : Number(text);
+}

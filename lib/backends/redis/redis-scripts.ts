@@ -1,0 +1,256 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { Cluster, Redis } from 'ioredis';
+
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { ThreadmillError } from '../../core/errors/threadmill.error';
+import { duplicateTaskId } from '../../core/threadmill.messages';
+
+/** A client the backend talks through: one server or a cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** How many KEYS a script takes: a fixed count, or a fixed count per item (variadic). */
+export interface ScriptKeyCount {
+  /** KEYS before the per-item ones (all of them when the script is not variadic). */
+  fixed: number;
+  /** KEYS per item for a variadic script (the file name then has no suffix). */
+  perItem?: number;
+}
+
+/**
+ * Every Lua script, with the key count its header documents. The file name
+ * carries the fixed count as a suffix (`promoteDeferred-3.lua`); variadic
+ * scripts have none. A unit test holds header, file name and this table in step.
+ *
+ * @internal
+ */
+export const REDIS_SCRIPTS = {
+  enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 } },
+  acquire: { file: 'acquire.lua', keys: { fixed: 0, perItem: 3 } },
+  acknowledge: { file: 'acknowledge.lua', keys: { fixed: 0, perItem: 4 } },
+  release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 } },
+  promoteDeferred: { file: 'promoteDeferred-3.lua', keys: { fixed: 3 } },
+} as const satisfies Record<string, { file: string; keys: ScriptKeyCount }>;
+
+export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
+
+/** Negative codes a script returns instead of raising, mapped to error classes in one place. */
+export enum ScriptErrorCode {
+  DuplicateTaskId = -1,
+}
+
+/**
+ * Most wake-up tokens a queue's list holds. Enough to wake that many idle
+ * consumers at once; beyond it acquire chains one token on (see acquire.lua).
+ */
+export const WAKE_BOUND = 128;
+
+/** Where the .lua files are: next to this file both in lib/ (ts-jest) and in dist/ (nest-cli assets). */
+export const LUA_DIR = join(__dirname, 'lua');
+
+// ioredis adds a method per defineCommand; this is its shape.
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface EnqueueItem {
+  taskKey: string;
+  /** The ready queue, or the deferred set when `runAfterMs` is set. */
+  targetKey: string;
+  ingressKey: string;
+  wakeKey: string;
+  id: string;
+  data: string;
+  priority: number;
+  hashTtlMs: number;
+  /** runAfter when it is in the future; null when the task is ready now. */
+  runAfterMs: number | null;
+}
+
+export interface AcquireQueueKeys {
+  queueKey: string;
+  runningKey: string;
+  wakeKey: string;
+}
+
+/** One leased task as acquire.lua returns it. */
+export interface AcquiredRaw {
+  id: string;
+  /** null when the id had no task data. */
+  data: string | null;
+  startedAtMs: number;
+  workersJson: string;
+}
+
+export interface AcknowledgeItem {
+  runningKey: string;
+  taskKey: string;
+  resultKey: string;
+  historyKey: string;
+  id: string;
+  json: string;
+  finishedAtMs: number;
+}
+
+export interface ReleaseItem {
+  runningKey: string;
+  queueKey: string;
+  taskKey: string;
+  wakeKey: string;
+  id: string;
+  /** Used only when the task's hash (which keeps its ready score) is gone. */
+  fallbackScore: number;
+}
+
+/**
+ * Typed calls of the Lua scripts in `lua/`. The scripts are registered on the
+ * client with `defineCommand` once (ioredis sends EVAL the first time on each
+ * socket and EVALSHA after, and resends on NOSCRIPT, so they survive a Redis
+ * restart or SCRIPT FLUSH). Callers pass named keys and arguments; this class
+ * lays them out as the script headers say.
+ *
+ * @internal
+ */
+export class RedisScripts {
+  private readonly calls: Record<RedisScriptName, ScriptCall>;
+
+  constructor(private readonly client: RedisClient) {
+    const calls: Partial<Record<RedisScriptName, ScriptCall>> = {};
+    for (const name of Object.keys(REDIS_SCRIPTS) as RedisScriptName[]) {
+      calls[name] = this.define(name);
+    }
+    this.calls = calls as Record<RedisScriptName, ScriptCall>;
+  }
+
+  /** Stores the tasks (all or none); throws InvalidTaskError when an id is already stored. */
+  async enqueue(
+    sequenceKey: string,
+    items: readonly EnqueueItem[],
+    args: { enqueuedAtMs: number; priorityWeight: number; wakeBound: number },
+  ): Promise<number> {
+    const keys: string[] = [sequenceKey];
+    const argv: (string | number)[] = [args.wakeBound, args.enqueuedAtMs, args.priorityWeight];
+    for (const item of items) {
+      keys.push(item.taskKey, item.targetKey, item.ingressKey, item.wakeKey);
+      argv.push(item.id, item.data, item.priority, item.hashTtlMs, item.runAfterMs ?? '');
+    }
+    const reply = (await this.calls.enqueue(keys.length, ...keys, ...argv)) as [number, string?];
+    throwOnCode(reply[0], reply[1]);
+    return reply[0];
+  }
+
+  /** Leases up to `max` tasks from the first non-empty queue; null when all are empty. */
+  async acquire(
+    queues: readonly AcquireQueueKeys[],
+    args: {
+      nowMs: number;
+      leaseDeadlineMs: number;
+      max: number;
+      workerJson: string;
+      taskPrefix: string;
+      runningStatus: string;
+      wakeBound: number;
+    },
+  ): Promise<{ queueIndex: number; tasks: AcquiredRaw[] } | null> {
+    const keys: string[] = [];
+    for (const queue of queues) keys.push(queue.queueKey, queue.runningKey, queue.wakeKey);
+    const reply = (await this.calls.acquire(
+      keys.length,
+      ...keys,
+      args.nowMs,
+      args.leaseDeadlineMs,
+      args.max,
+      args.workerJson,
+      args.taskPrefix,
+      args.runningStatus,
+      args.wakeBound,
+    )) as (string | number | null)[];
+    if (reply.length === 0) return null;
+    const tasks: AcquiredRaw[] = [];
+    for (let i = 1; i < reply.length; i += 4) {
+      tasks.push({
+        id: reply[i] as string,
+        data: reply[i + 1] as string | null,
+        startedAtMs: Number(reply[i + 2]),
+        workersJson: reply[i + 3] as string,
+      });
+    }
+    return { queueIndex: (reply[0] as number) - 1, tasks };
+  }
+
+  /**
+   * Stores finished records that are still leased; per record true when stored,
+   * false when stale. With `latestDeadlineMs`, only leases that ended by then count.
+   */
+  async acknowledge(
+    items: readonly AcknowledgeItem[],
+    resultTtlMs: number,
+    latestDeadlineMs: number | null = null,
+  ): Promise<boolean[]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [resultTtlMs, latestDeadlineMs ?? ''];
+    for (const item of items) {
+      keys.push(item.runningKey, item.taskKey, item.resultKey, item.historyKey);
+      args.push(item.id, item.json, item.finishedAtMs);
+    }
+    const reply = (await this.calls.acknowledge(keys.length, ...keys, ...args)) as number[];
+    return reply.map((stored) => stored === 1);
+  }
+
+  /** Puts still-leased tasks back at their ready score; returns how many went back. */
+  async release(
+    items: readonly ReleaseItem[],
+    readyStatus: string,
+    wakeBound: number,
+  ): Promise<number> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [readyStatus, wakeBound];
+    for (const item of items) {
+      keys.push(item.runningKey, item.queueKey, item.taskKey, item.wakeKey);
+      args.push(item.id, item.fallbackScore);
+    }
+    return (await this.calls.release(keys.length, ...keys, ...args)) as number;
+  }
+
+  /** Moves up to `max` due deferred tasks of one queue to its ready queue; returns how many. */
+  async promoteDeferred(
+    keys: { deferredKey: string; queueKey: string; wakeKey: string },
+    args: { nowMs: number; max: number; taskPrefix: string; wakeBound: number },
+  ): Promise<number> {
+    return (await this.calls.promoteDeferred(
+      keys.deferredKey,
+      keys.queueKey,
+      keys.wakeKey,
+      args.nowMs,
+      args.max,
+      args.taskPrefix,
+      args.wakeBound,
+    )) as number;
+  }
+
+  private define(name: RedisScriptName): ScriptCall {
+    // Namespaced so it cannot clash with a command a user defined on a shared client.
+    const command = `threadmill_${name}`;
+    if (typeof Reflect.get(this.client, command) !== 'function') {
+      const { file, keys } = REDIS_SCRIPTS[name];
+      const lua = readFileSync(join(LUA_DIR, file), 'utf8');
+      this.client.defineCommand(
+        command,
+        'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed },
+      );
+    }
+    const call = Reflect.get(this.client, command) as ScriptCall;
+    return call.bind(this.client);
+  }
+}
+
+function throwOnCode(code: number, detail: string | undefined): void {
+  if (code >= 0) return;
+  throw scriptError(code, detail ?? '');
+}
+
+function scriptError(code: ScriptErrorCode, detail: string): ThreadmillError {
+  switch (code) {
+    case ScriptErrorCode.DuplicateTaskId:
+      return new InvalidTaskError(duplicateTaskId(detail));
+  }
+}

@@ -1,0 +1,459 @@
+import { Logger } from '@nestjs/common';
+
+import type { BackendConfig } from '../../core/backend-config.interface';
+import type { BackendTelemetry, QueueStats } from '../../core/backend-telemetry.interface';
+import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
+import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import type {
+  AcknowledgeOutcome,
+  AcquireOptions,
+  BackendFeatures,
+  BrokerPassReport,
+  QueueSegment,
+  TaskBackend,
+} from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
+import { errorToRecord } from '../../core/task-serializer';
+import {
+  acknowledgeUnfinished,
+  backendClosed,
+  invalidBackendOption,
+  queueNotConfigured,
+  taskResultDoesNotExist,
+} from '../../core/threadmill.messages';
+import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
+import { RedisConnection } from './redis-connection';
+import { RedisKeys } from './redis-keys';
+import { PRIORITY_WEIGHT, RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
+import {
+  RedisScripts,
+  WAKE_BOUND,
+  type AcknowledgeItem,
+  type AcquireQueueKeys,
+  type AcquiredRaw,
+  type EnqueueItem,
+} from './redis-scripts';
+import { MAX_PER_CALL, RedisBroker } from './redis.broker';
+
+/**
+ * The Redis backend: durable priority queues with leases, one Lua script per
+ * atomic operation, every key of an alias under the hash tag `{alias}` (so it
+ * runs unchanged on Redis Cluster). Constructed by ThreadmillModule from a
+ * BackendConfig; connects lazily on first use.
+ *
+ * @example
+ * ```ts
+ * ThreadmillModule.forRoot({
+ *   backends: {
+ *     default: { backend: RedisBackend, url: 'redis://localhost:6379/0', queues: ['default', 'emails'] },
+ *   },
+ * });
+ * ```
+ * @throws InvalidBackendConfigError when an option, the url or a queue name is invalid (names the alias and option).
+ * @publicApi
+ */
+export class RedisBackend implements TaskBackend {
+  readonly queues: readonly string[];
+  readonly features: BackendFeatures = { defer: true, bulkEnqueue: true, blockingAcquire: true };
+  readonly brokerIntervalMs: number;
+
+  private readonly settings: RedisBackendSettings;
+  private readonly keys: RedisKeys;
+  private readonly codec: RedisRecordCodec;
+  private readonly connection: RedisConnection;
+  private readonly scripts: RedisScripts;
+  private readonly broker: RedisBroker;
+  private readonly logger: Logger;
+  private readonly queueSet: ReadonlySet<string>;
+  // Acquire keys per queue order: built once, reused by every call of a worker slot.
+  private readonly acquireKeyCache = new Map<string, AcquireQueueKeys[]>();
+  private closed = false;
+
+  /**
+   * @param alias the backend alias; its name is the hash tag of every key.
+   * @param config url (or options.clusterNodes / options.client), queues and RedisBackendOptions.
+   */
+  constructor(
+    readonly alias: string,
+    config: BackendConfig,
+  ) {
+    this.settings = parseRedisBackendConfig(alias, config);
+    this.queues = this.settings.queues;
+    this.queueSet = new Set(this.queues);
+    this.brokerIntervalMs = this.settings.brokerInterval;
+    this.logger = new Logger(`RedisBackend:${alias}`);
+    this.keys = new RedisKeys(alias);
+    this.codec = new RedisRecordCodec(alias);
+    this.connection = new RedisConnection(this.settings);
+    this.scripts = new RedisScripts(this.connection.client);
+    this.broker = new RedisBroker(
+      this.settings,
+      this.keys,
+      this.scripts,
+      this.connection,
+      this.codec,
+      this.logger,
+    );
+  }
+
+  async enqueue(record: TaskRecord): Promise<TaskRecord> {
+    await this.enqueueMany([record]);
+    return record;
+  }
+
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    this.assertOpen();
+    if (records.length === 0) return [];
+    const now = Date.now();
+    const hashTtl = 3 * this.settings.leaseTtl + this.settings.resultTtl;
+    const items = records.map((record): EnqueueItem => {
+      const queue = this.checkQueue(record);
+      const runAfter = record.task.runAfter?.getTime() ?? null;
+      const deferred = runAfter !== null && runAfter > now;
+      return {
+        taskKey: this.keys.task(record.id),
+        targetKey: deferred ? this.keys.deferred(queue) : this.keys.queue(queue),
+        ingressKey: this.keys.ingress(queue),
+        wakeKey: this.keys.wake(queue),
+        id: record.id,
+        data: this.codec.encodeLive(record),
+        priority: record.task.priority,
+        // A deferred task must outlive its wait as well as a normal task's life.
+        hashTtlMs: deferred ? hashTtl + (runAfter - now) : hashTtl,
+        runAfterMs: deferred ? runAfter : null,
+      };
+    });
+    await this.connection.run(() =>
+      this.scripts.enqueue(this.keys.sequence, items, {
+        enqueuedAtMs: now,
+        priorityWeight: PRIORITY_WEIGHT,
+        wakeBound: WAKE_BOUND,
+      }),
+    );
+    return [...records];
+  }
+
+  async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    this.assertOpen();
+    const { workerId, signal } = options;
+    const max = Math.min(Math.max(Math.floor(options.max ?? 1), 1), MAX_PER_CALL);
+    const queueKeys = this.acquireKeys(queues);
+    const workerJson = JSON.stringify(workerId);
+    const timeoutMs = Number.isFinite(options.timeoutMs) ? options.timeoutMs : 2 ** 31;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (signal?.aborted) return [];
+      const taken = await this.take(queues, queueKeys, max, workerId, workerJson);
+      if (taken === null) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return [];
+        await this.connection.waitForWake(
+          queueKeys.map((keys) => keys.wakeKey),
+          remaining,
+          signal,
+        );
+      } else if (taken.length > 0) {
+        return taken;
+      }
+      // Everything taken was unreadable and has been failed: look again at once.
+    }
+  }
+
+  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    this.assertOpen();
+    if (records.length === 0) return [];
+    const now = Date.now();
+    const items = records.map((record): AcknowledgeItem => {
+      if (!FINISHED_STATUSES.has(record.status)) {
+        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
+      }
+      const queue = this.checkQueue(record);
+      return {
+        runningKey: this.keys.running(queue),
+        taskKey: this.keys.task(record.id),
+        resultKey: this.keys.result(record.id),
+        historyKey: this.keys.history(
+          queue,
+          record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed',
+        ),
+        id: record.id,
+        json: this.codec.encodeFinished(record),
+        finishedAtMs: record.finishedAt?.getTime() ?? now,
+      };
+    });
+    const stored = await this.connection.run(() =>
+      this.scripts.acknowledge(items, this.settings.resultTtl),
+    );
+    return stored.map((ok, i): AcknowledgeOutcome => {
+      if (ok) return 'acknowledged';
+      this.logger.debug(
+        `acknowledge of task ${records[i].id} was stale: it is no longer leased (reaped or already acknowledged)`,
+      );
+      return 'stale';
+    });
+  }
+
+  async release(records: readonly TaskRecord[]): Promise<number> {
+    this.assertOpen();
+    if (records.length === 0) return 0;
+    const items = records.map((record) => {
+      const queue = this.checkQueue(record);
+      return {
+        runningKey: this.keys.running(queue),
+        queueKey: this.keys.queue(queue),
+        taskKey: this.keys.task(record.id),
+        wakeKey: this.keys.wake(queue),
+        id: record.id,
+        fallbackScore: RedisRecordCodec.fallbackScore(record),
+      };
+    });
+    return this.connection.run(() =>
+      this.scripts.release(items, TaskResultStatus.READY, WAKE_BOUND),
+    );
+  }
+
+  async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
+    this.assertOpen();
+    this.checkQueueName(queue);
+    if (count <= 0) return [];
+    return this.connection.run(async () => {
+      const found: TaskRecord[] = [];
+      for (let offset = 0; found.length < count; offset += count) {
+        const ids = await this.segmentIds(queue, segment, offset, count);
+        found.push(...(await this.readMany(ids, segment)));
+        if (ids.length < count) break;
+      }
+      return found.slice(0, count);
+    });
+  }
+
+  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
+    this.assertOpen();
+    const now = Date.now();
+    const kept = now - this.settings.resultTtl;
+    const windowStart = now - intervalMs;
+    const pipeline = this.connection.client.pipeline();
+    for (const queue of this.queues) {
+      const successful = this.keys.history(queue, 'successful');
+      const failed = this.keys.history(queue, 'failed');
+      pipeline
+        .zcard(this.keys.queue(queue))
+        .zcard(this.keys.running(queue))
+        .zcard(this.keys.deferred(queue))
+        .zcount(successful, kept, '+inf')
+        .zcount(failed, kept, '+inf')
+        .zcount(this.keys.ingress(queue), windowStart, '+inf')
+        .zcount(successful, windowStart, '+inf')
+        .zcount(failed, windowStart, '+inf');
+    }
+    const replies = await this.connection.run(async () => (await pipeline.exec()) ?? []);
+    const numbers = replies.map(([error, value]) => {
+      if (error) throw this.connection.unavailable(error);
+      return Number(value);
+    });
+    const queues: Record<string, QueueStats> = {};
+    this.queues.forEach((queue, q) => {
+      const [ready, running, deferred, successful, failed, ingress, doneOk, doneFailed] =
+        numbers.slice(q * 8, q * 8 + 8);
+      queues[queue] = {
+        counts: { ready, running, deferred, successful, failed },
+        rates: { intervalMs, ingress, egress: doneOk + doneFailed, failed: doneFailed },
+      };
+    });
+    return { queues };
+  }
+
+  async getResult(id: string): Promise<TaskRecord> {
+    this.assertOpen();
+    // One transaction, so a task acknowledged between the two reads is still found.
+    const replies = await this.connection.run(async () =>
+      this.connection.client
+        .multi()
+        .get(this.keys.result(id))
+        .hmget(this.keys.task(id), ...TASK_HASH_FIELDS)
+        .exec(),
+    );
+    const [resultReply, hashReply] = replies ?? [];
+    if (resultReply?.[0]) throw this.connection.unavailable(resultReply[0]);
+    const result = resultReply?.[1] as string | null | undefined;
+    if (result) return this.codec.decodeFinished(id, result);
+    const fields = hashReply?.[0] ? null : (hashReply?.[1] as (string | null)[] | undefined);
+    if (fields?.[0]) {
+      return this.codec.decodeLive(id, fields[0], RedisRecordCodec.mutableFields(fields));
+    }
+    throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+  }
+
+  async brokerPass(): Promise<BrokerPassReport> {
+    this.assertOpen();
+    return this.broker.pass();
+  }
+
+  async brokerHeartbeat(): Promise<Date | null> {
+    this.assertOpen();
+    const value = await this.connection.run(() =>
+      this.connection.client.get(this.keys.brokerHeartbeat),
+    );
+    return value === null ? null : new Date(Number(value));
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    await this.connection.run(() => this.connection.client.ping());
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connection.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BackendUnavailableError(backendClosed(this.alias));
+  }
+
+  /** One acquire round trip: leases, decodes, and fails what cannot be read. Null when empty. */
+  private async take(
+    queues: readonly string[],
+    queueKeys: AcquireQueueKeys[],
+    max: number,
+    workerId: string,
+    workerJson: string,
+  ): Promise<TaskRecord[] | null> {
+    const now = Date.now();
+    const reply = await this.connection.run(() =>
+      this.scripts.acquire(queueKeys, {
+        nowMs: now,
+        leaseDeadlineMs: now + this.settings.leaseTtl,
+        max,
+        workerJson,
+        taskPrefix: this.keys.taskPrefix,
+        runningStatus: TaskResultStatus.RUNNING,
+        wakeBound: WAKE_BOUND,
+      }),
+    );
+    if (reply === null) return null;
+    const queue = queues[reply.queueIndex];
+    const records: TaskRecord[] = [];
+    let unreadable: TaskRecord[] | undefined;
+    for (const raw of reply.tasks) {
+      try {
+        records.push(this.leased(raw, now));
+      } catch (error) {
+        if (!(error instanceof CorruptTaskDataError)) throw error;
+        this.logger.warn(error.message);
+        (unreadable ??= []).push(
+          this.codec.unreadable(raw.id, queue, new Date(now), [workerId], errorToRecord(error)),
+        );
+      }
+    }
+    if (unreadable) await this.acknowledge(unreadable);
+    return records;
+  }
+
+  private leased(raw: AcquiredRaw, now: number): TaskRecord {
+    return this.codec.decodeLive(raw.id, raw.data, {
+      status: TaskResultStatus.RUNNING,
+      startedAt: String(raw.startedAtMs),
+      lastAttemptedAt: String(now),
+      workers: raw.workersJson,
+    });
+  }
+
+  private acquireKeys(queues: readonly string[]): AcquireQueueKeys[] {
+    const cacheKey = queues.join(' ');
+    let keys = this.acquireKeyCache.get(cacheKey);
+    if (!keys) {
+      keys = queues.map((queue) => {
+        this.checkQueueName(queue);
+        return {
+          queueKey: this.keys.queue(queue),
+          runningKey: this.keys.running(queue),
+          wakeKey: this.keys.wake(queue),
+        };
+      });
+      this.acquireKeyCache.set(cacheKey, keys);
+    }
+    return keys;
+  }
+
+  private async segmentIds(
+    queue: string,
+    segment: QueueSegment,
+    offset: number,
+    count: number,
+  ): Promise<string[]> {
+    const { client } = this.connection;
+    switch (segment) {
+      case 'ready':
+        return client.zrange(this.keys.queue(queue), offset, offset + count - 1);
+      case 'running':
+        return client.zrange(this.keys.running(queue), offset, offset + count - 1);
+      case 'deferred':
+        return client.zrange(this.keys.deferred(queue), offset, offset + count - 1);
+      case 'successful':
+      case 'failed':
+        // Newest first, and only within resultTtl (trimming may lag a broker interval).
+        return client.zrevrangebyscore(
+          this.keys.history(queue, segment),
+          '+inf',
+          Date.now() - this.settings.resultTtl,
+          'LIMIT',
+          offset,
+          count,
+        );
+    }
+  }
+
+  /** The records of ids in one segment; ids whose data expired or cannot be read are skipped. */
+  private async readMany(ids: readonly string[], segment: QueueSegment): Promise<TaskRecord[]> {
+    if (ids.length === 0) return [];
+    const finished = segment === 'successful' || segment === 'failed';
+    const pipeline = this.connection.client.pipeline();
+    for (const id of ids) {
+      if (finished) pipeline.get(this.keys.result(id));
+      else pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const records: TaskRecord[] = [];
+    ids.forEach((id, i) => {
+      const [error, value] = replies[i] ?? [null, null];
+      if (error || value === null) return;
+      try {
+        if (finished) {
+          records.push(this.codec.decodeFinished(id, value as string));
+        } else {
+          const fields = value as (string | null)[];
+          if (fields[0] === null) return;
+          records.push(
+            this.codec.decodeLive(id, fields[0], RedisRecordCodec.mutableFields(fields)),
+          );
+        }
+      } catch (readError) {
+        this.logger.debug(`peek skipped task ${id}: ${String(readError)}`);
+      }
+    });
+    return records;
+  }
+
+  private checkQueue(record: TaskRecord): string {
+    const { queue } = record.task;
+    if (!this.queueSet.has(queue)) {
+      throw new InvalidTaskError(
+        queueNotConfigured(record.task.name, queue, this.alias, this.queues),
+      );
+    }
+    return queue;
+  }
+
+  private checkQueueName(queue: string): void {
+    if (!this.queueSet.has(queue)) {
+      throw new InvalidBackendConfigError(
+        invalidBackendOption(this.alias, 'queues', `does not include the queue "${queue}"`),
+      );
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { Redis } from 'ioredis';
+
+import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
+import { describeBackendContract } from '../../../contract/backend-contract';
+import { removeAliasKeys } from '../../../helpers/redis-cleanup';
+import { testRedisUrl } from '../../../helpers/test-redis-url';
+
+// One plain client for cleanup only; every backend opens its own connections.
+let admin: Redis;
+
+beforeAll(() => {
+  admin = new Redis(testRedisUrl(), { lazyConnect: true });
+});
+
+afterAll(async () => {
+  await admin.quit();
+});
+
+describeBackendContract('RedisBackend', async (settings) => {
+  const { alias, queues, ...options } = settings;
+  const backend = new RedisBackend(alias, {
+    backend: RedisBackend,
+    url: testRedisUrl(),
+    queues,
+    options,
+  });
+  return {
+    backend,
+    cleanup: async () => {
+      await removeAliasKeys(admin, alias);
+    },
+  };
+});
