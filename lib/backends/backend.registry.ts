@@ -1,0 +1,77 @@
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+
+import {
+  UnknownBackendError,
+  unknownBackend,
+  type TaskBackend,
+  type TaskRecord,
+  type TaskRecordSource,
+} from '../core';
+
+/**
+ * Every configured backend by alias. Built by the module from the options (so
+ * it works for `forRootAsync`, whose aliases are only known once the factory
+ * ran), and the one place that closes them on application shutdown.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly backends: BackendRegistry) {}
+ * const telemetry = await this.backends.get('emails').telemetry(60_000);
+ * ```
+ * @publicApi
+ */
+export class BackendRegistry implements OnApplicationShutdown {
+  private readonly logger = new Logger(BackendRegistry.name);
+  private readonly backends: ReadonlyMap<string, TaskBackend>;
+
+  constructor(backends: Iterable<TaskBackend>) {
+    this.backends = new Map([...backends].map((backend) => [backend.alias, backend]));
+  }
+
+  get aliases(): string[] {
+    return [...this.backends.keys()];
+  }
+
+  all(): TaskBackend[] {
+    return [...this.backends.values()];
+  }
+
+  find(alias: string): TaskBackend | undefined {
+    return this.backends.get(alias);
+  }
+
+  /**
+   * The backend of `alias`.
+   *
+   * @param alias a configured alias.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  get(alias: string): TaskBackend {
+    const backend = this.backends.get(alias);
+    if (!backend) throw new UnknownBackendError(unknownBackend(alias, this.aliases));
+    return backend;
+  }
+
+  /** @internal Where a TaskResult of this alias refreshes from. */
+  sourceFor(alias: string): TaskRecordSource {
+    return { getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id) };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.closeAll();
+  }
+
+  /** Closes every backend; one failing close is logged and does not keep the others open. */
+  async closeAll(): Promise<void> {
+    const outcomes = await Promise.allSettled(this.all().map((backend) => backend.close()));
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        const reason: unknown = outcome.reason;
+        this.logger.error(
+          `Closing backend "${this.all()[index].alias}" failed`,
+          reason instanceof Error ? reason.stack : String(reason),
+        );
+      }
+    });
+  }
+}

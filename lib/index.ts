@@ -1,0 +1,49 @@
+// The only public entry point. Everything not exported here is internal.
+export * from './core/errors';
+export type { BackendConfig, BackendConstructor } from './core/backend-config.interface';
+export type {
+  BackendTelemetry,
+  QueueCounts,
+  QueueRates,
+  QueueStats,
+} from './core/backend-telemetry.interface';
+export type {
+  AcknowledgeOutcome,
+  AcquireOptions,
+  BackendFeatures,
+  BrokerPassReport,
+  QueueSegment,
+  TaskBackend,
+} from './core/task-backend.interface';
+export { TaskContext } from './core/task-context';
+export type { TaskOptions, TaskOverrides } from './core/task-options.interface';
+export type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './core/task-record.interface';
+export { TaskResult } from './core/task-result';
+export { TaskResultStatus } from './core/task-result-status.enum';
+export {
+  DEFAULT_BACKEND_ALIAS,
+  DEFAULT_QUEUE,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+} from './core/threadmill.constants';
+
+export { ThreadmillModule, type ThreadmillModuleAsyncOptions } from './threadmill.module';
+export type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
+
+export { Task } from './task/task.decorator';
+export { TaskService } from './task/task.service';
+export { TaskHandle } from './task/task-handle';
+export type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task/task-method.types';
+export {
+  TaskEvents,
+  type TaskEventListener,
+  type TaskEventMap,
+  type TaskEventName,
+} from './task/task-events';
+export { TaskRunner } from './worker/task-runner';
+
+export { BackendRegistry } from './backends/backend.registry';
+export { getBackendToken } from './backends/get-backend-token.util';
+export { InjectBackend } from './backends/inject-backend.decorator';
+export { MemoryBackend } from './backends/memory/memory.backend';
+export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';

@@ -1,0 +1,44 @@
+import type { TaskContext } from '../core';
+
+/** A provider class as users refer to it in `enqueue(MailTasks, ...)`. */
+export type TaskProviderClass = abstract new (...args: never[]) => object;
+
+/** A task's options after defaults and validation. */
+export interface ResolvedTaskOptions {
+  readonly name: string;
+  readonly queue: string;
+  readonly priority: number;
+  readonly backend: string;
+  readonly takesContext: boolean;
+}
+
+/**
+ * One discovered `@Task` method: the provider instance that owns it (so its
+ * injected dependencies are intact), the method, and its resolved options.
+ *
+ * @internal
+ */
+export class TaskDefinition {
+  constructor(
+    readonly instance: object,
+    readonly methodName: string,
+    readonly options: ResolvedTaskOptions,
+    /** The provider's class as the user refers to it (the DI token when it is a class). */
+    readonly providerClasses: readonly TaskProviderClass[],
+    /** Where it is declared, for messages: `Class.method (in Module)`. */
+    readonly place: string,
+  ) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Calls the method on its provider; throws or rejects with whatever the method does. */
+  invoke(args: readonly unknown[], context: TaskContext | null): unknown {
+    const method = (this.instance as Record<string, unknown>)[this.methodName] as (
+      ...callArgs: unknown[]
+    ) => unknown;
+    const callArgs = this.options.takesContext ? [context, ...args] : [...args];
+    return method.apply(this.instance, callArgs);
+  }
+}

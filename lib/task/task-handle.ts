@@ -1,0 +1,80 @@
+import type { TaskOverrides, TaskResult } from '../core';
+import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
+
+/** What a handle needs from the service; keeps the two files free of a cycle. */
+export interface TaskEnqueuer {
+  enqueue<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    args: TaskArgs<C[K]>,
+    overrides?: TaskOverrides,
+  ): Promise<TaskResult<TaskReturn<C[K]>>>;
+  enqueueMany<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    argsList: readonly TaskArgs<C[K]>[],
+    overrides?: TaskOverrides,
+  ): Promise<TaskResult<TaskReturn<C[K]>>[]>;
+  resultOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides?: TaskOverrides,
+  ): Promise<TaskResult<TaskReturn<C[K]>>>;
+}
+
+/**
+ * One task method, bound for enqueuing (the original's `task` object):
+ * `tasks.task(MailTasks, 'sendWelcome').using({ priority: 5 }).enqueue(userId)`.
+ * Immutable: `using` returns a new handle.
+ *
+ * @publicApi
+ */
+export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
+  constructor(
+    private readonly enqueuer: TaskEnqueuer,
+    readonly taskClass: TaskClass<C>,
+    readonly method: K,
+    readonly overrides: Readonly<TaskOverrides> = {},
+  ) {}
+
+  /**
+   * A handle whose enqueues use these per-call overrides (merged over this handle's).
+   *
+   * @param overrides priority, queue, backend and runAfter.
+   */
+  using(overrides: TaskOverrides): TaskHandle<C, K> {
+    return new TaskHandle(this.enqueuer, this.taskClass, this.method, {
+      ...this.overrides,
+      ...overrides,
+    });
+  }
+
+  /**
+   * Enqueues one run of the task with these arguments.
+   *
+   * @throws InvalidTaskError when the arguments or the options cannot be accepted.
+   */
+  enqueue(...args: TaskArgs<C[K]>): Promise<TaskResult<TaskReturn<C[K]>>> {
+    return this.enqueuer.enqueue(this.taskClass, this.method, args, this.overrides);
+  }
+
+  /**
+   * Enqueues one run per argument list, all or none.
+   *
+   * @throws InvalidTaskError when any arguments or the options cannot be accepted.
+   */
+  enqueueMany(argsList: readonly TaskArgs<C[K]>[]): Promise<TaskResult<TaskReturn<C[K]>>[]> {
+    return this.enqueuer.enqueueMany(this.taskClass, this.method, argsList, this.overrides);
+  }
+
+  /**
+   * The current result of a run of this task, typed by its return type, read
+   * from the task's backend.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   */
+  getResult(id: string): Promise<TaskResult<TaskReturn<C[K]>>> {
+    return this.enqueuer.resultOf(this.taskClass, this.method, id, this.overrides);
+  }
+}

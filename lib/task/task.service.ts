@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
+import {
+  DEFAULT_BACKEND_ALIAS,
+  InvalidTaskError,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  TaskResult,
+  TaskResultStatus,
+  assertJsonSafe,
+  backendNotConfigured,
+  deferNotSupported,
+  invalidPriority,
+  invalidRunAfter,
+  isExecutingBackend,
+  notATask,
+  queueNotConfigured,
+  type TaskBackend,
+  type TaskOverrides,
+  type TaskRecord,
+} from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import type { TaskDefinition } from './task-definition';
+import { TaskEvents } from './task-events';
+import { TaskHandle, type TaskEnqueuer } from './task-handle';
+import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
+import { TaskRegistry } from './task.registry';
+
+/**
+ * Enqueues tasks and reads their results. Arguments are checked by the
+ * compiler against the task method's parameters (minus a leading
+ * `TaskContext`), and the result is typed by its awaited return type.
+ *
+ * @example
+ * ```ts
+ * const result = await this.tasks.enqueue(MailTasks, 'sendWelcome', [userId]);
+ * const urgent = this.tasks.task(MailTasks, 'sendWelcome').using({ priority: 50 });
+ * await urgent.enqueue(userId);
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class TaskService implements TaskEnqueuer {
+  constructor(
+    private readonly registry: TaskRegistry,
+    private readonly backends: BackendRegistry,
+    private readonly events: TaskEvents,
+  ) {}
+
+  /**
+   * A handle on one task method, for `using(overrides)` and repeated enqueues.
+   *
+   * @param taskClass the provider class that declares the task.
+   * @param method the `@Task` method's name.
+   */
+  task<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+  ): TaskHandle<C, K> {
+    return new TaskHandle(this, taskClass, method);
+  }
+
+  /**
+   * Enqueues one run of a task.
+   *
+   * @param taskClass the provider class that declares the task.
+   * @param method the `@Task` method's name.
+   * @param args the method's arguments (without the TaskContext).
+   * @param overrides priority, queue, backend and runAfter for this call.
+   * @throws InvalidTaskError naming the task when the method is no task, an option is invalid
+   *   or an argument would not survive a JSON round trip.
+   */
+  async enqueue<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    args: TaskArgs<C[K]>,
+    overrides: TaskOverrides = {},
+  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+    const [result] = await this.enqueueMany(taskClass, method, [args], overrides);
+    return result;
+  }
+
+  /**
+   * Enqueues one run per argument list in one backend call: all or none.
+   *
+   * @throws InvalidTaskError as `enqueue` does, before anything is stored.
+   */
+  async enqueueMany<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    argsList: readonly TaskArgs<C[K]>[],
+    overrides: TaskOverrides = {},
+  ): Promise<TaskResult<TaskReturn<C[K]>>[]> {
+    const definition = this.definitionOf(taskClass, method);
+    const backend = this.backendFor(definition, overrides);
+    const now = new Date();
+    const records = argsList.map((args) =>
+      this.buildRecord(definition, backend, args as readonly unknown[], overrides, now),
+    );
+    const stored = await backend.enqueueMany(records);
+    const results = stored.map(
+      (record) => new TaskResult<TaskReturn<C[K]>>(record, this.backends.sourceFor(backend.alias)),
+    );
+    // An immediate backend already announced the enqueue before running the task.
+    if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
+      for (const result of results) this.events.emit('enqueued', result);
+    }
+    return results;
+  }
+
+  /**
+   * The current state of a task.
+   *
+   * @param id the id of an enqueued task.
+   * @param backend the alias it was enqueued on; default `'default'`.
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async getResult<T = unknown>(
+    id: string,
+    backend: string = DEFAULT_BACKEND_ALIAS,
+  ): Promise<TaskResult<T>> {
+    const record = await this.backends.get(backend).getResult(id);
+    return new TaskResult<T>(record, this.backends.sourceFor(backend));
+  }
+
+  /** @internal Reads a result from the backend a task (with these overrides) uses. */
+  async resultOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides: TaskOverrides = {},
+  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+    const definition = this.definitionOf(taskClass, method);
+    return this.getResult(id, overrides.backend ?? definition.options.backend);
+  }
+
+  private definitionOf(taskClass: TaskClass, method: string): TaskDefinition {
+    const definition = this.registry.findByMethod(taskClass, method);
+    if (!definition) throw new InvalidTaskError(notATask(`${taskClass.name}.${method}`));
+    return definition;
+  }
+
+  private backendFor(definition: TaskDefinition, overrides: TaskOverrides): TaskBackend {
+    const alias = overrides.backend ?? definition.options.backend;
+    const backend = this.backends.find(alias);
+    if (!backend) {
+      throw new InvalidTaskError(
+        backendNotConfigured(definition.name, alias, this.backends.aliases),
+      );
+    }
+    return backend;
+  }
+
+  private buildRecord(
+    definition: TaskDefinition,
+    backend: TaskBackend,
+    args: readonly unknown[],
+    overrides: TaskOverrides,
+    now: Date,
+  ): TaskRecord {
+    const name = definition.name;
+    const priority = overrides.priority ?? definition.options.priority;
+    if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
+      throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
+    }
+    const queue = overrides.queue ?? definition.options.queue;
+    if (!backend.queues.includes(queue)) {
+      throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
+    }
+    const runAfter = overrides.runAfter ?? null;
+    if (runAfter !== null) {
+      if (!(runAfter instanceof Date) || Number.isNaN(runAfter.getTime())) {
+        throw new InvalidTaskError(invalidRunAfter(name, runAfter));
+      }
+      if (!backend.features.defer) {
+        throw new InvalidTaskError(deferNotSupported(name, backend.alias));
+      }
+    }
+    assertJsonSafe(args, name, 'args');
+    return {
+      id: randomUUID(),
+      task: { name, queue, priority, runAfter, backend: backend.alias },
+      status: TaskResultStatus.READY,
+      enqueuedAt: now,
+      startedAt: null,
+      finishedAt: null,
+      lastAttemptedAt: null,
+      args: [...args],
+      errors: [],
+      workerIds: [],
+    };
+  }
+}

@@ -1,0 +1,11 @@
+import type { BackendConfig } from './core';
+
+/**
+ * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).
+ *
+ * @publicApi
+ */
+export interface ThreadmillModuleOptions {
+  /** One entry per backend alias; tasks use `'default'` unless they name another. */
+  backends: Record<string, BackendConfig>;
+}

@@ -1,0 +1,120 @@
+import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+
+import { DEFAULT_BACKEND_ALIAS, TaskResult, isExecutingBackend } from './core';
+import { BackendRegistry } from './backends/backend.registry';
+import { getBackendToken } from './backends/get-backend-token.util';
+import { TaskEvents } from './task/task-events';
+import { TaskMetadataAccessor } from './task/task-metadata.accessor';
+import { TaskExplorer } from './task/task.explorer';
+import { TaskRegistry } from './task/task.registry';
+import { TaskService } from './task/task.service';
+import {
+  ASYNC_OPTIONS_TYPE,
+  ConfigurableModuleClass,
+  OPTIONS_TYPE,
+} from './threadmill.module-definition';
+import { backendRegistryProvider, createBackendAliasProviders } from './threadmill.providers';
+import { TaskRunner } from './worker/task-runner';
+
+/**
+ * `forRootAsync` options: Nest's `imports` / `inject` / `useFactory` (or
+ * `useClass` / `useExisting`), `isGlobal`, and `backendAliases`: the aliases to
+ * make injectable with `@InjectBackend(alias)` (default `['default']`), since
+ * they are only known once the factory ran.
+ *
+ * @publicApi
+ */
+export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
+  backendAliases?: string[];
+};
+
+/**
+ * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
+ * `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * per alias, and closes every backend on application shutdown.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [
+ *     ThreadmillModule.forRoot({
+ *       isGlobal: true,
+ *       backends: { default: { backend: RedisBackend, url: 'redis://localhost:6379', queues: ['default', 'emails'] } },
+ *     }),
+ *   ],
+ *   providers: [MailTasks],
+ * })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    backendRegistryProvider,
+    TaskMetadataAccessor,
+    TaskRegistry,
+    TaskExplorer,
+    TaskEvents,
+    TaskService,
+    TaskRunner,
+  ],
+  exports: [BackendRegistry, TaskRegistry, TaskEvents, TaskService, TaskRunner],
+})
+export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {
+  constructor(
+    private readonly backends: BackendRegistry,
+    private readonly runner: TaskRunner,
+    private readonly events: TaskEvents,
+  ) {
+    super();
+  }
+
+  /**
+   * Configures the backends from a static object.
+   *
+   * @param options `backends` by alias, and `isGlobal`.
+   * @throws InvalidBackendConfigError at bootstrap, naming the alias and the option.
+   */
+  static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return ThreadmillModule.withBackendTokens(
+      super.forRoot(options),
+      Object.keys(options.backends ?? {}),
+    );
+  }
+
+  /**
+   * Configures the backends from a factory (e.g. with `ConfigService`).
+   *
+   * @param options Nest's async options, `isGlobal` and `backendAliases` (default `['default']`).
+   * @throws InvalidBackendConfigError at bootstrap, naming the alias and the option.
+   */
+  static forRootAsync(options: ThreadmillModuleAsyncOptions): DynamicModule {
+    const { backendAliases = [DEFAULT_BACKEND_ALIAS], ...asyncOptions } = options;
+    return ThreadmillModule.withBackendTokens(super.forRootAsync(asyncOptions), backendAliases);
+  }
+
+  private static withBackendTokens(
+    definition: DynamicModule,
+    aliases: readonly string[],
+  ): DynamicModule {
+    return {
+      ...definition,
+      providers: [...(definition.providers ?? []), ...createBackendAliasProviders(aliases)],
+      exports: [...(definition.exports ?? []), ...aliases.map((alias) => getBackendToken(alias))],
+    };
+  }
+
+  /** Gives immediate backends what runs a task at enqueue, before anyone can enqueue. */
+  onModuleInit(): void {
+    for (const backend of this.backends.all()) {
+      if (!isExecutingBackend(backend)) continue;
+      const source = this.backends.sourceFor(backend.alias);
+      backend.setExecutor((record) => {
+        this.events.emit('enqueued', new TaskResult(record, source));
+        return this.runner.run(record);
+      });
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import type { FactoryProvider } from '@nestjs/common';
+
+import {
+  InvalidBackendConfigError,
+  backendAliasNotProvided,
+  invalidBackendOption,
+  invalidName,
+  isValidName,
+  noBackendsConfigured,
+  type BackendConfig,
+  type TaskBackend,
+} from './core';
+import { BackendRegistry } from './backends/backend.registry';
+import { getBackendToken } from './backends/get-backend-token.util';
+import { THREADMILL_MODULE_OPTIONS } from './threadmill.module-definition';
+import type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
+
+/**
+ * Validates what every backend config shares and constructs each backend (which
+ * validates its own options). If one alias fails, the ones already built are
+ * closed, so a failed bootstrap leaves no connection open.
+ *
+ * @throws InvalidBackendConfigError naming the alias and the option at fault.
+ */
+export async function createBackendRegistry(
+  options: ThreadmillModuleOptions,
+): Promise<BackendRegistry> {
+  const backends = options?.backends;
+  if (typeof backends !== 'object' || backends === null || Object.keys(backends).length === 0) {
+    throw new InvalidBackendConfigError(noBackendsConfigured());
+  }
+  const built: TaskBackend[] = [];
+  try {
+    for (const [alias, config] of Object.entries(backends)) {
+      validateBackendConfig(alias, config);
+      built.push(new config.backend(alias, config));
+    }
+  } catch (error) {
+    await new BackendRegistry(built).closeAll();
+    throw error;
+  }
+  return new BackendRegistry(built);
+}
+
+function validateBackendConfig(alias: string, config: BackendConfig | undefined): void {
+  const fail = (option: string, problem: string): never => {
+    throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
+  };
+  if (!isValidName(alias)) throw new InvalidBackendConfigError(invalidName('backend alias', alias));
+  if (typeof config !== 'object' || config === null) {
+    return fail('backend', 'is missing: the alias has no config object');
+  }
+  if (typeof config.backend !== 'function') {
+    fail('backend', 'is missing: pass a backend class such as RedisBackend or MemoryBackend');
+  }
+  if (config.queues !== undefined) {
+    if (!Array.isArray(config.queues) || config.queues.length === 0) {
+      fail('queues', 'must be a non-empty array of queue names');
+    }
+    for (const queue of config.queues) {
+      if (!isValidName(queue)) fail('queues', `is invalid: ${invalidName('queue', String(queue))}`);
+    }
+    if (new Set(config.queues).size !== config.queues.length) fail('queues', 'lists a queue twice');
+  }
+}
+
+/** @internal The registry of every configured backend, built from the module options. */
+export const backendRegistryProvider: FactoryProvider<Promise<BackendRegistry>> = {
+  provide: BackendRegistry,
+  useFactory: createBackendRegistry,
+  inject: [THREADMILL_MODULE_OPTIONS],
+};
+
+/**
+ * One injectable token per alias (`@InjectBackend(alias)`), resolved through the
+ * registry so `forRoot` and `forRootAsync` share one set of backend instances.
+ *
+ * @internal
+ */
+export function createBackendAliasProviders(aliases: readonly string[]): FactoryProvider[] {
+  return aliases.map((alias) => ({
+    provide: getBackendToken(alias),
+    useFactory: (registry: BackendRegistry): TaskBackend => {
+      const backend = registry.find(alias);
+      if (!backend) throw new InvalidBackendConfigError(backendAliasNotProvided(alias));
+      return backend;
+    },
+    inject: [BackendRegistry],
+  }));
+}

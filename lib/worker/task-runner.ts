@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+
+import {
+  TaskContext,
+  TaskResult,
+  TaskResultStatus,
+  UnknownTaskError,
+  assertJsonSafe,
+  errorToRecord,
+  normalizeJson,
+  unknownTask,
+  type TaskRecord,
+} from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import { TaskEvents } from '../task/task-events';
+import { TaskRegistry } from '../task/task.registry';
+
+/**
+ * Runs one acquired task in this process: resolves it by name, calls it on its
+ * provider (dependency injection intact, a `TaskContext` first when the task
+ * takes one) and returns the finished record. It never throws for a failing
+ * task and never acknowledges: the caller stores the record.
+ *
+ * @example
+ * ```ts
+ * const [record] = await backend.acquire(['default'], { workerId, timeoutMs: 1000 });
+ * const finished = await runner.run(record);
+ * await backend.acknowledge([finished]);
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class TaskRunner {
+  constructor(
+    private readonly registry: TaskRegistry,
+    private readonly backends: BackendRegistry,
+    private readonly events: TaskEvents,
+  ) {}
+
+  /**
+   * @param record a RUNNING record as `acquire` returned it.
+   * @returns the record SUCCESSFUL with the JSON-normalized return value, or FAILED with
+   *   the thrown value appended to `errors`; `finishedAt` set either way.
+   */
+  async run(record: TaskRecord): Promise<TaskRecord> {
+    const source = this.backends.sourceFor(record.task.backend);
+    const definition = this.registry.find(record.task.name);
+    if (!definition) {
+      // Never fall back to another task: running the wrong code is worse than not running.
+      const failed = this.failed(record, new UnknownTaskError(unknownTask(record.task.name)));
+      this.events.emit('finished', new TaskResult(failed, source));
+      return failed;
+    }
+    this.events.emit('started', new TaskResult(record, source));
+    let finished: TaskRecord;
+    try {
+      const context = definition.options.takesContext
+        ? new TaskContext(new TaskResult(record, source))
+        : null;
+      const returned: unknown = await definition.invoke(record.args, context);
+      finished = this.successful(record, returned);
+    } catch (thrown) {
+      finished = this.failed(record, thrown);
+    }
+    this.events.emit('finished', new TaskResult(finished, source));
+    return finished;
+  }
+
+  private successful(record: TaskRecord, returned: unknown): TaskRecord {
+    if (returned !== undefined) {
+      try {
+        assertJsonSafe(returned, record.task.name, 'return value');
+      } catch (error) {
+        return this.failed(record, error);
+      }
+    }
+    return {
+      ...record,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+      returnValue: normalizeJson(returned),
+    };
+  }
+
+  private failed(record: TaskRecord, thrown: unknown): TaskRecord {
+    // A FAILED record carries no return value (TaskRecord promises it only when SUCCESSFUL).
+    const rest: TaskRecord & { returnValue?: unknown } = { ...record };
+    delete rest.returnValue;
+    return {
+      ...rest,
+      status: TaskResultStatus.FAILED,
+      finishedAt: new Date(),
+      errors: [...record.errors, errorToRecord(thrown)],
+    };
+  }
+}

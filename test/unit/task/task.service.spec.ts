@@ -1,0 +1,194 @@
+import { Test, type TestingModule } from '@nestjs/testing';
+
+import {
+  BackendRegistry,
+  InvalidTaskError,
+  MemoryBackend,
+  TaskEvents,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  TaskService,
+  ThreadmillModule,
+  UnknownBackendError,
+  type TaskResult,
+} from '../../../lib';
+import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
+
+describe('TaskService', () => {
+  let moduleRef: TestingModule;
+  let tasks: TaskService;
+
+  beforeEach(async () => {
+    moduleRef = await Test.createTestingModule({
+      imports: [
+        ThreadmillModule.forRoot({
+          backends: {
+            default: { backend: MemoryBackend, queues: ['default', 'loud'] },
+            nodefer: { backend: MemoryBackend, options: { immediate: true } },
+          },
+        }),
+      ],
+      providers: [Greeter, GreetingTasks],
+    }).compile();
+    await moduleRef.init();
+    tasks = moduleRef.get(TaskService);
+  });
+
+  afterEach(async () => {
+    await moduleRef.close();
+  });
+
+  describe('enqueue', () => {
+    it('stores a READY task with the resolved options and returns its result', async () => {
+      const result = await tasks.enqueue(GreetingTasks, 'shout', ['Ada', 2]);
+      expect(result.status).toBe(TaskResultStatus.READY);
+      expect(result.task).toEqual({
+        name: 'greetings.shout',
+        queue: 'loud',
+        priority: 10,
+        runAfter: null,
+        backend: 'default',
+      });
+      expect(result.args).toEqual(['Ada', 2]);
+      expect(result.attempts).toBe(0);
+      const stored = await tasks.getResult(result.id);
+      expect(stored.toRecord()).toEqual(result.toRecord());
+    });
+
+    it('applies per-call overrides', async () => {
+      const runAfter = new Date(Date.now() + 60_000);
+      const result = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
+        priority: -3,
+        queue: 'loud',
+        runAfter,
+      });
+      expect(result.task).toMatchObject({ priority: -3, queue: 'loud', runAfter });
+    });
+
+    it('goes through a handle with using(), which leaves the original handle alone', async () => {
+      const handle = tasks.task(GreetingTasks, 'greet');
+      const urgent = handle.using({ priority: 50 }).using({ queue: 'loud' });
+      const result = await urgent.enqueue('Ada');
+      expect(result.task).toMatchObject({ priority: 50, queue: 'loud' });
+      expect((await handle.enqueue('Bob')).task).toMatchObject({ priority: 0, queue: 'default' });
+      const again = await urgent.getResult(result.id);
+      expect(again.id).toBe(result.id);
+    });
+
+    it('announces each enqueued task', async () => {
+      const seen: TaskResult[] = [];
+      moduleRef.get(TaskEvents).on('enqueued', (result) => {
+        seen.push(result);
+      });
+      const result = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
+      expect(seen.map((r) => r.id)).toEqual([result.id]);
+    });
+  });
+
+  describe('enqueueMany', () => {
+    it('stores every argument list in order', async () => {
+      const results = await tasks.enqueueMany(GreetingTasks, 'greet', [['a'], ['b'], ['c']]);
+      expect(results.map((r) => r.args)).toEqual([['a'], ['b'], ['c']]);
+      expect(new Set(results.map((r) => r.id)).size).toBe(3);
+    });
+
+    it('stores none when one argument list is invalid', async () => {
+      const backend = moduleRef.get(BackendRegistry).get('default');
+      const bad: [string][] = [['a'], [undefined as unknown as string]];
+      await expect(tasks.enqueueMany(GreetingTasks, 'greet', bad)).rejects.toThrow(
+        InvalidTaskError,
+      );
+      await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+    });
+  });
+
+  describe('validation', () => {
+    const refuses = async (promise: Promise<unknown>, message: string): Promise<void> => {
+      await expect(promise).rejects.toThrow(InvalidTaskError);
+      await expect(promise).rejects.toThrow(message);
+    };
+
+    it.each([
+      [101, 'priority 101 is invalid'],
+      [-101, 'priority -101 is invalid'],
+      [1.5, 'priority 1.5 is invalid'],
+      [Number.NaN, 'priority NaN is invalid'],
+      [Number.POSITIVE_INFINITY, 'priority Infinity is invalid'],
+    ])('refuses priority %p, naming the task', async (priority, message) => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { priority }),
+        `Task "GreetingTasks.greet": ${message}; use a whole number from -100 to 100.`,
+      );
+    });
+
+    it('refuses a queue the backend does not serve', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { queue: 'emails' }),
+        'Task "GreetingTasks.greet": queue "emails" is not configured for backend "default" ' +
+          '(configured: "default", "loud").',
+      );
+    });
+
+    it('refuses a backend alias that is not configured', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { backend: 'elsewhere' }),
+        'Task "GreetingTasks.greet": backend "elsewhere" is not configured (configured: "default", "nodefer").',
+      );
+    });
+
+    it('refuses runAfter on a backend that cannot defer', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
+          backend: 'nodefer',
+          runAfter: new Date(Date.now() + 1000),
+        }),
+        'Task "GreetingTasks.greet": backend "nodefer" does not support runAfter.',
+      );
+    });
+
+    it('refuses a runAfter that is not a valid Date', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { runAfter: new Date('not a date') }),
+        'Task "GreetingTasks.greet": runAfter Invalid Date is not a valid Date.',
+      );
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
+          runAfter: '2030-01-01' as unknown as Date,
+        }),
+        'Task "GreetingTasks.greet": runAfter 2030-01-01 is not a valid Date.',
+      );
+    });
+
+    it.each([
+      ['a Date', [new Date(0)], 'args[0] is a Date'],
+      ['undefined', [undefined], 'args[0] is undefined'],
+      ['a function', [() => 'x'], 'args[0] is a function'],
+      ['a class instance', [new Map()], 'args[0] is an instance of Map'],
+    ])('refuses %s as an argument', async (_label, args, message) => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', args as unknown as [string]),
+        `Task "GreetingTasks.greet": ${message}`,
+      );
+    });
+
+    it('refuses a method that is not a @Task', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'helper', []),
+        'GreetingTasks.helper is not a registered @Task method.',
+      );
+    });
+  });
+
+  describe('getResult', () => {
+    it('throws TaskResultDoesNotExist for an unknown id', async () => {
+      await expect(tasks.getResult('nope')).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(tasks.getResult('nope')).rejects.toThrow(
+        'No task result with id "nope" exists on backend "default"',
+      );
+    });
+
+    it('throws UnknownBackendError for an alias that is not configured', async () => {
+      await expect(tasks.getResult('x', 'elsewhere')).rejects.toThrow(UnknownBackendError);
+    });
+  });
+});
