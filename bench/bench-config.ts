@@ -1,0 +1,73 @@
+/** Sizes of one benchmark run; `--quick` trades precision for a run under a minute. */
+export interface BenchConfig {
+  mode: 'full' | 'quick';
+  /** Tasks per drain measurement. */
+  drainTasks: number;
+  drainSlots: readonly number[];
+  /** Repetitions of the cheap figures; the table shows medians. */
+  reps: number;
+  enqueueTasks: number;
+  /** Sequential enqueue is slow; it gets fewer tasks. */
+  sequentialTasks: number;
+  enqueueInFlight: number;
+  bulkBatch: number;
+  latencyRate: number;
+  latencyCount: number;
+  latencySlots: number;
+  memoryTasks: number;
+  payloadBytes: number;
+  backlogs: readonly number[];
+  backlogSlice: number;
+  backlogSlots: number;
+  /** Slots of the pool runs (`--threads`) and process counts (`--processes`). */
+  poolThreads: readonly number[];
+  poolProcesses: readonly number[];
+  poolTasks: number;
+  warmupTasks: number;
+}
+
+export const FULL: BenchConfig = {
+  mode: 'full',
+  drainTasks: 20_000,
+  drainSlots: [1, 10, 100],
+  reps: 3,
+  enqueueTasks: 20_000,
+  sequentialTasks: 10_000,
+  enqueueInFlight: 100,
+  bulkBatch: 1000,
+  latencyRate: 200,
+  latencyCount: 2000,
+  latencySlots: 1,
+  memoryTasks: 100_000,
+  payloadBytes: 100,
+  backlogs: [10_000, 100_000, 1_000_000],
+  backlogSlice: 10_000,
+  backlogSlots: 100,
+  poolThreads: [1, 10, 100],
+  poolProcesses: [1, 2],
+  poolTasks: 20_000,
+  warmupTasks: 2000,
+};
+
+export const QUICK: BenchConfig = {
+  mode: 'quick',
+  drainTasks: 5000,
+  drainSlots: [1, 10, 100],
+  reps: 1,
+  enqueueTasks: 5000,
+  sequentialTasks: 2000,
+  enqueueInFlight: 100,
+  bulkBatch: 1000,
+  latencyRate: 200,
+  latencyCount: 400,
+  latencySlots: 1,
+  memoryTasks: 10_000,
+  payloadBytes: 100,
+  backlogs: [10_000, 100_000],
+  backlogSlice: 5000,
+  backlogSlots: 100,
+  poolThreads: [100],
+  poolProcesses: [1],
+  poolTasks: 5000,
+  warmupTasks: 500,
+};

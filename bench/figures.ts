@@ -1,0 +1,215 @@
+import type { BenchConfig } from './bench-config';
+import { median, type WindowCost } from './metrics';
+import { ratioOf, type FigureRow, type Target } from './report';
+import type { DrainSample } from './scenarios';
+import type { RunnerResults } from './suite';
+
+export const THREADMILL = 'Threadmill';
+export const BULLMQ = 'BullMQ';
+
+/** Tasks/s of a pool run (`--exit-empty`), keyed `p<processes>t<threads>`. */
+export type PoolResults = Record<string, Record<string, number[]>>;
+
+/** The peer figures of issue 7 (Bee-Queue 2.0, same kind of machine; not re-run here). */
+const BEE_QUEUE = { bulkEnqueuePerSecond: 95_000, pickupP99Ms: 1.5, memoryPerTaskBytes: 280 };
+
+const atLeastRatio = (min: number): Target => ({
+  text: `≥ ${min}× BullMQ`,
+  check: (row) => {
+    const ratio = ratioOf(row);
+    return ratio === null ? null : ratio >= min;
+  },
+});
+
+const atMostRatio = (max: number, text: string): Target => ({
+  text,
+  check: (row) => {
+    const ratio = ratioOf(row);
+    return ratio === null ? null : ratio <= max;
+  },
+});
+
+const atMost = (limit: number, text: string): Target => ({
+  text,
+  check: (row) => (row.threadmill === null ? null : row.threadmill <= limit),
+});
+
+type Metric = (tasks: number, cost: WindowCost) => number;
+const perSecond: Metric = (tasks, cost) => tasks / cost.seconds;
+const roundTrips: Metric = (tasks, cost) => cost.roundTrips / tasks;
+const commands: Metric = (tasks, cost) => cost.redisCommands / tasks;
+const clientCpu: Metric = (tasks, cost) => cost.clientCpuMicros / tasks;
+const redisCpu: Metric = (tasks, cost) => cost.redisCpuMicros / tasks;
+
+function medianOf(samples: readonly DrainSample[] | undefined, metric: Metric): number | null {
+  if (!samples?.length) return null;
+  return median(samples.map((s) => metric(s.tasks, s.cost)));
+}
+
+/**
+ * Turns the raw results into the rows of the one table: medians, the ratio
+ * per figure and the targets of issue 7 where a figure has one.
+ */
+export function buildFigures(
+  config: BenchConfig,
+  results: Record<string, RunnerResults>,
+  pool: PoolResults,
+): FigureRow[] {
+  const tm = results[THREADMILL];
+  const bq = results[BULLMQ];
+  const rows: FigureRow[] = [];
+  const both = (pick: (r: RunnerResults) => number | null) => ({
+    threadmill: tm ? pick(tm) : null,
+    bullmq: bq ? pick(bq) : null,
+  });
+
+  for (const slots of config.drainSlots) {
+    rows.push({
+      key: `drain.inProcess.${slots}`,
+      label: `drain ${config.drainTasks / 1000}k, ${slots} slot${slots > 1 ? 's' : ''}, in-process`,
+      unit: 'tasks/s',
+      better: 'higher',
+      ...both((r) => medianOf(r.drain[slots], perSecond)),
+      target: slots === 100 ? atLeastRatio(3) : slots === 1 ? atLeastRatio(1.5) : undefined,
+    });
+  }
+  for (const [key, byRunner] of Object.entries(pool)) {
+    const threadmill = byRunner[THREADMILL]?.length ? median(byRunner[THREADMILL]) : null;
+    const bullmq = byRunner[BULLMQ]?.length ? median(byRunner[BULLMQ]) : null;
+    const [, processes, threads] = /^p(\d+)t(\d+)$/.exec(key) ?? [];
+    rows.push({
+      key: `drain.pool.${key}`,
+      label: `drain ${config.poolTasks / 1000}k, pool --processes ${processes} --threads ${threads}`,
+      unit: 'tasks/s',
+      better: 'higher',
+      threadmill,
+      bullmq,
+      target: processes === '1' && threads === '100' ? atLeastRatio(3) : undefined,
+    });
+  }
+
+  const enqueueLabels = {
+    sequential: 'enqueue, sequential',
+    concurrent: `enqueue, ${config.enqueueInFlight} in flight`,
+    bulk: `enqueue, bulk of ${config.bulkBatch}`,
+  } as const;
+  for (const mode of ['sequential', 'concurrent', 'bulk'] as const) {
+    rows.push({
+      key: `enqueue.${mode}`,
+      label: enqueueLabels[mode],
+      unit: 'tasks/s',
+      better: 'higher',
+      ...both((r) => {
+        const entry = r.enqueue[mode];
+        return entry ? median(entry.costs.map((cost) => perSecond(entry.tasks, cost))) : null;
+      }),
+      target:
+        mode === 'bulk'
+          ? {
+              text: `≥ 3× BullMQ and > Bee-Queue (${BEE_QUEUE.bulkEnqueuePerSecond / 1000}k/s in the issue)`,
+              check: (row) => {
+                const ratio = ratioOf(row);
+                if (ratio === null || row.threadmill === null) return null;
+                return ratio >= 3 && row.threadmill > BEE_QUEUE.bulkEnqueuePerSecond;
+              },
+            }
+          : undefined,
+    });
+  }
+
+  for (const p of ['p50', 'p95', 'p99'] as const) {
+    rows.push({
+      key: `latency.${p}`,
+      label: `pickup latency ${p} at ${config.latencyRate}/s`,
+      unit: 'ms',
+      better: 'lower',
+      ...both((r) => (r.latency ? r.latency[`${p}Ms`] : null)),
+      target:
+        p === 'p99'
+          ? atMost(BEE_QUEUE.pickupP99Ms, `≤ Bee-Queue (${BEE_QUEUE.pickupP99Ms} ms in the issue)`)
+          : undefined,
+    });
+  }
+
+  const costSlots = Math.max(...config.drainSlots);
+  const minSlots = Math.min(...config.drainSlots);
+  rows.push(
+    {
+      key: `roundTrips.${costSlots}`,
+      label: `round trips per task, ${costSlots} slots`,
+      unit: 'count',
+      better: 'lower',
+      ...both((r) => medianOf(r.drain[costSlots], roundTrips)),
+      target: atMost(0.2, '≤ 0.2'),
+    },
+    {
+      key: `roundTrips.${minSlots}`,
+      label: `round trips per task, ${minSlots} slot`,
+      unit: 'count',
+      better: 'lower',
+      ...both((r) => medianOf(r.drain[minSlots], roundTrips)),
+    },
+    {
+      key: `commands.${costSlots}`,
+      label: `Redis commands per task (Lua included), ${costSlots} slots`,
+      unit: 'count',
+      better: 'lower',
+      ...both((r) => medianOf(r.drain[costSlots], commands)),
+    },
+    {
+      key: `clientCpu.${costSlots}`,
+      label: `worker CPU per task, ${costSlots} slots`,
+      unit: 'µs',
+      better: 'lower',
+      ...both((r) => medianOf(r.drain[costSlots], clientCpu)),
+      target: atMostRatio(1 / 3, '≤ ⅓ of BullMQ'),
+    },
+    {
+      key: `redisCpu.${costSlots}`,
+      label: `Redis CPU per task, ${costSlots} slots`,
+      unit: 'µs',
+      better: 'lower',
+      ...both((r) => medianOf(r.drain[costSlots], redisCpu)),
+    },
+    {
+      key: 'memory.perWaitingTask',
+      label: `Redis memory per waiting task (${config.payloadBytes} B payload)`,
+      unit: 'B',
+      better: 'lower',
+      ...both((r) => r.memoryPerTaskBytes),
+      target: atMostRatio(
+        1,
+        `≤ BullMQ (Bee-Queue: ${BEE_QUEUE.memoryPerTaskBytes} B in the issue)`,
+      ),
+    },
+  );
+
+  for (const backlog of config.backlogs) {
+    rows.push({
+      key: `backlog.${backlog}`,
+      label: `drain with ${backlog >= 1e6 ? `${backlog / 1e6}M` : `${backlog / 1e3}k`} waiting, ${config.backlogSlots} slots`,
+      unit: 'tasks/s',
+      better: 'higher',
+      ...both((r) => medianOf(r.backlog[backlog], perSecond)),
+    });
+  }
+  const smallest = Math.min(...config.backlogs);
+  const largest = Math.max(...config.backlogs);
+  const flatness = (r: RunnerResults): number | null => {
+    const small = medianOf(r.backlog[smallest], perSecond);
+    const large = medianOf(r.backlog[largest], perSecond);
+    return small && large ? large / small : null;
+  };
+  rows.push({
+    key: 'backlog.flatness',
+    label: `backlog ${largest / 1e3}k vs ${smallest / 1e3}k, throughput kept`,
+    unit: 'ratio',
+    better: 'higher',
+    ...both(flatness),
+    target: {
+      text: largest >= 1e6 ? '1M vs 10k within 20% (≥ 0.8)' : 'within 20% (≥ 0.8; full run: 1M)',
+      check: (row) => (row.threadmill === null ? null : row.threadmill >= 0.8),
+    },
+  });
+  return rows;
+}

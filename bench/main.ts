@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+
+import { FULL, QUICK, type BenchConfig } from './bench-config';
+import { BULLMQ, buildFigures, THREADMILL, type PoolResults } from './figures';
+import { BullmqRunner } from './bullmq.runner';
+import { CostMeter, RoundTripCounter } from './metrics';
+import { copyLuaAssets, findProjectRoot } from './project-paths';
+import type { QueueRunner } from './queue-runner.interface';
+import { BenchRedisServer } from './redis-server';
+import { renderTable, toReported, writeJson } from './report';
+import { Scenarios } from './scenarios';
+import { Suite } from './suite';
+
+interface Args {
+  config: BenchConfig;
+  only: string | null;
+  pool: boolean;
+  out: string | null;
+}
+
+function parseArgs(argv: readonly string[], root: string): Args {
+  const quick = argv.includes('--quick');
+  const value = (flag: string): string | null => {
+    const inline = argv.find((arg) => arg.startsWith(`${flag}=`));
+    if (inline) return inline.slice(flag.length + 1);
+    const at = argv.indexOf(flag);
+    return at >= 0 && at + 1 < argv.length ? argv[at + 1] : null;
+  };
+  const known = new Set(['--quick', '--only', '--no-pool', '--out']);
+  const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
+  if (unknown.length) {
+    console.error(
+      `unknown option ${unknown.join(' ')}; use --quick, --only <name>, --no-pool, --out <file>`,
+    );
+    process.exit(2);
+  }
+  return {
+    config: quick ? QUICK : FULL,
+    only: value('--only')?.toLowerCase() ?? null,
+    pool: !argv.includes('--no-pool'),
+    out:
+      value('--out') ??
+      join(root, 'bench', 'results', quick ? 'latest-quick.tmp.json' : 'latest.json'),
+  };
+}
+
+function gitCommit(root: string): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function packageVersion(root: string, name: string): string {
+  const manifest = join(root, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/** Everything started by this run, stopped in reverse order, also on Ctrl-C. */
+class Cleanup {
+  private readonly steps: (() => Promise<void>)[] = [];
+  private running: Promise<void> | null = null;
+
+  add(step: () => Promise<void>): void {
+    this.steps.push(step);
+  }
+
+  run(): Promise<void> {
+    this.running ??= (async () => {
+      for (const step of this.steps.reverse()) {
+        try {
+          await step();
+        } catch (error) {
+          console.error('cleanup step failed (continuing):', error);
+        }
+      }
+    })();
+    return this.running;
+  }
+}
+
+async function main(): Promise<void> {
+  const root = findProjectRoot();
+  const args = parseArgs(process.argv.slice(2), root);
+  const { config } = args;
+  const cleanup = new Cleanup();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping what the benchmark started`);
+      void cleanup.run().finally(() => process.exit(130));
+    });
+  }
+  const log = (line: string): void =>
+    console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+  try {
+    const loadBefore = loadavg();
+    const server = await BenchRedisServer.start();
+    cleanup.add(() => server.stop());
+    log(
+      `redis-server ${await server.version()} on ${server.url} (private, emptied between scenarios)`,
+    );
+
+    const counter = new RoundTripCounter();
+    counter.install();
+    counter.ignore(server.admin);
+    cleanup.add(async () => counter.uninstall());
+
+    const runners: QueueRunner[] = [];
+    const wants = (name: string): boolean => args.only === null || args.only === name.toLowerCase();
+    if (wants(THREADMILL)) {
+      copyLuaAssets(root);
+      const { ThreadmillRunner } = await import('./threadmill.runner');
+      const runner = await ThreadmillRunner.create(server.url);
+      runners.push(runner);
+      cleanup.add(() => runner.close());
+    }
+    if (wants(BULLMQ)) {
+      const runner = new BullmqRunner(server.url);
+      runners.push(runner);
+      cleanup.add(() => runner.close());
+    }
+
+    const scenarios = new Scenarios(server, new CostMeter(server, counter));
+    const results = await new Suite(scenarios, config, log).run(runners);
+    const pool: PoolResults = {};
+    if (args.pool) {
+      const { PoolBench } = await import('./pool.runner');
+      Object.assign(pool, await new PoolBench(server, config, root, log, cleanup).run(args.only));
+    }
+
+    const rows = buildFigures(config, results, pool).map(toReported);
+    const meta = {
+      date: new Date().toISOString(),
+      mode: config.mode,
+      command: `npm run bench${config.mode === 'quick' ? ' -- --quick' : ''}`,
+      commit: gitCommit(root),
+      node: process.version,
+      redis: await server.version(),
+      bullmq: packageVersion(root, 'bullmq'),
+      cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+      loadAverageBefore: loadBefore.map((n) => Number(n.toFixed(2))),
+      loadAverageAfter: loadavg().map((n) => Number(n.toFixed(2))),
+      roundTripMethod:
+        'client side: ioredis sendCommand calls of the benchmarked clients, one per command sent alone, one per pipeline/MULTI',
+      commandMethod:
+        'server side: INFO commandstats calls delta (commands run inside Lua included)',
+    };
+    console.log(`\nThreadmill vs BullMQ — ${config.mode} run, ${meta.date}`);
+    console.log(
+      `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
+    );
+    console.log(renderTable(rows));
+    writeJson(args.out ?? '', { meta, config, figures: rows, raw: { results, pool } });
+    log(`results written to ${args.out}`);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

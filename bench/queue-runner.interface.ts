@@ -1,0 +1,52 @@
+/** Called as a consumer starts a task, with the number the producer put in it. */
+export type TaskStartListener = (seq: number) => void;
+
+/** A consumer running in this process until stopped. */
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * One queue library, driven the same way for every figure. Every method works
+ * on the one Redis the benchmark started; the benchmark empties it between
+ * scenarios, so each scenario starts from nothing.
+ */
+export interface QueueRunner {
+  readonly name: string;
+
+  /** Stores `n` no-op tasks, bulk and several batches in flight (untimed set-up). */
+  fill(n: number, payload?: string): Promise<void>;
+  /**
+   * Consumes `n` waiting tasks with `slots` concurrent slots in this process and
+   * resolves once all `n` are acknowledged. `prepare` connects whatever the
+   * consumer needs first, so the timed `run` measures consuming only.
+   */
+  prepareDrain(n: number, slots: number): Promise<{ run(): Promise<void>; close(): Promise<void> }>;
+
+  /** One enqueue awaited after the other. */
+  enqueueSequential(n: number): Promise<void>;
+  /** `inFlight` enqueues outstanding at any time. */
+  enqueueConcurrent(n: number, inFlight: number): Promise<void>;
+  /** The library's bulk call (enqueueMany / addBulk), `batch` tasks per call, one call at a time. */
+  enqueueBulk(n: number, batch: number): Promise<void>;
+
+  /** An idle consumer with `slots` slots that reports each task it starts. */
+  startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer>;
+  /** Enqueues one task carrying `seq`. */
+  enqueueOne(seq: number): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** Runs `count` async jobs with at most `limit` in flight. */
+export async function inParallel(
+  count: number,
+  limit: number,
+  job: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
+}

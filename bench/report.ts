@@ -1,0 +1,86 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Which way a figure improves. */
+export type Better = 'higher' | 'lower';
+
+/** How a target of issue 7 is judged from one row. */
+export interface Target {
+  /** As the issue words it. */
+  text: string;
+  /** true = met, false = missed, null = cannot be judged from this run. */
+  check(row: FigureRow): boolean | null;
+}
+
+export interface FigureRow {
+  key: string;
+  label: string;
+  unit: string;
+  better: Better;
+  threadmill: number | null;
+  bullmq: number | null;
+  target?: Target;
+}
+
+export interface ReportedRow extends Omit<FigureRow, 'target'> {
+  /** Threadmill / BullMQ. */
+  ratio: number | null;
+  target: string | null;
+  met: boolean | null;
+}
+
+export function ratioOf(row: Pick<FigureRow, 'threadmill' | 'bullmq'>): number | null {
+  if (row.threadmill === null || row.bullmq === null || row.bullmq === 0) return null;
+  return row.threadmill / row.bullmq;
+}
+
+export function toReported(row: FigureRow): ReportedRow {
+  const { target, ...rest } = row;
+  return {
+    ...rest,
+    ratio: ratioOf(row),
+    target: target?.text ?? null,
+    met: target?.check(row) ?? null,
+  };
+}
+
+/** 15400 -> "15.4k", 0.0123 -> "0.0123", 714 -> "714". */
+export function formatNumber(value: number | null): string {
+  if (value === null || Number.isNaN(value)) return '–';
+  const abs = Math.abs(value);
+  if (abs >= 1e6) return `${(value / 1e6).toFixed(2)}M`;
+  if (abs >= 1e4) return `${(value / 1e3).toFixed(1)}k`;
+  if (abs >= 100) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  if (abs >= 1) return value.toFixed(2);
+  return value.toPrecision(2);
+}
+
+function formatRatio(ratio: number | null): string {
+  return ratio === null ? '–' : `${ratio.toFixed(2)}×`;
+}
+
+function formatMet(met: boolean | null): string {
+  if (met === null) return '';
+  return met ? 'met' : '**missed**';
+}
+
+/** One Markdown table (it reads fine in a terminal and pastes into the README as is). */
+export function renderTable(rows: readonly ReportedRow[]): string {
+  const header = ['figure', 'Threadmill', 'BullMQ', 'Threadmill / BullMQ', 'target (issue 7)', ''];
+  const lines = rows.map((row) => [
+    `${row.label} (${row.unit}, ${row.better} is better)`,
+    formatNumber(row.threadmill),
+    formatNumber(row.bullmq),
+    formatRatio(row.ratio),
+    row.target ?? '',
+    formatMet(row.met),
+  ]);
+  const table = [header, header.map(() => '---'), ...lines];
+  return table.map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+export function writeJson(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,153 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { type CostMeter, percentile, type WindowCost } from './metrics';
+import type { QueueRunner } from './queue-runner.interface';
+import type { BenchRedisServer } from './redis-server';
+
+/** One measured drain: how long `tasks` took and what they cost. */
+export interface DrainSample {
+  tasks: number;
+  waitingBefore: number;
+  cost: WindowCost;
+}
+
+export type EnqueueMode = 'sequential' | 'concurrent' | 'bulk';
+
+export interface LatencySample {
+  sent: number;
+  seen: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * The scenarios of issue 7, each starting from an empty private Redis. They
+ * know nothing of either library: every call goes through a QueueRunner.
+ */
+export class Scenarios {
+  constructor(
+    private readonly server: BenchRedisServer,
+    private readonly meter: CostMeter,
+  ) {}
+
+  /** Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process. */
+  async drain(runner: QueueRunner, tasks: number, slots: number): Promise<DrainSample> {
+    await this.server.reset();
+    await runner.fill(tasks);
+    return this.measureDrain(runner, tasks, slots, tasks);
+  }
+
+  /**
+   * Drain `reps` slices of `slice` tasks while at least `backlog` more stay
+   * waiting: the queue holds backlog + reps * slice at the start, so every
+   * slice runs against a queue of at least `backlog`.
+   */
+  async backlog(
+    runner: QueueRunner,
+    backlog: number,
+    slice: number,
+    slots: number,
+    reps: number,
+  ): Promise<DrainSample[]> {
+    await this.server.reset();
+    await runner.fill(backlog + reps * slice);
+    const samples: DrainSample[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      samples.push(await this.measureDrain(runner, slice, slots, backlog + (reps - rep) * slice));
+    }
+    return samples;
+  }
+
+  async enqueue(
+    runner: QueueRunner,
+    mode: EnqueueMode,
+    tasks: number,
+    width: number,
+  ): Promise<WindowCost> {
+    await this.server.reset();
+    const { cost } = await this.meter.measure(() => {
+      switch (mode) {
+        case 'sequential':
+          return runner.enqueueSequential(tasks);
+        case 'concurrent':
+          return runner.enqueueConcurrent(tasks, width);
+        case 'bulk':
+          return runner.enqueueBulk(tasks, width);
+      }
+    });
+    return cost;
+  }
+
+  /**
+   * Pickup latency: an idle consumer (blocking on Redis) and a producer at a
+   * steady `ratePerSecond`; each latency is from just before the enqueue call
+   * to the moment the processor starts the task, on one clock (same process).
+   */
+  async latency(
+    runner: QueueRunner,
+    ratePerSecond: number,
+    count: number,
+    slots: number,
+  ): Promise<LatencySample> {
+    await this.server.reset();
+    const sentAt = new Float64Array(count);
+    const latencies: number[] = [];
+    let allSeen: () => void = () => undefined;
+    const seen = new Promise<void>((resolve) => (allSeen = resolve));
+    const consumer = await runner.startConsumer(slots, (seq) => {
+      latencies.push(performance.now() - sentAt[seq]);
+      if (latencies.length === count) allSeen();
+    });
+    try {
+      await sleep(300); // let the consumer settle into its idle wait
+      const interval = 1000 / ratePerSecond;
+      const start = performance.now();
+      for (let seq = 0; seq < count; seq++) {
+        const due = start + seq * interval;
+        const wait = due - performance.now();
+        if (wait > 1) await sleep(wait);
+        sentAt[seq] = performance.now();
+        void runner
+          .enqueueOne(seq)
+          .catch((error: unknown) => console.error('enqueue failed', error));
+      }
+      await Promise.race([seen, sleep(5000)]);
+    } finally {
+      await consumer.stop();
+    }
+    return {
+      sent: count,
+      seen: latencies.length,
+      p50Ms: percentile(latencies, 50),
+      p95Ms: percentile(latencies, 95),
+      p99Ms: percentile(latencies, 99),
+      maxMs: percentile(latencies, 100),
+    };
+  }
+
+  /** `used_memory` growth per waiting task, with a payload of `payloadBytes` characters. */
+  async memoryPerTask(runner: QueueRunner, tasks: number, payloadBytes: number): Promise<number> {
+    await this.server.reset();
+    const before = await this.server.usedMemory();
+    await runner.fill(tasks, 'x'.repeat(payloadBytes));
+    const after = await this.server.usedMemory();
+    return (after - before) / tasks;
+  }
+
+  private async measureDrain(
+    runner: QueueRunner,
+    tasks: number,
+    slots: number,
+    waitingBefore: number,
+  ): Promise<DrainSample> {
+    const drain = await runner.prepareDrain(tasks, slots);
+    try {
+      const { cost } = await this.meter.measure(() => drain.run());
+      return { tasks, waitingBefore, cost };
+    } finally {
+      await drain.close();
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import type { BenchConfig } from './bench-config';
+import type { WindowCost } from './metrics';
+import type { QueueRunner } from './queue-runner.interface';
+import type { DrainSample, EnqueueMode, LatencySample, Scenarios } from './scenarios';
+
+/** Everything measured for one library, raw (the table takes medians of these). */
+export interface RunnerResults {
+  drain: Record<number, DrainSample[]>;
+  enqueue: Partial<Record<EnqueueMode, { tasks: number; costs: WindowCost[] }>>;
+  latency: LatencySample | null;
+  memoryPerTaskBytes: number | null;
+  backlog: Record<number, DrainSample[]>;
+}
+
+function emptyResults(): RunnerResults {
+  return { drain: {}, enqueue: {}, latency: null, memoryPerTaskBytes: null, backlog: {} };
+}
+
+type Log = (line: string) => void;
+
+/**
+ * Runs every in-process figure for every runner in the same run, alternating
+ * which library goes first in each repetition so slow drift of the machine
+ * does not favour one of them.
+ */
+export class Suite {
+  constructor(
+    private readonly scenarios: Scenarios,
+    private readonly config: BenchConfig,
+    private readonly log: Log,
+  ) {}
+
+  async run(runners: readonly QueueRunner[]): Promise<Record<string, RunnerResults>> {
+    const results: Record<string, RunnerResults> = {};
+    for (const runner of runners) results[runner.name] = emptyResults();
+    const c = this.config;
+
+    for (const runner of runners) {
+      this.log(`warm-up ${runner.name}`);
+      await this.scenarios.drain(runner, c.warmupTasks, 10);
+    }
+
+    for (const slots of c.drainSlots) {
+      await this.repeat(runners, async (runner, rep) => {
+        const sample = await this.scenarios.drain(runner, c.drainTasks, slots);
+        (results[runner.name].drain[slots] ??= []).push(sample);
+        this.log(
+          `drain ${runner.name} slots=${slots} #${rep + 1}: ${rate(sample.tasks, sample.cost)}`,
+        );
+      });
+    }
+
+    const enqueueRuns: [EnqueueMode, number, number][] = [
+      ['sequential', c.sequentialTasks, 1],
+      ['concurrent', c.enqueueTasks, c.enqueueInFlight],
+      ['bulk', c.enqueueTasks, c.bulkBatch],
+    ];
+    for (const [mode, tasks, width] of enqueueRuns) {
+      await this.repeat(runners, async (runner, rep) => {
+        const cost = await this.scenarios.enqueue(runner, mode, tasks, width);
+        const entry = (results[runner.name].enqueue[mode] ??= { tasks, costs: [] });
+        entry.costs.push(cost);
+        this.log(`enqueue ${mode} ${runner.name} #${rep + 1}: ${rate(tasks, cost)}`);
+      });
+    }
+
+    for (const runner of runners) {
+      const sample = await this.scenarios.latency(
+        runner,
+        c.latencyRate,
+        c.latencyCount,
+        c.latencySlots,
+      );
+      results[runner.name].latency = sample;
+      this.log(
+        `latency ${runner.name}: p50 ${sample.p50Ms.toFixed(2)} / p95 ${sample.p95Ms.toFixed(2)} / p99 ${sample.p99Ms.toFixed(2)} ms (${sample.seen}/${sample.sent} seen)`,
+      );
+    }
+
+    for (const runner of runners) {
+      const bytes = await this.scenarios.memoryPerTask(runner, c.memoryTasks, c.payloadBytes);
+      results[runner.name].memoryPerTaskBytes = bytes;
+      this.log(`memory ${runner.name}: ${bytes.toFixed(0)} B per waiting task`);
+    }
+
+    for (const backlog of c.backlogs) {
+      for (const runner of runners) {
+        const samples = await this.scenarios.backlog(
+          runner,
+          backlog,
+          c.backlogSlice,
+          c.backlogSlots,
+          c.reps,
+        );
+        results[runner.name].backlog[backlog] = samples;
+        this.log(
+          `backlog ${backlog} ${runner.name}: ${samples.map((s) => rate(s.tasks, s.cost)).join(', ')}`,
+        );
+      }
+    }
+    return results;
+  }
+
+  private async repeat(
+    runners: readonly QueueRunner[],
+    body: (runner: QueueRunner, rep: number) => Promise<void>,
+  ): Promise<void> {
+    for (let rep = 0; rep < this.config.reps; rep++) {
+      const order = rep % 2 === 0 ? runners : [...runners].reverse();
+      for (const runner of order) await body(runner, rep);
+    }
+  }
+}
+
+function rate(tasks: number, cost: WindowCost): string {
+  return `${Math.round(tasks / cost.seconds)} tasks/s`;
+}
