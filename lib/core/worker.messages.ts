@@ -1,0 +1,132 @@
+/**
+ * User-facing text of the worker pool and the CLI commands, written once.
+ * Kept beside threadmill.messages.ts rather than in it so the pool's lines can
+ * change without touching the task layer's messages.
+ */
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
+const quoted = (names: readonly string[]): string => names.map((n) => `"${n}"`).join(', ');
+
+// ---- usage errors (exit code 2) ----
+
+export const invalidOptionValue = (flag: string, value: string, expected: string): string =>
+  `${flag} ${JSON.stringify(value)} is invalid: expected ${expected}.`;
+
+export const workerQueueNotConfigured = (
+  queue: string,
+  alias: string,
+  queues: readonly string[],
+): string =>
+  `--queues: queue "${queue}" is not configured for backend "${alias}" (configured: ${quoted(queues)}).`;
+
+export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
+  `--backend: no backend "${alias}" is configured (configured: ${quoted(aliases)}).`;
+
+export const enqueueUnknownTask = (name: string, names: readonly string[]): string =>
+  `No @Task named "${name}" is registered in this application (registered: ${quoted(names)}).`;
+
+export const usageLine = (message: string): string => `error: ${message}\n`;
+
+// ---- the pool's log lines ----
+
+export const poolStarted = (
+  pid: number,
+  alias: string,
+  queues: readonly string[],
+  processes: number,
+  threads: number,
+): string =>
+  `Worker pool ${pid} started on backend "${alias}", queues ${quoted(queues)}: ` +
+  `${processes} process(es) x ${threads} slot(s).`;
+
+export const childStarted = (pid: number): string => `Worker child ${pid} started.`;
+
+export const childReady = (pid: number): string => `Worker child ${pid} is ready.`;
+
+export const childExited = (pid: number, cause: string, reason: string): string =>
+  `Worker child ${pid} exited (${cause}): ${reason}.`;
+
+export const childBootFailed = (pid: number, cause: string, retryMs: number): string =>
+  `Worker child ${pid} died before it was ready (${cause}); starting another in ${retryMs} ms.`;
+
+export const childForkFailed = (error: unknown): string =>
+  `Could not start a worker child (${describe(error)}); trying again.`;
+
+export const ipcSendFailed = (pid: number, error: unknown): string =>
+  `Could not message worker child ${pid} (${describe(error)}); it is exiting.`;
+
+export const childKilledAfterGrace = (pid: number, graceMs: number): string =>
+  `Worker child ${pid} did not exit within ${graceMs} ms of an urgent stop; killing it.`;
+
+export const exitCause = (code: number | null, signal: NodeJS.Signals | null): string =>
+  signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`;
+
+export const workerCrashed = (id: string, taskName: string, pid: number, cause: string): string =>
+  `Task "${taskName}" (${id}) was running in worker process ${pid}, which died with ${cause}; ` +
+  `the task was failed at once instead of waiting for its lease to expire.`;
+
+export const crashRecovered = (pid: number, failed: number, released: number): string =>
+  `Recovered the tasks of worker child ${pid}: ${failed} failed, ${released} released.`;
+
+export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: unknown): string =>
+  `Could not recover ${ids.length} task(s) of worker child ${pid} (${describe(error)}); ` +
+  `the broker fails them when their lease expires.`;
+
+export const shutdownRequested = (cause: string, urgent: boolean): string =>
+  urgent
+    ? `Urgent stop (${cause}): releasing unfinished tasks back to their queues.`
+    : `Graceful stop (${cause}): finishing the tasks already acquired. Send the signal again to release them instead.`;
+
+export const poolStopped = (done: number, failed: number): string =>
+  `Worker pool stopped: ${done} task(s) done, ${failed} failed.`;
+
+export const poolDrained = (): string => `Queues drained (--exit-empty).`;
+
+export const poolSummary = (
+  done: number,
+  failed: number,
+  ratePerSecond: number,
+  children: number,
+): string =>
+  `${done} task(s) done, ${failed} failed, ${ratePerSecond.toFixed(1)}/s recently, ${children} child(ren) alive.`;
+
+export const brokerStepFailed = (step: string, error: unknown): string =>
+  `Broker step "${step}" failed: ${describe(error)}`;
+
+export const brokerPassFailed = (error: unknown): string =>
+  `Broker pass failed: ${describe(error)}`;
+
+// ---- a child's log lines ----
+
+export const taskStartedLine = (id: string, taskName: string, workerId: string): string =>
+  `start ${taskName} ${id} on ${workerId}`;
+
+export const taskFinishedLine = (
+  id: string,
+  taskName: string,
+  durationMs: number,
+  status: string,
+): string => `${status} ${taskName} ${id} in ${durationMs.toFixed(1)} ms`;
+
+export const acquireFailed = (alias: string, error: unknown): string =>
+  `Acquiring from backend "${alias}" failed (${describe(error)}); retrying.`;
+
+export const acknowledgeFailed = (
+  count: number,
+  attempt: number,
+  attempts: number,
+  error: unknown,
+): string =>
+  `Acknowledging ${count} task(s) failed (attempt ${attempt} of ${attempts}): ${describe(error)}` +
+  (attempt >= attempts ? '; leaving them to the lease reaper.' : '');
+
+export const staleAcknowledge = (id: string): string =>
+  `Task ${id} finished after its lease was reaped; its result was not stored (it is already FAILED).`;
+
+export const releaseFailed = (ids: readonly string[], error: unknown): string =>
+  `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
+
+export const notEnqueuable = (name: string): string =>
+  `Task "${name}" is declared on a provider without a class token, so it cannot be enqueued by name.`;

@@ -1,0 +1,306 @@
+import type { LoggerService } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { errorToRecord } from '../core/task-serializer';
+import {
+  acknowledgeFailed,
+  acquireFailed,
+  releaseFailed,
+  staleAcknowledge,
+  taskFinishedLine,
+  taskStartedLine,
+} from '../core/worker.messages';
+import type { ChildExitReason, ChildMessage } from './worker-ipc';
+import type { WorkerOptions } from './worker-options.interface';
+
+/** Runs one RUNNING record and returns it finished; `TaskRunner.run` in the app. */
+export type RunTask = (record: TaskRecord) => Promise<TaskRecord>;
+
+/** The child's side of the IPC channel; resolves once the message left the process. */
+export interface ParentChannel {
+  send(message: ChildMessage): Promise<void>;
+}
+
+export interface WorkerChildDeps {
+  readonly backend: TaskBackend;
+  readonly runTask: RunTask;
+  readonly channel: ParentChannel;
+  readonly logger: LoggerService;
+  /** Whether per-task lines are logged; decided once so a silent pool builds no strings. */
+  readonly logTasks: boolean;
+  /** `host:pid`, the prefix of every slot's worker id. */
+  readonly identity: string;
+  /** How long one idle acquire blocks before it is re-issued. */
+  readonly idleWaitMs: number;
+  /** Pause after a failed acquire or acknowledge before trying again. */
+  readonly retryDelayMs: number;
+  /** Draws the recycling jitter; `Math.random` outside tests. */
+  readonly random?: () => number;
+}
+
+/** How many times one acknowledge batch is tried before it is left to the lease reaper. */
+const ACKNOWLEDGE_ATTEMPTS = 5;
+
+/**
+ * One child process of the pool: `threads` concurrent slots fed by a single
+ * acquire loop. Each acquire asks for as many tasks as there are free slots
+ * (bounded prefetch: one round trip feeds many slots), and tasks that finish
+ * together are acknowledged together. The parent is told which ids are held
+ * before any of them starts, so it can fail them if this process dies.
+ */
+export class WorkerChild {
+  private readonly abort = new AbortController();
+  private readonly freeSlots: number[] = [];
+  /** Acquired and not yet finished: what an urgent stop releases. */
+  private readonly running = new Map<string, TaskRecord>();
+  /** Finished and waiting for the next acknowledge batch. */
+  private readonly finished: TaskRecord[] = [];
+  private releasing: Promise<void> = Promise.resolve();
+  private flushing: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private budget: number;
+  private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly deps: WorkerChildDeps,
+  ) {
+    for (let slot = 1; slot <= options.threads; slot++) this.freeSlots.push(slot);
+    const random = deps.random ?? Math.random;
+    this.budget =
+      options.maxTasks === null
+        ? Number.POSITIVE_INFINITY
+        : options.maxTasks + Math.floor(random() * (options.maxTasksJitter + 1));
+  }
+
+  /** Tasks this child will still acquire before it recycles itself. */
+  get remainingBudget(): number {
+    return this.budget;
+  }
+
+  /** Work until drained, recycled or stopped; resolves once nothing is held any more. */
+  async run(): Promise<ChildExitReason> {
+    await this.deps.channel.send({ kind: 'ready' });
+    const reason = await this.acquireLoop();
+    await this.settleAll();
+    return this.stopMode === 'none' ? reason : 'stopped';
+  }
+
+  /**
+   * Graceful: acquire nothing more, finish and acknowledge what is held.
+   * Urgent: also put every unfinished task back in its ready queue now.
+   */
+  stop(urgent: boolean): void {
+    if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
+    this.stopMode = urgent ? 'urgent' : 'graceful';
+    this.abort.abort();
+    if (urgent) this.releaseRunning();
+    this.notify();
+  }
+
+  private async acquireLoop(): Promise<ChildExitReason> {
+    while (this.stopMode === 'none') {
+      if (this.budget <= 0) return 'recycled';
+      if (this.freeSlots.length === 0) {
+        await this.nextChange();
+        continue;
+      }
+      const max = Math.min(this.freeSlots.length, this.budget);
+      const workerId = this.workerId(this.freeSlots[0]);
+      let records: TaskRecord[];
+      try {
+        records = await this.deps.backend.acquire(this.options.queues, {
+          workerId,
+          max,
+          // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
+          timeoutMs: this.options.exitEmpty ? 0 : this.deps.idleWaitMs,
+          signal: this.abort.signal,
+        });
+      } catch (error) {
+        this.deps.logger.error(acquireFailed(this.options.backend, error));
+        await this.pause(this.deps.retryDelayMs);
+        continue;
+      }
+      if (records.length === 0) {
+        if (this.options.exitEmpty) {
+          if (this.running.size === 0) return 'drained';
+          // Running tasks may enqueue more: look again when one of them finishes.
+          await this.nextChange();
+        }
+        continue;
+      }
+      await this.take(records, workerId);
+    }
+    return 'stopped';
+  }
+
+  private async take(records: readonly TaskRecord[], batchWorkerId: string): Promise<void> {
+    this.budget -= records.length;
+    for (const record of records) this.running.set(record.id, record);
+    // Wait until the ids left this process: a task that kills it must not be forgotten.
+    await this.deps.channel.send({ kind: 'acquired', ids: records.map((r) => r.id) });
+    if (this.stopMode === 'urgent') {
+      this.releaseRunning();
+      return;
+    }
+    // acquire() never returns more than `max`, which was at most the free slots.
+    const slots = this.freeSlots.splice(0, records.length);
+    records.forEach((record, i) =>
+      this.start(this.stampSlot(record, batchWorkerId, slots[i]), slots[i]),
+    );
+  }
+
+  private start(record: TaskRecord, slot: number): void {
+    const started = this.deps.logTasks ? performance.now() : 0;
+    if (this.deps.logTasks) {
+      this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
+    }
+    this.deps.runTask(record).then(
+      (result) => this.finish(result, slot, started),
+      (error: unknown) => this.finish(this.failedBy(record, error), slot, started),
+    );
+  }
+
+  private finish(result: TaskRecord, slot: number, started: number): void {
+    this.freeSlots.push(slot);
+    // Released on an urgent stop: it is READY again, so its late result must not be stored.
+    if (this.running.delete(result.id)) {
+      if (this.deps.logTasks) {
+        this.deps.logger.verbose?.(
+          taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
+        );
+      }
+      this.finished.push(result);
+      this.scheduleFlush();
+    }
+    this.notify();
+  }
+
+  /** Several tasks finishing in one turn of the event loop share one acknowledge call. */
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    this.flushing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.flush())
+      .finally(() => {
+        this.flushing = null;
+        this.notify();
+      });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.finished.length > 0) {
+      const batch = this.finished.splice(0);
+      await this.acknowledge(batch);
+      const failed = batch.filter((r) => r.status === TaskResultStatus.FAILED).length;
+      await this.deps.channel.send({
+        kind: 'settled',
+        ids: batch.map((r) => r.id),
+        succeeded: batch.length - failed,
+        failed,
+      });
+    }
+  }
+
+  private async acknowledge(batch: readonly TaskRecord[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcomes = await this.deps.backend.acknowledge(batch);
+        outcomes.forEach((outcome, i) => {
+          if (outcome === 'stale') this.deps.logger.warn(staleAcknowledge(batch[i].id));
+        });
+        return;
+      } catch (error) {
+        this.deps.logger.error(
+          acknowledgeFailed(batch.length, attempt, ACKNOWLEDGE_ATTEMPTS, error),
+        );
+        if (attempt >= ACKNOWLEDGE_ATTEMPTS) return;
+        await this.pause(this.deps.retryDelayMs);
+      }
+    }
+  }
+
+  private releaseRunning(): void {
+    const records = [...this.running.values()];
+    this.running.clear();
+    if (records.length === 0) return;
+    const ids = records.map((r) => r.id);
+    const release = this.deps.backend
+      .release(records)
+      .catch((error: unknown) => {
+        this.deps.logger.error(releaseFailed(ids, error));
+      })
+      .then(() => this.deps.channel.send({ kind: 'released', ids }));
+    // settleAll waits for the release like it waits for acknowledgements.
+    this.releasing = this.releasing.then(() => release);
+    this.notify();
+  }
+
+  /** Resolves once nothing acquired is unacknowledged or unreleased. */
+  private async settleAll(): Promise<void> {
+    while (this.running.size > 0 || this.finished.length > 0 || this.flushing) {
+      await (this.flushing ?? this.nextChange());
+    }
+    await this.releasing;
+  }
+
+  /** A FAILED record for a runner that rejected instead of returning one. */
+  private failedBy(record: TaskRecord, error: unknown): TaskRecord {
+    const now = new Date();
+    return {
+      ...record,
+      status: TaskResultStatus.FAILED,
+      finishedAt: now,
+      errors: [...record.errors, errorToRecord(error)],
+    };
+  }
+
+  /**
+   * One acquire call records one worker id for its whole batch; each task is
+   * re-stamped with the slot that actually runs it, so the stored result
+   * names `host:pid-slot` exactly.
+   */
+  private stampSlot(record: TaskRecord, batchWorkerId: string, slot: number): TaskRecord {
+    const slotWorkerId = this.workerId(slot);
+    const last = record.workerIds.length - 1;
+    if (slotWorkerId === batchWorkerId || record.workerIds[last] !== batchWorkerId) return record;
+    return { ...record, workerIds: [...record.workerIds.slice(0, last), slotWorkerId] };
+  }
+
+  private workerId(slot: number): string {
+    return `${this.deps.identity}-${slot}`;
+  }
+
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => {
+      const previous = this.wake;
+      this.wake = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Sleep that a stop cuts short. */
+  private pause(ms: number): Promise<void> {
+    const signal = this.abort.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * What `threadmill worker` was asked to do, after parsing and defaults. The
+ * pool passes the same options to every child through its command line, so
+ * this is the whole contract between them.
+ */
+export interface WorkerOptions {
+  /** Backend alias whose queues are consumed. */
+  readonly backend: string;
+  /** Queues in priority order: a task is taken from a later queue only when the earlier ones are empty. */
+  readonly queues: readonly string[];
+  /** Child processes, each with its own Nest application context. */
+  readonly processes: number;
+  /** Concurrent task slots per child (async: a CPU-bound task holds its whole process). */
+  readonly threads: number;
+  /** A child is recycled after this many tasks (plus jitter); null never recycles. */
+  readonly maxTasks: number | null;
+  /** Up to this many extra tasks before recycling, drawn per child so they do not all restart together. */
+  readonly maxTasksJitter: number;
+  /** Drain the queues, then exit 0, instead of waiting for more work. */
+  readonly exitEmpty: boolean;
+}

@@ -1,0 +1,306 @@
+import type { LoggerService } from '@nestjs/common';
+import type { ChildProcess } from 'node:child_process';
+
+import { WorkerCrashed } from '../core/errors/worker-crashed.error';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { errorToRecord } from '../core/task-serializer';
+import {
+  brokerPassFailed,
+  brokerStepFailed,
+  childBootFailed,
+  childForkFailed,
+  childExited,
+  childKilledAfterGrace,
+  childReady,
+  childStarted,
+  crashRecovered,
+  crashRecoveryFailed,
+  exitCause,
+  ipcSendFailed,
+  poolDrained,
+  poolStarted,
+  poolStopped,
+  poolSummary,
+  workerCrashed,
+} from '../core/worker.messages';
+import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
+import type { WorkerOptions } from './worker-options.interface';
+
+export interface WorkerPoolDeps {
+  readonly backend: TaskBackend;
+  readonly logger: LoggerService;
+  /** Starts one child running the same command (`fork` of this CLI with the child marker). */
+  readonly forkChild: () => ChildProcess;
+  /** Period of the summary line (tasks done, failed, rate). */
+  readonly summaryIntervalMs: number;
+  /** Delay before replacing a child that died while booting, so a broken app does not spin. */
+  readonly bootRetryMs: number;
+  /** How long an urgently stopped child may take to release its tasks before it is killed. */
+  readonly urgentGraceMs: number;
+}
+
+interface ChildState {
+  readonly process: ChildProcess;
+  readonly pid: number;
+  /** Task ids the child acquired and has not acknowledged or released. */
+  readonly held: Set<string>;
+  ready: boolean;
+  exitReason: ChildExitReason | null;
+}
+
+/**
+ * The pool's main process: supervises `processes` children, runs the broker
+ * (one maintenance pass per `backend.brokerIntervalMs`, here only, so a pool
+ * of N children still makes one pass per interval), replaces children that
+ * die or recycle themselves, and fails a dead child's tasks at once.
+ */
+export class WorkerPool {
+  private readonly children = new Map<number, ChildState>();
+  private readonly respawns = new Set<NodeJS.Timeout>();
+  private readonly recoveries = new Set<Promise<void>>();
+  private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
+  private done = 0;
+  private failed = 0;
+  private summarizedDone = 0;
+  private summarizedAt = Date.now();
+  private brokerTimer: NodeJS.Timeout | null = null;
+  private brokerPass: Promise<void> | null = null;
+  private summaryTimer: NodeJS.Timeout | null = null;
+  private finish: (() => void) | null = null;
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly deps: WorkerPoolDeps,
+  ) {}
+
+  /** Tasks finished by the pool's children (and failed by crash recovery). */
+  get counts(): { done: number; failed: number } {
+    return { done: this.done, failed: this.failed };
+  }
+
+  /** Live children's pids. */
+  get childPids(): number[] {
+    return [...this.children.keys()];
+  }
+
+  /** Resolves when the pool stopped (signal) or drained (`--exit-empty`). */
+  async run(): Promise<void> {
+    const { backend, processes, threads, queues } = this.options;
+    this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
+    const finished = new Promise<void>((resolve) => (this.finish = resolve));
+    // One pass before any child acquires: due deferred tasks are ready, so --exit-empty sees them.
+    await this.runBrokerPass();
+    this.scheduleBroker();
+    this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
+    for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
+    this.checkFinished();
+    await finished;
+    await Promise.all(this.recoveries);
+    await this.stopBroker();
+    if (this.summaryTimer) clearInterval(this.summaryTimer);
+    this.summarize();
+    this.deps.logger.log(poolStopped(this.done, this.failed));
+  }
+
+  /** Graceful: children finish what they hold. Urgent: they release it and exit at once. */
+  stop(urgent: boolean): void {
+    if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
+    this.stopMode = urgent ? 'urgent' : 'graceful';
+    for (const timer of this.respawns) clearTimeout(timer);
+    this.respawns.clear();
+    const message: ParentMessage = { kind: 'stop', urgent };
+    for (const child of this.children.values()) {
+      this.sendTo(child, message);
+      if (urgent) this.killAfterGrace(child);
+    }
+    this.checkFinished();
+  }
+
+  private spawn(): void {
+    const child = this.deps.forkChild();
+    const pid = child.pid;
+    if (pid === undefined) {
+      // fork() reports a failure to start through 'error'; try again later like a boot failure.
+      child.once('error', (error: Error) => {
+        this.deps.logger.error(childForkFailed(error));
+      });
+      this.respawnLater();
+      return;
+    }
+    const state: ChildState = {
+      process: child,
+      pid,
+      held: new Set(),
+      ready: false,
+      exitReason: null,
+    };
+    this.children.set(pid, state);
+    this.deps.logger.log(childStarted(pid));
+    child.on('message', (raw) => this.onMessage(state, raw));
+    // 'close' (not 'exit') comes after the IPC channel drained, so every message sent before death is in.
+    child.once('close', (code, signal) => this.onClose(state, code, signal));
+  }
+
+  private onMessage(state: ChildState, raw: unknown): void {
+    const message = asChildMessage(raw);
+    if (message === null) return;
+    switch (message.kind) {
+      case 'ready':
+        state.ready = true;
+        this.deps.logger.debug?.(childReady(state.pid));
+        // A stop sent while it booted reached no listener yet: say it again.
+        if (this.stopMode !== 'none')
+          this.sendTo(state, { kind: 'stop', urgent: this.stopMode === 'urgent' });
+        return;
+      case 'acquired':
+        for (const id of message.ids) state.held.add(id);
+        return;
+      case 'settled':
+        for (const id of message.ids) state.held.delete(id);
+        this.done += message.succeeded + message.failed;
+        this.failed += message.failed;
+        return;
+      case 'released':
+        for (const id of message.ids) state.held.delete(id);
+        return;
+      case 'exiting':
+        state.exitReason = message.reason;
+        return;
+    }
+  }
+
+  private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {
+    this.children.delete(state.pid);
+    const cause = exitCause(code, signal);
+    this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
+    if (state.held.size > 0) this.track(this.recover(state.pid, [...state.held], cause));
+    if (this.stopMode === 'none' && state.exitReason !== 'drained') {
+      if (state.ready) {
+        this.spawn();
+      } else {
+        this.deps.logger.error(childBootFailed(state.pid, cause, this.deps.bootRetryMs));
+        this.respawnLater();
+      }
+    }
+    this.checkFinished();
+  }
+
+  /**
+   * A child died holding tasks: fail them now with WorkerCrashed (or, during an
+   * urgent stop, put them back in their queue), instead of leaving them RUNNING
+   * until the broker reaps the lease. A task the child managed to acknowledge
+   * before dying is no longer RUNNING and is left as it is.
+   */
+  private async recover(pid: number, ids: readonly string[], cause: string): Promise<void> {
+    try {
+      const records = await Promise.all(ids.map((id) => this.deps.backend.getResult(id)));
+      const running = records.filter((r) => r.status === TaskResultStatus.RUNNING);
+      if (this.stopMode === 'urgent') {
+        const released = await this.deps.backend.release(running);
+        this.deps.logger.warn(crashRecovered(pid, 0, released));
+        return;
+      }
+      const now = new Date();
+      const crashed = running.map((record): TaskRecord => ({
+        ...record,
+        status: TaskResultStatus.FAILED,
+        finishedAt: now,
+        errors: [
+          ...record.errors,
+          errorToRecord(new WorkerCrashed(workerCrashed(record.id, record.task.name, pid, cause))),
+        ],
+      }));
+      const outcomes = await this.deps.backend.acknowledge(crashed);
+      const failed = outcomes.filter((o) => o === 'acknowledged').length;
+      this.done += failed;
+      this.failed += failed;
+      this.deps.logger.warn(crashRecovered(pid, failed, 0));
+    } catch (error) {
+      this.deps.logger.error(crashRecoveryFailed(pid, ids, error));
+    }
+  }
+
+  private track(recovery: Promise<void>): void {
+    this.recoveries.add(recovery);
+    void recovery.finally(() => this.recoveries.delete(recovery));
+  }
+
+  private respawnLater(): void {
+    const timer = setTimeout(() => {
+      this.respawns.delete(timer);
+      if (this.stopMode === 'none') this.spawn();
+      this.checkFinished();
+    }, this.deps.bootRetryMs);
+    this.respawns.add(timer);
+  }
+
+  private killAfterGrace(child: ChildState): void {
+    const timer = setTimeout(() => {
+      if (!this.children.has(child.pid)) return;
+      this.deps.logger.warn(childKilledAfterGrace(child.pid, this.deps.urgentGraceMs));
+      child.process.kill('SIGKILL');
+    }, this.deps.urgentGraceMs);
+    child.process.once('close', () => clearTimeout(timer));
+  }
+
+  private sendTo(child: ChildState, message: ParentMessage): void {
+    if (!child.process.connected) return;
+    child.process.send(message, (error) => {
+      // The child may be exiting already; its 'close' handles whatever it held.
+      if (error) this.deps.logger.debug?.(ipcSendFailed(child.pid, error));
+    });
+  }
+
+  private checkFinished(): void {
+    if (this.children.size > 0 || this.respawns.size > 0 || this.finish === null) return;
+    if (this.stopMode === 'none') {
+      if (!this.options.exitEmpty) return;
+      this.deps.logger.log(poolDrained());
+    }
+    const finish = this.finish;
+    this.finish = null;
+    finish();
+  }
+
+  // ---- broker ----
+
+  private scheduleBroker(): void {
+    this.brokerTimer = setTimeout(() => {
+      this.brokerTimer = null;
+      this.brokerPass = this.runBrokerPass().then(() => {
+        this.brokerPass = null;
+        if (this.finish !== null) this.scheduleBroker();
+      });
+    }, this.deps.backend.brokerIntervalMs);
+  }
+
+  private async runBrokerPass(): Promise<void> {
+    try {
+      const report = await this.deps.backend.brokerPass();
+      for (const { step, error } of report.failedSteps) {
+        this.deps.logger.error(brokerStepFailed(step, error));
+      }
+    } catch (error) {
+      this.deps.logger.error(brokerPassFailed(error));
+    }
+  }
+
+  private async stopBroker(): Promise<void> {
+    if (this.brokerTimer) clearTimeout(this.brokerTimer);
+    this.brokerTimer = null;
+    await this.brokerPass;
+  }
+
+  private summarize(): void {
+    const now = Date.now();
+    const delta = this.done - this.summarizedDone;
+    const rate = (delta * 1000) / Math.max(1, now - this.summarizedAt);
+    this.summarizedDone = this.done;
+    this.summarizedAt = now;
+    // An idle pool stays quiet; the rate is over the last period only.
+    if (delta === 0) return;
+    this.deps.logger.log(poolSummary(this.done, this.failed, rate, this.children.size));
+  }
+}

@@ -1,0 +1,107 @@
+import {
+  TaskResultStatus,
+  type AcknowledgeOutcome,
+  type AcquireOptions,
+  type BackendTelemetry,
+  type BrokerPassReport,
+  type QueueSegment,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../../lib/core';
+
+/** A READY record of `name` with these args, as enqueue would store it. */
+export function readyRecord(id: string, name = 'test.task', args: unknown[] = []): TaskRecord {
+  return {
+    id,
+    task: { name, queue: 'default', priority: 0, runAfter: null, backend: 'fake' },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(0),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args,
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/**
+ * Just enough of a backend for the worker's unit tests, in memory: acquire
+ * takes from `ready` (and, with a timeout, waits for the abort signal when it
+ * is empty), acknowledge and release record what they were given.
+ */
+export class FakeWorkerBackend implements TaskBackend {
+  readonly alias = 'fake';
+  readonly queues = ['default'];
+  readonly features = { defer: false, bulkEnqueue: true, blockingAcquire: true };
+  readonly brokerIntervalMs = 1000;
+  readonly ready: TaskRecord[] = [];
+  readonly acquireCalls: AcquireOptions[] = [];
+  readonly acknowledged: TaskRecord[][] = [];
+  readonly released: TaskRecord[][] = [];
+  /** Called after each acquire resolved, with what it returned. */
+  onAcquired: (records: TaskRecord[]) => void = () => undefined;
+
+  async acquire(_queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    this.acquireCalls.push(options);
+    if (this.ready.length === 0 && options.timeoutMs > 0 && !options.signal?.aborted) {
+      await new Promise<void>((resolve) =>
+        options.signal?.addEventListener('abort', () => resolve(), { once: true }),
+      );
+    }
+    const now = new Date();
+    const taken = this.ready.splice(0, options.max ?? 1).map((record): TaskRecord => ({
+      ...record,
+      status: TaskResultStatus.RUNNING,
+      startedAt: now,
+      lastAttemptedAt: now,
+      workerIds: [...record.workerIds, options.workerId],
+    }));
+    this.onAcquired(taken);
+    return taken;
+  }
+
+  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    this.acknowledged.push([...records]);
+    return records.map(() => 'acknowledged');
+  }
+
+  async release(records: readonly TaskRecord[]): Promise<number> {
+    this.released.push([...records]);
+    return records.length;
+  }
+
+  async enqueue(record: TaskRecord): Promise<TaskRecord> {
+    this.ready.push(record);
+    return record;
+  }
+
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    this.ready.push(...records);
+    return [...records];
+  }
+
+  async peek(_queue: string, _segment: QueueSegment, _count: number): Promise<TaskRecord[]> {
+    return [];
+  }
+
+  async telemetry(_intervalMs: number): Promise<BackendTelemetry> {
+    return { queues: {} };
+  }
+
+  async getResult(id: string): Promise<TaskRecord> {
+    return readyRecord(id);
+  }
+
+  async brokerPass(): Promise<BrokerPassReport> {
+    return { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+  }
+
+  async brokerHeartbeat(): Promise<Date | null> {
+    return null;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,217 @@
+import { Logger } from '@nestjs/common';
+
+import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import type { ChildMessage } from '../../../lib/worker/worker-ipc';
+import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
+import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import { waitFor } from '../../helpers/wait-for';
+import { FakeWorkerBackend, readyRecord } from './fake-worker-backend';
+
+/** A task run the test settles by hand. */
+interface PendingRun {
+  record: TaskRecord;
+  succeed(): void;
+  fail(error: unknown): void;
+}
+
+function setup(options: Partial<WorkerOptions> = {}, random = 0) {
+  const backend = new FakeWorkerBackend();
+  const runs: PendingRun[] = [];
+  const messages: ChildMessage[] = [];
+  const logger = new Logger('test');
+  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  const deps: { -readonly [K in keyof WorkerChildDeps]: WorkerChildDeps[K] } = {
+    backend,
+    runTask: (record) =>
+      new Promise<TaskRecord>((resolve, reject) => {
+        runs.push({
+          record,
+          succeed: () =>
+            resolve({
+              ...record,
+              status: TaskResultStatus.SUCCESSFUL,
+              finishedAt: new Date(),
+              returnValue: null,
+            }),
+          fail: reject,
+        });
+      }),
+    channel: {
+      send: async (message: ChildMessage) => {
+        messages.push(message);
+      },
+    },
+    logger,
+    logTasks: false,
+    identity: 'host:42',
+    idleWaitMs: 60_000,
+    retryDelayMs: 10,
+    random: () => random,
+  };
+  const child = new WorkerChild(
+    {
+      backend: 'fake',
+      queues: ['default'],
+      processes: 1,
+      threads: 3,
+      maxTasks: null,
+      maxTasksJitter: 0,
+      exitEmpty: false,
+      ...options,
+    },
+    deps,
+  );
+  return { backend, runs, messages, child, deps };
+}
+
+const ids = (records: readonly TaskRecord[]): string[] => records.map((r) => r.id);
+
+describe('WorkerChild', () => {
+  it('asks one acquire for as many tasks as it has free slots, and runs them together', async () => {
+    const { backend, runs, child } = setup({ threads: 3 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'), readyRecord('c'), readyRecord('d'));
+    const done = child.run();
+    await waitFor(() => runs.length === 3, { what: 'three runs' });
+    expect(backend.acquireCalls[0].max).toBe(3);
+    expect(ids(runs.map((r) => r.record))).toEqual(['a', 'b', 'c']);
+    child.stop(false);
+    runs.forEach((run) => run.succeed());
+    await expect(done).resolves.toBe('stopped');
+  });
+
+  it('acknowledges tasks that finish together in one call, and tells the parent', async () => {
+    const { backend, runs, messages, child } = setup({ threads: 3 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'), readyRecord('c'));
+    const done = child.run();
+    await waitFor(() => runs.length === 3, { what: 'three runs' });
+    runs.forEach((run) => run.succeed());
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'an acknowledge' });
+    expect(ids(backend.acknowledged[0])).toEqual(['a', 'b', 'c']);
+    child.stop(false);
+    await done;
+    expect(messages).toContainEqual({
+      kind: 'settled',
+      ids: ['a', 'b', 'c'],
+      succeeded: 3,
+      failed: 0,
+    });
+  });
+
+  it('tells the parent which ids it holds before any of them starts', async () => {
+    const { backend, runs, messages, child, deps } = setup({ threads: 2 });
+    let deliver: () => void = () => undefined;
+    const send = deps.channel.send;
+    // Hold the 'acquired' message "in the pipe" until the test lets it through.
+    deps.channel.send = (message) =>
+      message.kind === 'acquired'
+        ? new Promise<void>((resolve) => {
+            deliver = () => void send(message).then(resolve);
+          })
+        : send(message);
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    await waitFor(() => backend.acquireCalls.length === 1, { what: 'an acquire' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toHaveLength(0);
+    deliver();
+    await waitFor(() => runs.length === 2, { what: 'two runs' });
+    expect(messages.slice(0, 2)).toEqual([
+      { kind: 'ready' },
+      { kind: 'acquired', ids: ['a', 'b'] },
+    ]);
+    child.stop(false);
+    runs.forEach((run) => run.succeed());
+    await done;
+  });
+
+  it('names the slot that runs each task in its worker id (host:pid-slot)', async () => {
+    const { backend, runs, child } = setup({ threads: 3 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'), readyRecord('c'));
+    const done = child.run();
+    await waitFor(() => runs.length === 3, { what: 'three runs' });
+    expect(runs.map((r) => r.record.workerIds)).toEqual([
+      ['host:42-1'],
+      ['host:42-2'],
+      ['host:42-3'],
+    ]);
+    child.stop(false);
+    runs.forEach((run) => run.succeed());
+    await done;
+  });
+
+  it('records a rejected run as FAILED with the thrown value, and goes on', async () => {
+    const { backend, runs, child } = setup({ threads: 1, exitEmpty: true });
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'first run' });
+    runs[0].fail('not an Error');
+    await waitFor(() => runs.length === 2, { what: 'second run' });
+    runs[1].succeed();
+    await expect(done).resolves.toBe('drained');
+    const stored = backend.acknowledged.flat();
+    expect(stored.map((r) => [r.id, r.status])).toEqual([
+      ['a', TaskResultStatus.FAILED],
+      ['b', TaskResultStatus.SUCCESSFUL],
+    ]);
+    expect(stored[0].errors[0].traceback).toContain('not an Error');
+  });
+
+  it('recycles itself after max-tasks plus its jitter, acquiring no more than that', async () => {
+    // random() = 0.99 with jitter 2 draws the full jitter: 3 + 2 = 5 tasks.
+    const { backend, runs, child } = setup({ threads: 4, maxTasks: 3, maxTasksJitter: 2 }, 0.99);
+    for (let i = 0; i < 9; i++) backend.ready.push(readyRecord(`t${i}`));
+    expect(child.remainingBudget).toBe(5);
+    const done = child.run();
+    await waitFor(() => runs.length === 4, { what: 'four runs' });
+    runs.forEach((run) => run.succeed());
+    await waitFor(() => runs.length === 5, { what: 'the fifth run' });
+    expect(backend.acquireCalls[1].max).toBe(1);
+    runs[4].succeed();
+    await expect(done).resolves.toBe('recycled');
+    expect(backend.ready).toHaveLength(4);
+    expect(backend.acknowledged.flat()).toHaveLength(5);
+  });
+
+  it('with --exit-empty, asks without waiting and reports drained once nothing runs', async () => {
+    const { backend, child } = setup({ exitEmpty: true });
+    await expect(child.run()).resolves.toBe('drained');
+    expect(backend.acquireCalls.map((c) => c.timeoutMs)).toEqual([0]);
+  });
+
+  it('on a graceful stop, aborts the idle acquire and finishes what it holds', async () => {
+    const { backend, runs, child } = setup({ threads: 2 });
+    backend.ready.push(readyRecord('a'));
+    const done = child.run();
+    await waitFor(() => runs.length === 1 && backend.acquireCalls.length === 2, {
+      what: 'a run and a blocking acquire',
+    });
+    child.stop(false);
+    expect(backend.acquireCalls[1].signal?.aborted).toBe(true);
+    let settled = false;
+    void done.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    runs[0].succeed();
+    await expect(done).resolves.toBe('stopped');
+    expect(ids(backend.acknowledged.flat())).toEqual(['a']);
+    expect(backend.released).toEqual([]);
+  });
+
+  it('on an urgent stop, releases unfinished tasks and never stores their late results', async () => {
+    const { backend, runs, messages, child } = setup({ threads: 2 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    await waitFor(() => runs.length === 2, { what: 'two runs' });
+    runs[0].succeed();
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'first acknowledge' });
+    child.stop(false);
+    child.stop(true);
+    await expect(done).resolves.toBe('stopped');
+    expect(ids(backend.released.flat())).toEqual(['b']);
+    expect(messages).toContainEqual({ kind: 'released', ids: ['b'] });
+    runs[1].succeed();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ids(backend.acknowledged.flat())).toEqual(['a']);
+  });
+});
