@@ -14,7 +14,7 @@ import {
   ConfigurableModuleClass,
   OPTIONS_TYPE,
 } from './threadmill.module-definition';
-import { backendRegistryProvider, createBackendAliasProviders } from './threadmill.providers';
+import { createBackendAliasProviders, createBackendRegistryProvider } from './threadmill.providers';
 import { TaskRunner } from './worker/task-runner';
 
 /**
@@ -51,8 +51,8 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
  */
 @Module({
   imports: [DiscoveryModule],
+  // The BackendRegistry provider comes with forRoot/forRootAsync (it needs their aliases).
   providers: [
-    backendRegistryProvider,
     TaskMetadataAccessor,
     TaskRegistry,
     TaskExplorer,
@@ -101,7 +101,11 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
   ): DynamicModule {
     return {
       ...definition,
-      providers: [...(definition.providers ?? []), ...createBackendAliasProviders(aliases)],
+      providers: [
+        ...(definition.providers ?? []),
+        createBackendRegistryProvider(aliases),
+        ...createBackendAliasProviders(aliases),
+      ],
       exports: [...(definition.exports ?? []), ...aliases.map((alias) => getBackendToken(alias))],
     };
   }

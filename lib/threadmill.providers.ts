@@ -24,10 +24,17 @@ import type { ThreadmillModuleOptions } from './threadmill-module-options.interf
  */
 export async function createBackendRegistry(
   options: ThreadmillModuleOptions,
+  requiredAliases: readonly string[] = [],
 ): Promise<BackendRegistry> {
   const backends = options?.backends;
   if (typeof backends !== 'object' || backends === null || Object.keys(backends).length === 0) {
     throw new InvalidBackendConfigError(noBackendsConfigured());
+  }
+  // Checked before any backend is built, so this failure leaves no connection open.
+  for (const alias of requiredAliases) {
+    if (!Object.hasOwn(backends, alias)) {
+      throw new InvalidBackendConfigError(backendAliasNotProvided(alias));
+    }
   }
   const built: TaskBackend[] = [];
   try {
@@ -64,12 +71,22 @@ function validateBackendConfig(alias: string, config: BackendConfig | undefined)
   }
 }
 
-/** @internal The registry of every configured backend, built from the module options. */
-export const backendRegistryProvider: FactoryProvider<Promise<BackendRegistry>> = {
-  provide: BackendRegistry,
-  useFactory: createBackendRegistry,
-  inject: [THREADMILL_MODULE_OPTIONS],
-};
+/**
+ * The registry of every configured backend, built from the module options;
+ * `injectableAliases` must be among them (their tokens are declared up front).
+ *
+ * @internal
+ */
+export function createBackendRegistryProvider(
+  injectableAliases: readonly string[],
+): FactoryProvider<Promise<BackendRegistry>> {
+  return {
+    provide: BackendRegistry,
+    useFactory: (options: ThreadmillModuleOptions) =>
+      createBackendRegistry(options, injectableAliases),
+    inject: [THREADMILL_MODULE_OPTIONS],
+  };
+}
 
 /**
  * One injectable token per alias (`@InjectBackend(alias)`), resolved through the
@@ -80,11 +97,7 @@ export const backendRegistryProvider: FactoryProvider<Promise<BackendRegistry>> 
 export function createBackendAliasProviders(aliases: readonly string[]): FactoryProvider[] {
   return aliases.map((alias) => ({
     provide: getBackendToken(alias),
-    useFactory: (registry: BackendRegistry): TaskBackend => {
-      const backend = registry.find(alias);
-      if (!backend) throw new InvalidBackendConfigError(backendAliasNotProvided(alias));
-      return backend;
-    },
+    useFactory: (registry: BackendRegistry): TaskBackend => registry.get(alias),
     inject: [BackendRegistry],
   }));
 }
