@@ -68,6 +68,26 @@ export const acknowledgementTimeout = (id: string, leaseTtlMs: number): string =
 export const corruptTaskData = (id: string, reason: string): string =>
   `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
 
+export const brokerNeverRan = (alias: string): string =>
+  `Backend "${alias}": no broker heartbeat was ever written. Start a worker pool (threadmill worker) for this backend.`;
+
+export const brokerStale = (alias: string, ageMs: number, maxAgeMs: number): string =>
+  `Backend "${alias}": the broker's last heartbeat is ${ageMs} ms old (limit ${maxAgeMs} ms). ` +
+  `The worker pool is down or stalled.`;
+
+export const backendUnreachable = (alias: string, reason: string): string =>
+  `Backend "${alias}" did not answer: ${reason}`;
+
+export const thresholdCrossed = (
+  queue: string,
+  threshold: string,
+  value: number,
+  limit: number,
+): string => `Queue "${queue}": ${threshold} is ${value}, above the limit of ${limit}.`;
+
+export const optionalDependencyMissing = (feature: string, packages: string): string =>
+  `${feature} needs ${packages}; install it with \`npm install ${packages}\`.`;
+
 export const notATask = (place: string): string =>
   `${place} is not a registered @Task method. Decorate it with @Task() and make sure its class ` +
   `is a provider of a module in this application.`;

@@ -10,3 +10,5 @@ export * from './backend-unavailable.error';
 export * from './worker-crashed.error';
 export * from './corrupt-task-data.error';
 export * from './unknown-backend.error';
+export * from './operation-timeout.error';
+export * from './optional-dependency-missing.error';

@@ -1,0 +1,38 @@
+/**
+ * Limits that turn the indicator down when any queue crosses them. Each is
+ * checked per queue; leave one out to not check it.
+ *
+ * @publicApi
+ */
+export interface HealthThresholds {
+  /** Most READY tasks waiting in one queue. */
+  maxReady?: number;
+  /** Most RUNNING tasks in one queue. */
+  maxRunning?: number;
+  /** Most deferred tasks in one queue. */
+  maxDeferred?: number;
+  /** Most tasks that FAILED within `windowMs` in one queue. */
+  maxFailedInWindow?: number;
+}
+
+/**
+ * Options of `ThreadmillHealthIndicator.isHealthy`.
+ *
+ * @publicApi
+ */
+export interface ThreadmillHealthOptions {
+  /** Backend alias to check. Default `'default'`. */
+  backend?: string;
+  /** How long the backend may take to answer. Default 1000 ms. */
+  timeoutMs?: number;
+  /** Window of the rates (ingress, egress, failed). Default 60 000 ms. */
+  windowMs?: number;
+  /**
+   * Oldest broker heartbeat still counted as alive. Default: three broker
+   * intervals (at least 3 s), so one slow pass does not flap the probe.
+   */
+  maxHeartbeatAgeMs?: number;
+  /** Skip the broker check, e.g. for a web app probe that must not depend on workers. */
+  requireBroker?: boolean;
+  thresholds?: HealthThresholds;
+}

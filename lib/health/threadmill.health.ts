@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+
+import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
+import type { QueueStats } from '../core/backend-telemetry.interface';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import {
+  backendUnreachable,
+  brokerNeverRan,
+  brokerStale,
+  optionalDependencyMissing,
+  thresholdCrossed,
+} from '../core/threadmill.messages';
+import { BackendRegistry } from '../backends/backend.registry';
+import { promiseTimeout } from '../utils/promise-timeout.util';
+import type { HealthThresholds, ThreadmillHealthOptions } from './health-thresholds.interface';
+
+type TerminusModule = typeof import('@nestjs/terminus');
+
+/** Numbers only, so dashboards can graph them and no connection string can leak. */
+type QueueDetails = Record<string, number>;
+
+const THRESHOLD_READERS: Record<keyof HealthThresholds, (stats: QueueStats) => number> = {
+  maxReady: (stats) => stats.counts.ready,
+  maxRunning: (stats) => stats.counts.running,
+  maxDeferred: (stats) => stats.counts.deferred,
+  maxFailedInWindow: (stats) => stats.rates.failed,
+};
+
+/**
+ * A `@nestjs/terminus` health indicator for one Threadmill backend: the
+ * backend answers, its broker heartbeat is fresh, and no queue crosses the
+ * given thresholds. Details carry every queue's counts and rates.
+ *
+ * `@nestjs/terminus` is an optional peer dependency: it is loaded on the
+ * first check, so apps that never check health do not need it.
+ *
+ * @example
+ * ```ts
+ * @Get('health')
+ * @HealthCheck()
+ * check() {
+ *   return this.health.check([() => this.threadmill.isHealthy('threadmill', { thresholds: { maxReady: 10_000 } })]);
+ * }
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class ThreadmillHealthIndicator {
+  private indicators?: HealthIndicatorService;
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  /**
+   * @param key the key of this check in the health response.
+   * @param options backend alias, timeouts and thresholds.
+   */
+  async isHealthy(
+    key = 'threadmill',
+    options: ThreadmillHealthOptions = {},
+  ): Promise<HealthIndicatorResult> {
+    const alias = options.backend ?? DEFAULT_BACKEND_ALIAS;
+    const session = this.indicatorService().check(key);
+    const backend = this.moduleRef.get(BackendRegistry, { strict: false }).get(alias);
+    const timeoutMs = options.timeoutMs ?? 1000;
+    const maxHeartbeatAgeMs =
+      options.maxHeartbeatAgeMs ?? Math.max(3 * backend.brokerIntervalMs, 3000);
+
+    let heartbeat: Date | null;
+    let queues: Record<string, QueueStats>;
+    try {
+      [heartbeat, { queues }] = await promiseTimeout(
+        Promise.all([
+          backend.ping().then(() => backend.brokerHeartbeat()),
+          backend.telemetry(options.windowMs ?? 60_000),
+        ]),
+        timeoutMs,
+        `Backend "${alias}"`,
+      );
+    } catch (error) {
+      return session.down({
+        backend: alias,
+        message: backendUnreachable(alias, error instanceof Error ? error.message : String(error)),
+      });
+    }
+
+    const heartbeatAgeMs =
+      heartbeat === null ? null : Math.max(0, Date.now() - heartbeat.getTime());
+    const details = {
+      backend: alias,
+      heartbeatAgeMs,
+      queues: Object.fromEntries(
+        Object.entries(queues).map(([queue, stats]) => [queue, this.queueDetails(stats)]),
+      ),
+    };
+
+    const problems: string[] = [];
+    if (options.requireBroker !== false) {
+      if (heartbeatAgeMs === null) problems.push(brokerNeverRan(alias));
+      else if (heartbeatAgeMs > maxHeartbeatAgeMs)
+        problems.push(brokerStale(alias, heartbeatAgeMs, maxHeartbeatAgeMs));
+    }
+    for (const [queue, stats] of Object.entries(queues)) {
+      for (const [threshold, read] of Object.entries(THRESHOLD_READERS)) {
+        const limit = options.thresholds?.[threshold as keyof HealthThresholds];
+        if (limit !== undefined && read(stats) > limit) {
+          problems.push(thresholdCrossed(queue, threshold, read(stats), limit));
+        }
+      }
+    }
+
+    return problems.length === 0
+      ? session.up(details)
+      : session.down({ ...details, message: problems.join(' ') });
+  }
+
+  private queueDetails(stats: QueueStats): QueueDetails {
+    return {
+      ...stats.counts,
+      ingress: stats.rates.ingress,
+      egress: stats.rates.egress,
+      failedInWindow: stats.rates.failed,
+      windowMs: stats.rates.intervalMs,
+    };
+  }
+
+  private indicatorService(): HealthIndicatorService {
+    // HealthIndicatorService only builds result objects, so our own instance
+    // is as good as TerminusModule's and needs no import of it.
+    this.indicators ??= new (loadTerminus().HealthIndicatorService)();
+    return this.indicators;
+  }
+}
+
+function loadTerminus(): TerminusModule {
+  try {
+    // Required lazily: @nestjs/terminus is an optional peer dependency.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@nestjs/terminus') as TerminusModule;
+  } catch (error) {
+    throw new OptionalDependencyMissingError(
+      optionalDependencyMissing('ThreadmillHealthIndicator', '@nestjs/terminus'),
+      { cause: error },
+    );
+  }
+}

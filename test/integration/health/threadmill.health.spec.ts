@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import Redis from 'ioredis';
+
+import {
+  Task,
+  TaskService,
+  ThreadmillHealthIndicator,
+  ThreadmillModule,
+  type TaskBackend,
+} from '../../../lib';
+import { BackendRegistry } from '../../../lib/backends/backend.registry';
+import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
+import { freePort } from '../../helpers/free-port';
+import { removeAliasKeys } from '../../helpers/redis-cleanup';
+import { testAlias } from '../../helpers/test-alias';
+import { testRedisUrl } from '../../helpers/test-redis-url';
+import { waitFor } from '../../helpers/wait-for';
+
+@Injectable()
+class HealthTasks {
+  @Task({ name: 'health.noop' })
+  noop(): void {}
+}
+
+describe('ThreadmillHealthIndicator', () => {
+  let moduleRef: TestingModule;
+  let indicator: ThreadmillHealthIndicator;
+  let backend: TaskBackend;
+  let tasks: TaskService;
+  let alias: string;
+  let admin: Redis;
+
+  async function boot(url: string, options: Record<string, unknown> = {}): Promise<void> {
+    alias = testAlias();
+    moduleRef = await Test.createTestingModule({
+      imports: [
+        ThreadmillModule.forRoot({
+          backends: {
+            [alias]: { backend: RedisBackend, url, queues: ['default', 'emails'], options },
+          },
+        }),
+      ],
+      providers: [HealthTasks, ThreadmillHealthIndicator],
+    }).compile();
+    await moduleRef.init();
+    indicator = moduleRef.get(ThreadmillHealthIndicator);
+    backend = moduleRef.get(BackendRegistry).get(alias);
+    tasks = moduleRef.get(TaskService);
+  }
+
+  beforeAll(() => {
+    admin = new Redis(testRedisUrl());
+  });
+
+  afterAll(async () => {
+    await admin.quit();
+  });
+
+  afterEach(async () => {
+    await removeAliasKeys(admin, alias);
+    await moduleRef?.close();
+  });
+
+  describe('with a reachable backend', () => {
+    beforeEach(() => boot(testRedisUrl(), { brokerInterval: 100 }));
+
+    it('is down and says so while no broker ever ran', async () => {
+      const result = await indicator.isHealthy('queue', { backend: alias });
+      expect(result.queue.status).toBe('down');
+      expect(result.queue.message).toContain('no broker heartbeat was ever written');
+      expect(result.queue.heartbeatAgeMs).toBeNull();
+    });
+
+    it('is up after a broker pass, with every queue counted', async () => {
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
+      await backend.brokerPass();
+      const result = await indicator.isHealthy('queue', { backend: alias });
+      expect(result.queue).toMatchObject({
+        status: 'up',
+        backend: alias,
+        queues: {
+          default: { ready: 1, running: 0, deferred: 0, successful: 0, failed: 0, ingress: 1 },
+          emails: { ready: 1, ingress: 1, egress: 0, failedInWindow: 0 },
+        },
+      });
+      expect(result.queue.heartbeatAgeMs).toBeGreaterThanOrEqual(0);
+      expect(result.queue.heartbeatAgeMs).toBeLessThan(1000);
+    });
+
+    it('turns down when the heartbeat is older than the limit', async () => {
+      await backend.brokerPass();
+      const beat = (await backend.brokerHeartbeat())!.getTime();
+      await waitFor(() => Date.now() - beat > 150, { what: 'the heartbeat to age' });
+      const result = await indicator.isHealthy('queue', {
+        backend: alias,
+        maxHeartbeatAgeMs: 100,
+      });
+      expect(result.queue.status).toBe('down');
+      expect(result.queue.message).toMatch(
+        /broker's last heartbeat is \d+ ms old \(limit 100 ms\)/,
+      );
+    });
+
+    it('defaults the heartbeat limit to three broker intervals, at least 3 s', async () => {
+      await backend.brokerPass();
+      const result = await indicator.isHealthy('queue', { backend: alias });
+      expect(result.queue.status).toBe('up');
+    });
+
+    it('turns down when a queue crosses a threshold, naming queue and limit', async () => {
+      await backend.brokerPass();
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+      const within = await indicator.isHealthy('queue', {
+        backend: alias,
+        thresholds: { maxReady: 2 },
+      });
+      expect(within.queue.status).toBe('up');
+      const over = await indicator.isHealthy('queue', {
+        backend: alias,
+        thresholds: { maxReady: 1, maxFailedInWindow: 0 },
+      });
+      expect(over.queue.status).toBe('down');
+      expect(over.queue.message).toBe('Queue "default": maxReady is 2, above the limit of 1.');
+      expect(over.queue.queues).toMatchObject({ default: { ready: 2 } });
+    });
+
+    it('can leave the broker out, for a web app probe', async () => {
+      const result = await indicator.isHealthy('queue', { backend: alias, requireBroker: false });
+      expect(result.queue.status).toBe('up');
+    });
+  });
+
+  it('is down within its timeout when Redis does not answer, without leaking the password', async () => {
+    const port = await freePort();
+    await boot(`redis://user:s3cret-pass@127.0.0.1:${port}`, { connectTimeout: 200 });
+    const started = Date.now();
+    const result = await indicator.isHealthy('queue', { backend: alias, timeoutMs: 500 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result.queue.status).toBe('down');
+    expect(result.queue.message).toContain(`Backend "${alias}" did not answer`);
+    expect(JSON.stringify(result)).not.toContain('s3cret-pass');
+  });
+});
