@@ -41,15 +41,11 @@ export {
   type TaskEventName,
 } from './task/task-events';
 export { TaskRunner } from './worker/task-runner';
+export { ThreadmillCommandsModule } from './cli/threadmill-commands.module';
+export { InvalidCommandOptionError } from './core/errors/invalid-command-option.error';
 
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
-
-export { ThreadmillHealthIndicator } from './health/threadmill.health';
-export type {
-  HealthThresholds,
-  ThreadmillHealthOptions,
-} from './health/health-thresholds.interface';

@@ -1,12 +1,17 @@
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { invalidOptionValue } from '../core/worker.messages';
 
+/**
+ * Option parsers shared by the commands. Each throws InvalidCommandOptionError,
+ * which commander prints after naming the flag and the value, and exits 2.
+ */
+
 /** A whole number of at least `min` (digits only: "1e3", "0x10" or "2.5" are refused, not guessed). */
 export function parseWholeNumber(flag: string, value: string, min: number): number {
   const parsed = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(parsed) || parsed < min) {
     throw new InvalidCommandOptionError(
-      invalidOptionValue(flag, value, `a whole number of at least ${min}`),
+      invalidOptionValue(flag, `a whole number of at least ${min}`),
     );
   }
   return parsed;
@@ -22,7 +27,7 @@ export function parseWholeNumberInRange(
   const parsed = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
     throw new InvalidCommandOptionError(
-      invalidOptionValue(flag, value, `a whole number from ${min} to ${max}`),
+      invalidOptionValue(flag, `a whole number from ${min} to ${max}`),
     );
   }
   return parsed;
@@ -36,12 +41,12 @@ export function parseJsonArray(flag: string, value: string): unknown[] {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new InvalidCommandOptionError(
-      invalidOptionValue(flag, value, `a JSON array of arguments (${reason})`),
+      invalidOptionValue(flag, `a JSON array of arguments (${reason})`),
     );
   }
   if (!Array.isArray(parsed)) {
     throw new InvalidCommandOptionError(
-      invalidOptionValue(flag, value, 'a JSON array of arguments, e.g. \'["a", 1]\''),
+      invalidOptionValue(flag, 'a JSON array of arguments, e.g. \'["a", 1]\''),
     );
   }
   return parsed;
@@ -53,11 +58,7 @@ export function parseIsoDate(flag: string, value: string): Date {
   const parsed = new Date(value);
   if (!iso.test(value) || Number.isNaN(parsed.getTime())) {
     throw new InvalidCommandOptionError(
-      invalidOptionValue(
-        flag,
-        value,
-        'an ISO 8601 date-time with a zone, e.g. 2030-01-01T12:00:00Z',
-      ),
+      invalidOptionValue(flag, 'an ISO 8601 date-time with a zone, e.g. 2030-01-01T12:00:00Z'),
     );
   }
   return parsed;
@@ -66,7 +67,7 @@ export function parseIsoDate(flag: string, value: string): Date {
 /** A queue or alias name: anything non-empty; whether it is configured is checked once the app is known. */
 export function parseName(flag: string, value: string): string {
   if (value.trim() === '') {
-    throw new InvalidCommandOptionError(invalidOptionValue(flag, value, 'a non-empty name'));
+    throw new InvalidCommandOptionError(invalidOptionValue(flag, 'a non-empty name'));
   }
   return value;
 }

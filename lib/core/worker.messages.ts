@@ -11,8 +11,9 @@ const quoted = (names: readonly string[]): string => names.map((n) => `"${n}"`).
 
 // ---- usage errors (exit code 2) ----
 
-export const invalidOptionValue = (flag: string, value: string, expected: string): string =>
-  `${flag} ${JSON.stringify(value)} is invalid: expected ${expected}.`;
+/** Commander prefixes it with the flag and the value: `option '--x <n>' argument 'y' is invalid.` */
+export const invalidOptionValue = (flag: string, expected: string): string =>
+  `${flag} expects ${expected}.`;
 
 export const workerQueueNotConfigured = (
   queue: string,

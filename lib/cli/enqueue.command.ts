@@ -1,0 +1,123 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
+import type { TaskOverrides } from '../core/task-options.interface';
+import { enqueueUnknownTask, notEnqueuable } from '../core/worker.messages';
+import type { TaskClass } from '../task/task-method.types';
+import { TaskService } from '../task/task.service';
+import { TaskRegistry } from '../task/task.registry';
+import { CommandOutputWriter } from './command-output.writer';
+import {
+  parseIsoDate,
+  parseJsonArray,
+  parseName,
+  parseWholeNumber,
+  parseWholeNumberInRange,
+} from './parse-option.util';
+
+/** The `enqueue` options as commander hands them over. */
+export interface EnqueueCommandOptions {
+  args?: unknown[];
+  priority?: number;
+  queue?: string;
+  runAfter?: Date;
+  count?: number;
+  backend?: string;
+}
+
+/** A task's provider seen by name only: every method takes and returns unknown values. */
+type NamedTaskProvider = Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * `threadmill enqueue <task>`: enqueue a registered task by its stable name
+ * and print the new result ids, one a line. `--count N` stores N copies in one
+ * bulk call (for drains and load tests).
+ *
+ * @internal
+ */
+@Command({
+  name: 'enqueue',
+  arguments: '<task>',
+  argsDescription: { task: 'the stable name of a @Task, e.g. sample.echo' },
+  description: 'Enqueue a task by name and print the new result id(s).',
+})
+export class EnqueueCommand extends CommandRunner {
+  constructor(
+    private readonly registry: TaskRegistry,
+    private readonly tasks: TaskService,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run([name]: string[], options: EnqueueCommandOptions = {}): Promise<void> {
+    const definition = this.registry.find(name);
+    if (!definition) return this.output.usageError(enqueueUnknownTask(name, this.registry.names));
+    const providerClass = definition.providerClasses[0];
+    if (!providerClass) return this.output.usageError(notEnqueuable(name));
+    const overrides: TaskOverrides = {
+      priority: options.priority,
+      queue: options.queue,
+      runAfter: options.runAfter,
+      backend: options.backend,
+    };
+    const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
+    try {
+      const results = await this.tasks.enqueueMany(
+        providerClass as TaskClass<NamedTaskProvider>,
+        definition.methodName,
+        argsList,
+        withoutUndefined(overrides),
+      );
+      for (const result of results) this.output.line(result.id);
+    } catch (error) {
+      if (error instanceof InvalidTaskError) return this.output.usageError(error.message);
+      throw error;
+    }
+  }
+
+  @Option({ flags: '--args <json>', description: 'The arguments as a JSON array. Default: [].' })
+  parseArgs(value: string): unknown[] {
+    return parseJsonArray('--args', value);
+  }
+
+  @Option({
+    flags: '--priority <n>',
+    description: `Whole number from ${PRIORITY_MIN} to ${PRIORITY_MAX}; higher runs first. Default: the task's.`,
+  })
+  parsePriority(value: string): number {
+    return parseWholeNumberInRange('--priority', value, PRIORITY_MIN, PRIORITY_MAX);
+  }
+
+  @Option({ flags: '--queue <queue>', description: "Queue to enqueue on. Default: the task's." })
+  parseQueue(value: string): string {
+    return parseName('--queue', value);
+  }
+
+  @Option({
+    flags: '--run-after <iso>',
+    description: 'Earliest run time, ISO 8601 with a zone (2030-01-01T12:00:00Z).',
+  })
+  parseRunAfter(value: string): Date {
+    return parseIsoDate('--run-after', value);
+  }
+
+  @Option({
+    flags: '--count <n>',
+    description: 'Enqueue this many copies in one bulk call. Default: 1.',
+  })
+  parseCount(value: string): number {
+    return parseWholeNumber('--count', value, 1);
+  }
+
+  @Option({ flags: '--backend <alias>', description: "Backend alias. Default: the task's." })
+  parseBackend(value: string): string {
+    return parseName('--backend', value);
+  }
+}
+
+/** Overrides with only the keys the caller set, so the task's own options fill the rest. */
+function withoutUndefined(overrides: TaskOverrides): TaskOverrides {
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+}

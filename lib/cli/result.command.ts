@@ -1,0 +1,54 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import { TaskService } from '../task/task.service';
+import { CommandOutputWriter } from './command-output.writer';
+import { parseName } from './parse-option.util';
+
+/** The `result` options as commander hands them over. */
+export interface ResultCommandOptions {
+  backend?: string;
+}
+
+/**
+ * `threadmill result <id>`: print a task's current TaskResult as JSON; exit 1
+ * when no such task exists (never enqueued, or expired after resultTtl).
+ *
+ * @internal
+ */
+@Command({
+  name: 'result',
+  arguments: '<id>',
+  argsDescription: { id: 'a result id as enqueue printed it' },
+  description: 'Print the TaskResult of a task as JSON.',
+})
+export class ResultCommand extends CommandRunner {
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run([id]: string[], options: ResultCommandOptions = {}): Promise<void> {
+    try {
+      const result = await this.tasks.getResult(id, options.backend ?? DEFAULT_BACKEND_ALIAS);
+      this.output.line(JSON.stringify(result, null, 2));
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) return this.output.failure(error.message);
+      if (error instanceof UnknownBackendError) return this.output.usageError(error.message);
+      throw error;
+    }
+  }
+
+  @Option({
+    flags: '--backend <alias>',
+    description: 'Backend alias the task was enqueued on.',
+    defaultValue: DEFAULT_BACKEND_ALIAS,
+  })
+  parseBackend(value: string): string {
+    return parseName('--backend', value);
+  }
+}

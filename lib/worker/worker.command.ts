@@ -1,0 +1,132 @@
+import { availableParallelism } from 'node:os';
+
+import { Command, CommandRunner, Option } from 'nest-commander';
+
+import { BackendRegistry } from '../backends/backend.registry';
+import { CommandOutputWriter } from '../cli/command-output.writer';
+import { parseName, parseWholeNumber } from '../cli/parse-option.util';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import { workerBackendNotConfigured, workerQueueNotConfigured } from '../core/worker.messages';
+import type { WorkerOptions } from './worker-options.interface';
+import { WorkerLauncher } from './worker.launcher';
+
+/** The `worker` options as commander hands them over (defaults not yet applied). */
+export interface WorkerCommandOptions {
+  backend?: string;
+  queues?: string[];
+  processes?: number;
+  threads?: number;
+  maxTasks?: number;
+  maxTasksJitter?: number;
+  exitEmpty?: boolean;
+}
+
+/** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
+export const defaultProcesses = (): number => Math.max(1, availableParallelism() - 1);
+
+/** Default `--threads`: one slot, as the original and its peers; raise it for I/O-bound tasks. */
+export const DEFAULT_THREADS = 1;
+
+/**
+ * `threadmill worker`: the default command, so an app's CLI entry started
+ * without arguments (`nest start --entryFile worker`) runs the pool.
+ *
+ * @internal
+ */
+@Command({
+  name: 'worker',
+  description: 'Run the worker pool: a broker and child processes that run the queued tasks.',
+  options: { isDefault: true },
+})
+export class WorkerCommand extends CommandRunner {
+  constructor(
+    private readonly backends: BackendRegistry,
+    private readonly launcher: WorkerLauncher,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_params: string[], options: WorkerCommandOptions = {}): Promise<void> {
+    const alias = options.backend ?? DEFAULT_BACKEND_ALIAS;
+    const backend = this.backends.find(alias);
+    if (!backend) {
+      return this.output.usageError(workerBackendNotConfigured(alias, this.backends.aliases));
+    }
+    const queues = options.queues ?? [...backend.queues];
+    const unknown = queues.find((queue) => !backend.queues.includes(queue));
+    if (unknown !== undefined) {
+      return this.output.usageError(workerQueueNotConfigured(unknown, alias, backend.queues));
+    }
+    const resolved: WorkerOptions = {
+      backend: alias,
+      queues: [...new Set(queues)],
+      processes: options.processes ?? defaultProcesses(),
+      threads: options.threads ?? DEFAULT_THREADS,
+      maxTasks: options.maxTasks ?? null,
+      maxTasksJitter: options.maxTasksJitter ?? 0,
+      exitEmpty: options.exitEmpty ?? false,
+    };
+    await this.launcher.launch(backend, resolved);
+  }
+
+  @Option({
+    flags: '--backend <alias>',
+    description: 'Backend alias whose queues are consumed.',
+    defaultValue: DEFAULT_BACKEND_ALIAS,
+  })
+  parseBackend(value: string): string {
+    return parseName('--backend', value);
+  }
+
+  @Option({
+    flags: '--queues <queues...>',
+    description:
+      'Queues to consume, in priority order (a later queue only when the earlier are empty). Default: all of the backend.',
+  })
+  parseQueues(value: string, previous: string[] | undefined): string[] {
+    return [...(previous ?? []), parseName('--queues', value)];
+  }
+
+  @Option({
+    flags: '--processes <n>',
+    description: 'Child processes. Default: CPU count - 1, at least 1.',
+  })
+  parseProcesses(value: string): number {
+    return parseWholeNumber('--processes', value, 1);
+  }
+
+  @Option({
+    flags: '--threads <n>',
+    description:
+      'Concurrent task slots per process (async: CPU-bound tasks need processes). Default: 1.',
+  })
+  parseThreads(value: string): number {
+    return parseWholeNumber('--threads', value, 1);
+  }
+
+  @Option({
+    flags: '--max-tasks <n>',
+    description: 'Recycle (replace) a child after this many tasks. Default: never.',
+  })
+  parseMaxTasks(value: string): number {
+    return parseWholeNumber('--max-tasks', value, 1);
+  }
+
+  @Option({
+    flags: '--max-tasks-jitter <n>',
+    description:
+      'Up to this many extra tasks per child before recycling, drawn at random. Default: 0.',
+  })
+  parseMaxTasksJitter(value: string): number {
+    return parseWholeNumber('--max-tasks-jitter', value, 0);
+  }
+
+  @Option({
+    flags: '--exit-empty',
+    description: 'Drain the queues, then exit 0.',
+  })
+  parseExitEmpty(): boolean {
+    return true;
+  }
+}

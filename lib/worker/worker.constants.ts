@@ -1,0 +1,29 @@
+/**
+ * Set in the environment of every child the pool forks. The child runs the
+ * same CLI entry with the same arguments (so it boots the same app and parses
+ * the same options); this marker makes its `worker` command run the slots
+ * instead of another pool.
+ */
+export const WORKER_CHILD_ENV = 'THREADMILL_WORKER_CHILD';
+
+/** How long an idle child's acquire blocks before it is re-issued (Redis costs nothing meanwhile). */
+export const IDLE_ACQUIRE_WAIT_MS = 5_000;
+
+/** Pause after a failed acquire or acknowledge (Redis down) before trying again. */
+export const RETRY_DELAY_MS = 1_000;
+
+/** Period of the pool's summary line. */
+export const SUMMARY_INTERVAL_MS = 10_000;
+
+/** Delay before replacing a child that died while booting, so a broken app does not fork in a loop. */
+export const BOOT_RETRY_MS = 1_000;
+
+/** How long an urgently stopped child may take to release its tasks before it is killed. */
+export const URGENT_GRACE_MS = 10_000;
+
+/**
+ * After a child finished its work, the longest its process may linger (e.g.
+ * on a timer a hung task left behind) before it exits anyway. The timer is
+ * unref'd: a child with nothing left to do exits at once.
+ */
+export const CHILD_EXIT_GRACE_MS = 2_000;

@@ -1,0 +1,121 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { fork } from 'node:child_process';
+import { hostname } from 'node:os';
+
+import type { TaskBackend } from '../core/task-backend.interface';
+import { shutdownRequested } from '../core/worker.messages';
+import { ShutdownSignals } from './shutdown-signals';
+import { TaskRunner } from './task-runner';
+import { WorkerChild, type ParentChannel } from './worker-child';
+import { asParentMessage, type ChildMessage } from './worker-ipc';
+import type { WorkerOptions } from './worker-options.interface';
+import { WorkerPool } from './worker-pool';
+import {
+  BOOT_RETRY_MS,
+  CHILD_EXIT_GRACE_MS,
+  IDLE_ACQUIRE_WAIT_MS,
+  RETRY_DELAY_MS,
+  SUMMARY_INTERVAL_MS,
+  URGENT_GRACE_MS,
+  WORKER_CHILD_ENV,
+} from './worker.constants';
+
+/**
+ * Wires the pool to the process it runs in: signals, `fork`, the IPC channel.
+ * The main process runs a WorkerPool; a forked child (marked by
+ * WORKER_CHILD_ENV) runs a WorkerChild inside the application context this
+ * very CLI invocation already booted.
+ *
+ * @internal
+ */
+@Injectable()
+export class WorkerLauncher {
+  constructor(private readonly runner: TaskRunner) {}
+
+  /** Whether this process is a child the pool forked. */
+  get isChild(): boolean {
+    return process.env[WORKER_CHILD_ENV] === '1' && typeof process.send === 'function';
+  }
+
+  async launch(backend: TaskBackend, options: WorkerOptions): Promise<void> {
+    if (this.isChild) await this.runChild(backend, options);
+    else await this.runPool(backend, options);
+  }
+
+  private async runPool(backend: TaskBackend, options: WorkerOptions): Promise<void> {
+    const logger = new Logger('WorkerPool');
+    const entry = process.argv[1];
+    const args = process.argv.slice(2);
+    const pool = new WorkerPool(options, {
+      backend,
+      logger,
+      forkChild: () =>
+        fork(entry, args, {
+          env: { ...process.env, [WORKER_CHILD_ENV]: '1' },
+          stdio: 'inherit',
+        }),
+      summaryIntervalMs: SUMMARY_INTERVAL_MS,
+      bootRetryMs: BOOT_RETRY_MS,
+      urgentGraceMs: URGENT_GRACE_MS,
+    });
+    const signals = new ShutdownSignals(({ urgent, cause }) => {
+      logger.log(shutdownRequested(cause, urgent));
+      pool.stop(urgent);
+    }).listen();
+    try {
+      await pool.run();
+    } finally {
+      signals.dispose();
+    }
+  }
+
+  private async runChild(backend: TaskBackend, options: WorkerOptions): Promise<void> {
+    const logger = new Logger('Worker');
+    const channel = processChannel();
+    const child = new WorkerChild(options, {
+      backend,
+      runTask: (record) => this.runner.run(record),
+      channel,
+      logger,
+      // Decided once: with verbose off, no per-task line is ever built.
+      logTasks: Logger.isLevelEnabled('verbose'),
+      identity: `${hostname()}:${process.pid}`,
+      idleWaitMs: IDLE_ACQUIRE_WAIT_MS,
+      retryDelayMs: RETRY_DELAY_MS,
+    });
+    // The child's own signals (a terminal's Ctrl-C reaches the whole process group)
+    // and the pool's stop message feed one ShutdownSignals, so one Ctrl-C counts once.
+    const signals = new ShutdownSignals(({ urgent }) => child.stop(urgent)).listen();
+    const onMessage = (raw: unknown): void => {
+      const message = asParentMessage(raw);
+      if (message) signals.request({ urgent: message.urgent, cause: 'pool' });
+    };
+    // A pool that died without stopping us leaves no one to replace or recover: finish and go.
+    const onDisconnect = (): void => signals.request({ urgent: false, cause: 'pool gone' });
+    process.on('message', onMessage);
+    process.once('disconnect', onDisconnect);
+    try {
+      const reason = await child.run();
+      await channel.send({ kind: 'exiting', reason });
+    } finally {
+      process.off('message', onMessage);
+      process.off('disconnect', onDisconnect);
+      signals.dispose();
+      if (process.connected) process.disconnect();
+      // A task that never settled may have left a timer; do not let it keep this process.
+      setTimeout(() => process.exit(), CHILD_EXIT_GRACE_MS).unref();
+    }
+  }
+}
+
+/** The child's end of the fork IPC channel; a send resolves once the message left the process. */
+function processChannel(): ParentChannel {
+  return {
+    send: (message: ChildMessage) =>
+      new Promise<void>((resolve) => {
+        if (!process.send || !process.connected) return resolve();
+        // An error here means the pool is gone; 'disconnect' handles that.
+        process.send(message, undefined, {}, () => resolve());
+      }),
+  };
+}

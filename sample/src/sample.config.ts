@@ -1,0 +1,30 @@
+import type { LogLevel } from '@nestjs/common';
+
+/**
+ * The sample's settings, all from the environment so the same build serves a
+ * developer's Redis and the e2e tests' private aliases:
+ *
+ * - `REDIS_URL` (default `redis://127.0.0.1:6379`)
+ * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
+ * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_BROKER_INTERVAL_MS`: backend options (defaults: the backend's)
+ * - `THREADMILL_LOG_LEVEL`: `error`, `warn`, `log` (default), `debug` or `verbose` (a line per task)
+ */
+export const sampleConfig = {
+  redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+  alias: process.env.THREADMILL_ALIAS || 'default',
+  queues: ['default', 'emails'],
+  leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
+  brokerInterval: optionalNumber(process.env.THREADMILL_BROKER_INTERVAL_MS),
+  logLevels: logLevelsUpTo(process.env.THREADMILL_LOG_LEVEL || 'log'),
+} as const;
+
+function optionalNumber(value: string | undefined): number | undefined {
+  return value === undefined || value === '' ? undefined : Number(value);
+}
+
+/** Nest's levels from the most to the least severe; a level enables itself and those above it. */
+function logLevelsUpTo(level: string): LogLevel[] {
+  const order: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+  const index = order.indexOf(level as LogLevel);
+  return order.slice(0, index === -1 ? order.indexOf('log') + 1 : index + 1);
+}

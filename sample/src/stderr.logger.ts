@@ -1,0 +1,18 @@
+import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+
+/**
+ * Nest's console logger, writing every level to stderr: a CLI's stdout is its
+ * result (`enqueue` prints ids one a line, `result` prints JSON), so scripts
+ * can capture it without the log lines.
+ */
+export class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack);
+  }
+}
