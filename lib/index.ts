@@ -49,3 +49,9 @@ export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
+
+export { ThreadmillHealthIndicator } from './health/threadmill.health';
+export type {
+  HealthThresholds,
+  ThreadmillHealthOptions,
+} from './health/health-thresholds.interface';
