@@ -70,7 +70,7 @@ export function parseRedisBackendConfig(
   const queues = config.queues ?? [DEFAULT_QUEUE];
   if (!Array.isArray(queues) || queues.length === 0) fail('queues', 'must list at least one queue');
   for (const queue of queues) {
-    if (!isValidName(queue)) fail('queues', invalidName('queue', String(queue)));
+    if (!isValidName(queue)) fail('queues', `is invalid: ${invalidName('queue', String(queue))}`);
   }
   if (new Set(queues).size !== queues.length) fail('queues', 'lists a queue twice');
 

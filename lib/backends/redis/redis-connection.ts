@@ -45,14 +45,15 @@ export class RedisConnection {
   /**
    * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
    * passes or `signal` aborts; costs one BLPOP however long it waits. Abort
-   * disconnects the blocked connection, which ends the wait at once.
+   * disconnects the blocked connection, which ends the wait at once. Resolves
+   * true when a token arrived (work may be ready), false otherwise.
    */
   async waitForWake(
     keys: readonly string[],
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<void> {
-    if (signal?.aborted || timeoutMs <= 0) return;
+  ): Promise<boolean> {
+    if (signal?.aborted || timeoutMs <= 0 || this.closed) return false;
     const blocker = this.idleBlockers.pop() ?? this.createBlocker();
     this.busyBlockers.add(blocker);
     let aborted = false;
@@ -63,9 +64,11 @@ export class RedisConnection {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
-      await blocker.blpop(...keys, Math.max(timeoutMs, 1) / 1000);
+      const popped = await blocker.blpop(...keys, Math.max(timeoutMs, 1) / 1000);
+      return popped !== null;
     } catch (error) {
       if (!aborted && !this.closed) throw this.unavailable(error);
+      return false;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.busyBlockers.delete(blocker);

@@ -146,16 +146,26 @@ export class RedisBackend implements TaskBackend {
     const timeoutMs = Number.isFinite(options.timeoutMs) ? options.timeoutMs : 2 ** 31;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (signal?.aborted) return [];
-      const taken = await this.take(queues, queueKeys, max, workerId, workerJson);
+      // Closing the backend ends a wait like an abort: the caller is shutting down.
+      if (signal?.aborted || this.closed) return [];
+      let taken: TaskRecord[] | null;
+      try {
+        taken = await this.take(queues, queueKeys, max, workerId, workerJson);
+      } catch (error) {
+        if (this.closed) return [];
+        throw error;
+      }
       if (taken === null) {
         const remaining = deadline - Date.now();
         if (remaining <= 0) return [];
-        await this.connection.waitForWake(
+        // No token means nothing became ready: every path that readies a task
+        // (enqueue, mover, release, a full acquire) pushes one. So no second look.
+        const woken = await this.connection.waitForWake(
           queueKeys.map((keys) => keys.wakeKey),
           remaining,
           signal,
         );
+        if (!woken) return [];
       } else if (taken.length > 0) {
         return taken;
       }

@@ -1,0 +1,154 @@
+import { TaskResultStatus } from '../../../../lib/core';
+import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+
+describe('RedisBackend acquire', () => {
+  const fixture = new RedisFixture();
+  afterEach(() => fixture.cleanup());
+  afterAll(() => fixture.close());
+
+  it('takes up to max from the first non-empty queue only, never mixing queues in a batch', async () => {
+    const backend = fixture.backend();
+    const alias = backend.alias;
+    await backend.enqueueMany(
+      [1, 2].map((n) => readyRecord(alias, { queue: 'emails', args: [n] })),
+    );
+    await backend.enqueueMany([3, 4].map((n) => readyRecord(alias, { args: [n] })));
+    const first = await backend.acquire(['emails', 'default'], {
+      workerId: 'w',
+      max: 10,
+      timeoutMs: 0,
+    });
+    expect(first.map((r) => [r.task.queue, r.args[0]])).toEqual([
+      ['emails', 1],
+      ['emails', 2],
+    ]);
+    const second = await backend.acquire(['emails', 'default'], {
+      workerId: 'w',
+      max: 10,
+      timeoutMs: 0,
+    });
+    expect(second.map((r) => r.args[0])).toEqual([3, 4]);
+  });
+
+  it('keeps startedAt from the first attempt and appends each worker', async () => {
+    const backend = fixture.backend();
+    const record = await backend.enqueue(readyRecord(backend.alias));
+    const [first] = await backend.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
+    await backend.release([first]);
+    const [second] = await backend.acquire(['default'], { workerId: 'b"odd\\id', timeoutMs: 0 });
+    expect(second.id).toBe(record.id);
+    expect(second.startedAt).toEqual(first.startedAt);
+    expect(second.lastAttemptedAt!.getTime()).toBeGreaterThanOrEqual(first.startedAt!.getTime());
+    expect(second.workerIds).toEqual(['a:1-0', 'b"odd\\id']);
+  });
+
+  describe('stored data that is not ours', () => {
+    async function expectFailedAsCorrupt(
+      backend: ReturnType<RedisFixture['backend']>,
+      id: string,
+      reason: RegExp,
+    ) {
+      const stored = await backend.getResult(id);
+      expect(stored.status).toBe(TaskResultStatus.FAILED);
+      expect(stored.errors.map((e) => e.className)).toEqual(['CorruptTaskDataError']);
+      expect(stored.errors[0].traceback).toMatch(reason);
+      expect((await backend.peek('default', 'failed', 10)).map((r) => r.id)).toContain(id);
+      expect((await backend.peek('default', 'running', 10)).map((r) => r.id)).not.toContain(id);
+    }
+
+    it('fails a task whose data is not JSON and hands out the next one in the same call', async () => {
+      const backend = fixture.backend();
+      const [bad, good] = await backend.enqueueMany([
+        readyRecord(backend.alias),
+        readyRecord(backend.alias),
+      ]);
+      await fixture.admin.hset(fixture.keys(backend).task(bad.id), 'data', '{not json');
+      const acquired = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+      expect(acquired.map((r) => r.id)).toEqual([good.id]);
+      await expectFailedAsCorrupt(backend, bad.id, /not JSON/);
+    });
+
+    it('fails an id in a queue whose task hash is missing, and the consumer goes on', async () => {
+      const backend = fixture.backend();
+      const keys = fixture.keys(backend);
+      await fixture.admin.zadd(keys.queue('default'), -1e15, 'ghost');
+      const good = await backend.enqueue(readyRecord(backend.alias));
+      const acquired = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      expect(acquired.map((r) => r.id)).toEqual([good.id]);
+      await expectFailedAsCorrupt(backend, 'ghost', /missing/);
+    });
+
+    it('fails an id whose task key holds another type without stopping the batch', async () => {
+      const backend = fixture.backend();
+      const keys = fixture.keys(backend);
+      await fixture.admin.zadd(keys.queue('default'), -1e15, 'squatter');
+      await fixture.admin.set(keys.task('squatter'), 'a string, not a hash');
+      const good = await backend.enqueue(readyRecord(backend.alias));
+      const acquired = await backend.acquire(['default'], { workerId: 'w', max: 5, timeoutMs: 0 });
+      expect(acquired.map((r) => r.id)).toEqual([good.id]);
+      const stored = await backend.getResult('squatter');
+      expect(stored.status).toBe(TaskResultStatus.FAILED);
+    });
+
+    it('fails a task whose JSON lacks required fields', async () => {
+      const backend = fixture.backend();
+      const bad = await backend.enqueue(readyRecord(backend.alias));
+      await fixture.admin.hset(fixture.keys(backend).task(bad.id), 'data', '{"task":{}}');
+      await expect(backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual(
+        [],
+      );
+      await expectFailedAsCorrupt(backend, bad.id, /malformed/);
+    });
+  });
+
+  describe('waiting', () => {
+    it('wakes every one of many waiting consumers when a bulk arrives', async () => {
+      const backend = fixture.backend();
+      const waiting = Array.from({ length: 6 }, (_, w) =>
+        backend.acquire(['default'], { workerId: `w${w}`, timeoutMs: 10_000 }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      const started = Date.now();
+      await backend.enqueueMany(Array.from({ length: 6 }, () => readyRecord(backend.alias)));
+      const batches = await Promise.all(waiting);
+      expect(Date.now() - started).toBeLessThan(2000);
+      const ids = batches.flat().map((r) => r.id);
+      expect(new Set(ids).size).toBe(6);
+    });
+
+    it('returns at once, with nothing, when the signal is already aborted', async () => {
+      const backend = fixture.backend();
+      await backend.enqueue(readyRecord(backend.alias));
+      const controller = new AbortController();
+      controller.abort();
+      await expect(
+        backend.acquire(['default'], {
+          workerId: 'w',
+          timeoutMs: 10_000,
+          signal: controller.signal,
+        }),
+      ).resolves.toEqual([]);
+    });
+
+    it('ends a wait when the backend closes', async () => {
+      const backend = fixture.backend();
+      const started = Date.now();
+      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+      await new Promise((resolve) => setImmediate(resolve));
+      await backend.close();
+      await expect(waiting).resolves.toEqual([]);
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+  });
+
+  it('acknowledges a whole batch in one call, reporting each outcome', async () => {
+    const backend = fixture.backend();
+    await backend.enqueueMany(Array.from({ length: 50 }, () => readyRecord(backend.alias)));
+    const batch = await backend.acquire(['default'], { workerId: 'w', max: 50, timeoutMs: 0 });
+    expect(batch).toHaveLength(50);
+    const outcomes = await backend.acknowledge(batch.map((r) => succeeded(r, r.id)));
+    expect(outcomes).toEqual(Array(50).fill('acknowledged'));
+    const telemetry = await backend.telemetry(60_000);
+    expect(telemetry.queues.default.counts).toMatchObject({ running: 0, successful: 50 });
+  });
+});

@@ -1,0 +1,114 @@
+import { InvalidTaskError, TaskResultStatus } from '../../../../lib/core';
+import { aliasKeys } from '../../../helpers/redis-cleanup';
+import { waitFor } from '../../../helpers/wait-for';
+import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+
+describe('RedisBackend enqueue', () => {
+  const fixture = new RedisFixture();
+  afterEach(() => fixture.cleanup());
+  afterAll(() => fixture.close());
+
+  it('keeps a waiting task small: only data and score, no id, status or defaults stored twice', async () => {
+    const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
+    const record = readyRecord(backend.alias, { args: ['x'] });
+    await backend.enqueue(record);
+    const key = fixture.keys(backend).task(record.id);
+    const hash = await fixture.admin.hgetall(key);
+    expect(Object.keys(hash).sort()).toEqual(['data', 'score']);
+    expect(JSON.parse(hash.data)).toEqual({
+      task: { name: 'redis.spec', queue: 'default', priority: 0 },
+      enqueuedAt: record.enqueuedAt.getTime(),
+      args: ['x'],
+    });
+    // 3 * leaseTtl + resultTtl
+    const ttl = await fixture.admin.pttl(key);
+    expect(ttl).toBeGreaterThan(7000);
+    expect(ttl).toBeLessThanOrEqual(8000);
+  });
+
+  it('keeps a deferred task alive for its wait on top of its normal life', async () => {
+    const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
+    const record = readyRecord(backend.alias, { runAfter: new Date(Date.now() + 60_000) });
+    await backend.enqueue(record);
+    const ttl = await fixture.admin.pttl(fixture.keys(backend).task(record.id));
+    expect(ttl).toBeGreaterThan(60_000 + 7000);
+  });
+
+  it('refuses an id that is already stored, and a bulk with such an id stores nothing', async () => {
+    const backend = fixture.backend();
+    const first = await backend.enqueue(readyRecord(backend.alias));
+    await expect(backend.enqueue(first)).rejects.toThrow(InvalidTaskError);
+    const fresh = readyRecord(backend.alias);
+    await expect(backend.enqueueMany([fresh, first])).rejects.toThrow(first.id);
+    await expect(backend.getResult(fresh.id)).rejects.toThrow(/No task result/);
+    const telemetry = await backend.telemetry(60_000);
+    expect(telemetry.queues.default.counts.ready).toBe(1);
+    expect(telemetry.queues.default.rates.ingress).toBe(1);
+  });
+
+  it('refuses a record for a queue the alias does not serve, naming task and queue', async () => {
+    const backend = fixture.backend();
+    await expect(backend.enqueue(readyRecord(backend.alias, { queue: 'nope' }))).rejects.toThrow(
+      /Task "redis.spec": queue "nope" is not configured/,
+    );
+  });
+
+  it('stores a bulk of 1000 in one script call, best priority first then in order', async () => {
+    const backend = fixture.backend();
+    const records = Array.from({ length: 1000 }, (_, i) =>
+      readyRecord(backend.alias, { args: [i], priority: i % 2 }),
+    );
+    await backend.enqueueMany(records);
+    const ready = await backend.peek('default', 'ready', 1000);
+    const expected = [
+      ...records.filter((_, i) => i % 2 === 1),
+      ...records.filter((_, i) => i % 2 === 0),
+    ].map((r) => r.args[0]);
+    expect(ready.map((r) => r.args[0])).toEqual(expected);
+  });
+
+  it('puts every key of an alias under its hash tag threadmill:{alias}:', async () => {
+    const backend = fixture.backend({ leaseTtl: 50 });
+    const alias = backend.alias;
+    await backend.enqueueMany([1, 2, 3, 4].map(() => readyRecord(alias)));
+    await backend.enqueue(readyRecord(alias, { queue: 'emails' }));
+    await backend.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 60_000) }));
+    const [a, b] = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+    await backend.acknowledge([succeeded(a)]);
+    await backend.acknowledge([{ ...b, status: TaskResultStatus.FAILED, finishedAt: new Date() }]);
+    const [leased] = await backend.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
+    await waitFor(() => Date.now() > leased.startedAt!.getTime() + 60, {
+      what: 'the lease to end',
+    });
+    await backend.brokerPass();
+    await backend.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
+
+    const keys = await aliasKeys(fixture.admin, alias);
+    const tag = `threadmill:{${alias}}:`;
+    expect(keys.every((key) => key.startsWith(tag))).toBe(true);
+    const kinds = new Set(keys.map((key) => key.slice(tag.length).split(':')[0]));
+    expect([...kinds].sort()).toEqual(
+      [
+        'broker',
+        'deferred',
+        'ingress',
+        'queue',
+        'result',
+        'results',
+        'running',
+        'sequence',
+        'task',
+        'wake',
+      ].sort(),
+    );
+    // No key of this alias escaped the prefix: nothing else mentions the alias.
+    let cursor = '0';
+    const stray: string[] = [];
+    do {
+      const [next, batch] = await fixture.admin.scan(cursor, 'MATCH', `*${alias}*`, 'COUNT', 1000);
+      cursor = next;
+      stray.push(...batch.filter((key) => !key.startsWith(tag)));
+    } while (cursor !== '0');
+    expect(stray).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
+import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
+import { waitFor } from '../../../helpers/wait-for';
+import { RedisFixture, commandStats, readyRecord, statsDelta, succeeded } from './redis-fixture';
+
+// A private redis-server: INFO commandstats and blocked_clients must see this file's commands only.
+describe('RedisBackend idle consumers (no busy polling)', () => {
+  let server: RedisServerHandle;
+  let fixture: RedisFixture;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    fixture = new RedisFixture(server.url);
+  });
+  afterEach(() => fixture.cleanup());
+  afterAll(async () => {
+    await fixture.close();
+    await server.stop();
+  });
+
+  const blockedClients = async (): Promise<number> => {
+    const info = await fixture.admin.info('clients');
+    return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
+  };
+
+  it('costs a handful of commands while a consumer waits 3 s on an empty queue', async () => {
+    const backend = fixture.backend();
+    // Warm up: connect, load the script, open the blocking connection.
+    await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 200 });
+    const before = await commandStats(fixture.admin);
+    const started = Date.now();
+    await expect(
+      backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 3000 }),
+    ).resolves.toEqual([]);
+    const waited = Date.now() - started;
+    const delta = statsDelta(before, await commandStats(fixture.admin));
+    expect(waited).toBeGreaterThanOrEqual(2900);
+    // One acquire script (evalsha + the one ZPOPMIN per queue it runs), one BLPOP, our own INFO.
+    expect(delta).toEqual({ evalsha: 1, zpopmin: 2, blpop: 1, info: 1 });
+  }, 10_000);
+
+  it('picks up a task enqueued while it waits in well under 50 ms (median of 5)', async () => {
+    const backend = fixture.backend();
+    const producer = fixture.backend({}, undefined, backend.alias);
+    await producer.ping();
+    const latencies: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+      await waitFor(async () => (await blockedClients()) === 1, {
+        intervalMs: 5,
+        what: 'the consumer to block',
+      });
+      const started = performance.now();
+      const record = await producer.enqueue(readyRecord(backend.alias));
+      const [taken] = await waiting;
+      latencies.push(performance.now() - started);
+      expect(taken.id).toBe(record.id);
+      await backend.acknowledge([succeeded(taken)]);
+    }
+    latencies.sort((a, b) => a - b);
+    expect(latencies[2]).toBeLessThan(50);
+  }, 20_000);
+
+  it('chains wake-ups: one token wakes one consumer, whose full batch wakes the next', async () => {
+    const backend = fixture.backend();
+    const keys = new RedisKeys(backend.alias);
+    const waiting = Array.from({ length: 4 }, (_, w) =>
+      backend.acquire(['default'], { workerId: `w${w}`, max: 1, timeoutMs: 5000 }),
+    );
+    await waitFor(async () => (await blockedClients()) === 4, { what: 'four blocked consumers' });
+    // Four tasks written behind the backend's back, then a single wake-up token.
+    const records = Array.from({ length: 4 }, () => readyRecord(backend.alias));
+    const writer = fixture.backend({}, undefined, `${backend.alias}-writer`);
+    await writer.enqueueMany(
+      records.map((r) => ({ ...r, task: { ...r.task, backend: writer.alias } })),
+    );
+    const writerKeys = new RedisKeys(writer.alias);
+    for (const [i, record] of records.entries()) {
+      const data = await fixture.admin.hget(writerKeys.task(record.id), 'data');
+      await fixture.admin.hset(keys.task(record.id), 'data', data!, 'score', String(i));
+      await fixture.admin.zadd(keys.queue('default'), i, record.id);
+    }
+    await fixture.admin.lpush(keys.wake('default'), '1');
+    const ids = (await Promise.all(waiting)).flat().map((r) => r.id);
+    expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
+  }, 10_000);
+
+  it('leases and acknowledges 100 tasks in two round trips (one script call each)', async () => {
+    const backend = fixture.backend();
+    await backend.enqueueMany(Array.from({ length: 100 }, () => readyRecord(backend.alias)));
+    await backend.acquire(['default'], { workerId: 'warm-up', max: 1, timeoutMs: 0 });
+    await backend.acknowledge([]);
+    const before = await commandStats(fixture.admin);
+    const batch = await backend.acquire(['default'], { workerId: 'w', max: 100, timeoutMs: 0 });
+    await backend.acknowledge(batch.map((r) => succeeded(r)));
+    const delta = statsDelta(before, await commandStats(fixture.admin));
+    expect(batch).toHaveLength(99);
+    // Round trips: evalsha/eval are the only commands the client sent (besides our INFO).
+    expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(2);
+    const inside = Object.entries(delta)
+      .filter(([name]) => !['evalsha', 'eval', 'info'].includes(name))
+      .reduce((sum, [, calls]) => sum + calls, 0);
+    // Per task inside Lua: HMGET + HSET (acquire), ZREM + SET + DEL + ZADD (acknowledge).
+    expect(inside / batch.length).toBeLessThan(6.2);
+  });
+});

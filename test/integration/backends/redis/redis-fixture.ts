@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+
+import { Redis } from 'ioredis';
+
+import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
+import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
+import type { RedisBackendOptions } from '../../../../lib/backends/redis/redis-backend-options.interface';
+import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import { removeAliasKeys } from '../../../helpers/redis-cleanup';
+import { testAlias } from '../../../helpers/test-alias';
+import { testRedisUrl } from '../../../helpers/test-redis-url';
+
+export const QUEUES = ['default', 'emails'];
+
+/**
+ * Redis-specific suites build backends through this: each gets its own alias
+ * (its own hash tag), and `cleanup()` closes every backend and removes the
+ * alias keys by SCAN + UNLINK. `admin` is a plain client for looking at keys.
+ */
+export class RedisFixture {
+  readonly admin: Redis;
+  private readonly made: { backend: RedisBackend; alias: string }[] = [];
+
+  constructor(readonly url = testRedisUrl()) {
+    this.admin = new Redis(url, { lazyConnect: true });
+  }
+
+  backend(options: RedisBackendOptions = {}, queues = QUEUES, alias = testAlias()): RedisBackend {
+    const backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: this.url,
+      queues,
+      options: { ...options },
+    });
+    this.made.push({ backend, alias });
+    return backend;
+  }
+
+  keys(backend: RedisBackend): RedisKeys {
+    return new RedisKeys(backend.alias);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const { backend, alias } of this.made.splice(0)) {
+      await backend.close();
+      await removeAliasKeys(this.admin, alias);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.cleanup();
+    await this.admin.quit();
+  }
+}
+
+/** A READY record as the task layer hands it to enqueue. */
+export function readyRecord(
+  alias: string,
+  overrides: { queue?: string; priority?: number; args?: unknown[]; runAfter?: Date | null } = {},
+): TaskRecord {
+  return {
+    id: randomUUID(),
+    task: {
+      name: 'redis.spec',
+      queue: overrides.queue ?? 'default',
+      priority: overrides.priority ?? 0,
+      runAfter: overrides.runAfter ?? null,
+      backend: alias,
+    },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args: overrides.args ?? [],
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/** The record a worker would acknowledge after a successful run. */
+export function succeeded(record: TaskRecord, returnValue: unknown = null): TaskRecord {
+  return { ...record, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue };
+}
+
+/** Calls per command name from INFO commandstats (e.g. { evalsha: 3, blpop: 1 }). */
+export async function commandStats(client: Redis): Promise<Record<string, number>> {
+  const info = await client.info('commandstats');
+  const stats: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    stats[match[1]] = Number(match[2]);
+  }
+  return stats;
+}
+
+/** Commands per name that ran between two commandstats snapshots (zeros left out). */
+export function statsDelta(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [name, calls] of Object.entries(after)) {
+    const diff = calls - (before[name] ?? 0);
+    if (diff > 0) delta[name] = diff;
+  }
+  return delta;
+}

@@ -1,0 +1,189 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import {
+  LUA_DIR,
+  REDIS_SCRIPTS,
+  RedisScripts,
+  type RedisClient,
+  type RedisScriptName,
+} from '../../../../lib/backends/redis/redis-scripts';
+
+/**
+ * A stand-in for ioredis that only records what each defined command was
+ * called with (no Redis semantics): enough to see how many KEYS a wrapper
+ * lays out. Replies are the empty shape each wrapper accepts.
+ */
+function recordingClient() {
+  const definitions = new Map<string, { numberOfKeys?: number }>();
+  const calls = new Map<RedisScriptName, (string | number)[]>();
+  const replies: Record<RedisScriptName, unknown> = {
+    enqueue: [2],
+    acquire: [],
+    acknowledge: [1, 1],
+    release: 2,
+    promoteDeferred: 0,
+  };
+  const client = {
+    defineCommand(name: string, definition: { numberOfKeys?: number }) {
+      definitions.set(name, definition);
+      const script = name.replace(/^threadmill_/, '') as RedisScriptName;
+      Object.assign(client, {
+        [name]: (...args: (string | number)[]) => {
+          calls.set(script, args);
+          return Promise.resolve(replies[script]);
+        },
+      });
+    },
+  };
+  return { client: client as unknown as RedisClient, definitions, calls };
+}
+
+/** Calls every wrapper with two items; returns how many KEYS each passed. */
+async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> {
+  const { client, definitions, calls } = recordingClient();
+  const scripts = new RedisScripts(client);
+  const two = <T>(item: T): T[] => [item, item];
+  await scripts.enqueue(
+    'seq',
+    two({
+      taskKey: 'k',
+      targetKey: 'k',
+      ingressKey: 'k',
+      wakeKey: 'k',
+      id: 'i',
+      data: '{}',
+      priority: 0,
+      hashTtlMs: 1,
+      runAfterMs: null,
+    }),
+    { enqueuedAtMs: 1, priorityWeight: 1, wakeBound: 1 },
+  );
+  await scripts.acquire(two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }), {
+    nowMs: 1,
+    leaseDeadlineMs: 2,
+    max: 1,
+    workerJson: '"w"',
+    taskPrefix: 'p',
+    runningStatus: 'RUNNING',
+    wakeBound: 1,
+  });
+  await scripts.acknowledge(
+    two({
+      runningKey: 'k',
+      taskKey: 'k',
+      resultKey: 'k',
+      historyKey: 'k',
+      id: 'i',
+      json: '{}',
+      finishedAtMs: 1,
+    }),
+    1,
+  );
+  await scripts.release(
+    two({ runningKey: 'k', queueKey: 'k', taskKey: 'k', wakeKey: 'k', id: 'i', fallbackScore: 0 }),
+    'READY',
+    1,
+  );
+  await scripts.promoteDeferred(
+    { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
+    { nowMs: 1, max: 1, taskPrefix: 'p', wakeBound: 1 },
+  );
+  const passed = {} as Record<RedisScriptName, number>;
+  for (const [name, args] of calls) {
+    const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;
+    // Variadic commands take the key count as their first argument.
+    passed[name] = fixed ?? Number(args[0]);
+  }
+  return passed;
+}
+
+interface Header {
+  text: string;
+  /** KEYS[n] lines with a literal index. */
+  fixedKeys: number[];
+  /** KEYS[<expr with a letter>] lines: the per-item keys of a variadic script. */
+  perItemKeys: string[];
+}
+
+function header(file: string): Header {
+  const source = readFileSync(join(LUA_DIR, file), 'utf8');
+  const match = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(source);
+  if (!match) throw new Error(`${file} does not start with a --[[ ]] header`);
+  const text = match[1];
+  const keyLines = text.split('\n').filter((line) => /^\s*KEYS\[/.test(line));
+  return {
+    text,
+    fixedKeys: keyLines
+      .map((line) => /^\s*KEYS\[(\d+)\]/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1])),
+    perItemKeys: keyLines.filter((line) => /^\s*KEYS\[[^\]]*[a-z][^\]]*\]/.test(line)),
+  };
+}
+
+const luaFiles = readdirSync(LUA_DIR).filter((file) => file.endsWith('.lua'));
+
+describe('Lua script headers', () => {
+  it('every .lua file is registered in REDIS_SCRIPTS, and every registered file exists', () => {
+    const registered = Object.values(REDIS_SCRIPTS).map((script) => script.file);
+    expect([...luaFiles].sort()).toEqual([...registered].sort());
+  });
+
+  it.each(Object.entries(REDIS_SCRIPTS))(
+    '%s: file name, header and wrapper agree on the keys',
+    (_name, { file, keys }) => {
+      expect(file).toMatch(/^[a-z][a-zA-Z]*(-\d+)?\.lua$/);
+      const parsed = header(file);
+      const suffix = /-(\d+)\.lua$/.exec(file);
+      // The fixed KEYS are numbered 1..n without gaps.
+      expect(parsed.fixedKeys).toEqual(Array.from({ length: keys.fixed }, (_, i) => i + 1));
+      if ('perItem' in keys) {
+        expect(suffix).toBeNull();
+        expect(parsed.text).toMatch(/Variadic KEYS/);
+        expect(parsed.perItemKeys).toHaveLength(keys.perItem);
+      } else {
+        expect(suffix).not.toBeNull();
+        expect(Number(suffix![1])).toBe(keys.fixed);
+        expect(parsed.perItemKeys).toHaveLength(0);
+      }
+    },
+  );
+
+  it('each TS wrapper passes the KEYS its header documents (fixed + 2 items x per item)', async () => {
+    const passed = await keysPassedByWrappers();
+    for (const [name, { file, keys }] of Object.entries(REDIS_SCRIPTS)) {
+      const documented = header(file);
+      const perItem = 'perItem' in keys ? documented.perItemKeys.length : 0;
+      expect({ name, keys: passed[name as RedisScriptName] }).toEqual({
+        name,
+        keys: documented.fixedKeys.length + 2 * perItem,
+      });
+    }
+  });
+
+  it.each(luaFiles)('%s has a why-paragraph, ARGV, Returns and Errors sections', (file) => {
+    const { text } = header(file);
+    const [why] = text.trim().split(/\n\s*\n/);
+    expect(why.split(/\s+/).length).toBeGreaterThan(20);
+    expect(text).toMatch(/^\s*ARGV\[\d+\] \S/m);
+    expect(text).toMatch(/^\s*Returns \S/m);
+    expect(text).toMatch(/^\s*Errors \S/m);
+    // Every KEYS line names the Redis type it expects.
+    for (const line of text.split('\n').filter((l) => /^\s*KEYS\[/.test(l))) {
+      expect(line).toMatch(/\((STRING|HASH|ZSET|LIST|SET)\)/);
+    }
+  });
+
+  it.each(luaFiles)('%s derives keys only as documented and names no TS class', (file) => {
+    const source = readFileSync(join(LUA_DIR, file), 'utf8');
+    const body = source.slice(source.indexOf(']]') + 2);
+    // Concatenating onto an ARGV prefix builds a key: the header must declare it.
+    if (/ARGV\[\d+\]\s*\.\./.test(body) || /prefix \.\./.test(body)) {
+      expect(header(file).text).toMatch(/Derived keys: .*same hash tag/);
+    }
+    expect(body).not.toMatch(/threadmill:/);
+    expect(body).not.toMatch(/[A-Z][a-z]+(Error|Timeout)\b/);
+    expect(body).not.toMatch(/'(READY|RUNNING|SUCCESSFUL|FAILED)'/);
+  });
+});
