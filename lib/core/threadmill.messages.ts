@@ -134,9 +134,18 @@ export const sqliteUnavailable = (alias: string, filename: string, reason: strin
   `Threadmill backend "${alias}" cannot use the SQLite database ${filename} (${reason}). ` +
   `Check that its folder is writable and that no other program holds a lock on it for long.`;
 
+export const inspectorRetrying = (intervalMs: number): string =>
+  `Retrying every ${intervalMs / 1000} s; press q to quit.`;
+
+export const inspectorTaskGone = (id: string): string =>
+  `task ${id} no longer exists: its result expired; showing the last copy read`;
+
 export const duplicateTaskId = (id: string): string =>
   `A task with id "${id}" is already stored, so nothing was enqueued. Enqueue each task once, with a new id.`;
 
 export const redisUnavailable = (alias: string, target: string, reason: string): string =>
   `Threadmill backend "${alias}" cannot use Redis at ${target}: ${reason}. ` +
   `Check that Redis runs and that the URL, credentials and network are right.`;
+
+export const inspectorNeedsTerminal = (): string =>
+  `The inspector is interactive: run it in a terminal (its input is not a TTY, so it cannot read keys).`;

@@ -1,0 +1,335 @@
+import type { ReactElement, ReactNode } from 'react';
+
+import type { TaskRecord } from '../core/task-record.interface';
+import { type InkRuntime, loadInkRuntime } from './ink.loader';
+import { InspectorStore, type InspectorState, type InspectorStoreOptions } from './inspector.store';
+import {
+  abbreviateCount,
+  detailLines,
+  fit,
+  fitColumns,
+  INSPECTOR_TABS,
+  queueLine,
+  scrollOffset,
+  tabLabel,
+  tableHeader,
+  tableRow,
+  type DetailTone,
+} from './inspector.view';
+
+/**
+ * The inspector's terminal loop: renders an InspectorStore with Ink until `q`.
+ * Written with `createElement` calls rather than JSX so that the shared
+ * tsconfig needs no JSX setting, and with React and Ink passed in (an
+ * InkRuntime) because they are loaded at run time (see ink.loader.ts).
+ *
+ * @internal
+ */
+
+export interface InspectorAppOptions extends InspectorStoreOptions {
+  readonly stdout?: NodeJS.WriteStream;
+  readonly stdin?: NodeJS.ReadStream;
+}
+
+/** xterm's alternate screen: the inspector draws there, and leaving it restores the shell's screen. */
+const ENTER_ALTERNATE_SCREEN = '\u001b[?1049h\u001b[H';
+const LEAVE_ALTERNATE_SCREEN = '\u001b[?1049l';
+
+/** Used when the output is not a terminal (tests), where Ink reports no size. */
+const FALLBACK_COLUMNS = 100;
+const FALLBACK_ROWS = 24;
+const KEY_HELP = '↑↓/jk move  ←→/1-5 tab  ⏎ select  ⇥ pane  esc close  r refresh  q quit';
+const TITLE = 'Threadmill inspector';
+
+export class InspectorApp {
+  constructor(private readonly options: InspectorAppOptions) {}
+
+  /**
+   * Draws the inspector in the terminal and resolves once the user quits;
+   * the terminal is restored either way.
+   *
+   * @throws OptionalDependencyMissingError when ink or react is not installed.
+   */
+  async run(): Promise<void> {
+    const runtime = await loadInkRuntime();
+    const stdout = this.options.stdout ?? process.stdout;
+    const stdin = this.options.stdin ?? process.stdin;
+    const store = new InspectorStore(this.options);
+    stdout.write(ENTER_ALTERNATE_SCREEN);
+    try {
+      const instance = runtime.ink.render(renderInspector(runtime, store), {
+        stdout,
+        stdin,
+        exitOnCtrlC: true,
+      });
+      store.start();
+      await instance.waitUntilExit();
+    } finally {
+      store.stop();
+      stdout.write(LEAVE_ALTERNATE_SCREEN);
+    }
+  }
+}
+
+/** Row budget of the screen: header, status and key help take a line each. */
+interface Layout {
+  columns: number;
+  rows: number;
+  leftWidth: number;
+  topHeight: number;
+  detailHeight: number;
+  backendsHeight: number;
+}
+
+function layout(state: InspectorState, columns: number, rows: number): Layout {
+  // One row short of the terminal: Ink clears the whole screen on every frame
+  // that is as tall as the terminal, which flickers.
+  const main = Math.max(8, rows - 1 - 3);
+  const detailHeight = state.detail === null ? 0 : Math.max(5, Math.floor(main * 0.55));
+  const topHeight = Math.max(6, main - detailHeight);
+  const backendsHeight =
+    state.aliases.length > 1 ? Math.min(state.aliases.length + 3, Math.floor(topHeight / 2)) : 0;
+  return {
+    columns,
+    rows,
+    leftWidth: Math.max(18, Math.min(32, Math.floor(columns * 0.22))),
+    topHeight,
+    detailHeight,
+    backendsHeight,
+  };
+}
+
+/**
+ * The inspector's React element for `store`, drawn with `runtime`'s Ink.
+ * The component tests render this with ink-testing-library.
+ */
+export function renderInspector(runtime: InkRuntime, store: InspectorStore): ReactElement {
+  const { react: React, ink } = runtime;
+  const h = React.createElement;
+  const { Box, Text } = ink;
+
+  const pane = (
+    title: string,
+    focused: boolean,
+    height: number,
+    body: ReactNode[],
+    width?: number,
+  ): ReactElement =>
+    h(
+      Box,
+      {
+        flexDirection: 'column',
+        borderStyle: 'round',
+        borderColor: focused ? 'cyan' : 'gray',
+        paddingX: 1,
+        height,
+        width,
+        flexGrow: width === undefined ? 1 : 0,
+        flexShrink: width === undefined ? 1 : 0,
+        overflow: 'hidden',
+      },
+      h(Text, { bold: true, color: focused ? 'cyan' : undefined, wrap: 'truncate' }, title),
+      ...body,
+    );
+
+  const line = (key: string | number, text: string, props: Record<string, unknown> = {}) =>
+    h(Text, { key, wrap: 'truncate', ...props }, text);
+
+  const toneProps: Record<DetailTone, Record<string, unknown>> = {
+    field: {},
+    heading: { bold: true },
+    error: { color: 'red', bold: true },
+    stack: { dimColor: true },
+  };
+
+  const list = (
+    items: readonly string[],
+    selected: number,
+    focused: boolean,
+    width: number,
+  ): ReactNode[] =>
+    items.map((text, i) =>
+      line(i, fit(`${i === selected ? '›' : ' '} ${text}`, width), {
+        inverse: i === selected && focused,
+        color: i === selected && !focused ? 'cyan' : undefined,
+      }),
+    );
+
+  function Screen(): ReactElement {
+    const state = React.useSyncExternalStore(store.subscribe, store.getState);
+    const { exit } = ink.useApp();
+    const { stdout } = ink.useStdout();
+    const size = (): { columns: number; rows: number } => ({
+      columns: stdout.columns || FALLBACK_COLUMNS,
+      rows: stdout.rows || FALLBACK_ROWS,
+    });
+    const [{ columns, rows }, setSize] = React.useState(size);
+    // Column widths are computed here, so a resize must re-render, not only re-layout.
+    React.useEffect(() => {
+      const onResize = (): void => setSize(size());
+      stdout.on('resize', onResize);
+      return () => {
+        stdout.off('resize', onResize);
+      };
+    });
+    ink.useInput((input, key) => {
+      if (store.press({ ...key, input }) === 'quit') exit();
+    });
+    const tableOffset = React.useRef(0);
+
+    const box = layout(state, columns, rows);
+    const alias = state.aliases[state.aliasIndex] ?? '';
+    const queue = state.queues[state.queueIndex] ?? '';
+    const segment = store.segment();
+    const counts = state.telemetry?.queues[queue]?.counts ?? null;
+    const innerLeft = box.leftWidth - 4;
+
+    const header = h(
+      Box,
+      { height: 1 },
+      line('t', `${TITLE} · backend ${alias} · queue ${queue}`, { bold: true }),
+    );
+    const status = h(
+      Box,
+      { height: 1 },
+      state.error === null
+        ? line('s', `counts refreshed ${state.now.toLocaleTimeString()}`, { dimColor: true })
+        : line('s', `⚠ ${state.error}`, { color: 'red', bold: true }),
+    );
+
+    // Left column: backend selector (only with several aliases) and queues.
+    const left: ReactNode[] = [];
+    if (box.backendsHeight > 0) {
+      left.push(
+        h(
+          Box,
+          { key: 'b' },
+          pane(
+            'Backends',
+            state.focus === 'backends',
+            box.backendsHeight,
+            list(state.aliases, state.aliasIndex, state.focus === 'backends', innerLeft),
+            box.leftWidth,
+          ),
+        ),
+      );
+    }
+    const queueTexts = state.queues.map((q) =>
+      queueLine(q, state.telemetry?.queues[q]?.counts, innerLeft - 2),
+    );
+    left.push(
+      h(
+        Box,
+        { key: 'q' },
+        pane(
+          'Queues ready▸run',
+          state.focus === 'queues',
+          box.topHeight - box.backendsHeight,
+          list(queueTexts, state.queueIndex, state.focus === 'queues', innerLeft),
+          box.leftWidth,
+        ),
+      ),
+    );
+
+    // Task table: tabs, header, a window of rows around the cursor, a footer.
+    const tableWidth = Math.max(10, columns - box.leftWidth - 4); // borders and padding
+    const visible = Math.max(1, box.topHeight - 6);
+    const offset = scrollOffset(state.taskIndex, tableOffset.current, visible, state.tasks.length);
+    tableOffset.current = offset;
+    // One Text with nested Texts, so a narrow terminal truncates the tab row instead of widening it.
+    const tabs = h(
+      Text,
+      { key: 'tabs', wrap: 'truncate' },
+      ...INSPECTOR_TABS.map((tab, i) =>
+        h(
+          Text,
+          { key: tab.segment, inverse: i === state.tabIndex, bold: i === state.tabIndex },
+          tabLabel(i, tab.segment, counts),
+        ),
+      ).flatMap((label, i) => (i === 0 ? [label] : [h(Text, { key: `gap${i}` }, '  '), label])),
+    );
+    const columnsFitted = fitColumns(segment, tableWidth);
+    const tableBody: ReactNode[] = [
+      tabs,
+      line('head', tableHeader(columnsFitted), { bold: true, underline: true }),
+    ];
+    const tabTitle = INSPECTOR_TABS[state.tabIndex].title;
+    if (!state.tasksLoaded) {
+      tableBody.push(line('empty', 'loading…', { dimColor: true }));
+    } else if (state.tasks.length === 0) {
+      tableBody.push(
+        line('empty', `no ${tabTitle.toLowerCase()} tasks in "${queue}"`, { dimColor: true }),
+      );
+    }
+    state.tasks.slice(offset, offset + visible).forEach((task: TaskRecord, i: number) => {
+      const index = offset + i;
+      const selected = index === state.taskIndex;
+      tableBody.push(
+        line(task.id, tableRow(columnsFitted, task, state.now), {
+          inverse: selected && state.focus === 'tasks',
+          color: selected && state.focus !== 'tasks' ? 'cyan' : undefined,
+        }),
+      );
+    });
+    if (state.tasks.length > 0) {
+      const total = counts === null ? null : counts[segment];
+      const shown = `${offset + 1}-${Math.min(offset + visible, state.tasks.length)} of ${state.tasks.length}`;
+      const more =
+        total !== null && total > state.tasks.length
+          ? ` listed (${abbreviateCount(total)} in ${tabTitle})`
+          : '';
+      tableBody.push(
+        h(
+          Box,
+          { key: 'foot', flexGrow: 1, alignItems: 'flex-end' },
+          line('f', `${shown}${more}`, { dimColor: true }),
+        ),
+      );
+    }
+    const table = pane(
+      'Tasks',
+      state.focus === 'tasks',
+      box.topHeight,
+      tableBody,
+      columns - box.leftWidth,
+    );
+
+    const top = h(
+      Box,
+      { height: box.topHeight },
+      h(Box, { flexDirection: 'column', width: box.leftWidth, flexShrink: 0 }, ...left),
+      table,
+    );
+
+    let detail: ReactElement | null = null;
+    if (state.detail !== null) {
+      const lines = detailLines(state.detail, state.now);
+      const height = Math.max(1, box.detailHeight - 3);
+      const from = Math.min(state.detailScroll, Math.max(0, lines.length - height));
+      const title =
+        `Task ${state.detail.id}` +
+        (state.detailNote === null ? '' : `  (${state.detailNote})`) +
+        (lines.length > height
+          ? `  lines ${from + 1}-${Math.min(from + height, lines.length)} of ${lines.length}`
+          : '');
+      detail = pane(
+        title,
+        state.focus === 'detail',
+        box.detailHeight,
+        lines.slice(from, from + height).map((l, i) => line(i, l.text, toneProps[l.tone])),
+      );
+    }
+
+    return h(
+      Box,
+      { flexDirection: 'column', width: columns, height: Math.max(1, rows - 1) },
+      header,
+      status,
+      top,
+      detail,
+      h(Box, { height: 1 }, line('k', KEY_HELP, { dimColor: true })),
+    );
+  }
+
+  return h(Screen);
+}

@@ -1,0 +1,64 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+
+import { BackendRegistry } from '../backends/backend.registry';
+import { CommandOutputWriter } from '../cli/command-output.writer';
+import { parseName } from '../cli/parse-option.util';
+import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';
+import { InspectorApp } from './inspector.app';
+
+/** The `inspector` options as commander hands them over. */
+export interface InspectorCommandOptions {
+  backend?: string;
+}
+
+/**
+ * `threadmill inspector [--backend alias]`: a live terminal UI over the
+ * queues and tasks of the configured backends. It only reads.
+ *
+ * @internal
+ */
+@Command({
+  name: 'inspector',
+  description:
+    'Watch queues and tasks live in a terminal UI (needs the optional peers ink and react).',
+})
+export class InspectorCommand extends CommandRunner {
+  constructor(
+    private readonly backends: BackendRegistry,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_params: string[], options: InspectorCommandOptions = {}): Promise<void> {
+    const { aliases } = this.backends;
+    // Without --backend: "default" when configured, else the first alias; the
+    // selector in the UI reaches the others either way.
+    const alias =
+      options.backend ??
+      (aliases.includes(DEFAULT_BACKEND_ALIAS) ? DEFAULT_BACKEND_ALIAS : aliases[0]);
+    if (alias === undefined || !aliases.includes(alias)) {
+      return this.output.usageError(unknownBackend(alias ?? DEFAULT_BACKEND_ALIAS, aliases));
+    }
+    // Ink would fail deep inside React with a stack trace; say it plainly instead.
+    if (!process.stdin.isTTY) return this.output.usageError(inspectorNeedsTerminal());
+    try {
+      await new InspectorApp({ backends: this.backends.all(), initialAlias: alias }).run();
+    } catch (error) {
+      if (error instanceof OptionalDependencyMissingError) {
+        return this.output.failure(error.message);
+      }
+      throw error;
+    }
+  }
+
+  @Option({
+    flags: '--backend <alias>',
+    description: 'Backend alias to show first. Default: "default", or the first configured.',
+  })
+  parseBackend(value: string): string {
+    return parseName('--backend', value);
+  }
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import Redis from 'ioredis';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { errorToRecord, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { TmuxSession } from '../helpers/tmux-session';
+
+// The real `threadmill inspector` (the sample app's CLI, run from source) in a
+// real terminal (tmux, 160x48) against the real Redis of the run.
+
+const ROOT = join(__dirname, '..', '..');
+const QUEUE = 'default';
+
+class ReportFailedError extends Error {
+  override readonly name = 'ReportFailedError';
+}
+
+function taskRecord(
+  alias: string,
+  name: string,
+  { priority = 0, runAfter = null }: { priority?: number; runAfter?: Date | null } = {},
+): TaskRecord {
+  return {
+    id: randomUUID(),
+    task: { name, queue: QUEUE, priority, runAfter, backend: alias },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args: ['2026-11-29'],
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/** The command line that starts the inspector, then prints how it exited. */
+function inspectorCommand(alias: string): string {
+  const env = `REDIS_URL=${testRedisUrl()} THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
+  const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
+  return `${env} ${cli} inspector --backend ${alias}; echo "EXIT:$?"`;
+}
+
+describe('threadmill inspector (e2e, tmux)', () => {
+  // Each test boots the sample app from source in a terminal, on 2 shared cores.
+  jest.setTimeout(120_000);
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  let terminal: TmuxSession | undefined;
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: [QUEUE, 'emails'],
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterEach(async () => {
+    await terminal?.kill();
+    terminal = undefined;
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+  });
+
+  it('shows every tab, a failed task with its error, and quits on q with the terminal restored', async () => {
+    // Three tasks go first (priority 10) so acquire takes exactly these.
+    const first = ['Reports.daily', 'Mail.send', 'Images.resize'].map((name) =>
+      taskRecord(alias, name, { priority: 10 }),
+    );
+    await backend.enqueueMany(first);
+    const running = await backend.acquire([QUEUE], {
+      workerId: 'e2e-host:4242-0',
+      max: 3,
+      timeoutMs: 0,
+    });
+    expect(running).toHaveLength(3);
+    const byName = (name: string): TaskRecord => running.find((r) => r.task.name === name)!;
+    const now = new Date();
+    const failure = errorToRecord(new ReportFailedError('the report for 2026-11-29 has no rows'));
+    await backend.acknowledge([
+      {
+        ...byName('Reports.daily'),
+        status: TaskResultStatus.FAILED,
+        finishedAt: now,
+        errors: [failure],
+      },
+      {
+        ...byName('Mail.send'),
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: now,
+        returnValue: 'sent',
+      },
+    ]);
+    const waiting = taskRecord(alias, 'Billing.invoice');
+    const deferred = taskRecord(alias, 'Billing.remind', {
+      runAfter: new Date(Date.now() + 3_600_000),
+    });
+    await backend.enqueueMany([waiting, deferred]);
+    const failedId = byName('Reports.daily').id;
+
+    terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
+    await terminal.type(inspectorCommand(alias));
+
+    // Opens on Ready, counts on every tab.
+    let screen = await terminal.until((s) => s.includes(waiting.id), 'the ready task', 60_000);
+    expect(screen).toContain(`Threadmill inspector · backend ${alias}`);
+    await terminal.until(
+      (s) => /1 Running 1\s+2 Ready 1\s+3 Deferred 1\s+4 Successful 1\s+5 Failed 1/.test(s),
+      'the tab counts',
+    );
+
+    await terminal.press('1');
+    screen = await terminal.until(
+      (s) => s.includes(byName('Images.resize').id),
+      'the running task',
+    );
+    expect(screen).toMatch(/ID\s+TASK\s+PRIORITY\s+STARTED\s+ATTEMPTS\s+WORKERS/);
+    expect(screen).toMatch(/Images\.resize\s+10\s+\S+( ago)?\s+1\s+e2e-host:4242-0/);
+
+    await terminal.press('3');
+    screen = await terminal.until((s) => s.includes(deferred.id), 'the deferred task');
+    expect(screen).toMatch(/Billing\.remind\s+in (59|60)m/);
+
+    await terminal.press('4');
+    screen = await terminal.until((s) => s.includes(byName('Mail.send').id), 'the successful task');
+    expect(screen).toMatch(/ID\s+TASK\s+FINISHED\s+ATTEMPTS\s+WORKERS/);
+
+    await terminal.press('5');
+    screen = await terminal.until((s) => s.includes(failedId), 'the failed task');
+    expect(screen).toMatch(/Reports\.daily\s+\S+( ago)?\s+ReportFailedError/);
+
+    await terminal.press('Enter');
+    screen = await terminal.until((s) => s.includes(`Task ${failedId}`), 'the detail pane');
+    expect(screen).toMatch(/status\s+FAILED/);
+    expect(screen).toContain('#1 ReportFailedError');
+    expect(screen).toContain('ReportFailedError: the report for 2026-11-29 has no rows');
+    expect(screen).toMatch(/at .*inspector\.e2e-spec\.ts/);
+
+    await terminal.press('q');
+    screen = await terminal.until((s) => /EXIT:\d+/.test(s), 'the exit status', 20_000);
+    expect(screen).toMatch(/^EXIT:0$/m);
+    // The alternate screen is gone: the shell's own screen is back, the UI is not.
+    expect(screen).not.toContain('Threadmill inspector');
+    expect(screen).toContain('inspector --backend');
+  });
+});
