@@ -50,16 +50,26 @@ export function importEsm<T>(specifier: string): Promise<T> {
   return nativeImport(specifier) as Promise<T>;
 }
 
+/** Where Ink and React are imported from; a test names a package that is not installed. */
+export interface InkSpecifiers {
+  readonly ink: string;
+  readonly react: string;
+}
+
+const INK_SPECIFIERS: InkSpecifiers = { ink: 'ink', react: 'react' };
+
 /**
  * Ink and React, loaded once per call.
  *
  * @throws OptionalDependencyMissingError when ink or react is not installed.
  */
-export async function loadInkRuntime(): Promise<InkRuntime> {
+export async function loadInkRuntime(
+  specifiers: InkSpecifiers = INK_SPECIFIERS,
+): Promise<InkRuntime> {
   try {
     const [ink, react] = await Promise.all([
-      importEsm<typeof InkModule>('ink'),
-      importEsm<typeof ReactModule & { default?: typeof ReactModule }>('react'),
+      importEsm<typeof InkModule>(specifiers.ink),
+      importEsm<typeof ReactModule & { default?: typeof ReactModule }>(specifiers.react),
     ]);
     // React is CommonJS: through import() its exports may sit on `default` only.
     return { ink, react: react.default ?? react };

@@ -1,0 +1,51 @@
+import { BackendRegistry } from '../../../lib/backends/backend.registry';
+import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
+import { InspectorCommand } from '../../../lib/inspector/inspector.command';
+import { FakeInspectorBackend } from './fake-inspector-backend';
+
+/** Records what the command would print, instead of writing to the process streams. */
+class RecordingOutput extends CommandOutputWriter {
+  readonly usageErrors: string[] = [];
+  readonly failures: string[] = [];
+  override usageError(message: string): void {
+    this.usageErrors.push(message);
+  }
+  override failure(message: string): void {
+    this.failures.push(message);
+  }
+}
+
+describe('inspector command', () => {
+  const registry = new BackendRegistry([
+    new FakeInspectorBackend('default'),
+    new FakeInspectorBackend('audit'),
+  ]);
+
+  it('is a usage error that lists the configured aliases when --backend names another', async () => {
+    const output = new RecordingOutput();
+    await new InspectorCommand(registry, output).run([], { backend: 'nope' });
+    expect(output.usageErrors).toEqual([
+      expect.stringContaining(
+        'No Threadmill backend "nope" is configured (configured: "default", "audit")',
+      ),
+    ]);
+  });
+
+  it('refuses to start without a terminal, in plain words', async () => {
+    const output = new RecordingOutput();
+    const isTTY = process.stdin.isTTY;
+    process.stdin.isTTY = false;
+    try {
+      await new InspectorCommand(registry, output).run([], { backend: 'audit' });
+    } finally {
+      process.stdin.isTTY = isTTY;
+    }
+    expect(output.usageErrors).toEqual([expect.stringContaining('run it in a terminal')]);
+  });
+
+  it('parses --backend as a non-empty name', () => {
+    const command = new InspectorCommand(registry, new RecordingOutput());
+    expect(command.parseBackend('audit')).toBe('audit');
+    expect(() => command.parseBackend(' ')).toThrow(/--backend/);
+  });
+});
