@@ -30,7 +30,7 @@ import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
-import { loadSqliteDriver, type SqliteDriver } from './sqlite-driver';
+import { loadSqliteDriver } from './sqlite-driver';
 import {
   configureConnection,
   META_BROKER_HEARTBEAT,
@@ -84,7 +84,6 @@ export class SqliteBackend implements TaskBackend {
   private readonly config: ResolvedSqliteBackendConfig;
   private readonly db: Database;
   private readonly sql: SqliteStatements;
-  private readonly sqliteError: SqliteDriver['SqliteError'];
   private readonly waiter = new SqliteWaiter();
   /** How long unfinished task data lives (the Redis task hash TTL): 3 * leaseTtl + resultTtl. */
   private readonly taskDataTtl: number;
@@ -120,7 +119,6 @@ export class SqliteBackend implements TaskBackend {
     this.taskDataTtl = 3 * this.config.leaseTtl + this.config.resultTtl;
 
     const Driver = loadSqliteDriver(alias);
-    this.sqliteError = Driver.SqliteError;
     let db: Database | undefined;
     try {
       ensureParentFolder(this.config.filename);
@@ -536,7 +534,7 @@ export class SqliteBackend implements TaskBackend {
     try {
       return run();
     } catch (error) {
-      if (error instanceof this.sqliteError) {
+      if (isSqliteError(error)) {
         throw new BackendUnavailableError(
           sqliteUnavailable(this.alias, this.config.filename, errorText(error)),
           { cause: error },
@@ -547,5 +545,24 @@ export class SqliteBackend implements TaskBackend {
   }
 }
 
-const errorText = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/**
+ * Recognised by shape, not by class (not even by `instanceof Error`): the
+ * native addon keeps the SqliteError class of the first copy of better-sqlite3
+ * loaded in the process, which need not be the copy (or the realm) this
+ * module sees, e.g. with two installs or jest's per-file module registries.
+ */
+const isSqliteError = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return name === 'SqliteError' && typeof code === 'string' && code.startsWith('SQLITE_');
+};
+
+const errorText = (error: unknown): string => {
+  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    message?: unknown;
+  };
+  return typeof message === 'string'
+    ? `${typeof name === 'string' ? name : 'Error'}: ${message}`
+    : String(error);
+};

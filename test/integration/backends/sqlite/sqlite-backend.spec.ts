@@ -1,0 +1,253 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+import Database from 'better-sqlite3';
+
+import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
+import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-statements';
+import { BackendUnavailableError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import { newRecord } from '../../../contract/backend-contract';
+import { testAlias } from '../../../helpers/test-alias';
+import { waitFor } from '../../../helpers/wait-for';
+
+/** Leases, runAfter and TTLs are about time itself: wait until the clock has passed `ms` from now. */
+const clockPassed = (ms: number, what: string) => {
+  const until = Date.now() + ms;
+  return waitFor(() => Date.now() > until, { what });
+};
+
+const succeed = (record: TaskRecord, returnValue: unknown): TaskRecord => ({
+  ...record,
+  status: TaskResultStatus.SUCCESSFUL,
+  finishedAt: new Date(),
+  returnValue,
+});
+
+describe('SqliteBackend (SQLite specifics)', () => {
+  let dir: string;
+  let filename: string;
+  let alias: string;
+  const backends: SqliteBackend[] = [];
+  const raw: Database.Database[] = [];
+
+  const open = (options: Record<string, unknown> = {}, url = `sqlite://${filename}`) => {
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options });
+    backends.push(backend);
+    return backend;
+  };
+  /** A second, plain connection to the file: what an operator's sqlite3 shell would see. */
+  const openRaw = (path = filename): Database.Database => {
+    const db = new Database(path);
+    raw.push(db);
+    return db;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-'));
+    filename = join(dir, 'threadmill.db');
+    alias = testAlias();
+  });
+
+  afterEach(async () => {
+    for (const db of raw.splice(0)) db.close();
+    for (const backend of backends.splice(0)) await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('durability', () => {
+    it('keeps ready, deferred, running and finished tasks across close and reopen', async () => {
+      const first = open();
+      const done = newRecord(alias, { args: ['done'] });
+      const running = newRecord(alias, { args: ['running'] });
+      const ready = newRecord(alias, { args: ['ready'] });
+      const deferred = newRecord(alias, { runAfter: new Date(Date.now() + 60_000) });
+      await first.enqueueMany([done, running, ready, deferred]);
+      const [acquiredDone] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await first.acknowledge([succeed(acquiredDone, 'kept')]);
+      await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await first.close();
+
+      const second = open();
+      await expect(second.getResult(done.id)).resolves.toMatchObject({
+        status: TaskResultStatus.SUCCESSFUL,
+        returnValue: 'kept',
+      });
+      await expect(second.getResult(running.id)).resolves.toMatchObject({
+        status: TaskResultStatus.RUNNING,
+      });
+      expect((await second.peek('default', 'ready', 0)).map((r) => r.id)).toEqual([ready.id]);
+      expect((await second.peek('default', 'deferred', 0)).map((r) => r.id)).toEqual([deferred.id]);
+      const [next] = await second.acquire(['default'], { workerId: 'w2', timeoutMs: 0 });
+      expect(next.id).toBe(ready.id);
+    });
+  });
+
+  describe('the database file', () => {
+    it('is in WAL mode at the current schema version', async () => {
+      await open().enqueue(newRecord(alias));
+      const db = openRaw();
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    });
+
+    it('is created with its missing parent folders, from each url form', async () => {
+      const nested = join(dir, 'a', 'b', 'c.db');
+      const forms = [
+        `sqlite://${nested}`,
+        `file://${join(dir, 'f', 'g.db')}`,
+        `file:${relative(process.cwd(), join(dir, 'h', 'i.db'))}`,
+        join(dir, 'plain', 'j.db'),
+        `sqlite:${relative(process.cwd(), join(dir, 'k', 'l.db'))}`,
+      ];
+      for (const url of forms) {
+        const backend = open({}, url);
+        await backend.enqueue(newRecord(alias));
+      }
+      for (const path of ['a/b/c.db', 'f/g.db', 'h/i.db', 'plain/j.db', 'k/l.db']) {
+        expect(existsSync(join(dir, path))).toBe(true);
+      }
+    });
+
+    it('keeps two aliases in one file apart', async () => {
+      const mine = open();
+      const otherAlias = testAlias();
+      const other = new SqliteBackend(otherAlias, { backend: SqliteBackend, url: filename });
+      backends.push(other);
+      const record = await mine.enqueue(newRecord(alias));
+      await expect(other.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(other.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual(
+        [],
+      );
+      await expect(other.getResult(record.id)).rejects.toThrow(/No task result/);
+      expect((await mine.telemetry(60_000)).queues.default.counts.ready).toBe(1);
+      expect((await other.telemetry(60_000)).queues.default.counts.ready).toBe(0);
+    });
+
+    it('fails with BackendUnavailableError naming the alias when the file cannot be opened', () => {
+      // A directory where the database file should be.
+      expect(() => open({}, `sqlite://${dir}`)).toThrow(BackendUnavailableError);
+      expect(() => open({}, `sqlite://${dir}`)).toThrow(alias);
+    });
+  });
+
+  describe('corrupt stored data', () => {
+    it('fails the unreadable task with CorruptTaskDataError and hands out the next one', async () => {
+      const backend = open();
+      const base = Date.now();
+      const broken = newRecord(alias, { args: ['broken'], enqueuedAt: new Date(base) });
+      const good = newRecord(alias, { args: ['good'], enqueuedAt: new Date(base + 1) });
+      await backend.enqueueMany([broken, good]);
+      openRaw()
+        .prepare('UPDATE threadmill_tasks SET data = ? WHERE id = ?')
+        .run('{not json', broken.id);
+
+      const acquired = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      expect(acquired.map((r) => r.id)).toEqual([good.id]);
+      const failed = await backend.getResult(broken.id);
+      expect(failed.status).toBe(TaskResultStatus.FAILED);
+      expect(failed.errors.map((e) => e.className)).toEqual(['CorruptTaskDataError']);
+      expect((await backend.peek('default', 'failed', 0)).map((r) => r.id)).toEqual([broken.id]);
+    });
+
+    it('fails a running task whose data became unreadable when its lease ends', async () => {
+      const backend = open({ leaseTtl: 50 });
+      const record = await backend.enqueue(newRecord(alias));
+      await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      openRaw().prepare('UPDATE threadmill_tasks SET data = ? WHERE id = ?').run('[]', record.id);
+      await clockPassed(60, 'the lease to end');
+      const report = await backend.brokerPass();
+      expect(report.reaped).toBe(1);
+      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+        status: TaskResultStatus.FAILED,
+        errors: [expect.objectContaining({ className: 'CorruptTaskDataError' })],
+      });
+    });
+  });
+
+  describe('broker', () => {
+    it('promotes and reaps at most batchSize tasks per pass', async () => {
+      const backend = open({ batchSize: 2, leaseTtl: 50 });
+      await backend.enqueueMany([1, 2, 3].map(() => newRecord(alias)));
+      await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
+      await backend.enqueueMany(
+        [1, 2, 3].map(() => newRecord(alias, { runAfter: new Date(Date.now() + 30) })),
+      );
+      await clockPassed(60, 'runAfter and the leases to pass');
+      expect(await backend.brokerPass()).toMatchObject({ promoted: 2, reaped: 2 });
+      expect(await backend.brokerPass()).toMatchObject({ promoted: 1, reaped: 1 });
+      expect(await backend.brokerPass()).toMatchObject({ promoted: 0, reaped: 0 });
+    });
+
+    it('runs the other steps when one fails, and reports the failed one', async () => {
+      const backend = open({ leaseTtl: 50 });
+      const record = await backend.enqueue(newRecord(alias));
+      await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      // The trim step needs this table; promote, reap and heartbeat do not.
+      openRaw().exec('DROP TABLE threadmill_ingress');
+      await clockPassed(60, 'the lease to end');
+      const report = await backend.brokerPass();
+      expect(report.failedSteps.map((failed) => failed.step)).toEqual(['trim']);
+      expect(report.failedSteps[0].error).toBeInstanceOf(BackendUnavailableError);
+      expect(report.reaped).toBe(1);
+      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+        status: TaskResultStatus.FAILED,
+      });
+      await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+    });
+
+    it('trims ingress events and results older than resultTtl', async () => {
+      const backend = open({ resultTtl: 100 });
+      await backend.enqueue(newRecord(alias));
+      const [acquired] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.acknowledge([succeed(acquired, 1)]);
+      await clockPassed(110, 'resultTtl to pass');
+      const report = await backend.brokerPass();
+      expect(report.trimmed).toBe(2);
+      const rows = openRaw();
+      expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_ingress').get()).toEqual({ n: 0 });
+      expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_results').get()).toEqual({ n: 0 });
+    });
+  });
+
+  describe('waiting for work', () => {
+    it('wakes a consumer on another connection to the file without an in-process signal', async () => {
+      const consumer = open({ maxPollInterval: 50 });
+      const producer = open();
+      const waiting = consumer.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+      await clockPassed(200, 'the consumer to back off to its longest wait');
+      const record = await producer.enqueue(newRecord(alias));
+      const enqueued = Date.now();
+      expect((await waiting).map((r) => r.id)).toEqual([record.id]);
+      expect(Date.now() - enqueued).toBeLessThan(1000);
+    });
+
+    it('ends a waiting acquire with nothing when the backend closes, and refuses later calls', async () => {
+      const backend = open();
+      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
+      await new Promise((resolve) => setImmediate(resolve));
+      const started = Date.now();
+      await backend.close();
+      await expect(waiting).resolves.toEqual([]);
+      expect(Date.now() - started).toBeLessThan(1000);
+      await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
+      await expect(backend.enqueue(newRecord(alias))).rejects.toThrow(BackendUnavailableError);
+      await expect(backend.close()).resolves.toBeUndefined();
+    });
+
+    it('returns at once when the signal has already aborted', async () => {
+      const backend = open();
+      await backend.enqueue(newRecord(alias));
+      const controller = new AbortController();
+      controller.abort();
+      await expect(
+        backend.acquire(['default'], {
+          workerId: 'w',
+          timeoutMs: 10_000,
+          signal: controller.signal,
+        }),
+      ).resolves.toEqual([]);
+      await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+    });
+  });
+});

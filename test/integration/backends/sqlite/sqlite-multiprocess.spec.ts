@@ -1,0 +1,164 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
+import { TaskResultStatus } from '../../../../lib/core';
+import { newRecord } from '../../../contract/backend-contract';
+import {
+  isMessage,
+  type SqliteChildSettings,
+  type SqliteParentMessage,
+} from '../../../fixtures/sqlite/sqlite-child.messages';
+import { testAlias } from '../../../helpers/test-alias';
+import { exited, forkTs, killChild, nextMessage } from '../../../helpers/ts-child';
+import { waitFor } from '../../../helpers/wait-for';
+
+const FIXTURES = join(__dirname, '../../../fixtures/sqlite');
+
+// A child transpiles its TypeScript at start: seconds on a busy machine, so the deadlines are generous.
+const STARTUP = { timeoutMs: 90_000, what: 'ready' };
+
+describe('SqliteBackend across processes', () => {
+  jest.setTimeout(180_000);
+
+  let dir: string;
+  let url: string;
+  let alias: string;
+  const children: ChildProcess[] = [];
+  const backends: SqliteBackend[] = [];
+
+  const open = (options: Record<string, unknown> = {}): SqliteBackend => {
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options });
+    backends.push(backend);
+    return backend;
+  };
+
+  const spawnChild = (fixture: string, settings: SqliteChildSettings): ChildProcess => {
+    const child = forkTs(join(FIXTURES, fixture), [JSON.stringify(settings)]);
+    children.push(child);
+    return child;
+  };
+
+  const command = (child: ChildProcess, message: SqliteParentMessage): void => {
+    child.send(message);
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-mp-'));
+    url = `sqlite://${join(dir, 'threadmill.db')}`;
+    alias = testAlias();
+  });
+
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map(killChild));
+    for (const backend of backends.splice(0)) await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('hands each of 4,000 tasks to exactly one of 4 processes making 1,000 acquires each', async () => {
+    const producer = open();
+    const records = Array.from({ length: 4000 }, (_, i) => newRecord(alias, { args: [i] }));
+    await producer.enqueueMany(records);
+
+    const workers = [0, 1, 2, 3].map((n) =>
+      spawnChild('sqlite-acquirer.child.ts', { url, alias, count: 1000, workerId: `host:${n}` }),
+    );
+    await Promise.all(workers.map((child) => nextMessage(child, isMessage('ready'), STARTUP)));
+    const reports = workers.map((child) =>
+      nextMessage(child, isMessage('acquired'), { timeoutMs: 120_000, what: 'its acquired ids' }),
+    );
+    // Started together, so all four contend for the write lock from the first acquire on.
+    for (const child of workers) command(child, { type: 'go' });
+    const results = await Promise.all(reports);
+    await Promise.all(workers.map(exited));
+
+    for (const result of results) {
+      expect({ empty: result.empty, stale: result.stale, got: result.ids.length }).toEqual({
+        empty: 0,
+        stale: 0,
+        got: 1000,
+      });
+    }
+    const ids = results.flatMap((result) => result.ids);
+    expect(new Set(ids).size).toBe(4000);
+    expect(new Set(ids)).toEqual(new Set(records.map((record) => record.id)));
+
+    const telemetry = await producer.telemetry(60_000);
+    expect(telemetry.queues.default.counts).toEqual({
+      ready: 0,
+      running: 0,
+      deferred: 0,
+      successful: 4000,
+      failed: 0,
+    });
+    const sample = await producer.getResult(records[1234].id);
+    expect(sample.status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect(sample.workerIds).toHaveLength(1);
+  }, 300_000);
+
+  it('wakes a consumer waiting in another process within a few poll intervals', async () => {
+    const consumer = open({ maxPollInterval: 50 });
+    const producer = spawnChild('sqlite-enqueuer.child.ts', { url, alias });
+    await nextMessage(producer, isMessage('ready'), STARTUP);
+
+    // Let the consumer back off to its longest wait before the task arrives.
+    const waiting = consumer.acquire(['default'], { workerId: 'w', timeoutMs: 20_000 });
+    const backedOff = Date.now() + 300;
+    await waitFor(() => Date.now() > backedOff, { what: 'the consumer to back off' });
+    const enqueued = nextMessage(producer, isMessage('enqueued'), { what: 'enqueued ids' });
+    command(producer, { type: 'enqueue', count: 1 });
+    const { ids } = await enqueued;
+    const committed = Date.now();
+    const acquired = await waiting;
+    expect(acquired.map((record) => record.id)).toEqual(ids);
+    // One backed-off wait (50 ms) plus scheduling slack on a loaded machine.
+    expect(Date.now() - committed).toBeLessThan(1000);
+  });
+
+  it('keeps every acknowledged enqueue when the producing process is killed with SIGKILL', async () => {
+    const producer = spawnChild('sqlite-enqueuer.child.ts', { url, alias });
+    await nextMessage(producer, isMessage('ready'), STARTUP);
+    const enqueued = nextMessage(producer, isMessage('enqueued'), { what: 'enqueued ids' });
+    command(producer, { type: 'enqueue', count: 50 });
+    const { ids } = await enqueued;
+    producer.kill('SIGKILL');
+    await exited(producer);
+
+    const reopened = open();
+    const ready = await reopened.peek('default', 'ready', 0);
+    expect(ready.map((record) => record.id)).toEqual(ids);
+  });
+
+  it('waits out another process holding the write lock, up to busyTimeout', async () => {
+    const filename = join(dir, 'threadmill.db');
+    const backend = open({ busyTimeout: 20_000 });
+    const holder = spawnChild('sqlite-lock-holder.child.ts', {
+      url: filename,
+      alias,
+      holdMs: 1000,
+    });
+    await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
+    // Without the busy timeout this would fail at once with SQLITE_BUSY (next test).
+    await backend.enqueue(newRecord(alias));
+    await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+  });
+
+  it('fails with BackendUnavailableError when the lock is held longer than busyTimeout', async () => {
+    const filename = join(dir, 'threadmill.db');
+    const backend = open({ busyTimeout: 50 });
+    // No holdMs: the holder keeps the lock until it is killed.
+    const holder = spawnChild('sqlite-lock-holder.child.ts', { url: filename, alias });
+    await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
+    await expect(backend.enqueue(newRecord(alias))).rejects.toMatchObject({
+      name: 'BackendUnavailableError',
+      message: expect.stringContaining(alias),
+    });
+    await killChild(holder);
+    // Nothing half-written: the failed enqueue left no trace, and the next one works.
+    await expect(backend.peek('default', 'ready', 0)).resolves.toEqual([]);
+    await backend.enqueue(newRecord(alias));
+    await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+  });
+});

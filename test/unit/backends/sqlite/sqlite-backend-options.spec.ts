@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+
+import {
+  resolveSqliteBackendConfig,
+  SQLITE_BACKEND_DEFAULTS,
+} from '../../../../lib/backends/sqlite/sqlite-backend-options';
+import { InvalidBackendConfigError, type BackendConfig } from '../../../../lib/core';
+
+// Never constructed here: resolveSqliteBackendConfig only reads the config.
+class NoBackend {}
+const config = (overrides: Partial<BackendConfig> = {}): BackendConfig => ({
+  backend: NoBackend as unknown as BackendConfig['backend'],
+  url: 'sqlite:///var/lib/app/threadmill.db',
+  ...overrides,
+});
+
+describe('resolveSqliteBackendConfig', () => {
+  it('fills in the defaults of SPEC §4 and the default queue', () => {
+    expect(resolveSqliteBackendConfig('main', config())).toEqual({
+      ...SQLITE_BACKEND_DEFAULTS,
+      leaseTtl: 3_600_000,
+      resultTtl: 86_400_000,
+      brokerInterval: 1000,
+      batchSize: 100,
+      filename: '/var/lib/app/threadmill.db',
+      queues: ['default'],
+    });
+  });
+
+  it.each([
+    ['sqlite:///abs/x.db', '/abs/x.db'],
+    ['sqlite://data/x.db', resolve('data/x.db')],
+    ['sqlite:data/x.db', resolve('data/x.db')],
+    ['file:///abs/x.db', '/abs/x.db'],
+    ['file:data/x.db', resolve('data/x.db')],
+    ['/abs/x.db', '/abs/x.db'],
+    ['./data/x.db', resolve('data/x.db')],
+    ['sqlite:///abs/with%20space.db', '/abs/with space.db'],
+  ])('reads the file of url %s as %s', (url, filename) => {
+    expect(resolveSqliteBackendConfig('main', config({ url })).filename).toBe(filename);
+  });
+
+  it('keeps the given options and queues', () => {
+    const resolved = resolveSqliteBackendConfig(
+      'main',
+      config({
+        queues: ['emails', 'default'],
+        options: { leaseTtl: 5000, batchSize: 7, synchronous: 'FULL', maxPollInterval: 20 },
+      }),
+    );
+    expect(resolved).toMatchObject({
+      queues: ['emails', 'default'],
+      leaseTtl: 5000,
+      batchSize: 7,
+      synchronous: 'FULL',
+      maxPollInterval: 20,
+      resultTtl: SQLITE_BACKEND_DEFAULTS.resultTtl,
+    });
+  });
+
+  it.each([
+    [{ url: undefined }, 'url', 'is required'],
+    [{ url: '  ' }, 'url', 'is required'],
+    [{ url: 'redis://localhost:6379' }, 'url', 'not a SQLite url'],
+    [{ queues: [] }, 'queues', 'non-empty list'],
+    [{ options: { leaseTTL: 1000 } }, 'leaseTTL', 'not a SqliteBackend option'],
+    [{ options: { resultTtl: -1 } }, 'resultTtl', 'positive number'],
+    [{ options: { leaseTtl: 0 } }, 'leaseTtl', 'positive number'],
+    [{ options: { brokerInterval: '1000' } }, 'brokerInterval', 'got "1000"'],
+    [{ options: { busyTimeout: Number.POSITIVE_INFINITY } }, 'busyTimeout', 'positive number'],
+    [{ options: { batchSize: 2.5 } }, 'batchSize', 'whole number'],
+    [{ options: { synchronous: 'OFF' } }, 'synchronous', '"NORMAL" or "FULL"'],
+  ] as [Partial<BackendConfig>, string, string][])(
+    'refuses %j naming the alias and the option',
+    (overrides, option, problem) => {
+      const attempt = () => resolveSqliteBackendConfig('orders', config(overrides));
+      expect(attempt).toThrow(InvalidBackendConfigError);
+      expect(attempt).toThrow(`Threadmill backend "orders": option "${option}"`);
+      expect(attempt).toThrow(problem);
+    },
+  );
+});
