@@ -106,10 +106,13 @@ export class TaskExplorer implements OnModuleInit {
     }
     // The typed enqueue API drops a leading TaskContext parameter from the argument list, so
     // the runtime must agree with the declared parameter type whenever it is known.
+    // Metadata says Object for interfaces and type-only imports, so only a concrete other
+    // class (String, Number, ...) proves a declared context wrong.
     const firstType = this.accessor.getFirstParameterType(prototype, methodName);
     const firstIsContext = firstType === TaskContext;
     const takesContext = options.takesContext ?? firstIsContext;
-    if (firstType !== undefined && takesContext !== firstIsContext) {
+    const firstIsOther = firstType !== undefined && firstType !== Object && !firstIsContext;
+    if ((takesContext && firstIsOther) || (!takesContext && firstIsContext)) {
       throw new InvalidTaskError(takesContextMismatch(defaultName, takesContext));
     }
     return { name, queue, priority, backend, takesContext };

@@ -157,6 +157,19 @@ describe('TaskExplorer', () => {
         return context.attempt;
       }
     }
+    interface ContextLike {
+      attempt: number;
+    }
+    @Injectable()
+    class TypeOnly {
+      // An interface (or a type-only import) leaves Object in the metadata: trust the option.
+      @Task({ takesContext: true })
+      run(context: ContextLike): number {
+        return context.attempt;
+      }
+    }
+    const registry = await discover([TypeOnly]);
+    expect(registry.find('TypeOnly.run')?.options.takesContext).toBe(true);
     await expect(discover([Declared])).rejects.toThrow(
       'Task Declared.run declares takesContext: true but its first parameter is not a TaskContext',
     );
