@@ -1,0 +1,100 @@
+import { TaskResultStatus } from '../../../../lib/core';
+import { waitFor } from '../../../helpers/wait-for';
+import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+
+describe('RedisBackend broker pass', () => {
+  const fixture = new RedisFixture();
+  afterEach(() => fixture.cleanup());
+  afterAll(() => fixture.close());
+
+  it('runs every other step when one fails, and reports the failed one', async () => {
+    const backend = fixture.backend({ leaseTtl: 50 });
+    const keys = fixture.keys(backend);
+    // A deferred set that is not a ZSET makes the mover fail.
+    await fixture.admin.set(keys.deferred('default'), 'not a sorted set');
+    const record = await backend.enqueue(readyRecord(backend.alias));
+    const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await waitFor(() => Date.now() > leased.startedAt!.getTime() + 60, {
+      what: 'the lease to end',
+    });
+
+    const report = await backend.brokerPass();
+    expect(report.failedSteps.map((failed) => failed.step)).toEqual(['promote']);
+    expect(report.reaped).toBe(1);
+    await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      status: TaskResultStatus.FAILED,
+    });
+    await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+  });
+
+  it('moves at most batchSize deferred tasks per pass', async () => {
+    const backend = fixture.backend({ batchSize: 2 });
+    const runAfter = new Date(Date.now() + 30);
+    await backend.enqueueMany(
+      Array.from({ length: 5 }, (_, i) => readyRecord(backend.alias, { args: [i], runAfter })),
+    );
+    await waitFor(() => Date.now() > runAfter.getTime() + 5, { what: 'runAfter to pass' });
+    const promoted = [];
+    for (let pass = 0; pass < 3; pass++) promoted.push((await backend.brokerPass()).promoted);
+    expect(promoted).toEqual([2, 2, 1]);
+    // Deferred tasks keep their enqueue order when promoted.
+    const ready = await backend.peek('default', 'ready', 10);
+    expect(ready.map((r) => r.args[0])).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('reaps at most batchSize expired leases per pass, keeping what the task had', async () => {
+    const backend = fixture.backend({ batchSize: 2, leaseTtl: 50 });
+    await backend.enqueueMany(
+      Array.from({ length: 3 }, (_, i) => readyRecord(backend.alias, { args: [i] })),
+    );
+    const leased = await backend.acquire(['default'], { workerId: 'w:1-0', max: 3, timeoutMs: 0 });
+    await waitFor(() => Date.now() > leased[0].startedAt!.getTime() + 60, {
+      what: 'the leases to end',
+    });
+    expect((await backend.brokerPass()).reaped).toBe(2);
+    expect((await backend.brokerPass()).reaped).toBe(1);
+    const reaped = await backend.getResult(leased[0].id);
+    expect(reaped).toMatchObject({
+      args: [0],
+      workerIds: ['w:1-0'],
+      startedAt: leased[0].startedAt,
+    });
+    expect(reaped.errors[0].traceback).toMatch(
+      /AcknowledgementTimeout: Task .* leaseTtl \(50 ms\)/,
+    );
+  });
+
+  it('trims history and ingress older than resultTtl', async () => {
+    const backend = fixture.backend({ resultTtl: 1000 });
+    const keys = fixture.keys(backend);
+    await backend.enqueue(readyRecord(backend.alias));
+    const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await backend.acknowledge([succeeded(leased)]);
+    // Entries from two seconds ago, as if left by an earlier run.
+    const old = Date.now() - 2000;
+    await fixture.admin.zadd(keys.history('default', 'successful'), old, 'old-ok');
+    await fixture.admin.zadd(keys.history('emails', 'failed'), old, 'old-failed');
+    await fixture.admin.zadd(keys.ingress('default'), old, 'old-in');
+    const report = await backend.brokerPass();
+    expect(report.trimmed).toBe(3);
+    expect(await fixture.admin.zrange(keys.history('default', 'successful'), 0, -1)).toEqual([
+      leased.id,
+    ]);
+    expect(await fixture.admin.zcard(keys.ingress('default'))).toBe(1);
+  });
+
+  it('leaves a task alone that was acknowledged between the reaper reading and failing it', async () => {
+    const backend = fixture.backend({ leaseTtl: 50 });
+    await backend.enqueue(readyRecord(backend.alias));
+    const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await waitFor(() => Date.now() > leased.startedAt!.getTime() + 60, {
+      what: 'the lease to end',
+    });
+    // The worker was merely slow: its acknowledge lands first and wins.
+    await expect(backend.acknowledge([succeeded(leased, 'made it')])).resolves.toEqual([
+      'acknowledged',
+    ]);
+    expect((await backend.brokerPass()).reaped).toBe(0);
+    await expect(backend.getResult(leased.id)).resolves.toMatchObject({ returnValue: 'made it' });
+  });
+});

@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { Cluster, Redis } from 'ioredis';
+
+import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-backend-config.factory';
+import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
+import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskBackend } from '../../../../lib/core';
+import { aliasKeys, removeAliasKeys } from '../../../helpers/redis-cleanup';
+import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
+import { testAlias } from '../../../helpers/test-alias';
+import { waitFor } from '../../../helpers/wait-for';
+import { readyRecord, succeeded } from './redis-fixture';
+
+const run = promisify(execFile);
+
+/** Which master serves a key's slot (host:port), from CLUSTER SLOTS. */
+async function ownerOf(node: Redis, key: string): Promise<string> {
+  const slot = await node.cluster('KEYSLOT', key);
+  const slots = await node.cluster('SLOTS');
+  const range = slots.find(([from, to]) => slot >= from && slot <= to);
+  return range ? `${range[2][0]}:${range[2][1]}` : 'none';
+}
+
+describe('RedisBackend on a 3-master Redis Cluster', () => {
+  const servers: RedisServerHandle[] = [];
+  let seeds: string[];
+  let admin: Cluster;
+  let probe: Redis;
+  const aliases: string[] = [];
+  const backends: TaskBackend[] = [];
+
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) {
+      servers.push(
+        await startRedisServer([
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf', // relative to the server's own --dir
+          '--cluster-node-timeout',
+          '2000',
+        ]),
+      );
+    }
+    seeds = servers.map((server) => `127.0.0.1:${server.port}`);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...seeds,
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
+    const nodes = servers.map((server) => new Redis(server.url));
+    try {
+      await waitFor(
+        async () => {
+          const infos = await Promise.all(nodes.map((node) => node.cluster('INFO')));
+          return infos.every((info) => String(info).includes('cluster_state:ok'));
+        },
+        { what: 'cluster_state:ok on every node' },
+      );
+    } finally {
+      nodes.forEach((node) => node.disconnect());
+    }
+    admin = new Cluster(
+      seeds.map((seed) => ({ host: '127.0.0.1', port: Number(seed.split(':')[1]) })),
+    );
+    probe = new Redis(servers[0].url);
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const backend of backends) await backend.close();
+    try {
+      for (const alias of aliases) await removeAliasKeys(admin, alias);
+    } finally {
+      await admin?.quit();
+      probe?.disconnect();
+      for (const server of servers) await server.stop();
+    }
+  });
+
+  it('runs enqueue, acquire, acknowledge, broker and telemetry on two aliases on different shards', async () => {
+    const first = testAlias();
+    let second = testAlias();
+    const firstOwner = await ownerOf(probe, new RedisKeys(first).sequence);
+    for (let tries = 0; tries < 50; tries++) {
+      if ((await ownerOf(probe, new RedisKeys(second).sequence)) !== firstOwner) break;
+      second = testAlias();
+    }
+    expect(await ownerOf(probe, new RedisKeys(second).sequence)).not.toBe(firstOwner);
+    aliases.push(first, second);
+
+    // One alias built from REDIS_CLUSTER_NODES (the sample's way), one on a Cluster client handed in.
+    const fromEnv = redisBackendConfigFromEnv({
+      queues: ['default', 'emails'],
+      options: { leaseTtl: 100 },
+      env: { REDIS_CLUSTER_NODES: seeds.join(',') },
+    });
+    const clientOwned = new Cluster([{ host: '127.0.0.1', port: servers[1].port }]);
+    const pair = [
+      new RedisBackend(first, fromEnv),
+      new RedisBackend(second, {
+        backend: RedisBackend,
+        queues: ['default', 'emails'],
+        options: { client: clientOwned, leaseTtl: 100 },
+      }),
+    ];
+    backends.push(...pair);
+
+    for (const backend of pair) {
+      const alias = backend.alias;
+      const waiting = backend.acquire(['emails', 'default'], { workerId: 'w', timeoutMs: 5000 });
+      const records = await backend.enqueueMany([
+        readyRecord(alias, { args: [1] }),
+        readyRecord(alias, { args: [2] }),
+      ]);
+      await backend.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 20) }));
+      const [woken] = await waiting;
+      expect(woken.id).toBe(records[0].id);
+      const [second] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await expect(backend.acknowledge([succeeded(woken, 'ok')])).resolves.toEqual([
+        'acknowledged',
+      ]);
+      await waitFor(() => Date.now() > second.startedAt!.getTime() + 110, {
+        what: 'the second lease to end',
+      });
+      const report = await backend.brokerPass();
+      expect(report).toMatchObject({ promoted: 1, reaped: 1, failedSteps: [] });
+      await expect(backend.getResult(second.id)).resolves.toMatchObject({
+        status: TaskResultStatus.FAILED,
+      });
+      const telemetry = await backend.telemetry(60_000);
+      expect(telemetry.queues.default.counts).toEqual({
+        ready: 1,
+        running: 0,
+        deferred: 0,
+        successful: 1,
+        failed: 1,
+      });
+      expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([woken.id]);
+      await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+      // Every key of the alias sits in one slot, so every script ran on one shard.
+      const keys = await aliasKeys(admin, alias);
+      const slots = new Set(await Promise.all(keys.map((key) => probe.cluster('KEYSLOT', key))));
+      expect(slots.size).toBe(1);
+    }
+
+    for (const backend of pair) await backend.close();
+    await expect(clientOwned.ping()).resolves.toBe('PONG');
+    await clientOwned.quit();
+  }, 20_000);
+});

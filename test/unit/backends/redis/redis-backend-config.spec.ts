@@ -1,0 +1,129 @@
+import { Redis } from 'ioredis';
+
+import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-backend-config.factory';
+import { parseRedisBackendConfig } from '../../../../lib/backends/redis/redis-backend-config.parser';
+import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
+import { InvalidBackendConfigError } from '../../../../lib/core';
+
+// RedisBackend connects lazily, so constructing one here does no I/O.
+const build = (config: { url?: string; queues?: string[]; options?: Record<string, unknown> }) =>
+  new RedisBackend('orders', { backend: RedisBackend, ...config });
+
+describe('RedisBackend configuration', () => {
+  it('applies the defaults of SPEC §4', () => {
+    const settings = parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      url: 'redis://localhost:6379',
+    });
+    expect(settings).toMatchObject({
+      queues: ['default'],
+      leaseTtl: 3_600_000,
+      resultTtl: 86_400_000,
+      brokerInterval: 1000,
+      batchSize: 100,
+    });
+    expect(build({ url: 'redis://localhost' }).brokerIntervalMs).toBe(1000);
+  });
+
+  it.each([
+    [{ leaseTtl: -1 }, /backend "orders": option "leaseTtl" must be a positive whole number/],
+    [
+      { resultTtl: 1.5 },
+      /option "resultTtl" must be a positive whole number of milliseconds, got 1.5/,
+    ],
+    [{ brokerInterval: '1000' }, /option "brokerInterval"/],
+    [{ batchSize: 0 }, /option "batchSize" must be a whole number of at least 1/],
+    [{ leaseTTL: 5 }, /option "leaseTTL" is not an option of RedisBackend \(known: .*leaseTtl/],
+  ])('refuses options %j, naming alias and option', (options, message) => {
+    expect(() => build({ url: 'redis://localhost', options })).toThrow(InvalidBackendConfigError);
+    expect(() => build({ url: 'redis://localhost', options })).toThrow(message);
+  });
+
+  it.each(['has space', 'curly{', 'curly}', 'co:lon', ''])(
+    'refuses the queue name %j, which would break the key layout',
+    (queue) => {
+      expect(() => build({ url: 'redis://localhost', queues: ['default', queue] })).toThrow(
+        /option "queues" is invalid: The queue name .* is invalid/,
+      );
+    },
+  );
+
+  it('refuses an alias that would break the hash tag', () => {
+    expect(
+      () => new RedisBackend('a}b', { backend: RedisBackend, url: 'redis://localhost' }),
+    ).toThrow(InvalidBackendConfigError);
+  });
+
+  it('wants exactly one of url, clusterNodes and client', () => {
+    expect(() => build({})).toThrow(/option "url" is missing/);
+    expect(() =>
+      build({ url: 'redis://localhost', options: { clusterNodes: ['127.0.0.1:7000'] } }),
+    ).toThrow(/option "clusterNodes" cannot be combined with url/);
+  });
+
+  it('refuses a URL that is not redis:// or rediss://, without repeating its password', () => {
+    const attempt = () => build({ url: 'http://app:hunter2@localhost:6379' });
+    expect(attempt).toThrow(/option "url" must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(attempt).toThrow(/app:\*\*\*@/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
+  it('masks the password of a URL for logs and errors', () => {
+    const settings = parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      url: 'rediss://app:s%40cret@cache.example:6380/2',
+    });
+    expect(settings.maskedTarget).toBe('rediss://app:***@cache.example:6380/2');
+    expect(settings.secrets).toContain('s@cret');
+  });
+
+  it('reads cluster seeds as host:port or URLs with credentials', () => {
+    const settings = parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      options: { clusterNodes: ['10.0.0.1:7000', 'rediss://app:pw@10.0.0.2:7001'] },
+    });
+    expect(settings.target).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
+      redisOptions: { username: 'app', password: 'pw', tls: {} },
+    });
+    expect(settings.maskedTarget).toBe('cluster 10.0.0.1:7000,10.0.0.2:7001');
+    expect(() => build({ options: { clusterNodes: ['no-port-here'] } })).toThrow(
+      /option "clusterNodes" has "no-port-here"/,
+    );
+  });
+
+  it('refuses a client with a keyPrefix, whose keys Lua could not derive', () => {
+    const client = new Redis({ lazyConnect: true, keyPrefix: 'app:' });
+    try {
+      expect(() => build({ options: { client } })).toThrow(
+        /option "client" must have no keyPrefix/,
+      );
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  describe('redisBackendConfigFromEnv', () => {
+    it('prefers REDIS_CLUSTER_NODES, then REDIS_URL, then a local Redis', () => {
+      expect(
+        redisBackendConfigFromEnv({
+          env: { REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, 10.0.0.2:7001 ', REDIS_URL: 'redis://x' },
+          queues: ['a'],
+          options: { leaseTtl: 5000 },
+        }),
+      ).toEqual({
+        backend: RedisBackend,
+        queues: ['a'],
+        options: { leaseTtl: 5000, clusterNodes: ['10.0.0.1:7000', '10.0.0.2:7001'] },
+      });
+      expect(redisBackendConfigFromEnv({ env: { REDIS_URL: 'redis://x:1/2' } }).url).toBe(
+        'redis://x:1/2',
+      );
+      expect(redisBackendConfigFromEnv({ env: {} }).url).toBe('redis://127.0.0.1:6379');
+    });
+  });
+});

@@ -1,0 +1,35 @@
+import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
+
+describe('RedisKeys', () => {
+  const keys = new RedisKeys('orders');
+
+  it('builds the SPEC §4 layout, every key under the {alias} hash tag', () => {
+    expect({
+      queue: keys.queue('emails'),
+      running: keys.running('emails'),
+      deferred: keys.deferred('emails'),
+      task: keys.task('abc'),
+      result: keys.result('abc'),
+      successful: keys.history('emails', 'successful'),
+      failed: keys.history('emails', 'failed'),
+      ingress: keys.ingress('emails'),
+    }).toEqual({
+      queue: 'threadmill:{orders}:queue:emails',
+      running: 'threadmill:{orders}:running:emails',
+      deferred: 'threadmill:{orders}:deferred:emails',
+      task: 'threadmill:{orders}:task:abc',
+      result: 'threadmill:{orders}:result:abc',
+      successful: 'threadmill:{orders}:results:emails:successful',
+      failed: 'threadmill:{orders}:results:emails:failed',
+      ingress: 'threadmill:{orders}:ingress:emails:events',
+    });
+    for (const extra of [keys.wake('emails'), keys.sequence, keys.brokerHeartbeat]) {
+      expect(extra.startsWith('threadmill:{orders}:')).toBe(true);
+    }
+    expect(keys.task('abc').startsWith(keys.taskPrefix)).toBe(true);
+  });
+
+  it('escapes glob characters of the alias in its SCAN pattern', () => {
+    expect(new RedisKeys('a*b?[c]').scanPattern).toBe('threadmill:{a\\*b\\?\\[c\\]}:*');
+  });
+});
