@@ -49,6 +49,11 @@ export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
+export { SqliteBackend } from './backends/sqlite/sqlite.backend';
+export type { SqliteBackendOptions } from './backends/sqlite/sqlite-backend-options';
+export { RedisBackend } from './backends/redis/redis.backend';
+export type { RedisBackendOptions } from './backends/redis/redis-backend-options.interface';
+export { redisBackendConfigFromEnv } from './backends/redis/redis-backend-config.factory';
 
 export { ThreadmillHealthIndicator } from './health/threadmill.health';
 export type {
