@@ -20,6 +20,19 @@ describe('the better-sqlite3 driver', () => {
     expect(loaded).toBe(false);
   });
 
+  it('is not loaded by importing the package barrel, which exports SqliteBackend', async () => {
+    let loaded = false;
+    jest.doMock('better-sqlite3', () => {
+      loaded = true;
+      return {};
+    });
+    await jest.isolateModulesAsync(async () => {
+      const barrel = await import('../../../../lib/index');
+      expect(typeof barrel.SqliteBackend).toBe('function');
+    });
+    expect(loaded).toBe(false);
+  });
+
   it('missing makes the constructor throw InvalidBackendConfigError naming the alias', async () => {
     jest.doMock('better-sqlite3', () => {
       throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), {
