@@ -6,7 +6,8 @@ import type { TaskResult } from '../core';
  * The lifecycle events of a task in this process (Django's `task_enqueued`,
  * `task_started` and `task_finished` signals). `enqueued` fires where the task
  * was enqueued; `started` and `finished` where it runs (a worker, or the
- * enqueuing process with an immediate backend).
+ * enqueuing process with an immediate backend, where `enqueued` fires just
+ * before the task runs, so its status already reads RUNNING).
  *
  * @publicApi
  */
