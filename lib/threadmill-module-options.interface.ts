@@ -3,6 +3,12 @@ import type { BackendConfig } from './core';
 /**
  * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).
  *
+ * @example
+ * ```ts
+ * const options: ThreadmillModuleOptions = {
+ *   backends: { default: { backend: MemoryBackend, queues: ['default', 'emails'] } },
+ * };
+ * ```
  * @publicApi
  */
 export interface ThreadmillModuleOptions {

@@ -23,6 +23,17 @@ import { TaskRunner } from './worker/task-runner';
  * make injectable with `@InjectBackend(alias)` (default `['default']`), since
  * they are only known once the factory ran.
  *
+ * @example
+ * ```ts
+ * ThreadmillModule.forRootAsync({
+ *   imports: [ConfigModule],
+ *   inject: [ConfigService],
+ *   useFactory: (config: ConfigService) => ({
+ *     backends: { default: { backend: RedisBackend, url: config.getOrThrow('REDIS_URL') } },
+ *   }),
+ *   backendAliases: ['default'],
+ * });
+ * ```
  * @publicApi
  */
 export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {

@@ -9,6 +9,10 @@ import type { TaskResult } from '../core';
  * enqueuing process with an immediate backend, where `enqueued` fires just
  * before the task runs, so its status already reads RUNNING).
  *
+ * @example
+ * ```ts
+ * const finished: TaskEventMap['finished'] = await events.next('finished');
+ * ```
  * @publicApi
  */
 export interface TaskEventMap {
@@ -17,10 +21,22 @@ export interface TaskEventMap {
   finished: TaskResult;
 }
 
-/** @publicApi */
+/**
+ * `'enqueued'`, `'started'` or `'finished'`.
+ *
+ * @publicApi
+ */
 export type TaskEventName = keyof TaskEventMap;
 
-/** @publicApi */
+/**
+ * A subscriber of one event; a returned promise is not awaited, only watched for errors.
+ *
+ * @example
+ * ```ts
+ * const log: TaskEventListener<'finished'> = (result) => logger.log(`${result.id} ${result.status}`);
+ * ```
+ * @publicApi
+ */
 export type TaskEventListener<E extends TaskEventName> = (
   result: TaskEventMap[E],
 ) => void | Promise<void>;

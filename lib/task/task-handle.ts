@@ -28,6 +28,12 @@ export interface TaskEnqueuer {
  * `tasks.task(MailTasks, 'sendWelcome').using({ priority: 5 }).enqueue(userId)`.
  * Immutable: `using` returns a new handle.
  *
+ * @example
+ * ```ts
+ * const welcome = this.tasks.task(MailTasks, 'sendWelcome');
+ * const result = await welcome.using({ queue: 'emails', priority: 50 }).enqueue(userId);
+ * const later = await welcome.getResult(result.id); // TaskResult<string>
+ * ```
  * @publicApi
  */
 export class TaskHandle<C extends object, K extends TaskMethodName<C>> {

@@ -3,6 +3,10 @@ import type { TaskContext } from '../core';
 /**
  * A provider class, as passed to `TaskService.enqueue(MailTasks, ...)`.
  *
+ * @example
+ * ```ts
+ * const mailTasks: TaskClass<MailTasks> = MailTasks;
+ * ```
  * @publicApi
  */
 export type TaskClass<C extends object = object> = abstract new (...args: never[]) => C;
@@ -10,6 +14,10 @@ export type TaskClass<C extends object = object> = abstract new (...args: never[
 /**
  * The names of the methods of `C` (only `@Task` methods are accepted at run time).
  *
+ * @example
+ * ```ts
+ * const method: TaskMethodName<MailTasks> = 'sendWelcome';
+ * ```
  * @publicApi
  */
 export type TaskMethodName<C> = {
@@ -23,6 +31,11 @@ type IsAny<T> = 0 extends 1 & T ? true : false;
  * The arguments a caller passes to enqueue a task method: its parameters, minus a
  * leading `TaskContext` (the worker supplies that one).
  *
+ * @example
+ * ```ts
+ * // report(context: TaskContext, day: string) takes [day: string] from callers:
+ * type ReportArgs = TaskArgs<ReportTasks['report']>;
+ * ```
  * @publicApi
  */
 export type TaskArgs<F> = F extends (...args: infer P) => unknown
@@ -38,6 +51,10 @@ export type TaskArgs<F> = F extends (...args: infer P) => unknown
 /**
  * What a task method's result holds: its awaited return type.
  *
+ * @example
+ * ```ts
+ * type Sent = TaskReturn<MailTasks['sendWelcome']>; // string, for Promise<string>
+ * ```
  * @publicApi
  */
 export type TaskReturn<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;

@@ -1,6 +1,10 @@
 /**
  * Options of `MemoryBackend` (times in milliseconds), under `options` in its backend config.
  *
+ * @example
+ * ```ts
+ * { backend: MemoryBackend, queues: ['default'], options: { leaseTtl: 60_000, immediate: false } }
+ * ```
  * @publicApi
  */
 export interface MemoryBackendOptions {
