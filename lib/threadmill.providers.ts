@@ -16,9 +16,9 @@ import { THREADMILL_MODULE_OPTIONS } from './threadmill.module-definition';
 import type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 
 /**
- * Validates what every backend config shares and constructs each backend (which
- * validates its own options). If one alias fails, the ones already built are
- * closed, so a failed bootstrap leaves no connection open.
+ * Validates what every backend config shares, then constructs each backend (which
+ * validates its own options). If one constructor fails, the ones already built
+ * are closed, so a failed bootstrap leaves no connection open.
  *
  * @throws InvalidBackendConfigError naming the alias and the option at fault.
  */
@@ -36,12 +36,11 @@ export async function createBackendRegistry(
       throw new InvalidBackendConfigError(backendAliasNotProvided(alias));
     }
   }
+  const entries = Object.entries(backends);
+  for (const [alias, config] of entries) validateBackendConfig(alias, config);
   const built: TaskBackend[] = [];
   try {
-    for (const [alias, config] of Object.entries(backends)) {
-      validateBackendConfig(alias, config);
-      built.push(new config.backend(alias, config));
-    }
+    for (const [alias, config] of entries) built.push(new config.backend(alias, config));
   } catch (error) {
     await new BackendRegistry(built).closeAll();
     throw error;
