@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-import type { LoggerService } from '@nestjs/common';
-
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { assertJsonSafe } from '../lib/core/task-serializer';
-import { WorkerChild, type RunTask } from '../lib/worker/worker-child';
-import type { WorkerOptions } from '../lib/worker/worker-options.interface';
 import {
   inParallel,
   type QueueRunner,
   type RunningConsumer,
   type TaskStartListener,
 } from './queue-runner.interface';
+import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 const ALIAS = 'bench';
 const TASK_NAME = 'bench.noop';
@@ -23,13 +20,6 @@ const FILL_BATCH = 1000;
 const FILL_IN_FLIGHT = 4;
 /** How long an idle acquire blocks before it is re-issued (the pool's default order of magnitude). */
 const IDLE_WAIT_MS = 5000;
-
-/** Warnings and errors only: a benchmark must not pay for per-task log lines. */
-const quietLogger: LoggerService = {
-  log: () => undefined,
-  warn: (message: unknown) => console.error('[threadmill warn]', message),
-  error: (message: unknown) => console.error('[threadmill error]', message),
-};
 
 /** The no-op task: what TaskRunner returns for a task that returns nothing. */
 const noop: RunTask = async (record) => ({
@@ -40,10 +30,10 @@ const noop: RunTask = async (record) => ({
 });
 
 /**
- * Threadmill driven through the public backend contract with the pool's own
- * consumer loop: `WorkerChild` (acquire with max = free slots, run, batch
- * acknowledge) in this process, with a no-op in place of `TaskRunner` and an
- * IPC channel that goes nowhere. Enqueue builds the record the way
+ * Threadmill driven through the backend contract with the worker child's
+ * consumer pattern (bench/threadmill.consumer.ts: acquire with max = free
+ * slots, run, batch acknowledge) in this process, with a no-op in place of
+ * `TaskRunner`. Enqueue builds the record the way
  * TaskService does (the JSON guard included) and calls the backend.
  */
 export class ThreadmillRunner implements QueueRunner {
@@ -73,13 +63,8 @@ export class ThreadmillRunner implements QueueRunner {
     n: number,
     slots: number,
   ): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
-    const child = this.child(slots, { maxTasks: n, exitEmpty: true }, noop);
-    return {
-      run: async () => {
-        await child.run();
-      },
-      close: async () => undefined,
-    };
+    const consumer = this.consumer(slots, n, noop);
+    return { run: () => consumer.run(), close: async () => undefined };
   }
 
   async enqueueSequential(n: number): Promise<void> {
@@ -100,14 +85,20 @@ export class ThreadmillRunner implements QueueRunner {
   }
 
   async startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer> {
-    const child = this.child(slots, { maxTasks: null, exitEmpty: false }, async (record) => {
-      onStart(record.args[0] as number);
-      return noop(record);
-    });
-    const running = child.run();
+    const abort = new AbortController();
+    const consumer = this.consumer(
+      slots,
+      null,
+      async (record) => {
+        onStart(record.args[0] as number);
+        return noop(record);
+      },
+      abort.signal,
+    );
+    const running = consumer.run();
     return {
       stop: async () => {
-        child.stop(false);
+        abort.abort();
         await running;
       },
     };
@@ -121,32 +112,21 @@ export class ThreadmillRunner implements QueueRunner {
     return this.backend.close();
   }
 
-  private child(
-    threads: number,
-    options: Pick<WorkerOptions, 'maxTasks' | 'exitEmpty'>,
+  private consumer(
+    slots: number,
+    limit: number | null,
     runTask: RunTask,
-  ): WorkerChild {
-    return new WorkerChild(
-      {
-        backend: ALIAS,
-        queues: [this.queue],
-        processes: 1,
-        threads,
-        maxTasksJitter: 0,
-        ...options,
-      },
-      {
-        backend: this.backend,
-        runTask,
-        channel: { send: async () => undefined },
-        logger: quietLogger,
-        logTasks: false,
-        identity: `${hostname()}:${process.pid}`,
-        idleWaitMs: IDLE_WAIT_MS,
-        retryDelayMs: 100,
-        random: () => 0,
-      },
-    );
+    signal?: AbortSignal,
+  ): ThreadmillConsumer {
+    return new ThreadmillConsumer(this.backend, {
+      queues: [this.queue],
+      slots,
+      workerId: `${hostname()}:${process.pid}-bench`,
+      runTask,
+      limit,
+      idleWaitMs: IDLE_WAIT_MS,
+      signal,
+    });
   }
 
   /** The record TaskService.enqueue builds for a task with default options. */

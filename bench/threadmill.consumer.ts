@@ -1,0 +1,131 @@
+import type { TaskBackend } from '../lib/core/task-backend.interface';
+import type { TaskRecord } from '../lib/core/task-record.interface';
+import { TaskResultStatus } from '../lib/core/task-result-status.enum';
+import { errorToRecord } from '../lib/core/task-serializer';
+
+/** Runs one RUNNING record and returns it finished. */
+export type RunTask = (record: TaskRecord) => Promise<TaskRecord>;
+
+export interface ConsumerOptions {
+  queues: readonly string[];
+  slots: number;
+  workerId: string;
+  runTask: RunTask;
+  /** Stop acquiring after this many tasks; null consumes until `signal` aborts. */
+  limit: number | null;
+  /** How long one idle acquire blocks on Redis before it is re-issued. */
+  idleWaitMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The consumer loop of a worker child, reduced to what costs per task: one
+ * acquire asks for as many tasks as there are free slots (bounded prefetch),
+ * and every task that finishes while an acknowledge is on its way joins the
+ * next batch (at most one acknowledge in flight, so batches grow with load).
+ * Same backend calls as lib/worker/worker-child.ts, without the IPC and the
+ * recycling that a benchmark does not need.
+ */
+export class ThreadmillConsumer {
+  private free: number;
+  private readonly finished: TaskRecord[] = [];
+  private flushing = false;
+  private waiter: (() => void) | null = null;
+  private failure: Error | null = null;
+  acknowledged = 0;
+
+  constructor(
+    private readonly backend: TaskBackend,
+    private readonly options: ConsumerOptions,
+  ) {
+    this.free = options.slots;
+  }
+
+  /** Consumes until the limit or the abort, then resolves once everything taken is acknowledged. */
+  async run(): Promise<void> {
+    const { queues, workerId, limit, idleWaitMs, signal } = this.options;
+    let acquired = 0;
+    while (!signal?.aborted && (limit === null || acquired < limit)) {
+      this.throwIfFailed();
+      if (this.free === 0) {
+        await this.change();
+        continue;
+      }
+      const max = limit === null ? this.free : Math.min(this.free, limit - acquired);
+      const records = await this.backend.acquire(queues, {
+        workerId,
+        max,
+        timeoutMs: idleWaitMs,
+        signal,
+      });
+      acquired += records.length;
+      this.free -= records.length;
+      for (const record of records) this.start(record);
+    }
+    while (this.free < this.options.slots || this.finished.length > 0 || this.flushing) {
+      this.throwIfFailed();
+      await this.change();
+    }
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private start(record: TaskRecord): void {
+    this.options.runTask(record).then(
+      (result) => this.finish(result),
+      (error: unknown) =>
+        this.finish({
+          ...record,
+          status: TaskResultStatus.FAILED,
+          finishedAt: new Date(),
+          errors: [...record.errors, errorToRecord(error)],
+        }),
+    );
+  }
+
+  private finish(result: TaskRecord): void {
+    this.free++;
+    this.finished.push(result);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => void this.flush());
+    }
+    this.notify();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.finished.length > 0) {
+        const batch = this.finished.splice(0);
+        await this.backend.acknowledge(batch);
+        this.acknowledged += batch.length;
+      }
+    } catch (error) {
+      // A benchmark must not count what was not stored: run() rethrows it.
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+    } finally {
+      // No await between the emptiness check above and this reset: nothing can be stranded.
+      this.flushing = false;
+      this.notify();
+    }
+  }
+
+  private change(): Promise<void> {
+    return new Promise((resolve) => {
+      const previous = this.waiter;
+      this.waiter = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private notify(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  }
+}
