@@ -46,6 +46,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX threadmill_tasks_deferred ON threadmill_tasks (alias, queue, run_at, seq) WHERE state = 'deferred';
   CREATE INDEX threadmill_tasks_running  ON threadmill_tasks (alias, queue, lease_until, seq) WHERE state = 'running';
   CREATE INDEX threadmill_tasks_expiry   ON threadmill_tasks (alias, expires_at);
+  CREATE INDEX threadmill_tasks_counts   ON threadmill_tasks (alias, queue, state, expires_at);
 
   CREATE TABLE threadmill_results (
     alias       TEXT    NOT NULL,
@@ -57,7 +58,7 @@ const MIGRATIONS: readonly string[] = [
     data        TEXT    NOT NULL,
     PRIMARY KEY (alias, id)
   );
-  CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at);
+  CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at, expires_at);
   CREATE INDEX threadmill_results_expiry  ON threadmill_results (alias, expires_at);
 
   CREATE TABLE threadmill_ingress (
@@ -66,6 +67,7 @@ const MIGRATIONS: readonly string[] = [
     at    INTEGER NOT NULL
   );
   CREATE INDEX threadmill_ingress_window ON threadmill_ingress (alias, queue, at);
+  CREATE INDEX threadmill_ingress_age    ON threadmill_ingress (alias, at);
 
   CREATE TABLE threadmill_meta (
     alias TEXT NOT NULL,
@@ -212,7 +214,7 @@ export class SqliteStatements {
     [alias: string, queue: string, status: string, since: number, now: number, limit: number],
     DataRow
   >;
-  readonly countTasks: Statement<[alias: string, queue: string, now: number], CountRow>;
+  readonly countTasks: Statement<[{ alias: string; queue: string; now: number }], CountRow>;
   readonly countResults: Statement<
     [{ alias: string; queue: string; since: number; now: number; windowStart: number }],
     ResultCountRow
@@ -295,20 +297,22 @@ export class SqliteStatements {
       SELECT id, data FROM threadmill_results
       WHERE alias = ? AND queue = ? AND status = ? AND finished_at >= ? AND expires_at > ?
       ORDER BY finished_at DESC, rowid DESC LIMIT ?`);
+    // One index range per number (covering indexes): telemetry stays cheap with a large backlog.
+    const countState = (state: TaskState) =>
+      `(SELECT COUNT(*) FROM threadmill_tasks
+         WHERE alias = @alias AND queue = @queue AND state = '${state}' AND expires_at > @now)`;
     this.countTasks = db.prepare(`
-      SELECT
-        COALESCE(SUM(state = 'ready'), 0)    AS ready,
-        COALESCE(SUM(state = 'running'), 0)  AS running,
-        COALESCE(SUM(state = 'deferred'), 0) AS deferred
-      FROM threadmill_tasks WHERE alias = ? AND queue = ? AND expires_at > ?`);
+      SELECT ${countState('ready')} AS ready, ${countState('running')} AS running,
+             ${countState('deferred')} AS deferred`);
+    const countFinished = (status: string, since: string) =>
+      `(SELECT COUNT(*) FROM threadmill_results
+         WHERE alias = @alias AND queue = @queue AND status = '${status}'
+           AND finished_at >= ${since} AND expires_at > @now)`;
     this.countResults = db.prepare(`
-      SELECT
-        COALESCE(SUM(status = 'SUCCESSFUL'), 0) AS successful,
-        COALESCE(SUM(status = 'FAILED'), 0)     AS failed,
-        COALESCE(SUM(finished_at >= @windowStart), 0) AS egress,
-        COALESCE(SUM(finished_at >= @windowStart AND status = 'FAILED'), 0) AS failedInWindow
-      FROM threadmill_results
-      WHERE alias = @alias AND queue = @queue AND finished_at >= @since AND expires_at > @now`);
+      SELECT ${countFinished('SUCCESSFUL', '@since')} AS successful,
+             ${countFinished('FAILED', '@since')} AS failed,
+             ${countFinished('SUCCESSFUL', '@windowStart')} AS successfulInWindow,
+             ${countFinished('FAILED', '@windowStart')} AS failedInWindow`);
     this.countIngress = db
       .prepare<[string, string, number], number>(
         `SELECT COUNT(*) FROM threadmill_ingress WHERE alias = ? AND queue = ? AND at >= ?`,
@@ -341,6 +345,6 @@ export interface CountRow {
 export interface ResultCountRow {
   successful: number;
   failed: number;
-  egress: number;
+  successfulInWindow: number;
   failedInWindow: number;
 }

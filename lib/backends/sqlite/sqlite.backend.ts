@@ -227,7 +227,7 @@ export class SqliteBackend implements TaskBackend {
       this.snapshot(() => {
         const telemetry: BackendTelemetry = { queues: {} };
         for (const queue of this.queues) {
-          const tasks = this.sql.countTasks.get(this.alias, queue, now);
+          const tasks = this.sql.countTasks.get({ alias: this.alias, queue, now });
           const results = this.sql.countResults.get({
             alias: this.alias,
             queue,
@@ -247,7 +247,7 @@ export class SqliteBackend implements TaskBackend {
             rates: {
               intervalMs,
               ingress,
-              egress: results?.egress ?? 0,
+              egress: (results?.successfulInWindow ?? 0) + (results?.failedInWindow ?? 0),
               failed: results?.failedInWindow ?? 0,
             },
           };

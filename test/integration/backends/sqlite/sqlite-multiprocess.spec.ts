@@ -145,6 +145,20 @@ describe('SqliteBackend across processes', () => {
     await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
   });
 
+  it('lets an idle consumer wait without the write lock while another process holds it', async () => {
+    const filename = join(dir, 'threadmill.db');
+    // A consumer whose every check took the write lock would fail with SQLITE_BUSY after 50 ms.
+    const consumer = open({ busyTimeout: 50, maxPollInterval: 20 });
+    const holder = spawnChild('sqlite-lock-holder.child.ts', { url: filename, alias });
+    await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
+    await expect(consumer.acquire(['default'], { workerId: 'w', timeoutMs: 500 })).resolves.toEqual(
+      [],
+    );
+    await expect(consumer.telemetry(60_000)).resolves.toMatchObject({
+      queues: { default: { counts: { ready: 0 } } },
+    });
+  });
+
   it('fails with BackendUnavailableError when the lock is held longer than busyTimeout', async () => {
     const filename = join(dir, 'threadmill.db');
     const backend = open({ busyTimeout: 50 });
