@@ -77,12 +77,37 @@ export class RedisConnection {
     }
   }
 
-  /** Runs a Redis call, turning its failures into BackendUnavailableError (ours pass through). */
+  /**
+   * Runs a Redis call, turning its failures into BackendUnavailableError
+   * (ours pass through). While the client is not connected the call is also
+   * bounded by connectTimeout (+1 s): ioredis's Cluster queues commands until
+   * it reaches a node and would otherwise wait forever for an unreachable one.
+   * A connected client needs no timer (commandTimeout bounds each command).
+   */
   async run<T>(call: () => Promise<T>): Promise<T> {
     try {
-      return await call();
+      if (this.client.status === 'ready') return await call();
+      return await this.boundedWhileConnecting(call());
     } catch (error) {
       throw this.unavailable(error);
+    }
+  }
+
+  private async boundedWhileConnecting<T>(pending: Promise<T>): Promise<T> {
+    const limitMs = this.settings.connectTimeout + 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // The call may still settle later; its outcome is no longer anyone's to handle.
+        pending.catch((late: unknown) => this.logger.debug(`late failure: ${String(late)}`));
+        reject(new Error(`not connected within ${limitMs} ms`));
+      }, limitMs);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([pending, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -38,6 +38,24 @@ describe('RedisBackend connections', () => {
     });
   });
 
+  it('fails a call on an unreachable cluster within the connect timeout instead of queueing it forever', async () => {
+    const port = await freePort();
+    const backend = new RedisBackend(testAlias(), {
+      backend: RedisBackend,
+      queues: ['default'],
+      options: { clusterNodes: [`127.0.0.1:${port}`], connectTimeout: 300 },
+    });
+    try {
+      const started = Date.now();
+      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(
+        BackendUnavailableError,
+      );
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await backend.close();
+    }
+  });
+
   describe('on a private redis-server', () => {
     let server: RedisServerHandle;
 
