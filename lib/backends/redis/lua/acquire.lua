@@ -8,7 +8,10 @@
   is still leased and returned without data, so the caller can fail it
   visibly instead of it vanishing or blocking the queue. When the batch was
   full and work remains, one wake-up token is pushed so another idle
-  consumer takes the rest (wake-ups are bounded, so they must chain).
+  consumer takes the rest (wake-ups are bounded, so they must chain). When a
+  queue is found or left empty its tokens are stale, and are dropped, so a
+  consumer that goes idle after a busy spell blocks at once instead of
+  spinning through tokens for work that is gone.
 
   Variadic KEYS: 3 per queue, queue q (from 1, in consumption order) uses
   KEYS[3q-2] ready queue (ZSET) score = -priority * weight + enqueue sequence
@@ -68,11 +71,15 @@ for q = 1, #KEYS / 3 do
       out[#out + 1] = workers
     end
     redis.call('ZADD', KEYS[3 * q - 1], unpack(lease))
-    if #popped == 2 * max and redis.call('ZCARD', queueKey) > 0
-      and redis.call('LLEN', KEYS[3 * q]) == 0 then
+    if #popped < 2 * max or redis.call('ZCARD', queueKey) == 0 then
+      redis.call('DEL', KEYS[3 * q])
+    elseif redis.call('LLEN', KEYS[3 * q]) == 0 then
       redis.call('LPUSH', KEYS[3 * q], '1')
     end
     return out
   end
+end
+for q = 1, #KEYS / 3 do
+  redis.call('DEL', KEYS[3 * q])
 end
 return {}

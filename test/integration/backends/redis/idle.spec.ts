@@ -35,8 +35,8 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const waited = Date.now() - started;
     const delta = statsDelta(before, await commandStats(fixture.admin));
     expect(waited).toBeGreaterThanOrEqual(2900);
-    // One acquire script (evalsha + the one ZPOPMIN per queue it runs), one BLPOP, our own INFO.
-    expect(delta).toEqual({ evalsha: 1, zpopmin: 2, blpop: 1, info: 1 });
+    // One acquire script (its ZPOPMIN and stale-token DEL per queue), one BLPOP, our own INFO.
+    expect(delta).toEqual({ evalsha: 1, zpopmin: 2, del: 2, blpop: 1, info: 1 });
   }, 10_000);
 
   it('picks up a task enqueued while it waits in well under 50 ms (median of 5)', async () => {
@@ -60,6 +60,23 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     latencies.sort((a, b) => a - b);
     expect(latencies[2]).toBeLessThan(50);
   }, 20_000);
+
+  it('drops stale wake-up tokens, so going idle after a busy spell costs no extra round trips', async () => {
+    const backend = fixture.backend();
+    // A busy spell: 50 single enqueues taken by a consumer that never had to wait.
+    for (let i = 0; i < 50; i++) {
+      await backend.enqueue(readyRecord(backend.alias));
+      const [taken] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.acknowledge([succeeded(taken)]);
+    }
+    const before = await commandStats(fixture.admin);
+    await expect(backend.acquire(['default'], { workerId: 'w', timeoutMs: 300 })).resolves.toEqual(
+      [],
+    );
+    const delta = statsDelta(before, await commandStats(fixture.admin));
+    expect(delta.evalsha).toBe(1);
+    expect(delta.blpop).toBe(1);
+  });
 
   it('chains wake-ups: one token wakes one consumer, whose full batch wakes the next', async () => {
     const backend = fixture.backend();
