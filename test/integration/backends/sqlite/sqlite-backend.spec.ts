@@ -131,6 +131,17 @@ describe('SqliteBackend (SQLite specifics)', () => {
     });
   });
 
+  describe('enqueue', () => {
+    it('refuses a task for a queue the alias does not serve, storing nothing', async () => {
+      const backend = open();
+      const stray = newRecord(alias, { queue: 'nowhere' });
+      await expect(backend.enqueueMany([newRecord(alias), stray])).rejects.toThrow(
+        /queue "nowhere" is not configured/,
+      );
+      await expect(backend.peek('default', 'ready', 0)).resolves.toEqual([]);
+    });
+  });
+
   describe('corrupt stored data', () => {
     it('fails the unreadable task with CorruptTaskDataError and hands out the next one', async () => {
       const backend = open();
@@ -220,6 +231,20 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const enqueued = Date.now();
       expect((await waiting).map((r) => r.id)).toEqual([record.id]);
       expect(Date.now() - enqueued).toBeLessThan(1000);
+    });
+
+    it('checks for work a bounded number of times while idle, backing off to maxPollInterval', async () => {
+      const backend = open({ maxPollInterval: 100 });
+      const pragma = jest.spyOn(Database.prototype, 'pragma');
+      try {
+        await backend.acquire(['default'], { workerId: 'w', timeoutMs: 1000 });
+        const checks = pragma.mock.calls.filter(([source]) => source === 'data_version').length;
+        // 2, 4, ... 64 ms, then every 100 ms: about 16 checks in a second, never a tight loop.
+        expect(checks).toBeGreaterThanOrEqual(2);
+        expect(checks).toBeLessThanOrEqual(20);
+      } finally {
+        pragma.mockRestore();
+      }
     });
 
     it('ends a waiting acquire with nothing when the backend closes, and refuses later calls', async () => {
