@@ -54,6 +54,11 @@ export const invalidName = (kind: 'queue' | 'task' | 'backend alias', name: stri
 export const duplicateTask = (name: string, first: string, second: string): string =>
   `Two tasks are named "${name}": ${first} and ${second}. Give one of them another name with @Task({ name }).`;
 
+export const taskNameNotRegistered = (name: string, names: readonly string[]): string =>
+  `No @Task named "${name}" is registered in this application (registered: ${
+    names.length === 0 ? 'none' : names.map((n) => `"${n}"`).join(', ')
+  }). Check the name, or that its provider is part of the application.`;
+
 export const unknownTask = (name: string): string =>
   `No @Task named "${name}" is registered in this application, so it was not run. ` +
   `Deploy the code that declares it, or remove the stored task.`;
@@ -135,7 +140,7 @@ export const sqliteUnavailable = (alias: string, filename: string, reason: strin
   `Check that its folder is writable and that no other program holds a lock on it for long.`;
 
 export const inspectorRetrying = (intervalMs: number): string =>
-  `Retrying every ${intervalMs / 1000} s; press q to quit.`;
+  `Retrying every ${intervalMs / 1000} s (q quits).`;
 
 export const inspectorTaskGone = (id: string): string =>
   `task ${id} no longer exists: its result expired; showing the last copy read`;

@@ -17,6 +17,7 @@ import {
   isExecutingBackend,
   notATask,
   queueNotConfigured,
+  taskNameNotRegistered,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -93,16 +94,48 @@ export class TaskService implements TaskEnqueuer {
     argsList: readonly TaskArgs<C[K]>[],
     overrides: TaskOverrides = {},
   ): Promise<TaskResult<TaskReturn<C[K]>>[]> {
-    const definition = this.definitionOf(taskClass, method);
+    return this.enqueueDefinition<TaskReturn<C[K]>>(
+      this.definitionOf(taskClass, method),
+      argsList,
+      overrides,
+    );
+  }
+
+  /**
+   * Enqueues runs of a task known only by its stable name at run time (a CLI,
+   * an HTTP endpoint, another service). Arguments are checked at run time only
+   * (JSON-safe); prefer `enqueue` where the task class is at hand.
+   *
+   * @param name the task's stable name, e.g. `'MailTasks.sendWelcome'`.
+   * @param argsList one argument list per run to enqueue.
+   * @param overrides priority, queue, backend and runAfter for these runs.
+   * @throws InvalidTaskError when no `@Task` has this name, or as `enqueue` does.
+   */
+  async enqueueByName(
+    name: string,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides = {},
+  ): Promise<TaskResult[]> {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
+    }
+    return this.enqueueDefinition(definition, argsList, overrides);
+  }
+
+  private async enqueueDefinition<T>(
+    definition: TaskDefinition,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+  ): Promise<TaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     const now = new Date();
     const records = argsList.map((args) =>
-      this.buildRecord(definition, backend, args as readonly unknown[], overrides, now),
+      this.buildRecord(definition, backend, args, overrides, now),
     );
     const stored = await backend.enqueueMany(records);
-    const results = stored.map(
-      (record) => new TaskResult<TaskReturn<C[K]>>(record, this.backends.sourceFor(backend.alias)),
-    );
+    const source = this.backends.sourceFor(backend.alias);
+    const results = stored.map((record) => new TaskResult<T>(record, source));
     // An immediate backend already announced the enqueue before running the task.
     if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
       for (const result of results) this.events.emit('enqueued', result);

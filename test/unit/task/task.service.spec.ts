@@ -102,6 +102,30 @@ describe('TaskService', () => {
     });
   });
 
+  describe('enqueueByName', () => {
+    it('enqueues a task known only by its stable name, with overrides', async () => {
+      const [result] = await tasks.enqueueByName('greetings.shout', [['Ada', 2]], {
+        priority: 7,
+      });
+      expect(result.task).toMatchObject({ name: 'greetings.shout', queue: 'loud', priority: 7 });
+      expect((await tasks.getResult(result.id)).args).toEqual(['Ada', 2]);
+    });
+
+    it('refuses a name no @Task has, listing the registered ones', async () => {
+      const attempt = tasks.enqueueByName('greetings.nope', [[]]);
+      await expect(attempt).rejects.toThrow(InvalidTaskError);
+      await expect(attempt).rejects.toThrow(
+        /^No @Task named "greetings.nope" is registered in this application \(registered: .*"greetings.shout".*\)\. Check the name/,
+      );
+    });
+
+    it('validates arguments at run time', async () => {
+      await expect(tasks.enqueueByName('greetings.shout', [[() => 1]])).rejects.toThrow(
+        /Task "greetings.shout": args\[0\] is a function/,
+      );
+    });
+  });
+
   describe('validation', () => {
     const refuses = async (promise: Promise<unknown>, message: string): Promise<void> => {
       await expect(promise).rejects.toThrow(InvalidTaskError);
