@@ -25,8 +25,14 @@ export interface InkRuntime {
   readonly react: typeof ReactModule;
 }
 
+// The comment makes the source text unique to this evaluation of the module.
+// V8 caches functions compiled from equal source text across contexts, and a
+// cached function keeps the import() host of the context that first compiled
+// it: under Jest, whose every test file is a new context, a later file would
+// import through an earlier file's torn-down runtime. Node loads this module
+// once, so there it costs one tiny compile.
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: TypeScript must not rewrite this import() (see above)
-const nativeImport = new Function('specifier', 'return import(specifier)') as (
+const nativeImport = new Function('specifier', `return import(specifier); // ${Math.random()}`) as (
   specifier: string,
 ) => Promise<unknown>;
 
