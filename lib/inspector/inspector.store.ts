@@ -73,7 +73,7 @@ export interface InspectorStoreOptions {
   readonly initialAlias?: string;
   /** Period of the count refresh (and of the retries while the backend is down). Default 2 s. */
   readonly refreshIntervalMs?: number;
-  /** Most tasks read per list (the peek limit). Default 200. */
+  /** Most tasks read per list (the peek limit): a few screens of rows. Default 100. */
   readonly pageSize?: number;
   /** A read that takes longer counts as unreachable. Default 5 s. */
   readonly readTimeoutMs?: number;
@@ -104,7 +104,7 @@ export class InspectorStore {
 
   constructor(private readonly options: InspectorStoreOptions) {
     this.refreshIntervalMs = options.refreshIntervalMs ?? 2000;
-    this.pageSize = options.pageSize ?? 200;
+    this.pageSize = options.pageSize ?? 100;
     this.readTimeoutMs = options.readTimeoutMs ?? 5000;
     this.clock = options.clock ?? (() => new Date());
     const aliases = options.backends.map((b) => b.alias);
@@ -222,7 +222,8 @@ export class InspectorStore {
     const reason = error instanceof Error ? error.message : String(error);
     const alias = this.state.aliases[this.state.aliasIndex] ?? '';
     this.set({
-      error: `${backendUnreachable(alias, reason)} ${inspectorRetrying(this.refreshIntervalMs)}`,
+      // The retry note first: a long reason is cut at the screen's edge, the note must not be.
+      error: `${inspectorRetrying(this.refreshIntervalMs)} ${backendUnreachable(alias, reason)}`,
       now: this.clock(),
     });
   }

@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { errorToRecord, TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { TmuxSession } from '../helpers/tmux-session';
@@ -40,8 +41,8 @@ function taskRecord(
 }
 
 /** The command line that starts the inspector, then prints how it exited. */
-function inspectorCommand(alias: string): string {
-  const env = `REDIS_URL=${testRedisUrl()} THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
+function inspectorCommand(alias: string, redisUrl = testRedisUrl()): string {
+  const env = `REDIS_URL=${redisUrl} THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
   const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
   return `${env} ${cli} inspector --backend ${alias}; echo "EXIT:$?"`;
 }
@@ -193,5 +194,45 @@ describe('threadmill inspector (e2e, tmux)', () => {
     );
     await terminal.press('q');
     await terminal.until((s) => /^EXIT:0$/m.test(s), 'a clean exit');
+  });
+
+  it('says plainly that Redis is unreachable, keeps retrying, and recovers when it is back', async () => {
+    // A Redis of this test's own, so stopping it disturbs nobody.
+    let server: RedisServerHandle | undefined = await startRedisServer();
+    const port = server.port;
+    const own = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: server.url,
+      queues: [QUEUE],
+    });
+    try {
+      const before = taskRecord(alias, 'Before.outage');
+      await own.enqueue(before);
+      terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
+      await terminal.type(inspectorCommand(alias, server.url));
+      await terminal.until((s) => s.includes(before.id), 'the task before the outage', 60_000);
+
+      await server.stop();
+      server = undefined;
+      const screen = await terminal.until(
+        (s) => s.includes(`did not answer`),
+        'the unreachable message',
+      );
+      expect(screen).toMatch(/Retrying every 2 s \(q quits\)\. Backend "t-[^"]+" did not answer/);
+      expect(screen).not.toMatch(/^\s+at /m);
+
+      // Back on the same port, empty (no persistence): one new task.
+      server = await startRedisServer([], port);
+      const after = taskRecord(alias, 'After.outage');
+      await own.enqueue(after);
+      await terminal.until((s) => !s.includes('did not answer'), 'the message to go', 30_000);
+      await terminal.press('r');
+      await terminal.until((s) => s.includes(after.id), 'the task after the outage');
+      await terminal.press('q');
+      await terminal.until((s) => /^EXIT:0$/m.test(s), 'a clean exit');
+    } finally {
+      await own.close();
+      await server?.stop();
+    }
   });
 });
