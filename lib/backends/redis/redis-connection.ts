@@ -7,6 +7,13 @@ import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisClient } from './redis-scripts';
 
+/**
+ * How an idle wait ended. `token`: something became ready. `timeout`: nothing
+ * did. `aborted`: the signal fired or the backend closed; a token may have been
+ * consumed in that instant, so the caller passes wake-ups on.
+ */
+export type WakeOutcome = 'token' | 'timeout' | 'aborted';
+
 // One quick reconnect per command: a Redis restart is ridden out, a dead Redis
 // fails the command within about one connectTimeout instead of queueing it forever.
 const MAX_RETRIES_PER_REQUEST = 1;
@@ -45,15 +52,16 @@ export class RedisConnection {
   /**
    * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
    * passes or `signal` aborts; costs one BLPOP however long it waits. Abort
-   * disconnects the blocked connection, which ends the wait at once. Resolves
-   * true when a token arrived (work may be ready), false otherwise.
+   * disconnects the blocked connection, which ends the wait at once (a token
+   * Redis handed over in that instant is lost with it: see WakeOutcome).
    */
   async waitForWake(
     keys: readonly string[],
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<boolean> {
-    if (signal?.aborted || timeoutMs <= 0 || this.closed) return false;
+  ): Promise<WakeOutcome> {
+    if (signal?.aborted || this.closed) return 'aborted';
+    if (timeoutMs <= 0) return 'timeout';
     const blocker = this.idleBlockers.pop() ?? this.createBlocker();
     this.busyBlockers.add(blocker);
     let aborted = false;
@@ -65,10 +73,11 @@ export class RedisConnection {
     try {
       // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
       const popped = await blocker.blpop(...keys, Math.max(timeoutMs, 1) / 1000);
-      return popped !== null;
+      if (aborted || this.closed) return 'aborted';
+      return popped === null ? 'timeout' : 'token';
     } catch (error) {
       if (!aborted && !this.closed) throw this.unavailable(error);
-      return false;
+      return 'aborted';
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.busyBlockers.delete(blocker);

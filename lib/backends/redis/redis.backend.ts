@@ -160,12 +160,16 @@ export class RedisBackend implements TaskBackend {
         if (remaining <= 0) return [];
         // No token means nothing became ready: every path that readies a task
         // (enqueue, mover, release, a full acquire) pushes one. So no second look.
-        const woken = await this.connection.waitForWake(
+        const outcome = await this.connection.waitForWake(
           queueKeys.map((keys) => keys.wakeKey),
           remaining,
           signal,
         );
-        if (!woken) return [];
+        if (outcome === 'aborted') {
+          if (!this.closed) await this.passOnWakeUps(queueKeys);
+          return [];
+        }
+        if (outcome === 'timeout') return [];
       } else if (taken.length > 0) {
         return taken;
       }
@@ -362,6 +366,23 @@ export class RedisBackend implements TaskBackend {
     }
     if (unreadable) await this.acknowledge(unreadable);
     return records;
+  }
+
+  /**
+   * After an aborted wait: the abort may have swallowed a wake-up token meant
+   * for work that is ready, so every queue of the wait that has ready tasks
+   * gets one token back. Best effort (shutdown path): a failure is logged.
+   */
+  private async passOnWakeUps(queueKeys: readonly AcquireQueueKeys[]): Promise<void> {
+    try {
+      const { client } = this.connection;
+      const sizes = await Promise.all(queueKeys.map((keys) => client.zcard(keys.queueKey)));
+      await Promise.all(
+        queueKeys.filter((_, q) => sizes[q] > 0).map((keys) => client.lpush(keys.wakeKey, '1')),
+      );
+    } catch (error) {
+      this.logger.debug(`could not pass wake-ups on after an aborted wait: ${String(error)}`);
+    }
   }
 
   private leased(raw: AcquiredRaw, now: number): TaskRecord {

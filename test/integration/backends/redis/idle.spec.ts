@@ -1,4 +1,6 @@
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
+import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
+import type { TaskRecord } from '../../../../lib/core';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, commandStats, readyRecord, statsDelta, succeeded } from './redis-fixture';
@@ -17,6 +19,16 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     await fixture.close();
     await server.stop();
   });
+
+  /** Ready tasks written straight into Redis, without the wake-up tokens enqueue would push. */
+  const writeWithoutWakeUps = async (alias: string, records: TaskRecord[]): Promise<void> => {
+    const keys = new RedisKeys(alias);
+    const codec = new RedisRecordCodec(alias);
+    for (const [i, record] of records.entries()) {
+      await fixture.admin.hset(keys.task(record.id), 'data', codec.encodeLive(record), 'score', i);
+      await fixture.admin.zadd(keys.queue('default'), i, record.id);
+    }
+  };
 
   const blockedClients = async (): Promise<number> => {
     const info = await fixture.admin.info('clients');
@@ -85,21 +97,33 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
       backend.acquire(['default'], { workerId: `w${w}`, max: 1, timeoutMs: 5000 }),
     );
     await waitFor(async () => (await blockedClients()) === 4, { what: 'four blocked consumers' });
-    // Four tasks written behind the backend's back, then a single wake-up token.
+    // Four tasks written behind the backend's back (no tokens), then a single wake-up token.
     const records = Array.from({ length: 4 }, () => readyRecord(backend.alias));
-    const writer = fixture.backend({}, undefined, `${backend.alias}-writer`);
-    await writer.enqueueMany(
-      records.map((r) => ({ ...r, task: { ...r.task, backend: writer.alias } })),
-    );
-    const writerKeys = new RedisKeys(writer.alias);
-    for (const [i, record] of records.entries()) {
-      const data = await fixture.admin.hget(writerKeys.task(record.id), 'data');
-      await fixture.admin.hset(keys.task(record.id), 'data', data!, 'score', String(i));
-      await fixture.admin.zadd(keys.queue('default'), i, record.id);
-    }
+    await writeWithoutWakeUps(backend.alias, records);
     await fixture.admin.lpush(keys.wake('default'), '1');
     const ids = (await Promise.all(waiting)).flat().map((r) => r.id);
     expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
+  }, 10_000);
+
+  it('passes a wake-up on when a wait is aborted, so a token it may have swallowed is not lost', async () => {
+    const backend = fixture.backend();
+    const leaving = new AbortController();
+    const aborted = backend.acquire(['default'], {
+      workerId: 'leaving',
+      timeoutMs: 5000,
+      signal: leaving.signal,
+    });
+    await waitFor(async () => (await blockedClients()) === 1, {
+      what: 'the first consumer to block',
+    });
+    const staying = backend.acquire(['default'], { workerId: 'staying', timeoutMs: 5000 });
+    await waitFor(async () => (await blockedClients()) === 2, { what: 'both consumers to block' });
+    // Work that is ready but whose token is gone, as if the leaving consumer had swallowed it.
+    const record = readyRecord(backend.alias);
+    await writeWithoutWakeUps(backend.alias, [record]);
+    leaving.abort();
+    await expect(aborted).resolves.toEqual([]);
+    expect((await staying).map((r) => r.id)).toEqual([record.id]);
   }, 10_000);
 
   it('leases and acknowledges 100 tasks in two round trips (one script call each)', async () => {
