@@ -168,7 +168,8 @@ export class SqliteBackend implements TaskBackend {
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
     const { workerId, signal } = options;
-    const max = Math.max(1, Math.trunc(options.max ?? 1));
+    const requested = options.max ?? 1;
+    const max = Number.isFinite(requested) ? Math.max(1, Math.trunc(requested)) : 1;
     const deadline = Date.now() + Math.max(0, options.timeoutMs);
     let delay = FIRST_POLL_MS;
     for (;;) {
