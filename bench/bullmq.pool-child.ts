@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { Queue, Worker } from 'bullmq';
 
 /**
@@ -18,14 +20,25 @@ async function main(): Promise<void> {
     autorun: false,
   });
   let exiting = false;
+  // 'drained' fires when nothing is waiting; jobs still active finish within moments,
+  // so look again briefly (bounded) rather than wait for a 'drained' that will not come.
   const exitIfEmpty = async (): Promise<void> => {
     if (exiting) return;
-    const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
-    if (counts.waiting + counts.active + counts.prioritized > 0 || exiting) return;
     exiting = true;
-    await worker.close();
-    await queue.close();
-    process.exit(0);
+    for (let look = 0; look < 500; look++) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
+      if (counts.waiting + counts.prioritized > 0) {
+        exiting = false; // more work arrived: wait for the next 'drained'
+        return;
+      }
+      if (counts.active === 0) {
+        await worker.close();
+        await queue.close();
+        process.exit(0);
+      }
+      await sleep(20);
+    }
+    exiting = false;
   };
   worker.on('drained', () => void exitIfEmpty());
   worker.on('error', (error) => console.error('BullMQ worker error:', error));

@@ -18,6 +18,7 @@ interface Args {
   config: BenchConfig;
   only: string | null;
   pool: boolean;
+  inProcess: boolean;
   out: string | null;
 }
 
@@ -29,18 +30,22 @@ function parseArgs(argv: readonly string[], root: string): Args {
     const at = argv.indexOf(flag);
     return at >= 0 && at + 1 < argv.length ? argv[at + 1] : null;
   };
-  const known = new Set(['--quick', '--only', '--no-pool', '--out']);
+  const known = new Set(['--quick', '--only', '--pool', '--no-pool', '--pool-only', '--out']);
   const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
   if (unknown.length) {
     console.error(
-      `unknown option ${unknown.join(' ')}; use --quick, --only <name>, --no-pool, --out <file>`,
+      `unknown option ${unknown.join(' ')}; use --quick, --only <threadmill|bullmq>, --pool, --no-pool, --pool-only, --out <file>`,
     );
     process.exit(2);
   }
   return {
     config: quick ? QUICK : FULL,
     only: value('--only')?.toLowerCase() ?? null,
-    pool: !argv.includes('--no-pool'),
+    // The pool figure boots Nest processes (seconds each): --quick leaves it out unless asked.
+    pool:
+      argv.includes('--pool-only') ||
+      (!argv.includes('--no-pool') && (!quick || argv.includes('--pool'))),
+    inProcess: !argv.includes('--pool-only'),
     out:
       value('--out') ??
       join(root, 'bench', 'results', quick ? 'latest-quick.tmp.json' : 'latest.json'),
@@ -129,14 +134,16 @@ async function main(): Promise<void> {
     }
 
     const scenarios = new Scenarios(server, new CostMeter(server, counter));
-    const results = await new Suite(scenarios, config, log).run(runners);
+    const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
     const pool: PoolResults = {};
     if (args.pool) {
       const { PoolBench } = await import('./pool.runner');
       Object.assign(pool, await new PoolBench(server, config, root, log, cleanup).run(args.only));
     }
 
-    const rows = buildFigures(config, results, pool).map(toReported);
+    const rows = buildFigures(config, results, pool)
+      .map(toReported)
+      .filter((row) => row.threadmill !== null || row.bullmq !== null);
     const meta = {
       date: new Date().toISOString(),
       mode: config.mode,

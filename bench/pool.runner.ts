@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { BenchConfig } from './bench-config';
 import { BullmqRunner } from './bullmq.runner';
@@ -14,19 +15,35 @@ interface CleanupRegistry {
   add(step: () => Promise<void>): void;
 }
 
-/** How long one pool run may take before it is killed and the figure left out. */
+/** One library's pool: how to fill its queue, start it, and see how much is left. */
+interface PoolSystem {
+  name: string;
+  fill: QueueRunner;
+  commands(processes: number, threads: number): string[][];
+  /** Tasks waiting or running, read from outside (the admin connection). */
+  remaining(): Promise<number>;
+}
+
+/** How long one pool run may take before it is killed and the run fails. */
 const POOL_DEADLINE_MS = 180_000;
-const POOL_QUEUE = 'pool';
+/** How often the queue is looked at from outside while a pool drains it. */
+const OBSERVE_EVERY_MS = 5;
+const BULLMQ_QUEUE = 'pool';
+/** Alias the sample CLI is pointed at (THREADMILL_ALIAS); the sample consumes its queue `default`. */
+const THREADMILL_ALIAS = 'benchpool';
 
 /**
- * The original's headline, measured like it: N tasks waiting, then a pool with
- * `--exit-empty` is started and timed until it exits. Boot and shutdown are
- * not queue work, so the same command is also timed on an empty queue and
- * that time is subtracted: throughput = N / (t(N) - t(empty)).
+ * The original's headline: N tasks waiting, a pool started with
+ * `--exit-empty`. Booting Nest (seconds) is not queue work, so the drain is
+ * timed from outside: from the first moment fewer than N tasks are left
+ * (ZCARD/LLEN on the admin connection every 5 ms) to the moment none is
+ * waiting or running. Spawn-to-exit time is logged too.
  *
- * Threadmill: the sample CLI, `threadmill worker --processes P --threads T
- * --exit-empty`. BullMQ has no pool: P processes each running one Worker
- * with concurrency T (bench/bullmq.pool-child.ts) stand in for it.
+ * Threadmill: the sample CLI (`npm run -s cli -- worker --processes P
+ * --threads T --exit-empty`, built once and started as `node
+ * sample-dist/sample/src/worker.js worker ...`) draining `sample.echo`.
+ * BullMQ has no pool: P processes each running one Worker with concurrency T
+ * (bench/bullmq.pool-child.ts) stand in for it.
  */
 export class PoolBench {
   constructor(
@@ -38,88 +55,117 @@ export class PoolBench {
   ) {}
 
   async run(only: string | null): Promise<PoolResults> {
-    const results: PoolResults = {};
-    const systems: {
-      name: string;
-      fill: QueueRunner;
-      command: (p: number, t: number) => string[][];
-    }[] = [];
+    const systems: PoolSystem[] = [];
     if (only === null || only === THREADMILL.toLowerCase()) {
       const threadmill = await this.threadmillSystem();
       if (threadmill) systems.push(threadmill);
     }
-    if (only === null || only === BULLMQ.toLowerCase()) {
-      const fill = new BullmqRunner(this.server.url, POOL_QUEUE);
-      this.cleanup.add(() => fill.close());
-      const child = join(__dirname, 'bullmq.pool-child.js');
-      systems.push({
-        name: BULLMQ,
-        fill,
-        command: (processes, threads) =>
-          Array.from({ length: processes }, () => [
-            process.execPath,
-            child,
-            this.server.url,
-            POOL_QUEUE,
-            String(threads),
-          ]),
-      });
-    }
+    if (only === null || only === BULLMQ.toLowerCase()) systems.push(this.bullmqSystem());
+
+    const results: PoolResults = {};
     for (const processes of this.config.poolProcesses) {
       for (const threads of this.config.poolThreads) {
         const key = `p${processes}t${threads}`;
         results[key] = {};
-        for (const system of systems) {
-          const samples: number[] = [];
-          for (let rep = 0; rep < this.config.reps; rep++) {
-            const commands = system.command(processes, threads);
-            await this.server.reset();
-            const empty = await this.timeProcesses(commands);
-            await this.server.reset();
-            await system.fill.fill(this.config.poolTasks);
-            const full = await this.timeProcesses(commands);
-            const rate = this.config.poolTasks / Math.max(full - empty, 1e-3);
-            samples.push(rate);
-            this.log(
-              `pool ${system.name} --processes ${processes} --threads ${threads} #${rep + 1}: ${Math.round(rate)} tasks/s (run ${full.toFixed(2)} s, empty ${empty.toFixed(2)} s)`,
-            );
+        for (let rep = 0; rep < this.config.reps; rep++) {
+          const order = rep % 2 === 0 ? systems : [...systems].reverse();
+          for (const system of order) {
+            const rate = await this.drainOnce(system, processes, threads);
+            (results[key][system.name] ??= []).push(rate);
           }
-          results[key][system.name] = samples;
         }
       }
     }
     return results;
   }
 
+  private async drainOnce(system: PoolSystem, processes: number, threads: number): Promise<number> {
+    const tasks = this.config.poolTasks;
+    await this.server.reset();
+    await system.fill.fill(tasks);
+    const spawned = performance.now();
+    let exited = false;
+    const done = Promise.all(
+      system.commands(processes, threads).map((argv) => this.runToExit(argv)),
+    ).finally(() => (exited = true));
+    let firstTaken: number | null = null;
+    let lastSeen = spawned;
+    const deadline = spawned + POOL_DEADLINE_MS;
+    while (!exited && performance.now() < deadline) {
+      const left = await system.remaining();
+      const now = performance.now();
+      if (firstTaken === null && left < tasks) firstTaken = now;
+      lastSeen = now;
+      if (left === 0) break;
+      await sleep(OBSERVE_EVERY_MS);
+    }
+    await done;
+    const total = (performance.now() - spawned) / 1000;
+    const draining = (lastSeen - (firstTaken ?? spawned)) / 1000;
+    const rate = tasks / Math.max(draining, 1e-3);
+    this.log(
+      `pool ${system.name} --processes ${processes} --threads ${threads}: ${Math.round(rate)} tasks/s (drain ${draining.toFixed(2)} s, spawn to exit ${total.toFixed(2)} s)`,
+    );
+    return rate;
+  }
+
+  private bullmqSystem(): PoolSystem {
+    const fill = new BullmqRunner(this.server.url, BULLMQ_QUEUE);
+    this.cleanup.add(() => fill.close());
+    const child = join(__dirname, 'bullmq.pool-child.js');
+    const { admin } = this.server;
+    return {
+      name: BULLMQ,
+      fill,
+      commands: (processes, threads) =>
+        Array.from({ length: processes }, () => [
+          process.execPath,
+          child,
+          this.server.url,
+          BULLMQ_QUEUE,
+          String(threads),
+        ]),
+      remaining: async () => {
+        const [wait, active] = await Promise.all([
+          admin.llen(`bull:${BULLMQ_QUEUE}:wait`),
+          admin.llen(`bull:${BULLMQ_QUEUE}:active`),
+        ]);
+        return wait + active;
+      },
+    };
+  }
+
   /** Threadmill's pool, when the sample CLI exists in this checkout; null (and a log line) otherwise. */
-  private async threadmillSystem(): Promise<{
-    name: string;
-    fill: QueueRunner;
-    command: (p: number, t: number) => string[][];
-  } | null> {
+  private async threadmillSystem(): Promise<PoolSystem | null> {
     const manifest = JSON.parse(readFileSync(join(this.root, 'package.json'), 'utf8')) as {
       scripts?: Record<string, string>;
     };
-    if (!manifest.scripts?.cli || !existsSync(join(this.root, 'sample'))) {
-      this.log('pool: no `npm run cli` / sample/ in this checkout yet, Threadmill pool skipped');
+    if (!manifest.scripts?.['build:sample'] || !existsSync(join(this.root, 'sample'))) {
+      this.log(
+        'pool: no `npm run build:sample` / sample/ in this checkout, Threadmill pool skipped',
+      );
       return null;
     }
+    // `npm run cli` rebuilds the sample on every call: build it once, then time the node entry alone.
+    this.log('pool: building the sample CLI once (npm run -s build:sample)');
+    execFileSync('npm', ['run', '-s', 'build:sample'], { cwd: this.root, stdio: 'inherit' });
     const { ThreadmillRunner } = await import('./threadmill.runner');
-    const fill = await ThreadmillRunner.create(this.server.url, POOL_QUEUE);
+    const { RedisKeys } = await import('../lib/backends/redis/redis-keys');
+    const fill = await ThreadmillRunner.create(this.server.url, THREADMILL_ALIAS);
     this.cleanup.add(() => fill.close());
+    const keys = new RedisKeys(THREADMILL_ALIAS);
+    const entry = join(this.root, 'sample-dist', 'sample', 'src', 'worker.js');
+    const { admin } = this.server;
     return {
       name: THREADMILL,
       fill,
-      command: (processes, threads) => [
+      commands: (processes, threads) => [
         [
-          'npm',
-          'run',
-          '-s',
-          'cli',
-          '--',
+          process.execPath,
+          entry,
           'worker',
-          '--queues',
-          POOL_QUEUE,
+          '--backend',
+          THREADMILL_ALIAS,
           '--processes',
           String(processes),
           '--threads',
@@ -127,40 +173,36 @@ export class PoolBench {
           '--exit-empty',
         ],
       ],
+      remaining: async () => {
+        const [ready, running] = await Promise.all([
+          admin.zcard(keys.queue('default')),
+          admin.zcard(keys.running('default')),
+        ]);
+        return ready + running;
+      },
     };
-  }
-
-  /** Runs the commands side by side and returns seconds until the last one exited 0. */
-  private async timeProcesses(commands: string[][]): Promise<number> {
-    const started = process.hrtime.bigint();
-    await Promise.all(commands.map((argv) => this.runToExit(argv)));
-    return Number(process.hrtime.bigint() - started) / 1e9;
   }
 
   private runToExit([file, ...args]: string[]): Promise<void> {
     return new Promise((resolve, reject) => {
       const child = spawn(file, args, {
         cwd: this.root,
-        env: { ...process.env, REDIS_URL: this.server.url },
+        env: { ...process.env, REDIS_URL: this.server.url, THREADMILL_ALIAS },
         stdio: ['ignore', 'ignore', 'pipe'],
-        detached: true, // its own process group, so the kill below reaches npm's children too
       });
       let stderr = '';
-      child.stderr.on(
-        'data',
-        (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)),
-      );
-      const kill = (): void => {
-        if (child.exitCode === null && child.pid) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // already gone between the check and the kill
-          }
-        }
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-4000);
+      });
+      const stop = (signal: NodeJS.Signals): void => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       };
-      const timer = setTimeout(kill, POOL_DEADLINE_MS);
-      this.cleanup.add(async () => kill());
+      // Past the deadline: SIGTERM (the pool stops its children), then SIGKILL if it hangs on.
+      const timer = setTimeout(() => {
+        stop('SIGTERM');
+        setTimeout(() => stop('SIGKILL'), 10_000).unref();
+      }, POOL_DEADLINE_MS);
+      this.cleanup.add(async () => stop('SIGTERM'));
       child.once('error', reject);
       child.once('exit', (code, signal) => {
         clearTimeout(timer);

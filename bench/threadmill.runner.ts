@@ -15,7 +15,8 @@ import {
 import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 const ALIAS = 'bench';
-const TASK_NAME = 'bench.noop';
+/** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
+export const TASK_NAME = 'sample.echo';
 const FILL_BATCH = 1000;
 const FILL_IN_FLIGHT = 4;
 /** How long an idle acquire blocks before it is re-issued (the pool's default order of magnitude). */
@@ -44,8 +45,8 @@ export class ThreadmillRunner implements QueueRunner {
     private readonly queue: string,
   ) {}
 
-  static async create(url: string, queue = 'default'): Promise<ThreadmillRunner> {
-    const backend = new RedisBackend(ALIAS, { backend: RedisBackend, url, queues: [queue] });
+  static async create(url: string, alias = ALIAS, queue = 'default'): Promise<ThreadmillRunner> {
+    const backend = new RedisBackend(alias, { backend: RedisBackend, url, queues: [queue] });
     await backend.ping();
     return new ThreadmillRunner(backend, queue);
   }
@@ -134,7 +135,13 @@ export class ThreadmillRunner implements QueueRunner {
     assertJsonSafe(args, TASK_NAME, 'args');
     return {
       id: randomUUID(),
-      task: { name: TASK_NAME, queue: this.queue, priority: 0, runAfter: null, backend: ALIAS },
+      task: {
+        name: TASK_NAME,
+        queue: this.queue,
+        priority: 0,
+        runAfter: null,
+        backend: this.backend.alias,
+      },
       status: TaskResultStatus.READY,
       enqueuedAt: new Date(),
       startedAt: null,
