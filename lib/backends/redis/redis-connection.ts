@@ -14,6 +14,11 @@ import type { RedisClient } from './redis-scripts';
  */
 export type WakeOutcome = 'token' | 'timeout' | 'aborted';
 
+/** Longest single BLPOP; a longer wait is several in a row. */
+const BLOCK_SLICE_MS = 30_000;
+/** How much later than its timeout a BLPOP reply may come before the connection counts as dead. */
+const BLOCK_SLICE_GRACE_MS = 5000;
+
 // One quick reconnect per command: a Redis restart is ridden out, a dead Redis
 // fails the command within about one connectTimeout instead of queueing it forever.
 const MAX_RETRIES_PER_REQUEST = 1;
@@ -70,11 +75,18 @@ export class RedisConnection {
       blocker.disconnect();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    const deadline = Date.now() + timeoutMs;
     try {
-      // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
-      const popped = await blocker.blpop(...keys, Math.max(timeoutMs, 1) / 1000);
-      if (aborted || this.closed) return 'aborted';
-      return popped === null ? 'timeout' : 'token';
+      // Long waits are cut into slices (one BLPOP each, so still no polling);
+      // see createBlocker for why a single BLPOP may not wait unbounded.
+      for (let left = timeoutMs; ; left = deadline - Date.now()) {
+        if (left <= 0) return 'timeout';
+        const slice = Math.max(Math.min(left, BLOCK_SLICE_MS), 1);
+        // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
+        const popped = await blocker.blpop(...keys, slice / 1000);
+        if (aborted || this.closed) return 'aborted';
+        if (popped !== null) return 'token';
+      }
     } catch (error) {
       if (!aborted && !this.closed) throw this.unavailable(error);
       return 'aborted';
@@ -180,13 +192,17 @@ export class RedisConnection {
   }
 
   private createBlocker(): RedisClient {
-    // A copy of the main client's settings, minus the command timeout: BLPOP waits on purpose.
+    // A copy of the main client's settings, with a command timeout just above one
+    // BLPOP slice: long enough never to cut a healthy wait, short enough that a
+    // connection that died silently (no RST) cannot hang a wait forever.
+    const commandTimeout = BLOCK_SLICE_MS + BLOCK_SLICE_GRACE_MS;
     const blocker =
       this.client instanceof Cluster
         ? this.client.duplicate(undefined, {
-            redisOptions: { ...this.client.options.redisOptions, commandTimeout: undefined },
+            redisOptions: { ...this.client.options.redisOptions, commandTimeout },
           })
-        : this.client.duplicate({ commandTimeout: undefined, lazyConnect: true });
+        : // Queued until connected even if a handed-in client refuses offline commands.
+          this.client.duplicate({ commandTimeout, lazyConnect: true, enableOfflineQueue: true });
     this.watch(blocker, 'blocking');
     return blocker;
   }

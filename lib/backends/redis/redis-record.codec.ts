@@ -41,12 +41,11 @@ type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
 
 /**
  * How a TaskRecord lives in Redis. A live task's hash holds `score` (its
- * ready score) and `data`, the enqueued record without its id (the key has
- * it), the backend (the alias has it) and every field still at its default;
- * acquire writes the few
- * fields that change (status, startedAt, lastAttemptedAt, workers) beside
- * it, so no JSON is decoded or encoded in Lua. A finished task is stored
- * whole, as the shared serializer writes it.
+ * ready score) and `data`: the enqueued record without its id (the key has
+ * it), its backend (the alias has it) and every field still at its default.
+ * Acquire writes the few fields that change (status, startedAt,
+ * lastAttemptedAt, workers) beside it, so no JSON is decoded or encoded in
+ * Lua. A finished task is stored whole, as the shared serializer writes it.
  *
  * @internal
  */
@@ -80,8 +79,9 @@ export class RedisRecordCodec {
    * is missing or not ours, so the caller can fail that task and go on.
    */
   decodeLive(id: string, data: string | null, fields: MutableTaskFields): TaskRecord {
-    if (data === null)
+    if (data === null) {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
