@@ -248,7 +248,10 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
         ),
       ).flatMap((label, i) => (i === 0 ? [label] : [h(Text, { key: `gap${i}` }, '  '), label])),
     );
-    const columnsFitted = fitColumns(segment, tableWidth);
+    const columnsFitted = fitColumns(segment, tableWidth, {
+      records: state.tasks.slice(offset, offset + visible),
+      now: state.now,
+    });
     const tableBody: ReactNode[] = [
       tabs,
       line('head', tableHeader(columnsFitted), { bold: true, underline: true }),

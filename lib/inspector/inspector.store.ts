@@ -167,6 +167,14 @@ export class InspectorStore {
   /** Applies one key press; says whether the inspector should quit. */
   press(key: InspectorKey): InspectorAction {
     const { input } = key;
+    // Keys typed (or auto-repeated) faster than the terminal is read arrive
+    // as one chunk, e.g. "jjj": each character is a press of its own.
+    if (input.length > 1 && [...input].every((char) => char >= ' ')) {
+      for (const char of input) {
+        if (this.press({ input: char }) === 'quit') return 'quit';
+      }
+      return 'none';
+    }
     if (input === 'q' && !key.ctrl) return 'quit';
     if (key.tab) {
       this.cycleFocus(key.shift ? -1 : 1);

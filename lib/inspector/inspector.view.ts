@@ -216,9 +216,14 @@ export const TAB_COLUMNS: Readonly<Record<QueueSegment, readonly TaskColumn[]>> 
  * dropped until the minimum widths fit; the spare width then goes to each
  * column up to its preferred width, most important first (a readable task
  * name, then a whole id, before a long worker list), and what is left to the
- * flexible task name.
+ * flexible task name. Given the rows on screen, a column never grows past its
+ * widest cell, so short task names leave room for whole ids.
  */
-export function fitColumns(segment: QueueSegment, width: number): FittedColumn[] {
+export function fitColumns(
+  segment: QueueSegment,
+  width: number,
+  rows?: { records: readonly TaskRecord[]; now: Date },
+): FittedColumn[] {
   let chosen = [...TAB_COLUMNS[segment]];
   const needed = (cols: readonly TaskColumn[]): number =>
     cols.reduce((sum, c) => sum + c.minWidth, 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
@@ -226,10 +231,18 @@ export function fitColumns(segment: QueueSegment, width: number): FittedColumn[]
     const weakest = chosen.reduce((a, b) => (b.keep < a.keep ? b : a));
     chosen = chosen.filter((c) => c !== weakest);
   }
+  const preferred = (column: TaskColumn): number => {
+    if (rows === undefined || rows.records.length === 0) return column.preferredWidth;
+    const widest = Math.max(
+      column.title.length,
+      ...rows.records.map((r) => column.cell(r, rows.now).length),
+    );
+    return Math.min(column.preferredWidth, widest);
+  };
   const widths = new Map(chosen.map((c) => [c, c.minWidth]));
   let spare = width - needed(chosen);
   for (const column of [...chosen].sort((a, b) => b.keep - a.keep)) {
-    const grow = Math.max(0, Math.min(spare, column.preferredWidth - column.minWidth));
+    const grow = Math.max(0, Math.min(spare, preferred(column) - column.minWidth));
     widths.set(column, column.minWidth + grow);
     spare -= grow;
   }

@@ -139,6 +139,16 @@ describe('inspector store', () => {
     expect(s.getState().tasks[0].id).toBe('two-0');
   });
 
+  it('takes keys that arrive in one chunk one by one', async () => {
+    const backend = new FakeInspectorBackend('default').put('default', 'ready', ready(5));
+    const s = open([backend]);
+    await waitFor(() => s.getState().tasksLoaded);
+    expect(s.press({ input: 'jjj' })).toBe('none');
+    expect(s.getState().taskIndex).toBe(3);
+    expect(s.press({ input: 'kq' })).toBe('quit');
+    expect(s.getState().taskIndex).toBe(2);
+  });
+
   it('quits on q and does nothing else', () => {
     const s = open([new FakeInspectorBackend('default')]);
     expect(s.press({ input: 'q' })).toBe('quit');

@@ -88,6 +88,17 @@ describe('inspector view', () => {
     });
   });
 
+  it('gives a whole id the room that short task names leave', () => {
+    const record = taskRecord('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab', {
+      task: { name: 'a.b', queue: 'default', priority: 0, runAfter: null, backend: 'default' },
+    });
+    const blind = fitColumns('ready', 90);
+    const seeing = fitColumns('ready', 90, { records: [record], now });
+    expect(tableRow(blind, record, now)).not.toContain(record.id);
+    expect(tableRow(seeing, record, now)).toContain(record.id);
+    expect(tableRow(seeing, record, now)).toHaveLength(90);
+  });
+
   it('lines table rows up under the header', () => {
     const columns = fitColumns('failed', 160);
     const header = tableHeader(columns);
