@@ -40,12 +40,12 @@ type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
 };
 
 /**
- * How a TaskRecord lives in Redis. A live task's hash holds `score` (its
- * ready score) and `data`: the enqueued record without its id (the key has
- * it), its backend (the alias has it) and every field still at its default.
- * Acquire writes the few fields that change (status, startedAt,
- * lastAttemptedAt, workers) beside it, so no JSON is decoded or encoded in
- * Lua. A finished task is stored whole, as the shared serializer writes it.
+ * How a TaskRecord lives in Redis. A live task's hash holds `data`: the
+ * enqueued record without its id (the key has it), its backend (the alias has
+ * it) and every field still at its default. Acquire writes the few fields
+ * that change (status, startedAt, lastAttemptedAt, workers) and the ready
+ * score (for release) beside it, so no JSON is decoded or encoded in Lua. A
+ * finished task is stored whole, as the shared serializer writes it.
  *
  * @internal
  */
@@ -70,6 +70,7 @@ export class RedisRecordCodec {
     const task: Partial<TaskRecordJson['task']> = { ...json.task };
     if (task.backend === this.alias) delete task.backend;
     if (task.runAfter === null) delete task.runAfter;
+    if (task.priority === 0) delete task.priority;
     json.task = task;
     return JSON.stringify(json);
   }

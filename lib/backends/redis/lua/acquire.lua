@@ -4,7 +4,8 @@
   entering the running set under a lease deadline happen in one step, so a
   task is never held by two workers and never lost between queue and lease.
   Only the small mutable hash fields are written (no JSON decoded or encoded
-  here), which keeps the script cheap per task. A popped id without task data
+  here), which keeps the script cheap per task; the ready score goes into
+  the hash too, so release can put the task back in its place. A popped id without task data
   is still leased and returned without data, so the caller can fail it
   visibly instead of it vanishing or blocking the queue. When the batch was
   full and work remains, one wake-up token is pushed so another idle
@@ -46,6 +47,7 @@ for q = 1, #KEYS / 3 do
     local lease = {}
     for i = 1, #popped, 2 do
       local id = popped[i]
+      local score = popped[i + 1]
       local taskKey = prefix .. id
       lease[#lease + 1] = ARGV[2]
       lease[#lease + 1] = id
@@ -63,7 +65,7 @@ for q = 1, #KEYS / 3 do
           workers = string.sub(fields[3], 1, -2) .. ',' .. workerJson .. ']'
         end
         redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
-          'lastAttemptedAt', now, 'workers', workers)
+          'lastAttemptedAt', now, 'workers', workers, 'score', score)
       end
       out[#out + 1] = id
       out[#out + 1] = data

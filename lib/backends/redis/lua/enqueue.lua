@@ -6,17 +6,20 @@
   an ingress event for telemetry, and a place in the ready queue or, with a
   future runAfter, in the deferred set. Its ready score is priority first,
   then a per-alias sequence number, so tasks of one priority leave in exactly
-  the order they came, even many in one millisecond; the score is kept in the
-  hash for the mover and for release. Ready tasks push wake-up tokens so an
-  idle consumer blocked on the queue's wake-up list returns at once; the list
-  is trimmed so tokens nobody waits for cannot pile up.
+  the order they came, even many in one millisecond. A deferred task keeps
+  that score in its hash for the mover; a ready one needs no copy while it
+  waits (acquire writes it for release), which keeps a waiting task small,
+  as does the sequence number standing in for the id as the ingress event.
+  Ready tasks push wake-up tokens so an idle consumer blocked on the queue's
+  wake-up list returns at once; the list is trimmed so tokens nobody waits
+  for cannot pile up.
 
   Variadic KEYS: one fixed key, then 4 per task
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Task i (from 1) uses
-  KEYS[4i-2] task (HASH) the task's data and ready score, created here
+  KEYS[4i-2] task (HASH) the task's data (and ready score when deferred), created here
   KEYS[4i-1] target (ZSET) the ready queue, or the deferred set when runAfter is in the future
-  KEYS[4i] ingress events (ZSET) of the task's queue
+  KEYS[4i] ingress events (ZSET) of the task's queue, member = sequence number
   KEYS[4i+1] wake-up tokens (LIST) of the task's queue
 
   ARGV[1] longest a wake-up list may grow (count)
@@ -48,17 +51,18 @@ for i = 1, taskCount do
   local id = ARGV[5 * i - 1]
   -- %.0f: Lua would print a large number in exponent form, losing digits.
   local score = string.format('%.0f', -tonumber(ARGV[5 * i + 1]) * weight + first + i)
-  redis.call('HSET', taskKey, 'data', ARGV[5 * i], 'score', score)
-  redis.call('PEXPIRE', taskKey, ARGV[5 * i + 2])
   local runAfter = ARGV[5 * i + 3]
   if runAfter == '' then
+    redis.call('HSET', taskKey, 'data', ARGV[5 * i])
     redis.call('ZADD', KEYS[4 * i - 1], score, id)
     local wakeKey = KEYS[4 * i + 1]
     wakeCounts[wakeKey] = (wakeCounts[wakeKey] or 0) + 1
   else
+    redis.call('HSET', taskKey, 'data', ARGV[5 * i], 'score', score)
     redis.call('ZADD', KEYS[4 * i - 1], runAfter, id)
   end
-  redis.call('ZADD', KEYS[4 * i], ARGV[2], id)
+  redis.call('PEXPIRE', taskKey, ARGV[5 * i + 2])
+  redis.call('ZADD', KEYS[4 * i], ARGV[2], first + i)
 end
 
 local bound = tonumber(ARGV[1])

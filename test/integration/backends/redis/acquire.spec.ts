@@ -30,6 +30,17 @@ describe('RedisBackend acquire', () => {
     expect(second.map((r) => r.args[0])).toEqual([3, 4]);
   });
 
+  it('release puts a task back in its old place in line, ahead of later ones', async () => {
+    const backend = fixture.backend();
+    const records = [0, 1, 2].map((n) => readyRecord(backend.alias, { args: [n], priority: 5 }));
+    await backend.enqueueMany(records);
+    await backend.enqueue(readyRecord(backend.alias, { args: ['low'] }));
+    const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+    await expect(backend.release(leased)).resolves.toBe(2);
+    const ready = await backend.peek('default', 'ready', 10);
+    expect(ready.map((r) => r.args[0])).toEqual([0, 1, 2, 'low']);
+  });
+
   it('keeps startedAt from the first attempt and appends each worker', async () => {
     const backend = fixture.backend();
     const record = await backend.enqueue(readyRecord(backend.alias));

@@ -8,15 +8,15 @@ describe('RedisBackend enqueue', () => {
   afterEach(() => fixture.cleanup());
   afterAll(() => fixture.close());
 
-  it('keeps a waiting task small: only data and score, no id, status or defaults stored twice', async () => {
+  it('keeps a waiting task small: only its data, no id, status or defaults stored twice', async () => {
     const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
     const record = readyRecord(backend.alias, { args: ['x'] });
     await backend.enqueue(record);
     const key = fixture.keys(backend).task(record.id);
     const hash = await fixture.admin.hgetall(key);
-    expect(Object.keys(hash).sort()).toEqual(['data', 'score']);
+    expect(Object.keys(hash)).toEqual(['data']);
     expect(JSON.parse(hash.data)).toEqual({
-      task: { name: 'redis.spec', queue: 'default', priority: 0 },
+      task: { name: 'redis.spec', queue: 'default' },
       enqueuedAt: record.enqueuedAt.getTime(),
       args: ['x'],
     });
