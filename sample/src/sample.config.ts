@@ -7,6 +7,8 @@ import type { LogLevel } from '@nestjs/common';
  * - `REDIS_URL` (default `redis://127.0.0.1:6379`)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
  * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_BROKER_INTERVAL_MS`: backend options (defaults: the backend's)
+ * - `PORT`: the web app's port (default 3000)
+ * - `THREADMILL_HEALTH_MAX_READY`, `THREADMILL_HEALTH_MAX_FAILED`: `GET /health` thresholds (default: none)
  * - `THREADMILL_LOG_LEVEL`: `error`, `warn`, `log` (default), `debug` or `verbose` (a line per task)
  */
 export const sampleConfig = {
@@ -15,6 +17,11 @@ export const sampleConfig = {
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
   brokerInterval: optionalNumber(process.env.THREADMILL_BROKER_INTERVAL_MS),
+  port: optionalNumber(process.env.PORT) ?? 3000,
+  healthThresholds: {
+    maxReady: optionalNumber(process.env.THREADMILL_HEALTH_MAX_READY),
+    maxFailedInWindow: optionalNumber(process.env.THREADMILL_HEALTH_MAX_FAILED),
+  },
   logLevels: logLevelsUpTo(process.env.THREADMILL_LOG_LEVEL || 'log'),
 } as const;
 

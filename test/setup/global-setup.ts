@@ -1,11 +1,31 @@
 import { startRedisServer } from '../helpers/redis-server';
+import { buildSampleCli } from './build-sample-cli';
+
+/** Whether this jest invocation may run e2e suites (they spawn the compiled CLIs). */
+function runsE2e(argv: readonly string[]): boolean {
+  const select = argv.indexOf('--selectProjects');
+  const projects: string[] = [];
+  if (select !== -1) {
+    for (const arg of argv.slice(select + 1)) {
+      if (arg.startsWith('-')) break;
+      projects.push(arg);
+    }
+  }
+  const paths = argv.filter((arg) => !arg.startsWith('-') && !projects.includes(arg));
+  return (
+    (projects.length === 0 || projects.includes('e2e')) &&
+    (paths.length === 0 || paths.some((path) => path.includes('e2e')))
+  );
+}
 
 /**
  * One Redis for the whole run: REDIS_URL when the caller set one, otherwise a
  * private redis-server on a free loopback port (stopped in global-teardown).
- * Tests never flush it: each isolates itself by alias.
+ * Tests never flush it: each isolates itself by alias. When e2e suites may
+ * run, the CLIs they spawn are compiled here, once.
  */
 export default async function globalSetup(): Promise<void> {
+  if (runsE2e(process.argv.slice(2))) await buildSampleCli();
   if (process.env.REDIS_URL) return;
   const server = await startRedisServer();
   process.env.REDIS_URL = server.url;

@@ -1,0 +1,57 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  HttpStatus,
+  NotFoundException,
+  Param,
+  Post,
+} from '@nestjs/common';
+
+import {
+  InvalidTaskError,
+  TaskResultDoesNotExist,
+  TaskService,
+  type TaskRecord,
+} from '../../../lib';
+import { sampleConfig } from '../sample.config';
+import { parseEnqueueRequest } from './enqueue-request';
+
+/**
+ * Enqueue any registered task by name and read results back: what a web app
+ * that hands work to the pool does.
+ */
+@Controller('tasks')
+export class TasksController {
+  constructor(private readonly tasks: TaskService) {}
+
+  /** `POST /tasks/sample.echo` with `{ "args": [1, 2] }` → 202 `{ "id": "..." }`. */
+  @Post(':name')
+  @HttpCode(HttpStatus.ACCEPTED)
+  async enqueue(@Param('name') name: string, @Body() body: unknown): Promise<{ id: string }> {
+    const { args, overrides } = parseEnqueueRequest(body);
+    try {
+      const [result] = await this.tasks.enqueueByName(name, [args], {
+        backend: sampleConfig.alias,
+        ...overrides,
+      });
+      return { id: result.id };
+    } catch (error) {
+      if (error instanceof InvalidTaskError) throw new BadRequestException(error.message);
+      throw error;
+    }
+  }
+
+  /** `GET /tasks/:id` → the TaskResult, or 404 when it never existed or expired. */
+  @Get(':id')
+  async result(@Param('id') id: string): Promise<TaskRecord> {
+    try {
+      return (await this.tasks.getResult(id, sampleConfig.alias)).toRecord();
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) throw new NotFoundException(error.message);
+      throw error;
+    }
+  }
+}
