@@ -148,7 +148,6 @@ export class RedisScripts {
       workerJson: string;
       taskPrefix: string;
       runningStatus: string;
-      wakeBound: number;
     },
   ): Promise<{ queueIndex: number; tasks: AcquiredRaw[] } | null> {
     const keys: string[] = [];
@@ -162,7 +161,6 @@ export class RedisScripts {
       args.workerJson,
       args.taskPrefix,
       args.runningStatus,
-      args.wakeBound,
     )) as (string | number | null)[];
     if (reply.length === 0) return null;
     const tasks: AcquiredRaw[] = [];

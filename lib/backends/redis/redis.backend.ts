@@ -346,7 +346,6 @@ export class RedisBackend implements TaskBackend {
         workerJson,
         taskPrefix: this.keys.taskPrefix,
         runningStatus: TaskResultStatus.RUNNING,
-        wakeBound: WAKE_BOUND,
       }),
     );
     if (reply === null) return null;

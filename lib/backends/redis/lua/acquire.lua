@@ -5,9 +5,9 @@
   task is never held by two workers and never lost between queue and lease.
   Only the small mutable hash fields are written (no JSON decoded or encoded
   here), which keeps the script cheap per task; the ready score goes into
-  the hash too, so release can put the task back in its place. A popped id without task data
-  is still leased and returned without data, so the caller can fail it
-  visibly instead of it vanishing or blocking the queue. When the batch was
+  the hash too, so release can put the task back in its place. A popped id
+  without task data is still leased and returned without data, so the
+  caller can fail it visibly instead of it vanishing or blocking the queue. When the batch was
   full and work remains, one wake-up token is pushed so another idle
   consumer takes the rest (wake-ups are bounded, so they must chain). When a
   queue is found or left empty its tokens are stale, and are dropped, so a
@@ -27,7 +27,6 @@
   ARGV[4] worker id, JSON-encoded (string)
   ARGV[5] task key prefix (string)
   ARGV[6] running status word (string)
-  ARGV[7] longest a wake-up list may grow (count)
 
   Returns {} when every queue is empty, otherwise {queue index q, then 4 per
   task: id, data JSON or false when missing, startedAt ms, worker ids JSON}

@@ -66,7 +66,6 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     workerJson: '"w"',
     taskPrefix: 'p',
     runningStatus: 'RUNNING',
-    wakeBound: 1,
   });
   await scripts.acknowledge(
     two({
