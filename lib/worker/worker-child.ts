@@ -186,6 +186,8 @@ export class WorkerChild {
       .then(() => this.flush())
       .finally(() => {
         this.flushing = null;
+        // A task may have finished after the loop's last check but before this callback.
+        if (this.finished.length > 0) this.scheduleFlush();
         this.notify();
       });
   }

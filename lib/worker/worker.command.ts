@@ -72,7 +72,7 @@ export class WorkerCommand extends CommandRunner {
 
   @Option({
     flags: '--backend <alias>',
-    description: 'Backend alias whose queues are consumed.',
+    description: `Backend alias whose queues are consumed. Default: ${DEFAULT_BACKEND_ALIAS}.`,
     defaultValue: DEFAULT_BACKEND_ALIAS,
   })
   parseBackend(value: string): string {

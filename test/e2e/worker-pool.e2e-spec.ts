@@ -1,0 +1,382 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import Redis from 'ioredis';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+
+// The real `threadmill` CLI (the sample app plus the fixture tasks, compiled
+// once by beforeAll), real processes, real signals, and the run's real Redis.
+// Every test has its own backend alias (THREADMILL_ALIAS), so its own keys.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(ROOT, 'sample-dist', 'test', 'fixtures', 'worker', 'worker-main.js');
+const QUEUES = ['default', 'emails'];
+const BROKER_INTERVAL_MS = 1000;
+
+interface RunningCli {
+  readonly process: ChildProcess;
+  /** Everything it printed so far (stdout and stderr, no colours). */
+  output(): string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function taskRecord(alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord {
+  return {
+    id: randomUUID(),
+    task: { name, queue, priority: 0, runAfter: null, backend: alias },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args,
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/** The pid part of a `host:pid-slot` worker id. */
+const pidOf = (workerId: string): number => Number(/:(\d+)-\d+$/.exec(workerId)?.[1]);
+
+const startedChildren = (output: string): number[] =>
+  [...output.matchAll(/Worker child (\d+) started/g)].map((m) => Number(m[1]));
+
+const readyChildren = (output: string): number[] =>
+  [...output.matchAll(/Worker child (\d+) is ready/g)].map((m) => Number(m[1]));
+
+describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () => {
+  // Real processes on 2 shared cores: generous per test, though each takes seconds.
+  jest.setTimeout(60_000);
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  const running: RunningCli[] = [];
+
+  beforeAll(async () => {
+    // Compile lib + sample + fixtures once (tsc --noCheck, incremental): children boot in ~1 s.
+    await promisify(execFile)(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', 'test/fixtures/worker/tsconfig.e2e.json'],
+      { cwd: ROOT },
+    );
+    cpSync(
+      join(ROOT, 'lib', 'backends', 'redis', 'lua'),
+      join(ROOT, 'sample-dist', 'lib', 'backends', 'redis', 'lua'),
+      { recursive: true },
+    );
+  }, 120_000);
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: QUEUES,
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterEach(async () => {
+    // The pool leads its own process group: one kill takes its children too.
+    for (const cli of running.splice(0)) {
+      if (cli.process.exitCode === null && cli.process.signalCode === null) {
+        try {
+          process.kill(-(cli.process.pid ?? 0), 'SIGKILL');
+        } catch {
+          // Already gone between the check and the kill: nothing to clean up.
+        }
+        await cli.exited;
+      }
+    }
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+  });
+
+  function startCli(args: string[], env: Record<string, string> = {}): RunningCli {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        REDIS_URL: testRedisUrl(),
+        THREADMILL_ALIAS: alias,
+        THREADMILL_LOG_LEVEL: 'debug',
+        THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+        NO_COLOR: '1',
+        ...env,
+      },
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('close', (code, signal) => resolve({ code, signal })),
+    );
+    const cli: RunningCli = { process: child, output: () => output, exited };
+    running.push(cli);
+    return cli;
+  }
+
+  function startWorker(args: string[], env: Record<string, string> = {}): RunningCli {
+    return startCli(['worker', '--backend', alias, ...args], env);
+  }
+
+  const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
+    Promise.all(records.map((r) => backend.getResult(r.id)));
+
+  async function untilStatus(
+    records: readonly TaskRecord[],
+    status: TaskResultStatus,
+    timeoutMs = 20_000,
+  ): Promise<TaskRecord[]> {
+    return waitFor(
+      async () => {
+        const now = await results(records);
+        return now.every((r) => r.status === status) ? now : null;
+      },
+      { timeoutMs, intervalMs: 50, what: `${records.length} task(s) ${status}` },
+    );
+  }
+
+  it('drains 500 tasks over 2 queues with --processes 2 --threads 8 --exit-empty, in queue order', async () => {
+    const first = Array.from({ length: 250 }, (_, i) =>
+      taskRecord(alias, 'sample.echo', [i], 'default'),
+    );
+    const second = Array.from({ length: 250 }, (_, i) =>
+      taskRecord(alias, 'sample.echo', [i], 'emails'),
+    );
+    await backend.enqueueMany([...second, ...first]);
+    const cli = startWorker([
+      '--queues',
+      'default',
+      'emails',
+      '--processes',
+      '2',
+      '--threads',
+      '8',
+      '--exit-empty',
+    ]);
+    const { code } = await cli.exited;
+    expect({ code, output: code === 0 ? '' : cli.output() }).toEqual({ code: 0, output: '' });
+
+    const done = await results([...first, ...second]);
+    expect(done.filter((r) => r.status !== TaskResultStatus.SUCCESSFUL)).toEqual([]);
+    expect(done.map((r) => r.returnValue)).toEqual([...first, ...second].map((r) => r.args));
+    expect(done.every((r) => r.workerIds.length === 1)).toBe(true);
+    // Each child acquires in sequence, so within a child every "default" task
+    // started before any "emails" task (across children the clocks of two
+    // processes would blur the comparison).
+    const byChild = new Map<number, TaskRecord[]>();
+    for (const record of done) {
+      const pid = pidOf(record.workerIds[0]);
+      byChild.set(pid, [...(byChild.get(pid) ?? []), record]);
+    }
+    for (const records of byChild.values()) {
+      const lastDefault = Math.max(
+        ...records.filter((r) => r.task.queue === 'default').map((r) => r.startedAt!.getTime()),
+      );
+      const firstEmails = Math.min(
+        ...records.filter((r) => r.task.queue === 'emails').map((r) => r.startedAt!.getTime()),
+      );
+      expect(lastDefault).toBeLessThanOrEqual(firstEmails);
+    }
+  });
+
+  it('on SIGTERM finishes and acknowledges the 8 running tasks, takes no more, and exits 0', async () => {
+    const slow = Array.from({ length: 8 }, () => taskRecord(alias, 'sample.sleep', [3000]));
+    const waiting = Array.from({ length: 4 }, () => taskRecord(alias, 'sample.echo', ['later']));
+    await backend.enqueueMany(slow);
+    const cli = startWorker(['--processes', '2', '--threads', '4']);
+    await untilStatus(slow, TaskResultStatus.RUNNING);
+    await backend.enqueueMany(waiting);
+    const signalledAt = Date.now();
+    cli.process.kill('SIGTERM');
+    const { code } = await cli.exited;
+    const tookMs = Date.now() - signalledAt;
+
+    expect(code).toBe(0);
+    // The tasks' own 3 s plus a margin for closing the app on a loaded machine.
+    expect(tookMs).toBeLessThan(3000 + 4000);
+    const done = await results(slow);
+    expect(done.map((r) => r.status)).toEqual(slow.map(() => TaskResultStatus.SUCCESSFUL));
+    expect((await results(waiting)).map((r) => r.status)).toEqual(
+      waiting.map(() => TaskResultStatus.READY),
+    );
+  });
+
+  it('on a second signal releases the unfinished tasks back to their queue and exits promptly', async () => {
+    const slow = [taskRecord(alias, 'sample.sleep', [60_000])];
+    await backend.enqueueMany(slow);
+    const cli = startWorker(['--processes', '1', '--threads', '2']);
+    await untilStatus(slow, TaskResultStatus.RUNNING);
+    cli.process.kill('SIGTERM');
+    await waitFor(() => cli.output().includes('Graceful stop'), { what: 'the graceful stop' });
+    cli.process.kill('SIGINT');
+    const { code } = await cli.exited;
+
+    expect(code).toBe(0);
+    const [released] = await results(slow);
+    expect(released.status).toBe(TaskResultStatus.READY);
+    expect(await backend.acquire(['default'], { workerId: 'e2e:1-1', timeoutMs: 0 })).toHaveLength(
+      1,
+    );
+  });
+
+  it('fails the task of a child killed with SIGKILL at once, replaces the child, and goes on', async () => {
+    const victim = taskRecord(alias, 'sample.sleep', [60_000]);
+    await backend.enqueueMany([victim]);
+    const cli = startWorker(['--processes', '1', '--threads', '2']);
+    const [taken] = await untilStatus([victim], TaskResultStatus.RUNNING);
+    const pid = pidOf(taken.workerIds[0]);
+    const killedAt = Date.now();
+    process.kill(pid, 'SIGKILL');
+
+    const [failed] = await untilStatus([victim], TaskResultStatus.FAILED, 10_000);
+    const recoveredInMs = Date.now() - killedAt;
+    expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
+    expect(failed.errors[0].traceback).toContain('signal SIGKILL');
+    expect(failed.errors[0].traceback).toContain(String(pid));
+    // At once, not after the lease (1 h): well within one broker interval, with slack for load.
+    expect(recoveredInMs).toBeLessThan(2 * BROKER_INTERVAL_MS);
+
+    await waitFor(() => startedChildren(cli.output()).length === 2, { what: 'a new child' });
+    const later = taskRecord(alias, 'sample.echo', ['after the crash']);
+    await backend.enqueueMany([later]);
+    const [done] = await untilStatus([later], TaskResultStatus.SUCCESSFUL);
+    expect(pidOf(done.workerIds[0])).not.toBe(pid);
+    expect(startedChildren(cli.output())).toContain(pidOf(done.workerIds[0]));
+  });
+
+  it('recycles children after --max-tasks 10 --max-tasks-jitter 5, losing and repeating nothing', async () => {
+    const tasks = Array.from({ length: 60 }, () => taskRecord(alias, 'sample.cpu', [0]));
+    await backend.enqueueMany(tasks);
+    const cli = startWorker([
+      '--processes',
+      '2',
+      '--threads',
+      '2',
+      '--max-tasks',
+      '10',
+      '--max-tasks-jitter',
+      '5',
+      '--exit-empty',
+    ]);
+    const { code } = await cli.exited;
+    expect(code).toBe(0);
+
+    const done = await results(tasks);
+    expect(done.filter((r) => r.status !== TaskResultStatus.SUCCESSFUL)).toEqual([]);
+    expect(done.every((r) => r.workerIds.length === 1)).toBe(true);
+    const pids = new Set(done.map((r) => pidOf(r.workerIds[0])));
+    // At most 15 tasks per child: 60 tasks need at least 4 children.
+    expect(pids.size).toBeGreaterThanOrEqual(4);
+    for (const pid of pids) {
+      const count = done.filter((r) => pidOf(r.workerIds[0]) === pid).length;
+      expect(count).toBeLessThanOrEqual(15);
+    }
+    for (const record of done) {
+      expect((record.returnValue as { pid: number }).pid).toBe(pidOf(record.workerIds[0]));
+    }
+    expect(cli.output()).toMatch(/exited \(exit code 0\): recycled/);
+  });
+
+  it('runs two CPU-bound tasks in two processes at the same time', async () => {
+    const cli = startWorker(['--processes', '2', '--threads', '1']);
+    // Both children idle in acquire first, so each takes one of the two tasks.
+    await waitFor(() => readyChildren(cli.output()).length === 2, {
+      timeoutMs: 20_000,
+      what: 'two ready children',
+    });
+    const tasks = [
+      taskRecord(alias, 'sample.cpu', [1500]),
+      taskRecord(alias, 'sample.cpu', [1500]),
+    ];
+    await backend.enqueueMany(tasks);
+    const [a, b] = (await untilStatus(tasks, TaskResultStatus.SUCCESSFUL)).map(
+      (r) => r.returnValue as { pid: number; startedAtMs: number; finishedAtMs: number },
+    );
+    expect(a.pid).not.toBe(b.pid);
+    expect(a.startedAtMs).toBeLessThan(b.finishedAtMs);
+    expect(b.startedAtMs).toBeLessThan(a.finishedAtMs);
+  });
+
+  it('contains a task that throws a string, one that never settles and one that exits its process', async () => {
+    const cli = startWorker(['--processes', '1', '--threads', '3'], {
+      THREADMILL_LEASE_TTL_MS: '1500',
+      THREADMILL_BROKER_INTERVAL_MS: '250',
+    });
+    const throwsString = taskRecord(alias, 'fixture.throwString', ['plain words']);
+    const hangs = taskRecord(alias, 'fixture.hang', []);
+    await backend.enqueueMany([throwsString, hangs]);
+
+    const [thrown] = await untilStatus([throwsString], TaskResultStatus.FAILED);
+    expect(thrown.errors[0].traceback).toContain('plain words');
+    const [hung] = await untilStatus([hangs], TaskResultStatus.FAILED, 15_000);
+    expect(hung.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
+
+    const exits = taskRecord(alias, 'fixture.exit', [3]);
+    await backend.enqueueMany([exits]);
+    const [exited] = await untilStatus([exits], TaskResultStatus.FAILED);
+    expect(exited.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
+    expect(exited.errors[0].traceback).toContain('exit code 3');
+
+    const after = taskRecord(alias, 'sample.echo', ['still running']);
+    await backend.enqueueMany([after]);
+    const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
+    expect(done.returnValue).toEqual(['still running']);
+    expect(cli.process.exitCode).toBeNull();
+  });
+
+  it('enqueues and reads results from the command line, and exits 2 on usage errors', async () => {
+    const run = async (args: string[]): Promise<{ code: number | null; out: string }> => {
+      const cli = startCli(args, { THREADMILL_LOG_LEVEL: 'error' });
+      const { code } = await cli.exited;
+      return { code, out: cli.output() };
+    };
+    const [enqueued, ...usage] = await Promise.all([
+      run(['enqueue', 'sample.echo', '--args', '[1,"a"]', '--count', '3', '--backend', alias]),
+      run(['worker', '--backend', alias, '--queues', 'default', 'nope']),
+      run(['worker', '--backend', alias, '--processes', 'two']),
+      run(['worker', '--backend', 'no-such-alias']),
+      run(['enqueue', 'sample.echo', '--backend', alias, '--args', '{bad']),
+      run(['enqueue', 'sample.echo', '--backend', alias, '--run-after', 'tomorrow']),
+      run(['enqueue', 'sample.echo', '--backend', alias, '--priority', '101']),
+      run(['enqueue', 'no.such.task', '--backend', alias]),
+    ]);
+    expect(enqueued.code).toBe(0);
+    const ids = enqueued.out.trim().split('\n');
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect((await backend.getResult(id)).args).toEqual([1, 'a']);
+
+    expect(usage.map((u) => u.code)).toEqual(usage.map(() => 2));
+    const named = [
+      '"nope"',
+      "'two'",
+      '"no-such-alias"',
+      "'{bad'",
+      "'tomorrow'",
+      "'101'",
+      '"no.such.task"',
+    ];
+    usage.forEach((u, i) => expect(u.out).toContain(named[i]));
+
+    const [found, missing] = await Promise.all([
+      run(['result', ids[0], '--backend', alias]),
+      run(['result', randomUUID(), '--backend', alias]),
+    ]);
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.out)).toMatchObject({ id: ids[0], status: 'READY', args: [1, 'a'] });
+    expect(missing.code).toBe(1);
+  });
+});
