@@ -35,6 +35,8 @@ export interface InspectorAppOptions extends InspectorStoreOptions {
 const ENTER_ALTERNATE_SCREEN = '\u001b[?1049h\u001b[H';
 const LEAVE_ALTERNATE_SCREEN = '\u001b[?1049l';
 
+const QUIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
+
 /** Used when the output is not a terminal (tests), where Ink reports no size. */
 const FALLBACK_COLUMNS = 100;
 const FALLBACK_ROWS = 24;
@@ -55,6 +57,14 @@ export class InspectorApp {
     const stdout = this.options.stdout ?? process.stdout;
     const stdin = this.options.stdin ?? process.stdin;
     const store = new InspectorStore(this.options);
+    // Killed or hung up on, the inspector still leaves raw mode and the
+    // alternate screen: the default action of these signals would exit at
+    // once and leave the user's terminal unusable. The listener stays until
+    // the end (`on`, not `once`): Ink's signal-exit re-sends the signal to the
+    // process after its own cleanup, and that second one must not kill it either.
+    let quit = (): void => undefined;
+    const onSignal = (): void => quit();
+    for (const signal of QUIT_SIGNALS) process.on(signal, onSignal);
     stdout.write(ENTER_ALTERNATE_SCREEN);
     try {
       const instance = runtime.ink.render(renderInspector(runtime, store), {
@@ -62,9 +72,11 @@ export class InspectorApp {
         stdin,
         exitOnCtrlC: true,
       });
+      quit = () => instance.unmount();
       store.start();
       await instance.waitUntilExit();
     } finally {
+      for (const signal of QUIT_SIGNALS) process.off(signal, onSignal);
       store.stop();
       stdout.write(LEAVE_ALTERNATE_SCREEN);
     }

@@ -83,6 +83,25 @@ export class TmuxSession {
     return screen;
   }
 
+  /** The pid of the process the shell runs in the foreground (e.g. the command typed). */
+  async foregroundPid(): Promise<number> {
+    const { stdout } = await this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}');
+    const shell = Number(stdout.trim());
+    const child = await waitFor(
+      async () => {
+        const { stdout: children } = await run('pgrep', ['-P', String(shell)], {
+          encoding: 'utf8',
+        }).catch(
+          // pgrep exits 1 while the shell has no child yet: keep waiting.
+          () => ({ stdout: '' }),
+        );
+        return Number(children.trim().split('\n')[0]) || 0;
+      },
+      { what: `a child of the shell ${shell}` },
+    );
+    return child;
+  }
+
   /** Stops the session's tmux server (and with it every process in the terminal). */
   async kill(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
