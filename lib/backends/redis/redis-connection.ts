@@ -40,6 +40,8 @@ export class RedisConnection {
   private readonly busyBlockers = new Set<RedisClient>();
   private readonly logger: Logger;
   private closed = false;
+  /** Why the main connection last failed (masked), until it is ready again. */
+  private lastConnectionError: string | null = null;
 
   constructor(private readonly settings: RedisBackendSettings) {
     this.logger = new Logger(`RedisBackend:${settings.alias}`);
@@ -135,7 +137,11 @@ export class RedisConnection {
   /** A typed error for a failed Redis call: the cause's text, secrets masked. */
   unavailable(error: unknown): ThreadmillError {
     if (error instanceof ThreadmillError) return error;
-    const reason = this.mask(error instanceof Error ? error.message : String(error));
+    let reason = this.mask(error instanceof Error ? error.message : String(error));
+    // "Max retries reached" says little; the connection's own error says why.
+    if (this.lastConnectionError && !reason.includes(this.lastConnectionError)) {
+      reason = `${reason.replace(/\.+$/, '')} (last connection error: ${this.lastConnectionError})`;
+    }
     return new BackendUnavailableError(
       redisUnavailable(this.settings.alias, this.settings.maskedTarget, reason),
     );
@@ -211,14 +217,16 @@ export class RedisConnection {
   private watch(client: RedisClient, role: string): void {
     let reported = false;
     client.on('error', (error: unknown) => {
+      const text = this.mask(error instanceof Error ? error.message : String(error));
+      if (client === this.client) this.lastConnectionError = text.replace(/\.+$/, '');
       if (reported || this.closed) return;
       reported = true;
       this.logger.warn(
-        `${role} connection to ${this.settings.maskedTarget} failed: ` +
-          `${this.mask(error instanceof Error ? error.message : String(error))} (retrying)`,
+        `${role} connection to ${this.settings.maskedTarget} failed: ${text} (retrying)`,
       );
     });
     client.on('ready', () => {
+      if (client === this.client) this.lastConnectionError = null;
       if (reported) this.logger.log(`${role} connection to ${this.settings.maskedTarget} is back`);
       reported = false;
     });

@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
@@ -31,6 +37,7 @@ describe('RedisBackend connections', () => {
       const message = (error as Error).message;
       expect(message).toContain(`redis://app:***@127.0.0.1:${port}/0`);
       expect(message).not.toContain('hunter2');
+      expect(message).toMatch(/ECONNREFUSED/);
       await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
       await backend.close();
       await new Promise((resolve) => setImmediate(resolve));
@@ -155,6 +162,73 @@ describe('RedisBackend connections', () => {
       } finally {
         await removeAliasKeys(client, alias);
         await client.quit();
+      }
+    });
+  });
+
+  describe('over TLS (rediss://)', () => {
+    let server: RedisServerHandle;
+    let certDir: string;
+    let tlsPort: number;
+
+    beforeAll(async () => {
+      // A throw-away self-signed certificate for 127.0.0.1.
+      certDir = mkdtempSync(join(tmpdir(), 'threadmill-tls-'));
+      await promisify(execFile)('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(certDir, 'key.pem'),
+        '-out',
+        join(certDir, 'cert.pem'),
+      ]);
+      tlsPort = await freePort();
+      server = await startRedisServer([
+        '--tls-port',
+        String(tlsPort),
+        '--tls-cert-file',
+        join(certDir, 'cert.pem'),
+        '--tls-key-file',
+        join(certDir, 'key.pem'),
+        '--tls-ca-cert-file',
+        join(certDir, 'cert.pem'),
+        '--tls-auth-clients',
+        'no',
+      ]);
+    }, 20_000);
+    afterAll(async () => {
+      await server?.stop();
+      rmSync(certDir, { recursive: true, force: true });
+    });
+
+    it('refuses a server certificate it cannot verify (TLS is really on)', async () => {
+      const backend = backendAt(`rediss://127.0.0.1:${tlsPort}`, { connectTimeout: 500 });
+      try {
+        await expect(backend.ping()).rejects.toThrow(/self[- ]signed certificate/);
+      } finally {
+        await backend.close();
+      }
+    });
+
+    it('connects with rediss:// and the CA passed through redisOptions', async () => {
+      const backend = backendAt(`rediss://127.0.0.1:${tlsPort}`, {
+        redisOptions: { tls: { ca: readFileSync(join(certDir, 'cert.pem')) } },
+      });
+      try {
+        const record = await backend.enqueue(readyRecord(backend.alias));
+        const waiting = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 1000 });
+        expect(waiting.map((r) => r.id)).toEqual([record.id]);
+      } finally {
+        await backend.close();
       }
     });
   });
