@@ -10,6 +10,13 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
  * `Cluster`; the backend then never closes it, only the extra blocking
  * connections it opens for idle waits).
  *
+ * @example
+ * ```ts
+ * const orders: BackendConfig = {
+ *   backend: RedisBackend,
+ *   options: { clusterNodes: ['10.0.0.1:7000', '10.0.0.2:7000'], leaseTtl: 10 * 60_000 },
+ * };
+ * ```
  * @publicApi
  */
 export interface RedisBackendOptions {
