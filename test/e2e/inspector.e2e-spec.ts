@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import Redis from 'ioredis';
 
@@ -237,5 +239,22 @@ describe('threadmill inspector (e2e, tmux)', () => {
       await own.close();
       await server?.stop();
     }
+  });
+
+  it('is the only part of the library that loads Ink and React, and only when it runs', async () => {
+    // A real process, so require.cache is Node's own and not Jest's registry.
+    const probe = `
+      require('reflect-metadata');
+      const lib = require('./lib');
+      if (!lib.ThreadmillCommandsModule) throw new Error('the CLI module is not exported');
+      const loaded = Object.keys(require.cache).filter((f) => /node_modules\\/(ink|react)\\//.test(f));
+      process.stdout.write(JSON.stringify(loaded));
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', './test/helpers/transpile-register.js', '-e', probe],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(JSON.parse(stdout)).toEqual([]);
   });
 });
