@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
 
-import { ThreadmillModule } from '../../lib';
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { ThreadmillCommandsModule } from '../../lib/cli/threadmill-commands.module';
+import { RedisBackend, ThreadmillCommandsModule, ThreadmillModule } from '../../lib';
 import { sampleConfig } from './sample.config';
 import { GreetingService } from './tasks/greeting.service';
 import { GreetingTasks } from './tasks/greeting.tasks';

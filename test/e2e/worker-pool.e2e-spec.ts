@@ -1,24 +1,24 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
 // The real `threadmill` CLI (the sample app plus the fixture tasks, compiled
-// once by beforeAll), real processes, real signals, and the run's real Redis.
+// once per run by test/setup/global-setup.ts), real processes, real signals,
+// and the run's real Redis.
 // Every test has its own backend alias (THREADMILL_ALIAS), so its own keys.
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'sample-dist', 'test', 'fixtures', 'worker', 'worker-main.js');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 const QUEUES = ['default', 'emails'];
 const BROKER_INTERVAL_MS = 1000;
 
@@ -60,20 +60,6 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
   let backend: RedisBackend;
   let redis: Redis;
   const running: RunningCli[] = [];
-
-  beforeAll(async () => {
-    // Compile lib + sample + fixtures once (tsc --noCheck, incremental): children boot in ~1 s.
-    await promisify(execFile)(
-      process.execPath,
-      [require.resolve('typescript/bin/tsc'), '-p', 'test/fixtures/worker/tsconfig.e2e.json'],
-      { cwd: ROOT },
-    );
-    cpSync(
-      join(ROOT, 'lib', 'backends', 'redis', 'lua'),
-      join(ROOT, 'sample-dist', 'lib', 'backends', 'redis', 'lua'),
-      { recursive: true },
-    );
-  }, 120_000);
 
   beforeEach(() => {
     alias = testAlias();
