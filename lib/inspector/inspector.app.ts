@@ -1,3 +1,4 @@
+import type { TextProps } from 'ink' with { 'resolution-mode': 'import' };
 import type { ReactElement, ReactNode } from 'react';
 
 import type { TaskRecord } from '../core/task-record.interface';
@@ -42,6 +43,10 @@ const FALLBACK_COLUMNS = 100;
 const FALLBACK_ROWS = 24;
 const KEY_HELP = '↑↓/jk move  ←→/1-5 tab  ⏎ select  ⇥ pane  esc close  r refresh  q quit';
 const TITLE = 'Threadmill inspector';
+/** The focused pane and the selection outside it. */
+const ACCENT = 'cyan';
+const MUTED = 'gray';
+const ALERT = 'red';
 
 export class InspectorApp {
   constructor(private readonly options: InspectorAppOptions) {}
@@ -132,7 +137,7 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
       {
         flexDirection: 'column',
         borderStyle: 'round',
-        borderColor: focused ? 'cyan' : 'gray',
+        borderColor: focused ? ACCENT : MUTED,
         paddingX: 1,
         height,
         width,
@@ -140,17 +145,17 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
         flexShrink: width === undefined ? 1 : 0,
         overflow: 'hidden',
       },
-      h(Text, { bold: true, color: focused ? 'cyan' : undefined, wrap: 'truncate' }, title),
+      h(Text, { bold: true, color: focused ? ACCENT : undefined, wrap: 'truncate' }, title),
       ...body,
     );
 
-  const line = (key: string | number, text: string, props: Record<string, unknown> = {}) =>
+  const line = (key: string | number, text: string, props: TextProps = {}) =>
     h(Text, { key, wrap: 'truncate', ...props }, text);
 
-  const toneProps: Record<DetailTone, Record<string, unknown>> = {
+  const toneProps: Record<DetailTone, TextProps> = {
     field: {},
     heading: { bold: true },
-    error: { color: 'red', bold: true },
+    error: { color: ALERT, bold: true },
     stack: { dimColor: true },
   };
 
@@ -163,7 +168,7 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
     items.map((text, i) =>
       line(i, fit(`${i === selected ? '›' : ' '} ${text}`, width), {
         inverse: i === selected && focused,
-        color: i === selected && !focused ? 'cyan' : undefined,
+        color: i === selected && !focused ? ACCENT : undefined,
       }),
     );
 
@@ -183,7 +188,7 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
       return () => {
         stdout.off('resize', onResize);
       };
-    });
+    }, [stdout]);
     ink.useInput((input, key) => {
       if (store.press({ ...key, input }) === 'quit') exit();
     });
@@ -206,7 +211,7 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
       { height: 1 },
       state.error === null
         ? line('s', `counts refreshed ${state.now.toLocaleTimeString()}`, { dimColor: true })
-        : line('s', `⚠ ${state.error}`, { color: 'red', bold: true }),
+        : line('s', `⚠ ${state.error}`, { color: ALERT, bold: true }),
     );
 
     // Left column: backend selector (only with several aliases) and queues.
@@ -282,7 +287,7 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
       tableBody.push(
         line(task.id, tableRow(columnsFitted, task, state.now), {
           inverse: selected && state.focus === 'tasks',
-          color: selected && state.focus !== 'tasks' ? 'cyan' : undefined,
+          color: selected && state.focus !== 'tasks' ? ACCENT : undefined,
         }),
       );
     });
