@@ -139,6 +139,8 @@ export class RedisBackend implements TaskBackend {
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
     this.assertOpen();
+    // Nothing to consume, nothing to wait on (BLPOP needs at least one key).
+    if (queues.length === 0) return [];
     const { workerId, signal } = options;
     const max = Math.min(Math.max(Math.floor(options.max ?? 1), 1), MAX_PER_CALL);
     const queueKeys = this.acquireKeys(queues);

@@ -127,6 +127,12 @@ describe('RedisBackend acquire', () => {
       expect(new Set(ids).size).toBe(6);
     });
 
+    it('returns at once, with nothing, when asked to consume no queue', async () => {
+      const backend = fixture.backend();
+      await backend.enqueue(readyRecord(backend.alias));
+      await expect(backend.acquire([], { workerId: 'w', timeoutMs: 5000 })).resolves.toEqual([]);
+    });
+
     it('returns at once, with nothing, when the signal is already aborted', async () => {
       const backend = fixture.backend();
       await backend.enqueue(readyRecord(backend.alias));
