@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import { waitFor } from './wait-for';
@@ -20,6 +21,7 @@ export interface TmuxSessionOptions {
 export class TmuxSession {
   private readonly socket = `threadmill-test-${randomUUID()}`;
   private readonly target = 'main';
+  private socketPath = '';
 
   private constructor() {}
 
@@ -39,6 +41,8 @@ export class TmuxSession {
       // A plain shell with a fixed prompt, whatever the user's rc files say.
       'env PS1="$ " bash --norc --noprofile',
     );
+    const { stdout } = await session.tmux('display-message', '-p', '#{socket_path}');
+    session.socketPath = stdout.trim();
     await waitFor(async () => (await session.capture()).includes('$'), {
       what: 'the shell prompt',
     });
@@ -102,9 +106,12 @@ export class TmuxSession {
     return child;
   }
 
-  /** Stops the session's tmux server (and with it every process in the terminal). */
+  /** Stops the session's tmux server (and with it every process in the terminal) and removes its socket. */
   async kill(): Promise<void> {
+    // Fails only when the server is already gone (its shell exited): nothing left to stop.
     await this.tmux('kill-server').catch(() => undefined);
+    // A killed tmux server leaves its socket file behind.
+    if (this.socketPath !== '') rmSync(this.socketPath, { force: true });
   }
 
   private tmux(...args: string[]): Promise<{ stdout: string }> {
