@@ -10,14 +10,16 @@ import { BenchRedisServer } from './redis-server';
 
 /**
  * CPU profile of one consumer draining no-op tasks, the fill left out:
- * `node <out>/bench/profile.js [threadmill|bullmq] [tasks] [slots]`.
+ * `node <out>/bench/profile.js [threadmill|bullmq] [tasks] [slots|bulk]`
+ * (`bulk`: profile bulk enqueue of `tasks` in batches of 1000 instead).
  * Writes a .cpuprofile (open it in Chrome DevTools) and prints where the
  * consumer's self time goes, by function and by area.
  */
 async function main(): Promise<void> {
   const [system = 'threadmill', tasksText = '20000', slotsText = '100'] = process.argv.slice(2);
   const tasks = Number(tasksText);
-  const slots = Number(slotsText);
+  const bulk = slotsText === 'bulk';
+  const slots = bulk ? 100 : Number(slotsText);
   const server = await BenchRedisServer.start();
   let runner: QueueRunner | null = null;
   try {
@@ -33,8 +35,13 @@ async function main(): Promise<void> {
     await warmUp.run();
     await warmUp.close();
     await server.reset();
-    await runner.fill(tasks);
-    const drain = await runner.prepareDrain(tasks, slots);
+    if (!bulk) await runner.fill(tasks);
+    const drain = bulk
+      ? {
+          run: () => (runner as QueueRunner).enqueueBulk(tasks, 1000),
+          close: async () => undefined,
+        }
+      : await runner.prepareDrain(tasks, slots);
     const session = new Session();
     session.connect();
     const post = <T>(method: string, params?: object): Promise<T> =>
@@ -57,7 +64,7 @@ async function main(): Promise<void> {
     const path = join(tmpdir(), `${system}-consumer-${Date.now()}.cpuprofile`);
     writeFileSync(path, JSON.stringify(profile));
     console.log(
-      `${system}: ${tasks} tasks, ${slots} slots, ${Math.round(tasks / seconds)} tasks/s, ` +
+      `${system}: ${tasks} tasks, ${bulk ? 'bulk enqueue' : `${slots} slots`}, ${Math.round(tasks / seconds)} tasks/s, ` +
         `${((used.user + used.system) / tasks).toFixed(1)} µs CPU per task; profile ${path}`,
     );
     summarize(profile);
