@@ -11,6 +11,7 @@ import {
   fitColumns,
   INSPECTOR_TABS,
   queueLine,
+  ratesLine,
   scrollOffset,
   tabLabel,
   tableHeader,
@@ -199,6 +200,8 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
     const queue = state.queues[state.queueIndex] ?? '';
     const segment = store.segment();
     const counts = state.telemetry?.queues[queue]?.counts ?? null;
+    const queueRates = state.telemetry?.queues[queue]?.rates;
+    const rates = queueRates === undefined ? '' : ` · ${ratesLine(queueRates)}`;
     const innerLeft = box.leftWidth - 4;
 
     const header = h(
@@ -210,7 +213,9 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
       Box,
       { height: 1 },
       state.error === null
-        ? line('s', `counts refreshed ${state.now.toLocaleTimeString()}`, { dimColor: true })
+        ? line('s', `counts refreshed ${state.now.toLocaleTimeString()}${rates}`, {
+            dimColor: true,
+          })
         : line('s', `⚠ ${state.error}`, { color: ALERT, bold: true }),
     );
 

@@ -1,4 +1,4 @@
-import type { QueueCounts } from '../core/backend-telemetry.interface';
+import type { QueueCounts, QueueRates } from '../core/backend-telemetry.interface';
 import type { QueueSegment } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -270,6 +270,15 @@ export function tabLabel(index: number, segment: QueueSegment, counts: QueueCoun
   const tab = INSPECTOR_TABS[index];
   const count = counts === null ? '?' : abbreviateCount(counts[segment]);
   return `${index + 1} ${tab?.title ?? segment} ${count}`;
+}
+
+/** The selected queue's throughput over the telemetry window: `last 2 s: 12 in, 10 out (1 failed)`. */
+export function ratesLine(rates: QueueRates): string {
+  const seconds = Math.round(rates.intervalMs / 100) / 10;
+  return (
+    `last ${seconds} s: ${abbreviateCount(rates.ingress)} in, ` +
+    `${abbreviateCount(rates.egress)} out (${abbreviateCount(rates.failed)} failed)`
+  );
 }
 
 /** A queue in the queue list: its name and how many tasks wait and run, in `width` characters. */

@@ -120,6 +120,7 @@ describe('inspector screen', () => {
     expect(screen).toMatch(/ready-1\s+MailTasks\.sendWelcome\s+0\s+7m ago/);
     expect(screen).toContain('1-2 of 2 listed (1.2M in Ready)');
     expect(screen).not.toContain('Backends');
+    expect(screen).toContain('last 2 s: 0 in, 0 out (0 failed)');
   });
 
   it.each([

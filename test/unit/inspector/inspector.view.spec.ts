@@ -4,6 +4,7 @@ import {
   detailLines,
   fitColumns,
   queueLine,
+  ratesLine,
   relativeTime,
   scrollOffset,
   tabLabel,
@@ -131,6 +132,15 @@ describe('inspector view', () => {
     expect(queueLine('emails', counts, 20)).toBe('emails      1.2M ▸ 4');
     expect(queueLine('a-very-long-queue-name', counts, 20)).toHaveLength(20);
     expect(queueLine('emails', undefined, 12)).toBe('emails     ?');
+  });
+
+  it("says a queue's throughput over the telemetry window", () => {
+    expect(ratesLine({ intervalMs: 2000, ingress: 12, egress: 10, failed: 1 })).toBe(
+      'last 2 s: 12 in, 10 out (1 failed)',
+    );
+    expect(ratesLine({ intervalMs: 2500, ingress: 12_345, egress: 0, failed: 0 })).toBe(
+      'last 2.5 s: 12k in, 0 out (0 failed)',
+    );
   });
 
   it('scrolls only as far as keeps the selected row visible', () => {
