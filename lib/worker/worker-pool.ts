@@ -1,5 +1,4 @@
 import type { LoggerService } from '@nestjs/common';
-import type { ChildProcess } from 'node:child_process';
 
 import { WorkerCrashed } from '../core/errors/worker-crashed.error';
 import type { TaskBackend } from '../core/task-backend.interface';
@@ -28,11 +27,27 @@ import {
 import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 
+/** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
+export interface ForkedChild {
+  readonly pid?: number;
+  readonly connected: boolean;
+  send(message: ParentMessage, callback: (error: Error | null) => void): boolean;
+  kill(signal: NodeJS.Signals): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  once(event: 'error', listener: (error: Error) => void): unknown;
+  once(
+    event: 'close',
+    listener: (code: number | null, signal: NodeJS.Signals | null) => void,
+  ): unknown;
+}
+
 export interface WorkerPoolDeps {
   readonly backend: TaskBackend;
+  /** This machine's name: the first part of every worker id of the children (`host:pid-slot`). */
+  readonly host: string;
   readonly logger: LoggerService;
   /** Starts one child running the same command (`fork` of this CLI with the child marker). */
-  readonly forkChild: () => ChildProcess;
+  readonly forkChild: () => ForkedChild;
   /** Period of the summary line (tasks done, failed, rate). */
   readonly summaryIntervalMs: number;
   /** Delay before replacing a child that died while booting, so a broken app does not spin. */
@@ -41,8 +56,11 @@ export interface WorkerPoolDeps {
   readonly urgentGraceMs: number;
 }
 
+/** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
+const LEASE_SEARCH_LIMIT = 1000;
+
 interface ChildState {
-  readonly process: ChildProcess;
+  readonly process: ForkedChild;
   readonly pid: number;
   /** Task ids the child acquired and has not acknowledged or released. */
   readonly held: Set<string>;
@@ -138,9 +156,11 @@ export class WorkerPool {
     };
     this.children.set(pid, state);
     this.deps.logger.log(childStarted(pid));
-    child.on('message', (raw) => this.onMessage(state, raw));
+    child.on('message', (raw: unknown) => this.onMessage(state, raw));
     // 'close' (not 'exit') comes after the IPC channel drained, so every message sent before death is in.
-    child.once('close', (code, signal) => this.onClose(state, code, signal));
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
+      this.onClose(state, code, signal),
+    );
   }
 
   private onMessage(state: ChildState, raw: unknown): void {
@@ -175,7 +195,11 @@ export class WorkerPool {
     this.children.delete(state.pid);
     const cause = exitCause(code, signal);
     this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
-    if (state.held.size > 0) this.track(this.recover(state.pid, [...state.held], cause));
+    // A child that exited by itself settled everything first; one that crashed may have more leases.
+    const crashed = state.exitReason === null && state.ready;
+    if (state.held.size > 0 || crashed) {
+      this.track(this.recover(state.pid, [...state.held], cause, crashed));
+    }
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {
       if (state.ready) {
         this.spawn();
@@ -191,12 +215,26 @@ export class WorkerPool {
    * A child died holding tasks: fail them now with WorkerCrashed (or, during an
    * urgent stop, put them back in their queue), instead of leaving them RUNNING
    * until the broker reaps the lease. A task the child managed to acknowledge
-   * before dying is no longer RUNNING and is left as it is.
+   * before dying is no longer RUNNING and is left as it is. After a crash the
+   * running segments are also searched for tasks leased to this child's worker
+   * ids, which covers an acquire whose reply arrived but whose ids the child
+   * never got to report.
    */
-  private async recover(pid: number, ids: readonly string[], cause: string): Promise<void> {
+  private async recover(
+    pid: number,
+    held: readonly string[],
+    cause: string,
+    searchLeases: boolean,
+  ): Promise<void> {
     try {
-      const records = await Promise.all(ids.map((id) => this.deps.backend.getResult(id)));
-      const running = records.filter((r) => r.status === TaskResultStatus.RUNNING);
+      const byId = new Map<string, TaskRecord>();
+      const found = await Promise.allSettled(held.map((id) => this.deps.backend.getResult(id)));
+      for (const outcome of found) {
+        if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
+      }
+      if (searchLeases) for (const record of await this.leasedTo(pid)) byId.set(record.id, record);
+      const running = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
+      if (running.length === 0) return;
       if (this.stopMode === 'urgent') {
         const released = await this.deps.backend.release(running);
         this.deps.logger.warn(crashRecovered(pid, 0, released));
@@ -218,8 +256,19 @@ export class WorkerPool {
       this.failed += failed;
       this.deps.logger.warn(crashRecovered(pid, failed, 0));
     } catch (error) {
-      this.deps.logger.error(crashRecoveryFailed(pid, ids, error));
+      this.deps.logger.error(crashRecoveryFailed(pid, held, error));
     }
+  }
+
+  /** RUNNING tasks whose latest worker id is one of this child's slots (`host:pid-slot`). */
+  private async leasedTo(pid: number): Promise<TaskRecord[]> {
+    const prefix = `${this.deps.host}:${pid}-`;
+    const segments = await Promise.all(
+      this.options.queues.map((queue) =>
+        this.deps.backend.peek(queue, 'running', LEASE_SEARCH_LIMIT),
+      ),
+    );
+    return segments.flat().filter((r) => r.workerIds[r.workerIds.length - 1]?.startsWith(prefix));
   }
 
   private track(recovery: Promise<void>): void {
@@ -247,7 +296,7 @@ export class WorkerPool {
 
   private sendTo(child: ChildState, message: ParentMessage): void {
     if (!child.process.connected) return;
-    child.process.send(message, (error) => {
+    child.process.send(message, (error: Error | null) => {
       // The child may be exiting already; its 'close' handles whatever it held.
       if (error) this.deps.logger.debug?.(ipcSendFailed(child.pid, error));
     });

@@ -48,6 +48,7 @@ export class WorkerLauncher {
     const args = process.argv.slice(2);
     const pool = new WorkerPool(options, {
       backend,
+      host: hostname(),
       logger,
       forkChild: () =>
         fork(entry, args, {

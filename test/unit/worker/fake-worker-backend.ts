@@ -1,4 +1,5 @@
 import {
+  TaskResultDoesNotExist,
   TaskResultStatus,
   type AcknowledgeOutcome,
   type AcquireOptions,
@@ -8,6 +9,17 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../../lib/core';
+
+/** A RUNNING record leased to `workerId`, as acquire leaves it. */
+export function runningRecord(id: string, workerId: string): TaskRecord {
+  return {
+    ...readyRecord(id),
+    status: TaskResultStatus.RUNNING,
+    startedAt: new Date(),
+    lastAttemptedAt: new Date(),
+    workerIds: [workerId],
+  };
+}
 
 /** A READY record of `name` with these args, as enqueue would store it. */
 export function readyRecord(id: string, name = 'test.task', args: unknown[] = []): TaskRecord {
@@ -81,19 +93,28 @@ export class FakeWorkerBackend implements TaskBackend {
     return [...records];
   }
 
-  async peek(_queue: string, _segment: QueueSegment, _count: number): Promise<TaskRecord[]> {
-    return [];
+  async peek(_queue: string, segment: QueueSegment, _count: number): Promise<TaskRecord[]> {
+    return segment === 'running' ? [...this.runningSegment] : [];
   }
 
   async telemetry(_intervalMs: number): Promise<BackendTelemetry> {
     return { queues: {} };
   }
 
+  /** What getResult answers, by id (the pool reads a crashed child's tasks here). */
+  readonly stored = new Map<string, TaskRecord>();
+  /** What peek answers for the running segment. */
+  readonly runningSegment: TaskRecord[] = [];
+  brokerPasses = 0;
+
   async getResult(id: string): Promise<TaskRecord> {
-    return readyRecord(id);
+    const record = this.stored.get(id);
+    if (!record) throw new TaskResultDoesNotExist(`no task ${id}`);
+    return record;
   }
 
   async brokerPass(): Promise<BrokerPassReport> {
+    this.brokerPasses++;
     return { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
   }
 

@@ -1,0 +1,217 @@
+import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+
+import { TaskResultStatus } from '../../../lib/core';
+import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
+import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import { WorkerPool, type ForkedChild } from '../../../lib/worker/worker-pool';
+import { waitFor } from '../../helpers/wait-for';
+import { FakeWorkerBackend, runningRecord } from './fake-worker-backend';
+
+/** A forked child the test drives: it "sends" messages and "dies" on command. */
+class FakeChild extends EventEmitter implements ForkedChild {
+  static nextPid = 1000;
+  readonly pid = FakeChild.nextPid++;
+  connected = true;
+  readonly received: ParentMessage[] = [];
+
+  send(message: ParentMessage, callback: (error: Error | null) => void): boolean {
+    this.received.push(message);
+    callback(null);
+    return true;
+  }
+
+  kill(signal: NodeJS.Signals): boolean {
+    this.die(null, signal);
+    return true;
+  }
+
+  tell(message: ChildMessage): void {
+    this.emit('message', message);
+  }
+
+  die(code: number | null, signal: NodeJS.Signals | null = null): void {
+    this.connected = false;
+    setImmediate(() => this.emit('close', code, signal));
+  }
+}
+
+function setup(options: Partial<WorkerOptions> = {}) {
+  const backend = new FakeWorkerBackend();
+  const children: FakeChild[] = [];
+  const logger = new Logger('test');
+  for (const level of ['log', 'warn', 'error', 'debug'] as const) {
+    jest.spyOn(logger, level).mockImplementation(() => undefined);
+  }
+  const pool = new WorkerPool(
+    {
+      backend: 'fake',
+      queues: ['default'],
+      processes: 2,
+      threads: 1,
+      maxTasks: null,
+      maxTasksJitter: 0,
+      exitEmpty: false,
+      ...options,
+    },
+    {
+      backend,
+      host: 'host',
+      logger,
+      forkChild: () => {
+        const child = new FakeChild();
+        children.push(child);
+        return child;
+      },
+      summaryIntervalMs: 60_000,
+      bootRetryMs: 10,
+      urgentGraceMs: 60_000,
+    },
+  );
+  return { backend, children, pool };
+}
+
+const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
+
+describe('WorkerPool', () => {
+  it('runs a broker pass, then forks --processes children', async () => {
+    const { backend, children, pool } = setup({ processes: 3 });
+    const run = pool.run();
+    await waitFor(() => children.length === 3, { what: 'three children' });
+    expect(backend.brokerPasses).toBeGreaterThanOrEqual(1);
+    pool.stop(false);
+    children.forEach((child) => child.die(0));
+    await run;
+  });
+
+  it('fails the tasks a crashed child held with WorkerCrashed, and replaces it at once', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    const held = runningRecord('held', `host:${child.pid}-1`);
+    backend.stored.set(held.id, held);
+    child.tell({ kind: 'acquired', ids: ['held'] });
+    child.die(null, 'SIGKILL');
+
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
+    const [failed] = backend.acknowledged[0];
+    expect(failed.status).toBe(TaskResultStatus.FAILED);
+    expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
+    expect(failed.errors[0].traceback).toContain('signal SIGKILL');
+    expect(failed.errors[0].traceback).toContain(String(child.pid));
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    expect(pool.counts).toEqual({ done: 1, failed: 1 });
+
+    pool.stop(false);
+    children[1].die(0);
+    await run;
+  });
+
+  it('after a crash also fails tasks leased to the child that it never reported, and only those', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    const unreported = runningRecord('unreported', `host:${child.pid}-3`);
+    const someoneElses = runningRecord('other', `host:${child.pid + 100}-1`);
+    backend.runningSegment.push(unreported, someoneElses);
+    child.die(1);
+
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
+    expect(backend.acknowledged[0].map((r) => r.id)).toEqual(['unreported']);
+    expect(backend.acknowledged[0][0].errors[0].traceback).toContain('exit code 1');
+    pool.stop(false);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    children[1].die(0);
+    await run;
+  });
+
+  it('leaves tasks a child acknowledged before it died as they are', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    backend.stored.set('done', {
+      ...runningRecord('done', `host:${child.pid}-1`),
+      status: TaskResultStatus.SUCCESSFUL,
+    });
+    child.tell({ kind: 'acquired', ids: ['done'] });
+    child.die(null, 'SIGKILL');
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    pool.stop(false);
+    children[1].die(0);
+    await run;
+    expect(backend.acknowledged).toEqual([]);
+  });
+
+  it('replaces a recycled child, and with --exit-empty finishes once every child drained', async () => {
+    const { children, pool } = setup({ processes: 2, exitEmpty: true });
+    let finished = false;
+    const run = pool.run().then(() => (finished = true));
+    await waitFor(() => children.length === 2, { what: 'two children' });
+    children.forEach(ready);
+    children[0].tell({ kind: 'exiting', reason: 'recycled' });
+    children[0].die(0);
+    await waitFor(() => children.length === 3, { what: 'a replacement' });
+    ready(children[2]);
+    for (const child of [children[1], children[2]]) {
+      child.tell({ kind: 'exiting', reason: 'drained' });
+      child.die(0);
+    }
+    await run;
+    expect(finished).toBe(true);
+    expect(children).toHaveLength(3);
+  });
+
+  it('on stop tells every child, replaces none, and finishes when they are gone', async () => {
+    const { children, pool } = setup({ processes: 2 });
+    const run = pool.run();
+    await waitFor(() => children.length === 2, { what: 'two children' });
+    children.forEach(ready);
+    pool.stop(false);
+    pool.stop(false);
+    expect(children.map((c) => c.received)).toEqual([
+      [{ kind: 'stop', urgent: false }],
+      [{ kind: 'stop', urgent: false }],
+    ]);
+    pool.stop(true);
+    expect(children[0].received[1]).toEqual({ kind: 'stop', urgent: true });
+    children.forEach((child) => child.die(0));
+    await run;
+    expect(children).toHaveLength(2);
+  });
+
+  it('repeats a stop to a child that was still booting once it is ready', async () => {
+    const { children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    pool.stop(false);
+    ready(children[0]);
+    expect(children[0].received).toEqual([
+      { kind: 'stop', urgent: false },
+      { kind: 'stop', urgent: false },
+    ]);
+    children[0].die(0);
+    await run;
+  });
+
+  it('during an urgent stop releases a dying child’s tasks instead of failing them', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    const held = runningRecord('held', `host:${child.pid}-1`);
+    backend.stored.set(held.id, held);
+    child.tell({ kind: 'acquired', ids: ['held'] });
+    pool.stop(true);
+    child.die(null, 'SIGKILL');
+    await run;
+    expect(backend.released.flat().map((r) => r.id)).toEqual(['held']);
+    expect(backend.acknowledged).toEqual([]);
+  });
+});
