@@ -1,7 +1,10 @@
 import { OptionalDependencyMissingError } from '../../../lib/core';
 import { loadInkRuntime } from '../../../lib/inspector/ink.loader';
+import { assertEsmMode } from '../../helpers/esm-mode';
 
 describe('ink loader', () => {
+  beforeAll(assertEsmMode);
+
   it('loads Ink and React through a native import', async () => {
     const runtime = await loadInkRuntime();
     expect(typeof runtime.ink.render).toBe('function');

@@ -4,6 +4,7 @@ import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import { importEsm, loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
 import { renderInspector } from '../../../lib/inspector/inspector.app';
 import { InspectorStore } from '../../../lib/inspector/inspector.store';
+import { assertEsmMode } from '../../helpers/esm-mode';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeInspectorBackend, taskRecord } from './fake-inspector-backend';
 
@@ -78,6 +79,7 @@ describe('inspector screen', () => {
   let instance: ReturnType<typeof InkTestingLibrary.render> | undefined;
 
   beforeAll(async () => {
+    assertEsmMode();
     runtime = await loadInkRuntime();
     testing = await importEsm<typeof InkTestingLibrary>('ink-testing-library');
   });
