@@ -115,8 +115,23 @@ export class FakeWorkerBackend implements TaskBackend {
 
   async brokerPass(): Promise<BrokerPassReport> {
     this.brokerPasses++;
-    return { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    // Not a literal: the report may grow fields (e.g. `recovered`) this fake need not know.
+    const report = { promoted: 0, reaped: 0, recovered: 0, trimmed: 0, failedSteps: [] };
+    return report;
   }
+
+  // Members the contract is growing for retries and dead-pool recovery (issue 6);
+  // extra members are harmless until then.
+  readonly retried: TaskRecord[][] = [];
+
+  async retry(records: readonly TaskRecord[]): Promise<('retried' | 'stale')[]> {
+    this.retried.push([...records]);
+    return records.map(() => 'retried');
+  }
+
+  async beatPool(_poolId: string, _ttlMs: number): Promise<void> {}
+
+  async retirePool(_poolId: string): Promise<void> {}
 
   async brokerHeartbeat(): Promise<Date | null> {
     return null;
