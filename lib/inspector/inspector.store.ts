@@ -24,6 +24,15 @@ import { detailLines, INSPECTOR_TABS } from './inspector.view';
 
 export type InspectorPane = 'backends' | 'queues' | 'tasks' | 'detail';
 
+/**
+ * The part of a TaskBackend the inspector uses: reads only, so the compiler
+ * (not just review) keeps it from ever writing to a backend.
+ */
+export type InspectorBackend = Pick<
+  TaskBackend,
+  'alias' | 'queues' | 'peek' | 'telemetry' | 'getResult'
+>;
+
 /** A key press, as Ink's `useInput` reports it (only the fields the inspector uses). */
 export interface InspectorKey {
   readonly input: string;
@@ -68,7 +77,7 @@ export interface InspectorState {
 
 export interface InspectorStoreOptions {
   /** The backends to inspect, in selector order. */
-  readonly backends: readonly TaskBackend[];
+  readonly backends: readonly InspectorBackend[];
   /** Alias selected at start; default: the first backend. */
   readonly initialAlias?: string;
   /** Period of the count refresh (and of the retries while the backend is down). Default 2 s. */
@@ -209,7 +218,7 @@ export class InspectorStore {
     this.reloadDetail();
   }
 
-  private backend(): TaskBackend | undefined {
+  private backend(): InspectorBackend | undefined {
     return this.options.backends[this.state.aliasIndex];
   }
 
@@ -218,7 +227,7 @@ export class InspectorStore {
     for (const listener of this.listeners) listener();
   }
 
-  private read<T>(what: string, call: (backend: TaskBackend) => Promise<T>): Promise<T> {
+  private read<T>(what: string, call: (backend: InspectorBackend) => Promise<T>): Promise<T> {
     const backend = this.backend();
     if (backend === undefined) return Promise.reject(new RangeError('no backend selected'));
     // A backend whose connection is down may hold a command until it comes

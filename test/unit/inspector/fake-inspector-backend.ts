@@ -1,22 +1,18 @@
-import type {
-  AcknowledgeOutcome,
-  BackendTelemetry,
-  BrokerPassReport,
-  QueueCounts,
-  QueueSegment,
-  TaskBackend,
-  TaskRecord,
-} from '../../../lib/core';
+import type { BackendTelemetry, QueueCounts, QueueSegment, TaskRecord } from '../../../lib/core';
 import {
   BackendUnavailableError,
   TaskResultDoesNotExist,
   TaskResultStatus,
 } from '../../../lib/core';
+import type { InspectorBackend } from '../../../lib/inspector/inspector.store';
 
-/** A read-only TaskBackend for the inspector's unit tests: tasks per queue and segment, counts that may claim more than it holds (a million ready tasks without storing them), and a switch that makes every read fail as if the store were down. */
-export class FakeInspectorBackend implements TaskBackend {
-  readonly features = { defer: true, bulkEnqueue: false, blockingAcquire: false };
-  readonly brokerIntervalMs = 1000;
+/**
+ * The reads the inspector makes, over tasks kept per queue and segment, with
+ * counts that may claim more than it holds (a million ready tasks without
+ * storing them) and a switch that makes every read fail as if the store were
+ * down. It has no write methods: the InspectorBackend type has none either.
+ */
+export class FakeInspectorBackend implements InspectorBackend {
   /** Every read the inspector made, for asserting that it never reads a whole set. */
   readonly peeks: { queue: string; segment: QueueSegment; count: number }[] = [];
   telemetryCalls = 0;
@@ -76,40 +72,6 @@ export class FakeInspectorBackend implements TaskBackend {
       if (found) return found;
     }
     throw new TaskResultDoesNotExist(`no ${id}`);
-  }
-
-  async ping(): Promise<void> {
-    this.assertUp();
-  }
-
-  async brokerHeartbeat(): Promise<Date | null> {
-    return null;
-  }
-
-  async close(): Promise<void> {}
-
-  // The inspector only reads: any write here fails the test that caused it.
-  enqueue(): Promise<TaskRecord> {
-    return this.readOnly('enqueue');
-  }
-  enqueueMany(): Promise<TaskRecord[]> {
-    return this.readOnly('enqueueMany');
-  }
-  acquire(): Promise<TaskRecord[]> {
-    return this.readOnly('acquire');
-  }
-  acknowledge(): Promise<AcknowledgeOutcome[]> {
-    return this.readOnly('acknowledge');
-  }
-  release(): Promise<number> {
-    return this.readOnly('release');
-  }
-  brokerPass(): Promise<BrokerPassReport> {
-    return this.readOnly('brokerPass');
-  }
-
-  private readOnly(method: string): Promise<never> {
-    return Promise.reject(new Error(`the inspector called ${method}, but it must only read`));
   }
 
   private assertUp(): void {

@@ -1,7 +1,7 @@
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
+import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
 import { InspectorCommand } from '../../../lib/inspector/inspector.command';
-import { FakeInspectorBackend } from './fake-inspector-backend';
 
 /** Records what the command would print, instead of writing to the process streams. */
 class RecordingOutput extends CommandOutputWriter {
@@ -16,10 +16,10 @@ class RecordingOutput extends CommandOutputWriter {
 }
 
 describe('inspector command', () => {
-  const registry = new BackendRegistry([
-    new FakeInspectorBackend('default'),
-    new FakeInspectorBackend('audit'),
-  ]);
+  const registry = new BackendRegistry(
+    ['default', 'audit'].map((alias) => new MemoryBackend(alias, { backend: MemoryBackend })),
+  );
+  afterAll(() => registry.closeAll());
 
   it('is a usage error that lists the configured aliases when --backend names another', async () => {
     const output = new RecordingOutput();
