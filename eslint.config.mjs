@@ -3,7 +3,9 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'sample-dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: ['dist/**', 'sample-dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs'],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -13,7 +15,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/unbound-method': 'off',
       'no-console': 'error',

@@ -55,6 +55,8 @@ export interface TaskBackend {
   readonly features: BackendFeatures;
   /** Period of `brokerPass` that the worker pool's main process keeps. */
   readonly brokerIntervalMs: number;
+  /** Largest serialized `args` (bytes) enqueue accepts; DEFAULT_MAX_PAYLOAD_BYTES when absent. */
+  readonly maxPayloadBytes?: number;
 
   /** Store a new READY task (or deferred, with `task.runAfter` in the future). */
   enqueue(record: TaskRecord): Promise<TaskRecord>;

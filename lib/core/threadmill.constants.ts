@@ -8,6 +8,9 @@ export const DEFAULT_QUEUE = 'default';
 export const PRIORITY_MIN = -100;
 export const PRIORITY_MAX = 100;
 
+/** Largest serialized `args` (bytes of JSON, UTF-8) enqueue accepts unless the backend sets its own limit: 1 MiB. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
 /** Prefix of every metadata key and DI token, so ours never collide with an app's. */
 export const THREADMILL_NAMESPACE = 'threadmill';
 

@@ -70,6 +70,19 @@ export const acknowledgementTimeout = (id: string, leaseTtlMs: number): string =
   `Task ${id} was not acknowledged within leaseTtl (${leaseTtlMs} ms): its worker hung or died. ` +
   `Raise leaseTtl above the task's worst-case run time if it was merely slow.`;
 
+export const payloadTooLarge = (
+  taskName: string,
+  bytes: number,
+  limit: number,
+  alias: string,
+): string =>
+  `Task "${taskName}": its arguments are ${bytes} bytes of JSON, over the limit of ${limit} bytes ` +
+  `of backend "${alias}", so nothing was enqueued. Pass a reference (an id, a URL) instead of the data, ` +
+  `or raise maxPayloadBytes.`;
+
+export const storedDataTooLarge = (bytes: number, limit: number): string =>
+  `its data is ${bytes} bytes, over the ${limit} bytes a task of this backend may hold`;
+
 export const corruptTaskData = (id: string, reason: string): string =>
   `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
 

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 
 import {
   DEFAULT_BACKEND_ALIAS,
+  DEFAULT_MAX_PAYLOAD_BYTES,
   InvalidTaskError,
   PRIORITY_MAX,
   PRIORITY_MIN,
@@ -16,6 +17,7 @@ import {
   invalidRunAfter,
   isExecutingBackend,
   notATask,
+  payloadTooLarge,
   queueNotConfigured,
   taskNameNotRegistered,
   type TaskBackend,
@@ -70,8 +72,9 @@ export class TaskService implements TaskEnqueuer {
    * @param method the `@Task` method's name.
    * @param args the method's arguments (without the TaskContext).
    * @param overrides priority, queue, backend and runAfter for this call.
-   * @throws InvalidTaskError naming the task when the method is no task, an option is invalid
-   *   or an argument would not survive a JSON round trip.
+   * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
+   *   an argument would not survive a JSON round trip or the arguments exceed the backend's
+   *   maxPayloadBytes (default 1 MiB).
    */
   async enqueue<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
@@ -213,6 +216,12 @@ export class TaskService implements TaskEnqueuer {
       }
     }
     assertJsonSafe(args, name, 'args');
+    // Measured as stored: a huge payload would slow every hop (Redis, network, the worker's parse).
+    const limit = backend.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const bytes = Buffer.byteLength(JSON.stringify(args));
+    if (bytes > limit) {
+      throw new InvalidTaskError(payloadTooLarge(name, bytes, limit, backend.alias));
+    }
     return {
       id: randomUUID(),
       task: { name, queue, priority, runAfter, backend: backend.alias },

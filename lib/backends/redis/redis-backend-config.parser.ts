@@ -26,6 +26,7 @@ export interface RedisBackendSettings {
   batchSize: number;
   connectTimeout: number;
   commandTimeout: number;
+  maxPayloadBytes: number;
   redisOptions: RedisOptions;
   target: RedisTarget;
   /** The target for logs and errors, password replaced by `***`. */
@@ -44,6 +45,7 @@ const DURATIONS = [
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof RedisBackendOptions>([
   ...DURATIONS,
   'batchSize',
+  'maxPayloadBytes',
   'clusterNodes',
   'client',
   'redisOptions',
@@ -80,7 +82,13 @@ export function parseRedisBackendConfig(
       fail(key, `is not an option of RedisBackend (known: ${[...KNOWN_OPTIONS].join(', ')})`);
     }
   }
-  const durations: Record<(typeof DURATIONS)[number], number> = { ...REDIS_BACKEND_DEFAULTS };
+  const durations: Record<(typeof DURATIONS)[number], number> = {
+    leaseTtl: REDIS_BACKEND_DEFAULTS.leaseTtl,
+    resultTtl: REDIS_BACKEND_DEFAULTS.resultTtl,
+    brokerInterval: REDIS_BACKEND_DEFAULTS.brokerInterval,
+    connectTimeout: REDIS_BACKEND_DEFAULTS.connectTimeout,
+    commandTimeout: REDIS_BACKEND_DEFAULTS.commandTimeout,
+  };
   for (const key of DURATIONS) {
     const value = options[key];
     if (value === undefined) continue;
@@ -92,6 +100,17 @@ export function parseRedisBackendConfig(
   const batchSize = options.batchSize ?? REDIS_BACKEND_DEFAULTS.batchSize;
   if (typeof batchSize !== 'number' || !Number.isInteger(batchSize) || batchSize < 1) {
     fail('batchSize', `must be a whole number of at least 1, got ${String(batchSize)}`);
+  }
+  const maxPayloadBytes = options.maxPayloadBytes ?? REDIS_BACKEND_DEFAULTS.maxPayloadBytes;
+  if (
+    typeof maxPayloadBytes !== 'number' ||
+    !Number.isInteger(maxPayloadBytes) ||
+    maxPayloadBytes < 1
+  ) {
+    fail(
+      'maxPayloadBytes',
+      `must be a whole number of bytes, at least 1, got ${String(maxPayloadBytes)}`,
+    );
   }
   const redisOptions = options.redisOptions ?? {};
   if (typeof redisOptions !== 'object' || redisOptions === null) {
@@ -169,6 +188,7 @@ export function parseRedisBackendConfig(
     queues: [...queues],
     ...durations,
     batchSize,
+    maxPayloadBytes,
     redisOptions,
     target,
     maskedTarget,

@@ -1,5 +1,7 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
+
 /**
  * Options of a `RedisBackend` alias (`options` in its BackendConfig). Every
  * time is in milliseconds and a whole number.
@@ -41,6 +43,11 @@ export interface RedisBackendOptions {
   client?: Redis | Cluster;
   /** Further ioredis options for the connections the backend opens (TLS certificates, ...). */
   redisOptions?: RedisOptions;
+  /**
+   * Largest serialized `args` (bytes of JSON) enqueue accepts; more is an InvalidTaskError.
+   * Stored task data far above it is failed as corrupt instead of parsed. Default 1 MiB.
+   */
+  maxPayloadBytes?: number;
 }
 
 /** The defaults of SPEC §4 (those of the Python original). */
@@ -51,4 +58,5 @@ export const REDIS_BACKEND_DEFAULTS = {
   batchSize: 100,
   connectTimeout: 5000,
   commandTimeout: 10_000,
+  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
 } as const;

@@ -1,6 +1,7 @@
 import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
 import {
   deserializeRecord,
   recordFromJson,
@@ -8,7 +9,7 @@ import {
   serializeRecord,
   type TaskRecordJson,
 } from '../../core/task-serializer';
-import { corruptTaskData } from '../../core/threadmill.messages';
+import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
 
 /**
  * Weight of one priority step in a ready score (-priority * weight + enqueue
@@ -16,6 +17,12 @@ import { corruptTaskData } from '../../core/threadmill.messages';
  * enough that every score stays an exact integer in a double.
  */
 export const PRIORITY_WEIGHT = 1e13;
+
+/**
+ * Room for the rest of a live record beside its arguments (name, times, and the
+ * errors of earlier attempts, each with a stack), when bounding what is read back.
+ */
+const RECORD_OVERHEAD_BYTES = 1024 * 1024;
 
 /** The fields of a task hash besides `data`, as Redis returns them (null when absent). */
 export interface MutableTaskFields {
@@ -50,7 +57,19 @@ type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
  * @internal
  */
 export class RedisRecordCodec {
-  constructor(private readonly alias: string) {}
+  /** Longest `data` decoded; anything longer was not written by enqueue and is failed unread. */
+  private readonly maxDataLength: number;
+
+  /**
+   * @param maxPayloadBytes the alias's enqueue limit on arguments; stored data
+   *   longer than twice that plus room for the record is not parsed.
+   */
+  constructor(
+    private readonly alias: string,
+    maxPayloadBytes: number = DEFAULT_MAX_PAYLOAD_BYTES,
+  ) {
+    this.maxDataLength = 2 * maxPayloadBytes + RECORD_OVERHEAD_BYTES;
+  }
 
   /** Ready score for a task whose hash (with its real score) is gone: first of its priority. */
   static fallbackScore(record: Pick<TaskRecord, 'task'>): number {
@@ -82,6 +101,13 @@ export class RedisRecordCodec {
   decodeLive(id: string, data: string | null, fields: MutableTaskFields): TaskRecord {
     if (data === null) {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
+    }
+    // A length check before JSON.parse: a huge foreign value costs no parse and no heap.
+    // (String length counts UTF-16 units, never more than the UTF-8 bytes enqueue measured.)
+    if (data.length > this.maxDataLength) {
+      throw new CorruptTaskDataError(
+        corruptTaskData(id, storedDataTooLarge(data.length, this.maxDataLength)),
+      );
     }
     let parsed: unknown;
     try {

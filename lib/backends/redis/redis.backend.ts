@@ -60,6 +60,7 @@ export class RedisBackend implements TaskBackend {
   readonly queues: readonly string[];
   readonly features: BackendFeatures = { defer: true, bulkEnqueue: true, blockingAcquire: true };
   readonly brokerIntervalMs: number;
+  readonly maxPayloadBytes: number;
 
   private readonly settings: RedisBackendSettings;
   private readonly keys: RedisKeys;
@@ -85,9 +86,10 @@ export class RedisBackend implements TaskBackend {
     this.queues = this.settings.queues;
     this.queueSet = new Set(this.queues);
     this.brokerIntervalMs = this.settings.brokerInterval;
+    this.maxPayloadBytes = this.settings.maxPayloadBytes;
     this.logger = new Logger(`RedisBackend:${alias}`);
     this.keys = new RedisKeys(alias);
-    this.codec = new RedisRecordCodec(alias);
+    this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes);
     this.connection = new RedisConnection(this.settings);
     this.scripts = new RedisScripts(this.connection.client);
     this.broker = new RedisBroker(
