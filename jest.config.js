@@ -32,5 +32,10 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
     },
+    {
+      ...base,
+      displayName: 'chaos',
+      testMatch: ['<rootDir>/test/chaos/**/*.chaos-spec.ts'],
+    },
   ],
 };

@@ -1,7 +1,7 @@
 import { startRedisServer } from '../helpers/redis-server';
 import { buildSampleCli } from './build-sample-cli';
 
-/** Whether this jest invocation may run e2e suites (they spawn the compiled CLIs). */
+/** Whether this jest invocation may run e2e or chaos suites (they spawn the compiled CLIs). */
 function runsE2e(argv: readonly string[]): boolean {
   const select = argv.indexOf('--selectProjects');
   const projects: string[] = [];
@@ -13,8 +13,8 @@ function runsE2e(argv: readonly string[]): boolean {
   }
   const paths = argv.filter((arg) => !arg.startsWith('-') && !projects.includes(arg));
   return (
-    (projects.length === 0 || projects.includes('e2e')) &&
-    (paths.length === 0 || paths.some((path) => path.includes('e2e')))
+    (projects.length === 0 || projects.includes('e2e') || projects.includes('chaos')) &&
+    (paths.length === 0 || paths.some((path) => path.includes('e2e') || path.includes('chaos')))
   );
 }
 

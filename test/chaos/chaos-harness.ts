@@ -1,0 +1,234 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultDoesNotExist, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { waitFor } from '../helpers/wait-for';
+
+// What every chaos scenario shares: the real CLI (compiled by global setup),
+// pools in their own process groups (at debug level: children's readiness is
+// read from the pool's log), the journaling task and the audit.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+
+/** The fixture task that journals each of its runs (test/fixtures/worker/chaos.tasks.ts). */
+export const CHAOS_TASK = 'chaos.record';
+export const CHAOS_QUEUES = ['default', 'emails'];
+
+export interface RunningPool {
+  readonly process: ChildProcess;
+  readonly pid: number;
+  /** Everything it printed so far (stdout and stderr, no colours). */
+  output(): string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Children that reported ready and have not exited (by the pool's own log lines). */
+  liveChildren(): number[];
+  /** SIGKILL to the whole process group (pool and children); resolves once the pool is gone. */
+  killGroup(): Promise<void>;
+}
+
+/** Spawns `threadmill worker` of the fixture CLI as the leader of its own process group. */
+export function startPool(
+  args: readonly string[],
+  env: Record<string, string>,
+  started: RunningPool[],
+): RunningPool {
+  const child = spawn(process.execPath, [CLI, 'worker', ...args], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, THREADMILL_LOG_LEVEL: 'debug', NO_COLOR: '1', ...env },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const pool: RunningPool = {
+    process: child,
+    pid: child.pid ?? 0,
+    output: () => output,
+    exited,
+    liveChildren() {
+      const ready = [...output.matchAll(/Worker child (\d+) is ready/g)].map((m) => Number(m[1]));
+      const gone = new Set(
+        [...output.matchAll(/Worker child (\d+) (?:exited|died)/g)].map((m) => Number(m[1])),
+      );
+      return ready.filter((pid) => !gone.has(pid));
+    },
+    async killGroup() {
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-pool.pid, 'SIGKILL');
+        } catch {
+          // The group is already gone: nothing left to kill.
+        }
+        await exited;
+      }
+      // Children outlive a killed pool leader only briefly (they finish and exit
+      // when their IPC channel closes); make sure none is left behind.
+      try {
+        process.kill(-pool.pid, 'SIGKILL');
+      } catch {
+        // No process of the group is left.
+      }
+    },
+  };
+  started.push(pool);
+  return pool;
+}
+
+/** A READY record of the journaling task, as a producer stores it. */
+export function chaosRecord(
+  alias: string,
+  journal: string,
+  ms: number,
+  queue = 'default',
+): TaskRecord {
+  return {
+    id: randomUUID(),
+    task: { name: CHAOS_TASK, queue, priority: 0, runAfter: null, backend: alias },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args: [journal, ms],
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/** How many times each task id was run, from the journal the task appends to. */
+export function readJournal(journal: string): Map<string, number> {
+  const runs = new Map<string, number>();
+  if (!existsSync(journal)) return runs;
+  for (const line of readFileSync(journal, 'utf8').split('\n')) {
+    if (line) runs.set(line, (runs.get(line) ?? 0) + 1);
+  }
+  return runs;
+}
+
+export interface Audit {
+  readonly tasks: number;
+  readonly successful: number;
+  /** FAILED tasks by the class name of their last error. */
+  readonly failed: Record<string, number>;
+  /** Ids that no longer exist (neither result nor live task). */
+  readonly lost: string[];
+  /** Ids still READY or RUNNING. */
+  readonly stuck: string[];
+  /** Runs journaled in total. */
+  readonly executions: number;
+  /** Ids journaled more than once. */
+  readonly duplicates: string[];
+  /** SUCCESSFUL ids with no run in the journal (must be none: it would mean a fake result). */
+  readonly successWithoutRun: string[];
+  /** Ids that ran (journaled) but ended FAILED: killed mid-run. */
+  readonly ranThenFailed: number;
+}
+
+/** Reads every enqueued id back and cross-checks it with the journal. */
+export async function audit(
+  backend: RedisBackend,
+  ids: readonly string[],
+  journal: string,
+): Promise<Audit> {
+  const runs = readJournal(journal);
+  const lost: string[] = [];
+  const stuck: string[] = [];
+  const successWithoutRun: string[] = [];
+  const failed: Record<string, number> = {};
+  let successful = 0;
+  let ranThenFailed = 0;
+  const records = await Promise.all(
+    ids.map(async (id) => {
+      try {
+        return await backend.getResult(id);
+      } catch (error) {
+        if (error instanceof TaskResultDoesNotExist) return null;
+        throw error;
+      }
+    }),
+  );
+  records.forEach((record, i) => {
+    const id = ids[i];
+    if (record === null) {
+      lost.push(id);
+    } else if (record.status === TaskResultStatus.SUCCESSFUL) {
+      successful++;
+      if (!runs.has(id)) successWithoutRun.push(id);
+    } else if (record.status === TaskResultStatus.FAILED) {
+      const reason = record.errors[record.errors.length - 1]?.className ?? 'unknown';
+      failed[reason] = (failed[reason] ?? 0) + 1;
+      if (runs.has(id)) ranThenFailed++;
+    } else {
+      stuck.push(`${id}:${record.status}`);
+    }
+  });
+  const wanted = new Set(ids);
+  let executions = 0;
+  const duplicates: string[] = [];
+  for (const [id, count] of runs) {
+    if (!wanted.has(id)) continue;
+    executions += count;
+    if (count > 1) duplicates.push(id);
+  }
+  return {
+    tasks: ids.length,
+    successful,
+    failed,
+    lost,
+    stuck,
+    executions,
+    duplicates,
+    successWithoutRun,
+    ranThenFailed,
+  };
+}
+
+/**
+ * Waits until no queue has a READY, RUNNING or deferred task; false when that
+ * did not happen in time (the audit then says which ids are stuck). A lost id
+ * never shows in the counts: the audit finds those.
+ */
+export async function settled(backend: RedisBackend, timeoutMs: number): Promise<boolean> {
+  try {
+    await waitFor(
+      async () => {
+        const telemetry = await backend.telemetry(1000);
+        return Object.values(telemetry.queues).every(
+          (q) => q.counts.ready === 0 && q.counts.running === 0 && q.counts.deferred === 0,
+        );
+      },
+      { timeoutMs, intervalMs: 50, what: 'every queue to settle' },
+    );
+    return true;
+  } catch {
+    // Not settled in time: the caller audits anyway and reports the stuck ids.
+    return false;
+  }
+}
+
+/** The one-line audit a scenario prints (the README quotes these figures). */
+export function auditLine(scenario: string, result: Audit, extra: string): string {
+  const failed = Object.entries(result.failed)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  return (
+    `[chaos] ${scenario}: ${result.tasks} tasks, ${result.successful} SUCCESSFUL, ` +
+    `FAILED ${failed || '0'}, lost ${result.lost.length}, stuck ${result.stuck.length}, ` +
+    `runs ${result.executions} (duplicates ${result.duplicates.length}, ran then failed ` +
+    `${result.ranThenFailed}); ${extra}`
+  );
+}
+
+/** Prints an audit line where jest shows it even for a passing test. */
+export function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
