@@ -13,10 +13,11 @@ export type {
   BackendFeatures,
   BrokerPassReport,
   QueueSegment,
+  RetryOutcome,
   TaskBackend,
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
-export type { TaskOptions, TaskOverrides } from './core/task-options.interface';
+export type { TaskBackoff, TaskOptions, TaskOverrides } from './core/task-options.interface';
 export type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './core/task-record.interface';
 export { TaskResult } from './core/task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';

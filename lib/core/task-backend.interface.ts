@@ -31,15 +31,25 @@ export interface AcquireOptions {
   timeoutMs: number;
   /** Ends the wait early (graceful shutdown); resolves with what was acquired, possibly nothing. */
   signal?: AbortSignal;
+  /**
+   * The worker pool that holds what is acquired (see `beatPool`). When that
+   * pool's heartbeat lapses, any live pool's broker pass recovers these tasks.
+   */
+  poolId?: string;
 }
 
 /** Per record, in order: whether the acknowledge stored it or found its lease already gone. */
 export type AcknowledgeOutcome = 'acknowledged' | 'stale';
 
+/** Per record, in order: whether the retry put it back or found its lease already gone. */
+export type RetryOutcome = 'retried' | 'stale';
+
 /** What one maintenance pass did; a failed step is listed, never thrown. */
 export interface BrokerPassReport {
   promoted: number;
   reaped: number;
+  /** Tasks of lapsed pools retried or failed (WorkerLost) by this pass. */
+  recovered: number;
   trimmed: number;
   failedSteps: { step: string; error: unknown }[];
 }
@@ -70,15 +80,37 @@ export interface TaskBackend {
   acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]>;
   /** Store finished records (SUCCESSFUL or FAILED); stale when the lease was already reaped. */
   acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
-  /** Put RUNNING tasks back in their ready queue, unfinished (shutdown). Returns how many were still held. */
+  /**
+   * Send failed attempts back for another one: each record is READY as
+   * `nextAttempt` built it (errors and worker ids kept, `task.runAfter` = when
+   * it is due). A task still held goes to its deferred segment, or straight to
+   * its ready queue when already due; stale when its lease was already gone.
+   */
+  retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]>;
+  /**
+   * Put RUNNING tasks back in their ready queue, unfinished (shutdown). Returns how many were still held.
+   * Never fails a task: the interrupted run stays in `workerIds` (it counts as an attempt) but the
+   * task always gets at least one more run.
+   */
   release(records: readonly TaskRecord[]): Promise<number>;
+  /**
+   * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
+   * another beat, the next broker pass of any pool recovers the tasks it holds.
+   */
+  beatPool(poolId: string, ttlMs: number): Promise<void>;
+  /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
+  retirePool(poolId: string): Promise<void>;
   /** Up to `count` tasks of one segment, best first; expired data is skipped. */
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
   /** Counts per queue and rates over the last `intervalMs`. */
   telemetry(intervalMs: number): Promise<BackendTelemetry>;
   /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
   getResult(id: string): Promise<TaskRecord>;
-  /** One maintenance pass: promote due deferred tasks, reap expired leases, trim history, heartbeat. */
+  /**
+   * One maintenance pass: promote due deferred tasks, reap expired leases and
+   * recover the tasks of lapsed pools (each retried per its policy or FAILED),
+   * trim history, heartbeat.
+   */
   brokerPass(): Promise<BrokerPassReport>;
   /** When the last broker pass ran, or null if none has. */
   brokerHeartbeat(): Promise<Date | null>;

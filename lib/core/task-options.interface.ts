@@ -1,4 +1,26 @@
 /**
+ * How long a failed task waits before its next attempt.
+ *
+ * - `fixed`: every retry waits `delayMs`.
+ * - `exponential`: retry n (1 = the first retry) waits `delayMs * 2^(n-1)`.
+ *
+ * Either way the wait is capped at `maxDelayMs` and, with `jitter`, drawn
+ * uniformly from [wait / 2, wait], so tasks that failed together do not all
+ * come back in the same instant.
+ *
+ * @publicApi
+ */
+export interface TaskBackoff {
+  type: 'fixed' | 'exponential';
+  /** The first retry's wait (ms), a whole number from 0 to 7 days. */
+  delayMs: number;
+  /** Longest wait (ms), at least `delayMs`. Default: 1 hour (or `delayMs` when larger). */
+  maxDelayMs?: number;
+  /** Draw each wait from [wait / 2, wait]. Default: true. */
+  jitter?: boolean;
+}
+
+/**
  * Options of `@Task()`.
  *
  * @publicApi
@@ -14,6 +36,14 @@ export interface TaskOptions {
   backend?: string;
   /** When true, the method receives a `TaskContext` as its first argument. */
   takesContext?: boolean;
+  /**
+   * How many times a failed attempt is tried again (whole number, 0 to 100).
+   * A throw, a crashed worker, a lost pool and an ended lease each use one.
+   * Default: 0 (fail once, as the original).
+   */
+  retries?: number;
+  /** Wait between attempts. Default: exponential from 1 s, at most 1 hour, with jitter. */
+  backoff?: TaskBackoff;
 }
 
 /**
@@ -27,4 +57,8 @@ export interface TaskOverrides {
   backend?: string;
   /** Earliest time the task may run; needs a backend that supports deferral. */
   runAfter?: Date;
+  /** Replaces the task's `retries` for this call. */
+  retries?: number;
+  /** Replaces the task's `backoff` for this call. */
+  backoff?: TaskBackoff;
 }

@@ -1,3 +1,4 @@
+import type { TaskBackoff } from './task-options.interface';
 import type { TaskResultStatus } from './task-result-status.enum';
 
 /** What a task was enqueued as: resolved options, fixed at enqueue. */
@@ -5,8 +6,16 @@ export interface TaskDescriptor {
   readonly name: string;
   readonly queue: string;
   readonly priority: number;
+  /**
+   * Earliest time the task may run. A retry moves it to when the next attempt
+   * is due, so the deferred segment and the inspector show the wait.
+   */
   readonly runAfter: Date | null;
   readonly backend: string;
+  /** Retries allowed after the first attempt; absent means 0 (records stored before retries existed). */
+  readonly retries?: number;
+  /** Wait between attempts; absent means the default backoff. */
+  readonly backoff?: TaskBackoff;
 }
 
 /** One failed attempt: the thrown value's class name and its stack text. */

@@ -1,5 +1,6 @@
 import { CorruptTaskDataError } from './errors/corrupt-task-data.error';
 import { InvalidTaskError } from './errors/invalid-task.error';
+import type { TaskBackoff } from './task-options.interface';
 import type { TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { corruptTaskData, notJsonSafe } from './threadmill.messages';
@@ -7,7 +8,16 @@ import { corruptTaskData, notJsonSafe } from './threadmill.messages';
 /** The stored JSON shape of a TaskRecord: times as epoch milliseconds. */
 export interface TaskRecordJson {
   id: string;
-  task: { name: string; queue: string; priority: number; runAfter: number | null; backend: string };
+  task: {
+    name: string;
+    queue: string;
+    priority: number;
+    runAfter: number | null;
+    backend: string;
+    /** Only when set: records from before retries existed have neither, and read as no retries. */
+    retries?: number;
+    backoff?: TaskBackoff;
+  };
   status: TaskResultStatus;
   enqueuedAt: number;
   startedAt: number | null;

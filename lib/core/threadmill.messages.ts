@@ -35,6 +35,13 @@ export const queueNotConfigured = (
 export const deferNotSupported = (taskName: string, alias: string): string =>
   `Task "${taskName}": backend "${alias}" does not support runAfter. Enqueue without runAfter or use a backend that defers.`;
 
+export const invalidRetryPolicy = (taskName: string, problem: string): string =>
+  `Task "${taskName}": ${problem}. See the README's "Retries" section.`;
+
+export const workerLost = (id: string, taskName: string, poolId: string): string =>
+  `Task "${taskName}" (${id}) was running in worker pool "${poolId}", whose heartbeat lapsed ` +
+  `(the pool was killed, froze or lost its connection); another pool recovered it.`;
+
 export const invalidRunAfter = (taskName: string, value: unknown): string =>
   `Task "${taskName}": runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;
 
@@ -143,6 +150,9 @@ export const immediateWithoutExecutor = (alias: string): string =>
 
 export const acknowledgeUnfinished = (id: string, status: string): string =>
   `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;
+
+export const retryNotReady = (id: string, status: string): string =>
+  `Task ${id} cannot be retried with status ${status}: pass the READY record nextAttempt() returned.`;
 
 export const sqliteDriverMissing = (alias: string): string =>
   `Threadmill backend "${alias}" uses SqliteBackend, but the optional peer dependency better-sqlite3 is not installed. ` +

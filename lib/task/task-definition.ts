@@ -1,4 +1,4 @@
-import type { TaskContext } from '../core';
+import type { TaskBackoff, TaskContext } from '../core';
 
 /** A provider class as users refer to it in `enqueue(MailTasks, ...)`. */
 export type TaskProviderClass = abstract new (...args: never[]) => object;
@@ -10,6 +10,9 @@ export interface ResolvedTaskOptions {
   readonly priority: number;
   readonly backend: string;
   readonly takesContext: boolean;
+  /** Absent when the task sets none (fail once). */
+  readonly retries?: number;
+  readonly backoff?: TaskBackoff;
 }
 
 /**

@@ -11,6 +11,8 @@ import {
   TaskContext,
   invalidName,
   invalidPriority,
+  invalidRetryPolicy,
+  retryPolicyProblem,
   isValidName,
   takesContextMismatch,
   taskProviderNotStatic,
@@ -115,7 +117,18 @@ export class TaskExplorer implements OnModuleInit {
     if ((takesContext && firstIsOther) || (!takesContext && firstIsContext)) {
       throw new InvalidTaskError(takesContextMismatch(defaultName, takesContext));
     }
-    return { name, queue, priority, backend, takesContext };
+    // Checked here too, so a bad policy fails bootstrap instead of the first enqueue.
+    const retryProblem = retryPolicyProblem(options.retries, options.backoff);
+    if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
+    return {
+      name,
+      queue,
+      priority,
+      backend,
+      takesContext,
+      ...(options.retries === undefined ? {} : { retries: options.retries }),
+      ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
+    };
   }
 
   private refuseScopedTasks(wrapper: InstanceWrapper): void {

@@ -14,11 +14,13 @@ import {
   backendNotConfigured,
   deferNotSupported,
   invalidPriority,
+  invalidRetryPolicy,
   invalidRunAfter,
   isExecutingBackend,
   notATask,
   payloadTooLarge,
   queueNotConfigured,
+  retryPolicyProblem,
   taskNameNotRegistered,
   type TaskBackend,
   type TaskOverrides,
@@ -215,6 +217,10 @@ export class TaskService implements TaskEnqueuer {
         throw new InvalidTaskError(deferNotSupported(name, backend.alias));
       }
     }
+    const retries = overrides.retries ?? definition.options.retries;
+    const backoff = overrides.backoff ?? definition.options.backoff;
+    const retryProblem = retryPolicyProblem(retries, backoff);
+    if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
     assertJsonSafe(args, name, 'args');
     // Measured as stored: a huge payload would slow every hop (Redis, network, the worker's parse).
     const limit = backend.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
@@ -224,7 +230,16 @@ export class TaskService implements TaskEnqueuer {
     }
     return {
       id: randomUUID(),
-      task: { name, queue, priority, runAfter, backend: backend.alias },
+      task: {
+        name,
+        queue,
+        priority,
+        runAfter,
+        backend: backend.alias,
+        // Only when set, so a task without a retry policy stores nothing extra.
+        ...(retries === undefined ? {} : { retries }),
+        ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
+      },
       status: TaskResultStatus.READY,
       enqueuedAt: now,
       startedAt: null,

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import {
   TaskResultDoesNotExist,
   TaskResultStatus,
+  nextAttempt,
   type TaskBackend,
+  type TaskBackoff,
   type TaskRecord,
 } from '../../lib/core';
 import { waitFor } from '../helpers/wait-for';
@@ -323,6 +325,186 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const acquired = await acquireOne();
         await backend.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, null)]);
         await expect(backend.release([acquired])).resolves.toBe(0);
+        await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+        });
+      });
+    });
+
+    describe('retry', () => {
+      const noWait: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };
+      const withRetries = (retries: number, backoff: TaskBackoff = noWait): TaskRecord => {
+        const record = newRecord(alias);
+        return { ...record, task: { ...record.task, retries, backoff } };
+      };
+      /** The record a worker hands to retry after a failed attempt. */
+      const failedAttempt = (running: TaskRecord): TaskRecord =>
+        nextAttempt(finish(running, TaskResultStatus.FAILED), null, new Date());
+
+      it('stores the retry policy with the task and reads it back', async () => {
+        const backoff: TaskBackoff = { type: 'exponential', delayMs: 50, maxDelayMs: 400 };
+        const record = await backend.enqueue(withRetries(3, backoff));
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          task: { retries: 3, backoff },
+        });
+        expect((await acquireOne()).task).toMatchObject({ retries: 3, backoff });
+      });
+
+      it('defers a held task until its backoff passed, keeping its errors and attempts', async () => {
+        const record = await backend.enqueue(
+          withRetries(2, { type: 'fixed', delayMs: 300, jitter: false }),
+        );
+        const retried = failedAttempt(await acquireOne(['default'], 'host:1-0'));
+        expect(retried.status).toBe(TaskResultStatus.READY);
+        await expect(backend.retry([retried])).resolves.toEqual(['retried']);
+        const stored = await backend.getResult(record.id);
+        expect(stored).toMatchObject({ status: TaskResultStatus.READY, workerIds: ['host:1-0'] });
+        expect(stored.errors.map((e) => e.className)).toEqual(['Error']);
+        expect(stored.task.runAfter).toEqual(retried.task.runAfter);
+        expect((await backend.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
+          record.id,
+        ]);
+        await expect(backend.peek('default', 'running', 10)).resolves.toEqual([]);
+        await expect(
+          backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
+        ).resolves.toEqual([]);
+        await waitFor(() => Date.now() > retried.task.runAfter!.getTime() + 10, {
+          what: 'the backoff to pass',
+        });
+        expect((await backend.brokerPass()).promoted).toBe(1);
+        const again = await acquireOne(['default'], 'host:2-0');
+        expect(again.workerIds).toEqual(['host:1-0', 'host:2-0']);
+        expect(again.errors).toHaveLength(1);
+      });
+
+      it('puts a task that is due at once straight back in its ready queue and wakes a consumer', async () => {
+        const record = await backend.enqueue(withRetries(1));
+        const retried = failedAttempt(await acquireOne());
+        const waiting = backend.acquire(['default'], { workerId: 'w2', timeoutMs: 10_000 });
+        await expect(backend.retry([retried])).resolves.toEqual(['retried']);
+        expect((await waiting).map((r) => r.id)).toEqual([record.id]);
+      });
+
+      it('fails the attempt after the last one', async () => {
+        const record = await backend.enqueue(withRetries(1));
+        await backend.retry([failedAttempt(await acquireOne())]);
+        const last = nextAttempt(
+          finish(await acquireOne(), TaskResultStatus.FAILED),
+          null,
+          new Date(),
+        );
+        expect(last.status).toBe(TaskResultStatus.FAILED);
+        await expect(backend.acknowledge([last])).resolves.toEqual(['acknowledged']);
+        const stored = await backend.getResult(record.id);
+        expect(stored.status).toBe(TaskResultStatus.FAILED);
+        expect(stored.errors).toHaveLength(2);
+        expect(stored.workerIds).toHaveLength(2);
+      });
+
+      it('is stale for a task it no longer holds', async () => {
+        await backend.enqueue(withRetries(1));
+        const acquired = await acquireOne();
+        await backend.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 1)]);
+        await expect(backend.retry([failedAttempt(acquired)])).resolves.toEqual(['stale']);
+        await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+        });
+      });
+
+      it('retries a task whose lease expired while attempts are left, and fails it after the last', async () => {
+        backend = await build({ leaseTtl: 200 });
+        alias = backend.alias;
+        const record = await backend.enqueue(withRetries(1));
+        const first = await acquireOne();
+        await waitFor(() => Date.now() > first.lastAttemptedAt!.getTime() + 250, {
+          what: 'the first lease to expire',
+        });
+        expect((await backend.brokerPass()).reaped).toBe(1);
+        const retried = await backend.getResult(record.id);
+        expect(retried.status).toBe(TaskResultStatus.READY);
+        expect(retried.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
+        const second = await acquireOne();
+        expect(second.workerIds).toHaveLength(2);
+        await waitFor(() => Date.now() > second.lastAttemptedAt!.getTime() + 250, {
+          what: 'the second lease to expire',
+        });
+        expect((await backend.brokerPass()).reaped).toBe(1);
+        const failed = await backend.getResult(record.id);
+        expect(failed.status).toBe(TaskResultStatus.FAILED);
+        expect(failed.errors.map((e) => e.className)).toEqual([
+          'AcknowledgementTimeout',
+          'AcknowledgementTimeout',
+        ]);
+      });
+    });
+
+    describe('dead pools', () => {
+      it("recovers the tasks of a pool whose heartbeat lapsed, and only that pool's", async () => {
+        const plain = await backend.enqueue(newRecord(alias));
+        const retrying = newRecord(alias);
+        await backend.enqueue({
+          ...retrying,
+          task: { ...retrying.task, retries: 1, backoff: { type: 'fixed', delayMs: 0 } },
+        });
+        const kept = await backend.enqueue(newRecord(alias));
+        await backend.beatPool('pool-a', 200);
+        await backend.beatPool('pool-b', 60_000);
+        const lost = await backend.acquire(['default'], {
+          workerId: 'a:1-1',
+          max: 2,
+          timeoutMs: 0,
+          poolId: 'pool-a',
+        });
+        expect(lost.map((r) => r.id)).toEqual([plain.id, retrying.id]);
+        const [held] = await backend.acquire(['default'], {
+          workerId: 'b:1-1',
+          timeoutMs: 0,
+          poolId: 'pool-b',
+        });
+        expect(held.id).toBe(kept.id);
+        // Still beating: nothing to recover yet.
+        expect((await backend.brokerPass()).recovered).toBe(0);
+        await waitFor(() => Date.now() > lost[0].lastAttemptedAt!.getTime() + 250, {
+          what: "pool-a's heartbeat to lapse",
+        });
+        await backend.beatPool('pool-b', 60_000);
+        expect((await backend.brokerPass()).recovered).toBe(2);
+
+        const failed = await backend.getResult(plain.id);
+        expect(failed.status).toBe(TaskResultStatus.FAILED);
+        expect(failed.errors.map((e) => e.className)).toEqual(['WorkerLost']);
+        expect(failed.errors[0].traceback).toContain('pool-a');
+        expect((await backend.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([plain.id]);
+        const retried = await backend.getResult(retrying.id);
+        expect(retried.status).toBe(TaskResultStatus.READY);
+        expect(retried.errors.map((e) => e.className)).toEqual(['WorkerLost']);
+        await expect(backend.getResult(kept.id)).resolves.toMatchObject({
+          status: TaskResultStatus.RUNNING,
+        });
+        expect((await backend.peek('default', 'running', 10)).map((r) => r.id)).toEqual([kept.id]);
+
+        // The lost pool's late acknowledge changes nothing, and a second pass finds nothing.
+        await expect(
+          backend.acknowledge([finish(lost[0], TaskResultStatus.SUCCESSFUL, 'late')]),
+        ).resolves.toEqual(['stale']);
+        expect((await backend.brokerPass()).recovered).toBe(0);
+        expect((await acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
+      });
+
+      it('recovers nothing of a pool that acknowledged its tasks before it stopped', async () => {
+        await backend.enqueue(newRecord(alias));
+        await backend.beatPool('pool-a', 100);
+        const [acquired] = await backend.acquire(['default'], {
+          workerId: 'a:1-1',
+          timeoutMs: 0,
+          poolId: 'pool-a',
+        });
+        await backend.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 1)]);
+        await backend.retirePool('pool-a');
+        await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
+          what: "pool-a's heartbeat to lapse",
+        });
+        expect((await backend.brokerPass()).recovered).toBe(0);
         await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
         });

@@ -8,6 +8,7 @@ import {
   InvalidBackendConfigError,
   InvalidTaskError,
   TaskResultDoesNotExist,
+  WorkerLost,
   TaskResultStatus,
   acknowledgeUnfinished,
   acknowledgementTimeout,
@@ -17,9 +18,13 @@ import {
   immediateWithoutExecutor,
   invalidBackendOption,
   invalidName,
+  isRetry,
   isValidName,
+  nextAttempt,
   queueNotConfigured,
+  retryNotReady,
   taskResultDoesNotExist,
+  workerLost,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendConfig,
@@ -28,6 +33,8 @@ import {
   type BrokerPassReport,
   type ExecutingBackend,
   type QueueSegment,
+  type RetryOutcome,
+  type TaskErrorRecord,
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
@@ -52,6 +59,8 @@ interface QueueState {
 interface Lease {
   readonly queue: string;
   readonly deadline: number;
+  /** The pool that holds it, when the acquire named one. */
+  readonly poolId?: string;
 }
 
 type Waiter = () => void;
@@ -106,6 +115,10 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly tasks = new Map<string, TaskRecord>();
   private readonly leases = new Map<string, Lease>();
   private readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
+  /** Pool id -> heartbeat deadline (ms); a pool past it is dead. */
+  private readonly pools = new Map<string, number>();
+  /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
+  private readonly poolTasks = new Map<string, Set<string>>();
   private readonly waiters = new Set<Waiter>();
   private readonly immediateWorkerId = `${hostname()}:${process.pid}-immediate`;
   private executor: TaskExecutor | null = null;
@@ -165,7 +178,7 @@ export class MemoryBackend implements ExecutingBackend {
     const max = Math.max(1, options.max ?? 1);
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
-      const taken = this.take(queues, options.workerId, max);
+      const taken = this.take(queues, options.workerId, max, options.poolId);
       if (taken.length > 0) return taken;
       const remaining = deadline - Date.now();
       if (remaining <= 0 || options.signal?.aborted || this.closed) return [];
@@ -189,6 +202,22 @@ export class MemoryBackend implements ExecutingBackend {
     });
   }
 
+  async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
+    this.assertOpen();
+    for (const record of records) {
+      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
+    }
+    const now = Date.now();
+    const outcomes = records.map((record): RetryOutcome => {
+      const lease = this.leases.get(record.id);
+      if (!lease) return 'stale';
+      this.requeue(lease.queue, clone(record), now);
+      return 'retried';
+    });
+    this.wake();
+    return outcomes;
+  }
+
   async release(records: readonly TaskRecord[]): Promise<number> {
     this.assertOpen();
     let released = 0;
@@ -196,7 +225,7 @@ export class MemoryBackend implements ExecutingBackend {
       const lease = this.leases.get(id);
       const held = this.tasks.get(id);
       if (!lease || !held) continue;
-      this.leases.delete(id);
+      this.dropLease(id);
       const ready: TaskRecord = { ...held, status: TaskResultStatus.READY };
       this.tasks.set(id, ready);
       this.queue(lease.queue).ready.add(
@@ -283,12 +312,31 @@ export class MemoryBackend implements ExecutingBackend {
     return clone(record);
   }
 
+  async beatPool(poolId: string, ttlMs: number): Promise<void> {
+    this.assertOpen();
+    this.pools.set(poolId, Date.now() + ttlMs);
+  }
+
+  async retirePool(poolId: string): Promise<void> {
+    this.assertOpen();
+    // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
+    if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.set(poolId, Date.now());
+    else this.pools.delete(poolId);
+  }
+
   async brokerPass(): Promise<BrokerPassReport> {
     this.assertOpen();
-    const report: BrokerPassReport = { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    const report: BrokerPassReport = {
+      promoted: 0,
+      reaped: 0,
+      recovered: 0,
+      trimmed: 0,
+      failedSteps: [],
+    };
     const steps: [string, () => void][] = [
       ['promote', () => (report.promoted = this.promoteDue())],
       ['reap', () => (report.reaped = this.reapExpired())],
+      ['recover', () => (report.recovered = this.recoverLapsedPools())],
       ['trim', () => (report.trimmed = this.trim())],
     ];
     for (const [step, run] of steps) {
@@ -391,16 +439,21 @@ export class MemoryBackend implements ExecutingBackend {
     else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
   }
 
-  private take(queues: readonly string[], workerId: string, max: number): TaskRecord[] {
+  private take(
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    poolId: string | undefined,
+  ): TaskRecord[] {
     for (const queue of queues) {
       const state = this.state.get(queue);
       if (!state || state.ready.size === 0) continue;
-      return state.ready.take(max).map((id) => this.start(id, queue, workerId));
+      return state.ready.take(max).map((id) => this.start(id, queue, workerId, poolId));
     }
     return [];
   }
 
-  private start(id: string, queue: string, workerId: string): TaskRecord {
+  private start(id: string, queue: string, workerId: string, poolId?: string): TaskRecord {
     const now = new Date();
     const ready = this.tasks.get(id);
     if (!ready) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
@@ -412,12 +465,44 @@ export class MemoryBackend implements ExecutingBackend {
       workerIds: [...ready.workerIds, workerId],
     };
     this.tasks.set(id, running);
-    this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl });
+    this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl, poolId });
+    if (poolId !== undefined) {
+      let held = this.poolTasks.get(poolId);
+      if (!held) this.poolTasks.set(poolId, (held = new Set()));
+      held.add(id);
+    }
     return clone(running);
   }
 
+  /** Ends a lease, and its pool's claim on the task with it. */
+  private dropLease(id: string): void {
+    const poolId = this.leases.get(id)?.poolId;
+    this.leases.delete(id);
+    if (poolId === undefined) return;
+    const held = this.poolTasks.get(poolId);
+    held?.delete(id);
+    if (held?.size === 0) this.poolTasks.delete(poolId);
+  }
+
+  /** A leased task back to its deferred segment (or ready queue when due), as `retry` stores it. */
+  private requeue(queue: string, record: TaskRecord, now: number): void {
+    this.dropLease(record.id);
+    this.tasks.set(record.id, record);
+    const state = this.queue(queue);
+    const runAfter = record.task.runAfter?.getTime();
+    if (runAfter !== undefined && runAfter > now) state.deferred.set(record.id, runAfter);
+    else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
+  }
+
+  /** An attempt that ended without an acknowledge: retried per its policy or failed with `error`. */
+  private settle(lease: Lease, running: TaskRecord, error: TaskErrorRecord, now: number): void {
+    const next = nextAttempt(running, error, new Date(now));
+    if (isRetry(next)) this.requeue(lease.queue, next, now);
+    else this.finish(lease.queue, next, now);
+  }
+
   private finish(queue: string, record: TaskRecord, now: number): void {
-    this.leases.delete(record.id);
+    this.dropLease(record.id);
     this.tasks.delete(record.id);
     this.results.set(record.id, { record, expiresAt: now + this.options.resultTtl });
     const segment: FinishedSegment =
@@ -485,19 +570,38 @@ export class MemoryBackend implements ExecutingBackend {
     for (const [id, lease] of expired) {
       const running = this.tasks.get(id);
       if (!running) {
-        this.leases.delete(id);
+        this.dropLease(id);
         continue;
       }
       const timeout = new AcknowledgementTimeout(acknowledgementTimeout(id, this.options.leaseTtl));
-      const failed: TaskRecord = {
-        ...running,
-        status: TaskResultStatus.FAILED,
-        finishedAt: new Date(now),
-        errors: [...running.errors, errorToRecord(timeout)],
-      };
-      this.finish(lease.queue, failed, now);
+      this.settle(lease, running, errorToRecord(timeout), now);
     }
+    if (expired.length > 0) this.wake();
     return expired.length;
+  }
+
+  /** Tasks of pools whose heartbeat lapsed: retried or failed with WorkerLost, at most batchSize. */
+  private recoverLapsedPools(): number {
+    const now = Date.now();
+    let budget = this.options.batchSize;
+    for (const [poolId, deadline] of this.pools) {
+      if (deadline > now || budget <= 0) continue;
+      for (const id of [...(this.poolTasks.get(poolId) ?? [])].slice(0, budget)) {
+        budget--;
+        const lease = this.leases.get(id);
+        const running = this.tasks.get(id);
+        if (!lease || !running) {
+          this.dropLease(id);
+          continue;
+        }
+        const lost = new WorkerLost(workerLost(id, running.task.name, poolId));
+        this.settle(lease, running, errorToRecord(lost), now);
+      }
+      if (!this.poolTasks.has(poolId)) this.pools.delete(poolId);
+    }
+    const recovered = this.options.batchSize - budget;
+    if (recovered > 0) this.wake();
+    return recovered;
   }
 
   private trim(): number {

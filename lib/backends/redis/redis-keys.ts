@@ -76,6 +76,21 @@ export class RedisKeys {
     return `${this.prefix}sequence`;
   }
 
+  /** ZSET of live worker pools, score = heartbeat deadline (ms); a pool past it is dead. */
+  get pools(): string {
+    return `${this.prefix}pools`;
+  }
+
+  /** SET of the task ids one worker pool holds, so recovering a dead pool reads only its own. */
+  poolTasks(poolId: string): string {
+    return `${this.poolTasksPrefix}${poolId}`;
+  }
+
+  /** Prefix of every pool's task set; scripts derive a task's set from the pool named in its hash. */
+  get poolTasksPrefix(): string {
+    return `${this.prefix}pool-tasks:`;
+  }
+
   /** STRING: epoch ms of the last broker pass. */
   get brokerHeartbeat(): string {
     return `${this.prefix}broker:heartbeat`;

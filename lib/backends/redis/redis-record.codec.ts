@@ -145,6 +145,9 @@ export class RedisRecordCodec {
         priority: task.priority ?? 0,
         runAfter: task.runAfter ?? null,
         backend: task.backend ?? this.alias,
+        // Spread only when stored, so a task without a retry policy reads back without the keys.
+        ...(task.retries === undefined ? {} : { retries: task.retries }),
+        ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -27,10 +27,12 @@ export interface ScriptKeyCount {
  */
 export const REDIS_SCRIPTS = {
   enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 } },
-  acquire: { file: 'acquire.lua', keys: { fixed: 0, perItem: 3 } },
+  acquire: { file: 'acquire.lua', keys: { fixed: 1, perItem: 3 } },
   acknowledge: { file: 'acknowledge.lua', keys: { fixed: 0, perItem: 4 } },
+  retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 } },
   release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 } },
   promoteDeferred: { file: 'promoteDeferred-3.lua', keys: { fixed: 3 } },
+  forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 } },
 } as const satisfies Record<string, { file: string; keys: ScriptKeyCount }>;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
@@ -91,6 +93,30 @@ export interface AcknowledgeItem {
   finishedAtMs: number;
 }
 
+export interface RetryItem {
+  runningKey: string;
+  taskKey: string;
+  deferredKey: string;
+  queueKey: string;
+  wakeKey: string;
+  id: string;
+  /** The retried record in the live encoding (errors grown, runAfter moved). */
+  data: string;
+  workersJson: string;
+  runAfterMs: number;
+  hashTtlMs: number;
+  /** Used only when the task's hash (which keeps its ready score) is gone. */
+  fallbackScore: number;
+}
+
+/** Which holder a reaper or recovery write may replace; a task leased again meanwhile is left alone. */
+export interface HolderGuard {
+  /** Only leases that ended by then (ms since epoch). */
+  latestDeadlineMs?: number;
+  /** Only tasks this pool holds. */
+  poolId?: string;
+}
+
 export interface ReleaseItem {
   runningKey: string;
   queueKey: string;
@@ -140,6 +166,7 @@ export class RedisScripts {
 
   /** Leases up to `max` tasks from the first non-empty queue; null when all are empty. */
   async acquire(
+    poolTasksKey: string,
     queues: readonly AcquireQueueKeys[],
     args: {
       nowMs: number;
@@ -148,9 +175,11 @@ export class RedisScripts {
       workerJson: string;
       taskPrefix: string;
       runningStatus: string;
+      /** The caller's pool, or empty when it belongs to none. */
+      poolId: string;
     },
   ): Promise<{ queueIndex: number; tasks: AcquiredRaw[] } | null> {
-    const keys: string[] = [];
+    const keys: string[] = [poolTasksKey];
     for (const queue of queues) keys.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     const reply = (await this.calls.acquire(
       keys.length,
@@ -161,6 +190,7 @@ export class RedisScripts {
       args.workerJson,
       args.taskPrefix,
       args.runningStatus,
+      args.poolId,
     )) as (string | number | null)[];
     if (reply.length === 0) return null;
     const tasks: AcquiredRaw[] = [];
@@ -177,15 +207,21 @@ export class RedisScripts {
 
   /**
    * Stores finished records that are still leased; per record true when stored,
-   * false when stale. With `latestDeadlineMs`, only leases that ended by then count.
+   * false when stale. `guard` limits it to one holder (reaper, pool recovery).
    */
   async acknowledge(
     items: readonly AcknowledgeItem[],
     resultTtlMs: number,
-    latestDeadlineMs: number | null = null,
+    poolTasksPrefix: string,
+    guard: HolderGuard = {},
   ): Promise<boolean[]> {
     const keys: string[] = [];
-    const args: (string | number)[] = [resultTtlMs, latestDeadlineMs ?? ''];
+    const args: (string | number)[] = [
+      resultTtlMs,
+      guard.latestDeadlineMs ?? '',
+      guard.poolId ?? '',
+      poolTasksPrefix,
+    ];
     for (const item of items) {
       keys.push(item.runningKey, item.taskKey, item.resultKey, item.historyKey);
       args.push(item.id, item.json, item.finishedAtMs);
@@ -194,14 +230,48 @@ export class RedisScripts {
     return reply.map((stored) => stored === 1);
   }
 
+  /**
+   * Sends still-leased tasks back for another attempt (deferred, or ready when
+   * due); per record true when sent back, false when stale.
+   */
+  async retry(
+    items: readonly RetryItem[],
+    args: { nowMs: number; readyStatus: string; poolTasksPrefix: string; wakeBound: number },
+    guard: HolderGuard = {},
+  ): Promise<boolean[]> {
+    const keys: string[] = [];
+    const argv: (string | number)[] = [
+      args.nowMs,
+      args.readyStatus,
+      guard.latestDeadlineMs ?? '',
+      guard.poolId ?? '',
+      args.poolTasksPrefix,
+      args.wakeBound,
+    ];
+    for (const item of items) {
+      keys.push(item.runningKey, item.taskKey, item.deferredKey, item.queueKey, item.wakeKey);
+      argv.push(
+        item.id,
+        item.data,
+        item.workersJson,
+        item.runAfterMs,
+        item.hashTtlMs,
+        item.fallbackScore,
+      );
+    }
+    const reply = (await this.calls.retry(keys.length, ...keys, ...argv)) as number[];
+    return reply.map((sent) => sent === 1);
+  }
+
   /** Puts still-leased tasks back at their ready score; returns how many went back. */
   async release(
     items: readonly ReleaseItem[],
     readyStatus: string,
     wakeBound: number,
+    poolTasksPrefix: string,
   ): Promise<number> {
     const keys: string[] = [];
-    const args: (string | number)[] = [readyStatus, wakeBound];
+    const args: (string | number)[] = [readyStatus, wakeBound, poolTasksPrefix];
     for (const item of items) {
       keys.push(item.runningKey, item.queueKey, item.taskKey, item.wakeKey);
       args.push(item.id, item.fallbackScore);
@@ -223,6 +293,24 @@ export class RedisScripts {
       args.taskPrefix,
       args.wakeBound,
     )) as number;
+  }
+
+  /**
+   * Forgets a pool that holds nothing; `stopping` lapses it first (clean stop).
+   * Returns whether it was forgotten.
+   */
+  async forgetPool(
+    keys: { poolsKey: string; poolTasksKey: string },
+    args: { poolId: string; nowMs: number; stopping: boolean },
+  ): Promise<boolean> {
+    const reply = await this.calls.forgetPool(
+      keys.poolsKey,
+      keys.poolTasksKey,
+      args.poolId,
+      args.nowMs,
+      args.stopping ? 1 : 0,
+    );
+    return reply === 1;
   }
 
   private define(name: RedisScriptName): ScriptCall {

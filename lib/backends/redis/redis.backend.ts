@@ -13,14 +13,17 @@ import type {
   BackendFeatures,
   BrokerPassReport,
   QueueSegment,
+  RetryOutcome,
   TaskBackend,
 } from '../../core/task-backend.interface';
+import { isRetry } from '../../core/retry-policy';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
 import { errorToRecord } from '../../core/task-serializer';
 import {
   acknowledgeUnfinished,
   backendClosed,
+  retryNotReady,
   invalidBackendOption,
   queueNotConfigured,
   taskResultDoesNotExist,
@@ -144,6 +147,7 @@ export class RedisBackend implements TaskBackend {
     // Nothing to consume, nothing to wait on (BLPOP needs at least one key).
     if (queues.length === 0) return [];
     const { workerId, signal } = options;
+    const poolId = options.poolId ?? '';
     const max = Math.min(Math.max(Math.floor(options.max ?? 1), 1), MAX_PER_CALL);
     const queueKeys = this.acquireKeys(queues);
     const workerJson = JSON.stringify(workerId);
@@ -154,7 +158,7 @@ export class RedisBackend implements TaskBackend {
       if (signal?.aborted || this.closed) return [];
       let taken: TaskRecord[] | null;
       try {
-        taken = await this.take(queues, queueKeys, max, workerId, workerJson);
+        taken = await this.take(queues, queueKeys, max, workerId, workerJson, poolId);
       } catch (error) {
         if (this.closed) return [];
         throw error;
@@ -204,7 +208,7 @@ export class RedisBackend implements TaskBackend {
       };
     });
     const stored = await this.connection.run(() =>
-      this.scripts.acknowledge(items, this.settings.resultTtl),
+      this.scripts.acknowledge(items, this.settings.resultTtl, this.keys.poolTasksPrefix),
     );
     return stored.map((ok, i): AcknowledgeOutcome => {
       if (ok) return 'acknowledged';
@@ -213,6 +217,29 @@ export class RedisBackend implements TaskBackend {
       );
       return 'stale';
     });
+  }
+
+  async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
+    this.assertOpen();
+    if (records.length === 0) return [];
+    for (const record of records) {
+      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
+      this.checkQueue(record);
+    }
+    const sent = await this.connection.run(() => this.broker.retry(records, Date.now()));
+    return sent.map((ok): RetryOutcome => (ok ? 'retried' : 'stale'));
+  }
+
+  async beatPool(poolId: string, ttlMs: number): Promise<void> {
+    this.assertOpen();
+    await this.connection.run(() =>
+      this.connection.client.zadd(this.keys.pools, Date.now() + ttlMs, poolId),
+    );
+  }
+
+  async retirePool(poolId: string): Promise<void> {
+    this.assertOpen();
+    await this.connection.run(() => this.broker.forgetPool(poolId, Date.now(), true));
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
@@ -230,7 +257,7 @@ export class RedisBackend implements TaskBackend {
       };
     });
     return this.connection.run(() =>
-      this.scripts.release(items, TaskResultStatus.READY, WAKE_BOUND),
+      this.scripts.release(items, TaskResultStatus.READY, WAKE_BOUND, this.keys.poolTasksPrefix),
     );
   }
 
@@ -340,16 +367,18 @@ export class RedisBackend implements TaskBackend {
     max: number,
     workerId: string,
     workerJson: string,
+    poolId: string,
   ): Promise<TaskRecord[] | null> {
     const now = Date.now();
     const reply = await this.connection.run(() =>
-      this.scripts.acquire(queueKeys, {
+      this.scripts.acquire(this.keys.poolTasks(poolId), queueKeys, {
         nowMs: now,
         leaseDeadlineMs: now + this.settings.leaseTtl,
         max,
         workerJson,
         taskPrefix: this.keys.taskPrefix,
         runningStatus: TaskResultStatus.RUNNING,
+        poolId,
       }),
     );
     if (reply === null) return null;

@@ -1,27 +1,37 @@
 import type { Logger } from '@nestjs/common';
 
 import { AcknowledgementTimeout } from '../../core/errors/acknowledgement-timeout.error';
+import { WorkerLost } from '../../core/errors/worker-lost.error';
+import { isRetry, nextAttempt } from '../../core/retry-policy';
 import type { BrokerPassReport } from '../../core/task-backend.interface';
-import type { TaskRecord } from '../../core/task-record.interface';
+import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { acknowledgementTimeout } from '../../core/threadmill.messages';
+import { errorToRecord } from '../../core/task-serializer';
+import { acknowledgementTimeout, workerLost } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
 import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
-import { WAKE_BOUND, type AcknowledgeItem, type RedisScripts } from './redis-scripts';
+import {
+  WAKE_BOUND,
+  type AcknowledgeItem,
+  type HolderGuard,
+  type RedisScripts,
+  type RetryItem,
+} from './redis-scripts';
 
 /** Most ids one script call moves or reaps: Lua's unpack() has a stack limit near 8000. */
 export const MAX_PER_CALL = 1000;
 
-type Step = 'promote' | 'reap' | 'trim' | 'heartbeat';
+type Step = 'promote' | 'reap' | 'recover' | 'trim' | 'heartbeat';
 
 /**
  * One maintenance pass of a RedisBackend alias, run every brokerInterval by
  * the worker pool's main process: the mover promotes due deferred tasks, the
- * reaper fails tasks whose lease ended (AcknowledgementTimeout), history and
- * ingress are trimmed to resultTtl, and a heartbeat is written for health
- * checks. Each step is isolated: a failure is logged and reported, and the
+ * reaper retries or fails tasks whose lease ended (AcknowledgementTimeout),
+ * the tasks of pools whose heartbeat lapsed are retried or failed
+ * (WorkerLost), history and ingress are trimmed to resultTtl, and a heartbeat
+ * is written for health checks. Each step is isolated: a failure is logged and reported, and the
  * other steps still run.
  *
  * @internal
@@ -37,13 +47,22 @@ export class RedisBroker {
   ) {}
 
   async pass(): Promise<BrokerPassReport> {
-    const report: BrokerPassReport = { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    const report: BrokerPassReport = {
+      promoted: 0,
+      reaped: 0,
+      recovered: 0,
+      trimmed: 0,
+      failedSteps: [],
+    };
     const now = Date.now();
     await this.step(report, 'promote', async () => {
       report.promoted = await this.promote(now);
     });
     await this.step(report, 'reap', async () => {
       report.reaped = await this.reap(now);
+    });
+    await this.step(report, 'recover', async () => {
+      report.recovered = await this.recover(now);
     });
     await this.step(report, 'trim', async () => {
       report.trimmed = await this.trim(now);
@@ -96,10 +115,10 @@ export class RedisBroker {
   }
 
   /**
-   * The reaper: reads tasks whose lease ended, builds their FAILED records
-   * here (the error text is ours, not Lua's), and stores them through the
-   * acknowledge script with the deadline it read, so a task acknowledged or
-   * leased again meanwhile is left alone.
+   * The reaper: reads tasks whose lease ended, decides each one's next step
+   * here (the retry policy and the error text are ours, not Lua's) and stores
+   * it with the deadline it read, so a task acknowledged or leased again
+   * meanwhile is left alone.
    */
   private async reap(now: number): Promise<number> {
     const { client } = this.connection;
@@ -107,9 +126,8 @@ export class RedisBroker {
     let reaped = 0;
     for (const queue of this.settings.queues) {
       if (remaining <= 0) break;
-      const runningKey = this.keys.running(queue);
       const ids = await client.zrangebyscore(
-        runningKey,
+        this.keys.running(queue),
         '-inf',
         now,
         'LIMIT',
@@ -117,62 +135,189 @@ export class RedisBroker {
         Math.min(remaining, MAX_PER_CALL),
       );
       if (ids.length === 0) continue;
-      const pipeline = client.pipeline();
-      for (const id of ids) pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
-      const replies = (await pipeline.exec()) ?? [];
-      const items: AcknowledgeItem[] = ids.map((id, i) => {
-        const [error, fields] = replies[i] ?? [null, null];
-        const record = this.expired(id, queue, error ? null : (fields as (string | null)[]), now);
-        return {
-          runningKey,
-          taskKey: this.keys.task(id),
-          resultKey: this.keys.result(id),
-          historyKey: this.keys.history(queue, 'failed'),
-          id,
-          json: this.codec.encodeFinished(record),
-          finishedAtMs: now,
-        };
-      });
-      const stored = await this.scripts.acknowledge(items, this.settings.resultTtl, now);
-      const count = stored.filter(Boolean).length;
-      reaped += count;
       remaining -= ids.length;
+      const count = await this.settle(
+        queue,
+        await this.readLive(ids),
+        (id) => {
+          const message = acknowledgementTimeout(id, this.settings.leaseTtl);
+          return {
+            className: AcknowledgementTimeout.name,
+            traceback: `${AcknowledgementTimeout.name}: ${message}`,
+          };
+        },
+        now,
+        { latestDeadlineMs: now },
+      );
+      reaped += count;
       if (count > 0)
         this.logger.warn(`reaped ${count} task(s) of queue "${queue}" whose lease ended`);
     }
     return reaped;
   }
 
-  private expired(
-    id: string,
-    queue: string,
-    fields: (string | null)[] | null,
-    now: number,
-  ): TaskRecord {
-    let record: TaskRecord;
-    try {
-      record = this.codec.decodeLive(
-        id,
-        fields?.[0] ?? null,
-        RedisRecordCodec.mutableFields(fields),
-      );
-    } catch (error) {
-      this.logger.warn(`task ${id} has unreadable data while being reaped: ${String(error)}`);
-      record = this.codec.unreadable(id, queue, new Date(now), []);
+  /**
+   * Pool recovery: for each pool whose heartbeat deadline passed, the tasks in
+   * its own task set (never a scan of every running task) are retried or
+   * failed with WorkerLost, guarded by that pool id; once it holds nothing it
+   * is forgotten. At most batchSize tasks per pass.
+   */
+  private async recover(now: number): Promise<number> {
+    const { client } = this.connection;
+    const lapsed = await client.zrangebyscore(
+      this.keys.pools,
+      '-inf',
+      now,
+      'LIMIT',
+      0,
+      this.settings.batchSize,
+    );
+    let remaining = this.settings.batchSize;
+    let recovered = 0;
+    for (const poolId of lapsed) {
+      if (remaining <= 0) break;
+      const poolTasksKey = this.keys.poolTasks(poolId);
+      const ids = await client.srandmember(poolTasksKey, Math.min(remaining, MAX_PER_CALL));
+      remaining -= ids.length;
+      const records = await this.readLive(ids);
+      for (const queue of this.settings.queues) {
+        const mine = records.filter((entry) => entry.record?.task.queue === queue);
+        if (mine.length === 0) continue;
+        recovered += await this.settle(
+          queue,
+          mine,
+          (id, record) => errorToRecord(new WorkerLost(workerLost(id, record.task.name, poolId))),
+          now,
+          { poolId },
+        );
+      }
+      // Unreadable or vanished ids belong to no queue: they only leave the pool's set.
+      const orphans = records.filter((entry) => entry.record === null).map((entry) => entry.id);
+      if (orphans.length > 0) await client.srem(poolTasksKey, ...orphans);
+      const forgotten = await this.forgetPool(poolId, now, false);
+      if (recovered > 0 || forgotten) {
+        this.logger.warn(
+          `worker pool "${poolId}" stopped beating: recovered ${recovered} of its task(s)` +
+            (forgotten ? ', and forgot the pool' : ''),
+        );
+      }
     }
-    const message = acknowledgementTimeout(id, this.settings.leaseTtl);
-    return {
-      ...record,
-      status: TaskResultStatus.FAILED,
-      finishedAt: new Date(now),
-      errors: [
-        ...record.errors,
-        {
-          className: AcknowledgementTimeout.name,
-          traceback: `${AcknowledgementTimeout.name}: ${message}`,
-        },
-      ],
-    };
+    return recovered;
+  }
+
+  /** Forgets a pool that holds nothing (see forgetPool-2.lua); `stopping` lapses it first. */
+  async forgetPool(poolId: string, now: number, stopping: boolean): Promise<boolean> {
+    return this.scripts.forgetPool(
+      { poolsKey: this.keys.pools, poolTasksKey: this.keys.poolTasks(poolId) },
+      { poolId, nowMs: now, stopping },
+    );
+  }
+
+  /** Sends READY records (built by nextAttempt) back for another attempt; per record whether it was held. */
+  async retry(
+    records: readonly TaskRecord[],
+    now: number,
+    guard: HolderGuard = {},
+  ): Promise<boolean[]> {
+    const hashTtl = 3 * this.settings.leaseTtl + this.settings.resultTtl;
+    const items = records.map((record): RetryItem => {
+      const queue = record.task.queue;
+      const runAfterMs = record.task.runAfter?.getTime() ?? now;
+      return {
+        runningKey: this.keys.running(queue),
+        taskKey: this.keys.task(record.id),
+        deferredKey: this.keys.deferred(queue),
+        queueKey: this.keys.queue(queue),
+        wakeKey: this.keys.wake(queue),
+        id: record.id,
+        data: this.codec.encodeLive(record),
+        workersJson: JSON.stringify(record.workerIds),
+        runAfterMs,
+        // Like a deferred enqueue: the hash outlives the wait as well as a task's normal life.
+        hashTtlMs: hashTtl + Math.max(0, runAfterMs - now),
+        fallbackScore: RedisRecordCodec.fallbackScore(record),
+      };
+    });
+    return this.scripts.retry(
+      items,
+      {
+        nowMs: now,
+        readyStatus: TaskResultStatus.READY,
+        poolTasksPrefix: this.keys.poolTasksPrefix,
+        wakeBound: WAKE_BOUND,
+      },
+      guard,
+    );
+  }
+
+  /** The live records of ids (null where the data is gone or unreadable). */
+  private async readLive(
+    ids: readonly string[],
+  ): Promise<{ id: string; record: TaskRecord | null }[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.connection.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const [error, value] = replies[i] ?? [null, null];
+      const fields = error ? null : (value as (string | null)[]);
+      try {
+        const record = this.codec.decodeLive(
+          id,
+          fields?.[0] ?? null,
+          RedisRecordCodec.mutableFields(fields),
+        );
+        return { id, record };
+      } catch (readError) {
+        this.logger.warn(`task ${id} has unreadable data: ${String(readError)}`);
+        return { id, record: null };
+      }
+    });
+  }
+
+  /**
+   * Ends attempts that stopped without an acknowledge: each record gets
+   * `errorFor` appended and goes back for another attempt or is stored FAILED,
+   * as nextAttempt decides; `guard` keeps a re-leased task safe. Unreadable
+   * tasks (reaper only: pool recovery handles those itself) are stored FAILED.
+   * Returns how many were still held.
+   */
+  private async settle(
+    queue: string,
+    entries: readonly { id: string; record: TaskRecord | null }[],
+    errorFor: (id: string, record: TaskRecord) => TaskErrorRecord,
+    now: number,
+    guard: HolderGuard,
+  ): Promise<number> {
+    const at = new Date(now);
+    const retries: TaskRecord[] = [];
+    const finished: TaskRecord[] = [];
+    for (const { id, record } of entries) {
+      if (record === null) {
+        // Nothing to run again: an unreadable task fails whatever its (unknowable) policy.
+        const unreadable = this.codec.unreadable(id, queue, at, []);
+        finished.push({ ...unreadable, errors: [errorFor(id, unreadable)] });
+        continue;
+      }
+      const next = nextAttempt(record, errorFor(id, record), at);
+      (isRetry(next) ? retries : finished).push(next);
+    }
+    const items = finished.map((record): AcknowledgeItem => ({
+      runningKey: this.keys.running(queue),
+      taskKey: this.keys.task(record.id),
+      resultKey: this.keys.result(record.id),
+      historyKey: this.keys.history(queue, 'failed'),
+      id: record.id,
+      json: this.codec.encodeFinished(record),
+      finishedAtMs: now,
+    }));
+    const [stored, sent] = await Promise.all([
+      items.length > 0
+        ? this.scripts.acknowledge(items, this.settings.resultTtl, this.keys.poolTasksPrefix, guard)
+        : [],
+      retries.length > 0 ? this.retry(retries, now, guard) : [],
+    ]);
+    return [...stored, ...sent].filter(Boolean).length;
   }
 
   /** History and ingress older than resultTtl; returns how many entries went. */

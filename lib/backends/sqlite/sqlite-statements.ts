@@ -16,12 +16,13 @@ import type { Database, Statement } from 'better-sqlite3';
  * | `threadmill_results` | finished tasks (the result *and* the per-status history), by `finished_at`, until `expires_at` |
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the broker heartbeat |
+ * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -75,6 +76,22 @@ const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL,
     PRIMARY KEY (alias, key)
   );
+  `,
+  // 2: worker pools. A running task records the pool that holds it, and each
+  // pool's heartbeat deadline lives in threadmill_pools, so any pool's broker
+  // can recover a dead pool's tasks through one index range (its own tasks only).
+  `
+  ALTER TABLE threadmill_tasks ADD COLUMN pool TEXT;
+  CREATE INDEX threadmill_tasks_pool ON threadmill_tasks (alias, pool, seq)
+    WHERE state = 'running' AND pool IS NOT NULL;
+
+  CREATE TABLE threadmill_pools (
+    alias    TEXT    NOT NULL,
+    pool     TEXT    NOT NULL,
+    deadline INTEGER NOT NULL,
+    PRIMARY KEY (alias, pool)
+  );
+  CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
   `,
 ];
 
@@ -176,8 +193,16 @@ export class SqliteStatements {
     TaskRow
   >;
   readonly markRunning: Statement<
-    [leaseUntil: number, expiresAt: number, data: string, seq: number]
+    [leaseUntil: number, expiresAt: number, data: string, pool: string | null, seq: number]
   >;
+  readonly markRetry: Statement<
+    [state: TaskState, runAt: number | null, expiresAt: number, data: string, seq: number]
+  >;
+  readonly selectPoolTasks: Statement<[alias: string, pool: string, limit: number], TaskRow>;
+  readonly countPoolTasks: Statement<[alias: string, pool: string], number>;
+  readonly upsertPool: Statement<[alias: string, pool: string, deadline: number]>;
+  readonly selectLapsedPools: Statement<[alias: string, now: number, limit: number], string>;
+  readonly deletePool: Statement<[alias: string, pool: string]>;
   readonly selectRunning: Statement<[alias: string, id: string], TaskRow>;
   readonly deleteTask: Statement<[seq: number]>;
   readonly upsertResult: Statement<
@@ -248,8 +273,32 @@ export class SqliteStatements {
       WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?
       ORDER BY ${ORDER_BY.ready} LIMIT ?`);
     this.markRunning = db.prepare(`
-      UPDATE threadmill_tasks SET state = 'running', lease_until = ?, expires_at = ?, data = ?
+      UPDATE threadmill_tasks SET state = 'running', lease_until = ?, expires_at = ?, data = ?, pool = ?
       WHERE seq = ?`);
+    this.markRetry = db.prepare(`
+      UPDATE threadmill_tasks SET state = ?, run_at = ?, lease_until = NULL, pool = NULL,
+        expires_at = ?, data = ?
+      WHERE seq = ?`);
+    this.selectPoolTasks = db.prepare(`
+      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
+      WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL
+      ORDER BY seq LIMIT ?`);
+    this.countPoolTasks = db
+      .prepare<[string, string], number>(
+        `SELECT COUNT(*) FROM threadmill_tasks
+         WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL`,
+      )
+      .pluck();
+    this.upsertPool = db.prepare(`
+      INSERT INTO threadmill_pools (alias, pool, deadline) VALUES (?, ?, ?)
+      ON CONFLICT (alias, pool) DO UPDATE SET deadline = excluded.deadline`);
+    this.selectLapsedPools = db
+      .prepare<[string, number, number], string>(
+        `SELECT pool FROM threadmill_pools WHERE alias = ? AND deadline <= ?
+         ORDER BY deadline LIMIT ?`,
+      )
+      .pluck();
+    this.deletePool = db.prepare(`DELETE FROM threadmill_pools WHERE alias = ? AND pool = ?`);
     this.selectRunning = db.prepare(`
       SELECT seq, id, queue, data FROM threadmill_tasks
       WHERE alias = ? AND id = ? AND state = 'running'`);
@@ -261,7 +310,7 @@ export class SqliteStatements {
         queue = excluded.queue, status = excluded.status, finished_at = excluded.finished_at,
         expires_at = excluded.expires_at, data = excluded.data`);
     this.markReady = db.prepare(`
-      UPDATE threadmill_tasks SET state = 'ready', lease_until = NULL, expires_at = ?, data = ?
+      UPDATE threadmill_tasks SET state = 'ready', lease_until = NULL, pool = NULL, expires_at = ?, data = ?
       WHERE seq = ?`);
     this.selectDue = db.prepare(`
       SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY ${INDEX.deferred}

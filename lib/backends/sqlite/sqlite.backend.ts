@@ -8,13 +8,19 @@ import {
   BackendUnavailableError,
   CorruptTaskDataError,
   deserializeRecord,
+  errorToRecord,
   InvalidTaskError,
+  isRetry,
+  nextAttempt,
   queueNotConfigured,
+  retryNotReady,
   serializeRecord,
   sqliteUnavailable,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   TaskResultStatus,
+  WorkerLost,
+  workerLost,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendConfig,
@@ -22,7 +28,9 @@ import {
   type BackendTelemetry,
   type BrokerPassReport,
   type QueueSegment,
+  type RetryOutcome,
   type TaskBackend,
+  type TaskErrorRecord,
   type TaskRecord,
 } from '../../core';
 import {
@@ -99,8 +107,19 @@ export class SqliteBackend implements TaskBackend {
 
   private readonly enqueueTx: Transaction<(records: readonly TaskRecord[], now: number) => void>;
   private readonly acquireTx: Transaction<
-    (queues: readonly string[], workerId: string, max: number, now: number) => TaskRecord[]
+    (
+      queues: readonly string[],
+      workerId: string,
+      max: number,
+      now: number,
+      poolId: string | null,
+    ) => TaskRecord[]
   >;
+  private readonly retryTx: Transaction<
+    (records: readonly TaskRecord[], now: number) => RetryOutcome[]
+  >;
+  private readonly retirePoolTx: Transaction<(poolId: string, now: number) => void>;
+  private readonly recoverTx: Transaction<(now: number) => number>;
   private readonly acknowledgeTx: Transaction<
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
@@ -139,9 +158,31 @@ export class SqliteBackend implements TaskBackend {
       for (const record of records) this.store(record, now);
     });
     this.acquireTx = db.transaction(
-      (queues: readonly string[], workerId: string, max: number, now: number) =>
-        this.take(queues, workerId, max, now),
+      (
+        queues: readonly string[],
+        workerId: string,
+        max: number,
+        now: number,
+        poolId: string | null,
+      ) => this.take(queues, workerId, max, now, poolId),
     );
+    this.retryTx = db.transaction((records: readonly TaskRecord[], now: number) =>
+      records.map((record): RetryOutcome => {
+        const row = this.sql.selectRunning.get(this.alias, record.id);
+        if (!row) return 'stale';
+        this.requeue(record, row.seq, now);
+        return 'retried';
+      }),
+    );
+    this.retirePoolTx = db.transaction((poolId: string, now: number) => {
+      // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
+      if ((this.sql.countPoolTasks.get(this.alias, poolId) ?? 0) > 0) {
+        this.sql.upsertPool.run(this.alias, poolId, now);
+      } else {
+        this.sql.deletePool.run(this.alias, poolId);
+      }
+    });
+    this.recoverTx = db.transaction((now: number) => this.recoverLapsedPools(now));
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.finish(record, now)),
     );
@@ -174,7 +215,7 @@ export class SqliteBackend implements TaskBackend {
     let delay = FIRST_POLL_MS;
     for (;;) {
       if (this.closed || signal?.aborted) return [];
-      const taken = this.tryAcquire(queues, workerId, max);
+      const taken = this.tryAcquire(queues, workerId, max, options.poolId ?? null);
       if (taken.length > 0) return taken;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
@@ -186,6 +227,25 @@ export class SqliteBackend implements TaskBackend {
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     if (records.length === 0) return [];
     return this.guard(() => this.acknowledgeTx.immediate(records, Date.now()));
+  }
+
+  async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
+    for (const record of records) {
+      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
+      this.assertQueue(record);
+    }
+    if (records.length === 0) return [];
+    const outcomes = this.guard(() => this.retryTx.immediate(records, Date.now()));
+    if (outcomes.includes('retried')) this.workAdded();
+    return outcomes;
+  }
+
+  async beatPool(poolId: string, ttlMs: number): Promise<void> {
+    this.guard(() => this.sql.upsertPool.run(this.alias, poolId, Date.now() + ttlMs));
+  }
+
+  async retirePool(poolId: string): Promise<void> {
+    this.guard(() => this.retirePoolTx.immediate(poolId, Date.now()));
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
@@ -273,7 +333,13 @@ export class SqliteBackend implements TaskBackend {
   }
 
   async brokerPass(): Promise<BrokerPassReport> {
-    const report: BrokerPassReport = { promoted: 0, reaped: 0, trimmed: 0, failedSteps: [] };
+    const report: BrokerPassReport = {
+      promoted: 0,
+      reaped: 0,
+      recovered: 0,
+      trimmed: 0,
+      failedSteps: [],
+    };
     const step = (name: string, run: (now: number) => void): void => {
       try {
         this.guard(() => run(Date.now()));
@@ -285,11 +351,12 @@ export class SqliteBackend implements TaskBackend {
     };
     step('promote', (now) => (report.promoted = this.promoteTx.immediate(now)));
     step('reap', (now) => (report.reaped = this.reapTx.immediate(now)));
+    step('recover', (now) => (report.recovered = this.recoverTx.immediate(now)));
     step('trim', (now) => (report.trimmed = this.trimTx.immediate(now)));
     step('heartbeat', (now) =>
       this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(now)),
     );
-    if (report.promoted > 0) this.workAdded();
+    if (report.promoted + report.reaped + report.recovered > 0) this.workAdded();
     return report;
   }
 
@@ -328,7 +395,12 @@ export class SqliteBackend implements TaskBackend {
    * One attempt. Only when a cheap read (no write lock, so it never waits for
    * or blocks producers) sees work does it take the write lock to claim it.
    */
-  private tryAcquire(queues: readonly string[], workerId: string, max: number): TaskRecord[] {
+  private tryAcquire(
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    poolId: string | null,
+  ): TaskRecord[] {
     return this.guard(() => {
       const key = queues.join('\n');
       const marker = this.changeMarker();
@@ -338,7 +410,7 @@ export class SqliteBackend implements TaskBackend {
         this.emptyAt.set(key, marker);
         return [];
       }
-      return this.acquireTx.immediate(queues, workerId, max, now);
+      return this.acquireTx.immediate(queues, workerId, max, now, poolId);
     });
   }
 
@@ -373,6 +445,7 @@ export class SqliteBackend implements TaskBackend {
     workerId: string,
     max: number,
     now: number,
+    poolId: string | null,
   ): TaskRecord[] {
     for (const queue of queues) {
       const taken: TaskRecord[] = [];
@@ -393,6 +466,7 @@ export class SqliteBackend implements TaskBackend {
             now + this.config.leaseTtl,
             now + this.taskDataTtl,
             serializeRecord(running),
+            poolId,
             row.seq,
           );
           taken.push(running);
@@ -437,33 +511,78 @@ export class SqliteBackend implements TaskBackend {
     return this.config.batchSize - budget;
   }
 
-  /** Inside reapTx: fail tasks whose lease ended with AcknowledgementTimeout, at most batchSize. */
+  /** Inside reapTx: retry or fail tasks whose lease ended (AcknowledgementTimeout), at most batchSize. */
   private reapExpired(now: number): number {
     let budget = this.config.batchSize;
     for (const queue of this.queues) {
       if (budget <= 0) break;
       for (const row of this.sql.selectExpiredLeases.all(this.alias, queue, now, budget)) {
         budget--;
-        const stored = this.readRow(row, now);
-        if (!stored) continue;
         const message = acknowledgementTimeout(row.id, this.config.leaseTtl);
-        const failed: TaskRecord = {
-          ...stored,
-          status: TaskResultStatus.FAILED,
-          finishedAt: new Date(now),
-          errors: [
-            ...stored.errors,
-            {
-              className: AcknowledgementTimeout.name,
-              traceback: `${AcknowledgementTimeout.name}: ${message}`,
-            },
-          ],
-        };
-        this.sql.deleteTask.run(row.seq);
-        this.storeResult(failed, row.queue, now);
+        this.settle(row, now, {
+          className: AcknowledgementTimeout.name,
+          traceback: `${AcknowledgementTimeout.name}: ${message}`,
+        });
       }
     }
     return this.config.batchSize - budget;
+  }
+
+  /**
+   * Inside recoverTx: the running tasks of pools whose heartbeat lapsed,
+   * retried or failed with WorkerLost (one index range per pool: its own tasks
+   * only), at most batchSize; a pool that holds nothing more is forgotten.
+   */
+  private recoverLapsedPools(now: number): number {
+    let budget = this.config.batchSize;
+    for (const poolId of this.sql.selectLapsedPools.all(this.alias, now, budget)) {
+      if (budget <= 0) break;
+      const rows = this.sql.selectPoolTasks.all(this.alias, poolId, budget);
+      for (const row of rows) {
+        budget--;
+        this.settle(row, now, (record) =>
+          errorToRecord(new WorkerLost(workerLost(row.id, record.task.name, poolId))),
+        );
+      }
+      if ((this.sql.countPoolTasks.get(this.alias, poolId) ?? 0) === 0) {
+        this.sql.deletePool.run(this.alias, poolId);
+      }
+    }
+    return this.config.batchSize - budget;
+  }
+
+  /** Inside a write transaction: an attempt that ended without an acknowledge, retried or failed per its policy. */
+  private settle(
+    row: TaskRow,
+    now: number,
+    error: TaskErrorRecord | ((record: TaskRecord) => TaskErrorRecord),
+  ): void {
+    const stored = this.readRow(row, now);
+    if (!stored) return;
+    const next = nextAttempt(
+      stored,
+      typeof error === 'function' ? error(stored) : error,
+      new Date(now),
+    );
+    if (isRetry(next)) {
+      this.requeue(next, row.seq, now);
+    } else {
+      this.sql.deleteTask.run(row.seq);
+      this.storeResult(next, row.queue, now);
+    }
+  }
+
+  /** Inside a write transaction: a held task back to deferred (or ready when due) as `retry` stores it. */
+  private requeue(record: TaskRecord, seq: number, now: number): void {
+    const runAt = record.task.runAfter?.getTime() ?? now;
+    const deferred = runAt > now;
+    this.sql.markRetry.run(
+      deferred ? 'deferred' : 'ready',
+      deferred ? runAt : null,
+      Math.max(now, runAt) + this.taskDataTtl,
+      serializeRecord(record),
+      seq,
+    );
   }
 
   /** Inside trimTx: drop ingress events and results older than resultTtl, and expired task data. */

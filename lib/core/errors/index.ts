@@ -8,6 +8,7 @@ export * from './task-not-successful.error';
 export * from './unknown-task.error';
 export * from './backend-unavailable.error';
 export * from './worker-crashed.error';
+export * from './worker-lost.error';
 export * from './corrupt-task-data.error';
 export * from './unknown-backend.error';
 export * from './operation-timeout.error';

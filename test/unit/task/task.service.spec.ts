@@ -10,6 +10,7 @@ import {
   TaskService,
   ThreadmillModule,
   UnknownBackendError,
+  type TaskOverrides,
   type TaskResult,
 } from '../../../lib';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
@@ -143,6 +144,36 @@ describe('TaskService', () => {
         tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { priority }),
         `Task "GreetingTasks.greet": ${message}; use a whole number from -100 to 100.`,
       );
+    });
+
+    it.each([
+      [{ retries: -1 }, 'retries -1 is invalid; use a whole number from 0 to 100'],
+      [{ retries: 1.5 }, 'retries 1.5 is invalid'],
+      [{ retries: 101 }, 'retries 101 is invalid'],
+      [{ retries: 2, backoff: { type: 'linear', delayMs: 10 } }, 'backoff type linear is invalid'],
+      [{ retries: 2, backoff: { type: 'fixed', delayMs: -5 } }, 'backoff delayMs -5 is invalid'],
+      [
+        { retries: 2, backoff: { type: 'exponential', delayMs: 100, maxDelayMs: 50 } },
+        'backoff maxDelayMs 50 is invalid',
+      ],
+      [
+        { retries: 2, backoff: { type: 'fixed', delayMs: 1, factor: 3 } },
+        'backoff has unknown option(s) factor',
+      ],
+    ])('refuses the retry policy %j, naming the task', async (overrides, message) => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], overrides as TaskOverrides),
+        `Task "GreetingTasks.greet": ${message}`,
+      );
+    });
+
+    it('stores a per-call retry policy with the task, and none when the call sets none', async () => {
+      const backoff = { type: 'fixed', delayMs: 250, jitter: false } as const;
+      const retried = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { retries: 3, backoff });
+      expect(retried.task).toMatchObject({ retries: 3, backoff });
+      const plain = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
+      expect('retries' in plain.task).toBe(false);
+      expect('backoff' in plain.task).toBe(false);
     });
 
     it('refuses a queue the backend does not serve', async () => {

@@ -5,7 +5,8 @@
   record as a result string that expires after resultTtl, leaves the history
   set of its status, and its live hash is deleted. The reaper uses this same
   script with a deadline, so a task that was released and leased again after
-  it looked is left alone.
+  it looked is left alone, and pool recovery uses it with the dead pool's id
+  for the same reason. A stored task leaves its pool's task set.
 
   Variadic KEYS: 4 per record, record r (from 1) uses
   KEYS[4r-3] running set (ZSET) of the task's queue
@@ -13,12 +14,16 @@
   KEYS[4r-1] result (STRING) the final record, expiring after resultTtl
   KEYS[4r] history (ZSET) successful or failed set of the queue, scored by finish time
 
+  Derived keys: pool task set = ARGV[4] .. pool id (SET), same hash tag as KEYS
+
   ARGV[1] result TTL (ms)
   ARGV[2] latest lease deadline to accept (ms since epoch), or empty to accept any
+  ARGV[3] pool id that must hold the task, or empty for any holder (string)
+  ARGV[4] pool task set key prefix (string)
   Then 3 per record, record r uses
-  ARGV[3r] task id (string)
-  ARGV[3r+1] final record (JSON)
-  ARGV[3r+2] finish time (ms since epoch)
+  ARGV[3r+2] task id (string)
+  ARGV[3r+3] final record (JSON)
+  ARGV[3r+4] finish time (ms since epoch)
 
   Returns a list with one entry per record: 1 stored, 0 stale (not in the running set)
   Errors none
@@ -26,18 +31,34 @@
 
 local out = {}
 local latest = tonumber(ARGV[2])
+local requiredPool = ARGV[3]
+local poolPrefix = ARGV[4]
 for r = 1, #KEYS / 4 do
   local runningKey = KEYS[4 * r - 3]
-  local id = ARGV[3 * r]
+  local taskKey = KEYS[4 * r - 2]
+  local id = ARGV[3 * r + 2]
   local held = true
   if latest then
     local deadline = redis.call('ZSCORE', runningKey, id)
     held = deadline ~= false and tonumber(deadline) <= latest
   end
+  -- pcall: a key of another type under our prefix must not abort the batch.
+  local pool = redis.pcall('HGET', taskKey, 'pool')
+  if type(pool) ~= 'string' then
+    pool = false
+  end
+  if requiredPool ~= '' then
+    held = held and pool == requiredPool
+    -- Whatever happens to it, the id no longer belongs to the pool being recovered.
+    redis.call('SREM', poolPrefix .. requiredPool, id)
+  end
   if held and redis.call('ZREM', runningKey, id) == 1 then
-    redis.call('SET', KEYS[4 * r - 1], ARGV[3 * r + 1], 'PX', ARGV[1])
-    redis.call('DEL', KEYS[4 * r - 2])
-    redis.call('ZADD', KEYS[4 * r], ARGV[3 * r + 2], id)
+    if pool then
+      redis.call('SREM', poolPrefix .. pool, id)
+    end
+    redis.call('SET', KEYS[4 * r - 1], ARGV[3 * r + 3], 'PX', ARGV[1])
+    redis.call('DEL', taskKey)
+    redis.call('ZADD', KEYS[4 * r], ARGV[3 * r + 4], id)
     out[r] = 1
   else
     out[r] = 0

@@ -12,12 +12,15 @@
   consumer takes the rest (wake-ups are bounded, so they must chain). When a
   queue is found or left empty its tokens are stale, and are dropped, so a
   consumer that goes idle after a busy spell blocks at once instead of
-  spinning through tokens for work that is gone.
+  spinning through tokens for work that is gone. When the caller names its
+  worker pool, each task records that pool and joins the pool's task set, so
+  a dead pool's tasks can be found without scanning every running task.
 
-  Variadic KEYS: 3 per queue, queue q (from 1, in consumption order) uses
-  KEYS[3q-2] ready queue (ZSET) score = -priority * weight + enqueue sequence
-  KEYS[3q-1] running set (ZSET) score = lease deadline (ms)
-  KEYS[3q] wake-up tokens (LIST) of the queue
+  KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
+  Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
+  KEYS[3q-1] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[3q] running set (ZSET) score = lease deadline (ms)
+  KEYS[3q+1] wake-up tokens (LIST) of the queue
 
   Derived keys: task hash = ARGV[5] .. id (HASH), same hash tag as KEYS
 
@@ -27,6 +30,7 @@
   ARGV[4] worker id, JSON-encoded (string)
   ARGV[5] task key prefix (string)
   ARGV[6] running status word (string)
+  ARGV[7] worker pool id, or empty when the caller belongs to no pool (string)
 
   Returns {} when every queue is empty, otherwise {queue index q, then 4 per
   task: id, data JSON or false when missing, startedAt ms, worker ids JSON}
@@ -37,13 +41,15 @@ local now = ARGV[1]
 local max = tonumber(ARGV[3])
 local workerJson = ARGV[4]
 local prefix = ARGV[5]
+local pool = ARGV[7]
 
-for q = 1, #KEYS / 3 do
-  local queueKey = KEYS[3 * q - 2]
+for q = 1, (#KEYS - 1) / 3 do
+  local queueKey = KEYS[3 * q - 1]
   local popped = redis.call('ZPOPMIN', queueKey, max)
   if #popped > 0 then
     local out = { q }
     local lease = {}
+    local held = {}
     for i = 1, #popped, 2 do
       local id = popped[i]
       local score = popped[i + 1]
@@ -65,22 +71,30 @@ for q = 1, #KEYS / 3 do
         end
         redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
           'lastAttemptedAt', now, 'workers', workers, 'score', score)
+        if pool ~= '' then
+          -- A task without data is failed by the caller at once: only readable ones join the pool.
+          redis.call('HSET', taskKey, 'pool', pool)
+          held[#held + 1] = id
+        end
       end
       out[#out + 1] = id
       out[#out + 1] = data
       out[#out + 1] = startedAt
       out[#out + 1] = workers
     end
-    redis.call('ZADD', KEYS[3 * q - 1], unpack(lease))
+    redis.call('ZADD', KEYS[3 * q], unpack(lease))
+    if #held > 0 then
+      redis.call('SADD', KEYS[1], unpack(held))
+    end
     if #popped < 2 * max or redis.call('ZCARD', queueKey) == 0 then
-      redis.call('DEL', KEYS[3 * q])
-    elseif redis.call('LLEN', KEYS[3 * q]) == 0 then
-      redis.call('LPUSH', KEYS[3 * q], '1')
+      redis.call('DEL', KEYS[3 * q + 1])
+    elseif redis.call('LLEN', KEYS[3 * q + 1]) == 0 then
+      redis.call('LPUSH', KEYS[3 * q + 1], '1')
     end
     return out
   end
 end
-for q = 1, #KEYS / 3 do
-  redis.call('DEL', KEYS[3 * q])
+for q = 1, (#KEYS - 1) / 3 do
+  redis.call('DEL', KEYS[3 * q + 1])
 end
 return {}

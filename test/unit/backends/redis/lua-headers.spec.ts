@@ -21,8 +21,10 @@ function recordingClient() {
     enqueue: [2],
     acquire: [],
     acknowledge: [1, 1],
+    retry: [1, 1],
     release: 2,
     promoteDeferred: 0,
+    forgetPool: 1,
   };
   const client = {
     defineCommand(name: string, definition: { numberOfKeys?: number }) {
@@ -59,13 +61,14 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     }),
     { enqueuedAtMs: 1, priorityWeight: 1, wakeBound: 1 },
   );
-  await scripts.acquire(two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }), {
+  await scripts.acquire('pool', two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }), {
     nowMs: 1,
     leaseDeadlineMs: 2,
     max: 1,
     workerJson: '"w"',
     taskPrefix: 'p',
     runningStatus: 'RUNNING',
+    poolId: '',
   });
   await scripts.acknowledge(
     two({
@@ -78,11 +81,33 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       finishedAtMs: 1,
     }),
     1,
+    'p',
+  );
+  await scripts.retry(
+    two({
+      runningKey: 'k',
+      taskKey: 'k',
+      deferredKey: 'k',
+      queueKey: 'k',
+      wakeKey: 'k',
+      id: 'i',
+      data: '{}',
+      workersJson: '[]',
+      runAfterMs: 1,
+      hashTtlMs: 1,
+      fallbackScore: 0,
+    }),
+    { nowMs: 1, readyStatus: 'READY', poolTasksPrefix: 'p', wakeBound: 1 },
   );
   await scripts.release(
     two({ runningKey: 'k', queueKey: 'k', taskKey: 'k', wakeKey: 'k', id: 'i', fallbackScore: 0 }),
     'READY',
     1,
+    'p',
+  );
+  await scripts.forgetPool(
+    { poolsKey: 'k', poolTasksKey: 'k' },
+    { poolId: 'p', nowMs: 1, stopping: false },
   );
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },

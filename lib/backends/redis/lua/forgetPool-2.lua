@@ -1,0 +1,32 @@
+--[[
+  Forget a worker pool's heartbeat once it holds nothing: after a clean stop
+  (which also lapses it at once, so if something is still held the next
+  broker pass recovers it instead of waiting for the heartbeat to run out),
+  or after a broker pass recovered everything a dead pool held. A pool that
+  beat again meanwhile is alive and is kept.
+
+  KEYS[1] live pools (ZSET) score = heartbeat deadline (ms)
+  KEYS[2] task set (SET) of the pool
+
+  ARGV[1] pool id (string)
+  ARGV[2] now (ms since epoch)
+  ARGV[3] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
+
+  Returns 1 when the pool was forgotten, 0 when it is alive or still holds tasks (count)
+  Errors none
+]]
+
+local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if deadline == false then
+  return 0
+end
+if ARGV[3] == '1' then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+elseif tonumber(deadline) > tonumber(ARGV[2]) then
+  return 0
+end
+if redis.call('SCARD', KEYS[2]) > 0 then
+  return 0
+end
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1

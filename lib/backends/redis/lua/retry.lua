@@ -1,0 +1,94 @@
+--[[
+  Send failed attempts back for another one (the retry decision and the new
+  record were made by the caller, which also builds the error text). Only a
+  task still in its running set goes back: to its deferred set at its new
+  runAfter, or straight to its ready queue at its original score when it is
+  already due, with a wake-up token. Its data is replaced (the errors grew and
+  runAfter moved), its worker ids kept so its attempts still count, and its
+  hash lives on for the wait. The reaper passes a deadline and pool recovery
+  a pool id, so a task leased again by someone else meanwhile is left alone.
+
+  Variadic KEYS: 5 per record, record r (from 1) uses
+  KEYS[5r-4] running set (ZSET) of the task's queue
+  KEYS[5r-3] task (HASH) data, status and workers replaced; score kept
+  KEYS[5r-2] deferred set (ZSET) of the task's queue, score = runAfter (ms)
+  KEYS[5r-1] ready queue (ZSET) of the task's queue
+  KEYS[5r] wake-up tokens (LIST) of the task's queue
+
+  Derived keys: pool task set = ARGV[5] .. pool id (SET), same hash tag as KEYS
+
+  ARGV[1] now (ms since epoch)
+  ARGV[2] ready status word (string)
+  ARGV[3] latest lease deadline to accept (ms since epoch), or empty to accept any
+  ARGV[4] pool id that must hold the task, or empty for any holder (string)
+  ARGV[5] pool task set key prefix (string)
+  ARGV[6] longest a wake-up list may grow (count)
+  Then 6 per record, record r uses
+  ARGV[6r+1] task id (string)
+  ARGV[6r+2] task data (JSON, the live encoding)
+  ARGV[6r+3] worker ids (JSON array)
+  ARGV[6r+4] runAfter of the next attempt (ms since epoch)
+  ARGV[6r+5] task hash time to live from now (ms)
+  ARGV[6r+6] ready score to use when the hash has none (number)
+
+  Returns a list with one entry per record: 1 sent back, 0 stale (not held)
+  Errors none
+]]
+
+local out = {}
+local now = tonumber(ARGV[1])
+local latest = tonumber(ARGV[3])
+local requiredPool = ARGV[4]
+local poolPrefix = ARGV[5]
+local bound = tonumber(ARGV[6])
+local woken = {}
+for r = 1, #KEYS / 5 do
+  local runningKey = KEYS[5 * r - 4]
+  local taskKey = KEYS[5 * r - 3]
+  local id = ARGV[6 * r + 1]
+  local held = true
+  if latest then
+    local deadline = redis.call('ZSCORE', runningKey, id)
+    held = deadline ~= false and tonumber(deadline) <= latest
+  end
+  -- pcall: a key of another type under our prefix must not abort the batch.
+  local pool = redis.pcall('HGET', taskKey, 'pool')
+  if type(pool) ~= 'string' then
+    pool = false
+  end
+  if requiredPool ~= '' then
+    held = held and pool == requiredPool
+    -- Whatever happens to it, the id no longer belongs to the pool being recovered.
+    redis.call('SREM', poolPrefix .. requiredPool, id)
+  end
+  if held and redis.call('ZREM', runningKey, id) == 1 then
+    if pool then
+      redis.call('SREM', poolPrefix .. pool, id)
+    end
+    local score = redis.pcall('HGET', taskKey, 'score')
+    if type(score) ~= 'string' then
+      score = ARGV[6 * r + 6]
+    end
+    redis.pcall('DEL', taskKey)
+    redis.call('HSET', taskKey, 'data', ARGV[6 * r + 2], 'status', ARGV[2],
+      'workers', ARGV[6 * r + 3], 'score', score)
+    redis.call('PEXPIRE', taskKey, ARGV[6 * r + 5])
+    local runAfter = tonumber(ARGV[6 * r + 4])
+    if runAfter > now then
+      redis.call('ZADD', KEYS[5 * r - 2], runAfter, id)
+    else
+      redis.call('ZADD', KEYS[5 * r - 1], score, id)
+      local wakeKey = KEYS[5 * r]
+      if not woken[wakeKey] then
+        woken[wakeKey] = true
+        if redis.call('LPUSH', wakeKey, '1') > bound then
+          redis.call('LTRIM', wakeKey, 0, bound - 1)
+        end
+      end
+    end
+    out[r] = 1
+  else
+    out[r] = 0
+  end
+end
+return out

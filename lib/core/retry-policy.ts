@@ -1,0 +1,137 @@
+import type { TaskBackoff } from './task-options.interface';
+import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
+import { TaskResultStatus } from './task-result-status.enum';
+
+/** Most retries one task may ask for: enough for any real backoff schedule, small enough to stay finite. */
+export const MAX_RETRIES = 100;
+
+/** Longest single wait between attempts (7 days): beyond it a scheduler, not a retry, is the tool. */
+export const MAX_BACKOFF_MS = 7 * 24 * 3600 * 1000;
+
+/** The backoff of a task that sets `retries` and no `backoff`. */
+export const DEFAULT_BACKOFF: Readonly<Required<TaskBackoff>> = {
+  type: 'exponential',
+  delayMs: 1000,
+  maxDelayMs: 3600 * 1000,
+  jitter: true,
+};
+
+/** A value as a message shows it: JSON where it has a shape, so an object never reads "[object Object]". */
+const show = (value: unknown): string => {
+  if (typeof value === 'object' && value !== null) {
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  }
+  return String(value);
+};
+
+const isWholeMs = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_BACKOFF_MS;
+
+/**
+ * What is wrong with a retry policy, as the end of a sentence, or null when it
+ * is valid. The task layer turns a problem into an InvalidTaskError naming the task.
+ */
+export function retryPolicyProblem(retries: unknown, backoff: unknown): string | null {
+  if (retries !== undefined) {
+    if (
+      typeof retries !== 'number' ||
+      !Number.isInteger(retries) ||
+      retries < 0 ||
+      retries > MAX_RETRIES
+    ) {
+      return `retries ${show(retries)} is invalid; use a whole number from 0 to ${MAX_RETRIES}`;
+    }
+  }
+  if (backoff === undefined) return null;
+  if (typeof backoff !== 'object' || backoff === null || Array.isArray(backoff)) {
+    return `backoff ${show(backoff)} is invalid; use { type: 'fixed' | 'exponential', delayMs, maxDelayMs?, jitter? }`;
+  }
+  const { type, delayMs, maxDelayMs, jitter, ...unknown } = backoff as Record<string, unknown>;
+  const extra = Object.keys(unknown);
+  if (extra.length > 0) return `backoff has unknown option(s) ${extra.join(', ')}`;
+  if (type !== 'fixed' && type !== 'exponential') {
+    return `backoff type ${show(type)} is invalid; use 'fixed' or 'exponential'`;
+  }
+  if (!isWholeMs(delayMs)) {
+    return `backoff delayMs ${show(delayMs)} is invalid; use whole milliseconds from 0 to ${MAX_BACKOFF_MS}`;
+  }
+  if (maxDelayMs !== undefined && (!isWholeMs(maxDelayMs) || maxDelayMs < delayMs)) {
+    return `backoff maxDelayMs ${show(maxDelayMs)} is invalid; use whole milliseconds from delayMs (${delayMs}) to ${MAX_BACKOFF_MS}`;
+  }
+  if (jitter !== undefined && typeof jitter !== 'boolean') {
+    return `backoff jitter ${show(jitter)} is invalid; use true or false`;
+  }
+  return null;
+}
+
+/**
+ * The wait before retry number `retry` (1 = the first retry), in ms.
+ * `random` draws from [0, 1); it is used only with jitter.
+ */
+export function backoffDelay(
+  backoff: TaskBackoff | undefined,
+  retry: number,
+  random: () => number = Math.random,
+): number {
+  const policy = { ...DEFAULT_BACKOFF, ...backoff };
+  const ceiling = Math.max(backoff?.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs, policy.delayMs);
+  const base =
+    policy.type === 'fixed'
+      ? policy.delayMs
+      : policy.delayMs * 2 ** Math.min(Math.max(retry - 1, 0), 60);
+  const wait = Math.min(base, ceiling);
+  return policy.jitter ? Math.round(wait / 2 + random() * (wait / 2)) : wait;
+}
+
+/** Attempts a task may make in all: the first one plus its retries. */
+export function allowedAttempts(task: Pick<TaskDescriptor, 'retries'>): number {
+  const retries = task.retries;
+  // A hand-edited or foreign record with a nonsense value fails once, as before retries existed.
+  return typeof retries === 'number' && Number.isInteger(retries) && retries > 0
+    ? 1 + Math.min(retries, MAX_RETRIES)
+    : 1;
+}
+
+/**
+ * The one place an attempt's failure is decided. `record` is the task as it
+ * ran (its `workerIds` already name this attempt, so they count it); `error`,
+ * when given, is appended to its errors (pass null when the record already
+ * carries it, as a runner's FAILED record does).
+ *
+ * Returns the record READY again with `task.runAfter` = now + backoff when
+ * attempts are left (errors and worker ids kept, `finishedAt` cleared), or
+ * FAILED with `finishedAt` = now after the last attempt. Pure: no I/O, so a
+ * worker, the pool's crash path and every backend's reaper agree.
+ */
+export function nextAttempt(
+  record: TaskRecord,
+  error: TaskErrorRecord | null,
+  now: Date,
+  random: () => number = Math.random,
+): TaskRecord {
+  // A FAILED or retried record carries no return value (TaskRecord promises it only when SUCCESSFUL).
+  const rest: TaskRecord & { returnValue?: unknown } = { ...record };
+  delete rest.returnValue;
+  const errors = error ? [...record.errors, error] : record.errors;
+  const attempts = record.workerIds.length;
+  if (attempts >= allowedAttempts(record.task)) {
+    return { ...rest, status: TaskResultStatus.FAILED, finishedAt: now, errors };
+  }
+  const delay = backoffDelay(record.task.backoff, Math.max(attempts, 1), random);
+  return {
+    ...rest,
+    task: { ...record.task, runAfter: new Date(now.getTime() + delay) },
+    status: TaskResultStatus.READY,
+    finishedAt: null,
+    errors,
+  };
+}
+
+/** Whether `nextAttempt` sent the record back for another attempt (rather than failing it). */
+export function isRetry(record: TaskRecord): boolean {
+  return record.status === TaskResultStatus.READY;
+}
