@@ -66,10 +66,19 @@ export const exitCause = (code: number | null, signal: NodeJS.Signals | null): s
 
 export const workerCrashed = (id: string, taskName: string, pid: number, cause: string): string =>
   `Task "${taskName}" (${id}) was running in worker process ${pid}, which died with ${cause}; ` +
-  `the task was failed at once instead of waiting for its lease to expire.`;
+  `the attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
 
-export const crashRecovered = (pid: number, failed: number, released: number): string =>
-  `Recovered the tasks of worker child ${pid}: ${failed} failed, ${released} released.`;
+export const crashRecovered = (
+  pid: number,
+  failed: number,
+  released: number,
+  retried = 0,
+): string =>
+  `Recovered the tasks of worker child ${pid}: ${failed} failed, ${retried} retried, ${released} released.`;
+
+export const poolHeartbeatFailed = (poolId: string, error: unknown): string =>
+  `Worker pool "${poolId}" could not write its heartbeat (${describe(error)}); ` +
+  `if that lasts, other pools will consider it dead and recover its tasks.`;
 
 export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: unknown): string =>
   `Could not recover ${ids.length} task(s) of worker child ${pid} (${describe(error)}); ` +

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import { WorkerCrashed } from '../core/errors/worker-crashed.error';
+import { isRetry, nextAttempt } from '../core/retry-policy';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -20,6 +21,7 @@ import {
   ipcSendFailed,
   poolDrained,
   poolStarted,
+  poolHeartbeatFailed,
   poolStopped,
   poolSummary,
   workerCrashed,
@@ -54,6 +56,14 @@ export interface WorkerPoolDeps {
   readonly bootRetryMs: number;
   /** How long an urgently stopped child may take to release its tasks before it is killed. */
   readonly urgentGraceMs: number;
+  /**
+   * This pool's id in the backend (its children acquire under it). With it the
+   * pool beats every broker interval, and once its beats stop for `poolTtlMs`
+   * any other pool's broker recovers what it held. Without it, no heartbeat.
+   */
+  readonly poolId?: string;
+  /** How long one beat keeps the pool alive (ms). */
+  readonly poolTtlMs?: number;
 }
 
 /** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
@@ -108,7 +118,9 @@ export class WorkerPool {
     const { backend, processes, threads, queues } = this.options;
     this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
-    // One pass before any child acquires: due deferred tasks are ready, so --exit-empty sees them.
+    // Alive before any child acquires under this pool's id; then one pass, so due
+    // deferred tasks are ready and --exit-empty sees them.
+    await this.beat();
     await this.runBrokerPass();
     this.scheduleBroker();
     this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
@@ -117,6 +129,7 @@ export class WorkerPool {
     await finished;
     await Promise.all(this.recoveries);
     await this.stopBroker();
+    await this.retire();
     if (this.summaryTimer) clearInterval(this.summaryTimer);
     this.summarize();
     this.deps.logger.log(poolStopped(this.done, this.failed));
@@ -240,21 +253,26 @@ export class WorkerPool {
         this.deps.logger.warn(crashRecovered(pid, 0, released));
         return;
       }
+      // The crash ends this attempt: retried when its policy allows, FAILED otherwise.
       const now = new Date();
-      const crashed = running.map((record): TaskRecord => ({
-        ...record,
-        status: TaskResultStatus.FAILED,
-        finishedAt: now,
-        errors: [
-          ...record.errors,
+      const next = running.map((record) =>
+        nextAttempt(
+          record,
           errorToRecord(new WorkerCrashed(workerCrashed(record.id, record.task.name, pid, cause))),
-        ],
-      }));
-      const outcomes = await this.deps.backend.acknowledge(crashed);
+          now,
+        ),
+      );
+      const retries = next.filter(isRetry);
+      const crashed = next.filter((record) => !isRetry(record));
+      const [outcomes, retryOutcomes] = await Promise.all([
+        crashed.length > 0 ? this.deps.backend.acknowledge(crashed) : [],
+        retries.length > 0 ? this.deps.backend.retry(retries) : [],
+      ]);
       const failed = outcomes.filter((o) => o === 'acknowledged').length;
+      const retried = retryOutcomes.filter((o) => o === 'retried').length;
       this.done += failed;
       this.failed += failed;
-      this.deps.logger.warn(crashRecovered(pid, failed, 0));
+      this.deps.logger.warn(crashRecovered(pid, failed, 0, retried));
     } catch (error) {
       this.deps.logger.error(crashRecoveryFailed(pid, held, error));
     }
@@ -325,7 +343,31 @@ export class WorkerPool {
     }, this.deps.backend.brokerIntervalMs);
   }
 
+  /** Keeps this pool alive in the backend; a failed beat is logged, the next one tries again. */
+  private async beat(): Promise<void> {
+    const { poolId, poolTtlMs, backend } = this.deps;
+    if (poolId === undefined || poolTtlMs === undefined) return;
+    try {
+      await backend.beatPool(poolId, poolTtlMs);
+    } catch (error) {
+      this.deps.logger.error(poolHeartbeatFailed(poolId, error));
+    }
+  }
+
+  /** A clean stop: nothing is held any more, so the pool's heartbeat can go. */
+  private async retire(): Promise<void> {
+    const { poolId, backend } = this.deps;
+    if (poolId === undefined) return;
+    try {
+      await backend.retirePool(poolId);
+    } catch (error) {
+      // Harmless: the heartbeat lapses by itself and the pool, holding nothing, is then forgotten.
+      this.deps.logger.error(poolHeartbeatFailed(poolId, error));
+    }
+  }
+
   private async runBrokerPass(): Promise<void> {
+    await this.beat();
     try {
       const report = await this.deps.backend.brokerPass();
       for (const { step, error } of report.failedSteps) {

@@ -22,6 +22,7 @@ const BLOCK_SLICE_GRACE_MS = 5000;
 // One quick reconnect per command: a Redis restart is ridden out, a dead Redis
 // fails the command within about one connectTimeout instead of queueing it forever.
 const MAX_RETRIES_PER_REQUEST = 1;
+const DISCONNECT_TIMEOUT_MS = 100;
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
 
 /**
@@ -156,7 +157,9 @@ export class RedisConnection {
     }
     this.busyBlockers.clear();
     if (!this.ownsClient) return;
-    if (this.client.status === 'wait' || this.client.status === 'end') {
+    // QUIT only over a live connection: on one that is (re)connecting it would
+    // wait in the offline queue while the reconnect timer keeps the process alive.
+    if (this.client.status !== 'ready') {
       this.client.disconnect();
       return;
     }
@@ -175,6 +178,10 @@ export class RedisConnection {
       connectTimeout,
       commandTimeout,
       maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST,
+      // ioredis arms this timer on disconnect and clears it only when the
+      // socket closes, which a refused socket already did: with the 2 s
+      // default, close() left the process alive for 2 s.
+      disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     };
     if (target.kind === 'cluster') {
       return new Cluster(target.nodes, {
