@@ -36,7 +36,10 @@ class FakeChild extends EventEmitter implements ForkedChild {
   }
 }
 
-function setup(options: Partial<WorkerOptions> = {}) {
+function setup(
+  options: Partial<WorkerOptions> = {},
+  pools: { poolId?: string; poolTtlMs?: number } = {},
+) {
   const backend = new FakeWorkerBackend();
   const children: FakeChild[] = [];
   const logger = new Logger('test');
@@ -66,6 +69,7 @@ function setup(options: Partial<WorkerOptions> = {}) {
       summaryIntervalMs: 60_000,
       bootRetryMs: 10,
       urgentGraceMs: 60_000,
+      ...pools,
     },
   );
   return { backend, children, pool };
@@ -107,6 +111,48 @@ describe('WorkerPool', () => {
     pool.stop(false);
     children[1].die(0);
     await run;
+  });
+
+  it('sends a crashed child’s task with attempts left back for a retry instead of failing it', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    const plain = runningRecord('held', `host:${child.pid}-1`);
+    const held = { ...plain, task: { ...plain.task, retries: 2 } };
+    backend.stored.set(held.id, held);
+    child.tell({ kind: 'acquired', ids: ['held'] });
+    child.die(null, 'SIGKILL');
+
+    await waitFor(() => backend.retried.length === 1, { what: 'the crash retried' });
+    const [retried] = backend.retried[0];
+    expect(retried.status).toBe(TaskResultStatus.READY);
+    expect(retried.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
+    expect(retried.task.runAfter!.getTime()).toBeGreaterThan(Date.now() - 1000);
+    expect(backend.acknowledged).toEqual([]);
+    expect(pool.counts).toEqual({ done: 0, failed: 0 });
+    pool.stop(false);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    children[1].die(0);
+    await run;
+  });
+
+  it('beats under its pool id before any child starts and on every broker pass, and retires it on stop', async () => {
+    const { backend, children, pool } = setup({ processes: 1 }, { poolId: 'p-1', poolTtlMs: 3000 });
+    const beats = jest.spyOn(backend, 'beatPool');
+    const retire = jest.spyOn(backend, 'retirePool');
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    expect(beats).toHaveBeenCalledWith('p-1', 3000);
+    const before = beats.mock.calls.length;
+    await waitFor(() => backend.brokerPasses >= 2, { timeoutMs: 5000, what: 'a second pass' });
+    expect(beats.mock.calls.length).toBeGreaterThan(before);
+    expect(retire).not.toHaveBeenCalled();
+    pool.stop(false);
+    children[0].die(0);
+    await run;
+    expect(retire).toHaveBeenCalledWith('p-1');
   });
 
   it('after a crash also fails tasks leased to the child that it never reported, and only those', async () => {
