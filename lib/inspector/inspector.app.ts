@@ -73,13 +73,15 @@ export class InspectorApp {
     for (const signal of QUIT_SIGNALS) process.on(signal, onSignal);
     stdout.write(ENTER_ALTERNATE_SCREEN);
     try {
+      // The first reads (and the backend's lazy connect) start before the
+      // first frame is drawn, so they overlap it instead of following it.
+      store.start();
       const instance = runtime.ink.render(renderInspector(runtime, store), {
         stdout,
         stdin,
         exitOnCtrlC: true,
       });
       quit = () => instance.unmount();
-      store.start();
       await instance.waitUntilExit();
     } finally {
       for (const signal of QUIT_SIGNALS) process.off(signal, onSignal);

@@ -109,6 +109,8 @@ export class InspectorStore {
   private countsInFlight = false;
   /** The current list read has not answered yet. */
   private tasksPending = false;
+  /** While the first reads are out, state changes are kept from the screen. */
+  private holdNotifications = false;
   private stopped = false;
 
   constructor(private readonly options: InspectorStoreOptions) {
@@ -148,9 +150,14 @@ export class InspectorStore {
   /** First reads, then counts every `refreshIntervalMs` until `stop()`. */
   start(): void {
     this.stopped = false;
-    this.refreshCounts();
-    this.loadTasks();
-    this.timer = setInterval(() => this.refreshCounts(), this.refreshIntervalMs);
+    // The first counts and rows reach the screen together: one frame drawn
+    // instead of two, which is most of the first screen's cost on a busy CPU.
+    this.holdNotifications = true;
+    void Promise.allSettled([this.refreshCounts(), this.loadTasks()]).then(() => {
+      this.holdNotifications = false;
+      this.notify();
+    });
+    this.timer = setInterval(() => void this.refreshCounts(), this.refreshIntervalMs);
   }
 
   stop(): void {
@@ -175,12 +182,19 @@ export class InspectorStore {
 
   /** Applies one key press; says whether the inspector should quit. */
   press(key: InspectorKey): InspectorAction {
+    const action = this.apply(key);
+    // A key is answered at once, even while the first reads are still out.
+    if (this.holdNotifications) this.notify();
+    return action;
+  }
+
+  private apply(key: InspectorKey): InspectorAction {
     const { input } = key;
     // Keys typed (or auto-repeated) faster than the terminal is read arrive
     // as one chunk, e.g. "jjj": each character is a press of its own.
     if (input.length > 1 && [...input].every((char) => char >= ' ')) {
       for (const char of input) {
-        if (this.press({ input: char }) === 'quit') return 'quit';
+        if (this.apply({ input: char }) === 'quit') return 'quit';
       }
       return 'none';
     }
@@ -213,8 +227,8 @@ export class InspectorStore {
 
   /** `r`: counts, the task list and the open detail, read again now. */
   refresh(): void {
-    this.refreshCounts();
-    this.loadTasks();
+    void this.refreshCounts();
+    void this.loadTasks();
     this.reloadDetail();
   }
 
@@ -224,6 +238,10 @@ export class InspectorStore {
 
   private set(patch: Partial<InspectorState>): void {
     this.state = { ...this.state, ...patch };
+    if (!this.holdNotifications) this.notify();
+  }
+
+  private notify(): void {
     for (const listener of this.listeners) listener();
   }
 
@@ -245,20 +263,21 @@ export class InspectorStore {
     });
   }
 
-  private refreshCounts(): void {
+  /** Resolves when this read settled (never rejects: a failure is shown as state). */
+  private refreshCounts(): Promise<void> {
     // One telemetry read at a time: while a slow backend answers, the next
     // tick is skipped instead of piling up reads behind it.
-    if (this.countsInFlight || this.stopped) return;
+    if (this.countsInFlight || this.stopped) return Promise.resolve();
     this.countsInFlight = true;
     const seq = ++this.countsSeq;
-    this.read('telemetry', (b) => b.telemetry(this.refreshIntervalMs))
+    return this.read('telemetry', (b) => b.telemetry(this.refreshIntervalMs))
       .then(
         (telemetry) => {
           if (seq !== this.countsSeq || this.stopped) return;
           const recovered = this.state.error !== null;
           this.set({ telemetry, error: null, now: this.clock() });
           // The list may have failed while the backend was down: read it again.
-          if (recovered || (!this.state.tasksLoaded && !this.tasksPending)) this.loadTasks();
+          if (recovered || (!this.state.tasksLoaded && !this.tasksPending)) void this.loadTasks();
         },
         (error: unknown) => {
           if (seq === this.countsSeq && !this.stopped) this.unreachable(error);
@@ -269,13 +288,14 @@ export class InspectorStore {
       });
   }
 
-  private loadTasks(): void {
-    if (this.stopped) return;
+  /** Resolves when this read settled (never rejects: a failure is shown as state). */
+  private loadTasks(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     const queue = this.state.queues[this.state.queueIndex];
-    if (queue === undefined) return;
+    if (queue === undefined) return Promise.resolve();
     const seq = ++this.tasksSeq;
     this.tasksPending = true;
-    this.read('peek', (b) => b.peek(queue, this.segment(), this.pageSize)).then(
+    return this.read('peek', (b) => b.peek(queue, this.segment(), this.pageSize)).then(
       (tasks) => {
         if (seq !== this.tasksSeq || this.stopped) return;
         this.tasksPending = false;
@@ -333,13 +353,13 @@ export class InspectorStore {
   private selectTab(tabIndex: number): void {
     if (tabIndex === this.state.tabIndex) return;
     this.set({ tabIndex, ...this.emptyList(), focus: this.listFocus() });
-    this.loadTasks();
+    void this.loadTasks();
   }
 
   private selectQueue(queueIndex: number): void {
     if (queueIndex === this.state.queueIndex) return;
     this.set({ queueIndex, ...this.emptyList() });
-    this.loadTasks();
+    void this.loadTasks();
   }
 
   private selectBackend(aliasIndex: number): void {
@@ -355,8 +375,8 @@ export class InspectorStore {
       error: null,
       ...this.emptyList(),
     });
-    this.refreshCounts();
-    this.loadTasks();
+    void this.refreshCounts();
+    void this.loadTasks();
   }
 
   private emptyList(): Partial<InspectorState> {

@@ -149,6 +149,21 @@ describe('inspector store', () => {
     expect(s.getState().taskIndex).toBe(2);
   });
 
+  it('shows the first counts and rows in one update, and answers keys meanwhile', async () => {
+    const backend = new FakeInspectorBackend('default').put('default', 'ready', ready(3));
+    const s = new InspectorStore({ backends: [backend] });
+    store = s;
+    const seen: { tasks: number; counts: boolean }[] = [];
+    s.subscribe(() =>
+      seen.push({ tasks: s.getState().tasks.length, counts: s.getState().telemetry !== null }),
+    );
+    s.start();
+    s.press({ input: '', tab: true });
+    expect(seen).toHaveLength(1); // the key, before any read answered
+    await waitFor(() => seen.length === 2);
+    expect(seen[1]).toEqual({ tasks: 3, counts: true });
+  });
+
   it('quits on q and does nothing else', () => {
     const s = open([new FakeInspectorBackend('default')]);
     expect(s.press({ input: 'q' })).toBe('quit');
