@@ -19,9 +19,8 @@ export interface BenchConfig {
   backlogs: readonly number[];
   backlogSlice: number;
   backlogSlots: number;
-  /** Slots of the pool runs (`--threads`) and process counts (`--processes`). */
-  poolThreads: readonly number[];
-  poolProcesses: readonly number[];
+  /** Pool runs as `[--processes, --threads]`. */
+  poolRuns: readonly (readonly [number, number])[];
   poolTasks: number;
   warmupTasks: number;
 }
@@ -43,8 +42,11 @@ export const FULL: BenchConfig = {
   backlogs: [10_000, 100_000, 1_000_000],
   backlogSlice: 10_000,
   backlogSlots: 100,
-  poolThreads: [1, 10, 100],
-  poolProcesses: [1, 2],
+  poolRuns: [
+    [1, 1],
+    [1, 100],
+    [2, 100],
+  ],
   poolTasks: 20_000,
   warmupTasks: 2000,
 };
@@ -66,8 +68,7 @@ export const QUICK: BenchConfig = {
   backlogs: [10_000, 100_000],
   backlogSlice: 3000,
   backlogSlots: 100,
-  poolThreads: [100],
-  poolProcesses: [1],
+  poolRuns: [[1, 100]],
   poolTasks: 3000,
   warmupTasks: 300,
 };

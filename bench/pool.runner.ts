@@ -63,16 +63,14 @@ export class PoolBench {
     if (only === null || only === BULLMQ.toLowerCase()) systems.push(this.bullmqSystem());
 
     const results: PoolResults = {};
-    for (const processes of this.config.poolProcesses) {
-      for (const threads of this.config.poolThreads) {
-        const key = `p${processes}t${threads}`;
-        results[key] = {};
-        for (let rep = 0; rep < this.config.reps; rep++) {
-          const order = rep % 2 === 0 ? systems : [...systems].reverse();
-          for (const system of order) {
-            const rate = await this.drainOnce(system, processes, threads);
-            (results[key][system.name] ??= []).push(rate);
-          }
+    for (const [processes, threads] of this.config.poolRuns) {
+      const key = `p${processes}t${threads}`;
+      results[key] = {};
+      for (let rep = 0; rep < this.config.reps; rep++) {
+        const order = rep % 2 === 0 ? systems : [...systems].reverse();
+        for (const system of order) {
+          const rate = await this.drainOnce(system, processes, threads);
+          (results[key][system.name] ??= []).push(rate);
         }
       }
     }
