@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { Redis } from 'ioredis';
+
+import { RedisKeys } from '../../lib/backends/redis/redis-keys';
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { chaosRecord, readJournal, startPool, type RunningPool } from '../chaos/chaos-harness';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+
+// Bad stored data reaches a real pool: each bad task ends FAILED with its
+// reason, the consumer takes the next task (no crash, no loop), and the good
+// tasks around them run. Enqueue-side bad input is in
+// test/integration/bad-input.spec.ts; unknown task names in security.e2e-spec.ts.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+const QUEUES = ['default', 'emails'];
+const MIB = 1024 * 1024;
+
+describe('bad input (e2e: real CLI and Redis)', () => {
+  jest.setTimeout(120_000);
+  const pools: RunningPool[] = [];
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  let workDir: string;
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: QUEUES,
+    });
+    redis = new Redis(testRedisUrl());
+    workDir = mkdtempSync(join(tmpdir(), 'threadmill-bad-input-'));
+  });
+
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.killGroup();
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('fails corrupt, oversized and mistyped task data with CorruptTaskDataError and goes on', async () => {
+    const journal = join(workDir, 'journal.log');
+    const keys = new RedisKeys(alias);
+    const notJson = chaosRecord(alias, journal, 0);
+    const huge = chaosRecord(alias, journal, 0);
+    const noFields = chaosRecord(alias, journal, 0);
+    const wrongType = chaosRecord(alias, journal, 0);
+    const good = Array.from({ length: 5 }, () => chaosRecord(alias, journal, 0));
+    // Bad ones first, so the consumer meets them before the good ones.
+    await backend.enqueueMany([notJson, huge, noFields, wrongType, ...good]);
+    await redis.hset(keys.task(notJson.id), 'data', '{"task": not json');
+    // Bigger than any record the default 1 MiB limit lets enqueue write.
+    await redis.hset(keys.task(huge.id), 'data', `"${'x'.repeat(4 * MIB)}"`);
+    await redis.hset(keys.task(noFields.id), 'data', '{"args":[]}');
+    await redis.del(keys.task(wrongType.id));
+    await redis.set(keys.task(wrongType.id), 'a string where a hash belongs');
+
+    const pool = startPool(
+      ['--backend', alias, '--processes', '1', '--threads', '2'],
+      { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias },
+      pools,
+    );
+    const all = [notJson, huge, noFields, wrongType, ...good];
+    const done = await waitFor(
+      async () => {
+        const records = await Promise.all(all.map((r) => backend.getResult(r.id)));
+        return records.every(
+          (r) => r.status === TaskResultStatus.SUCCESSFUL || r.status === TaskResultStatus.FAILED,
+        )
+          ? records
+          : null;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, what: 'every task to finish' },
+    );
+    const [notJsonDone, hugeDone, noFieldsDone, wrongTypeDone, ...goodDone] = done;
+    const reason = (record: TaskRecord) => [record.status, record.errors[0]?.className];
+    expect(reason(notJsonDone)).toEqual([TaskResultStatus.FAILED, 'CorruptTaskDataError']);
+    expect(notJsonDone.errors[0].traceback).toContain(
+      `task ${notJson.id} cannot be read (not JSON)`,
+    );
+    expect(reason(hugeDone)).toEqual([TaskResultStatus.FAILED, 'CorruptTaskDataError']);
+    expect(hugeDone.errors[0].traceback).toMatch(
+      /its data is \d+ bytes, over the 3145728 bytes a task of this backend may hold/,
+    );
+    expect(reason(noFieldsDone)).toEqual([TaskResultStatus.FAILED, 'CorruptTaskDataError']);
+    expect(noFieldsDone.errors[0].traceback).toContain('missing or malformed fields');
+    expect(reason(wrongTypeDone)).toEqual([TaskResultStatus.FAILED, 'CorruptTaskDataError']);
+    expect(goodDone.map((r) => r.status)).toEqual(good.map(() => TaskResultStatus.SUCCESSFUL));
+    // None of the bad ones ran; every good one ran once.
+    expect([...readJournal(journal).entries()].sort()).toEqual(
+      good.map((r): [string, number] => [r.id, 1]).sort(),
+    );
+    // The consumer went on: the same child, no crash, no restart loop.
+    expect(pool.output()).not.toMatch(/Worker child \d+ (exited|died)/);
+    pool.process.kill('SIGTERM');
+    expect((await pool.exited).code).toBe(0);
+  });
+
+  it('`result` of a task id that does not exist exits 1 and says so', async () => {
+    const id = randomUUID();
+    const error = (await promisify(execFile)(
+      process.execPath,
+      [CLI, 'result', id, '--backend', alias],
+      {
+        cwd: ROOT,
+        env: { ...process.env, REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias, NO_COLOR: '1' },
+      },
+    ).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(error.code).toBe(1);
+    expect(error.stderr).toContain(`No task result with id "${id}" exists on backend "${alias}"`);
+  });
+});
