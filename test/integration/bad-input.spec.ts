@@ -10,6 +10,7 @@ import {
   Task,
   TaskResultDoesNotExist,
   TaskService,
+  ThreadmillHealthIndicator,
   ThreadmillModule,
 } from '../../lib';
 import { freePort } from '../helpers/free-port';
@@ -30,6 +31,13 @@ class BadInputTasks {
   echo(value: unknown): unknown {
     return value;
   }
+}
+
+/** A task whose name would break the key layout; provided only by the test that expects bootstrap to fail. */
+@Injectable()
+class BadlyNamedTasks {
+  @Task({ name: 'bad:name' })
+  run(): void {}
 }
 
 const KIB = 1024;
@@ -250,6 +258,21 @@ describe('bad input (public API, real Redis)', () => {
       expect((error as Error).message).toContain(says);
     });
 
+    it('a task name with a key separator', async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          ThreadmillModule.forRoot({
+            backends: { default: { backend: RedisBackend, url: testRedisUrl() } },
+          }),
+        ],
+        providers: [BadlyNamedTasks],
+      }).compile();
+      // Bootstrap stops at the explorer: no connection was opened (they are lazy), none to close.
+      const error: unknown = await moduleRef.init().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidTaskError);
+      expect((error as Error).message).toContain('The task name "bad:name" is invalid');
+    });
+
     it('a backend alias with a hash-tag brace', async () => {
       const build = Test.createTestingModule({
         imports: [
@@ -294,6 +317,36 @@ describe('bad input (public API, real Redis)', () => {
         setup.disconnect();
       });
       afterAll(() => server?.stop());
+
+      it('a wrong password: the health check is down, says why, and shows no password', async () => {
+        const alias = testAlias();
+        const moduleRef = await Test.createTestingModule({
+          imports: [
+            ThreadmillModule.forRoot({
+              backends: {
+                [alias]: {
+                  backend: RedisBackend,
+                  url: `redis://:wrong-password@127.0.0.1:${server.port}`,
+                  options: { connectTimeout: 500 },
+                },
+              },
+            }),
+          ],
+          providers: [ThreadmillHealthIndicator],
+        }).compile();
+        await moduleRef.init();
+        try {
+          const result = await moduleRef
+            .get(ThreadmillHealthIndicator)
+            .isHealthy('threadmill', { backend: alias, timeoutMs: 3000 });
+          expect(result.threadmill.status).toBe('down');
+          const shown = JSON.stringify(result);
+          expect(shown).toMatch(/WRONGPASS|invalid password|NOAUTH/i);
+          expect(shown).not.toContain('wrong-password');
+        } finally {
+          await moduleRef.close();
+        }
+      });
 
       it('a wrong password: getResult and enqueue fail typed, the password nowhere', async () => {
         const moduleRef = await bootstrap(`redis://:wrong-password@127.0.0.1:${server.port}`, {
