@@ -148,8 +148,14 @@ describe('chaos: Redis goes away under a running pool', () => {
     expect(result.stuck).toEqual([]);
     expect(result.successWithoutRun).toEqual([]);
     expect(result.duplicates).toEqual([]);
-    // No task failed for any reason but a lease lost with a dropped reply.
-    expect(Object.keys(result.failed).filter((r) => r !== 'AcknowledgementTimeout')).toEqual([]);
+    // No task failed for any reason but a lease whose holder is unknown: a lease reply
+    // lost with the dropped connection (AcknowledgementTimeout), or, with pool
+    // heartbeats, a beat missed during the outage (WorkerLost). The audit line counts them.
+    expect(
+      Object.keys(result.failed).filter(
+        (r) => r !== 'AcknowledgementTimeout' && r !== 'WorkerLost',
+      ),
+    ).toEqual([]);
     // Enqueue during the outage: typed and fast, never a hang.
     expect(run.failures.filter((f) => f.name !== BackendUnavailableError.name)).toEqual([]);
     expect(slowestFailure).toBeLessThan(ENQUEUE_BOUND_MS);
