@@ -117,6 +117,16 @@ export interface HolderGuard {
   poolId?: string;
 }
 
+/**
+ * The pool whose task set an acknowledge takes its tasks out of: a pool id,
+ * none (`''`: the caller belongs to no pool), or `'*'` to read each task's
+ * own from its hash (the reaper, which acts for whoever held the task).
+ */
+export type PoolHint = string;
+
+/** PoolHint for a caller that acts for every holder. */
+export const ANY_POOL: PoolHint = '*';
+
 export interface ReleaseItem {
   runningKey: string;
   queueKey: string;
@@ -212,7 +222,7 @@ export class RedisScripts {
   async acknowledge(
     items: readonly AcknowledgeItem[],
     resultTtlMs: number,
-    poolTasksPrefix: string,
+    pools: { prefix: string; hint: PoolHint },
     guard: HolderGuard = {},
   ): Promise<boolean[]> {
     const keys: string[] = [];
@@ -220,7 +230,8 @@ export class RedisScripts {
       resultTtlMs,
       guard.latestDeadlineMs ?? '',
       guard.poolId ?? '',
-      poolTasksPrefix,
+      pools.prefix,
+      pools.hint,
     ];
     for (const item of items) {
       keys.push(item.runningKey, item.taskKey, item.resultKey, item.historyKey);

@@ -39,6 +39,8 @@ import {
   type AcquireQueueKeys,
   type AcquiredRaw,
   type EnqueueItem,
+  type PoolHint,
+  ANY_POOL,
 } from './redis-scripts';
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
 
@@ -76,6 +78,12 @@ export class RedisBackend implements TaskBackend {
   // Acquire keys per queue order: built once, reused by every call of a worker slot.
   private readonly acquireKeyCache = new Map<string, AcquireQueueKeys[]>();
   private closed = false;
+  /**
+   * Whose pool task set this instance's acknowledgements leave: '' until it
+   * acquires or beats for a pool, that pool's id after (a pool's processes
+   * each have their own instance), ANY_POOL once it has seen two pools.
+   */
+  private poolHint: PoolHint = '';
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -148,6 +156,7 @@ export class RedisBackend implements TaskBackend {
     if (queues.length === 0) return [];
     const { workerId, signal } = options;
     const poolId = options.poolId ?? '';
+    if (poolId !== '') this.notePool(poolId);
     const max = Math.min(Math.max(Math.floor(options.max ?? 1), 1), MAX_PER_CALL);
     const queueKeys = this.acquireKeys(queues);
     const workerJson = JSON.stringify(workerId);
@@ -208,7 +217,10 @@ export class RedisBackend implements TaskBackend {
       };
     });
     const stored = await this.connection.run(() =>
-      this.scripts.acknowledge(items, this.settings.resultTtl, this.keys.poolTasksPrefix),
+      this.scripts.acknowledge(items, this.settings.resultTtl, {
+        prefix: this.keys.poolTasksPrefix,
+        hint: this.poolHint,
+      }),
     );
     return stored.map((ok, i): AcknowledgeOutcome => {
       if (ok) return 'acknowledged';
@@ -232,6 +244,7 @@ export class RedisBackend implements TaskBackend {
 
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
     this.assertOpen();
+    this.notePool(poolId);
     await this.connection.run(() =>
       this.connection.client.zadd(this.keys.pools, Date.now() + ttlMs, poolId),
     );
@@ -354,6 +367,11 @@ export class RedisBackend implements TaskBackend {
   async close(): Promise<void> {
     this.closed = true;
     await this.connection.close();
+  }
+
+  private notePool(poolId: string): void {
+    if (this.poolHint === '') this.poolHint = poolId;
+    else if (this.poolHint !== poolId) this.poolHint = ANY_POOL;
   }
 
   private assertOpen(): void {

@@ -13,6 +13,7 @@ import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
 import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
 import {
+  ANY_POOL,
   WAKE_BOUND,
   type AcknowledgeItem,
   type HolderGuard,
@@ -313,7 +314,13 @@ export class RedisBroker {
     }));
     const [stored, sent] = await Promise.all([
       items.length > 0
-        ? this.scripts.acknowledge(items, this.settings.resultTtl, this.keys.poolTasksPrefix, guard)
+        ? this.scripts.acknowledge(
+            items,
+            this.settings.resultTtl,
+            // The reaper and recovery act for whichever pool held each task.
+            { prefix: this.keys.poolTasksPrefix, hint: ANY_POOL },
+            guard,
+          )
         : [],
       retries.length > 0 ? this.retry(retries, now, guard) : [],
     ]);

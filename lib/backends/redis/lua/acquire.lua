@@ -69,12 +69,14 @@ for q = 1, (#KEYS - 1) / 3 do
         if fields[3] and fields[3] ~= '[]' then
           workers = string.sub(fields[3], 1, -2) .. ',' .. workerJson .. ']'
         end
-        redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
-          'lastAttemptedAt', now, 'workers', workers, 'score', score)
         if pool ~= '' then
           -- A task without data is failed by the caller at once: only readable ones join the pool.
-          redis.call('HSET', taskKey, 'pool', pool)
+          redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
+            'lastAttemptedAt', now, 'workers', workers, 'score', score, 'pool', pool)
           held[#held + 1] = id
+        else
+          redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
+            'lastAttemptedAt', now, 'workers', workers, 'score', score)
         end
       end
       out[#out + 1] = id

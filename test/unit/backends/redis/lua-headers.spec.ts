@@ -81,7 +81,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       finishedAtMs: 1,
     }),
     1,
-    'p',
+    { prefix: 'p', hint: '' },
   );
   await scripts.retry(
     two({
