@@ -117,11 +117,12 @@ export function nextAttempt(
   const rest: TaskRecord & { returnValue?: unknown } = { ...record };
   delete rest.returnValue;
   const errors = error ? [...record.errors, error] : record.errors;
-  const attempts = record.workerIds.length;
+  // The attempt that just ended counts even if no worker id was recorded for it.
+  const attempts = Math.max(record.workerIds.length, 1);
   if (attempts >= allowedAttempts(record.task)) {
     return { ...rest, status: TaskResultStatus.FAILED, finishedAt: now, errors };
   }
-  const delay = backoffDelay(record.task.backoff, Math.max(attempts, 1), random);
+  const delay = backoffDelay(record.task.backoff, attempts, random);
   return {
     ...rest,
     task: { ...record.task, runAfter: new Date(now.getTime() + delay) },
