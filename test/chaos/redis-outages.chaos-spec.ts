@@ -31,6 +31,8 @@ const TASK_MS = 20;
 /** Enqueue's bound while Redis is down: about connectTimeout, plus slack for a loaded machine. */
 const CONNECT_TIMEOUT_MS = 1000;
 const ENQUEUE_BOUND_MS = CONNECT_TIMEOUT_MS + 4000;
+/** How long Redis stays down in the restart scenario. */
+const OUTAGE_MS = 2500;
 // A lease reply lost with a dropped connection is recovered by the reaper; a short
 // lease keeps that inside the test (the audit counts AcknowledgementTimeout separately).
 const LEASE_TTL_MS = 15_000;
@@ -178,13 +180,18 @@ describe('chaos: Redis goes away under a running pool', () => {
       const exited = new Promise((resolve) => redis.process.once('exit', resolve));
       redis.process.kill('SIGKILL');
       await exited;
+      // Stay down a while (the scenario's outage, not a wait for an event): long
+      // enough that enqueues fail, children's acquires fail and the broker misses passes.
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
       // Same port, same directory: the server replays its append-only file.
       servers.push(await startRedisServer([...AOF, '--dir', redis.dir], redis.port));
       downMs = Date.now() - killedAt;
     };
     const run = await produce(backend, alias, journal, TASKS / 4, restart);
-    // Enqueue works again after the restart (scripts reloaded, no NOSCRIPT).
+    // Enqueue works again after the restart (scripts reloaded, no NOSCRIPT)...
     expect(run.acknowledged.length).toBe(TASKS);
+    // ...and during the outage it failed, typed and fast (checked in auditAfter).
+    expect(run.failures.length).toBeGreaterThan(0);
     await auditAfter(
       'Redis restarted (kill -9, AOF always) mid-run',
       backend,
