@@ -1,13 +1,33 @@
 import { Module } from '@nestjs/common';
 
-import { RedisBackend, ThreadmillCommandsModule, ThreadmillModule } from '../../lib';
+import {
+  SqliteBackend,
+  ThreadmillCommandsModule,
+  ThreadmillModule,
+  redisBackendConfigFromEnv,
+  type BackendConfig,
+} from '../../lib';
 import { sampleConfig } from './sample.config';
 import { GreetingService } from './tasks/greeting.service';
 import { GreetingTasks } from './tasks/greeting.tasks';
 import { SampleTasks } from './tasks/sample.tasks';
 
+/** Redis when the environment names one (a single server or a cluster), else a local SQLite file. */
+function backendConfig(): BackendConfig {
+  const queues = [...sampleConfig.queues];
+  const options = {
+    ...(sampleConfig.leaseTtl !== undefined && { leaseTtl: sampleConfig.leaseTtl }),
+    ...(sampleConfig.brokerInterval !== undefined && {
+      brokerInterval: sampleConfig.brokerInterval,
+    }),
+  };
+  return sampleConfig.store === 'redis'
+    ? redisBackendConfigFromEnv({ queues, options })
+    : { backend: SqliteBackend, url: sampleConfig.sqliteFile, queues, options };
+}
+
 /**
- * The sample app: one Redis backend (alias from THREADMILL_ALIAS, default
+ * The sample app: one backend (Redis, or SQLite without REDIS_URL; alias from THREADMILL_ALIAS, default
  * `default`) with the queues `default` and `emails`, the sample tasks, and the
  * `threadmill` commands (worker, enqueue, result) for the CLI entry.
  */
@@ -17,17 +37,7 @@ import { SampleTasks } from './tasks/sample.tasks';
       // Global, so ThreadmillCommandsModule (and any module of the app) can use it.
       isGlobal: true,
       backends: {
-        [sampleConfig.alias]: {
-          backend: RedisBackend,
-          url: sampleConfig.redisUrl,
-          queues: [...sampleConfig.queues],
-          options: {
-            ...(sampleConfig.leaseTtl !== undefined && { leaseTtl: sampleConfig.leaseTtl }),
-            ...(sampleConfig.brokerInterval !== undefined && {
-              brokerInterval: sampleConfig.brokerInterval,
-            }),
-          },
-        },
+        [sampleConfig.alias]: backendConfig(),
       },
     }),
     ThreadmillCommandsModule,

@@ -1,10 +1,14 @@
+import { join } from 'node:path';
+
 import type { LogLevel } from '@nestjs/common';
 
 /**
  * The sample's settings, all from the environment so the same build serves a
  * developer's Redis and the e2e tests' private aliases:
  *
- * - `REDIS_URL` (default `redis://127.0.0.1:6379`)
+ * - `REDIS_URL` (a single Redis) or `REDIS_CLUSTER_NODES` (comma-separated `host:port`
+ *   seeds of a Redis Cluster); with neither, the sample needs no Redis and keeps its
+ *   tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
  * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_BROKER_INTERVAL_MS`: backend options (defaults: the backend's)
  * - `PORT`: the web app's port (default 3000)
@@ -12,7 +16,9 @@ import type { LogLevel } from '@nestjs/common';
  * - `THREADMILL_LOG_LEVEL`: `error`, `warn`, `log` (default), `debug` or `verbose` (a line per task)
  */
 export const sampleConfig = {
-  redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+  store: process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES ? 'redis' : 'sqlite',
+  sqliteFile:
+    process.env.THREADMILL_SQLITE_FILE || join(process.cwd(), '.threadmill-data', 'sample.db'),
   alias: process.env.THREADMILL_ALIAS || 'default',
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
