@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 
+import { isRetry, nextAttempt } from '../core/retry-policy';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -37,6 +38,8 @@ export interface WorkerChildDeps {
   readonly idleWaitMs: number;
   /** Pause after a failed acquire or acknowledge before trying again. */
   readonly retryDelayMs: number;
+  /** The pool this child belongs to: its acquires are recorded under it (dead-pool recovery). */
+  readonly poolId?: string;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
 }
@@ -118,6 +121,7 @@ export class WorkerChild {
           // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
           timeoutMs: this.options.exitEmpty ? 0 : this.deps.idleWaitMs,
           signal: this.abort.signal,
+          poolId: this.deps.poolId,
         });
       } catch (error) {
         this.deps.logger.error(acquireFailed(this.options.backend, error));
@@ -173,7 +177,10 @@ export class WorkerChild {
           taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
         );
       }
-      this.finished.push(result);
+      // A failed attempt with attempts left goes back for a retry; deciding costs nothing on success.
+      this.finished.push(
+        result.status === TaskResultStatus.FAILED ? nextAttempt(result, null, new Date()) : result,
+      );
       this.scheduleFlush();
     }
     this.notify();
@@ -195,21 +202,31 @@ export class WorkerChild {
   private async flush(): Promise<void> {
     while (this.finished.length > 0) {
       const batch = this.finished.splice(0);
-      await this.acknowledge(batch);
-      const failed = batch.filter((r) => r.status === TaskResultStatus.FAILED).length;
+      const retries = batch.filter(isRetry);
+      const done = retries.length === 0 ? batch : batch.filter((r) => !isRetry(r));
+      await Promise.all([
+        done.length > 0 ? this.store(done, 'acknowledge') : undefined,
+        retries.length > 0 ? this.store(retries, 'retry') : undefined,
+      ]);
+      const failed = done.filter((r) => r.status === TaskResultStatus.FAILED).length;
+      // A retried task is neither done nor failed: it will be acquired again.
       await this.deps.channel.send({
         kind: 'settled',
         ids: batch.map((r) => r.id),
-        succeeded: batch.length - failed,
+        succeeded: done.length - failed,
         failed,
       });
     }
   }
 
-  private async acknowledge(batch: readonly TaskRecord[]): Promise<void> {
+  /** Acknowledges finished records, or sends failed attempts back (retry); tried a few times. */
+  private async store(batch: readonly TaskRecord[], how: 'acknowledge' | 'retry'): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.deps.backend.acknowledge(batch);
+        const outcomes =
+          how === 'retry'
+            ? await this.deps.backend.retry(batch)
+            : await this.deps.backend.acknowledge(batch);
         outcomes.forEach((outcome, i) => {
           if (outcome === 'stale') this.deps.logger.warn(staleAcknowledge(batch[i].id));
         });

@@ -27,3 +27,13 @@ export const URGENT_GRACE_MS = 10_000;
  * unref'd: a child with nothing left to do exits at once.
  */
 export const CHILD_EXIT_GRACE_MS = 2_000;
+
+/** Environment variable that hands a child its pool's id (the pool its acquires are recorded under). */
+export const WORKER_POOL_ENV = 'THREADMILL_WORKER_POOL_ID';
+
+/**
+ * A pool's heartbeat lasts this many broker intervals (3 s by default): it
+ * beats every interval, so two missed beats in a row are tolerated before
+ * other pools recover its tasks.
+ */
+export const POOL_TTL_BROKER_INTERVALS = 3;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import type { TaskBackend } from '../core/task-backend.interface';
@@ -14,10 +15,12 @@ import {
   BOOT_RETRY_MS,
   CHILD_EXIT_GRACE_MS,
   IDLE_ACQUIRE_WAIT_MS,
+  POOL_TTL_BROKER_INTERVALS,
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
   URGENT_GRACE_MS,
   WORKER_CHILD_ENV,
+  WORKER_POOL_ENV,
 } from './worker.constants';
 
 /**
@@ -46,18 +49,21 @@ export class WorkerLauncher {
     const logger = new Logger('WorkerPool');
     const entry = process.argv[1];
     const args = process.argv.slice(2);
+    const poolId = newPoolId();
     const pool = new WorkerPool(options, {
       backend,
       host: hostname(),
       logger,
       forkChild: () =>
         fork(entry, args, {
-          env: { ...process.env, [WORKER_CHILD_ENV]: '1' },
+          env: { ...process.env, [WORKER_CHILD_ENV]: '1', [WORKER_POOL_ENV]: poolId },
           stdio: 'inherit',
         }),
       summaryIntervalMs: SUMMARY_INTERVAL_MS,
       bootRetryMs: BOOT_RETRY_MS,
       urgentGraceMs: URGENT_GRACE_MS,
+      poolId,
+      poolTtlMs: POOL_TTL_BROKER_INTERVALS * backend.brokerIntervalMs,
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {
       logger.log(shutdownRequested(cause, urgent));
@@ -83,6 +89,7 @@ export class WorkerLauncher {
       identity: `${hostname()}:${process.pid}`,
       idleWaitMs: IDLE_ACQUIRE_WAIT_MS,
       retryDelayMs: RETRY_DELAY_MS,
+      poolId: process.env[WORKER_POOL_ENV] || undefined,
     });
     // The child's own signals (a terminal's Ctrl-C reaches the whole process group)
     // and the pool's stop message feed one ShutdownSignals, so one Ctrl-C counts once.
@@ -107,6 +114,18 @@ export class WorkerLauncher {
       setTimeout(() => process.exit(), CHILD_EXIT_GRACE_MS).unref();
     }
   }
+}
+
+/**
+ * A pool id unique across machines and restarts (`host.pid.random`), made of
+ * characters every backend accepts in a key or a name.
+ */
+function newPoolId(): string {
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .slice(0, 100) || 'host';
+  return `${host}.${process.pid}.${randomBytes(4).toString('hex')}`;
 }
 
 /** The child's end of the fork IPC channel; a send resolves once the message left the process. */

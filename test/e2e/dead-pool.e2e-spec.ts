@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import Redis from 'ioredis';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskBackoff, type TaskRecord } from '../../lib/core';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+
+// A whole pool (main process and children, one process group) is killed with
+// SIGKILL mid-run: nothing of it is left to recover its tasks. A second pool
+// started afterwards must find them through the dead pool's lapsed heartbeat,
+// not wait for the lease (1 h by default), and settle every one of them.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+const BROKER_INTERVAL_MS = 1000;
+/** The issue's target: a killed and replaced pool settles within 5 s of the new pool's start. */
+const SETTLE_WITHIN_MS = 5000;
+
+interface RunningCli {
+  readonly process: ChildProcess;
+  readonly exited: Promise<void>;
+}
+
+function sleepTask(alias: string, ms: number, retries?: number): TaskRecord {
+  const backoff: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };
+  return {
+    id: randomUUID(),
+    task: {
+      name: 'sample.sleep',
+      queue: 'default',
+      priority: 0,
+      runAfter: null,
+      backend: alias,
+      ...(retries === undefined ? {} : { retries, backoff }),
+    },
+    status: TaskResultStatus.READY,
+    enqueuedAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args: [ms],
+    errors: [],
+    workerIds: [],
+  };
+}
+
+/** The pid part of a `host:pid-slot` worker id. */
+const pidOf = (workerId: string): number => Number(/:(\d+)-\d+$/.exec(workerId)?.[1]);
+
+describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => {
+  jest.setTimeout(60_000);
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  const running: RunningCli[] = [];
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: ['default'],
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterEach(async () => {
+    for (const cli of running.splice(0)) {
+      if (cli.process.exitCode === null && cli.process.signalCode === null) {
+        try {
+          process.kill(-(cli.process.pid ?? 0), 'SIGKILL');
+        } catch {
+          // Already gone between the check and the kill: nothing to clean up.
+        }
+      }
+      await cli.exited;
+    }
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+  });
+
+  /** A pool leading its own process group, so one kill takes its children with it. */
+  function startPool(): RunningCli {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'worker', '--backend', alias, '--processes', '2', '--threads', '4'],
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: 'ignore',
+        env: {
+          ...process.env,
+          REDIS_URL: testRedisUrl(),
+          THREADMILL_ALIAS: alias,
+          THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+          THREADMILL_LOG_LEVEL: 'warn',
+          NO_COLOR: '1',
+        },
+      },
+    );
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const cli = { process: child, exited };
+    running.push(cli);
+    return cli;
+  }
+
+  const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
+    Promise.all(records.map((r) => backend.getResult(r.id)));
+
+  it('fails (WorkerLost) or retries every task the dead pool held within 5 s of a new pool, and leaves none RUNNING', async () => {
+    // Held until the kill: no retries, so each must end FAILED with WorkerLost.
+    const doomed = Array.from({ length: 4 }, () => sleepTask(alias, 60_000));
+    // One retry each, and long enough to be mid-run at the kill: recovered back
+    // to the queue, then run to the end by the new pool.
+    const retried = Array.from({ length: 4 }, () => sleepTask(alias, 3000, 1));
+    const all = [...doomed, ...retried];
+    await backend.enqueueMany(all);
+
+    const first = startPool();
+    const held = await waitFor(
+      async () => {
+        const now = await results(all);
+        return now.every((r) => r.status === TaskResultStatus.RUNNING) ? now : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 50, what: 'all 8 tasks RUNNING in the first pool' },
+    );
+    const deadPids = new Set(held.map((r) => pidOf(r.workerIds[0])));
+    process.kill(-(first.process.pid ?? 0), 'SIGKILL');
+    await first.exited;
+
+    const secondStartedAt = Date.now();
+    startPool();
+    const settled = await waitFor(
+      async () => {
+        const now = await results(all);
+        const done = now.every(
+          (r) =>
+            r.errors.some((e) => e.className === 'WorkerLost') &&
+            !(r.status === TaskResultStatus.RUNNING && deadPids.has(pidOf(r.workerIds.at(-1)!))),
+        );
+        return done ? now : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'every task of the dead pool recovered' },
+    );
+    const settledInMs = Date.now() - secondStartedAt;
+    expect(settledInMs).toBeLessThan(SETTLE_WITHIN_MS);
+
+    const [lost, again] = [settled.slice(0, 4), settled.slice(4)];
+    for (const record of lost) {
+      expect(record.status).toBe(TaskResultStatus.FAILED);
+      expect(record.errors.map((e) => e.className)).toEqual(['WorkerLost']);
+    }
+    for (const record of again) {
+      expect(record.status).not.toBe(TaskResultStatus.FAILED);
+      expect(record.errors.map((e) => e.className)).toEqual(['WorkerLost']);
+    }
+    expect(lost[0].errors[0].traceback).toMatch(/worker pool ".+", whose heartbeat lapsed/);
+
+    // The retried ones then run to the end in the new pool: a second attempt, nothing lost.
+    const finished = await waitFor(
+      async () => {
+        const now = await results(retried);
+        return now.every((r) => r.status === TaskResultStatus.SUCCESSFUL) ? now : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the retried tasks SUCCESSFUL' },
+    );
+    for (const record of finished) {
+      expect(record.workerIds).toHaveLength(2);
+      expect(deadPids.has(pidOf(record.workerIds[1]))).toBe(false);
+    }
+  });
+});
