@@ -135,6 +135,10 @@ export const acknowledgeFailed = (
 export const staleAcknowledge = (id: string): string =>
   `Task ${id} finished after its lease was reaped; its result was not stored (it is already FAILED).`;
 
+export const taskAbandoned = (id: string, taskName: string, status: string): string =>
+  `Task "${taskName}" (${id}) never settled and its lease is gone (now ${status}); ` +
+  `its slot is freed and whatever it returns later is dropped.`;
+
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
 

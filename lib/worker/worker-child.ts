@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { isRetry, nextAttempt } from '../core/retry-policy';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
 import { errorToRecord } from '../core/task-serializer';
 import {
@@ -11,6 +12,7 @@ import {
   acquireFailed,
   releaseFailed,
   staleAcknowledge,
+  taskAbandoned,
   taskFinishedLine,
   taskStartedLine,
 } from '../core/worker.messages';
@@ -40,6 +42,12 @@ export interface WorkerChildDeps {
   readonly retryDelayMs: number;
   /** The pool this child belongs to: its acquires are recorded under it (dead-pool recovery). */
   readonly poolId?: string;
+  /**
+   * Period of the check that frees the slot of a task whose lease is gone
+   * (reaped by the broker while the task never settled). Tasks running longer
+   * than this are looked up; omitted, no check runs.
+   */
+  readonly leaseCheckMs?: number;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
 }
@@ -59,6 +67,10 @@ export class WorkerChild {
   private readonly freeSlots: number[] = [];
   /** Acquired and not yet finished: what an urgent stop releases. */
   private readonly running = new Map<string, TaskRecord>();
+  /** The slot and start time (ms) of each started task, for the lease check. */
+  private readonly runs = new Map<string, { slot: number; since: number }>();
+  private leaseCheck: NodeJS.Timeout | null = null;
+  private checkingLeases = false;
   /** Finished and waiting for the next acknowledge batch. */
   private readonly finished: TaskRecord[] = [];
   private releasing: Promise<void> = Promise.resolve();
@@ -87,9 +99,17 @@ export class WorkerChild {
   /** Work until drained, recycled or stopped; resolves once nothing is held any more. */
   async run(): Promise<ChildExitReason> {
     await this.deps.channel.send({ kind: 'ready' });
-    const reason = await this.acquireLoop();
-    await this.settleAll();
-    return this.stopMode === 'none' ? reason : 'stopped';
+    const { leaseCheckMs } = this.deps;
+    if (leaseCheckMs !== undefined) {
+      this.leaseCheck = setInterval(() => void this.checkLeases(leaseCheckMs), leaseCheckMs);
+    }
+    try {
+      const reason = await this.acquireLoop();
+      await this.settleAll();
+      return this.stopMode === 'none' ? reason : 'stopped';
+    } finally {
+      if (this.leaseCheck) clearInterval(this.leaseCheck);
+    }
   }
 
   /**
@@ -158,6 +178,7 @@ export class WorkerChild {
   }
 
   private start(record: TaskRecord, slot: number): void {
+    this.runs.set(record.id, { slot, since: Date.now() });
     const started = this.deps.logTasks ? performance.now() : 0;
     if (this.deps.logTasks) {
       this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
@@ -169,9 +190,11 @@ export class WorkerChild {
   }
 
   private finish(result: TaskRecord, slot: number, started: number): void {
-    this.freeSlots.push(slot);
-    // Released on an urgent stop: it is READY again, so its late result must not be stored.
+    // Released on an urgent stop (READY again) or abandoned after its lease was
+    // reaped: its late result must not be stored, and its slot was dealt with.
     if (this.running.delete(result.id)) {
+      this.runs.delete(result.id);
+      this.freeSlots.push(slot);
       if (this.deps.logTasks) {
         this.deps.logger.verbose?.(
           taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
@@ -244,6 +267,7 @@ export class WorkerChild {
   private releaseRunning(): void {
     const records = [...this.running.values()];
     this.running.clear();
+    this.runs.clear();
     if (records.length === 0) return;
     const ids = records.map((r) => r.id);
     const release = this.deps.backend
@@ -254,6 +278,44 @@ export class WorkerChild {
       .then(() => this.deps.channel.send({ kind: 'released', ids }));
     // settleAll waits for the release like it waits for acknowledgements.
     this.releasing = this.releasing.then(() => release);
+    this.notify();
+  }
+
+  /**
+   * A task that never settles keeps its slot, and would keep a graceful stop
+   * or a recycle waiting forever. Once the broker reaped its lease (it is
+   * FAILED with AcknowledgementTimeout, or gone) nothing it returns can be
+   * stored any more, so its slot is freed and it no longer counts as held.
+   */
+  private async checkLeases(olderThanMs: number): Promise<void> {
+    if (this.checkingLeases || this.stopMode === 'urgent') return;
+    this.checkingLeases = true;
+    try {
+      const cutoff = Date.now() - olderThanMs;
+      const suspects = [...this.runs].filter(([, run]) => run.since < cutoff).map(([id]) => id);
+      for (const id of suspects) {
+        const status = await this.deps.backend.getResult(id).then(
+          (record) => record.status,
+          (error: unknown) => (error instanceof TaskResultDoesNotExist ? null : undefined),
+        );
+        // undefined: the store did not answer; look again next time.
+        if (status === undefined || status === TaskResultStatus.RUNNING) continue;
+        this.abandon(id, status ?? 'expired');
+      }
+    } finally {
+      this.checkingLeases = false;
+    }
+  }
+
+  private abandon(id: string, status: string): void {
+    const record = this.running.get(id);
+    const run = this.runs.get(id);
+    if (!record || !run) return;
+    this.running.delete(id);
+    this.runs.delete(id);
+    this.freeSlots.push(run.slot);
+    this.deps.logger.warn(taskAbandoned(id, record.task.name, status));
+    void this.deps.channel.send({ kind: 'released', ids: [id] });
     this.notify();
   }
 

@@ -37,3 +37,10 @@ export const WORKER_POOL_ENV = 'THREADMILL_WORKER_POOL_ID';
  * other pools recover its tasks.
  */
 export const POOL_TTL_BROKER_INTERVALS = 3;
+
+/**
+ * Shortest period of a child's check for tasks whose lease the broker reaped
+ * while they never settled (their slots are then freed). The check runs every
+ * max(this, 2 broker intervals) and looks only at tasks running that long.
+ */
+export const LEASE_CHECK_MIN_MS = 1_000;

@@ -16,6 +16,7 @@ import {
   CHILD_EXIT_GRACE_MS,
   IDLE_ACQUIRE_WAIT_MS,
   POOL_TTL_BROKER_INTERVALS,
+  LEASE_CHECK_MIN_MS,
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
   URGENT_GRACE_MS,
@@ -90,6 +91,7 @@ export class WorkerLauncher {
       idleWaitMs: IDLE_ACQUIRE_WAIT_MS,
       retryDelayMs: RETRY_DELAY_MS,
       poolId: process.env[WORKER_POOL_ENV] || undefined,
+      leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.brokerIntervalMs),
     });
     // The child's own signals (a terminal's Ctrl-C reaches the whole process group)
     // and the pool's stop message feed one ShutdownSignals, so one Ctrl-C counts once.

@@ -107,7 +107,10 @@ export class FakeWorkerBackend implements TaskBackend {
   readonly runningSegment: TaskRecord[] = [];
   brokerPasses = 0;
 
+  getResultCalls = 0;
+
   async getResult(id: string): Promise<TaskRecord> {
+    this.getResultCalls++;
     const record = this.stored.get(id);
     if (!record) throw new TaskResultDoesNotExist(`no task ${id}`);
     return record;

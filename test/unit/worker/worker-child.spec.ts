@@ -5,7 +5,7 @@ import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeWorkerBackend, readyRecord } from './fake-worker-backend';
+import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
 
 /** A task run the test settles by hand. */
 interface PendingRun {
@@ -14,7 +14,7 @@ interface PendingRun {
   fail(error: unknown): void;
 }
 
-function setup(options: Partial<WorkerOptions> = {}, random = 0) {
+function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: number) {
   const backend = new FakeWorkerBackend();
   const runs: PendingRun[] = [];
   const messages: ChildMessage[] = [];
@@ -47,6 +47,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0) {
     identity: 'host:42',
     idleWaitMs: 60_000,
     retryDelayMs: 10,
+    leaseCheckMs,
     random: () => random,
   };
   const child = new WorkerChild(
@@ -213,5 +214,29 @@ describe('WorkerChild', () => {
     runs[1].succeed();
     await new Promise((resolve) => setImmediate(resolve));
     expect(ids(backend.acknowledged.flat())).toEqual(['a']);
+  });
+
+  it('frees the slot of a task that never settles once its lease was reaped', async () => {
+    const { backend, runs, messages, child } = setup({ threads: 1 }, 0, 20);
+    backend.ready.push(readyRecord('hung'), readyRecord('next'));
+    // What the store says while they run: RUNNING, so their slots stay taken.
+    backend.stored.set('hung', runningRecord('hung', 'host:42-1'));
+    backend.stored.set('next', runningRecord('next', 'host:42-1'));
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the first run' });
+    await waitFor(() => backend.getResultCalls >= 2, { what: 'two lease checks' });
+    expect(runs).toHaveLength(1);
+    // The broker reaped it.
+    backend.stored.set('hung', { ...runs[0].record, status: TaskResultStatus.FAILED });
+    await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
+    expect(runs[1].record.id).toBe('next');
+    expect(messages).toContainEqual({ kind: 'released', ids: ['hung'] });
+    child.stop(false);
+    runs[1].succeed();
+    await expect(done).resolves.toBe('stopped');
+    // Its late result is dropped, never acknowledged over the reaper's FAILED.
+    runs[0].succeed();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(backend.acknowledged.flat().map((r) => r.id)).toEqual(['next']);
   });
 });
