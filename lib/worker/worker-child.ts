@@ -294,13 +294,18 @@ export class WorkerChild {
       const cutoff = Date.now() - olderThanMs;
       const suspects = [...this.runs].filter(([, run]) => run.since < cutoff).map(([id]) => id);
       for (const id of suspects) {
-        const status = await this.deps.backend.getResult(id).then(
-          (record) => record.status,
+        const stored = await this.deps.backend.getResult(id).then(
+          (record): TaskRecord | null => record,
           (error: unknown) => (error instanceof TaskResultDoesNotExist ? null : undefined),
         );
         // undefined: the store did not answer; look again next time.
-        if (status === undefined || status === TaskResultStatus.RUNNING) continue;
-        this.abandon(id, status ?? 'expired');
+        if (stored === undefined) continue;
+        const held = this.running.get(id);
+        // Still our lease: RUNNING in the same attempt (not retried and taken by another worker).
+        const ours =
+          stored?.status === TaskResultStatus.RUNNING &&
+          stored.workerIds.length === held?.workerIds.length;
+        if (!ours) this.abandon(id, stored?.status ?? 'expired');
       }
     } finally {
       this.checkingLeases = false;
