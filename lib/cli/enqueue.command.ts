@@ -3,10 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
-import { enqueueUnknownTask, notEnqueuable } from '../core/worker.messages';
-import type { TaskClass } from '../task/task-method.types';
 import { TaskService } from '../task/task.service';
-import { TaskRegistry } from '../task/task.registry';
 import { CommandOutputWriter } from './command-output.writer';
 import {
   parseIsoDate,
@@ -26,9 +23,6 @@ export interface EnqueueCommandOptions {
   backend?: string;
 }
 
-/** A task's provider seen by name only: every method takes and returns unknown values. */
-type NamedTaskProvider = Record<string, (...args: unknown[]) => unknown>;
-
 /**
  * `threadmill enqueue <task>`: enqueue a registered task by its stable name
  * and print the new result ids, one a line. `--count N` stores N copies in one
@@ -44,7 +38,6 @@ type NamedTaskProvider = Record<string, (...args: unknown[]) => unknown>;
 })
 export class EnqueueCommand extends CommandRunner {
   constructor(
-    private readonly registry: TaskRegistry,
     private readonly tasks: TaskService,
     private readonly output: CommandOutputWriter,
   ) {
@@ -52,10 +45,6 @@ export class EnqueueCommand extends CommandRunner {
   }
 
   async run([name]: string[], options: EnqueueCommandOptions = {}): Promise<void> {
-    const definition = this.registry.find(name);
-    if (!definition) return this.output.usageError(enqueueUnknownTask(name, this.registry.names));
-    const providerClass = definition.providerClasses[0];
-    if (!providerClass) return this.output.usageError(notEnqueuable(name));
     const overrides: TaskOverrides = {
       priority: options.priority,
       queue: options.queue,
@@ -64,12 +53,7 @@ export class EnqueueCommand extends CommandRunner {
     };
     const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
     try {
-      const results = await this.tasks.enqueueMany(
-        providerClass as TaskClass<NamedTaskProvider>,
-        definition.methodName,
-        argsList,
-        withoutUndefined(overrides),
-      );
+      const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
       for (const result of results) this.output.line(result.id);
     } catch (error) {
       if (error instanceof InvalidTaskError) return this.output.usageError(error.message);

@@ -25,9 +25,6 @@ export const workerQueueNotConfigured = (
 export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
   `--backend: no backend "${alias}" is configured (configured: ${quoted(aliases)}).`;
 
-export const enqueueUnknownTask = (name: string, names: readonly string[]): string =>
-  `No @Task named "${name}" is registered in this application (registered: ${quoted(names)}).`;
-
 export const usageLine = (message: string): string => `error: ${message}\n`;
 
 // ---- the pool's log lines ----
@@ -141,6 +138,3 @@ export const taskAbandoned = (id: string, taskName: string, status: string): str
 
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
-
-export const notEnqueuable = (name: string): string =>
-  `Task "${name}" is declared on a provider without a class token, so it cannot be enqueued by name.`;
