@@ -11,6 +11,7 @@ export type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  BrokerPassOptions,
   BrokerPassReport,
   QueueSegment,
   RetryOutcome,

@@ -44,6 +44,15 @@ export type AcknowledgeOutcome = 'acknowledged' | 'stale';
 /** Per record, in order: whether the retry put it back or found its lease already gone. */
 export type RetryOutcome = 'retried' | 'stale';
 
+/** Who runs a maintenance pass. */
+export interface BrokerPassOptions {
+  /**
+   * The pool running it: alive by definition, so its own tasks are never
+   * recovered as a dead pool's, even if one of its beats failed to arrive.
+   */
+  poolId?: string;
+}
+
 /** What one maintenance pass did; a failed step is listed, never thrown. */
 export interface BrokerPassReport {
   promoted: number;
@@ -111,7 +120,7 @@ export interface TaskBackend {
    * recover the tasks of lapsed pools (each retried per its policy or FAILED),
    * trim history, heartbeat.
    */
-  brokerPass(): Promise<BrokerPassReport>;
+  brokerPass(options?: BrokerPassOptions): Promise<BrokerPassReport>;
   /** When the last broker pass ran, or null if none has. */
   brokerHeartbeat(): Promise<Date | null>;
   /** Resolves when the store answers; throws `BackendUnavailableError` otherwise. */

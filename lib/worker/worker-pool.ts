@@ -69,6 +69,18 @@ export interface WorkerPoolDeps {
 /** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
 const LEASE_SEARCH_LIMIT = 1000;
 
+/** The pool's state as its health endpoint reports it. */
+export interface PoolHealth {
+  readonly stopping: boolean;
+  readonly childrenAlive: number;
+  readonly childrenExpected: number;
+  /** When the last broker pass completed (epoch ms), or null before the first. */
+  readonly lastBrokerPassAt: number | null;
+  readonly brokerIntervalMs: number;
+  readonly done: number;
+  readonly failed: number;
+}
+
 interface ChildState {
   readonly process: ForkedChild;
   readonly pid: number;
@@ -97,6 +109,7 @@ export class WorkerPool {
   private brokerPass: Promise<void> | null = null;
   private summaryTimer: NodeJS.Timeout | null = null;
   private finish: (() => void) | null = null;
+  private lastBrokerPassAt: number | null = null;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -111,6 +124,19 @@ export class WorkerPool {
   /** Live children's pids. */
   get childPids(): number[] {
     return [...this.children.keys()];
+  }
+
+  /** What a liveness probe needs to know (see WorkerHealthServer). */
+  get health(): PoolHealth {
+    return {
+      stopping: this.stopMode !== 'none',
+      childrenAlive: this.children.size,
+      childrenExpected: this.options.processes,
+      lastBrokerPassAt: this.lastBrokerPassAt,
+      brokerIntervalMs: this.deps.backend.brokerIntervalMs,
+      done: this.done,
+      failed: this.failed,
+    };
   }
 
   /** Resolves when the pool stopped (signal) or drained (`--exit-empty`). */
@@ -369,7 +395,9 @@ export class WorkerPool {
   private async runBrokerPass(): Promise<void> {
     await this.beat();
     try {
-      const report = await this.deps.backend.brokerPass();
+      // Named, so a beat that failed to arrive never makes this pool recover its own tasks.
+      const report = await this.deps.backend.brokerPass({ poolId: this.deps.poolId });
+      this.lastBrokerPassAt = Date.now();
       for (const { step, error } of report.failedSteps) {
         this.deps.logger.error(brokerStepFailed(step, error));
       }

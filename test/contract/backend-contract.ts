@@ -491,6 +491,24 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect((await acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
       });
 
+      it('never recovers the tasks of the pool that runs the pass, even when its beat lapsed', async () => {
+        await backend.enqueue(newRecord(alias));
+        await backend.beatPool('pool-a', 100);
+        const [acquired] = await backend.acquire(['default'], {
+          workerId: 'a:1-1',
+          timeoutMs: 0,
+          poolId: 'pool-a',
+        });
+        await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
+          what: "pool-a's heartbeat to lapse",
+        });
+        expect((await backend.brokerPass({ poolId: 'pool-a' })).recovered).toBe(0);
+        await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
+          status: TaskResultStatus.RUNNING,
+        });
+        expect((await backend.brokerPass({ poolId: 'pool-b' })).recovered).toBe(1);
+      });
+
       it('recovers nothing of a pool that acknowledged its tasks before it stopped', async () => {
         await backend.enqueue(newRecord(alias));
         await backend.beatPool('pool-a', 100);

@@ -30,6 +30,7 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type BrokerPassOptions,
   type BrokerPassReport,
   type ExecutingBackend,
   type QueueSegment,
@@ -324,7 +325,7 @@ export class MemoryBackend implements ExecutingBackend {
     else this.pools.delete(poolId);
   }
 
-  async brokerPass(): Promise<BrokerPassReport> {
+  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     this.assertOpen();
     const report: BrokerPassReport = {
       promoted: 0,
@@ -336,7 +337,7 @@ export class MemoryBackend implements ExecutingBackend {
     const steps: [string, () => void][] = [
       ['promote', () => (report.promoted = this.promoteDue())],
       ['reap', () => (report.reaped = this.reapExpired())],
-      ['recover', () => (report.recovered = this.recoverLapsedPools())],
+      ['recover', () => (report.recovered = this.recoverLapsedPools(options.poolId))],
       ['trim', () => (report.trimmed = this.trim())],
     ];
     for (const [step, run] of steps) {
@@ -581,11 +582,11 @@ export class MemoryBackend implements ExecutingBackend {
   }
 
   /** Tasks of pools whose heartbeat lapsed: retried or failed with WorkerLost, at most batchSize. */
-  private recoverLapsedPools(): number {
+  private recoverLapsedPools(ownPoolId: string | undefined): number {
     const now = Date.now();
     let budget = this.options.batchSize;
     for (const [poolId, deadline] of this.pools) {
-      if (deadline > now || budget <= 0) continue;
+      if (deadline > now || budget <= 0 || poolId === ownPoolId) continue;
       for (const id of [...(this.poolTasks.get(poolId) ?? [])].slice(0, budget)) {
         budget--;
         const lease = this.leases.get(id);

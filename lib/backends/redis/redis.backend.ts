@@ -11,6 +11,7 @@ import type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  BrokerPassOptions,
   BrokerPassReport,
   QueueSegment,
   RetryOutcome,
@@ -346,9 +347,9 @@ export class RedisBackend implements TaskBackend {
     throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
   }
 
-  async brokerPass(): Promise<BrokerPassReport> {
+  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     this.assertOpen();
-    return this.broker.pass();
+    return this.broker.pass(options.poolId);
   }
 
   async brokerHeartbeat(): Promise<Date | null> {

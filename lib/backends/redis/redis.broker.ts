@@ -47,7 +47,8 @@ export class RedisBroker {
     private readonly logger: Logger,
   ) {}
 
-  async pass(): Promise<BrokerPassReport> {
+  /** @param ownPoolId the pool running this pass: alive, so never recovered by it. */
+  async pass(ownPoolId?: string): Promise<BrokerPassReport> {
     const report: BrokerPassReport = {
       promoted: 0,
       reaped: 0,
@@ -63,7 +64,7 @@ export class RedisBroker {
       report.reaped = await this.reap(now);
     });
     await this.step(report, 'recover', async () => {
-      report.recovered = await this.recover(now);
+      report.recovered = await this.recover(now, ownPoolId);
     });
     await this.step(report, 'trim', async () => {
       report.trimmed = await this.trim(now);
@@ -163,7 +164,7 @@ export class RedisBroker {
    * failed with WorkerLost, guarded by that pool id; once it holds nothing it
    * is forgotten. At most batchSize tasks per pass.
    */
-  private async recover(now: number): Promise<number> {
+  private async recover(now: number, ownPoolId: string | undefined): Promise<number> {
     const { client } = this.connection;
     const lapsed = await client.zrangebyscore(
       this.keys.pools,
@@ -177,6 +178,7 @@ export class RedisBroker {
     let recovered = 0;
     for (const poolId of lapsed) {
       if (remaining <= 0) break;
+      if (poolId === ownPoolId) continue;
       const poolTasksKey = this.keys.poolTasks(poolId);
       const ids = await client.srandmember(poolTasksKey, Math.min(remaining, MAX_PER_CALL));
       remaining -= ids.length;

@@ -26,6 +26,7 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type BrokerPassOptions,
   type BrokerPassReport,
   type QueueSegment,
   type RetryOutcome,
@@ -119,7 +120,7 @@ export class SqliteBackend implements TaskBackend {
     (records: readonly TaskRecord[], now: number) => RetryOutcome[]
   >;
   private readonly retirePoolTx: Transaction<(poolId: string, now: number) => void>;
-  private readonly recoverTx: Transaction<(now: number) => number>;
+  private readonly recoverTx: Transaction<(now: number, ownPoolId?: string) => number>;
   private readonly acknowledgeTx: Transaction<
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
@@ -182,7 +183,9 @@ export class SqliteBackend implements TaskBackend {
         this.sql.deletePool.run(this.alias, poolId);
       }
     });
-    this.recoverTx = db.transaction((now: number) => this.recoverLapsedPools(now));
+    this.recoverTx = db.transaction((now: number, ownPoolId?: string) =>
+      this.recoverLapsedPools(now, ownPoolId),
+    );
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.finish(record, now)),
     );
@@ -332,7 +335,7 @@ export class SqliteBackend implements TaskBackend {
     return deserializeRecord(id, row.data);
   }
 
-  async brokerPass(): Promise<BrokerPassReport> {
+  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     const report: BrokerPassReport = {
       promoted: 0,
       reaped: 0,
@@ -351,7 +354,7 @@ export class SqliteBackend implements TaskBackend {
     };
     step('promote', (now) => (report.promoted = this.promoteTx.immediate(now)));
     step('reap', (now) => (report.reaped = this.reapTx.immediate(now)));
-    step('recover', (now) => (report.recovered = this.recoverTx.immediate(now)));
+    step('recover', (now) => (report.recovered = this.recoverTx.immediate(now, options.poolId)));
     step('trim', (now) => (report.trimmed = this.trimTx.immediate(now)));
     step('heartbeat', (now) =>
       this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(now)),
@@ -533,10 +536,11 @@ export class SqliteBackend implements TaskBackend {
    * retried or failed with WorkerLost (one index range per pool: its own tasks
    * only), at most batchSize; a pool that holds nothing more is forgotten.
    */
-  private recoverLapsedPools(now: number): number {
+  private recoverLapsedPools(now: number, ownPoolId: string | undefined): number {
     let budget = this.config.batchSize;
     for (const poolId of this.sql.selectLapsedPools.all(this.alias, now, budget)) {
       if (budget <= 0) break;
+      if (poolId === ownPoolId) continue;
       const rows = this.sql.selectPoolTasks.all(this.alias, poolId, budget);
       for (const row of rows) {
         budget--;
