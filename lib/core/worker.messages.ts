@@ -138,3 +138,6 @@ export const taskAbandoned = (id: string, taskName: string, status: string): str
 
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
+
+export const workerHealthListening = (port: number): string =>
+  `Health endpoint listening on port ${port} (200 while the pool is healthy, 503 otherwise).`;

@@ -18,4 +18,6 @@ export interface WorkerOptions {
   readonly maxTasksJitter: number;
   /** Drain the queues, then exit 0, instead of waiting for more work. */
   readonly exitEmpty: boolean;
+  /** Port of the main process's liveness endpoint; none when absent. */
+  readonly healthPort?: number;
 }

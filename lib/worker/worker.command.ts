@@ -4,7 +4,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
 import { CommandOutputWriter } from '../cli/command-output.writer';
-import { parseName, parseWholeNumber } from '../cli/parse-option.util';
+import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../cli/parse-option.util';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { workerBackendNotConfigured, workerQueueNotConfigured } from '../core/worker.messages';
 import type { WorkerOptions } from './worker-options.interface';
@@ -19,6 +19,7 @@ export interface WorkerCommandOptions {
   maxTasks?: number;
   maxTasksJitter?: number;
   exitEmpty?: boolean;
+  healthPort?: number;
 }
 
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
@@ -66,6 +67,7 @@ export class WorkerCommand extends CommandRunner {
       maxTasks: options.maxTasks ?? null,
       maxTasksJitter: options.maxTasksJitter ?? 0,
       exitEmpty: options.exitEmpty ?? false,
+      ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
     };
     await this.launcher.launch(backend, resolved);
   }
@@ -128,5 +130,14 @@ export class WorkerCommand extends CommandRunner {
   })
   parseExitEmpty(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--health-port <port>',
+    description:
+      'Serve a liveness endpoint on this port: 200 while the pool, its broker and children are alive, else 503. Default: none.',
+  })
+  parseHealthPort(value: string): number {
+    return parseWholeNumberInRange('--health-port', value, 1, 65535);
   }
 }

@@ -10,6 +10,7 @@ import { TaskRunner } from './task-runner';
 import { WorkerChild, type ParentChannel } from './worker-child';
 import { asParentMessage, type ChildMessage } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
+import { WorkerHealthServer } from './worker-health.server';
 import { WorkerPool } from './worker-pool';
 import {
   BOOT_RETRY_MS,
@@ -70,10 +71,16 @@ export class WorkerLauncher {
       logger.log(shutdownRequested(cause, urgent));
       pool.stop(urgent);
     }).listen();
+    const healthServer =
+      options.healthPort === undefined
+        ? null
+        : new WorkerHealthServer(options.healthPort, () => pool.health);
     try {
+      await healthServer?.start();
       await pool.run();
     } finally {
       signals.dispose();
+      await healthServer?.close();
     }
   }
 

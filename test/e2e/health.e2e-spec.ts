@@ -44,6 +44,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
   let base: string;
   let thresholdBase: string;
   let pool: Started;
+  let poolHealthUrl: string;
   let redis: Redis;
 
   function start(args: string[], env: Record<string, string>): Started {
@@ -99,8 +100,13 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
       startWeb({ THREADMILL_HEALTH_MAX_READY: '2' }),
     ]);
     // The pool serves only `default`, so tasks on `emails` stay READY for the threshold test.
+    const poolHealthPort = await freePort();
+    poolHealthUrl = `http://127.0.0.1:${poolHealthPort}/health`;
     pool = start(
-      [WORKER, 'worker', '--backend', alias, '--processes', '1', '--queues', 'default'],
+      [
+        ...[WORKER, 'worker', '--backend', alias, '--processes', '1', '--queues', 'default'],
+        ...['--health-port', String(poolHealthPort)],
+      ],
       {},
     );
   }, 60_000);
@@ -134,6 +140,24 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
       },
     });
     expect(body.info.threadmill.heartbeatAgeMs).toBeLessThan(3 * BROKER_INTERVAL_MS);
+  });
+
+  it("serves the pool's own liveness endpoint with --health-port", async () => {
+    const report = await waitFor(
+      async () => {
+        const response = await fetch(poolHealthUrl);
+        return response.status === 200
+          ? ((await response.json()) as Record<string, unknown>)
+          : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the pool health endpoint to answer 200' },
+    );
+    expect(report).toMatchObject({
+      status: 'up',
+      reasons: [],
+      childrenAlive: 1,
+      childrenExpected: 1,
+    });
   });
 
   it('round-trips a task enqueued over HTTP to SUCCESSFUL', async () => {
@@ -190,6 +214,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
   it('turns 503 naming the broker within three broker intervals after the pool stops', async () => {
     pool.process.kill('SIGTERM');
     expect(await pool.exited).toBe(0);
+    await expect(fetch(poolHealthUrl)).rejects.toThrow();
     const stoppedAt = Date.now();
     const { body } = await waitFor(
       async () => {

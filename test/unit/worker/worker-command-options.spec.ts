@@ -34,7 +34,7 @@ function readmeRows(): [string, string][] {
 }
 
 describe('worker command options', () => {
-  it('are exactly the flags of SPEC §5, one @Option parser each', () => {
+  it('are the flags of SPEC §5 plus the health port, one @Option parser each', () => {
     expect(optionMetadata().map((meta) => meta.flags.split(' ')[0])).toEqual([
       '--backend',
       '--queues',
@@ -43,6 +43,7 @@ describe('worker command options', () => {
       '--max-tasks',
       '--max-tasks-jitter',
       '--exit-empty',
+      '--health-port',
     ]);
   });
 

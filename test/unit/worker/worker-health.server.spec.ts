@@ -1,0 +1,63 @@
+import { assessPoolHealth, WorkerHealthServer } from '../../../lib/worker/worker-health.server';
+import type { PoolHealth } from '../../../lib/worker/worker-pool';
+
+const NOW = 1_000_000;
+const healthy: PoolHealth = {
+  stopping: false,
+  childrenAlive: 2,
+  childrenExpected: 2,
+  lastBrokerPassAt: NOW - 500,
+  brokerIntervalMs: 1000,
+  done: 7,
+  failed: 1,
+};
+
+describe('worker pool health', () => {
+  it('is up while the broker passes and every child lives', () => {
+    expect(assessPoolHealth(healthy, NOW)).toEqual({
+      status: 'up',
+      reasons: [],
+      childrenAlive: 2,
+      childrenExpected: 2,
+      brokerPassAgeMs: 500,
+      done: 7,
+      failed: 1,
+    });
+  });
+
+  it.each([
+    [{ stopping: true }, 'the pool is stopping'],
+    [{ lastBrokerPassAt: null }, 'the broker has not completed a pass yet'],
+    [{ lastBrokerPassAt: NOW - 3001 }, "the broker's last pass is 3001 ms old (limit 3000 ms)"],
+    [
+      { lastBrokerPassAt: NOW - 9000, brokerIntervalMs: 2000 },
+      "the broker's last pass is 9000 ms old (limit 6000 ms)",
+    ],
+    [{ childrenAlive: 1 }, '1 of 2 worker children are alive'],
+  ])('is down with the reason when %o', (change, reason) => {
+    const report = assessPoolHealth({ ...healthy, ...change }, NOW);
+    expect(report.status).toBe('down');
+    expect(report.reasons).toEqual([reason]);
+  });
+
+  it('serves the assessment over HTTP: 200 when up, 503 when down', async () => {
+    let state: PoolHealth = { ...healthy, lastBrokerPassAt: Date.now() };
+    const server = new WorkerHealthServer(0, () => state);
+    await server.start();
+    try {
+      const url = `http://127.0.0.1:${server.port}/health`;
+      const up = await fetch(url);
+      expect(up.status).toBe(200);
+      expect(await up.json()).toMatchObject({ status: 'up', childrenAlive: 2 });
+      state = { ...state, childrenAlive: 0 };
+      const down = await fetch(url);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({
+        status: 'down',
+        reasons: ['0 of 2 worker children are alive'],
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
