@@ -23,6 +23,7 @@ import {
   nextAttempt,
   queueNotConfigured,
   retryNotReady,
+  runBrokerSteps,
   taskResultDoesNotExist,
   workerLost,
   type AcknowledgeOutcome,
@@ -327,29 +328,15 @@ export class MemoryBackend implements ExecutingBackend {
 
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     this.assertOpen();
-    const report: BrokerPassReport = {
-      promoted: 0,
-      reaped: 0,
-      recovered: 0,
-      trimmed: 0,
-      failedSteps: [],
-    };
-    const steps: [string, () => void][] = [
-      ['promote', () => (report.promoted = this.promoteDue())],
-      ['reap', () => (report.reaped = this.reapExpired())],
-      ['recover', () => (report.recovered = this.recoverLapsedPools(options.poolId))],
-      ['trim', () => (report.trimmed = this.trim())],
-    ];
-    for (const [step, run] of steps) {
-      // One failing step must not stop the others (same rule as the Redis broker).
-      try {
-        run();
-      } catch (error) {
-        report.failedSteps.push({ step, error });
-      }
-    }
-    this.heartbeat = new Date();
-    return report;
+    return runBrokerSteps({
+      promote: () => this.promoteDue(),
+      reap: () => this.reapExpired(),
+      recover: () => this.recoverLapsedPools(options.poolId),
+      trim: () => this.trim(),
+      heartbeat: () => {
+        this.heartbeat = new Date();
+      },
+    });
   }
 
   async brokerHeartbeat(): Promise<Date | null> {

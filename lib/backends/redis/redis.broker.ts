@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 
+import { runBrokerSteps } from '../../core/broker-pass';
 import { AcknowledgementTimeout } from '../../core/errors/acknowledgement-timeout.error';
 import { WorkerLost } from '../../core/errors/worker-lost.error';
 import { isRetry, nextAttempt } from '../../core/retry-policy';
@@ -24,8 +25,6 @@ import {
 /** Most ids one script call moves or reaps: Lua's unpack() has a stack limit near 8000. */
 export const MAX_PER_CALL = 1000;
 
-type Step = 'promote' | 'reap' | 'recover' | 'trim' | 'heartbeat';
-
 /**
  * One maintenance pass of a RedisBackend alias, run every brokerInterval by
  * the worker pool's main process: the mover promotes due deferred tasks, the
@@ -49,44 +48,15 @@ export class RedisBroker {
 
   /** @param ownPoolId the pool running this pass: alive, so never recovered by it. */
   async pass(ownPoolId?: string): Promise<BrokerPassReport> {
-    const report: BrokerPassReport = {
-      promoted: 0,
-      reaped: 0,
-      recovered: 0,
-      trimmed: 0,
-      failedSteps: [],
-    };
     const now = Date.now();
-    await this.step(report, 'promote', async () => {
-      report.promoted = await this.promote(now);
+    const { connection } = this;
+    return runBrokerSteps({
+      promote: () => connection.run(() => this.promote(now)),
+      reap: () => connection.run(() => this.reap(now)),
+      recover: () => connection.run(() => this.recover(now, ownPoolId)),
+      trim: () => connection.run(() => this.trim(now)),
+      heartbeat: () => connection.run(() => this.heartbeat(now)),
     });
-    await this.step(report, 'reap', async () => {
-      report.reaped = await this.reap(now);
-    });
-    await this.step(report, 'recover', async () => {
-      report.recovered = await this.recover(now, ownPoolId);
-    });
-    await this.step(report, 'trim', async () => {
-      report.trimmed = await this.trim(now);
-    });
-    await this.step(report, 'heartbeat', () => this.heartbeat(now));
-    return report;
-  }
-
-  private async step(
-    report: BrokerPassReport,
-    step: Step,
-    run: () => Promise<void>,
-  ): Promise<void> {
-    try {
-      await this.connection.run(run);
-    } catch (error) {
-      // Logged and reported, never thrown: the next step and the next pass must still run.
-      this.logger.error(
-        `broker step "${step}" failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      report.failedSteps.push({ step, error });
-    }
   }
 
   /** The mover: due deferred tasks into their ready queues, at most batchSize in all. */

@@ -33,6 +33,7 @@ import {
   type TaskBackend,
   type TaskErrorRecord,
   type TaskRecord,
+  runBrokerSteps,
 } from '../../core';
 import {
   ensureParentFolder,
@@ -336,29 +337,17 @@ export class SqliteBackend implements TaskBackend {
   }
 
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
-    const report: BrokerPassReport = {
-      promoted: 0,
-      reaped: 0,
-      recovered: 0,
-      trimmed: 0,
-      failedSteps: [],
-    };
-    const step = (name: string, run: (now: number) => void): void => {
-      try {
-        this.guard(() => run(Date.now()));
-      } catch (error) {
-        // One failing step must not stop the others (SPEC §4); the report and the log say which.
-        this.logger.error(`broker step "${name}" of "${this.alias}" failed: ${errorText(error)}`);
-        report.failedSteps.push({ step: name, error });
-      }
-    };
-    step('promote', (now) => (report.promoted = this.promoteTx.immediate(now)));
-    step('reap', (now) => (report.reaped = this.reapTx.immediate(now)));
-    step('recover', (now) => (report.recovered = this.recoverTx.immediate(now, options.poolId)));
-    step('trim', (now) => (report.trimmed = this.trimTx.immediate(now)));
-    step('heartbeat', (now) =>
-      this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(now)),
-    );
+    const report = await runBrokerSteps({
+      promote: () => this.guard(() => this.promoteTx.immediate(Date.now())),
+      reap: () => this.guard(() => this.reapTx.immediate(Date.now())),
+      recover: () => this.guard(() => this.recoverTx.immediate(Date.now(), options.poolId)),
+      trim: () => this.guard(() => this.trimTx.immediate(Date.now())),
+      heartbeat: () => {
+        this.guard(() =>
+          this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(Date.now())),
+        );
+      },
+    });
     if (report.promoted + report.reaped + report.recovered > 0) this.workAdded();
     return report;
   }

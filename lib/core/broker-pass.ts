@@ -1,0 +1,45 @@
+import type { BrokerPassReport } from './task-backend.interface';
+
+/** What one broker pass does, step by step; counting steps return how many tasks they moved. */
+export interface BrokerSteps {
+  /** The mover: due deferred tasks into their ready queues. */
+  promote(): number | Promise<number>;
+  /** The reaper: tasks whose lease expired, retried or failed. */
+  reap(): number | Promise<number>;
+  /** The tasks of pools whose heartbeat lapsed, retried or failed. */
+  recover(): number | Promise<number>;
+  /** History and ingress older than the result TTL. */
+  trim(): number | Promise<number>;
+  /** When this pass ran, for health checks. */
+  heartbeat(): void | Promise<void>;
+}
+
+/**
+ * Runs the steps of one broker pass in order. A failing step is recorded in
+ * the report and never stops the steps after it (SPEC §4): one broken part of
+ * the store must not stall promotion or reaping. The caller (the pool) logs
+ * `failedSteps`.
+ */
+export async function runBrokerSteps(steps: BrokerSteps): Promise<BrokerPassReport> {
+  const report: BrokerPassReport = {
+    promoted: 0,
+    reaped: 0,
+    recovered: 0,
+    trimmed: 0,
+    failedSteps: [],
+  };
+  const run = async <T>(step: keyof BrokerSteps, fallback: T): Promise<T> => {
+    try {
+      return (await steps[step]()) as T;
+    } catch (error) {
+      report.failedSteps.push({ step, error });
+      return fallback;
+    }
+  };
+  report.promoted = await run('promote', 0);
+  report.reaped = await run('reap', 0);
+  report.recovered = await run('recover', 0);
+  report.trimmed = await run('trim', 0);
+  await run('heartbeat', undefined);
+  return report;
+}
