@@ -120,6 +120,10 @@ export const taskFinishedLine = (
 export const acquireFailed = (alias: string, error: unknown): string =>
   `Acquiring from backend "${alias}" failed (${describe(error)}); retrying.`;
 
+export const orphanedLeasesReleased = (count: number, alias: string): string =>
+  `${count} task(s) of backend "${alias}" were leased to this worker by an acquire whose reply was lost ` +
+  `with the connection; they never started and went back to their queue.`;
+
 export const acknowledgeFailed = (
   count: number,
   attempt: number,

@@ -10,6 +10,7 @@ import { errorToRecord } from '../core/task-serializer';
 import {
   acknowledgeFailed,
   acquireFailed,
+  orphanedLeasesReleased,
   releaseFailed,
   staleAcknowledge,
   taskAbandoned,
@@ -52,6 +53,9 @@ export interface WorkerChildDeps {
   readonly random?: () => number;
 }
 
+/** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
+const ORPHAN_SEARCH_LIMIT = 1000;
+
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
 
@@ -73,6 +77,10 @@ export class WorkerChild {
   private checkingLeases = false;
   /** Finished and waiting for the next acknowledge batch. */
   private readonly finished: TaskRecord[] = [];
+  /** Acquired and not yet stored (acknowledged, retried) or released: leases this child knows. */
+  private readonly unsettled = new Set<string>();
+  /** An acquire failed: Redis may have leased tasks whose reply never arrived. */
+  private orphansPossible = false;
   private releasing: Promise<void> = Promise.resolve();
   private flushing: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -131,6 +139,10 @@ export class WorkerChild {
         await this.nextChange();
         continue;
       }
+      if (this.orphansPossible && !(await this.releaseOrphans())) {
+        await this.pause(this.deps.retryDelayMs);
+        continue;
+      }
       const max = Math.min(this.freeSlots.length, this.budget);
       const workerId = this.workerId(this.freeSlots[0]);
       let records: TaskRecord[];
@@ -145,6 +157,7 @@ export class WorkerChild {
         });
       } catch (error) {
         this.deps.logger.error(acquireFailed(this.options.backend, error));
+        this.orphansPossible = true;
         await this.pause(this.deps.retryDelayMs);
         continue;
       }
@@ -163,7 +176,10 @@ export class WorkerChild {
 
   private async take(records: readonly TaskRecord[], batchWorkerId: string): Promise<void> {
     this.budget -= records.length;
-    for (const record of records) this.running.set(record.id, record);
+    for (const record of records) {
+      this.running.set(record.id, record);
+      this.unsettled.add(record.id);
+    }
     // Wait until the ids left this process: a task that kills it must not be forgotten.
     await this.deps.channel.send({ kind: 'acquired', ids: records.map((r) => r.id) });
     if (this.stopMode === 'urgent') {
@@ -253,6 +269,8 @@ export class WorkerChild {
         outcomes.forEach((outcome, i) => {
           if (outcome === 'stale') this.deps.logger.warn(staleAcknowledge(batch[i].id));
         });
+        // Stored: no longer a lease of ours. (One given up on stays ours: the reaper's, never an orphan.)
+        for (const record of batch) this.unsettled.delete(record.id);
         return;
       } catch (error) {
         this.deps.logger.error(
@@ -270,6 +288,7 @@ export class WorkerChild {
     this.runs.clear();
     if (records.length === 0) return;
     const ids = records.map((r) => r.id);
+    for (const id of ids) this.unsettled.delete(id);
     const release = this.deps.backend
       .release(records)
       .catch((error: unknown) => {
@@ -318,10 +337,41 @@ export class WorkerChild {
     if (!record || !run) return;
     this.running.delete(id);
     this.runs.delete(id);
+    this.unsettled.delete(id);
     this.freeSlots.push(run.slot);
     this.deps.logger.warn(taskAbandoned(id, record.task.name, status));
     void this.deps.channel.send({ kind: 'released', ids: [id] });
     this.notify();
+  }
+
+  /**
+   * After a failed acquire: Redis may have run it and lost only the reply, so
+   * tasks may be leased to this child's slots that it never received. They
+   * never started, so they go back to their queue at their place (release)
+   * instead of waiting for the lease reaper. Runs between acquires, so every
+   * lease of ours that is not in `unsettled` is such an orphan. True when the
+   * search ran (the store answered).
+   */
+  private async releaseOrphans(): Promise<boolean> {
+    const prefix = `${this.deps.identity}-`;
+    try {
+      const orphans: TaskRecord[] = [];
+      for (const queue of this.options.queues) {
+        for (const record of await this.deps.backend.peek(queue, 'running', ORPHAN_SEARCH_LIMIT)) {
+          const holder = record.workerIds[record.workerIds.length - 1] ?? '';
+          if (holder.startsWith(prefix) && !this.unsettled.has(record.id)) orphans.push(record);
+        }
+      }
+      if (orphans.length > 0) {
+        const released = await this.deps.backend.release(orphans);
+        this.deps.logger.warn(orphanedLeasesReleased(released, this.options.backend));
+      }
+      this.orphansPossible = false;
+      return true;
+    } catch (error) {
+      this.deps.logger.error(acquireFailed(this.options.backend, error));
+      return false;
+    }
   }
 
   /** Resolves once nothing acquired is unacknowledged or unreleased. */

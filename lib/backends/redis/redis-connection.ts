@@ -24,6 +24,8 @@ const BLOCK_SLICE_GRACE_MS = 5000;
 const MAX_RETRIES_PER_REQUEST = 1;
 const DISCONNECT_TIMEOUT_MS = 100;
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
+const IN_FLIGHT_LOST =
+  'the connection dropped before the reply: the command may or may not have been applied';
 
 /**
  * The connections of one RedisBackend alias: one shared client for every
@@ -192,16 +194,36 @@ export class RedisConnection {
       });
     }
     if (target.kind === 'url') {
-      return new Redis(target.url, {
+      const client = new Redis(target.url, {
         ...common,
         enableOfflineQueue: true,
         retryStrategy: reconnectDelay,
+        // See failInFlight: a command whose reply died with the connection is not sent again.
+        autoResendUnfulfilledCommands: false,
         ...redisOptions,
       });
+      client.on('close', () => this.failInFlight(client));
+      return client;
     }
     throw new BackendUnavailableError(
       redisUnavailable(this.settings.alias, this.settings.maskedTarget, 'no connection to create'),
     );
+  }
+
+  /**
+   * Fails the commands still waiting for a reply when the connection drops.
+   * Redis may have run them (a script ran, its reply was lost), so sending
+   * them again would run them twice: an enqueue would be refused as a
+   * duplicate id although it was stored, and a second acquire would lease
+   * other tasks while the first ones stay leased to a worker that never got
+   * them. Failing them says "unknown outcome" honestly and at once
+   * (BackendUnavailableError), and a worker then looks for such leases.
+   */
+  private failInFlight(client: Redis): void {
+    const inFlight = client.commandQueue;
+    if (inFlight.length === 0) return;
+    const lost = new Error(IN_FLIGHT_LOST);
+    for (let item = inFlight.shift(); item; item = inFlight.shift()) item.command.reject(lost);
   }
 
   private createBlocker(): RedisClient {

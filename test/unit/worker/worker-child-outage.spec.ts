@@ -9,7 +9,7 @@ import {
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild } from '../../../lib/worker/worker-child';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeWorkerBackend, readyRecord } from './fake-worker-backend';
+import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
 
 /** A backend whose Redis is down for the first `outageCalls` acquires. */
 class OutageBackend extends FakeWorkerBackend {
@@ -19,11 +19,17 @@ class OutageBackend extends FakeWorkerBackend {
     super();
   }
 
+  /** Acquire number `call` (1-based) fails too. */
+  readonly alsoFail = new Set<number>();
+
   override async acquire(
     queues: readonly string[],
     options: AcquireOptions,
   ): Promise<TaskRecord[]> {
     this.attemptsAt.push(Date.now());
+    if (this.alsoFail.has(this.attemptsAt.length)) {
+      throw new BackendUnavailableError('Threadmill backend "fake" cannot use Redis: ECONNRESET');
+    }
     if (this.outageCalls > 0) {
       this.outageCalls--;
       throw new BackendUnavailableError('Threadmill backend "fake" cannot use Redis: ECONNREFUSED');
@@ -33,6 +39,35 @@ class OutageBackend extends FakeWorkerBackend {
 }
 
 const RETRY_DELAY_MS = 50;
+
+function childOn(backend: FakeWorkerBackend, logger: Logger, messages: ChildMessage[]) {
+  return new WorkerChild(
+    {
+      backend: 'fake',
+      queues: ['default'],
+      processes: 1,
+      threads: 1,
+      maxTasks: null,
+      maxTasksJitter: 0,
+      exitEmpty: false,
+    },
+    {
+      backend,
+      runTask: async (r) => ({
+        ...r,
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: new Date(),
+        returnValue: null,
+      }),
+      channel: { send: async (message: ChildMessage) => void messages.push(message) },
+      logger,
+      logTasks: false,
+      identity: 'host:42',
+      idleWaitMs: 60_000,
+      retryDelayMs: RETRY_DELAY_MS,
+    },
+  );
+}
 
 describe('WorkerChild while its backend is unavailable', () => {
   it('logs each failed acquire, waits retryDelayMs before the next (no spin, no crash), and resumes', async () => {
@@ -88,5 +123,85 @@ describe('WorkerChild while its backend is unavailable', () => {
       expect(at - backend.attemptsAt[i]).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
     });
     expect(messages.some((m) => m.kind === 'settled' && m.ids.includes(record.id))).toBe(true);
+  });
+
+  it('after a failed acquire, puts back the tasks Redis leased to it whose reply was lost, and only those', async () => {
+    const backend = new OutageBackend(1);
+    // What the lost acquire leased to this child's slot 1, and a lease of another process.
+    const orphan = runningRecord('orphan', 'host:42-1');
+    const othersLease = runningRecord('theirs', 'host:7-1');
+    backend.runningSegment.push(orphan, othersLease);
+    const record = readyRecord('next');
+    backend.ready.push(record);
+    const logger = new Logger('test');
+    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const warnings: string[] = [];
+    jest.spyOn(logger, 'warn').mockImplementation((message: unknown) => {
+      warnings.push(String(message));
+    });
+    const child = childOn(backend, logger, []);
+    const running = child.run();
+    await waitFor(() => backend.acknowledged.flat().some((r) => r.id === record.id), {
+      what: 'the next task to be acknowledged',
+    });
+    child.stop(false);
+    await running;
+
+    expect(backend.released.map((batch) => batch.map((r) => r.id))).toEqual([['orphan']]);
+    expect(warnings).toEqual([
+      '1 task(s) of backend "fake" were leased to this worker by an acquire whose reply was lost ' +
+        'with the connection; they never started and went back to their queue.',
+    ]);
+  });
+
+  it('never puts back a task it holds itself', async () => {
+    const backend = new OutageBackend(0);
+    const held = readyRecord('held');
+    backend.ready.push(held);
+    // Redis shows it leased to us, as it is; the acquire after the one that took it fails.
+    backend.runningSegment.push(runningRecord('held', 'host:42-1'));
+    backend.alsoFail.add(2);
+    const logger = new Logger('test');
+    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    let settle: (() => void) | undefined;
+    const child = new WorkerChild(
+      {
+        backend: 'fake',
+        queues: ['default'],
+        processes: 1,
+        threads: 2,
+        maxTasks: null,
+        maxTasksJitter: 0,
+        exitEmpty: false,
+      },
+      {
+        backend,
+        // The held task runs until the test lets it finish.
+        runTask: (r) =>
+          new Promise<TaskRecord>((resolve) => {
+            settle = () =>
+              resolve({
+                ...r,
+                status: TaskResultStatus.SUCCESSFUL,
+                finishedAt: new Date(),
+                returnValue: null,
+              });
+          }),
+        channel: { send: async () => undefined },
+        logger,
+        logTasks: false,
+        identity: 'host:42',
+        idleWaitMs: 60_000,
+        retryDelayMs: RETRY_DELAY_MS,
+      },
+    );
+    const running = child.run();
+    await waitFor(() => settle !== undefined, { what: 'the held task to start' });
+    await waitFor(() => backend.attemptsAt.length >= 3, { what: 'an acquire after the failure' });
+    expect(backend.released).toEqual([]);
+    settle?.();
+    child.stop(false);
+    await running;
+    expect(backend.released).toEqual([]);
   });
 });
