@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
@@ -12,6 +11,7 @@ import {
   type RunningConsumer,
   type TaskStartListener,
 } from './queue-runner.interface';
+import { readyRecord } from '../test/helpers/ready-record';
 import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 const ALIAS = 'bench';
@@ -133,23 +133,6 @@ export class ThreadmillRunner implements QueueRunner {
   /** The record TaskService.enqueue builds for a task with default options. */
   private record(args: unknown[]): TaskRecord {
     assertJsonSafe(args, TASK_NAME, 'args');
-    return {
-      id: randomUUID(),
-      task: {
-        name: TASK_NAME,
-        queue: this.queue,
-        priority: 0,
-        runAfter: null,
-        backend: this.backend.alias,
-      },
-      status: TaskResultStatus.READY,
-      enqueuedAt: new Date(),
-      startedAt: null,
-      finishedAt: null,
-      lastAttemptedAt: null,
-      args,
-      errors: [],
-      workerIds: [],
-    };
+    return readyRecord(this.backend.alias, { name: TASK_NAME, queue: this.queue, args });
   }
 }

@@ -8,6 +8,7 @@ import {
   type TaskBackoff,
   type TaskRecord,
 } from '../../lib/core';
+import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
@@ -31,37 +32,8 @@ export type ContractFactory = (settings: ContractSettings) => Promise<ContractSu
 const QUEUES = ['default', 'emails', 'low'];
 
 /** A READY record as the task layer would hand it to `enqueue`. */
-export function newRecord(
-  alias: string,
-  {
-    name = 'contract.echo',
-    queue = 'default',
-    priority = 0,
-    runAfter = null,
-    args = [],
-    enqueuedAt = new Date(),
-  }: {
-    name?: string;
-    queue?: string;
-    priority?: number;
-    runAfter?: Date | null;
-    args?: unknown[];
-    enqueuedAt?: Date;
-  } = {},
-): TaskRecord {
-  return {
-    id: randomUUID(),
-    task: { name, queue, priority, runAfter, backend: alias },
-    status: TaskResultStatus.READY,
-    enqueuedAt,
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args,
-    errors: [],
-    workerIds: [],
-  };
-}
+export const newRecord = (alias: string, fields: ReadyRecordFields = {}): TaskRecord =>
+  readyRecord(alias, { name: 'contract.echo', ...fields });
 
 function finish(record: TaskRecord, status: TaskResultStatus, returnValue?: unknown): TaskRecord {
   const finished = { ...record, status, finishedAt: new Date() };

@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { readyRecord } from '../helpers/ready-record';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { SAMPLE_DIST } from '../setup/build-sample-cli';
 import { testAlias } from '../helpers/test-alias';
@@ -29,20 +30,8 @@ interface RunningCli {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function taskRecord(alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord {
-  return {
-    id: randomUUID(),
-    task: { name, queue, priority: 0, runAfter: null, backend: alias },
-    status: TaskResultStatus.READY,
-    enqueuedAt: new Date(),
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args,
-    errors: [],
-    workerIds: [],
-  };
-}
+const taskRecord = (alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord =>
+  readyRecord(alias, { name, args, queue });
 
 /** The pid part of a `host:pid-slot` worker id. */
 const pidOf = (workerId: string): number => Number(/:(\d+)-\d+$/.exec(workerId)?.[1]);

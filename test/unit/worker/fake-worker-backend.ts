@@ -1,3 +1,4 @@
+import { readyRecord as makeReadyRecord } from '../../helpers/ready-record';
 import {
   TaskResultDoesNotExist,
   TaskResultStatus,
@@ -22,20 +23,8 @@ export function runningRecord(id: string, workerId: string): TaskRecord {
 }
 
 /** A READY record of `name` with these args, as enqueue would store it. */
-export function readyRecord(id: string, name = 'test.task', args: unknown[] = []): TaskRecord {
-  return {
-    id,
-    task: { name, queue: 'default', priority: 0, runAfter: null, backend: 'fake' },
-    status: TaskResultStatus.READY,
-    enqueuedAt: new Date(0),
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args,
-    errors: [],
-    workerIds: [],
-  };
-}
+export const readyRecord = (id: string, name = 'test.task', args: unknown[] = []): TaskRecord =>
+  makeReadyRecord('fake', { id, name, args, enqueuedAt: new Date(0) });
 
 /**
  * Just enough of a backend for the worker's unit tests, in memory: acquire

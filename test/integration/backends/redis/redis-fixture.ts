@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
@@ -7,6 +5,10 @@ import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import type { RedisBackendOptions } from '../../../../lib/backends/redis/redis-backend-options.interface';
 import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
 import { removeAliasKeys } from '../../../helpers/redis-cleanup';
+import {
+  readyRecord as makeReadyRecord,
+  type ReadyRecordFields,
+} from '../../../helpers/ready-record';
 import { testAlias } from '../../../helpers/test-alias';
 import { testRedisUrl } from '../../../helpers/test-redis-url';
 
@@ -54,29 +56,8 @@ export class RedisFixture {
 }
 
 /** A READY record as the task layer hands it to enqueue. */
-export function readyRecord(
-  alias: string,
-  overrides: { queue?: string; priority?: number; args?: unknown[]; runAfter?: Date | null } = {},
-): TaskRecord {
-  return {
-    id: randomUUID(),
-    task: {
-      name: 'redis.spec',
-      queue: overrides.queue ?? 'default',
-      priority: overrides.priority ?? 0,
-      runAfter: overrides.runAfter ?? null,
-      backend: alias,
-    },
-    status: TaskResultStatus.READY,
-    enqueuedAt: new Date(),
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args: overrides.args ?? [],
-    errors: [],
-    workerIds: [],
-  };
-}
+export const readyRecord = (alias: string, fields: ReadyRecordFields = {}): TaskRecord =>
+  makeReadyRecord(alias, { name: 'redis.spec', ...fields });
 
 /** The record a worker would acknowledge after a successful run. */
 export function succeeded(record: TaskRecord, returnValue: unknown = null): TaskRecord {

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+
+import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+
+export interface ReadyRecordFields {
+  id?: string;
+  name?: string;
+  queue?: string;
+  priority?: number;
+  runAfter?: Date | null;
+  args?: unknown[];
+  enqueuedAt?: Date;
+}
+
+/** A READY record as the task layer hands it to `enqueue`; every test and bench builds them here. */
+export function readyRecord(
+  alias: string,
+  {
+    id = randomUUID(),
+    name = 'test.task',
+    queue = 'default',
+    priority = 0,
+    runAfter = null,
+    args = [],
+    enqueuedAt = new Date(),
+  }: ReadyRecordFields = {},
+): TaskRecord {
+  return {
+    id,
+    task: { name, queue, priority, runAfter, backend: alias },
+    status: TaskResultStatus.READY,
+    enqueuedAt,
+    startedAt: null,
+    finishedAt: null,
+    lastAttemptedAt: null,
+    args,
+    errors: [],
+    workerIds: [],
+  };
+}
