@@ -9,7 +9,7 @@ import { ResultCommand } from './result.command';
 
 /**
  * The `threadmill` command line for nest-commander: `worker` (the default
- * command), `enqueue` and `result`. Import it next to
+ * command), `enqueue`, `result` and `inspector`. Import it next to
  * `ThreadmillModule.forRoot({ isGlobal: true, ... })` in the module you give
  * `CommandFactory.run`, so the commands run inside your app with your tasks
  * and providers. (Global because the commands need the TaskService, the
