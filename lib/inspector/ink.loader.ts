@@ -72,6 +72,11 @@ const INK_SPECIFIERS: InkSpecifiers = { ink: 'ink', react: 'react' };
 export async function loadInkRuntime(
   specifiers: InkSpecifiers = INK_SPECIFIERS,
 ): Promise<InkRuntime> {
+  // Ink reads CI / CONTINUOUS_INTEGRATION once, as its module loads, and in
+  // "CI mode" draws only the last frame, when the app exits. The inspector
+  // runs only on an interactive terminal (the command refuses anything else),
+  // so a CI variable inherited by that terminal must not blank the screen.
+  const ciVariables = hideEnv(['CI', 'CONTINUOUS_INTEGRATION']);
   try {
     const [ink, react] = await Promise.all([
       importEsm<typeof InkModule>(specifiers.ink),
@@ -87,5 +92,18 @@ export async function loadInkRuntime(
       );
     }
     throw error;
+  } finally {
+    ciVariables.restore();
   }
+}
+
+/** Removes variables from the environment until `restore()` puts them back as they were. */
+function hideEnv(names: readonly string[]): { restore(): void } {
+  const saved = names.map((name) => [name, process.env[name]] as const);
+  for (const name of names) delete process.env[name];
+  return {
+    restore() {
+      for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+    },
+  };
 }
