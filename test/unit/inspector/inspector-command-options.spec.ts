@@ -1,37 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { OptionMeta } from 'nest-commander/src/constants';
-import type { OptionMetadata } from 'nest-commander';
-
 import { InspectorCommand } from '../../../lib/inspector/inspector.command';
+import { commandOptions, readmeOptionRows } from '../../helpers/command-options';
 
-/** Every @Option of the command, in declaration order. */
-function optionMetadata(): OptionMetadata[] {
-  const prototype = InspectorCommand.prototype as unknown as Record<string, unknown>;
-  return Object.getOwnPropertyNames(prototype)
-    .map((name) => prototype[name])
-    .filter((member): member is object => typeof member === 'function')
-    .map((method) => Reflect.getMetadata(OptionMeta, method) as OptionMetadata | undefined)
-    .filter((meta): meta is OptionMetadata => meta !== undefined);
-}
-
-/** The rows of the README's "`inspector` options" table: [flag, description]. */
-function readmeRows(): [string, string][] {
-  const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('### `inspector` options')[1] ?? '';
-  const table = section.slice(0, section.search(/\n\s*\n(?!\|)/));
-  return table
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const [flag, description] = line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim());
-      return [flag.replace(/^`|`$/g, ''), description];
-    });
-}
+const optionMetadata = () => commandOptions(InspectorCommand);
+const readmeRows = () => readmeOptionRows('### `inspector` options');
 
 describe('inspector command options', () => {
   it('are exactly the flags of SPEC §7, one @Option parser each', () => {
