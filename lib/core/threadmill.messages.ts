@@ -172,7 +172,8 @@ export const duplicateTaskId = (id: string): string =>
   `A task with id "${id}" is already stored, so nothing was enqueued. Enqueue each task once, with a new id.`;
 
 export const redisUnavailable = (alias: string, target: string, reason: string): string =>
-  `Threadmill backend "${alias}" cannot use Redis at ${target}: ${reason}. ` +
+  // Redis's own replies end with a period ("... or user is disabled.").
+  `Threadmill backend "${alias}" cannot use Redis at ${target}: ${reason.replace(/\.+$/, '')}. ` +
   `Check that Redis runs and that the URL, credentials and network are right.`;
 
 export const inspectorNeedsTerminal = (): string =>

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { TextProps } from 'ink' with { 'resolution-mode': 'import' };
 import type { ReactElement, ReactNode } from 'react';
 
@@ -16,6 +17,7 @@ import {
   tabLabel,
   tableHeader,
   tableRow,
+  wrapLines,
   type DetailTone,
 } from './inspector.view';
 
@@ -48,6 +50,12 @@ const TITLE = 'Threadmill inspector';
 const ACCENT = 'cyan';
 const MUTED = 'gray';
 const ALERT = 'red';
+/**
+ * Most rows the status line may grow to while the backend cannot be read: the
+ * reason (a refused password, an unknown host) comes at the end of the message,
+ * and cut at the screen's edge the status would not say what is wrong.
+ */
+const MAX_STATUS_ROWS = 3;
 
 export class InspectorApp {
   constructor(private readonly options: InspectorAppOptions) {}
@@ -72,6 +80,11 @@ export class InspectorApp {
     const onSignal = (): void => quit();
     for (const signal of QUIT_SIGNALS) process.on(signal, onSignal);
     stdout.write(ENTER_ALTERNATE_SCREEN);
+    // Log lines (a backend's "connection failed, retrying") written while Ink
+    // draws would scroll its frame and push the header and status off the
+    // screen. Nest's Logger holds them until the screen closes, then prints
+    // them on the shell's screen; the status says the same meanwhile.
+    Logger.attachBuffer();
     try {
       // The first reads (and the backend's lazy connect) start before the
       // first frame is drawn, so they overlap it instead of following it.
@@ -87,11 +100,12 @@ export class InspectorApp {
       for (const signal of QUIT_SIGNALS) process.off(signal, onSignal);
       store.stop();
       stdout.write(LEAVE_ALTERNATE_SCREEN);
+      Logger.flush();
     }
   }
 }
 
-/** Row budget of the screen: header, status and key help take a line each. */
+/** Row budget of the screen: header and key help take a line each, the status `statusRows`. */
 interface Layout {
   columns: number;
   rows: number;
@@ -101,10 +115,10 @@ interface Layout {
   backendsHeight: number;
 }
 
-function layout(state: InspectorState, columns: number, rows: number): Layout {
+function layout(state: InspectorState, columns: number, rows: number, statusRows: number): Layout {
   // One row short of the terminal: Ink clears the whole screen on every frame
   // that is as tall as the terminal, which flickers.
-  const main = Math.max(8, rows - 1 - 3);
+  const main = Math.max(8, rows - 1 - 2 - statusRows);
   const detailHeight = state.detail === null ? 0 : Math.max(5, Math.floor(main * 0.55));
   const topHeight = Math.max(6, main - detailHeight);
   const backendsHeight =
@@ -197,7 +211,9 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
     });
     const tableOffset = React.useRef(0);
 
-    const box = layout(state, columns, rows);
+    const errorRows =
+      state.error === null ? [] : wrapLines(`⚠ ${state.error}`, columns, MAX_STATUS_ROWS);
+    const box = layout(state, columns, rows, Math.max(1, errorRows.length));
     const alias = state.aliases[state.aliasIndex] ?? '';
     const queue = state.queues[state.queueIndex] ?? '';
     const segment = store.segment();
@@ -213,12 +229,14 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
     );
     const status = h(
       Box,
-      { height: 1 },
-      state.error === null
-        ? line('s', `counts refreshed ${state.now.toLocaleTimeString()}${rates}`, {
-            dimColor: true,
-          })
-        : line('s', `⚠ ${state.error}`, { color: ALERT, bold: true }),
+      { flexDirection: 'column', height: Math.max(1, errorRows.length) },
+      ...(state.error === null
+        ? [
+            line('s', `counts refreshed ${state.now.toLocaleTimeString()}${rates}`, {
+              dimColor: true,
+            }),
+          ]
+        : errorRows.map((text, i) => line(`s${i}`, text, { color: ALERT, bold: true }))),
     );
 
     // Left column: backend selector (only with several aliases) and queues.

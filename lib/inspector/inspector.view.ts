@@ -72,6 +72,33 @@ export function truncate(text: string, width: number): string {
   return width === 1 ? ELLIPSIS : `${text.slice(0, width - 1)}${ELLIPSIS}`;
 }
 
+/**
+ * `text` word-wrapped into at most `maxLines` lines of at most `width`
+ * characters; what does not fit ends the last line with an ellipsis. A word
+ * longer than a line is cut across lines.
+ */
+export function wrapLines(text: string, width: number, maxLines: number): string[] {
+  if (width <= 0 || maxLines <= 0) return [];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.replace(/\s+/g, ' ').trim().split(' ')) {
+    const longer = line === '' ? word : `${line} ${word}`;
+    if (longer.length <= width) {
+      line = longer;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    let rest = word;
+    for (; rest.length > width; rest = rest.slice(width)) lines.push(rest.slice(0, width));
+    line = rest;
+  }
+  if (line !== '') lines.push(line);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = truncate(`${kept[maxLines - 1]} ${lines[maxLines]}`, width);
+  return kept;
+}
+
 /** `text` cut or padded to exactly `width` characters. */
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const cut = truncate(text.replace(/\s+/g, ' '), width);

@@ -42,9 +42,13 @@ function taskRecord(
   };
 }
 
-/** The command line that starts the inspector, then prints how it exited. */
-function inspectorCommand(alias: string, redisUrl = testRedisUrl()): string {
-  const env = `REDIS_URL=${redisUrl} THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
+/**
+ * The command line that starts the inspector, then prints how it exited.
+ * `redisUrl` null: REDIS_URL is already set in the terminal.
+ */
+function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl()): string {
+  const url = redisUrl === null ? '' : `REDIS_URL=${redisUrl} `;
+  const env = `${url}THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
   const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
   return `${env} ${cli} inspector --backend ${alias}; echo "EXIT:$?"`;
 }
@@ -238,6 +242,85 @@ describe('threadmill inspector (e2e, tmux)', () => {
     } finally {
       await own.close();
       await server?.stop();
+    }
+  });
+
+  it('names a refused password on screen with the URL masked, never shows the password, and recovers', async () => {
+    // A Redis of this test's own that wants a password; the inspector logs in as a
+    // user that does not exist yet. Characters a URL must escape, so that neither
+    // the password nor its escaped form may show.
+    const server = await startRedisServer();
+    const ADMIN_PASSWORD = 'Adm1n-of-this-test';
+    const PASSWORD = 'S3cret/0f@the%inspector';
+    const escaped = encodeURIComponent(PASSWORD);
+    const setup = new Redis(server.url);
+    await setup.config('SET', 'requirepass', ADMIN_PASSWORD);
+    await setup.quit();
+    const admin = new Redis(`redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`);
+    const own = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: `redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`,
+      queues: [QUEUE],
+    });
+    // Every screen read, so the last assertion covers all of them.
+    const screens: string[] = [];
+    const until = (accept: (s: string) => boolean, what: string, timeoutMs?: number) =>
+      terminal!.until(
+        (s) => {
+          screens.push(s);
+          return accept(s);
+        },
+        what,
+        timeoutMs,
+      );
+    try {
+      const waiting = taskRecord(alias, 'Behind.the.password');
+      await own.enqueue(waiting);
+      // The URL is in the terminal's environment: typed, it would stay on the screen.
+      terminal = await TmuxSession.start({
+        width: 160,
+        height: 48,
+        cwd: ROOT,
+        env: { REDIS_URL: `redis://inspector:${escaped}@127.0.0.1:${server.port}` },
+      });
+      await terminal.type(inspectorCommand(alias, null));
+
+      const screen = await until((s) => s.includes('WRONGPASS'), 'the refused password', 60_000);
+      // The status rows, between the header and the panes, read as one message.
+      const rows = screen.split('\n');
+      const status = rows
+        .slice(
+          1,
+          rows.findIndex((row) => row.includes('╭')),
+        )
+        .map((row) => row.trim())
+        .join(' ');
+      expect(status).toContain(
+        `⚠ Retrying every 2 s (q quits). Backend "${alias}" did not answer: ` +
+          `Threadmill backend "${alias}" cannot use Redis at redis://inspector:***@127.0.0.1:${server.port}: ` +
+          'WRONGPASS invalid username-password pair or user is disabled. ' +
+          'Check that Redis runs and that the URL, credentials and network are right.',
+      );
+      expect(screen).toContain('loading…');
+
+      // The user is created: the inspector's next retry gets in, and the message goes.
+      await admin.acl('SETUSER', 'inspector', 'on', `>${PASSWORD}`, '~*', '+@all');
+      await until((s) => s.includes(waiting.id), 'the task once the password is accepted', 30_000);
+      await until((s) => !s.includes('WRONGPASS'), 'the message to go');
+      await terminal.press('q');
+      const after = await until((s) => /^EXIT:0$/m.test(s), 'a clean exit');
+      // What the backend logged meanwhile is printed once the screen is closed, masked too.
+      expect(after.replace(/\n/g, '')).toContain(
+        `main connection to redis://inspector:***@127.0.0.1:${server.port} failed: WRONGPASS`,
+      );
+
+      expect(screens.length).toBeGreaterThan(0);
+      const leaked = screens.filter((s) => s.includes(PASSWORD) || s.includes(escaped));
+      expect(leaked).toEqual([]);
+    } finally {
+      await own.close();
+      await admin.quit();
+      await server.stop();
     }
   });
 

@@ -11,6 +11,11 @@ export interface TmuxSessionOptions {
   width: number;
   height: number;
   cwd: string;
+  /**
+   * Variables set in the terminal's shell, e.g. a secret the test must not
+   * type (a typed command line stays on the screen).
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -25,7 +30,7 @@ export class TmuxSession {
 
   private constructor() {}
 
-  static async start({ width, height, cwd }: TmuxSessionOptions): Promise<TmuxSession> {
+  static async start({ width, height, cwd, env = {} }: TmuxSessionOptions): Promise<TmuxSession> {
     const session = new TmuxSession();
     await session.tmux(
       'new-session',
@@ -38,6 +43,7 @@ export class TmuxSession {
       String(height),
       '-c',
       cwd,
+      ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
       // A plain shell with a fixed prompt, whatever the user's rc files say.
       'env PS1="$ " bash --norc --noprofile',
     );

@@ -17,6 +17,8 @@ export class FakeInspectorBackend implements InspectorBackend {
   readonly peeks: { queue: string; segment: QueueSegment; count: number }[] = [];
   telemetryCalls = 0;
   down = false;
+  /** What every read says while `down`. */
+  downReason = 'connect ECONNREFUSED 127.0.0.1:6379';
   private readonly tasks = new Map<string, TaskRecord[]>();
   private readonly claimedCounts = new Map<string, Partial<QueueCounts>>();
 
@@ -75,7 +77,7 @@ export class FakeInspectorBackend implements InspectorBackend {
   }
 
   private assertUp(): void {
-    if (this.down) throw new BackendUnavailableError('connect ECONNREFUSED 127.0.0.1:6379');
+    if (this.down) throw new BackendUnavailableError(this.downReason);
   }
 }
 

@@ -205,4 +205,24 @@ describe('inspector screen', () => {
     await until('ready-1');
     expect(frame()).not.toContain('did not answer');
   });
+
+  it('shows a long reason whole over several status rows and still fits the screen', async () => {
+    const backend = fixtureBackend('main');
+    // The cause comes last in a backend's message: one status row would cut it off.
+    backend.downReason =
+      'Threadmill backend "main" cannot use Redis at redis://inspector:***@redis.internal.example.com:6379: ' +
+      'WRONGPASS invalid username-password pair or user is disabled.';
+    backend.down = true;
+    const { frame, until } = show([backend], 50);
+    await until('did not answer');
+    const rows = frame().split('\n');
+    const joined = rows.map((row) => row.trim()).join(' ');
+    expect(joined).toContain(
+      `Backend "main" did not answer: ${backend.downReason.replace(/\.$/, '')}`,
+    );
+    expect(rows.every((row) => row.length <= 100)).toBe(true);
+    // Still one row short of the (24-row) terminal, with the key help at the bottom.
+    expect(rows.length).toBeLessThanOrEqual(23);
+    expect(rows[rows.length - 1]).toContain('q quit');
+  });
 });

@@ -10,6 +10,7 @@ import {
   tabLabel,
   tableHeader,
   tableRow,
+  wrapLines,
 } from '../../../lib/inspector/inspector.view';
 import { taskRecord } from './fake-inspector-backend';
 
@@ -141,6 +142,32 @@ describe('inspector view', () => {
     expect(ratesLine({ intervalMs: 2500, ingress: 12_345, egress: 0, failed: 0 })).toBe(
       'last 2.5 s: 12k in, 0 out (0 failed)',
     );
+  });
+
+  describe('wrapLines', () => {
+    it('wraps at spaces, each line within the width', () => {
+      expect(wrapLines('Redis said WRONGPASS invalid password', 12, 5)).toEqual([
+        'Redis said',
+        'WRONGPASS',
+        'invalid',
+        'password',
+      ]);
+      expect(wrapLines('short', 12, 3)).toEqual(['short']);
+    });
+
+    it('cuts a word longer than a line across lines', () => {
+      expect(wrapLines('at redis://127.0.0.1:6379 now', 10, 5)).toEqual([
+        'at',
+        'redis://12',
+        '7.0.0.1:63',
+        '79 now',
+      ]);
+    });
+
+    it('ends the last line with an ellipsis when the text needs more lines', () => {
+      expect(wrapLines('one two three four five', 9, 2)).toEqual(['one two', 'three fo…']);
+      expect(wrapLines('anything', 0, 2)).toEqual([]);
+    });
   });
 
   it('scrolls only as far as keeps the selected row visible', () => {
