@@ -1,11 +1,13 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
-import { ratioOf, type FigureRow, type Target } from './report';
+import { NOT_APPLICABLE, ratioOf, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
 import type { RunnerResults } from './suite';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
+/** Threadmill on the SQLite backend (bench/sqlite.runner.ts). */
+export const SQLITE = 'SQLite';
 
 /** Tasks/s of a pool run (`--exit-empty`), keyed `p<processes>t<threads>`. */
 export type PoolResults = Record<string, Record<string, number[]>>;
@@ -48,7 +50,9 @@ function medianOf(samples: readonly DrainSample[] | undefined, metric: Metric): 
 
 /**
  * Turns the raw results into the rows of the one table: medians, the ratio
- * per figure and the targets of issue 7 where a figure has one.
+ * per figure and the targets of issue 7 where a figure has one. Figures
+ * counted by Redis (round trips, Redis commands, Redis CPU and memory) are
+ * `n/a` for SQLite, which has no server and no network hop.
  */
 export function buildFigures(
   config: BenchConfig,
@@ -57,10 +61,16 @@ export function buildFigures(
 ): FigureRow[] {
   const tm = results[THREADMILL];
   const bq = results[BULLMQ];
+  const sq = results[SQLITE];
   const rows: FigureRow[] = [];
   const both = (pick: (r: RunnerResults) => number | null) => ({
     threadmill: tm ? pick(tm) : null,
     bullmq: bq ? pick(bq) : null,
+    sqlite: sq ? pick(sq) : null,
+  });
+  const redisOnly = (pick: (r: RunnerResults) => number | null) => ({
+    ...both(pick),
+    sqlite: NOT_APPLICABLE,
   });
 
   for (const slots of config.drainSlots) {
@@ -84,6 +94,8 @@ export function buildFigures(
       better: 'higher',
       threadmill,
       bullmq,
+      // Not run on SQLite: the pool figure reads the queue's length from Redis.
+      sqlite: null,
       target: processes === '1' && threads === '100' ? atLeastRatio(3) : undefined,
     });
   }
@@ -139,7 +151,7 @@ export function buildFigures(
       label: `round trips per task, ${costSlots} slots`,
       unit: 'count',
       better: 'lower',
-      ...both((r) => medianOf(r.drain[costSlots], roundTrips)),
+      ...redisOnly((r) => medianOf(r.drain[costSlots], roundTrips)),
       target: atMost(0.2, '≤ 0.2'),
     },
     {
@@ -147,14 +159,14 @@ export function buildFigures(
       label: `round trips per task, ${minSlots} slot`,
       unit: 'count',
       better: 'lower',
-      ...both((r) => medianOf(r.drain[minSlots], roundTrips)),
+      ...redisOnly((r) => medianOf(r.drain[minSlots], roundTrips)),
     },
     {
       key: `commands.${costSlots}`,
       label: `Redis commands per task (Lua included), ${costSlots} slots`,
       unit: 'count',
       better: 'lower',
-      ...both((r) => medianOf(r.drain[costSlots], commands)),
+      ...redisOnly((r) => medianOf(r.drain[costSlots], commands)),
     },
     {
       key: `clientCpu.${costSlots}`,
@@ -169,14 +181,14 @@ export function buildFigures(
       label: `Redis CPU per task, ${costSlots} slots`,
       unit: 'µs',
       better: 'lower',
-      ...both((r) => medianOf(r.drain[costSlots], redisCpu)),
+      ...redisOnly((r) => medianOf(r.drain[costSlots], redisCpu)),
     },
     {
       key: 'memory.perWaitingTask',
       label: `Redis memory per waiting task (${config.payloadBytes} B payload)`,
       unit: 'B',
       better: 'lower',
-      ...both((r) => r.memoryPerTaskBytes),
+      ...redisOnly((r) => r.memoryPerTaskBytes),
       target: atMostRatio(
         1,
         `≤ BullMQ (Bee-Queue: ${BEE_QUEUE.memoryPerTaskBytes} B in the issue)`,

@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { FULL, QUICK, type BenchConfig } from './bench-config';
-import { BULLMQ, buildFigures, THREADMILL, type PoolResults } from './figures';
+import { BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
 import { CostMeter, RoundTripCounter } from './metrics';
 import { copyLuaAssets, findProjectRoot } from './project-paths';
@@ -34,7 +34,7 @@ function parseArgs(argv: readonly string[], root: string): Args {
   const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
   if (unknown.length) {
     console.error(
-      `unknown option ${unknown.join(' ')}; use --quick, --only <threadmill|bullmq>, --pool, --no-pool, --pool-only, --out <file>`,
+      `unknown option ${unknown.join(' ')}; use --quick, --only <threadmill|bullmq|sqlite>, --pool, --no-pool, --pool-only, --out <file>`,
     );
     process.exit(2);
   }
@@ -132,6 +132,19 @@ async function main(): Promise<void> {
       runners.push(runner);
       cleanup.add(() => runner.close());
     }
+    let sqlite: Record<string, string> | null = null;
+    if (wants(SQLITE)) {
+      const { SqliteRunner } = await import('./sqlite.runner');
+      const runner = await SqliteRunner.create();
+      runners.push(runner);
+      cleanup.add(() => runner.close());
+      sqlite = {
+        sqlite: runner.libraryVersion(),
+        betterSqlite3: packageVersion(root, 'better-sqlite3'),
+        database: `a file in ${runner.folder} (deleted afterwards), WAL, synchronous NORMAL`,
+      };
+      log(`SQLite ${sqlite.sqlite} (better-sqlite3 ${sqlite.betterSqlite3}) on ${sqlite.database}`);
+    }
 
     const scenarios = new Scenarios(server, new CostMeter(server, counter));
     const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
@@ -143,7 +156,9 @@ async function main(): Promise<void> {
 
     const rows = buildFigures(config, results, pool)
       .map(toReported)
-      .filter((row) => row.threadmill !== null || row.bullmq !== null);
+      .filter(
+        (row) => row.threadmill !== null || row.bullmq !== null || typeof row.sqlite === 'number',
+      );
     const meta = {
       date: new Date().toISOString(),
       mode: config.mode,
@@ -152,6 +167,7 @@ async function main(): Promise<void> {
       node: process.version,
       redis: await server.version(),
       bullmq: packageVersion(root, 'bullmq'),
+      ...(sqlite && { sqlite }),
       cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
       loadAverageBefore: loadBefore.map((n) => Number(n.toFixed(2))),
       loadAverageAfter: loadavg().map((n) => Number(n.toFixed(2))),
@@ -160,9 +176,11 @@ async function main(): Promise<void> {
       commandMethod:
         'server side: INFO commandstats calls delta (commands run inside Lua included)',
     };
-    console.log(`\nThreadmill vs BullMQ — ${config.mode} run, ${meta.date}`);
     console.log(
-      `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
+      `\nThreadmill vs BullMQ${sqlite ? ' (and Threadmill on SQLite)' : ''} — ${config.mode} run, ${meta.date}`,
+    );
+    console.log(
+      `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}${sqlite ? `, sqlite ${sqlite.sqlite}` : ''}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
     );
     console.log(renderTable(rows));
     writeJson(args.out ?? '', { meta, config, figures: rows, raw: { results, pool } });

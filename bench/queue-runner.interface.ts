@@ -8,11 +8,19 @@ export interface RunningConsumer {
 
 /**
  * One queue library, driven the same way for every figure. Every method works
- * on the one Redis the benchmark started; the benchmark empties it between
- * scenarios, so each scenario starts from nothing.
+ * on the one Redis the benchmark started (or, for a runner with another
+ * `store`, on its own store); the benchmark empties it between scenarios, so
+ * each scenario starts from nothing.
  */
 export interface QueueRunner {
   readonly name: string;
+  /**
+   * Where the queue lives; default 'redis'. The Redis-only figures (round
+   * trips, Redis commands, Redis CPU, Redis memory) are not taken for another store.
+   */
+  readonly store?: 'redis' | 'sqlite';
+  /** Empties a store the benchmark's Redis reset does not reach, before each scenario. */
+  reset?(): Promise<void>;
 
   /** Stores `n` no-op tasks, bulk and several batches in flight (untimed set-up). */
   fill(n: number, payload?: string): Promise<void>;

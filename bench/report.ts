@@ -12,19 +12,28 @@ export interface Target {
   check(row: FigureRow): boolean | null;
 }
 
+/** A figure that means nothing for a runner (a Redis counter of the SQLite backend), printed as such. */
+export const NOT_APPLICABLE = 'n/a' as const;
+
 export interface FigureRow {
   key: string;
   label: string;
   unit: string;
   better: Better;
+  /** Threadmill on Redis. */
   threadmill: number | null;
   bullmq: number | null;
+  /** Threadmill on SQLite; null when not measured in this run. */
+  sqlite: number | null | typeof NOT_APPLICABLE;
+  /** Judges `threadmill` (on Redis) against `bullmq`. */
   target?: Target;
 }
 
 export interface ReportedRow extends Omit<FigureRow, 'target'> {
-  /** Threadmill / BullMQ. */
+  /** Threadmill (Redis) / BullMQ. */
   ratio: number | null;
+  /** Threadmill (SQLite) / BullMQ. */
+  sqliteRatio: number | null;
   target: string | null;
   met: boolean | null;
 }
@@ -39,13 +48,16 @@ export function toReported(row: FigureRow): ReportedRow {
   return {
     ...rest,
     ratio: ratioOf(row),
+    sqliteRatio:
+      typeof row.sqlite === 'number' ? ratioOf({ ...row, threadmill: row.sqlite }) : null,
     target: target?.text ?? null,
     met: target?.check(row) ?? null,
   };
 }
 
-/** 15400 -> "15.4k", 0.0123 -> "0.0123", 714 -> "714". */
-export function formatNumber(value: number | null): string {
+/** 15400 -> "15.4k", 0.0123 -> "0.0123", 714 -> "714"; not measured -> "–". */
+export function formatNumber(value: number | null | typeof NOT_APPLICABLE): string {
+  if (value === NOT_APPLICABLE) return value;
   if (value === null || Number.isNaN(value)) return '–';
   const abs = Math.abs(value);
   if (abs >= 1e6) return `${(value / 1e6).toFixed(2)}M`;
@@ -65,9 +77,22 @@ function formatMet(met: boolean | null): string {
   return met ? 'met' : '**missed**';
 }
 
-/** One Markdown table (it reads fine in a terminal and pastes into the README as is). */
+/**
+ * One Markdown table (it reads fine in a terminal and pastes into the README
+ * as is). The SQLite columns come last, after the target that judges the
+ * Redis figures, and only when this run measured SQLite.
+ */
 export function renderTable(rows: readonly ReportedRow[]): string {
-  const header = ['figure', 'Threadmill', 'BullMQ', 'Threadmill / BullMQ', 'target (issue 7)', ''];
+  const withSqlite = rows.some((row) => typeof row.sqlite === 'number');
+  const header = [
+    'figure',
+    'Threadmill (Redis)',
+    'BullMQ',
+    'Threadmill / BullMQ',
+    'target (issue 7)',
+    '',
+    ...(withSqlite ? ['Threadmill (SQLite)', 'SQLite / BullMQ'] : []),
+  ];
   const lines = rows.map((row) => [
     `${row.label} (${row.unit}, ${row.better} is better)`,
     formatNumber(row.threadmill),
@@ -75,6 +100,12 @@ export function renderTable(rows: readonly ReportedRow[]): string {
     formatRatio(row.ratio),
     row.target ?? '',
     formatMet(row.met),
+    ...(withSqlite
+      ? [
+          formatNumber(row.sqlite),
+          row.sqlite === NOT_APPLICABLE ? NOT_APPLICABLE : formatRatio(row.sqliteRatio),
+        ]
+      : []),
   ]);
   const table = [header, header.map(() => '---'), ...lines];
   return table.map((cells) => `| ${cells.join(' | ')} |`).join('\n');

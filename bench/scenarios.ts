@@ -23,8 +23,9 @@ export interface LatencySample {
 }
 
 /**
- * The scenarios of issue 7, each starting from an empty private Redis. They
- * know nothing of either library: every call goes through a QueueRunner.
+ * The scenarios of issue 7, each starting from an empty private Redis (and an
+ * empty store of the runner's own, if it has one). They know nothing of any
+ * library: every call goes through a QueueRunner.
  */
 export class Scenarios {
   constructor(
@@ -34,7 +35,7 @@ export class Scenarios {
 
   /** Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process. */
   async drain(runner: QueueRunner, tasks: number, slots: number): Promise<DrainSample> {
-    await this.server.reset();
+    await this.reset(runner);
     await runner.fill(tasks);
     return this.measureDrain(runner, tasks, slots, tasks);
   }
@@ -51,7 +52,7 @@ export class Scenarios {
     slots: number,
     reps: number,
   ): Promise<DrainSample[]> {
-    await this.server.reset();
+    await this.reset(runner);
     await runner.fill(backlog + reps * slice);
     const samples: DrainSample[] = [];
     for (let rep = 0; rep < reps; rep++) {
@@ -66,7 +67,7 @@ export class Scenarios {
     tasks: number,
     width: number,
   ): Promise<WindowCost> {
-    await this.server.reset();
+    await this.reset(runner);
     const { cost } = await this.meter.measure(() => {
       switch (mode) {
         case 'sequential':
@@ -91,7 +92,7 @@ export class Scenarios {
     count: number,
     slots: number,
   ): Promise<LatencySample> {
-    await this.server.reset();
+    await this.reset(runner);
     const sentAt = new Float64Array(count);
     const latencies: number[] = [];
     let allSeen: () => void = () => undefined;
@@ -129,11 +130,17 @@ export class Scenarios {
 
   /** `used_memory` growth per waiting task, with a payload of `payloadBytes` characters. */
   async memoryPerTask(runner: QueueRunner, tasks: number, payloadBytes: number): Promise<number> {
-    await this.server.reset();
+    await this.reset(runner);
     const before = await this.server.usedMemory();
     await runner.fill(tasks, 'x'.repeat(payloadBytes));
     const after = await this.server.usedMemory();
     return (after - before) / tasks;
+  }
+
+  /** Empties the Redis and, for a runner with a store of its own, that store too. */
+  private async reset(runner: QueueRunner): Promise<void> {
+    await this.server.reset();
+    await runner.reset?.();
   }
 
   private async measureDrain(

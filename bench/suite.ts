@@ -20,7 +20,7 @@ type Log = (line: string) => void;
 
 /**
  * Runs every in-process figure for every runner in the same run, alternating
- * which library goes first in each repetition so slow drift of the machine
+ * which runner goes first in each repetition so slow drift of the machine
  * does not favour one of them.
  */
 export class Suite {
@@ -77,7 +77,8 @@ export class Suite {
       );
     }
 
-    for (const runner of runners) {
+    // Redis memory says nothing about a queue kept elsewhere.
+    for (const runner of runners.filter((r) => (r.store ?? 'redis') === 'redis')) {
       const bytes = await this.scenarios.memoryPerTask(runner, c.memoryTasks, c.payloadBytes);
       results[runner.name].memoryPerTaskBytes = bytes;
       this.log(`memory ${runner.name}: ${bytes.toFixed(0)} B per waiting task`);
