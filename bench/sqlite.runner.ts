@@ -54,9 +54,16 @@ export class SqliteRunner implements QueueRunner {
   }
 
   static async create(): Promise<SqliteRunner> {
-    const runner = new SqliteRunner(mkdtempSync(join(tmpdir(), 'threadmill-bench-sqlite-')));
-    await runner.backend.ping();
-    return runner;
+    const folder = mkdtempSync(join(tmpdir(), 'threadmill-bench-sqlite-'));
+    try {
+      const runner = new SqliteRunner(folder);
+      await runner.backend.ping();
+      return runner;
+    } catch (error) {
+      // No runner to close() if the backend cannot open (e.g. better-sqlite3 not built).
+      rmSync(folder, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** The SQLite library better-sqlite3 was built with, e.g. "3.50.4". */
