@@ -20,9 +20,10 @@ export interface ConsumerOptions {
 
 /**
  * The consumer loop of a worker child, reduced to what costs per task: one
- * acquire asks for as many tasks as there are free slots (bounded prefetch),
- * and every task that finishes while an acknowledge is on its way joins the
- * next batch (at most one acknowledge in flight, so batches grow with load).
+ * acquire asks for as many tasks as there are free slots (bounded prefetch)
+ * and stores what finished since in the same call, and every task that
+ * finishes while an acquire or acknowledge is on its way joins the next
+ * batch (at most one acknowledge in flight, so batches grow with load).
  * Same backend calls as lib/worker/worker-child.ts, without the IPC and the
  * recycling that a benchmark does not need.
  */
@@ -52,12 +53,17 @@ export class ThreadmillConsumer {
         continue;
       }
       const max = limit === null ? this.free : Math.min(this.free, limit - acquired);
-      const records = await this.backend.acquire(queues, {
-        workerId,
-        max,
-        timeoutMs: idleWaitMs,
-        signal,
-      });
+      const options = { workerId, max, timeoutMs: idleWaitMs, signal };
+      // What finished while no acknowledge was on its way rides along with this acquire.
+      const done = this.flushing ? [] : this.finished.splice(0);
+      let records: TaskRecord[];
+      if (done.length > 0 && this.backend.acknowledgeAndAcquire) {
+        records = (await this.backend.acknowledgeAndAcquire(done, queues, options)).acquired;
+        this.acknowledged += done.length;
+      } else {
+        this.finished.unshift(...done);
+        records = await this.backend.acquire(queues, options);
+      }
       acquired += records.length;
       this.free -= records.length;
       for (const record of records) this.start(record);

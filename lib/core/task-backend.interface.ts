@@ -41,6 +41,14 @@ export interface AcquireOptions {
 /** Per record, in order: whether the acknowledge stored it or found its lease already gone. */
 export type AcknowledgeOutcome = 'acknowledged' | 'stale';
 
+/** What `acknowledgeAndAcquire` stored and leased. */
+export interface AcknowledgeAndAcquireResult {
+  /** Per finished record, in order, as `acknowledge` reports it. */
+  acknowledged: AcknowledgeOutcome[];
+  /** The tasks leased afterwards, as `acquire` returns them. */
+  acquired: TaskRecord[];
+}
+
 /** Per record, in order: whether the retry put it back or found its lease already gone. */
 export type RetryOutcome = 'retried' | 'stale';
 
@@ -89,6 +97,18 @@ export interface TaskBackend {
   acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]>;
   /** Store finished records (SUCCESSFUL or FAILED); stale when the lease was already reaped. */
   acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
+  /**
+   * `acknowledge(finished)` then `acquire(queues, options)` in one round trip,
+   * for a store that can (a busy worker slot then costs one call per task).
+   * The records are stored even when the signal has already aborted. When it
+   * throws, whether `finished` was stored is unknown: acknowledge them again
+   * (a second acknowledge of a stored task is reported stale, nothing more).
+   */
+  acknowledgeAndAcquire?(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    options: AcquireOptions,
+  ): Promise<AcknowledgeAndAcquireResult>;
   /**
    * Send failed attempts back for another one: each record is READY as
    * `nextAttempt` built it (errors and worker ids kept, `task.runAfter` = when

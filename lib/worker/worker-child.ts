@@ -2,7 +2,12 @@ import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 
 import { isRetry, nextAttempt } from '../core/retry-policy';
-import type { TaskBackend } from '../core/task-backend.interface';
+import type {
+  AcknowledgeOutcome,
+  AcquireOptions,
+  RetryOutcome,
+  TaskBackend,
+} from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -55,6 +60,18 @@ export interface WorkerChildDeps {
 
 /** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
 const ORPHAN_SEARCH_LIMIT = 1000;
+
+/** The parent's account of a stored batch; a retried task is neither done nor failed: it runs again. */
+function settledMessage(batch: readonly TaskRecord[]): ChildMessage {
+  let succeeded = 0;
+  let failed = 0;
+  for (const record of batch) {
+    if (isRetry(record)) continue;
+    if (record.status === TaskResultStatus.FAILED) failed++;
+    else succeeded++;
+  }
+  return { kind: 'settled', ids: batch.map((r) => r.id), succeeded, failed };
+}
 
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
@@ -145,19 +162,37 @@ export class WorkerChild {
       }
       const max = Math.min(this.freeSlots.length, this.budget);
       const workerId = this.workerId(this.freeSlots[0]);
+      const options: AcquireOptions = {
+        workerId,
+        max,
+        // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
+        timeoutMs: this.options.exitEmpty ? 0 : this.deps.idleWaitMs,
+        signal: this.abort.signal,
+        poolId: this.deps.poolId,
+      };
+      const done = this.takeFinishedForAcquire();
       let records: TaskRecord[];
       try {
-        records = await this.deps.backend.acquire(this.options.queues, {
-          workerId,
-          max,
-          // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
-          timeoutMs: this.options.exitEmpty ? 0 : this.deps.idleWaitMs,
-          signal: this.abort.signal,
-          poolId: this.deps.poolId,
-        });
+        if (done.length > 0 && this.deps.backend.acknowledgeAndAcquire) {
+          const result = await this.deps.backend.acknowledgeAndAcquire(
+            done,
+            this.options.queues,
+            options,
+          );
+          records = result.acquired;
+          this.stored(done, result.acknowledged);
+          void this.deps.channel.send(settledMessage(done));
+        } else {
+          records = await this.deps.backend.acquire(this.options.queues, options);
+        }
       } catch (error) {
         this.deps.logger.error(acquireFailed(this.options.backend, error));
         this.orphansPossible = true;
+        if (done.length > 0) {
+          // Stored or not is unknown: the acknowledge path tries them again (a repeat is only stale).
+          this.finished.unshift(...done);
+          this.scheduleFlush();
+        }
         await this.pause(this.deps.retryDelayMs);
         continue;
       }
@@ -247,14 +282,7 @@ export class WorkerChild {
         done.length > 0 ? this.store(done, 'acknowledge') : undefined,
         retries.length > 0 ? this.store(retries, 'retry') : undefined,
       ]);
-      const failed = done.filter((r) => r.status === TaskResultStatus.FAILED).length;
-      // A retried task is neither done nor failed: it will be acquired again.
-      await this.deps.channel.send({
-        kind: 'settled',
-        ids: batch.map((r) => r.id),
-        succeeded: done.length - failed,
-        failed,
-      });
+      await this.deps.channel.send(settledMessage(batch));
     }
   }
 
@@ -266,11 +294,7 @@ export class WorkerChild {
           how === 'retry'
             ? await this.deps.backend.retry(batch)
             : await this.deps.backend.acknowledge(batch);
-        outcomes.forEach((outcome, i) => {
-          if (outcome === 'stale') this.deps.logger.warn(staleAcknowledge(batch[i].id));
-        });
-        // Stored: no longer a lease of ours. (One given up on stays ours: the reaper's, never an orphan.)
-        for (const record of batch) this.unsettled.delete(record.id);
+        this.stored(batch, outcomes);
         return;
       } catch (error) {
         this.deps.logger.error(
@@ -280,6 +304,33 @@ export class WorkerChild {
         await this.pause(this.deps.retryDelayMs);
       }
     }
+  }
+
+  /**
+   * The finished records the next acquire can store in the same round trip
+   * (when the backend can): all but failed attempts going back for a retry,
+   * and none while the acknowledge path is storing, so batches stay whole.
+   */
+  private takeFinishedForAcquire(): TaskRecord[] {
+    if (this.flushing || this.finished.length === 0 || !this.deps.backend.acknowledgeAndAcquire) {
+      return [];
+    }
+    const done = this.finished.filter((record) => !isRetry(record));
+    if (done.length === this.finished.length) this.finished.length = 0;
+    else this.finished.splice(0, this.finished.length, ...this.finished.filter(isRetry));
+    return done;
+  }
+
+  /** After a store answered: stale ones are reported, and none is a lease of ours any more. */
+  private stored(
+    batch: readonly TaskRecord[],
+    outcomes: readonly (AcknowledgeOutcome | RetryOutcome)[],
+  ): void {
+    outcomes.forEach((outcome, i) => {
+      if (outcome === 'stale') this.deps.logger.warn(staleAcknowledge(batch[i].id));
+    });
+    // (One given up on stays ours: the reaper's, never an orphan.)
+    for (const record of batch) this.unsettled.delete(record.id);
   }
 
   private releaseRunning(): void {

@@ -50,7 +50,12 @@ export class RedisKeys {
 
   /** STRING holding the final record JSON of one finished task. */
   result(id: string): string {
-    return `${this.prefix}result:${id}`;
+    return `${this.resultPrefix}${id}`;
+  }
+
+  /** Prefix of every result string; scripts derive a stored task's result key from it. */
+  get resultPrefix(): string {
+    return `${this.prefix}result:`;
   }
 
   /** ZSET of finished ids scored by finish time. */
@@ -58,9 +63,13 @@ export class RedisKeys {
     return `${this.prefix}results:${queue}:${segment}`;
   }
 
-  /** ZSET of enqueue events (task ids) scored by enqueue time. */
-  ingress(queue: string): string {
-    return `${this.prefix}ingress:${queue}:events`;
+  /**
+   * HASH counting the tasks enqueued in one hour (`hour` = hours since the
+   * epoch), field = second since the epoch. Counters instead of one entry
+   * per task keep a waiting task small; the hash expires with its hour.
+   */
+  ingress(queue: string, hour: number): string {
+    return `${this.prefix}ingress:${queue}:${hour}`;
   }
 
   /**

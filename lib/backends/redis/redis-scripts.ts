@@ -7,6 +7,8 @@ import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { duplicateTaskId } from '../../core/threadmill.messages';
 
+import type { RedisKeys } from './redis-keys';
+
 /** A client the backend talks through: one server or a cluster. */
 export type RedisClient = Redis | Cluster;
 
@@ -18,6 +20,9 @@ export interface ScriptKeyCount {
   perItem?: number;
 }
 
+/** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
+export type LuaFunctionName = 'storeFinished';
+
 /**
  * Every Lua script, with the key count its header documents. The file name
  * carries the fixed count as a suffix (`promoteDeferred-3.lua`); variadic
@@ -27,13 +32,17 @@ export interface ScriptKeyCount {
  */
 export const REDIS_SCRIPTS = {
   enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 } },
-  acquire: { file: 'acquire.lua', keys: { fixed: 1, perItem: 3 } },
-  acknowledge: { file: 'acknowledge.lua', keys: { fixed: 0, perItem: 4 } },
+  // Per item: a queue (3 keys) and a group of finished records (2 keys).
+  acquire: { file: 'acquire.lua', keys: { fixed: 1, perItem: 5 }, uses: ['storeFinished'] },
+  acknowledge: { file: 'acknowledge.lua', keys: { fixed: 0, perItem: 2 }, uses: ['storeFinished'] },
   retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 } },
   release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 } },
   promoteDeferred: { file: 'promoteDeferred-3.lua', keys: { fixed: 3 } },
   forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 } },
-} as const satisfies Record<string, { file: string; keys: ScriptKeyCount }>;
+} as const satisfies Record<
+  string,
+  { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }
+>;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
@@ -54,18 +63,25 @@ export const LUA_DIR = join(__dirname, 'lua');
 // ioredis adds a method per defineCommand; this is its shape.
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
-export interface EnqueueItem {
-  taskKey: string;
-  /** The ready queue, or the deferred set when `runAfterMs` is set. */
-  targetKey: string;
+/** The keys of one queue an enqueue writes to. */
+export interface EnqueueQueueKeys {
+  queueKey: string;
+  deferredKey: string;
+  /** This hour's ingress counts of the queue. */
   ingressKey: string;
   wakeKey: string;
-  id: string;
-  data: string;
+}
+
+/** Consecutive new tasks of one queue, priority and runAfter: two arguments per task. */
+export interface EnqueueGroup {
+  /** Index into the queues passed with the groups. */
+  queueIndex: number;
   priority: number;
-  hashTtlMs: number;
-  /** runAfter when it is in the future; null when the task is ready now. */
+  /** runAfter when it is in the future; null when the tasks are ready now. */
   runAfterMs: number | null;
+  ids: string[];
+  /** Each task's data (the live encoding), in the order of `ids`. */
+  data: string[];
 }
 
 export interface AcquireQueueKeys {
@@ -83,14 +99,24 @@ export interface AcquiredRaw {
   workersJson: string;
 }
 
-export interface AcknowledgeItem {
+/** Finished records of one queue and one final status: two arguments per record. */
+export interface AcknowledgeGroup {
   runningKey: string;
-  taskKey: string;
-  resultKey: string;
+  /** The successful or failed history of the queue. */
   historyKey: string;
-  id: string;
-  json: string;
-  finishedAtMs: number;
+  ids: string[];
+  /** Each record's final JSON, in the order of `ids`. */
+  json: string[];
+}
+
+/** Where the keys a store derives from a task id start, and how long a result lives. */
+export interface StoreSettings {
+  resultTtlMs: number;
+  taskPrefix: string;
+  resultPrefix: string;
+  poolTasksPrefix: string;
+  /** The pool the stored tasks leave; see PoolHint. */
+  poolHint: PoolHint;
 }
 
 export interface RetryItem {
@@ -115,6 +141,21 @@ export interface HolderGuard {
   latestDeadlineMs?: number;
   /** Only tasks this pool holds. */
   poolId?: string;
+}
+
+/** The StoreSettings of an alias: its key prefixes and result TTL. */
+export function storeSettings(
+  keys: RedisKeys,
+  resultTtlMs: number,
+  poolHint: PoolHint,
+): StoreSettings {
+  return {
+    resultTtlMs,
+    taskPrefix: keys.taskPrefix,
+    resultPrefix: keys.resultPrefix,
+    poolTasksPrefix: keys.poolTasksPrefix,
+    poolHint,
+  };
 }
 
 /**
@@ -160,21 +201,45 @@ export class RedisScripts {
   /** Stores the tasks (all or none); throws InvalidTaskError when an id is already stored. */
   async enqueue(
     sequenceKey: string,
-    items: readonly EnqueueItem[],
-    args: { enqueuedAtMs: number; priorityWeight: number; wakeBound: number },
+    queues: readonly EnqueueQueueKeys[],
+    groups: readonly EnqueueGroup[],
+    args: {
+      nowMs: number;
+      taskPrefix: string;
+      hashTtlMs: number;
+      ingressExpiresAtMs: number;
+      priorityWeight: number;
+      wakeBound: number;
+    },
   ): Promise<number> {
-    const keys: string[] = [sequenceKey];
-    const argv: (string | number)[] = [args.wakeBound, args.enqueuedAtMs, args.priorityWeight];
-    for (const item of items) {
-      keys.push(item.taskKey, item.targetKey, item.ingressKey, item.wakeKey);
-      argv.push(item.id, item.data, item.priority, item.hashTtlMs, item.runAfterMs ?? '');
+    const argv: (string | number)[] = [sequenceKey];
+    for (const queue of queues) {
+      argv.push(queue.queueKey, queue.deferredKey, queue.ingressKey, queue.wakeKey);
     }
-    const reply = (await this.calls.enqueue(keys.length, ...keys, ...argv)) as [number, string?];
+    const keyCount = argv.length;
+    argv.push(
+      args.wakeBound,
+      Math.floor(args.nowMs / 1000),
+      args.priorityWeight,
+      args.taskPrefix,
+      args.ingressExpiresAtMs,
+      args.nowMs,
+      args.hashTtlMs,
+    );
+    for (const group of groups) {
+      argv.push(group.queueIndex + 1, group.priority, group.runAfterMs ?? '', group.ids.length);
+      pushPairs(argv, group.ids, group.data);
+    }
+    const reply = (await this.calls.enqueue(keyCount, ...argv)) as [number, string?];
     throwOnCode(reply[0], reply[1]);
     return reply[0];
   }
 
-  /** Leases up to `max` tasks from the first non-empty queue; null when all are empty. */
+  /**
+   * Stores `finished` (outcomes in their order: true stored, false stale),
+   * then leases up to `max` tasks from the first non-empty queue (null when
+   * all are empty), in one call.
+   */
   async acquire(
     poolTasksKey: string,
     queues: readonly AcquireQueueKeys[],
@@ -183,28 +248,39 @@ export class RedisScripts {
       leaseDeadlineMs: number;
       max: number;
       workerJson: string;
-      taskPrefix: string;
       runningStatus: string;
       /** The caller's pool, or empty when it belongs to none. */
       poolId: string;
     },
-  ): Promise<{ queueIndex: number; tasks: AcquiredRaw[] } | null> {
-    const keys: string[] = [poolTasksKey];
-    for (const queue of queues) keys.push(queue.queueKey, queue.runningKey, queue.wakeKey);
-    const reply = (await this.calls.acquire(
-      keys.length,
-      ...keys,
+    store: StoreSettings,
+    finished: readonly AcknowledgeGroup[] = [],
+  ): Promise<{ stored: boolean[]; leased: { queueIndex: number; tasks: AcquiredRaw[] } | null }> {
+    const argv: (string | number)[] = [poolTasksKey];
+    for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
+    for (const group of finished) argv.push(group.runningKey, group.historyKey);
+    const keyCount = argv.length;
+    argv.push(
       args.nowMs,
       args.leaseDeadlineMs,
       args.max,
       args.workerJson,
-      args.taskPrefix,
+      store.taskPrefix,
       args.runningStatus,
       args.poolId,
-    )) as (string | number | null)[];
-    if (reply.length === 0) return null;
+      queues.length,
+      store.resultTtlMs,
+      store.resultPrefix,
+      store.poolTasksPrefix,
+      store.poolHint,
+    );
+    pushGroups(argv, finished);
+    const reply = (await this.calls.acquire(keyCount, ...argv)) as (string | number | null)[];
+    const storedCount = reply[0] as number;
+    const stored = reply.slice(1, storedCount + 1).map((outcome) => outcome === 1);
+    const queueIndex = reply[storedCount + 1] as number;
+    if (queueIndex === 0) return { stored, leased: null };
     const tasks: AcquiredRaw[] = [];
-    for (let i = 1; i < reply.length; i += 4) {
+    for (let i = storedCount + 2; i < reply.length; i += 4) {
       tasks.push({
         id: reply[i] as string,
         data: reply[i + 1] as string | null,
@@ -212,33 +288,36 @@ export class RedisScripts {
         workersJson: reply[i + 3] as string,
       });
     }
-    return { queueIndex: (reply[0] as number) - 1, tasks };
+    return { stored, leased: { queueIndex: queueIndex - 1, tasks } };
   }
 
   /**
-   * Stores finished records that are still leased; per record true when stored,
-   * false when stale. `guard` limits it to one holder (reaper, pool recovery).
+   * Stores finished records that are still leased; per record (in the groups'
+   * order) true when stored, false when stale. `guard` limits it to one
+   * holder (reaper, pool recovery).
    */
   async acknowledge(
-    items: readonly AcknowledgeItem[],
-    resultTtlMs: number,
-    pools: { prefix: string; hint: PoolHint },
+    groups: readonly AcknowledgeGroup[],
+    store: StoreSettings,
+    nowMs: number,
     guard: HolderGuard = {},
   ): Promise<boolean[]> {
-    const keys: string[] = [];
-    const args: (string | number)[] = [
-      resultTtlMs,
+    const argv: (string | number)[] = [];
+    for (const group of groups) argv.push(group.runningKey, group.historyKey);
+    const keyCount = argv.length;
+    argv.push(
+      store.resultTtlMs,
       guard.latestDeadlineMs ?? '',
       guard.poolId ?? '',
-      pools.prefix,
-      pools.hint,
-    ];
-    for (const item of items) {
-      keys.push(item.runningKey, item.taskKey, item.resultKey, item.historyKey);
-      args.push(item.id, item.json, item.finishedAtMs);
-    }
-    const reply = (await this.calls.acknowledge(keys.length, ...keys, ...args)) as number[];
-    return reply.map((stored) => stored === 1);
+      store.poolTasksPrefix,
+      store.poolHint,
+      store.taskPrefix,
+      store.resultPrefix,
+      nowMs,
+    );
+    pushGroups(argv, groups);
+    const reply = (await this.calls.acknowledge(keyCount, ...argv)) as number[];
+    return reply.map((outcome) => outcome === 1);
   }
 
   /**
@@ -328,8 +407,11 @@ export class RedisScripts {
     // Namespaced so it cannot clash with a command a user defined on a shared client.
     const command = `threadmill_${name}`;
     if (typeof Reflect.get(this.client, command) !== 'function') {
-      const { file, keys } = REDIS_SCRIPTS[name];
-      const lua = readFileSync(join(LUA_DIR, file), 'utf8');
+      const script: { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] } =
+        REDIS_SCRIPTS[name];
+      const { file, keys } = script;
+      const functions = (script.uses ?? []).map((fn) => readLua(`${fn}.function.lua`));
+      const lua = [...functions, readLua(file)].join('\n');
       this.client.defineCommand(
         command,
         'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed },
@@ -337,6 +419,23 @@ export class RedisScripts {
     }
     const call = Reflect.get(this.client, command) as ScriptCall;
     return call.bind(this.client);
+  }
+}
+
+function readLua(file: string): string {
+  return readFileSync(join(LUA_DIR, file), 'utf8');
+}
+
+/** Appends `a[i], b[i]` for every i: the (id, value) pairs of a group. */
+function pushPairs(argv: (string | number)[], a: readonly string[], b: readonly string[]): void {
+  for (let i = 0; i < a.length; i++) argv.push(a[i], b[i]);
+}
+
+/** Appends each finished group as its count and its (id, final record) pairs. */
+function pushGroups(argv: (string | number)[], groups: readonly AcknowledgeGroup[]): void {
+  for (const group of groups) {
+    argv.push(group.ids.length);
+    pushPairs(argv, group.ids, group.json);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { ChainableCommander } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry, QueueStats } from '../../core/backend-telemetry.interface';
@@ -8,6 +9,7 @@ import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-con
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type {
+  AcknowledgeAndAcquireResult,
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
@@ -36,14 +38,18 @@ import { PRIORITY_WEIGHT, RedisRecordCodec, TASK_HASH_FIELDS } from './redis-rec
 import {
   RedisScripts,
   WAKE_BOUND,
-  type AcknowledgeItem,
+  type AcknowledgeGroup,
   type AcquireQueueKeys,
   type AcquiredRaw,
-  type EnqueueItem,
+  type EnqueueGroup,
+  type EnqueueQueueKeys,
   type PoolHint,
+  storeSettings,
   ANY_POOL,
 } from './redis-scripts';
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
+
+const HOUR_MS = 3_600_000;
 
 /**
  * The Redis backend: durable priority queues with leases, one Lua script per
@@ -123,27 +129,46 @@ export class RedisBackend implements TaskBackend {
     this.assertOpen();
     if (records.length === 0) return [];
     const now = Date.now();
-    const hashTtl = 3 * this.settings.leaseTtl + this.settings.resultTtl;
-    const items = records.map((record): EnqueueItem => {
+    const hour = Math.floor(now / HOUR_MS);
+    const queueIndexes = new Map<string, number>();
+    const queueKeys: EnqueueQueueKeys[] = [];
+    const groups: EnqueueGroup[] = [];
+    let group: EnqueueGroup | undefined;
+    for (const record of records) {
       const queue = this.checkQueue(record);
+      let queueIndex = queueIndexes.get(queue);
+      if (queueIndex === undefined) {
+        queueIndex = queueKeys.length;
+        queueIndexes.set(queue, queueIndex);
+        queueKeys.push({
+          queueKey: this.keys.queue(queue),
+          deferredKey: this.keys.deferred(queue),
+          ingressKey: this.keys.ingress(queue, hour),
+          wakeKey: this.keys.wake(queue),
+        });
+      }
       const runAfter = record.task.runAfter?.getTime() ?? null;
-      const deferred = runAfter !== null && runAfter > now;
-      return {
-        taskKey: this.keys.task(record.id),
-        targetKey: deferred ? this.keys.deferred(queue) : this.keys.queue(queue),
-        ingressKey: this.keys.ingress(queue),
-        wakeKey: this.keys.wake(queue),
-        id: record.id,
-        data: this.codec.encodeLive(record),
-        priority: record.task.priority,
-        // A deferred task must outlive its wait as well as a normal task's life.
-        hashTtlMs: deferred ? hashTtl + (runAfter - now) : hashTtl,
-        runAfterMs: deferred ? runAfter : null,
-      };
-    });
+      const runAfterMs = runAfter !== null && runAfter > now ? runAfter : null;
+      const { priority } = record.task;
+      // Consecutive tasks alike share a group, so enqueue order (FIFO) is kept.
+      if (
+        group?.queueIndex !== queueIndex ||
+        group.priority !== priority ||
+        group.runAfterMs !== runAfterMs
+      ) {
+        group = { queueIndex, priority, runAfterMs, ids: [], data: [] };
+        groups.push(group);
+      }
+      group.ids.push(record.id);
+      group.data.push(this.codec.encodeLive(record));
+    }
     await this.connection.run(() =>
-      this.scripts.enqueue(this.keys.sequence, items, {
-        enqueuedAtMs: now,
+      this.scripts.enqueue(this.keys.sequence, queueKeys, groups, {
+        nowMs: now,
+        taskPrefix: this.keys.taskPrefix,
+        hashTtlMs: 3 * this.settings.leaseTtl + this.settings.resultTtl,
+        // An hour's counts are kept as long as the history of its last second.
+        ingressExpiresAtMs: (hour + 1) * HOUR_MS + this.settings.resultTtl,
         priorityWeight: PRIORITY_WEIGHT,
         wakeBound: WAKE_BOUND,
       }),
@@ -152,9 +177,25 @@ export class RedisBackend implements TaskBackend {
   }
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    return (await this.acknowledgeAndAcquire([], queues, options)).acquired;
+  }
+
+  /**
+   * Stores `finished` and leases the next tasks in one script call, then
+   * waits for work like `acquire` if there was none: a busy worker slot costs
+   * one round trip per task.
+   */
+  async acknowledgeAndAcquire(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    options: AcquireOptions,
+  ): Promise<AcknowledgeAndAcquireResult> {
     this.assertOpen();
+    const { groups, order } = this.finishedGroups(finished);
     // Nothing to consume, nothing to wait on (BLPOP needs at least one key).
-    if (queues.length === 0) return [];
+    if (queues.length === 0) {
+      return { acknowledged: await this.acknowledge(finished), acquired: [] };
+    }
     const { workerId, signal } = options;
     const poolId = options.poolId ?? '';
     if (poolId !== '') this.notePool(poolId);
@@ -163,19 +204,38 @@ export class RedisBackend implements TaskBackend {
     const workerJson = JSON.stringify(workerId);
     const timeoutMs = Number.isFinite(options.timeoutMs) ? options.timeoutMs : 2 ** 31;
     const deadline = Date.now() + timeoutMs;
+    let storing = groups;
+    let acknowledged: AcknowledgeOutcome[] = [];
+    const result = (acquired: TaskRecord[]): AcknowledgeAndAcquireResult => ({
+      acknowledged,
+      acquired,
+    });
     for (;;) {
       // Closing the backend ends a wait like an abort: the caller is shutting down.
-      if (signal?.aborted || this.closed) return [];
-      let taken: TaskRecord[] | null;
+      const stopping = signal?.aborted === true || this.closed;
+      if (stopping && storing.length === 0) return result([]);
+      let taken: { stored: boolean[]; records: TaskRecord[] | null };
       try {
-        taken = await this.take(queues, queueKeys, max, workerId, workerJson, poolId);
+        taken = await this.take(queues, queueKeys, {
+          // Stopping: what finished is still stored, nothing new is leased.
+          max: stopping ? 0 : max,
+          workerId,
+          workerJson,
+          poolId,
+          finished: storing,
+        });
       } catch (error) {
-        if (this.closed) return [];
+        if (this.closed && storing.length === 0) return result([]);
         throw error;
       }
-      if (taken === null) {
+      if (storing.length > 0) {
+        acknowledged = this.outcomes(finished, order, taken.stored);
+        storing = [];
+        if (stopping) return result([]);
+      }
+      if (taken.records === null) {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) return [];
+        if (remaining <= 0) return result([]);
         // No token means nothing became ready: every path that readies a task
         // (enqueue, mover, release, a full acquire) pushes one. So no second look.
         const outcome = await this.connection.waitForWake(
@@ -185,11 +245,11 @@ export class RedisBackend implements TaskBackend {
         );
         if (outcome === 'aborted') {
           if (!this.closed) await this.passOnWakeUps(queueKeys);
-          return [];
+          return result([]);
         }
-        if (outcome === 'timeout') return [];
-      } else if (taken.length > 0) {
-        return taken;
+        if (outcome === 'timeout') return result([]);
+      } else if (taken.records.length > 0) {
+        return result(taken.records);
       }
       // Everything taken was unreadable and has been failed: look again at once.
     }
@@ -198,38 +258,15 @@ export class RedisBackend implements TaskBackend {
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     this.assertOpen();
     if (records.length === 0) return [];
-    const now = Date.now();
-    const items = records.map((record): AcknowledgeItem => {
-      if (!FINISHED_STATUSES.has(record.status)) {
-        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
-      }
-      const queue = this.checkQueue(record);
-      return {
-        runningKey: this.keys.running(queue),
-        taskKey: this.keys.task(record.id),
-        resultKey: this.keys.result(record.id),
-        historyKey: this.keys.history(
-          queue,
-          record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed',
-        ),
-        id: record.id,
-        json: this.codec.encodeFinished(record),
-        finishedAtMs: record.finishedAt?.getTime() ?? now,
-      };
-    });
+    const { groups, order } = this.finishedGroups(records);
     const stored = await this.connection.run(() =>
-      this.scripts.acknowledge(items, this.settings.resultTtl, {
-        prefix: this.keys.poolTasksPrefix,
-        hint: this.poolHint,
-      }),
+      this.scripts.acknowledge(
+        groups,
+        storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
+        Date.now(),
+      ),
     );
-    return stored.map((ok, i): AcknowledgeOutcome => {
-      if (ok) return 'acknowledged';
-      this.logger.debug(
-        `acknowledge of task ${records[i].id} was stale: it is no longer leased (reaped or already acknowledged)`,
-      );
-      return 'stale';
-    });
+    return this.outcomes(records, order, stored);
   }
 
   async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
@@ -305,19 +342,28 @@ export class RedisBackend implements TaskBackend {
         .zcard(this.keys.deferred(queue))
         .zcount(successful, kept, '+inf')
         .zcount(failed, kept, '+inf')
-        .zcount(this.keys.ingress(queue), windowStart, '+inf')
         .zcount(successful, windowStart, '+inf')
         .zcount(failed, windowStart, '+inf');
     }
+    const ingressReads = this.queues.map((queue) =>
+      this.readIngress(pipeline, queue, windowStart, now),
+    );
     const replies = await this.connection.run(async () => (await pipeline.exec()) ?? []);
-    const numbers = replies.map(([error, value]) => {
+    const values = replies.map(([error, value]) => {
       if (error) throw this.connection.unavailable(error);
-      return Number(value);
+      return value;
     });
+    const numbers = values.slice(0, this.queues.length * 7).map(Number);
+    let nextIngressReply = this.queues.length * 7;
     const queues: Record<string, QueueStats> = {};
     this.queues.forEach((queue, q) => {
-      const [ready, running, deferred, successful, failed, ingress, doneOk, doneFailed] =
-        numbers.slice(q * 8, q * 8 + 8);
+      const [ready, running, deferred, successful, failed, doneOk, doneFailed] = numbers.slice(
+        q * 7,
+        q * 7 + 7,
+      );
+      const { replies: ingressReplies, sum } = ingressReads[q];
+      const ingress = sum(values.slice(nextIngressReply, nextIngressReply + ingressReplies));
+      nextIngressReply += ingressReplies;
       queues[queue] = {
         counts: { ready, running, deferred, successful, failed },
         rates: { intervalMs, ingress, egress: doneOk + doneFailed, failed: doneFailed },
@@ -370,6 +416,58 @@ export class RedisBackend implements TaskBackend {
     await this.connection.close();
   }
 
+  /**
+   * Queues on `pipeline` (after every other read) the ingress counts of one
+   * queue from `windowStart` to `now`: per hour, HMGET of the seconds wanted,
+   * or HGETALL of an hour the window covers whole. Counts are kept per
+   * second, so a second the window covers in part counts in proportion
+   * (the estimate is rounded to a whole number of tasks).
+   */
+  private readIngress(
+    pipeline: ChainableCommander,
+    queue: string,
+    windowStart: number,
+    now: number,
+  ): { replies: number; sum: (values: unknown[]) => number } {
+    const first = Math.floor(windowStart / 1000);
+    const last = Math.floor(now / 1000);
+    const weightOf = (second: number): number => {
+      const start = second * 1000;
+      const end = Math.min(start + 1000, now);
+      return end > start ? Math.max(0, end - Math.max(start, windowStart)) / (end - start) : 1;
+    };
+    const reads: { seconds: number[] | null }[] = [];
+    for (let hour = Math.floor(first / 3600); hour <= Math.floor(last / 3600); hour++) {
+      const from = Math.max(first, hour * 3600);
+      const to = Math.min(last, hour * 3600 + 3599);
+      const key = this.keys.ingress(queue, hour);
+      if (from === hour * 3600 && to === hour * 3600 + 3599 && weightOf(from) === 1) {
+        pipeline.hgetall(key);
+        reads.push({ seconds: null });
+      } else {
+        const seconds = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+        pipeline.hmget(key, ...seconds.map(String));
+        reads.push({ seconds });
+      }
+    }
+    const sum = (values: unknown[]): number => {
+      let total = 0;
+      reads.forEach(({ seconds }, i) => {
+        if (seconds === null) {
+          for (const count of Object.values(values[i] as Record<string, string>)) {
+            total += Number(count);
+          }
+        } else {
+          (values[i] as (string | null)[]).forEach((count, k) => {
+            if (count !== null) total += Number(count) * weightOf(seconds[k]);
+          });
+        }
+      });
+      return Math.round(total);
+    };
+    return { replies: reads.length, sum };
+  }
+
   private notePool(poolId: string): void {
     if (this.poolHint === '') this.poolHint = poolId;
     else if (this.poolHint !== poolId) this.poolHint = ANY_POOL;
@@ -379,44 +477,122 @@ export class RedisBackend implements TaskBackend {
     if (this.closed) throw new BackendUnavailableError(backendClosed(this.alias));
   }
 
-  /** One acquire round trip: leases, decodes, and fails what cannot be read. Null when empty. */
+  /**
+   * One round trip: stores what finished, leases, decodes, and fails what
+   * cannot be read. `records` is null when every queue was empty.
+   */
   private async take(
     queues: readonly string[],
     queueKeys: AcquireQueueKeys[],
-    max: number,
-    workerId: string,
-    workerJson: string,
-    poolId: string,
-  ): Promise<TaskRecord[] | null> {
+    call: {
+      max: number;
+      workerId: string;
+      workerJson: string;
+      poolId: string;
+      finished: readonly AcknowledgeGroup[];
+    },
+  ): Promise<{ stored: boolean[]; records: TaskRecord[] | null }> {
     const now = Date.now();
-    const reply = await this.connection.run(() =>
-      this.scripts.acquire(this.keys.poolTasks(poolId), queueKeys, {
-        nowMs: now,
-        leaseDeadlineMs: now + this.settings.leaseTtl,
-        max,
-        workerJson,
-        taskPrefix: this.keys.taskPrefix,
-        runningStatus: TaskResultStatus.RUNNING,
-        poolId,
-      }),
+    const { stored, leased } = await this.connection.run(() =>
+      this.scripts.acquire(
+        this.keys.poolTasks(call.poolId),
+        queueKeys,
+        {
+          nowMs: now,
+          leaseDeadlineMs: now + this.settings.leaseTtl,
+          max: call.max,
+          workerJson: call.workerJson,
+          runningStatus: TaskResultStatus.RUNNING,
+          poolId: call.poolId,
+        },
+        storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
+        call.finished,
+      ),
     );
-    if (reply === null) return null;
-    const queue = queues[reply.queueIndex];
+    if (leased === null) return { stored, records: null };
+    const queue = queues[leased.queueIndex];
     const records: TaskRecord[] = [];
     let unreadable: TaskRecord[] | undefined;
-    for (const raw of reply.tasks) {
+    for (const raw of leased.tasks) {
       try {
         records.push(this.leased(raw, now));
       } catch (error) {
         if (!(error instanceof CorruptTaskDataError)) throw error;
         this.logger.warn(error.message);
         (unreadable ??= []).push(
-          this.codec.unreadable(raw.id, queue, new Date(now), [workerId], errorToRecord(error)),
+          this.codec.unreadable(
+            raw.id,
+            queue,
+            new Date(now),
+            [call.workerId],
+            errorToRecord(error),
+          ),
         );
       }
     }
     if (unreadable) await this.acknowledge(unreadable);
-    return records;
+    return { stored, records };
+  }
+
+  /**
+   * Finished records grouped by queue and final status (two arguments per
+   * record in the script); `order[k]` is the index in `records` of the k-th
+   * record across the groups. Throws InvalidTaskError for an unfinished record.
+   */
+  private finishedGroups(records: readonly TaskRecord[]): {
+    groups: AcknowledgeGroup[];
+    order: number[];
+  } {
+    const byTarget = new Map<string, { group: AcknowledgeGroup; indexes: number[] }>();
+    records.forEach((record, index) => {
+      if (!FINISHED_STATUSES.has(record.status)) {
+        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
+      }
+      const queue = this.checkQueue(record);
+      const segment = record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
+      const target = `${segment} ${queue}`;
+      let entry = byTarget.get(target);
+      if (!entry) {
+        entry = {
+          group: {
+            runningKey: this.keys.running(queue),
+            historyKey: this.keys.history(queue, segment),
+            ids: [],
+            json: [],
+          },
+          indexes: [],
+        };
+        byTarget.set(target, entry);
+      }
+      entry.group.ids.push(record.id);
+      entry.group.json.push(this.codec.encodeFinished(record));
+      entry.indexes.push(index);
+    });
+    const entries = [...byTarget.values()];
+    return {
+      groups: entries.map((entry) => entry.group),
+      order: entries.flatMap((entry) => entry.indexes),
+    };
+  }
+
+  /** Store outcomes in the order of `records`, from the script's order across the groups. */
+  private outcomes(
+    records: readonly TaskRecord[],
+    order: readonly number[],
+    stored: readonly boolean[],
+  ): AcknowledgeOutcome[] {
+    const outcomes = new Array<AcknowledgeOutcome>(records.length);
+    order.forEach((index, k) => {
+      if (stored[k]) {
+        outcomes[index] = 'acknowledged';
+        return;
+      }
+      outcomes[index] = 'stale';
+      this.logger.debug(
+        `acknowledge of task ${records[index].id} was stale: it is no longer leased (reaped or already acknowledged)`,
+      );
+    });
+    return outcomes;
   }
 
   /**

@@ -16,7 +16,8 @@ import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
 import {
   ANY_POOL,
   WAKE_BOUND,
-  type AcknowledgeItem,
+  type AcknowledgeGroup,
+  storeSettings,
   type HolderGuard,
   type RedisScripts,
   type RetryItem,
@@ -275,22 +276,19 @@ export class RedisBroker {
       const next = nextAttempt(record, errorFor(id, record), at);
       (isRetry(next) ? retries : finished).push(next);
     }
-    const items = finished.map((record): AcknowledgeItem => ({
+    const failed: AcknowledgeGroup = {
       runningKey: this.keys.running(queue),
-      taskKey: this.keys.task(record.id),
-      resultKey: this.keys.result(record.id),
       historyKey: this.keys.history(queue, 'failed'),
-      id: record.id,
-      json: this.codec.encodeFinished(record),
-      finishedAtMs: now,
-    }));
+      ids: finished.map((record) => record.id),
+      json: finished.map((record) => this.codec.encodeFinished(record)),
+    };
     const [stored, sent] = await Promise.all([
-      items.length > 0
+      finished.length > 0
         ? this.scripts.acknowledge(
-            items,
-            this.settings.resultTtl,
+            [failed],
             // The reaper and recovery act for whichever pool held each task.
-            { prefix: this.keys.poolTasksPrefix, hint: ANY_POOL },
+            storeSettings(this.keys, this.settings.resultTtl, ANY_POOL),
+            now,
             guard,
           )
         : [],
@@ -299,14 +297,13 @@ export class RedisBroker {
     return [...stored, ...sent].filter(Boolean).length;
   }
 
-  /** History and ingress older than resultTtl; returns how many entries went. */
+  /** History older than resultTtl (ingress counts expire by themselves); returns how many entries went. */
   private async trim(now: number): Promise<number> {
     const cutoff = now - this.settings.resultTtl;
     const pipeline = this.connection.client.pipeline();
     for (const queue of this.settings.queues) {
       pipeline.zremrangebyscore(this.keys.history(queue, 'successful'), '-inf', cutoff);
       pipeline.zremrangebyscore(this.keys.history(queue, 'failed'), '-inf', cutoff);
-      pipeline.zremrangebyscore(this.keys.ingress(queue), '-inf', cutoff);
     }
     let trimmed = 0;
     for (const [error, removed] of (await pipeline.exec()) ?? []) {

@@ -1,39 +1,56 @@
 --[[
   Lease up to a given number of the best ready tasks to one worker, from the
-  first queue (in the order given) that has any. Popping, marking RUNNING and
-  entering the running set under a lease deadline happen in one step, so a
-  task is never held by two workers and never lost between queue and lease.
-  Only the small mutable hash fields are written (no JSON decoded or encoded
-  here), which keeps the script cheap per task; the ready score goes into
-  the hash too, so release can put the task back in its place. A popped id
-  without task data is still leased and returned without data, so the
-  caller can fail it visibly instead of it vanishing or blocking the queue. When the batch was
-  full and work remains, one wake-up token is pushed so another idle
-  consumer takes the rest (wake-ups are bounded, so they must chain). When a
-  queue is found or left empty its tokens are stale, and are dropped, so a
-  consumer that goes idle after a busy spell blocks at once instead of
-  spinning through tokens for work that is gone. When the caller names its
-  worker pool, each task records that pool and joins the pool's task set, so
-  a dead pool's tasks can be found without scanning every running task.
+  first queue (in the order given) that has any, after storing the tasks the
+  worker finished since its last call: a busy slot then costs one round trip
+  per task, not an acknowledge and an acquire. Storing follows
+  storeFinished (storeFinished.function.lua, prepended), the same rules as
+  acknowledge.lua. Popping, marking RUNNING and entering the running set
+  under a lease deadline happen in one step, so a task is never held by two
+  workers and never lost between queue and lease. Only the small mutable hash
+  fields are written (no JSON decoded or encoded here), which keeps the
+  script cheap per task; the ready score goes into the hash too, so release
+  can put the task back in its place. A popped id without task data is still
+  leased and returned without data, so the caller can fail it visibly
+  instead of it vanishing or blocking the queue. When the batch was full and
+  work remains, one wake-up token is pushed so another idle consumer takes
+  the rest (wake-ups are bounded, so they must chain). When a queue is found
+  or left empty its tokens are stale, and are dropped, so a consumer that
+  goes idle after a busy spell blocks at once instead of spinning through
+  tokens for work that is gone. When the caller names its worker pool, each
+  task records that pool and joins the pool's task set, so a dead pool's
+  tasks can be found without scanning every running task.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
   KEYS[3q-1] ready queue (ZSET) score = -priority * weight + enqueue sequence
   KEYS[3q] running set (ZSET) score = lease deadline (ms)
   KEYS[3q+1] wake-up tokens (LIST) of the queue
+  then 2 per group of finished records sharing a queue and a final status,
+  group g (from 1, after the Q = ARGV[8] queues) uses
+  KEYS[3Q+2g] running set (ZSET) of the group's queue
+  KEYS[3Q+2g+1] history (ZSET) successful or failed set of the queue, scored by the time it was stored
 
-  Derived keys: task hash = ARGV[5] .. id (HASH), same hash tag as KEYS
+  Derived keys: task hash = ARGV[5] .. id (HASH), result = ARGV[10] .. id
+  (STRING), pool task set = ARGV[11] .. pool id (SET), same hash tag as KEYS
 
-  ARGV[1] now (ms since epoch), written as startedAt (first time only) and lastAttemptedAt
+  ARGV[1] now (ms since epoch): startedAt (first time only), lastAttemptedAt, history score
   ARGV[2] lease deadline (ms since epoch)
-  ARGV[3] most tasks to take (count)
+  ARGV[3] most tasks to take (count, 0 to only store)
   ARGV[4] worker id, JSON-encoded (string)
   ARGV[5] task key prefix (string)
   ARGV[6] running status word (string)
   ARGV[7] worker pool id, or empty when the caller belongs to no pool (string)
+  ARGV[8] how many queues KEYS name (count)
+  ARGV[9] result TTL (ms)
+  ARGV[10] result key prefix (string)
+  ARGV[11] pool task set key prefix (string)
+  ARGV[12] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
+  Then per group of finished records, in KEYS order: its record count n,
+  then n pairs of task id (string) and final record (JSON)
 
-  Returns {} when every queue is empty, otherwise {queue index q, then 4 per
-  task: id, data JSON or false when missing, startedAt ms, worker ids JSON}
+  Returns {n, then n store outcomes (1 stored, 0 stale), in order, then the
+  queue index q (0 when every queue is empty), then 4 per leased task: id,
+  data JSON or false when missing, startedAt ms, worker ids JSON}
   Errors none
 ]]
 
@@ -42,12 +59,28 @@ local max = tonumber(ARGV[3])
 local workerJson = ARGV[4]
 local prefix = ARGV[5]
 local pool = ARGV[7]
+local queueCount = tonumber(ARGV[8])
 
-for q = 1, (#KEYS - 1) / 3 do
+local stored = storeFinished(3 * queueCount + 2, 13, {
+  resultTtl = ARGV[9],
+  latest = nil,
+  requiredPool = '',
+  poolPrefix = ARGV[11],
+  callerPool = ARGV[12],
+  taskPrefix = prefix,
+  resultPrefix = ARGV[10],
+  now = now,
+})
+local out = { #stored }
+for i = 1, #stored do
+  out[i + 1] = stored[i]
+end
+
+for q = 1, max > 0 and queueCount or 0 do
   local queueKey = KEYS[3 * q - 1]
   local popped = redis.call('ZPOPMIN', queueKey, max)
   if #popped > 0 then
-    local out = { q }
+    out[#out + 1] = q
     local lease = {}
     local held = {}
     for i = 1, #popped, 2 do
@@ -96,7 +129,10 @@ for q = 1, (#KEYS - 1) / 3 do
     return out
   end
 end
-for q = 1, (#KEYS - 1) / 3 do
-  redis.call('DEL', KEYS[3 * q + 1])
+if max > 0 then
+  for q = 1, queueCount do
+    redis.call('DEL', KEYS[3 * q + 1])
+  end
 end
-return {}
+out[#out + 1] = 0
+return out

@@ -1,79 +1,127 @@
 --[[
   Store new tasks in one atomic step, one or many (bulk enqueue is one call).
-  Every id is checked first, so a clash writes nothing: a second enqueue of
-  an id must never overwrite a task another worker may be running. Each task
-  gets its hash (with a TTL so abandoned data cannot outlive its usefulness),
-  an ingress event for telemetry, and a place in the ready queue or, with a
-  future runAfter, in the deferred set. Its ready score is priority first,
-  then a per-alias sequence number, so tasks of one priority leave in exactly
-  the order they came, even many in one millisecond. A deferred task keeps
-  that score in its hash for the mover; a ready one needs no copy while it
-  waits (acquire writes it for release), which keeps a waiting task small,
-  as does the sequence number standing in for the id as the ingress event.
-  Ready tasks push wake-up tokens so an idle consumer blocked on the queue's
-  wake-up list returns at once; the list is trimmed so tokens nobody waits
-  for cannot pile up.
+  A clash writes nothing: a second enqueue of an id must never overwrite a
+  task another worker may be running, so each task's data is written only
+  where none is (HSETNX), and on the first clash the hashes this call made
+  are deleted before it reports the id. A task's hash gets a TTL, so
+  abandoned data cannot outlive its usefulness; a deferred one's also covers
+  its wait. Its ready score is priority
+  first, then a per-alias sequence number, so tasks of one priority leave in
+  exactly the order they came, even many in one millisecond. A deferred task
+  keeps that score in its hash for the mover; a ready one needs no copy while
+  it waits (acquire writes it for release), which keeps a waiting task small.
+  Ingress is counted per second in one hash per queue and hour (no per-task
+  entry), which expires once its hour is past the result TTL. Ready tasks
+  push wake-up tokens so an idle consumer blocked on the queue's wake-up list
+  returns at once; the list is trimmed so tokens nobody waits for cannot pile up.
 
-  Variadic KEYS: one fixed key, then 4 per task
+  Tasks come in groups that share a queue, a priority and a runAfter, so a
+  task costs two arguments (id, data) and its hash key is derived.
+
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
-  Task i (from 1) uses
-  KEYS[4i-2] task (HASH) the task's data (and ready score when deferred), created here
-  KEYS[4i-1] target (ZSET) the ready queue, or the deferred set when runAfter is in the future
-  KEYS[4i] ingress events (ZSET) of the task's queue, member = sequence number
-  KEYS[4i+1] wake-up tokens (LIST) of the task's queue
+  Variadic KEYS: then 4 per queue, queue q (from 1) uses
+  KEYS[4q-2] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[4q-1] deferred set (ZSET) score = runAfter (ms)
+  KEYS[4q] ingress counts (HASH) of this hour, field = second since epoch, value = tasks enqueued
+  KEYS[4q+1] wake-up tokens (LIST) of the queue
+
+  Derived keys: task hash = ARGV[4] .. id (HASH), same hash tag as KEYS
 
   ARGV[1] longest a wake-up list may grow (count)
-  ARGV[2] enqueue time, the ingress event's score (ms since epoch)
+  ARGV[2] second since epoch of the enqueue, the ingress field (number)
   ARGV[3] weight of one priority step in a score (number, larger than any sequence number)
-  Then 5 per task, task i uses
-  ARGV[5i-1] task id (string)
-  ARGV[5i] serialized task data (JSON)
-  ARGV[5i+1] priority (whole number, higher runs first)
-  ARGV[5i+2] time the hash lives (ms)
-  ARGV[5i+3] runAfter when it is in the future (ms since epoch), empty when the task is ready now
+  ARGV[4] task key prefix (string)
+  ARGV[5] when the ingress hashes expire (ms since epoch)
+  ARGV[6] now (ms since epoch)
+  ARGV[7] time a ready task's hash lives (ms); a deferred one's also gets the wait
+  Then per group: queue index q, priority (whole number, higher runs first),
+  runAfter when it is in the future (ms since epoch, empty when ready now),
+  task count n, then n pairs of task id (string) and task data (JSON)
 
   Returns {count of tasks stored}
   Errors {-1, id} when a task hash with that id already exists; nothing is written
 ]]
 
-local taskCount = (#KEYS - 1) / 4
-for i = 1, taskCount do
-  if redis.call('EXISTS', KEYS[4 * i - 2]) == 1 then
-    return { -1, ARGV[5 * i - 1] }
+local prefix = ARGV[4]
+-- Arguments per unpack: Lua's unpack has a bounded stack.
+local chunk = 1000
+local groups = {}
+local created = {}
+local now = tonumber(ARGV[6])
+local hashTtl = tonumber(ARGV[7])
+local a = 8
+while a <= #ARGV do
+  local count = tonumber(ARGV[a + 3])
+  local group = { q = tonumber(ARGV[a]), priority = tonumber(ARGV[a + 1]),
+    runAfter = ARGV[a + 2], first = a + 4, count = count }
+  groups[#groups + 1] = group
+  for i = 0, count - 1 do
+    local id = ARGV[a + 4 + 2 * i]
+    local taskKey = prefix .. id
+    -- pcall: a key of another type under that name is a clash too, not an abort halfway.
+    if redis.pcall('HSETNX', taskKey, 'data', ARGV[a + 5 + 2 * i]) ~= 1 then
+      for first = 1, #created, chunk do
+        redis.call('DEL', unpack(created, first, math.min(first + chunk - 1, #created)))
+      end
+      return { -1, id }
+    end
+    created[#created + 1] = taskKey
+  end
+  group.ttl = group.runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(group.runAfter) - now)
+  a = a + 4 + 2 * count
+end
+
+local sequence = redis.call('INCRBY', KEYS[1], #created) - #created
+local weight = tonumber(ARGV[3])
+local readied = {}
+local ingress = {}
+for _, group in ipairs(groups) do
+  local q = group.q
+  local base = -group.priority * weight + sequence
+  local deferred = group.runAfter ~= ''
+  local batch = {}
+  for i = 0, group.count - 1 do
+    local id = ARGV[group.first + 2 * i]
+    -- %.0f: Lua would print a large number in exponent form, losing digits.
+    local score = string.format('%.0f', base + i + 1)
+    local taskKey = prefix .. id
+    redis.call('PEXPIRE', taskKey, group.ttl)
+    if deferred then
+      redis.call('HSET', taskKey, 'score', score)
+      batch[#batch + 1] = group.runAfter
+    else
+      batch[#batch + 1] = score
+    end
+    batch[#batch + 1] = id
+    if #batch == chunk then
+      redis.call('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], unpack(batch))
+      batch = {}
+    end
+  end
+  if #batch > 0 then
+    redis.call('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], unpack(batch))
+  end
+  sequence = sequence + group.count
+  ingress[q] = (ingress[q] or 0) + group.count
+  if not deferred then
+    readied[q] = (readied[q] or 0) + group.count
   end
 end
 
-local first = redis.call('INCRBY', KEYS[1], taskCount) - taskCount
-local weight = tonumber(ARGV[3])
-local wakeCounts = {}
-for i = 1, taskCount do
-  local taskKey = KEYS[4 * i - 2]
-  local id = ARGV[5 * i - 1]
-  -- %.0f: Lua would print a large number in exponent form, losing digits.
-  local score = string.format('%.0f', -tonumber(ARGV[5 * i + 1]) * weight + first + i)
-  local runAfter = ARGV[5 * i + 3]
-  if runAfter == '' then
-    redis.call('HSET', taskKey, 'data', ARGV[5 * i])
-    redis.call('ZADD', KEYS[4 * i - 1], score, id)
-    local wakeKey = KEYS[4 * i + 1]
-    wakeCounts[wakeKey] = (wakeCounts[wakeKey] or 0) + 1
-  else
-    redis.call('HSET', taskKey, 'data', ARGV[5 * i], 'score', score)
-    redis.call('ZADD', KEYS[4 * i - 1], runAfter, id)
-  end
-  redis.call('PEXPIRE', taskKey, ARGV[5 * i + 2])
-  redis.call('ZADD', KEYS[4 * i], ARGV[2], first + i)
+for q, count in pairs(ingress) do
+  redis.call('HINCRBY', KEYS[4 * q], ARGV[2], count)
+  redis.call('PEXPIREAT', KEYS[4 * q], ARGV[5])
 end
 
 local bound = tonumber(ARGV[1])
-for wakeKey, count in pairs(wakeCounts) do
+for q, count in pairs(readied) do
   local tokens = {}
   for t = 1, math.min(count, bound) do
     tokens[t] = '1'
   end
-  if redis.call('LPUSH', wakeKey, unpack(tokens)) > bound then
-    redis.call('LTRIM', wakeKey, 0, bound - 1)
+  if redis.call('LPUSH', KEYS[4 * q + 1], unpack(tokens)) > bound then
+    redis.call('LTRIM', KEYS[4 * q + 1], 0, bound - 1)
   end
 end
 
-return { taskCount }
+return { #created }

@@ -64,7 +64,7 @@ describe('RedisBackend broker pass', () => {
     );
   });
 
-  it('trims history and ingress older than resultTtl', async () => {
+  it('trims history older than resultTtl; ingress counts expire with their hour', async () => {
     const backend = fixture.backend({ resultTtl: 1000 });
     const keys = fixture.keys(backend);
     await backend.enqueue(readyRecord(backend.alias));
@@ -74,13 +74,14 @@ describe('RedisBackend broker pass', () => {
     const old = Date.now() - 2000;
     await fixture.admin.zadd(keys.history('default', 'successful'), old, 'old-ok');
     await fixture.admin.zadd(keys.history('emails', 'failed'), old, 'old-failed');
-    await fixture.admin.zadd(keys.ingress('default'), old, 'old-in');
     const report = await backend.brokerPass();
-    expect(report.trimmed).toBe(3);
+    expect(report.trimmed).toBe(2);
     expect(await fixture.admin.zrange(keys.history('default', 'successful'), 0, -1)).toEqual([
       leased.id,
     ]);
-    expect(await fixture.admin.zcard(keys.ingress('default'))).toBe(1);
+    const hour = Math.floor(Date.now() / 3_600_000);
+    const expiresAt = await fixture.admin.call('PEXPIRETIME', keys.ingress('default', hour));
+    expect(expiresAt).toBe((hour + 1) * 3_600_000 + 1000);
   });
 
   it('leaves a task alone that was acknowledged between the reaper reading and failing it', async () => {

@@ -31,13 +31,30 @@ describe('RedisBackend peek and telemetry', () => {
     await backend.enqueue(readyRecord(backend.alias));
     const [first] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     await backend.acknowledge([succeeded(first)]);
-    const doneAt = Date.now();
-    await waitFor(() => Date.now() > doneAt + 150, { what: 'the first task to age' });
+    // Ingress is counted per second: the first task's second must be wholly outside the window.
+    const doneSecond = Math.floor(Date.now() / 1000);
+    await waitFor(() => Math.floor(Date.now() / 1000) >= doneSecond + 2, {
+      what: 'the first task to age by a whole second',
+    });
     await backend.enqueue(readyRecord(backend.alias));
-    const telemetry = await backend.telemetry(100);
+    const telemetry = await backend.telemetry(1000);
     expect(telemetry.queues.default).toEqual({
       counts: { ready: 1, running: 0, deferred: 0, successful: 1, failed: 0 },
-      rates: { intervalMs: 100, ingress: 1, egress: 0, failed: 0 },
+      rates: { intervalMs: 1000, ingress: 1, egress: 0, failed: 0 },
     });
+  });
+
+  it('counts the part of a second a short window covers in proportion', async () => {
+    const backend = fixture.backend();
+    const second = Math.floor(Date.now() / 1000) - 5;
+    const hour = Math.floor(second / 3600);
+    // 10 enqueues 5 s ago and 30 in the second after: a 4.5 s window sees the second whole and half the first.
+    await fixture.admin.hset(fixture.keys(backend).ingress('default', hour), {
+      [second]: 10,
+      [second + 1]: 30,
+    });
+    const now = Date.now();
+    const telemetry = await backend.telemetry(now - (second * 1000 + 500));
+    expect(telemetry.queues.default.rates.ingress).toBe(35);
   });
 });

@@ -12,7 +12,7 @@ describe('RedisKeys', () => {
       result: keys.result('abc'),
       successful: keys.history('emails', 'successful'),
       failed: keys.history('emails', 'failed'),
-      ingress: keys.ingress('emails'),
+      ingress: keys.ingress('emails', 493_000),
     }).toEqual({
       queue: 'threadmill:{orders}:queue:emails',
       running: 'threadmill:{orders}:running:emails',
@@ -21,7 +21,7 @@ describe('RedisKeys', () => {
       result: 'threadmill:{orders}:result:abc',
       successful: 'threadmill:{orders}:results:emails:successful',
       failed: 'threadmill:{orders}:results:emails:failed',
-      ingress: 'threadmill:{orders}:ingress:emails:events',
+      ingress: 'threadmill:{orders}:ingress:emails:493000',
     });
     for (const extra of [keys.wake('emails'), keys.sequence, keys.brokerHeartbeat]) {
       expect(extra.startsWith('threadmill:{orders}:')).toBe(true);

@@ -1,0 +1,85 @@
+--[[
+  storeFinished: the one place a finished task is stored. RedisScripts
+  prepends this file to every script that names it (acknowledge.lua, and
+  acquire.lua, which stores a worker's finished tasks in the same call that
+  leases its next ones, so a busy slot costs one round trip per task).
+
+  A task is stored only if it is still in its running set: once the reaper
+  failed a task, a late acknowledge must change nothing, and the caller is
+  told it was stale. A stored task gets its final record as a result string
+  that expires after resultTtl, enters the history set of its status, and its
+  live hash is deleted. The reaper passes a deadline, so a task that was
+  released and leased again after it looked is left alone, and pool recovery
+  passes the dead pool's id for the same reason. A stored task leaves its
+  pool's task set: the caller names the pool its tasks belong to (one SREM
+  per call, nothing per task on the happy path), or asks for each task's pool
+  to be read from its hash.
+
+  Records come in groups that share a running set and a history set, so a
+  record costs two arguments (id, final record) and its keys are derived:
+  task hash = o.taskPrefix .. id, result = o.resultPrefix .. id, pool task set
+  = o.poolPrefix .. pool id, all under the hash tag of the declared keys.
+
+  Parameters
+  firstKey   index in KEYS of the first group's running set (ZSET); its history
+             set (ZSET) follows, then the next group's pair, to the end of KEYS
+  firstArg   index in ARGV of the first group's record count; each count is
+             followed by that many (task id, final record JSON) pairs
+  o          resultTtl (ms), latest (lease deadline to accept, or nil for any),
+             requiredPool ('' for any holder), poolPrefix, callerPool (a pool
+             id, '' for none, or * to read each task's), taskPrefix,
+             resultPrefix, now (history score, ms since epoch)
+
+  Returns a list with one entry per record, in order: 1 stored, 0 stale
+]]
+local function storeFinished(firstKey, firstArg, o)
+  local out = {}
+  local lookup = o.callerPool == '*' or o.requiredPool ~= ''
+  local leftPool = {}
+  local a = firstArg
+  for k = firstKey, #KEYS - 1, 2 do
+    local runningKey = KEYS[k]
+    local historyKey = KEYS[k + 1]
+    local count = tonumber(ARGV[a])
+    for r = 1, count do
+      local id = ARGV[a + 2 * r - 1]
+      local taskKey = o.taskPrefix .. id
+      local held = true
+      if o.latest then
+        local deadline = redis.call('ZSCORE', runningKey, id)
+        held = deadline ~= false and tonumber(deadline) <= o.latest
+      end
+      local pool = false
+      if lookup then
+        -- pcall: a key of another type under our prefix must not abort the batch.
+        pool = redis.pcall('HGET', taskKey, 'pool')
+        if type(pool) ~= 'string' then
+          pool = false
+        end
+      end
+      if o.requiredPool ~= '' then
+        held = held and pool == o.requiredPool
+        -- Whatever happens to it, the id no longer belongs to the pool being recovered.
+        redis.call('SREM', o.poolPrefix .. o.requiredPool, id)
+      end
+      if held and redis.call('ZREM', runningKey, id) == 1 then
+        if pool then
+          redis.call('SREM', o.poolPrefix .. pool, id)
+        elseif o.callerPool ~= '' and not lookup then
+          leftPool[#leftPool + 1] = id
+        end
+        redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
+        redis.call('DEL', taskKey)
+        redis.call('ZADD', historyKey, o.now, id)
+        out[#out + 1] = 1
+      else
+        out[#out + 1] = 0
+      end
+    end
+    a = a + 2 * count + 1
+  end
+  if #leftPool > 0 then
+    redis.call('SREM', o.poolPrefix .. o.callerPool, unpack(leftPool))
+  end
+  return out
+end
