@@ -54,16 +54,10 @@ export class ThreadmillConsumer {
       }
       const max = limit === null ? this.free : Math.min(this.free, limit - acquired);
       const options = { workerId, max, timeoutMs: idleWaitMs, signal };
-      // What finished while no acknowledge was on its way rides along with this acquire.
-      const done = this.flushing ? [] : this.finished.splice(0);
-      let records: TaskRecord[];
-      if (done.length > 0 && this.backend.acknowledgeAndAcquire) {
-        records = (await this.backend.acknowledgeAndAcquire(done, queues, options)).acquired;
-        this.acknowledged += done.length;
-      } else {
-        this.finished.unshift(...done);
-        records = await this.backend.acquire(queues, options);
-      }
+      // What finished since the last call rides along with this acquire.
+      const done = this.finished.splice(0);
+      const { acquired: records } = await this.backend.acknowledgeAndAcquire(done, queues, options);
+      this.acknowledged += done.length;
       acquired += records.length;
       this.free -= records.length;
       for (const record of records) this.start(record);

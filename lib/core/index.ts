@@ -4,6 +4,7 @@ export * from './errors';
 export * from './backend-config.interface';
 export * from './backend-telemetry.interface';
 export * from './task-backend.interface';
+export * from './acknowledge-then-acquire';
 export * from './task-context';
 export * from './task-executor.interface';
 export * from './task-options.interface';

@@ -98,13 +98,13 @@ export interface TaskBackend {
   /** Store finished records (SUCCESSFUL or FAILED); stale when the lease was already reaped. */
   acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
   /**
-   * `acknowledge(finished)` then `acquire(queues, options)` in one round trip,
-   * for a store that can (a busy worker slot then costs one call per task).
-   * The records are stored even when the signal has already aborted. When it
-   * throws, whether `finished` was stored is unknown: acknowledge them again
-   * (a second acknowledge of a stored task is reported stale, nothing more).
+   * `acknowledge(finished)` then `acquire(queues, options)`, in one round trip
+   * (Redis) or one transaction (SQLite): a busy worker slot then costs one
+   * call per task. The records are stored even when the signal has already
+   * aborted. When it throws, whether `finished` was stored is unknown:
+   * acknowledge them again (a repeat is reported stale, nothing more).
    */
-  acknowledgeAndAcquire?(
+  acknowledgeAndAcquire(
     finished: readonly TaskRecord[],
     queues: readonly string[],
     options: AcquireOptions,

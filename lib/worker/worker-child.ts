@@ -173,7 +173,7 @@ export class WorkerChild {
       const done = this.takeFinishedForAcquire();
       let records: TaskRecord[];
       try {
-        if (done.length > 0 && this.deps.backend.acknowledgeAndAcquire) {
+        if (done.length > 0) {
           const result = await this.deps.backend.acknowledgeAndAcquire(
             done,
             this.options.queues,
@@ -307,14 +307,12 @@ export class WorkerChild {
   }
 
   /**
-   * The finished records the next acquire can store in the same round trip
-   * (when the backend can): all but failed attempts going back for a retry,
-   * and none while the acknowledge path is storing, so batches stay whole.
+   * The finished records the next acquire can store in the same round trip:
+   * all but failed attempts going back for a retry.
+   * The acknowledge path stores whatever finishes while an acquire is out.
    */
   private takeFinishedForAcquire(): TaskRecord[] {
-    if (this.flushing || this.finished.length === 0 || !this.deps.backend.acknowledgeAndAcquire) {
-      return [];
-    }
+    if (this.finished.length === 0) return [];
     const done = this.finished.filter((record) => !isRetry(record));
     if (done.length === this.finished.length) this.finished.length = 0;
     else this.finished.splice(0, this.finished.length, ...this.finished.filter(isRetry));

@@ -278,6 +278,65 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       });
     });
 
+    describe('acknowledgeAndAcquire', () => {
+      it('stores finished records of several queues in order, then leases the next tasks', async () => {
+        await backend.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
+        await backend.enqueue(newRecord(alias, { queue: 'emails' }));
+        const [a, b] = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+        const [c] = await backend.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
+        const waiting = (await backend.peek('default', 'ready', 1))[0];
+        const result = await backend.acknowledgeAndAcquire(
+          [
+            finish(c, TaskResultStatus.FAILED),
+            finish(a, TaskResultStatus.SUCCESSFUL, 'a'),
+            finish(waiting, TaskResultStatus.SUCCESSFUL, 'not leased'),
+            finish(b, TaskResultStatus.SUCCESSFUL, 'b'),
+          ],
+          ['default'],
+          { workerId: 'w2', max: 5, timeoutMs: 0 },
+        );
+        expect(result.acknowledged).toEqual([
+          'acknowledged',
+          'acknowledged',
+          'stale',
+          'acknowledged',
+        ]);
+        expect(result.acquired.map((r) => [r.id, r.status, r.workerIds])).toEqual([
+          [waiting.id, TaskResultStatus.RUNNING, ['w2']],
+        ]);
+        await expect(backend.getResult(a.id)).resolves.toMatchObject({ returnValue: 'a' });
+        await expect(backend.getResult(b.id)).resolves.toMatchObject({ returnValue: 'b' });
+        await expect(backend.getResult(c.id)).resolves.toMatchObject({
+          status: TaskResultStatus.FAILED,
+        });
+        expect((await backend.peek('emails', 'failed', 10)).map((r) => r.id)).toEqual([c.id]);
+        expect((await backend.peek('default', 'successful', 10)).map((r) => r.id).sort()).toEqual(
+          [a.id, b.id].sort(),
+        );
+      });
+
+      it('still stores what finished when the wait is already aborted or finds nothing', async () => {
+        await backend.enqueueMany([newRecord(alias), newRecord(alias)]);
+        const [a, b] = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+        const aborted = new AbortController();
+        aborted.abort();
+        const first = await backend.acknowledgeAndAcquire(
+          [finish(a, TaskResultStatus.SUCCESSFUL, 'a')],
+          ['low'],
+          { workerId: 'w', timeoutMs: 60_000, signal: aborted.signal },
+        );
+        expect(first).toEqual({ acknowledged: ['acknowledged'], acquired: [] });
+        const second = await backend.acknowledgeAndAcquire(
+          [finish(b, TaskResultStatus.SUCCESSFUL, 'b')],
+          ['low'],
+          { workerId: 'w', timeoutMs: 0 },
+        );
+        expect(second).toEqual({ acknowledged: ['acknowledged'], acquired: [] });
+        await expect(backend.getResult(a.id)).resolves.toMatchObject({ returnValue: 'a' });
+        await expect(backend.getResult(b.id)).resolves.toMatchObject({ returnValue: 'b' });
+      });
+    });
+
     describe('release', () => {
       it('puts a running task back in its ready queue, keeping its attempt history', async () => {
         const record = await backend.enqueue(newRecord(alias));

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 
 import {
   AcknowledgementTimeout,
+  acknowledgeThenAcquire,
   BackendUnavailableError,
   DEFAULT_QUEUE,
   FINISHED_STATUSES,
@@ -26,6 +27,7 @@ import {
   runBrokerSteps,
   taskResultDoesNotExist,
   workerLost,
+  type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendConfig,
@@ -186,6 +188,14 @@ export class MemoryBackend implements ExecutingBackend {
       if (remaining <= 0 || options.signal?.aborted || this.closed) return [];
       if (!(await this.waitForWork(remaining, options.signal))) return [];
     }
+  }
+
+  async acknowledgeAndAcquire(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    options: AcquireOptions,
+  ): Promise<AcknowledgeAndAcquireResult> {
+    return acknowledgeThenAcquire(this, finished, queues, options);
   }
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {

@@ -5,7 +5,6 @@ import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
 import {
   deserializeRecord,
   recordFromJson,
-  recordToJson,
   serializeRecord,
   type TaskRecordJson,
 } from '../../core/task-serializer';
@@ -78,19 +77,25 @@ export class RedisRecordCodec {
 
   /** The `data` field of a new task's hash. */
   encodeLive(record: TaskRecord): string {
-    const json: CompactJson = recordToJson(record);
-    delete json.id;
-    if (json.status === TaskResultStatus.READY) delete json.status;
-    for (const field of ['startedAt', 'finishedAt', 'lastAttemptedAt'] as const) {
-      if (json[field] === null) delete json[field];
-    }
-    if (json.errors?.length === 0) delete json.errors;
-    if (json.workerIds?.length === 0) delete json.workerIds;
-    const task: Partial<TaskRecordJson['task']> = { ...json.task };
-    if (task.backend === this.alias) delete task.backend;
-    if (task.runAfter === null) delete task.runAfter;
-    if (task.priority === 0) delete task.priority;
-    json.task = task;
+    // Built field by field (no full record to strip): enqueue encodes every task, so this is hot.
+    const { task } = record;
+    const compactTask: Partial<TaskRecordJson['task']> = { name: task.name, queue: task.queue };
+    if (task.priority !== 0) compactTask.priority = task.priority;
+    if (task.runAfter !== null) compactTask.runAfter = task.runAfter.getTime();
+    if (task.backend !== this.alias) compactTask.backend = task.backend;
+    if (task.retries !== undefined) compactTask.retries = task.retries;
+    if (task.backoff !== undefined) compactTask.backoff = task.backoff;
+    const json: CompactJson = { task: compactTask };
+    if (record.status !== TaskResultStatus.READY) json.status = record.status;
+    json.enqueuedAt = record.enqueuedAt.getTime();
+    if (record.startedAt !== null) json.startedAt = record.startedAt.getTime();
+    if (record.finishedAt !== null) json.finishedAt = record.finishedAt.getTime();
+    if (record.lastAttemptedAt !== null) json.lastAttemptedAt = record.lastAttemptedAt.getTime();
+    json.args = record.args as unknown[];
+    if (record.errors.length > 0) json.errors = record.errors as TaskErrorRecord[];
+    if (record.workerIds.length > 0) json.workerIds = record.workerIds as string[];
+    if (record.status === TaskResultStatus.SUCCESSFUL)
+      json.returnValue = record.returnValue ?? null;
     return JSON.stringify(json);
   }
 

@@ -21,6 +21,7 @@ import {
   TaskResultStatus,
   WorkerLost,
   workerLost,
+  type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendConfig,
@@ -125,6 +126,16 @@ export class SqliteBackend implements TaskBackend {
   private readonly acknowledgeTx: Transaction<
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
+  private readonly acknowledgeAndTakeTx: Transaction<
+    (
+      finished: readonly TaskRecord[],
+      queues: readonly string[],
+      workerId: string,
+      max: number,
+      now: number,
+      poolId: string | null,
+    ) => AcknowledgeAndAcquireResult
+  >;
   private readonly releaseTx: Transaction<(records: readonly TaskRecord[], now: number) => number>;
   private readonly promoteTx: Transaction<(now: number) => number>;
   private readonly reapTx: Transaction<(now: number) => number>;
@@ -190,6 +201,19 @@ export class SqliteBackend implements TaskBackend {
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.finish(record, now)),
     );
+    this.acknowledgeAndTakeTx = db.transaction(
+      (
+        finished: readonly TaskRecord[],
+        queues: readonly string[],
+        workerId: string,
+        max: number,
+        now: number,
+        poolId: string | null,
+      ): AcknowledgeAndAcquireResult => ({
+        acknowledged: finished.map((record) => this.finish(record, now)),
+        acquired: max > 0 ? this.take(queues, workerId, max, now, poolId) : [],
+      }),
+    );
     this.releaseTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.reduce((held, record) => held + this.putBack(record, now), 0),
     );
@@ -213,8 +237,7 @@ export class SqliteBackend implements TaskBackend {
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
     const { workerId, signal } = options;
-    const requested = options.max ?? 1;
-    const max = Number.isFinite(requested) ? Math.max(1, Math.trunc(requested)) : 1;
+    const max = maxOf(options);
     const deadline = Date.now() + Math.max(0, options.timeoutMs);
     let delay = FIRST_POLL_MS;
     for (;;) {
@@ -226,6 +249,30 @@ export class SqliteBackend implements TaskBackend {
       await this.waiter.wait(Math.min(delay, remaining), signal);
       delay = Math.min(delay * 2, this.config.maxPollInterval);
     }
+  }
+
+  async acknowledgeAndAcquire(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    options: AcquireOptions,
+  ): Promise<AcknowledgeAndAcquireResult> {
+    if (finished.length === 0) {
+      return { acknowledged: [], acquired: await this.acquire(queues, options) };
+    }
+    // Stopping: what finished is still stored, nothing new is leased.
+    const stopping = this.closed || options.signal?.aborted === true;
+    const taken = this.guard(() =>
+      this.acknowledgeAndTakeTx.immediate(
+        finished,
+        queues,
+        options.workerId,
+        stopping ? 0 : maxOf(options),
+        Date.now(),
+        options.poolId ?? null,
+      ),
+    );
+    if (taken.acquired.length > 0 || stopping) return taken;
+    return { acknowledged: taken.acknowledged, acquired: await this.acquire(queues, options) };
   }
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
@@ -679,3 +726,9 @@ const errorText = (error: unknown): string => {
     ? `${typeof name === 'string' ? name : 'Error'}: ${message}`
     : String(error);
 };
+
+/** The most tasks one acquire takes: `max`, a whole number of at least 1 (default 1). */
+function maxOf(options: AcquireOptions): number {
+  const requested = options.max ?? 1;
+  return Number.isFinite(requested) ? Math.max(1, Math.trunc(requested)) : 1;
+}

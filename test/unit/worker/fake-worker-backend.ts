@@ -2,6 +2,8 @@ import { readyRecord as makeReadyRecord } from '../../helpers/ready-record';
 import {
   TaskResultDoesNotExist,
   TaskResultStatus,
+  acknowledgeThenAcquire,
+  type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendTelemetry,
@@ -60,6 +62,14 @@ export class FakeWorkerBackend implements TaskBackend {
     }));
     this.onAcquired(taken);
     return taken;
+  }
+
+  acknowledgeAndAcquire(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    options: AcquireOptions,
+  ): Promise<AcknowledgeAndAcquireResult> {
+    return acknowledgeThenAcquire(this, finished, queues, options);
   }
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {

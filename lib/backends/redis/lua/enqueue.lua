@@ -52,8 +52,10 @@ local hashTtl = tonumber(ARGV[7])
 local a = 8
 while a <= #ARGV do
   local count = tonumber(ARGV[a + 3])
+  local runAfter = ARGV[a + 2]
   local group = { q = tonumber(ARGV[a]), priority = tonumber(ARGV[a + 1]),
-    runAfter = ARGV[a + 2], first = a + 4, count = count }
+    runAfter = runAfter, first = a + 4, count = count }
+  local ttl = runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(runAfter) - now)
   groups[#groups + 1] = group
   for i = 0, count - 1 do
     local id = ARGV[a + 4 + 2 * i]
@@ -65,9 +67,9 @@ while a <= #ARGV do
       end
       return { -1, id }
     end
+    redis.call('PEXPIRE', taskKey, ttl)
     created[#created + 1] = taskKey
   end
-  group.ttl = group.runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(group.runAfter) - now)
   a = a + 4 + 2 * count
 end
 
@@ -82,12 +84,10 @@ for _, group in ipairs(groups) do
   local batch = {}
   for i = 0, group.count - 1 do
     local id = ARGV[group.first + 2 * i]
-    -- %.0f: Lua would print a large number in exponent form, losing digits.
-    local score = string.format('%.0f', base + i + 1)
-    local taskKey = prefix .. id
-    redis.call('PEXPIRE', taskKey, group.ttl)
+    -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
+    local score = base + i + 1
     if deferred then
-      redis.call('HSET', taskKey, 'score', score)
+      redis.call('HSET', prefix .. id, 'score', score)
       batch[#batch + 1] = group.runAfter
     else
       batch[#batch + 1] = score
