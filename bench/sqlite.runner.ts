@@ -1,55 +1,34 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadSqliteDriver } from '../lib/backends/sqlite/sqlite-driver';
 import { SqliteBackend } from '../lib/backends/sqlite/sqlite.backend';
-import type { TaskRecord } from '../lib/core/task-record.interface';
-import { TaskResultStatus } from '../lib/core/task-result-status.enum';
-import { assertJsonSafe } from '../lib/core/task-serializer';
-import {
-  inParallel,
-  type QueueRunner,
-  type RunningConsumer,
-  type TaskStartListener,
-} from './queue-runner.interface';
-import { readyRecord } from '../test/helpers/ready-record';
+import { BackendRunner } from './backend.runner';
 import { SQLITE } from './figures';
-import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
-import { TASK_NAME } from './threadmill.runner';
 
 const ALIAS = 'bench';
 const QUEUE = 'default';
-const FILL_BATCH = 1000;
 /** better-sqlite3 is synchronous: batches in flight only interleave, they never overlap. */
 const FILL_IN_FLIGHT = 1;
-/** How long an idle acquire waits before it is re-issued (as for the Redis runner). */
-const IDLE_WAIT_MS = 5000;
-
-/** The no-op task: what TaskRunner returns for a task that returns nothing. */
-const noop: RunTask = async (record) => ({
-  ...record,
-  status: TaskResultStatus.SUCCESSFUL,
-  finishedAt: new Date(),
-  returnValue: null,
-});
 
 /**
  * Threadmill on the SQLite backend, driven exactly as ThreadmillRunner drives
- * the Redis one (same consumer, same records, same no-op), on a database file
+ * the Redis one (BackendRunner: same consumer, records and no-op), on a database file
  * in a private temporary folder with the backend's defaults (WAL,
  * `synchronous = NORMAL`). `reset()` deletes the file and opens a new one, so
  * every scenario starts from an empty database as the Redis runners start
  * from an emptied Redis; `close()` removes the folder.
  */
-export class SqliteRunner implements QueueRunner {
+export class SqliteRunner extends BackendRunner {
   readonly name = SQLITE;
   readonly store = 'sqlite';
-  private backend: SqliteBackend;
+  protected backend: SqliteBackend;
   private generation = 0;
 
   /** @param folder the private temporary folder of the database files. */
   private constructor(readonly folder: string) {
+    super(QUEUE, FILL_IN_FLIGHT);
     this.backend = this.open();
   }
 
@@ -92,64 +71,6 @@ export class SqliteRunner implements QueueRunner {
     this.backend = this.open();
   }
 
-  async fill(n: number, payload?: string): Promise<void> {
-    const args = payload === undefined ? [] : [payload];
-    const batches = Math.ceil(n / FILL_BATCH);
-    await inParallel(batches, FILL_IN_FLIGHT, async (b) => {
-      const size = Math.min(FILL_BATCH, n - b * FILL_BATCH);
-      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record(args)));
-    });
-  }
-
-  async prepareDrain(
-    n: number,
-    slots: number,
-  ): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
-    const consumer = this.consumer(slots, n, noop);
-    return { run: () => consumer.run(), close: async () => undefined };
-  }
-
-  async enqueueSequential(n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await this.backend.enqueue(this.record([]));
-  }
-
-  async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
-    await inParallel(n, inFlight, async () => {
-      await this.backend.enqueue(this.record([]));
-    });
-  }
-
-  async enqueueBulk(n: number, batch: number): Promise<void> {
-    for (let sent = 0; sent < n; sent += batch) {
-      const size = Math.min(batch, n - sent);
-      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record([])));
-    }
-  }
-
-  async startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer> {
-    const abort = new AbortController();
-    const consumer = this.consumer(
-      slots,
-      null,
-      async (record) => {
-        onStart(record.args[0] as number);
-        return noop(record);
-      },
-      abort.signal,
-    );
-    const running = consumer.run();
-    return {
-      stop: async () => {
-        abort.abort();
-        await running;
-      },
-    };
-  }
-
-  async enqueueOne(seq: number): Promise<void> {
-    await this.backend.enqueue(this.record([seq]));
-  }
-
   async close(): Promise<void> {
     try {
       await this.backend.close();
@@ -164,28 +85,5 @@ export class SqliteRunner implements QueueRunner {
       url: this.filename,
       queues: [QUEUE],
     });
-  }
-
-  private consumer(
-    slots: number,
-    limit: number | null,
-    runTask: RunTask,
-    signal?: AbortSignal,
-  ): ThreadmillConsumer {
-    return new ThreadmillConsumer(this.backend, {
-      queues: [QUEUE],
-      slots,
-      workerId: `${hostname()}:${process.pid}-bench`,
-      runTask,
-      limit,
-      idleWaitMs: IDLE_WAIT_MS,
-      signal,
-    });
-  }
-
-  /** The record TaskService.enqueue builds for a task with default options. */
-  private record(args: unknown[]): TaskRecord {
-    assertJsonSafe(args, TASK_NAME, 'args');
-    return readyRecord(ALIAS, { name: TASK_NAME, queue: QUEUE, args });
   }
 }

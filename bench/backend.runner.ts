@@ -1,0 +1,135 @@
+import { hostname } from 'node:os';
+
+import type { TaskBackend } from '../lib/core/task-backend.interface';
+import type { TaskRecord } from '../lib/core/task-record.interface';
+import { TaskResultStatus } from '../lib/core/task-result-status.enum';
+import { assertJsonSafe } from '../lib/core/task-serializer';
+import { readyRecord } from '../test/helpers/ready-record';
+import {
+  inParallel,
+  type QueueRunner,
+  type RunningConsumer,
+  type TaskStartListener,
+} from './queue-runner.interface';
+import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
+
+/** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
+export const TASK_NAME = 'sample.echo';
+const FILL_BATCH = 1000;
+/** How long an idle acquire blocks before it is re-issued (the pool's default order of magnitude). */
+const IDLE_WAIT_MS = 5000;
+
+/** The no-op task: what TaskRunner returns for a task that returns nothing. */
+const noop: RunTask = async (record) => ({
+  ...record,
+  status: TaskResultStatus.SUCCESSFUL,
+  finishedAt: new Date(),
+  returnValue: null,
+});
+
+/**
+ * Threadmill driven through the backend contract, whatever the store: the
+ * worker child's consumer pattern (bench/threadmill.consumer.ts: acquire
+ * with max = free slots, storing what finished in the same call) in this
+ * process, with a no-op in place of `TaskRunner`. Enqueue builds the record
+ * the way TaskService does (the JSON guard included) and calls the backend.
+ * Subclasses say which backend, and how it opens, resets and closes.
+ */
+export abstract class BackendRunner implements QueueRunner {
+  abstract readonly name: string;
+
+  /**
+   * @param queue the one queue every figure uses.
+   * @param fillInFlight enqueue batches outstanding at once while filling.
+   */
+  protected constructor(
+    private readonly queue: string,
+    private readonly fillInFlight: number,
+  ) {}
+
+  /** The backend the next call goes to (a runner may open a new one on reset). */
+  protected abstract get backend(): TaskBackend;
+
+  abstract close(): Promise<void>;
+
+  async fill(n: number, payload?: string): Promise<void> {
+    const args = payload === undefined ? [] : [payload];
+    const batches = Math.ceil(n / FILL_BATCH);
+    await inParallel(batches, this.fillInFlight, async (b) => {
+      const size = Math.min(FILL_BATCH, n - b * FILL_BATCH);
+      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record(args)));
+    });
+  }
+
+  async prepareDrain(
+    n: number,
+    slots: number,
+  ): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
+    const consumer = this.consumer(slots, n, noop);
+    return { run: () => consumer.run(), close: async () => undefined };
+  }
+
+  async enqueueSequential(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) await this.backend.enqueue(this.record([]));
+  }
+
+  async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
+    await inParallel(n, inFlight, async () => {
+      await this.backend.enqueue(this.record([]));
+    });
+  }
+
+  async enqueueBulk(n: number, batch: number): Promise<void> {
+    for (let sent = 0; sent < n; sent += batch) {
+      const size = Math.min(batch, n - sent);
+      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record([])));
+    }
+  }
+
+  async startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer> {
+    const abort = new AbortController();
+    const consumer = this.consumer(
+      slots,
+      null,
+      async (record) => {
+        onStart(record.args[0] as number);
+        return noop(record);
+      },
+      abort.signal,
+    );
+    const running = consumer.run();
+    return {
+      stop: async () => {
+        abort.abort();
+        await running;
+      },
+    };
+  }
+
+  async enqueueOne(seq: number): Promise<void> {
+    await this.backend.enqueue(this.record([seq]));
+  }
+
+  private consumer(
+    slots: number,
+    limit: number | null,
+    runTask: RunTask,
+    signal?: AbortSignal,
+  ): ThreadmillConsumer {
+    return new ThreadmillConsumer(this.backend, {
+      queues: [this.queue],
+      slots,
+      workerId: `${hostname()}:${process.pid}-bench`,
+      runTask,
+      limit,
+      idleWaitMs: IDLE_WAIT_MS,
+      signal,
+    });
+  }
+
+  /** The record TaskService.enqueue builds for a task with default options. */
+  private record(args: unknown[]): TaskRecord {
+    assertJsonSafe(args, TASK_NAME, 'args');
+    return readyRecord(this.backend.alias, { name: TASK_NAME, queue: this.queue, args });
+  }
+}
