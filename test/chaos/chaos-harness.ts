@@ -131,6 +131,8 @@ export interface Audit {
   readonly successWithoutRun: string[];
   /** Ids that ran (journaled) but ended FAILED: killed mid-run. */
   readonly ranThenFailed: number;
+  /** The latest `finishedAt` of a SUCCESSFUL or FAILED id (epoch ms), or null when none finished. */
+  readonly lastFinishedAt: number | null;
 }
 
 /** Reads every enqueued id back and cross-checks it with the journal. */
@@ -171,6 +173,12 @@ export async function audit(
       stuck.push(`${id}:${record.status}`);
     }
   });
+  const finishedAt = records
+    .filter(
+      (r) => r?.status === TaskResultStatus.SUCCESSFUL || r?.status === TaskResultStatus.FAILED,
+    )
+    .map((r) => r?.finishedAt?.getTime() ?? 0);
+  const lastFinishedAt = finishedAt.length > 0 ? Math.max(...finishedAt) : null;
   const wanted = new Set(ids);
   let executions = 0;
   const duplicates: string[] = [];
@@ -189,30 +197,38 @@ export async function audit(
     duplicates,
     successWithoutRun,
     ranThenFailed,
+    lastFinishedAt,
   };
 }
 
 /**
- * Waits until no queue has a READY, RUNNING or deferred task; false when that
- * did not happen in time (the audit then says which ids are stuck). A lost id
- * never shows in the counts: the audit finds those.
+ * Waits until no queue has a READY, RUNNING or deferred task and says when
+ * that was first seen (epoch ms, when the read that saw it answered: at most
+ * one poll of 25 ms plus one read late, never early); null when it did not
+ * happen in time (the audit then says which ids are stuck). A lost id never
+ * shows in the counts: the audit finds those.
  */
-export async function settled(backend: RedisBackend, timeoutMs: number): Promise<boolean> {
+export async function settledAt(backend: RedisBackend, timeoutMs: number): Promise<number | null> {
   try {
-    await waitFor(
+    return await waitFor(
       async () => {
         const telemetry = await backend.telemetry(1000);
-        return Object.values(telemetry.queues).every(
+        const idle = Object.values(telemetry.queues).every(
           (q) => q.counts.ready === 0 && q.counts.running === 0 && q.counts.deferred === 0,
         );
+        return idle ? Date.now() : null;
       },
-      { timeoutMs, intervalMs: 50, what: 'every queue to settle' },
+      { timeoutMs, intervalMs: 25, what: 'every queue to settle' },
     );
-    return true;
   } catch {
     // Not settled in time: the caller audits anyway and reports the stuck ids.
-    return false;
+    return null;
   }
+}
+
+/** settledAt, as whether it happened in time. */
+export async function settled(backend: RedisBackend, timeoutMs: number): Promise<boolean> {
+  return (await settledAt(backend, timeoutMs)) !== null;
 }
 
 /** The one-line audit a scenario prints (the README quotes these figures). */
