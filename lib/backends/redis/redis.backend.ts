@@ -543,36 +543,37 @@ export class RedisBackend implements TaskBackend {
     groups: AcknowledgeGroup[];
     order: number[];
   } {
-    const byTarget = new Map<string, { group: AcknowledgeGroup; indexes: number[] }>();
+    const groups: AcknowledgeGroup[] = [];
+    const indexes: number[][] = [];
+    // Per queue, the index in `groups` of its successful and its failed group (-1: none yet).
+    const byQueue = new Map<string, [number, number]>();
     records.forEach((record, index) => {
       if (!FINISHED_STATUSES.has(record.status)) {
         throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
       }
       const queue = this.checkQueue(record);
-      const segment = record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
-      const target = `${segment} ${queue}`;
-      let entry = byTarget.get(target);
-      if (!entry) {
-        entry = {
-          group: {
-            runningKey: this.keys.running(queue),
-            historyKey: this.keys.history(queue, segment),
-            ids: [],
-            json: [],
-          },
-          indexes: [],
-        };
-        byTarget.set(target, entry);
+      const segment = record.status === TaskResultStatus.SUCCESSFUL ? 0 : 1;
+      let ofQueue = byQueue.get(queue);
+      if (!ofQueue) {
+        ofQueue = [-1, -1];
+        byQueue.set(queue, ofQueue);
       }
-      entry.group.ids.push(record.id);
-      entry.group.json.push(this.codec.encodeFinished(record));
-      entry.indexes.push(index);
+      if (ofQueue[segment] < 0) {
+        ofQueue[segment] = groups.length;
+        groups.push({
+          runningKey: this.keys.running(queue),
+          historyKey: this.keys.history(queue, segment === 0 ? 'successful' : 'failed'),
+          ids: [],
+          json: [],
+        });
+        indexes.push([]);
+      }
+      const group = groups[ofQueue[segment]];
+      group.ids.push(record.id);
+      group.json.push(this.codec.encodeFinished(record));
+      indexes[ofQueue[segment]].push(index);
     });
-    const entries = [...byTarget.values()];
-    return {
-      groups: entries.map((entry) => entry.group),
-      order: entries.flatMap((entry) => entry.indexes),
-    };
+    return { groups, order: indexes.flat() };
   }
 
   /** Store outcomes in the order of `records`, from the script's order across the groups. */

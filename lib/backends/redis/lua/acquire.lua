@@ -121,9 +121,10 @@ for q = 1, max > 0 and queueCount or 0 do
     if #held > 0 then
       redis.call('SADD', KEYS[1], unpack(held))
     end
-    if #popped < 2 * max or redis.call('ZCARD', queueKey) == 0 then
+    -- A token already waiting serves as the chained one (a busy worker checks only that).
+    if #popped < 2 * max then
       redis.call('DEL', KEYS[3 * q + 1])
-    elseif redis.call('LLEN', KEYS[3 * q + 1]) == 0 then
+    elseif redis.call('LLEN', KEYS[3 * q + 1]) == 0 and redis.call('ZCARD', queueKey) > 0 then
       redis.call('LPUSH', KEYS[3 * q + 1], '1')
     end
     return out

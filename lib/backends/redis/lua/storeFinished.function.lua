@@ -32,54 +32,106 @@
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale
 ]]
+-- Lua's unpack has a bounded stack: a long list goes to Redis in slices.
+local function callInSlices(command, key, list)
+  for first = 1, #list, 1000 do
+    redis.call(command, key, unpack(list, first, math.min(first + 999, #list)))
+  end
+end
+
 local function storeFinished(firstKey, firstArg, o)
   local out = {}
   local lookup = o.callerPool == '*' or o.requiredPool ~= ''
+  -- The worker's path (no guard, no per-task pool): one ZMSCORE, ZREM, DEL
+  -- and ZADD per group instead of one of each per task.
+  local batched = not o.latest and not lookup
   local leftPool = {}
   local a = firstArg
   for k = firstKey, #KEYS - 1, 2 do
     local runningKey = KEYS[k]
     local historyKey = KEYS[k + 1]
     local count = tonumber(ARGV[a])
-    for r = 1, count do
-      local id = ARGV[a + 2 * r - 1]
-      local taskKey = o.taskPrefix .. id
-      local held = true
-      if o.latest then
-        local deadline = redis.call('ZSCORE', runningKey, id)
-        held = deadline ~= false and tonumber(deadline) <= o.latest
+    if batched and count > 0 then
+      local ids = {}
+      for r = 1, count do
+        ids[r] = ARGV[a + 2 * r - 1]
       end
-      local pool = false
-      if lookup then
-        -- pcall: a key of another type under our prefix must not abort the batch.
-        pool = redis.pcall('HGET', taskKey, 'pool')
-        if type(pool) ~= 'string' then
-          pool = false
+      local deadlines = {}
+      for first = 1, count, 1000 do
+        local slice = redis.call('ZMSCORE', runningKey, unpack(ids, first, math.min(first + 999, count)))
+        for i = 1, #slice do
+          deadlines[first + i - 1] = slice[i]
         end
       end
-      if o.requiredPool ~= '' then
-        held = held and pool == o.requiredPool
-        -- Whatever happens to it, the id no longer belongs to the pool being recovered.
-        redis.call('SREM', o.poolPrefix .. o.requiredPool, id)
-      end
-      if held and redis.call('ZREM', runningKey, id) == 1 then
-        if pool then
-          redis.call('SREM', o.poolPrefix .. pool, id)
-        elseif o.callerPool ~= '' and not lookup then
-          leftPool[#leftPool + 1] = id
+      local held, taskKeys, history, seen = {}, {}, {}, {}
+      for r = 1, count do
+        local id = ids[r]
+        -- An id twice in one call is stored once, the repeat reported stale as it would be later.
+        if deadlines[r] and not seen[id] then
+          seen[id] = true
+          held[#held + 1] = id
+          taskKeys[#taskKeys + 1] = o.taskPrefix .. id
+          history[#history + 1] = o.now
+          history[#history + 1] = id
+          redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
+          out[#out + 1] = 1
+        else
+          out[#out + 1] = 0
         end
-        redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
-        redis.call('DEL', taskKey)
-        redis.call('ZADD', historyKey, o.now, id)
-        out[#out + 1] = 1
-      else
-        out[#out + 1] = 0
+      end
+      if #held > 0 then
+        callInSlices('ZREM', runningKey, held)
+        for first = 1, #taskKeys, 1000 do
+          redis.call('DEL', unpack(taskKeys, first, math.min(first + 999, #taskKeys)))
+        end
+        callInSlices('ZADD', historyKey, history)
+        if o.callerPool ~= '' then
+          for i = 1, #held do
+            leftPool[#leftPool + 1] = held[i]
+          end
+        end
+      end
+    else
+      for r = 1, count do
+        local id = ARGV[a + 2 * r - 1]
+        local taskKey = o.taskPrefix .. id
+        local held = true
+        if o.latest then
+          local deadline = redis.call('ZSCORE', runningKey, id)
+          held = deadline ~= false and tonumber(deadline) <= o.latest
+        end
+        local pool = false
+        if lookup then
+          -- pcall: a key of another type under our prefix must not abort the batch.
+          pool = redis.pcall('HGET', taskKey, 'pool')
+          if type(pool) ~= 'string' then
+            pool = false
+          end
+        end
+        if o.requiredPool ~= '' then
+          held = held and pool == o.requiredPool
+          -- Whatever happens to it, the id no longer belongs to the pool being recovered.
+          redis.call('SREM', o.poolPrefix .. o.requiredPool, id)
+        end
+        if held and redis.call('ZREM', runningKey, id) == 1 then
+          if pool then
+            redis.call('SREM', o.poolPrefix .. pool, id)
+          elseif o.callerPool ~= '' and not lookup then
+            leftPool[#leftPool + 1] = id
+          end
+          redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
+          redis.call('DEL', taskKey)
+          redis.call('ZADD', historyKey, o.now, id)
+          out[#out + 1] = 1
+        else
+          out[#out + 1] = 0
+        end
       end
     end
     a = a + 2 * count + 1
   end
   if #leftPool > 0 then
-    redis.call('SREM', o.poolPrefix .. o.callerPool, unpack(leftPool))
+    callInSlices('SREM', o.poolPrefix .. o.callerPool, leftPool)
   end
   return out
 end
