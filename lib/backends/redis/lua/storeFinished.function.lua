@@ -43,7 +43,8 @@ local function storeFinished(firstKey, firstArg, o)
   local out = {}
   local lookup = o.callerPool == '*' or o.requiredPool ~= ''
   -- The worker's path (no guard, no per-task pool): one ZMSCORE, ZREM, DEL
-  -- and ZADD per group instead of one of each per task.
+  -- and ZADD per group instead of one of each per task (a single task is
+  -- cheaper one by one: ZREM tells whether it was held).
   local batched = not o.latest and not lookup
   local leftPool = {}
   local a = firstArg
@@ -51,7 +52,7 @@ local function storeFinished(firstKey, firstArg, o)
     local runningKey = KEYS[k]
     local historyKey = KEYS[k + 1]
     local count = tonumber(ARGV[a])
-    if batched and count > 0 then
+    if batched and count > 1 then
       local ids = {}
       for r = 1, count do
         ids[r] = ARGV[a + 2 * r - 1]
