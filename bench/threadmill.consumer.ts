@@ -19,11 +19,11 @@ export interface ConsumerOptions {
 }
 
 /**
- * The consumer loop of a worker child, reduced to what costs per task: one
- * acquire asks for as many tasks as there are free slots (bounded prefetch)
- * and stores what finished since in the same call, and every task that
- * finishes while an acquire or acknowledge is on its way joins the next
- * batch (at most one acknowledge in flight, so batches grow with load).
+ * The consumer loop of a worker child, reduced to what costs per task: an
+ * acquire asks for as many tasks as there are free slots (bounded prefetch;
+ * from 16 slots two acquires are out at once, each for half) and stores what
+ * finished since in the same call, and every task that finishes while an
+ * acquire or acknowledge is on its way joins the next batch.
  * Same backend calls as lib/worker/worker-child.ts, without the IPC and the
  * recycling that a benchmark does not need.
  */
@@ -33,6 +33,8 @@ export class ThreadmillConsumer {
   private flushing = false;
   private waiter: (() => void) | null = null;
   private failure: Error | null = null;
+  /** Tasks acquired or asked for by a call still out: what counts against the limit. */
+  private requested = 0;
   acknowledged = 0;
 
   constructor(
@@ -44,29 +46,45 @@ export class ThreadmillConsumer {
 
   /** Consumes until the limit or the abort, then resolves once everything taken is acknowledged. */
   async run(): Promise<void> {
-    const { queues, workerId, limit, idleWaitMs, signal } = this.options;
-    let acquired = 0;
-    while (!signal?.aborted && (limit === null || acquired < limit)) {
-      this.throwIfFailed();
-      if (this.free === 0) {
-        await this.change();
-        continue;
-      }
-      const max = limit === null ? this.free : Math.min(this.free, limit - acquired);
-      const options = { workerId, max, timeoutMs: idleWaitMs, signal };
-      // What finished since the last call rides along with this acquire.
-      const done = this.finished.splice(0);
-      const { acquired: records } = await this.backend.acknowledgeAndAcquire(done, queues, options);
-      this.acknowledged += done.length;
-      acquired += records.length;
-      this.free -= records.length;
-      for (const record of records) this.start(record);
-    }
+    // As the worker child: from 16 slots, two acquires out at once, each for half the slots.
+    const lanes = this.options.slots >= 16 ? 2 : 1;
+    await Promise.all(
+      Array.from({ length: lanes }, (_, lane) =>
+        this.lane(lane === 0, Math.ceil(this.options.slots / lanes)).finally(() => this.notify()),
+      ),
+    );
     while (this.free < this.options.slots || this.finished.length > 0 || this.flushing) {
       this.throwIfFailed();
       await this.change();
     }
     this.throwIfFailed();
+  }
+
+  /** One lane of acquires; only the first blocks while the queue is empty. */
+  private async lane(blocking: boolean, share: number): Promise<void> {
+    const { queues, workerId, limit, idleWaitMs, signal } = this.options;
+    while (!signal?.aborted && (limit === null || this.requested < limit)) {
+      this.throwIfFailed();
+      if (this.free === 0) {
+        await this.change();
+        continue;
+      }
+      // Reserved while the call is out, so lanes never take more than is free or left.
+      const max = Math.min(this.free, share, limit === null ? share : limit - this.requested);
+      this.free -= max;
+      this.requested += max;
+      const options = { workerId, max, timeoutMs: blocking ? idleWaitMs : 0, signal };
+      // What finished since the last call rides along with this acquire.
+      const done = this.finished.splice(0);
+      const { acquired: records } = await this.backend.acknowledgeAndAcquire(done, queues, options);
+      this.acknowledged += done.length;
+      this.free += max - records.length;
+      this.requested -= max - records.length;
+      for (const record of records) this.start(record);
+      // The other lane may find work now, or this one (not blocking) waits for a change.
+      this.notify();
+      if (records.length === 0 && !blocking) await this.change();
+    }
   }
 
   private throwIfFailed(): void {

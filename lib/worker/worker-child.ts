@@ -73,6 +73,13 @@ function settledMessage(batch: readonly TaskRecord[]): ChildMessage {
   return { kind: 'settled', ids: batch.map((r) => r.id), succeeded, failed };
 }
 
+/**
+ * From this many threads a child keeps two acquires out at once (two lanes of
+ * half the slots each), so it runs one batch while the store leases the next;
+ * below it one acquire of all free slots is as good.
+ */
+const TWO_LANE_THREADS = 16;
+
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
 
@@ -98,6 +105,8 @@ export class WorkerChild {
   private readonly unsettled = new Set<string>();
   /** An acquire failed: Redis may have leased tasks whose reply never arrived. */
   private orphansPossible = false;
+  /** Acquire calls out now (one per lane at most). */
+  private acquiring = 0;
   private releasing: Promise<void> = Promise.resolve();
   private flushing: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -129,7 +138,14 @@ export class WorkerChild {
       this.leaseCheck = setInterval(() => void this.checkLeases(leaseCheckMs), leaseCheckMs);
     }
     try {
-      const reason = await this.acquireLoop();
+      const lanes = this.options.threads >= TWO_LANE_THREADS ? 2 : 1;
+      const reasons = await Promise.all(
+        // A lane that ends wakes the others, so they see what ended it.
+        Array.from({ length: lanes }, (_, lane) =>
+          this.acquireLoop(lane, lanes).finally(() => this.notify()),
+        ),
+      );
+      const reason = reasons.includes('recycled') ? 'recycled' : reasons[0];
       await this.settleAll();
       return this.stopMode === 'none' ? reason : 'stopped';
     } finally {
@@ -149,29 +165,52 @@ export class WorkerChild {
     this.notify();
   }
 
-  private async acquireLoop(): Promise<ChildExitReason> {
+  /**
+   * One lane of acquires: `lanes` of them share the slots, each asking for at
+   * most its share, so with many slots one batch runs while the next is being
+   * leased. Only lane 0 blocks on an idle store; another lane that finds
+   * nothing waits for a change (a task started or finished) and looks again.
+   */
+  private async acquireLoop(lane: number, lanes: number): Promise<ChildExitReason> {
+    const share = Math.ceil(this.options.threads / lanes);
+    const blocking = lane === 0 && !this.options.exitEmpty;
     while (this.stopMode === 'none') {
-      if (this.budget <= 0) return 'recycled';
+      if (this.budget <= 0) {
+        // Another lane's call may give back what it reserved and did not use.
+        if (this.acquiring === 0) return 'recycled';
+        await this.nextChange();
+        continue;
+      }
       if (this.freeSlots.length === 0) {
         await this.nextChange();
         continue;
       }
-      if (this.orphansPossible && !(await this.releaseOrphans())) {
-        await this.pause(this.deps.retryDelayMs);
-        continue;
+      if (this.orphansPossible) {
+        // The search takes every lease of ours it does not know as an orphan: none may be in flight.
+        if (this.acquiring > 0) {
+          await this.nextChange();
+          continue;
+        }
+        if (!(await this.releaseOrphans())) {
+          await this.pause(this.deps.retryDelayMs);
+          continue;
+        }
       }
-      const max = Math.min(this.freeSlots.length, this.budget);
-      const workerId = this.workerId(this.freeSlots[0]);
+      // Slots and budget are reserved while the call is out, so lanes never take more than is free.
+      const slots = this.freeSlots.splice(0, Math.min(share, this.budget));
+      this.budget -= slots.length;
+      const workerId = this.workerId(slots[0]);
       const options: AcquireOptions = {
         workerId,
-        max,
+        max: slots.length,
         // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
-        timeoutMs: this.options.exitEmpty ? 0 : this.deps.idleWaitMs,
+        timeoutMs: blocking ? this.deps.idleWaitMs : 0,
         signal: this.abort.signal,
         poolId: this.deps.poolId,
       };
       const done = this.takeFinishedForAcquire();
       let records: TaskRecord[];
+      this.acquiring++;
       try {
         if (done.length > 0) {
           const result = await this.deps.backend.acknowledgeAndAcquire(
@@ -186,6 +225,7 @@ export class WorkerChild {
           records = await this.deps.backend.acquire(this.options.queues, options);
         }
       } catch (error) {
+        this.unreserve(slots, 0);
         this.deps.logger.error(acquireFailed(this.options.backend, error));
         this.orphansPossible = true;
         if (done.length > 0) {
@@ -195,22 +235,36 @@ export class WorkerChild {
         }
         await this.pause(this.deps.retryDelayMs);
         continue;
+      } finally {
+        this.acquiring--;
       }
+      this.unreserve(slots, records.length);
       if (records.length === 0) {
-        if (this.options.exitEmpty) {
-          if (this.running.size === 0) return 'drained';
-          // Running tasks may enqueue more: look again when one of them finishes.
-          await this.nextChange();
+        if (this.options.exitEmpty && this.running.size === 0 && this.acquiring === 0) {
+          return 'drained';
         }
+        // Running tasks may enqueue more (--exit-empty), or this lane does not block: look again on a change.
+        if (!blocking) await this.nextChange();
         continue;
       }
-      await this.take(records, workerId);
+      await this.take(records, workerId, slots);
     }
     return 'stopped';
   }
 
-  private async take(records: readonly TaskRecord[], batchWorkerId: string): Promise<void> {
-    this.budget -= records.length;
+  /** Gives back the slots and budget of a call that leased only `used` of them. */
+  private unreserve(slots: readonly number[], used: number): void {
+    if (used === slots.length) return;
+    this.budget += slots.length - used;
+    this.freeSlots.unshift(...slots.slice(used));
+    this.notify();
+  }
+
+  private async take(
+    records: readonly TaskRecord[],
+    batchWorkerId: string,
+    slots: readonly number[],
+  ): Promise<void> {
     for (const record of records) {
       this.running.set(record.id, record);
       this.unsettled.add(record.id);
@@ -218,14 +272,16 @@ export class WorkerChild {
     // Wait until the ids left this process: a task that kills it must not be forgotten.
     await this.deps.channel.send({ kind: 'acquired', ids: records.map((r) => r.id) });
     if (this.stopMode === 'urgent') {
+      this.freeSlots.push(...slots.slice(0, records.length));
       this.releaseRunning();
       return;
     }
-    // acquire() never returns more than `max`, which was at most the free slots.
-    const slots = this.freeSlots.splice(0, records.length);
+    // acquire() never returns more than `max`, the slots reserved for it.
     records.forEach((record, i) =>
       this.start(this.stampSlot(record, batchWorkerId, slots[i]), slots[i]),
     );
+    // Another lane waiting for a change may find more work now.
+    this.notify();
   }
 
   private start(record: TaskRecord, slot: number): void {

@@ -174,6 +174,56 @@ describe('WorkerChild', () => {
     expect(backend.acknowledged.flat()).toHaveLength(5);
   });
 
+  it('from 16 threads keeps two acquires out, each for half the slots, and runs every task once', async () => {
+    const { backend, runs, child } = setup({ threads: 16, exitEmpty: true });
+    for (let i = 0; i < 40; i++) backend.ready.push(readyRecord(`t${i}`));
+    let out = 0;
+    let mostOut = 0;
+    const acquire = backend.acquire.bind(backend);
+    backend.acquire = async (queues, options) => {
+      mostOut = Math.max(mostOut, ++out);
+      // Answer on a later turn, as a store does, so the other lane can ask meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      try {
+        return await acquire(queues, options);
+      } finally {
+        out--;
+      }
+    };
+    const done = child.run();
+    let drained = false;
+    void done.then(() => (drained = true));
+    await waitFor(() => runs.length === 16, { what: 'sixteen runs' });
+    expect(mostOut).toBe(2);
+    expect(backend.acquireCalls.slice(0, 2).map((call) => call.max)).toEqual([8, 8]);
+    expect(new Set(runs.map((run) => run.record.workerIds[0])).size).toBe(16);
+    let settled = 0;
+    await waitFor(
+      () => {
+        runs.slice(settled).forEach((run) => run.succeed());
+        settled = runs.length;
+        return drained;
+      },
+      { what: 'the child to drain' },
+    );
+    await expect(done).resolves.toBe('drained');
+    expect(runs.map((run) => run.record.id).sort()).toEqual(
+      Array.from({ length: 40 }, (_, i) => `t${i}`).sort(),
+    );
+    expect(backend.acknowledged.flat()).toHaveLength(40);
+  });
+
+  it('with two lanes still acquires no more than max-tasks before recycling', async () => {
+    const { backend, runs, child } = setup({ threads: 16, maxTasks: 12, maxTasksJitter: 0 });
+    for (let i = 0; i < 40; i++) backend.ready.push(readyRecord(`t${i}`));
+    const done = child.run();
+    await waitFor(() => runs.length === 12, { what: 'twelve runs' });
+    runs.forEach((run) => run.succeed());
+    await expect(done).resolves.toBe('recycled');
+    expect(runs).toHaveLength(12);
+    expect(backend.ready).toHaveLength(28);
+  });
+
   it('with --exit-empty, asks without waiting and reports drained once nothing runs', async () => {
     const { backend, child } = setup({ exitEmpty: true });
     await expect(child.run()).resolves.toBe('drained');
