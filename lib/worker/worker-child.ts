@@ -209,7 +209,7 @@ export class WorkerChild {
         poolId: this.deps.poolId,
       };
       const done = this.takeFinishedForAcquire();
-      let records: TaskRecord[];
+      let records: TaskRecord[] | null = null;
       this.acquiring++;
       try {
         if (done.length > 0) {
@@ -225,7 +225,6 @@ export class WorkerChild {
           records = await this.deps.backend.acquire(this.options.queues, options);
         }
       } catch (error) {
-        this.unreserve(slots, 0);
         this.deps.logger.error(acquireFailed(this.options.backend, error));
         this.orphansPossible = true;
         if (done.length > 0) {
@@ -233,12 +232,14 @@ export class WorkerChild {
           this.finished.unshift(...done);
           this.scheduleFlush();
         }
-        await this.pause(this.deps.retryDelayMs);
-        continue;
       } finally {
         this.acquiring--;
       }
-      this.unreserve(slots, records.length);
+      this.unreserve(slots, records?.length ?? 0);
+      if (records === null) {
+        await this.pause(this.deps.retryDelayMs);
+        continue;
+      }
       if (records.length === 0) {
         if (this.options.exitEmpty && this.running.size === 0 && this.acquiring === 0) {
           return 'drained';
