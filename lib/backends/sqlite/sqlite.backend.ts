@@ -126,16 +126,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly acknowledgeTx: Transaction<
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
-  private readonly acknowledgeAndTakeTx: Transaction<
-    (
-      finished: readonly TaskRecord[],
-      queues: readonly string[],
-      workerId: string,
-      max: number,
-      now: number,
-      poolId: string | null,
-    ) => AcknowledgeAndAcquireResult
-  >;
+  private readonly acknowledgeAndTakeTx: Transaction<AcknowledgeAndTake>;
   private readonly releaseTx: Transaction<(records: readonly TaskRecord[], now: number) => number>;
   private readonly promoteTx: Transaction<(now: number) => number>;
   private readonly reapTx: Transaction<(now: number) => number>;
@@ -201,15 +192,8 @@ export class SqliteBackend implements TaskBackend {
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.finish(record, now)),
     );
-    this.acknowledgeAndTakeTx = db.transaction(
-      (
-        finished: readonly TaskRecord[],
-        queues: readonly string[],
-        workerId: string,
-        max: number,
-        now: number,
-        poolId: string | null,
-      ): AcknowledgeAndAcquireResult => ({
+    this.acknowledgeAndTakeTx = db.transaction<AcknowledgeAndTake>(
+      (finished, queues, workerId, max, now, poolId) => ({
         acknowledged: finished.map((record) => this.finish(record, now)),
         acquired: max > 0 ? this.take(queues, workerId, max, now, poolId) : [],
       }),
@@ -726,6 +710,16 @@ const errorText = (error: unknown): string => {
     ? `${typeof name === 'string' ? name : 'Error'}: ${message}`
     : String(error);
 };
+
+/** Stores finished records, then leases up to `max` tasks (none when 0), in one transaction. */
+type AcknowledgeAndTake = (
+  finished: readonly TaskRecord[],
+  queues: readonly string[],
+  workerId: string,
+  max: number,
+  now: number,
+  poolId: string | null,
+) => AcknowledgeAndAcquireResult;
 
 /** The most tasks one acquire takes: `max`, a whole number of at least 1 (default 1). */
 function maxOf(options: AcquireOptions): number {
