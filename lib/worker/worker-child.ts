@@ -105,6 +105,8 @@ export class WorkerChild {
   private readonly unsettled = new Set<string>();
   /** An acquire failed: Redis may have leased tasks whose reply never arrived. */
   private orphansPossible = false;
+  /** The orphan search under way, shared by every lane that needs it. */
+  private orphanSearch: Promise<boolean> | null = null;
   /** Acquire calls out now (one per lane at most). */
   private acquiring = 0;
   private releasing: Promise<void> = Promise.resolve();
@@ -185,13 +187,18 @@ export class WorkerChild {
         await this.nextChange();
         continue;
       }
+      if (this.orphanSearch) {
+        // No acquire may start while it runs: the lease it makes would look like an orphan.
+        await this.orphanSearch;
+        continue;
+      }
       if (this.orphansPossible) {
         // The search takes every lease of ours it does not know as an orphan: none may be in flight.
         if (this.acquiring > 0) {
           await this.nextChange();
           continue;
         }
-        if (!(await this.releaseOrphans())) {
+        if (!(await this.searchOrphans())) {
           await this.pause(this.deps.retryDelayMs);
           continue;
         }
@@ -448,6 +455,14 @@ export class WorkerChild {
     this.deps.logger.warn(taskAbandoned(id, record.task.name, status));
     void this.deps.channel.send({ kind: 'released', ids: [id] });
     this.notify();
+  }
+
+  /** Runs the orphan search once for all lanes; true when it ran. */
+  private searchOrphans(): Promise<boolean> {
+    this.orphanSearch ??= this.releaseOrphans().finally(() => {
+      this.orphanSearch = null;
+    });
+    return this.orphanSearch;
   }
 
   /**

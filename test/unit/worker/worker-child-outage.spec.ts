@@ -8,6 +8,7 @@ import {
 } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild } from '../../../lib/worker/worker-child';
+import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
 
@@ -40,7 +41,12 @@ class OutageBackend extends FakeWorkerBackend {
 
 const RETRY_DELAY_MS = 50;
 
-function childOn(backend: FakeWorkerBackend, logger: Logger, messages: ChildMessage[]) {
+function childOn(
+  backend: FakeWorkerBackend,
+  logger: Logger,
+  messages: ChildMessage[],
+  options: Partial<WorkerOptions> = {},
+) {
   return new WorkerChild(
     {
       backend: 'fake',
@@ -50,6 +56,7 @@ function childOn(backend: FakeWorkerBackend, logger: Logger, messages: ChildMess
       maxTasks: null,
       maxTasksJitter: 0,
       exitEmpty: false,
+      ...options,
     },
     {
       backend,
@@ -152,6 +159,44 @@ describe('WorkerChild while its backend is unavailable', () => {
       '1 task(s) of backend "fake" were leased to this worker by an acquire whose reply was lost ' +
         'with the connection; they never started and went back to their queue.',
     ]);
+  });
+
+  it('with two lanes, searches for orphans once at a time and never while an acquire is out', async () => {
+    // Both lanes' first acquires fail: each lane then wants the search.
+    const backend = new OutageBackend(2);
+    for (let i = 0; i < 40; i++) backend.ready.push(readyRecord(`t${i}`));
+    let searching = 0;
+    let acquiring = 0;
+    const overlaps: string[] = [];
+    const peek = backend.peek.bind(backend);
+    backend.peek = async (...args) => {
+      if (searching > 0) overlaps.push('two searches');
+      if (acquiring > 0) overlaps.push('a search during an acquire');
+      searching++;
+      try {
+        // A search that takes a while, as a real one over the network does.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return await peek(...args);
+      } finally {
+        searching--;
+      }
+    };
+    const acquire = backend.acquire.bind(backend);
+    backend.acquire = async (queues, options) => {
+      if (searching > 0) overlaps.push('an acquire during a search');
+      acquiring++;
+      try {
+        return await acquire(queues, options);
+      } finally {
+        acquiring--;
+      }
+    };
+    const logger = new Logger('test');
+    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const child = childOn(backend, logger, [], { threads: 16, exitEmpty: true });
+    await expect(child.run()).resolves.toBe('drained');
+    expect(overlaps).toEqual([]);
+    expect(backend.acknowledged.flat()).toHaveLength(40);
   });
 
   it('never puts back a task it holds itself', async () => {
