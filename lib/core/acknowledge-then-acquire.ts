@@ -14,6 +14,9 @@ export async function acknowledgeThenAcquire(
   queues: readonly string[],
   options: AcquireOptions,
 ): Promise<AcknowledgeAndAcquireResult> {
-  const acknowledged = finished.length > 0 ? await backend.acknowledge(finished) : [];
-  return { acknowledged, acquired: await backend.acquire(queues, options) };
+  if (finished.length === 0)
+    return { acknowledged: [], acquired: await backend.acquire(queues, options) };
+  const acknowledged = await backend.acknowledge(finished);
+  // Outcomes are not held back by an idle queue: look once, without waiting.
+  return { acknowledged, acquired: await backend.acquire(queues, { ...options, timeoutMs: 0 }) };
 }

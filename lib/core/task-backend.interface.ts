@@ -101,7 +101,9 @@ export interface TaskBackend {
    * `acknowledge(finished)` then `acquire(queues, options)`, in one round trip
    * (Redis) or one transaction (SQLite): a busy worker slot then costs one
    * call per task. The records are stored even when the signal has already
-   * aborted. When it throws, whether `finished` was stored is unknown:
+   * aborted. With records to store it never waits for work (it returns what
+   * was ready, perhaps nothing), so their outcomes are not held back by an
+   * idle queue. When it throws, whether `finished` was stored is unknown:
    * acknowledge them again (a repeat is reported stale, nothing more).
    */
   acknowledgeAndAcquire(

@@ -181,9 +181,9 @@ export class RedisBackend implements TaskBackend {
   }
 
   /**
-   * Stores `finished` and leases the next tasks in one script call, then
-   * waits for work like `acquire` if there was none: a busy worker slot costs
-   * one round trip per task.
+   * Stores `finished` and leases the next tasks in one script call: a busy
+   * worker slot costs one round trip per task. Without finished records it is
+   * `acquire`.
    */
   async acknowledgeAndAcquire(
     finished: readonly TaskRecord[],
@@ -231,7 +231,8 @@ export class RedisBackend implements TaskBackend {
       if (storing.length > 0) {
         acknowledged = this.outcomes(finished, order, taken.stored);
         storing = [];
-        if (stopping) return result([]);
+        // The caller learns the outcomes now; it can wait for work with a plain acquire.
+        if (stopping || !taken.records?.length) return result([]);
       }
       if (taken.records === null) {
         const remaining = deadline - Date.now();

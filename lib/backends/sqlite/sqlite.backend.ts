@@ -255,8 +255,8 @@ export class SqliteBackend implements TaskBackend {
         options.poolId ?? null,
       ),
     );
-    if (taken.acquired.length > 0 || stopping) return taken;
-    return { acknowledged: taken.acknowledged, acquired: await this.acquire(queues, options) };
+    // Outcomes are not held back by an idle queue: the caller waits for work with acquire.
+    return taken;
   }
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
