@@ -130,30 +130,9 @@ export function recordFromJson(json: TaskRecordJson): TaskRecord {
     : record;
 }
 
-/**
- * The JSON of `recordToJson(record)`, written field by field: every finished
- * task is stored through this, so no intermediate object is built.
- */
 export function serializeRecord(record: TaskRecord): string {
-  const { task } = record;
-  let json =
-    `{"id":${JSON.stringify(record.id)},"task":{"name":${JSON.stringify(task.name)}` +
-    `,"queue":${JSON.stringify(task.queue)},"priority":${JSON.stringify(task.priority)}` +
-    `,"runAfter":${msText(task.runAfter)},"backend":${JSON.stringify(task.backend)}`;
-  if (task.retries !== undefined) json += `,"retries":${JSON.stringify(task.retries)}`;
-  if (task.backoff !== undefined) json += `,"backoff":${JSON.stringify(task.backoff)}`;
-  json +=
-    `},"status":${JSON.stringify(record.status)},"enqueuedAt":${msText(record.enqueuedAt)}` +
-    `,"startedAt":${msText(record.startedAt)},"finishedAt":${msText(record.finishedAt)}` +
-    `,"lastAttemptedAt":${msText(record.lastAttemptedAt)},"args":${JSON.stringify(record.args)}` +
-    `,"errors":${JSON.stringify(record.errors)},"workerIds":${JSON.stringify(record.workerIds)}`;
-  if (record.status === TaskResultStatus.SUCCESSFUL) {
-    json += `,"returnValue":${JSON.stringify(record.returnValue ?? null)}`;
-  }
-  return `${json}}`;
+  return JSON.stringify(recordToJson(record));
 }
-
-const msText = (date: Date | null): string => (date === null ? 'null' : String(date.getTime()));
 
 /**
  * Parses stored task data. Anything that is not our shape throws

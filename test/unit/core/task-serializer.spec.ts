@@ -5,7 +5,6 @@ import {
   errorToRecord,
   InvalidTaskError,
   normalizeJson,
-  recordToJson,
   serializeRecord,
   TaskResultStatus,
   type TaskRecord,
@@ -69,28 +68,6 @@ describe('task serializer', () => {
 
   it('round-trips a record through its stored JSON', () => {
     expect(deserializeRecord('id-1', serializeRecord(record))).toEqual(record);
-  });
-
-  it.each([
-    ['a successful record', record],
-    [
-      'one with a retry policy and errors',
-      {
-        ...record,
-        task: {
-          ...record.task,
-          runAfter: null,
-          retries: 3,
-          backoff: { type: 'exponential', delayMs: 100 },
-        },
-        status: TaskResultStatus.FAILED,
-        startedAt: null,
-        errors: [{ className: 'Error', traceback: 'Error: "quoted"\n  at x' }],
-      },
-    ],
-    ['one whose return value is undefined', { ...record, returnValue: undefined }],
-  ] as [string, TaskRecord][])('writes the JSON of recordToJson for %s', (_label, value) => {
-    expect(serializeRecord(value)).toBe(JSON.stringify(recordToJson(value)));
   });
 
   it('drops returnValue unless the task succeeded', () => {
