@@ -58,7 +58,7 @@ export class RedisKeys {
     return `${this.prefix}result:`;
   }
 
-  /** ZSET of finished ids scored by finish time. */
+  /** ZSET of finished ids scored by the time they were stored (history for telemetry and peek). */
   history(queue: string, segment: FinishedSegment): string {
     return `${this.prefix}results:${queue}:${segment}`;
   }
