@@ -21,7 +21,7 @@ export interface ScriptKeyCount {
 }
 
 /** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
-export type LuaFunctionName = 'storeFinished';
+export type LuaFunctionName = 'callInSlices' | 'storeFinished';
 
 /**
  * Every Lua script, with the key count its header documents. The file name
@@ -31,10 +31,18 @@ export type LuaFunctionName = 'storeFinished';
  * @internal
  */
 export const REDIS_SCRIPTS = {
-  enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 } },
+  enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 }, uses: ['callInSlices'] },
   // Per item: a queue (3 keys) and a group of finished records (2 keys).
-  acquire: { file: 'acquire.lua', keys: { fixed: 1, perItem: 5 }, uses: ['storeFinished'] },
-  acknowledge: { file: 'acknowledge.lua', keys: { fixed: 0, perItem: 2 }, uses: ['storeFinished'] },
+  acquire: {
+    file: 'acquire.lua',
+    keys: { fixed: 1, perItem: 5 },
+    uses: ['callInSlices', 'storeFinished'],
+  },
+  acknowledge: {
+    file: 'acknowledge.lua',
+    keys: { fixed: 0, perItem: 2 },
+    uses: ['callInSlices', 'storeFinished'],
+  },
   retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 } },
   release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 } },
   promoteDeferred: { file: 'promoteDeferred-3.lua', keys: { fixed: 3 } },

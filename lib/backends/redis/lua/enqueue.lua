@@ -16,7 +16,8 @@
   returns at once; the list is trimmed so tokens nobody waits for cannot pile up.
 
   Tasks come in groups that share a queue, a priority and a runAfter, so a
-  task costs two arguments (id, data) and its hash key is derived.
+  task costs two arguments (id, data) and its hash key is derived. Long
+  lists go to Redis through callInSlices (callInSlices.function.lua, prepended).
 
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Variadic KEYS: then 4 per queue, queue q (from 1) uses
@@ -43,8 +44,6 @@
 ]]
 
 local prefix = ARGV[4]
--- Arguments per unpack: Lua's unpack has a bounded stack.
-local chunk = 1000
 local groups = {}
 local created = {}
 local now = tonumber(ARGV[6])
@@ -62,9 +61,7 @@ while a <= #ARGV do
     local taskKey = prefix .. id
     -- pcall: a key of another type under that name is a clash too, not an abort halfway.
     if redis.pcall('HSETNX', taskKey, 'data', ARGV[a + 5 + 2 * i]) ~= 1 then
-      for first = 1, #created, chunk do
-        redis.call('DEL', unpack(created, first, math.min(first + chunk - 1, #created)))
-      end
+      callInSlices('DEL', false, created)
       return { -1, id }
     end
     redis.call('PEXPIRE', taskKey, ttl)
@@ -88,19 +85,13 @@ for _, group in ipairs(groups) do
     local score = base + i + 1
     if deferred then
       redis.call('HSET', prefix .. id, 'score', score)
-      batch[#batch + 1] = group.runAfter
+      batch[2 * i + 1] = group.runAfter
     else
-      batch[#batch + 1] = score
+      batch[2 * i + 1] = score
     end
-    batch[#batch + 1] = id
-    if #batch == chunk then
-      redis.call('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], unpack(batch))
-      batch = {}
-    end
+    batch[2 * i + 2] = id
   end
-  if #batch > 0 then
-    redis.call('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], unpack(batch))
-  end
+  callInSlices('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], batch)
   sequence = sequence + group.count
   ingress[q] = (ingress[q] or 0) + group.count
   if not deferred then

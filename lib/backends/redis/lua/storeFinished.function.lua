@@ -1,6 +1,7 @@
 --[[
   storeFinished: the one place a finished task is stored. RedisScripts
-  prepends this file to every script that names it (acknowledge.lua, and
+  prepends this file (after callInSlices.function.lua, which it uses) to
+  every script that names it (acknowledge.lua, and
   acquire.lua, which stores a worker's finished tasks in the same call that
   leases its next ones, so a busy slot costs one round trip per task).
 
@@ -32,13 +33,6 @@
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale
 ]]
--- Lua's unpack has a bounded stack: a long list goes to Redis in slices.
-local function callInSlices(command, key, list)
-  for first = 1, #list, 1000 do
-    redis.call(command, key, unpack(list, first, math.min(first + 999, #list)))
-  end
-end
-
 local function storeFinished(firstKey, firstArg, o)
   local out = {}
   local lookup = o.callerPool == '*' or o.requiredPool ~= ''
@@ -82,9 +76,7 @@ local function storeFinished(firstKey, firstArg, o)
       end
       if #held > 0 then
         callInSlices('ZREM', runningKey, held)
-        for first = 1, #taskKeys, 1000 do
-          redis.call('DEL', unpack(taskKeys, first, math.min(first + 999, #taskKeys)))
-        end
+        callInSlices('DEL', false, taskKeys)
         callInSlices('ZADD', historyKey, history)
         if o.callerPool ~= '' then
           for i = 1, #held do

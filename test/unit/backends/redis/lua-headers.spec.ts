@@ -211,4 +211,77 @@ describe('Lua script headers', () => {
     expect(body).not.toMatch(/[A-Z][a-z]+(Error|Timeout)\b/);
     expect(body).not.toMatch(/'(READY|RUNNING|SUCCESSFUL|FAILED)'/);
   });
+
+  it('acquire lays out 3 KEYS per queue, then 2 per group of finished records', async () => {
+    const { client, calls } = recordingClient();
+    const queue = (q: string) => ({
+      queueKey: `ready${q}`,
+      runningKey: `running${q}`,
+      wakeKey: `wake${q}`,
+    });
+    const store = {
+      resultTtlMs: 1,
+      taskPrefix: 'p',
+      resultPrefix: 'p',
+      poolTasksPrefix: 'p',
+      poolHint: '',
+    };
+    await new RedisScripts(client).acquire(
+      'pool',
+      [queue('A'), queue('B'), queue('C')],
+      {
+        nowMs: 1,
+        leaseDeadlineMs: 2,
+        max: 1,
+        workerJson: '"w"',
+        runningStatus: 'RUNNING',
+        poolId: '',
+      },
+      store,
+      [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
+    );
+    const [count, ...rest] = calls.get('acquire') ?? [];
+    expect(count).toBe(12);
+    expect(rest.slice(0, 12)).toEqual(
+      ['pool', 'readyA', 'runningA', 'wakeA', 'readyB', 'runningB', 'wakeB'].concat([
+        'readyC',
+        'runningC',
+        'wakeC',
+        'runningA',
+        'doneA',
+      ]),
+    );
+    // ARGV[8] says how many queues KEYS names, so the script finds the groups after them.
+    expect(rest[12 + 7]).toBe(3);
+  });
+
+  it.each(
+    Object.values(REDIS_SCRIPTS)
+      .filter(
+        (script) =>
+          'uses' in script && (script.uses as readonly string[]).includes('storeFinished'),
+      )
+      .map((script) => script.file),
+  )('%s hands storeFinished its groups right after the ARGV its header documents', (file) => {
+    const source = readFileSync(join(LUA_DIR, file), 'utf8');
+    const documented = [...header(file).text.matchAll(/^\s*ARGV\[(\d+)\]/gm)].map((m) =>
+      Number(m[1]),
+    );
+    const call = /storeFinished\([^,]+, (\d+),/.exec(source);
+    expect(call).not.toBeNull();
+    expect(Number(call![1])).toBe(Math.max(...documented) + 1);
+  });
+
+  it.each(readdirSync(LUA_DIR).filter((file) => file.endsWith('.function.lua')))(
+    '%s documents why, its parameters and what it returns',
+    (file) => {
+      const { text } = header(file);
+      const name = file.replace('.function.lua', '');
+      expect(text).toMatch(new RegExp(`^\\s*${name}: `));
+      expect(text).toMatch(/^\s*Parameters$/m);
+      expect(text).toMatch(/^\s*Returns \S/m);
+      const source = readFileSync(join(LUA_DIR, file), 'utf8');
+      expect(source).toMatch(new RegExp(`^local function ${name}\\(`, 'm'));
+    },
+  );
 });
