@@ -22,7 +22,7 @@ import {
   taskFinishedLine,
   taskStartedLine,
 } from '../core/worker.messages';
-import type { ChildExitReason, ChildMessage } from './worker-ipc';
+import type { ChildExitReason, ChildMessage, Settled } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 
 /** Runs one RUNNING record and returns it finished; `TaskRunner.run` in the app. */
@@ -62,7 +62,7 @@ export interface WorkerChildDeps {
 const ORPHAN_SEARCH_LIMIT = 1000;
 
 /** The parent's account of a stored batch; a retried task is neither done nor failed: it runs again. */
-function settledMessage(batch: readonly TaskRecord[]): ChildMessage {
+function settled(batch: readonly TaskRecord[]): Settled {
   let succeeded = 0;
   let failed = 0;
   for (const record of batch) {
@@ -70,7 +70,7 @@ function settledMessage(batch: readonly TaskRecord[]): ChildMessage {
     if (record.status === TaskResultStatus.FAILED) failed++;
     else succeeded++;
   }
-  return { kind: 'settled', ids: batch.map((r) => r.id), succeeded, failed };
+  return { ids: batch.map((r) => r.id), succeeded, failed };
 }
 
 /**
@@ -227,7 +227,9 @@ export class WorkerChild {
           );
           records = result.acquired;
           this.stored(done, result.acknowledged);
-          void this.deps.channel.send(settledMessage(done));
+          // With a batch leased, its 'acquired' message says this too (one message, not two).
+          if (records.length === 0)
+            void this.deps.channel.send({ kind: 'settled', ...settled(done) });
         } else {
           records = await this.deps.backend.acquire(this.options.queues, options);
         }
@@ -255,7 +257,7 @@ export class WorkerChild {
         if (!blocking) await this.nextChange();
         continue;
       }
-      await this.take(records, workerId, slots);
+      await this.take(records, workerId, slots, done.length > 0 ? settled(done) : undefined);
     }
     return 'stopped';
   }
@@ -268,17 +270,23 @@ export class WorkerChild {
     this.notify();
   }
 
+  /** Starts a leased batch; `stored` is what the same call stored, told to the parent with it. */
   private async take(
     records: readonly TaskRecord[],
     batchWorkerId: string,
     slots: readonly number[],
+    stored?: Settled,
   ): Promise<void> {
     for (const record of records) {
       this.running.set(record.id, record);
       this.unsettled.add(record.id);
     }
     // Wait until the ids left this process: a task that kills it must not be forgotten.
-    await this.deps.channel.send({ kind: 'acquired', ids: records.map((r) => r.id) });
+    await this.deps.channel.send({
+      kind: 'acquired',
+      ids: records.map((r) => r.id),
+      ...(stored ? { settled: stored } : {}),
+    });
     if (this.stopMode === 'urgent') {
       this.freeSlots.push(...slots.slice(0, records.length));
       this.releaseRunning();
@@ -346,7 +354,7 @@ export class WorkerChild {
         done.length > 0 ? this.store(done, 'acknowledge') : undefined,
         retries.length > 0 ? this.store(retries, 'retry') : undefined,
       ]);
-      await this.deps.channel.send(settledMessage(batch));
+      await this.deps.channel.send({ kind: 'settled', ...settled(batch) });
     }
   }
 

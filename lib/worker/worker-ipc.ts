@@ -6,21 +6,28 @@
  * replace it.
  */
 
+/** Tasks a child stored (acknowledged, or sent back for a retry): it holds them no more. */
+export interface Settled {
+  readonly ids: readonly string[];
+  /** Of them, how many were stored SUCCESSFUL and how many FAILED (a retried one is neither). */
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
 /** Why a child ended its work by itself. */
 export type ChildExitReason = 'recycled' | 'drained' | 'stopped';
 
 export type ChildMessage =
   /** The child booted its application context and starts acquiring. */
   | { readonly kind: 'ready' }
-  /** The child now holds these tasks (RUNNING under its lease); sent before any of them starts. */
-  | { readonly kind: 'acquired'; readonly ids: readonly string[] }
+  /**
+   * The child now holds these tasks (RUNNING under its lease); sent before any
+   * of them starts. `settled` is what the same call stored, so a busy child
+   * sends one message per batch, not two.
+   */
+  | { readonly kind: 'acquired'; readonly ids: readonly string[]; readonly settled?: Settled }
   /** These tasks are acknowledged (or were found already reaped): the child holds them no more. */
-  | {
-      readonly kind: 'settled';
-      readonly ids: readonly string[];
-      readonly succeeded: number;
-      readonly failed: number;
-    }
+  | ({ readonly kind: 'settled' } & Settled)
   /** These unfinished tasks went back to their ready queue on an urgent shutdown. */
   | { readonly kind: 'released'; readonly ids: readonly string[] }
   /** The child is about to exit on its own, for this reason. */

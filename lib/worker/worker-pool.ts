@@ -26,7 +26,12 @@ import {
   poolSummary,
   workerCrashed,
 } from '../core/worker.messages';
-import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
+import {
+  asChildMessage,
+  type ChildExitReason,
+  type ParentMessage,
+  type Settled,
+} from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 
 /** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
@@ -214,12 +219,11 @@ export class WorkerPool {
           this.sendTo(state, { kind: 'stop', urgent: this.stopMode === 'urgent' });
         return;
       case 'acquired':
+        if (message.settled) this.onSettled(state, message.settled);
         for (const id of message.ids) state.held.add(id);
         return;
       case 'settled':
-        for (const id of message.ids) state.held.delete(id);
-        this.done += message.succeeded + message.failed;
-        this.failed += message.failed;
+        this.onSettled(state, message);
         return;
       case 'released':
         for (const id of message.ids) state.held.delete(id);
@@ -228,6 +232,12 @@ export class WorkerPool {
         state.exitReason = message.reason;
         return;
     }
+  }
+
+  private onSettled(state: ChildState, settled: Settled): void {
+    for (const id of settled.ids) state.held.delete(id);
+    this.done += settled.succeeded + settled.failed;
+    this.failed += settled.failed;
   }
 
   private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {

@@ -99,6 +99,23 @@ describe('WorkerChild', () => {
     });
   });
 
+  it('tells the parent in one message what an acquire stored and what it leased', async () => {
+    const { backend, runs, messages, child } = setup({ threads: 1 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the first run' });
+    runs[0].succeed();
+    await waitFor(() => runs.length === 2, { what: 'the second run' });
+    expect(messages.slice(1)).toEqual([
+      { kind: 'acquired', ids: ['a'] },
+      { kind: 'acquired', ids: ['b'], settled: { ids: ['a'], succeeded: 1, failed: 0 } },
+    ]);
+    child.stop(false);
+    runs[1].succeed();
+    await done;
+    expect(messages).toContainEqual({ kind: 'settled', ids: ['b'], succeeded: 1, failed: 0 });
+  });
+
   it('tells the parent which ids it holds before any of them starts', async () => {
     const { backend, runs, messages, child, deps } = setup({ threads: 2 });
     let deliver: () => void = () => undefined;

@@ -113,6 +113,34 @@ describe('WorkerPool', () => {
     await run;
   });
 
+  it('counts what an acquired message says was settled, and no longer holds it', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    for (const id of ['first', 'second']) {
+      backend.stored.set(id, runningRecord(id, `host:${child.pid}-1`));
+    }
+    child.tell({ kind: 'acquired', ids: ['first'] });
+    child.tell({
+      kind: 'acquired',
+      ids: ['second'],
+      settled: { ids: ['first'], succeeded: 1, failed: 0 },
+    });
+    child.die(null, 'SIGKILL');
+
+    // Only the task still held is failed by the crash.
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
+    expect(backend.acknowledged[0].map((record) => record.id)).toEqual(['second']);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    expect(pool.counts).toEqual({ done: 2, failed: 1 });
+
+    pool.stop(false);
+    children[1].die(0);
+    await run;
+  });
+
   it('sends a crashed child’s task with attempts left back for a retry instead of failing it', async () => {
     const { backend, children, pool } = setup({ processes: 1 });
     const run = pool.run();
