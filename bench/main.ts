@@ -38,9 +38,12 @@ function parseArgs(argv: readonly string[], root: string): Args {
     );
     process.exit(2);
   }
+  const only = value('--only')?.toLowerCase() ?? null;
+  // Only a whole run replaces latest.json: a part of one must not stand in for the README's table.
+  const partial = only !== null || argv.includes('--no-pool') || argv.includes('--pool-only');
   return {
     config: quick ? QUICK : FULL,
-    only: value('--only')?.toLowerCase() ?? null,
+    only,
     // The pool figure boots Nest processes (seconds each): --quick leaves it out unless asked.
     pool:
       argv.includes('--pool-only') ||
@@ -48,7 +51,12 @@ function parseArgs(argv: readonly string[], root: string): Args {
     inProcess: !argv.includes('--pool-only'),
     out:
       value('--out') ??
-      join(root, 'bench', 'results', quick ? 'latest-quick.tmp.json' : 'latest.json'),
+      join(
+        root,
+        'bench',
+        'results',
+        quick ? 'latest-quick.tmp.json' : partial ? 'latest-partial.tmp.json' : 'latest.json',
+      ),
   };
 }
 
