@@ -2,6 +2,8 @@ import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { errorToRecord } from '../lib/core/task-serializer';
+import { ChangeSignal } from '../lib/utils/change-signal.util';
+import { acquireLanes } from '../lib/worker/worker-child';
 
 /** Runs one RUNNING record and returns it finished. */
 export type RunTask = (record: TaskRecord) => Promise<TaskRecord>;
@@ -31,7 +33,7 @@ export class ThreadmillConsumer {
   private free: number;
   private readonly finished: TaskRecord[] = [];
   private flushing = false;
-  private waiter: (() => void) | null = null;
+  private readonly changes = new ChangeSignal();
   private failure: Error | null = null;
   /** Tasks acquired or asked for by a call still out: what counts against the limit. */
   private requested = 0;
@@ -47,15 +49,17 @@ export class ThreadmillConsumer {
   /** Consumes until the limit or the abort, then resolves once everything taken is acknowledged. */
   async run(): Promise<void> {
     // As the worker child: from 16 slots, two acquires out at once, each for half the slots.
-    const lanes = this.options.slots >= 16 ? 2 : 1;
+    const lanes = acquireLanes(this.options.slots);
     await Promise.all(
       Array.from({ length: lanes }, (_, lane) =>
-        this.lane(lane === 0, Math.ceil(this.options.slots / lanes)).finally(() => this.notify()),
+        this.lane(lane === 0, Math.ceil(this.options.slots / lanes)).finally(() =>
+          this.changes.notify(),
+        ),
       ),
     );
     while (this.free < this.options.slots || this.finished.length > 0 || this.flushing) {
       this.throwIfFailed();
-      await this.change();
+      await this.changes.next();
     }
     this.throwIfFailed();
   }
@@ -66,7 +70,7 @@ export class ThreadmillConsumer {
     while (!signal?.aborted && (limit === null || this.requested < limit)) {
       this.throwIfFailed();
       if (this.free === 0) {
-        await this.change();
+        await this.changes.next();
         continue;
       }
       // Reserved while the call is out, so lanes never take more than is free or left.
@@ -82,8 +86,8 @@ export class ThreadmillConsumer {
       this.requested -= max - records.length;
       for (const record of records) this.start(record);
       // The other lane may find work now, or this one (not blocking) waits for a change.
-      this.notify();
-      if (records.length === 0 && !blocking) await this.change();
+      this.changes.notify();
+      if (records.length === 0 && !blocking) await this.changes.next();
     }
   }
 
@@ -111,7 +115,7 @@ export class ThreadmillConsumer {
       this.flushing = true;
       setImmediate(() => void this.flush());
     }
-    this.notify();
+    this.changes.notify();
   }
 
   private async flush(): Promise<void> {
@@ -127,23 +131,7 @@ export class ThreadmillConsumer {
     } finally {
       // No await between the emptiness check above and this reset: nothing can be stranded.
       this.flushing = false;
-      this.notify();
+      this.changes.notify();
     }
-  }
-
-  private change(): Promise<void> {
-    return new Promise((resolve) => {
-      const previous = this.waiter;
-      this.waiter = () => {
-        previous?.();
-        resolve();
-      };
-    });
-  }
-
-  private notify(): void {
-    const waiter = this.waiter;
-    this.waiter = null;
-    waiter?.();
   }
 }

@@ -22,6 +22,7 @@ import {
   taskFinishedLine,
   taskStartedLine,
 } from '../core/worker.messages';
+import { ChangeSignal } from '../utils/change-signal.util';
 import type { ChildExitReason, ChildMessage, Settled } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 
@@ -74,11 +75,13 @@ function settled(batch: readonly TaskRecord[]): Settled {
 }
 
 /**
- * From this many threads a child keeps two acquires out at once (two lanes of
- * half the slots each), so it runs one batch while the store leases the next;
- * below it one acquire of all free slots is as good.
+ * How many acquires a consumer of `threads` slots keeps out at once: from 16,
+ * two (lanes of half the slots each), so it runs one batch while the store
+ * leases the next; below that one acquire of all free slots is as good.
  */
-const TWO_LANE_THREADS = 16;
+export function acquireLanes(threads: number): number {
+  return threads >= 16 ? 2 : 1;
+}
 
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
@@ -111,7 +114,7 @@ export class WorkerChild {
   private acquiring = 0;
   private releasing: Promise<void> = Promise.resolve();
   private flushing: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly changes = new ChangeSignal();
   private budget: number;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
 
@@ -140,11 +143,11 @@ export class WorkerChild {
       this.leaseCheck = setInterval(() => void this.checkLeases(leaseCheckMs), leaseCheckMs);
     }
     try {
-      const lanes = this.options.threads >= TWO_LANE_THREADS ? 2 : 1;
+      const lanes = acquireLanes(this.options.threads);
       const reasons = await Promise.all(
         // A lane that ends wakes the others, so they see what ended it.
         Array.from({ length: lanes }, (_, lane) =>
-          this.acquireLoop(lane, lanes).finally(() => this.notify()),
+          this.acquireLoop(lane, lanes).finally(() => this.changes.notify()),
         ),
       );
       const reason = reasons.includes('recycled') ? 'recycled' : reasons[0];
@@ -164,7 +167,7 @@ export class WorkerChild {
     this.stopMode = urgent ? 'urgent' : 'graceful';
     this.abort.abort();
     if (urgent) this.releaseRunning();
-    this.notify();
+    this.changes.notify();
   }
 
   /**
@@ -180,11 +183,11 @@ export class WorkerChild {
       if (this.budget <= 0) {
         // Another lane's call may give back what it reserved and did not use.
         if (this.acquiring === 0) return 'recycled';
-        await this.nextChange();
+        await this.changes.next();
         continue;
       }
       if (this.freeSlots.length === 0) {
-        await this.nextChange();
+        await this.changes.next();
         continue;
       }
       if (this.orphanSearch) {
@@ -195,7 +198,7 @@ export class WorkerChild {
       if (this.orphansPossible) {
         // The search takes every lease of ours it does not know as an orphan: none may be in flight.
         if (this.acquiring > 0) {
-          await this.nextChange();
+          await this.changes.next();
           continue;
         }
         if (!(await this.searchOrphans())) {
@@ -254,7 +257,7 @@ export class WorkerChild {
           return 'drained';
         }
         // Running tasks may enqueue more (--exit-empty), or this lane does not block: look again on a change.
-        if (!blocking) await this.nextChange();
+        if (!blocking) await this.changes.next();
         continue;
       }
       await this.take(records, workerId, slots, done.length > 0 ? settled(done) : undefined);
@@ -267,7 +270,7 @@ export class WorkerChild {
     if (used === slots.length) return;
     this.budget += slots.length - used;
     this.freeSlots.unshift(...slots.slice(used));
-    this.notify();
+    this.changes.notify();
   }
 
   /** Starts a leased batch; `stored` is what the same call stored, told to the parent with it. */
@@ -297,7 +300,7 @@ export class WorkerChild {
       this.start(this.stampSlot(record, batchWorkerId, slots[i]), slots[i]),
     );
     // Another lane waiting for a change may find more work now.
-    this.notify();
+    this.changes.notify();
   }
 
   private start(record: TaskRecord, slot: number): void {
@@ -329,7 +332,7 @@ export class WorkerChild {
       );
       this.scheduleFlush();
     }
-    this.notify();
+    this.changes.notify();
   }
 
   /** Several tasks finishing in one turn of the event loop share one acknowledge call. */
@@ -341,7 +344,7 @@ export class WorkerChild {
         this.flushing = null;
         // A task may have finished after the loop's last check but before this callback.
         if (this.finished.length > 0) this.scheduleFlush();
-        this.notify();
+        this.changes.notify();
       });
   }
 
@@ -418,7 +421,7 @@ export class WorkerChild {
       .then(() => this.deps.channel.send({ kind: 'released', ids }));
     // settleAll waits for the release like it waits for acknowledgements.
     this.releasing = this.releasing.then(() => release);
-    this.notify();
+    this.changes.notify();
   }
 
   /**
@@ -462,7 +465,7 @@ export class WorkerChild {
     this.freeSlots.push(run.slot);
     this.deps.logger.warn(taskAbandoned(id, record.task.name, status));
     void this.deps.channel.send({ kind: 'released', ids: [id] });
-    this.notify();
+    this.changes.notify();
   }
 
   /** Runs the orphan search once for all lanes; true when it ran. */
@@ -506,7 +509,7 @@ export class WorkerChild {
   /** Resolves once nothing acquired is unacknowledged or unreleased. */
   private async settleAll(): Promise<void> {
     while (this.running.size > 0 || this.finished.length > 0 || this.flushing) {
-      await (this.flushing ?? this.nextChange());
+      await (this.flushing ?? this.changes.next());
     }
     await this.releasing;
   }
@@ -536,22 +539,6 @@ export class WorkerChild {
 
   private workerId(slot: number): string {
     return `${this.deps.identity}-${slot}`;
-  }
-
-  private nextChange(): Promise<void> {
-    return new Promise((resolve) => {
-      const previous = this.wake;
-      this.wake = () => {
-        previous?.();
-        resolve();
-      };
-    });
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
   }
 
   /** Sleep that a stop cuts short. */
