@@ -7,7 +7,7 @@ import {
   type TaskRecord,
 } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { WorkerChild } from '../../../lib/worker/worker-child';
+import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
@@ -46,6 +46,7 @@ function childOn(
   logger: Logger,
   messages: ChildMessage[],
   options: Partial<WorkerOptions> = {},
+  deps: Partial<WorkerChildDeps> = {},
 ) {
   return new WorkerChild(
     {
@@ -72,6 +73,7 @@ function childOn(
       identity: 'host:42',
       idleWaitMs: 60_000,
       retryDelayMs: RETRY_DELAY_MS,
+      ...deps,
     },
   );
 }
@@ -87,32 +89,7 @@ describe('WorkerChild while its backend is unavailable', () => {
       errors.push(String(message));
     });
     const messages: ChildMessage[] = [];
-    const child = new WorkerChild(
-      {
-        backend: 'fake',
-        queues: ['default'],
-        processes: 1,
-        threads: 1,
-        maxTasks: null,
-        maxTasksJitter: 0,
-        exitEmpty: false,
-      },
-      {
-        backend,
-        runTask: async (r) => ({
-          ...r,
-          status: TaskResultStatus.SUCCESSFUL,
-          finishedAt: new Date(),
-          returnValue: null,
-        }),
-        channel: { send: async (message: ChildMessage) => void messages.push(message) },
-        logger,
-        logTasks: false,
-        identity: 'host:42',
-        idleWaitMs: 60_000,
-        retryDelayMs: RETRY_DELAY_MS,
-      },
-    );
+    const child = childOn(backend, logger, messages);
     const running = child.run();
 
     await waitFor(() => backend.acknowledged.flat().some((r) => r.id === record.id), {
@@ -209,18 +186,12 @@ describe('WorkerChild while its backend is unavailable', () => {
     const logger = new Logger('test');
     jest.spyOn(logger, 'error').mockImplementation(() => undefined);
     let settle: (() => void) | undefined;
-    const child = new WorkerChild(
+    const child = childOn(
+      backend,
+      logger,
+      [],
+      { threads: 2 },
       {
-        backend: 'fake',
-        queues: ['default'],
-        processes: 1,
-        threads: 2,
-        maxTasks: null,
-        maxTasksJitter: 0,
-        exitEmpty: false,
-      },
-      {
-        backend,
         // The held task runs until the test lets it finish.
         runTask: (r) =>
           new Promise<TaskRecord>((resolve) => {
@@ -232,12 +203,6 @@ describe('WorkerChild while its backend is unavailable', () => {
                 returnValue: null,
               });
           }),
-        channel: { send: async () => undefined },
-        logger,
-        logTasks: false,
-        identity: 'host:42',
-        idleWaitMs: 60_000,
-        retryDelayMs: RETRY_DELAY_MS,
       },
     );
     const running = child.run();

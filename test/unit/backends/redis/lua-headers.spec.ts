@@ -41,6 +41,23 @@ function recordingClient() {
   return { client: client as unknown as RedisClient, definitions, calls };
 }
 
+/** Placeholder arguments of the acquire wrapper and of every store, for tests that count KEYS. */
+const ACQUIRE_ARGS = {
+  nowMs: 1,
+  leaseDeadlineMs: 2,
+  max: 1,
+  workerJson: '"w"',
+  runningStatus: 'RUNNING',
+  poolId: '',
+};
+const STORE = {
+  resultTtlMs: 1,
+  taskPrefix: 'p',
+  resultPrefix: 'p',
+  poolTasksPrefix: 'p',
+  poolHint: '',
+};
+
 /** Calls every wrapper with two items; returns how many KEYS each passed. */
 async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> {
   const { client, definitions, calls } = recordingClient();
@@ -59,29 +76,15 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       wakeBound: 1,
     },
   );
-  const store = {
-    resultTtlMs: 1,
-    taskPrefix: 'p',
-    resultPrefix: 'p',
-    poolTasksPrefix: 'p',
-    poolHint: '',
-  };
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
     'pool',
     two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }),
-    {
-      nowMs: 1,
-      leaseDeadlineMs: 2,
-      max: 1,
-      workerJson: '"w"',
-      runningStatus: 'RUNNING',
-      poolId: '',
-    },
-    store,
+    ACQUIRE_ARGS,
+    STORE,
     two(group),
   );
-  await scripts.acknowledge(two(group), store, 1);
+  await scripts.acknowledge(two(group), STORE, 1);
   await scripts.retry(
     two({
       runningKey: 'k',
@@ -219,25 +222,11 @@ describe('Lua script headers', () => {
       runningKey: `running${q}`,
       wakeKey: `wake${q}`,
     });
-    const store = {
-      resultTtlMs: 1,
-      taskPrefix: 'p',
-      resultPrefix: 'p',
-      poolTasksPrefix: 'p',
-      poolHint: '',
-    };
     await new RedisScripts(client).acquire(
       'pool',
       [queue('A'), queue('B'), queue('C')],
-      {
-        nowMs: 1,
-        leaseDeadlineMs: 2,
-        max: 1,
-        workerJson: '"w"',
-        runningStatus: 'RUNNING',
-        poolId: '',
-      },
-      store,
+      ACQUIRE_ARGS,
+      STORE,
       [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
     );
     const [count, ...rest] = calls.get('acquire') ?? [];
