@@ -76,24 +76,28 @@ for i = 1, #stored do
   out[i + 1] = stored[i]
 end
 
+-- Built once per call: the workers list of a task on its first attempt.
+local firstWorkers = '[' .. workerJson .. ']'
 for q = 1, max > 0 and queueCount or 0 do
   local queueKey = KEYS[3 * q - 1]
   local popped = redis.call('ZPOPMIN', queueKey, max)
   if #popped > 0 then
-    out[#out + 1] = q
+    local n = #out + 1
+    out[n] = q
     local lease = {}
     local held = {}
+    local heldCount = 0
     for i = 1, #popped, 2 do
       local id = popped[i]
       local score = popped[i + 1]
       local taskKey = prefix .. id
-      lease[#lease + 1] = ARGV[2]
-      lease[#lease + 1] = id
+      lease[i] = ARGV[2]
+      lease[i + 1] = id
       -- pcall: a key of another type under our prefix must not abort the batch.
       local fields = redis.pcall('HMGET', taskKey, 'data', 'startedAt', 'workers')
       local data = false
       local startedAt = now
-      local workers = '[' .. workerJson .. ']'
+      local workers = firstWorkers
       if type(fields) == 'table' and fields.err == nil and fields[1] then
         data = fields[1]
         if fields[2] then
@@ -106,19 +110,21 @@ for q = 1, max > 0 and queueCount or 0 do
           -- A task without data is failed by the caller at once: only readable ones join the pool.
           redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
             'lastAttemptedAt', now, 'workers', workers, 'score', score, 'pool', pool)
-          held[#held + 1] = id
+          heldCount = heldCount + 1
+          held[heldCount] = id
         else
           redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
             'lastAttemptedAt', now, 'workers', workers, 'score', score)
         end
       end
-      out[#out + 1] = id
-      out[#out + 1] = data
-      out[#out + 1] = startedAt
-      out[#out + 1] = workers
+      out[n + 1] = id
+      out[n + 2] = data
+      out[n + 3] = startedAt
+      out[n + 4] = workers
+      n = n + 4
     end
     redis.call('ZADD', KEYS[3 * q], unpack(lease))
-    if #held > 0 then
+    if heldCount > 0 then
       redis.call('SADD', KEYS[1], unpack(held))
     end
     -- A token already waiting serves as the chained one (a busy worker checks only that).

@@ -59,19 +59,23 @@ local function storeFinished(firstKey, firstArg, o)
         end
       end
       local held, taskKeys, history, seen = {}, {}, {}, {}
+      local heldCount = 0
+      local n = #out
       for r = 1, count do
         local id = ids[r]
+        n = n + 1
         -- An id twice in one call is stored once, the repeat reported stale as it would be later.
         if deadlines[r] and not seen[id] then
           seen[id] = true
-          held[#held + 1] = id
-          taskKeys[#taskKeys + 1] = o.taskPrefix .. id
-          history[#history + 1] = o.now
-          history[#history + 1] = id
+          heldCount = heldCount + 1
+          held[heldCount] = id
+          taskKeys[heldCount] = o.taskPrefix .. id
+          history[2 * heldCount - 1] = o.now
+          history[2 * heldCount] = id
           redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
-          out[#out + 1] = 1
+          out[n] = 1
         else
-          out[#out + 1] = 0
+          out[n] = 0
         end
       end
       if #held > 0 then
