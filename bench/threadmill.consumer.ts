@@ -23,7 +23,8 @@ export interface ConsumerOptions {
 /**
  * The consumer loop of a worker child, reduced to what costs per task: an
  * acquire asks for as many tasks as there are free slots (bounded prefetch;
- * from 16 slots two acquires are out at once, each for half) and stores what
+ * from 8 slots 2 to 4 acquires are out at once, each for its share, the
+ * lanes besides the first only while the last acquire came back full) and stores what
  * finished since in the same call, and every task that finishes while an
  * acquire or acknowledge is on its way joins the next batch.
  * Same backend calls as lib/worker/worker-child.ts, without the IPC and the
@@ -37,6 +38,8 @@ export class ThreadmillConsumer {
   private failure: Error | null = null;
   /** Tasks acquired or asked for by a call still out: what counts against the limit. */
   private requested = 0;
+  /** Whether the last acquire filled its request: only then do lanes besides the first look. */
+  private backlogLikely = true;
   acknowledged = 0;
 
   constructor(
@@ -48,13 +51,11 @@ export class ThreadmillConsumer {
 
   /** Consumes until the limit or the abort, then resolves once everything taken is acknowledged. */
   async run(): Promise<void> {
-    // As the worker child: from 16 slots, two acquires out at once, each for half the slots.
+    // As the worker child: from 8 slots, 2 to 4 acquires out at once (acquireLanes).
     const lanes = acquireLanes(this.options.slots);
     await Promise.all(
       Array.from({ length: lanes }, (_, lane) =>
-        this.lane(lane === 0, Math.ceil(this.options.slots / lanes)).finally(() =>
-          this.changes.notify(),
-        ),
+        this.lane(lane, Math.ceil(this.options.slots / lanes)).finally(() => this.changes.notify()),
       ),
     );
     while (this.free < this.options.slots || this.finished.length > 0 || this.flushing) {
@@ -65,11 +66,12 @@ export class ThreadmillConsumer {
   }
 
   /** One lane of acquires; only the first blocks while the queue is empty. */
-  private async lane(blocking: boolean, share: number): Promise<void> {
+  private async lane(lane: number, share: number): Promise<void> {
     const { queues, workerId, limit, idleWaitMs, signal } = this.options;
+    const blocking = lane === 0;
     while (!signal?.aborted && (limit === null || this.requested < limit)) {
       this.throwIfFailed();
-      if (this.free === 0) {
+      if (this.free === 0 || (lane > 0 && !this.backlogLikely)) {
         await this.changes.next();
         continue;
       }
@@ -84,6 +86,7 @@ export class ThreadmillConsumer {
       this.acknowledged += done.length;
       this.free += max - records.length;
       this.requested -= max - records.length;
+      this.backlogLikely = records.length === max;
       for (const record of records) this.start(record);
       // The other lane may find work now, or this one (not blocking) waits for a change.
       this.changes.notify();

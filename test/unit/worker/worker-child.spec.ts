@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
+import { acquireLanes, WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
@@ -191,7 +191,36 @@ describe('WorkerChild', () => {
     expect(backend.acknowledged.flat()).toHaveLength(5);
   });
 
-  it('from 16 threads keeps two acquires out, each for half the slots, and runs every task once', async () => {
+  it.each([
+    [1, 1],
+    [7, 1],
+    [8, 2],
+    [16, 2],
+    [62, 2],
+    [63, 3],
+    [100, 4],
+    [1000, 4],
+  ])('with %i threads keeps %i acquires out at once', (threads, lanes) => {
+    expect(acquireLanes(threads)).toBe(lanes);
+  });
+
+  it('once an acquire comes back short, acquires one lane at a time: an idle worker sends one per change', async () => {
+    const { backend, runs, child } = setup({ threads: 16 });
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    // Both lanes ask at the start; the second finds nothing, then only the first (blocking) asks.
+    await waitFor(() => runs.length === 2 && backend.acquireCalls.length === 3, {
+      what: 'two runs and the blocking acquire',
+    });
+    runs.forEach((run) => run.succeed());
+    await waitFor(() => backend.acknowledged.flat().length === 2, { what: 'both stored' });
+    expect(backend.acquireCalls.map((call) => call.timeoutMs)).toEqual([60_000, 0, 60_000]);
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+    expect(backend.acquireCalls).toHaveLength(3);
+  });
+
+  it('from 8 threads keeps two acquires out, each for half the slots, and runs every task once', async () => {
     const { backend, runs, child } = setup({ threads: 16, exitEmpty: true });
     for (let i = 0; i < 40; i++) backend.ready.push(readyRecord(`t${i}`));
     let out = 0;
