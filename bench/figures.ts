@@ -135,7 +135,9 @@ export function buildFigures(
       label: `pickup latency ${p} at ${config.latencyRate}/s`,
       unit: 'ms',
       better: 'lower',
-      ...both((r) => (r.latency ? r.latency[`${p}Ms`] : null)),
+      ...both((r) =>
+        r.latency.length > 0 ? median(r.latency.map((sample) => sample[`${p}Ms`])) : null,
+      ),
       target:
         p === 'p99'
           ? atMost(BEE_QUEUE.pickupP99Ms, `≤ Bee-Queue (${BEE_QUEUE.pickupP99Ms} ms in the issue)`)
