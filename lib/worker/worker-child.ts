@@ -76,15 +76,18 @@ function settled(batch: readonly TaskRecord[]): Settled {
 
 /**
  * How many acquires a consumer of `threads` slots keeps out at once, each for
- * its share of the slots. Measured on a 2-core machine (bench/, no-op tasks):
- * below 8 slots one acquire of all free slots is as fast as two; from 8 on,
- * batches of about 25 with 2 to 4 out at once keep both the worker and Redis
- * busy (at 100 slots, 4 lanes drained 72k tasks/s where 2 drained 54k), while
- * more, smaller batches cost more per task than they overlap.
+ * its share of the slots, so one batch runs while the next is leased.
+ * Measured on a 2-core machine (bench/, no-op tasks, interleaved runs): below
+ * 8 slots one acquire of all free slots is as fast as two; from 8 on, two
+ * lanes beat one (at 10 slots, 38k tasks/s against 28.5k in one process).
+ * More lanes helped a consumer with idle time (4 drained 79k tasks/s at 100
+ * slots where 2 drained 60k) but slowed a pool child, which has less (its
+ * IPC and TaskRunner cost it CPU per task): 34k against 38k tasks/s, since
+ * every extra call costs both sides a socket write and a wake-up. The pool
+ * is how workers run, so two it is.
  */
 export function acquireLanes(threads: number): number {
-  if (threads < 8) return 1;
-  return Math.min(4, Math.max(2, Math.round(threads / 25)));
+  return threads < 8 ? 1 : 2;
 }
 
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */
