@@ -37,57 +37,70 @@ const STATUSES = new Set<string>(Object.values(TaskResultStatus));
  * `what` names the root in the message (`args`, `return value`).
  */
 export function assertJsonSafe(value: unknown, taskName: string, what: string): void {
+  // Scalars need no walk (most return values, and every argument list is an array).
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return;
   const ancestors = new Set<object>();
-  const fail = (path: string, reason: string): never => {
-    throw new InvalidTaskError(notJsonSafe(taskName, path, reason));
+  // The keys from the root to the node being visited; the path text is built only to fail.
+  const keys: (string | number)[] = [];
+  const fail = (reason: string): never => {
+    const path = keys.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
+    throw new InvalidTaskError(notJsonSafe(taskName, `${what}${path}`, reason));
   };
-  const visit = (node: unknown, path: string): void => {
+  const visit = (node: unknown): void => {
     switch (typeof node) {
       case 'string':
       case 'boolean':
         return;
       case 'number':
-        if (!Number.isFinite(node)) fail(path, `is ${String(node)}`);
+        if (!Number.isFinite(node)) fail(`is ${String(node)}`);
         return;
       case 'undefined':
-        return fail(path, 'is undefined');
+        return fail('is undefined');
       case 'bigint':
-        return fail(path, 'is a BigInt');
+        return fail('is a BigInt');
       case 'symbol':
-        return fail(path, 'is a symbol');
+        return fail('is a symbol');
       case 'function':
-        return fail(path, 'is a function');
+        return fail('is a function');
     }
     if (node === null) return;
     const obj = node as object;
-    if (ancestors.has(obj)) fail(path, 'is a cycle back to an enclosing value');
+    if (ancestors.has(obj)) fail('is a cycle back to an enclosing value');
     if (Array.isArray(obj)) {
       ancestors.add(obj);
       for (let i = 0; i < obj.length; i++) {
-        if (!(i in obj)) fail(`${path}[${i}]`, 'is a hole in a sparse array');
-        visit(obj[i], `${path}[${i}]`);
+        keys.push(i);
+        if (!(i in obj)) fail('is a hole in a sparse array');
+        visit(obj[i]);
+        keys.pop();
       }
       ancestors.delete(obj);
       return;
     }
     if (obj instanceof Date) {
-      fail(path, 'is a Date (convert it explicitly, e.g. with toISOString())');
+      fail('is a Date (convert it explicitly, e.g. with toISOString())');
     }
     const proto = Object.getPrototypeOf(obj) as unknown;
     if (proto !== Object.prototype && proto !== null) {
-      fail(path, `is an instance of ${obj.constructor?.name ?? 'a class'}, not a plain object`);
+      fail(`is an instance of ${obj.constructor?.name ?? 'a class'}, not a plain object`);
     }
-    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'has symbol keys');
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail('has symbol keys');
     ancestors.add(obj);
-    for (const [key, child] of Object.entries(obj)) visit(child, `${path}.${key}`);
+    for (const key of Object.keys(obj)) {
+      keys.push(key);
+      visit((obj as Record<string, unknown>)[key]);
+      keys.pop();
+    }
     ancestors.delete(obj);
   };
-  visit(value, what);
+  visit(value);
 }
 
 /** The value as JSON stores it (`undefined` becomes `null`): what a task's caller will read back. */
 export function normalizeJson(value: unknown): unknown {
   if (value === undefined) return null;
+  // A string, boolean or null reads back as it is: no round trip for the common scalar results.
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
