@@ -123,7 +123,7 @@ export class WorkerChild {
    * acquire per change, not one per lane.
    */
   private backlogLikely = true;
-  /** Set when the first lane found the store empty and nothing running (--exit-empty). */
+  /** Set once a lane found the store empty with nothing running (--exit-empty): the waiting lanes end too. */
   private drained = false;
   /** Acquire calls out now (one per lane at most). */
   private acquiring = 0;
