@@ -3,6 +3,7 @@ import type {
   AcquireOptions,
   TaskBackend,
 } from './task-backend.interface';
+import type { TaskRecord } from './task-record.interface';
 
 /**
  * `acknowledgeAndAcquire` for a store where the two steps cost nothing
@@ -10,7 +11,7 @@ import type {
  */
 export async function acknowledgeThenAcquire(
   backend: Pick<TaskBackend, 'acknowledge' | 'acquire'>,
-  finished: Parameters<TaskBackend['acknowledge']>[0],
+  finished: readonly TaskRecord[],
   queues: readonly string[],
   options: AcquireOptions,
 ): Promise<AcknowledgeAndAcquireResult> {

@@ -191,11 +191,11 @@ export class RedisBackend implements TaskBackend {
     options: AcquireOptions,
   ): Promise<AcknowledgeAndAcquireResult> {
     this.assertOpen();
-    const { groups, order } = this.finishedGroups(finished);
     // Nothing to consume, nothing to wait on (BLPOP needs at least one key).
     if (queues.length === 0) {
       return { acknowledged: await this.acknowledge(finished), acquired: [] };
     }
+    const { groups, order } = this.finishedGroups(finished);
     const { workerId, signal } = options;
     const poolId = options.poolId ?? '';
     if (poolId !== '') this.notePool(poolId);

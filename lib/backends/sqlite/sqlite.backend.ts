@@ -245,7 +245,8 @@ export class SqliteBackend implements TaskBackend {
     }
     // Stopping: what finished is still stored, nothing new is leased.
     const stopping = this.closed || options.signal?.aborted === true;
-    const taken = this.guard(() =>
+    // Outcomes are not held back by an idle queue: the caller waits for work with acquire.
+    return this.guard(() =>
       this.acknowledgeAndTakeTx.immediate(
         finished,
         queues,
@@ -255,8 +256,6 @@ export class SqliteBackend implements TaskBackend {
         options.poolId ?? null,
       ),
     );
-    // Outcomes are not held back by an idle queue: the caller waits for work with acquire.
-    return taken;
   }
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
