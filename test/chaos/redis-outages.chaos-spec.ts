@@ -211,14 +211,16 @@ describe('chaos: Redis goes away under a running pool', () => {
       const admin = new Redis(redis.url);
       try {
         // Every normal connection but this one: the producer's, the pool's, each
-        // child's command connection and the blocked BLPOP ones.
+        // child's command connection, and any blocking ones (opened only when a
+        // lane has found its queues empty, so not counted on below).
         killedClients = Number(await admin.client('KILL', 'TYPE', 'normal'));
       } finally {
         await admin.quit();
       }
     };
     const run = await produce(backend, alias, journal, TASKS / 4, clientKill);
-    expect(killedClients).toBeGreaterThanOrEqual(5);
+    // The producer, the pool parent and both children each had a command connection.
+    expect(killedClients).toBeGreaterThanOrEqual(4);
     expect(run.acknowledged.length).toBe(TASKS);
     await auditAfter(
       'CLIENT KILL TYPE normal mid-run',
