@@ -158,6 +158,11 @@ export function deserializeRecord(id: string, text: string): TaskRecord {
   } catch {
     throw new CorruptTaskDataError(corruptTaskData(id, 'not JSON'));
   }
+  return recordFromParsedJson(id, parsed);
+}
+
+/** A record from parsed JSON that should have our shape; throws `CorruptTaskDataError` when it has not. */
+export function recordFromParsedJson(id: string, parsed: unknown): TaskRecord {
   const json = parsed as Partial<TaskRecordJson> | null;
   if (
     typeof json !== 'object' ||

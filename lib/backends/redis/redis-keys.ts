@@ -38,7 +38,10 @@ export class RedisKeys {
     return `${this.prefix}deferred:${queue}`;
   }
 
-  /** HASH of one live task (`data` plus the fields acquire changes). */
+  /**
+   * HASH of one task: `data` plus the fields acquire changes while it is
+   * live, and once finished its `outcome` too (it then expires after resultTtl).
+   */
   task(id: string): string {
     return `${this.taskPrefix}${id}`;
   }
@@ -46,16 +49,6 @@ export class RedisKeys {
   /** Prefix of every task hash; acquire derives a popped id's hash from it. */
   get taskPrefix(): string {
     return `${this.prefix}task:`;
-  }
-
-  /** STRING holding the final record JSON of one finished task. */
-  result(id: string): string {
-    return `${this.resultPrefix}${id}`;
-  }
-
-  /** Prefix of every result string; scripts derive a stored task's result key from it. */
-  get resultPrefix(): string {
-    return `${this.prefix}result:`;
   }
 
   /** ZSET of finished ids scored by the time they were stored (history for telemetry and peek). */

@@ -1,11 +1,11 @@
 import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
-import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
 import {
-  deserializeRecord,
   recordFromJson,
-  serializeRecord,
+  recordFromParsedJson,
+  recordToJson,
   type TaskRecordJson,
 } from '../../core/task-serializer';
 import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
@@ -23,7 +23,7 @@ export const PRIORITY_WEIGHT = 1e13;
  */
 const RECORD_OVERHEAD_BYTES = 1024 * 1024;
 
-/** The fields of a task hash besides `data`, as Redis returns them (null when absent). */
+/** The fields acquire writes into a task hash beside `data`, as Redis returns them (null when absent). */
 export interface MutableTaskFields {
   status: string | null;
   startedAt: string | null;
@@ -31,14 +31,41 @@ export interface MutableTaskFields {
   workers: string | null;
 }
 
-/** The hash fields HMGET asks for, in the order `MutableTaskFields` is read from. */
+/**
+ * The hash fields HMGET asks for: `data`, the MutableTaskFields in their
+ * order, then `outcome` (set once the task finished).
+ */
 export const TASK_HASH_FIELDS = [
   'data',
   'status',
   'startedAt',
   'lastAttemptedAt',
   'workers',
+  'outcome',
 ] as const;
+
+/**
+ * The `outcome` field of a finished task: what the worker changed in the
+ * record it leased. Every finished task writes one, so the keys are short.
+ * `data` keeps the rest (task, enqueuedAt, args).
+ */
+interface OutcomeJson {
+  /** status: SUCCESSFUL or FAILED */
+  s: TaskResultStatus;
+  /** finishedAt (ms) */
+  f: number | null;
+  /** workerIds */
+  w: string[];
+  /** errors, when there are any */
+  e?: TaskErrorRecord[];
+  /** returnValue, when SUCCESSFUL */
+  r?: unknown;
+}
+
+/** The `outcome` of a task whose `data` could not be read: the whole final record. */
+interface WholeOutcomeJson {
+  record: TaskRecordJson;
+}
 
 // Stored only when they differ from what every new task has, so a waiting task stays small.
 type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
@@ -51,7 +78,8 @@ type CompactJson = Omit<Partial<TaskRecordJson>, 'task'> & {
  * it) and every field still at its default. Acquire writes the few fields
  * that change (status, startedAt, lastAttemptedAt, workers) and the ready
  * score (for release) beside it, so no JSON is decoded or encoded in Lua. A
- * finished task is stored whole, as the shared serializer writes it.
+ * finished task keeps its hash and gains an `outcome` field (OutcomeJson):
+ * the record is sent and stored once, not again whole when it finishes.
  *
  * @internal
  */
@@ -104,6 +132,23 @@ export class RedisRecordCodec {
    * is missing or not ours, so the caller can fail that task and go on.
    */
   decodeLive(id: string, data: string | null, fields: MutableTaskFields): TaskRecord {
+    return recordFromJson(this.liveJson(id, data, fields));
+  }
+
+  /**
+   * The task a hash holds, live or finished, from an HMGET of
+   * TASK_HASH_FIELDS; null when nothing is stored under the id. Throws
+   * CorruptTaskDataError when what is stored is not ours.
+   */
+  decodeStored(id: string, values: readonly (string | null)[] | null): TaskRecord | null {
+    const data = values?.[0] ?? null;
+    const outcome = values?.[5] ?? null;
+    const fields = RedisRecordCodec.mutableFields(values);
+    if (outcome !== null) return this.decodeFinished(id, data, fields, outcome);
+    return data === null ? null : this.decodeLive(id, data, fields);
+  }
+
+  private liveJson(id: string, data: string | null, fields: MutableTaskFields): TaskRecordJson {
     if (data === null) {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
     }
@@ -142,7 +187,7 @@ export class RedisRecordCodec {
         throw new CorruptTaskDataError(corruptTaskData(id, 'its worker ids are not JSON'));
       }
     }
-    return recordFromJson({
+    return {
       id,
       task: {
         name: task.name,
@@ -163,6 +208,41 @@ export class RedisRecordCodec {
       errors: json.errors ?? [],
       workerIds,
       returnValue: json.returnValue,
+    };
+  }
+
+  private decodeFinished(
+    id: string,
+    data: string | null,
+    fields: MutableTaskFields,
+    outcomeText: string,
+  ): TaskRecord {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(outcomeText);
+    } catch {
+      throw new CorruptTaskDataError(corruptTaskData(id, 'its outcome is not JSON'));
+    }
+    if (typeof parsed === 'object' && parsed !== null && 'record' in parsed) {
+      return recordFromParsedJson(id, (parsed as WholeOutcomeJson).record);
+    }
+    const outcome = parsed as Partial<OutcomeJson> | null;
+    if (
+      typeof outcome !== 'object' ||
+      outcome === null ||
+      !FINISHED_STATUSES.has(outcome.s as TaskResultStatus) ||
+      !Array.isArray(outcome.w)
+    ) {
+      throw new CorruptTaskDataError(corruptTaskData(id, 'its outcome has malformed fields'));
+    }
+    const live = this.liveJson(id, data, fields);
+    return recordFromJson({
+      ...live,
+      status: outcome.s as TaskResultStatus,
+      finishedAt: outcome.f ?? null,
+      workerIds: outcome.w,
+      errors: outcome.e ?? [],
+      returnValue: outcome.r,
     });
   }
 
@@ -201,15 +281,36 @@ export class RedisRecordCodec {
     };
   }
 
-  /** The result string of a finished task. */
+  /**
+   * The `outcome` of a finished task (OutcomeJson): what the worker changed.
+   * The rest is read back from the hash: the task, enqueuedAt and args from
+   * `data`, startedAt and lastAttemptedAt as acquire wrote them (a worker
+   * cannot move when its attempt began).
+   */
   encodeFinished(record: TaskRecord): string {
-    return serializeRecord(record);
+    // Built as text (every finished task is encoded): each value through JSON.stringify, so it stays valid JSON.
+    let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
+    if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;
+    if (record.status === TaskResultStatus.SUCCESSFUL) text += `,"r":${json(record.returnValue)}`;
+    return `${text}}`;
   }
 
-  /** A finished task from its result string; throws CorruptTaskDataError when it is not ours. */
-  decodeFinished(id: string, text: string): TaskRecord {
-    return deserializeRecord(id, text);
+  /** The `outcome` of a finished task whose `data` could not be read (see `unreadable`): all of it. */
+  encodeWhole(record: TaskRecord): string {
+    const whole: WholeOutcomeJson = { record: recordToJson(record) };
+    return JSON.stringify(whole);
   }
+}
+
+function ms(date: Date | null): number | null {
+  return date === null ? null : date.getTime();
+}
+
+/** JSON text of a value, `null` where JSON has none (undefined, a function). */
+function json(value: unknown): string {
+  // Typed string, but undefined for undefined, a function or a symbol.
+  const text: string | undefined = JSON.stringify(value);
+  return text ?? 'null';
 }
 
 function numberOr(text: string | null, fallback: number | null | undefined): number | null {

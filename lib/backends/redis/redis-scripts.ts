@@ -113,7 +113,7 @@ export interface AcknowledgeGroup {
   /** The successful or failed history of the queue. */
   historyKey: string;
   ids: string[];
-  /** Each record's final JSON, in the order of `ids`. */
+  /** Each record's outcome (RedisRecordCodec.encodeFinished), in the order of `ids`. */
   json: string[];
 }
 
@@ -121,7 +121,6 @@ export interface AcknowledgeGroup {
 export interface StoreSettings {
   resultTtlMs: number;
   taskPrefix: string;
-  resultPrefix: string;
   poolTasksPrefix: string;
   /** The pool the stored tasks leave; see PoolHint. */
   poolHint: PoolHint;
@@ -160,7 +159,6 @@ export function storeSettings(
   return {
     resultTtlMs,
     taskPrefix: keys.taskPrefix,
-    resultPrefix: keys.resultPrefix,
     poolTasksPrefix: keys.poolTasksPrefix,
     poolHint,
   };
@@ -277,7 +275,6 @@ export class RedisScripts {
       args.poolId,
       queues.length,
       store.resultTtlMs,
-      store.resultPrefix,
       store.poolTasksPrefix,
       store.poolHint,
     );
@@ -320,7 +317,6 @@ export class RedisScripts {
       store.poolTasksPrefix,
       store.poolHint,
       store.taskPrefix,
-      store.resultPrefix,
       nowMs,
     );
     pushGroups(argv, groups);

@@ -259,7 +259,15 @@ export class RedisBackend implements TaskBackend {
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     this.assertOpen();
     if (records.length === 0) return [];
-    const { groups, order } = this.finishedGroups(records);
+    return this.store(records, false);
+  }
+
+  /** `whole`: store each record entire, for tasks whose enqueued data could not be read. */
+  private async store(
+    records: readonly TaskRecord[],
+    whole: boolean,
+  ): Promise<AcknowledgeOutcome[]> {
+    const { groups, order } = this.finishedGroups(records, whole);
     const stored = await this.connection.run(() =>
       this.scripts.acknowledge(
         groups,
@@ -375,22 +383,12 @@ export class RedisBackend implements TaskBackend {
 
   async getResult(id: string): Promise<TaskRecord> {
     this.assertOpen();
-    // One transaction, so a task acknowledged between the two reads is still found.
-    const replies = await this.connection.run(async () =>
-      this.connection.client
-        .multi()
-        .get(this.keys.result(id))
-        .hmget(this.keys.task(id), ...TASK_HASH_FIELDS)
-        .exec(),
+    // Live or finished, a task is its one hash.
+    const values = await this.connection.run(() =>
+      this.connection.client.hmget(this.keys.task(id), ...TASK_HASH_FIELDS),
     );
-    const [resultReply, hashReply] = replies ?? [];
-    if (resultReply?.[0]) throw this.connection.unavailable(resultReply[0]);
-    const result = resultReply?.[1] as string | null | undefined;
-    if (result) return this.codec.decodeFinished(id, result);
-    const fields = hashReply?.[0] ? null : (hashReply?.[1] as (string | null)[] | undefined);
-    if (fields?.[0]) {
-      return this.codec.decodeLive(id, fields[0], RedisRecordCodec.mutableFields(fields));
-    }
+    const record = this.codec.decodeStored(id, values);
+    if (record) return record;
     throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
   }
 
@@ -531,7 +529,7 @@ export class RedisBackend implements TaskBackend {
         );
       }
     }
-    if (unreadable) await this.acknowledge(unreadable);
+    if (unreadable) await this.store(unreadable, true);
     return { stored, records };
   }
 
@@ -540,7 +538,10 @@ export class RedisBackend implements TaskBackend {
    * record in the script); `order[k]` is the index in `records` of the k-th
    * record across the groups. Throws InvalidTaskError for an unfinished record.
    */
-  private finishedGroups(records: readonly TaskRecord[]): {
+  private finishedGroups(
+    records: readonly TaskRecord[],
+    whole = false,
+  ): {
     groups: AcknowledgeGroup[];
     order: number[];
   } {
@@ -571,7 +572,7 @@ export class RedisBackend implements TaskBackend {
       }
       const group = groups[ofQueue[segment]];
       group.ids.push(record.id);
-      group.json.push(this.codec.encodeFinished(record));
+      group.json.push(whole ? this.codec.encodeWhole(record) : this.codec.encodeFinished(record));
       indexes[ofQueue[segment]].push(index);
     });
     return { groups, order: indexes.flat() };
@@ -673,25 +674,16 @@ export class RedisBackend implements TaskBackend {
     if (ids.length === 0) return [];
     const finished = segment === 'successful' || segment === 'failed';
     const pipeline = this.connection.client.pipeline();
-    for (const id of ids) {
-      if (finished) pipeline.get(this.keys.result(id));
-      else pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
-    }
+    for (const id of ids) pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
     const replies = (await pipeline.exec()) ?? [];
     const records: TaskRecord[] = [];
     ids.forEach((id, i) => {
-      const [error, value] = replies[i] ?? [null, null];
-      if (error || value === null) return;
+      const [error, values] = replies[i] ?? [null, null];
+      if (error) return;
       try {
-        if (finished) {
-          records.push(this.codec.decodeFinished(id, value as string));
-        } else {
-          const fields = value as (string | null)[];
-          if (fields[0] === null) return;
-          records.push(
-            this.codec.decodeLive(id, fields[0], RedisRecordCodec.mutableFields(fields)),
-          );
-        }
+        const record = this.codec.decodeStored(id, values as (string | null)[]);
+        // Listing and reading are two steps: a task listed live may have finished since.
+        if (record && FINISHED_STATUSES.has(record.status) === finished) records.push(record);
       } catch (readError) {
         this.logger.debug(`peek skipped task ${id}: ${String(readError)}`);
       }

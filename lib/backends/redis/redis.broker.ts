@@ -265,25 +265,32 @@ export class RedisBroker {
   ): Promise<number> {
     const at = new Date(now);
     const retries: TaskRecord[] = [];
-    const finished: TaskRecord[] = [];
+    const failed: AcknowledgeGroup = {
+      runningKey: this.keys.running(queue),
+      historyKey: this.keys.history(queue, 'failed'),
+      ids: [],
+      json: [],
+    };
     for (const { id, record } of entries) {
       if (record === null) {
         // Nothing to run again: an unreadable task fails whatever its (unknowable) policy.
         const unreadable = this.codec.unreadable(id, queue, at, []);
-        finished.push({ ...unreadable, errors: [errorFor(id, unreadable)] });
+        failed.ids.push(id);
+        failed.json.push(
+          this.codec.encodeWhole({ ...unreadable, errors: [errorFor(id, unreadable)] }),
+        );
         continue;
       }
       const next = nextAttempt(record, errorFor(id, record), at);
-      (isRetry(next) ? retries : finished).push(next);
+      if (isRetry(next)) {
+        retries.push(next);
+      } else {
+        failed.ids.push(id);
+        failed.json.push(this.codec.encodeFinished(next));
+      }
     }
-    const failed: AcknowledgeGroup = {
-      runningKey: this.keys.running(queue),
-      historyKey: this.keys.history(queue, 'failed'),
-      ids: finished.map((record) => record.id),
-      json: finished.map((record) => this.codec.encodeFinished(record)),
-    };
     const [stored, sent] = await Promise.all([
-      finished.length > 0
+      failed.ids.length > 0
         ? this.scripts.acknowledge(
             [failed],
             // The reaper and recovery act for whichever pool held each task.

@@ -12,8 +12,8 @@
   KEYS[2g-1] running set (ZSET) of the group's queue
   KEYS[2g] history (ZSET) successful or failed set of the queue, scored by the time it was stored
 
-  Derived keys: task hash = ARGV[6] .. id (HASH), result = ARGV[7] .. id
-  (STRING), pool task set = ARGV[4] .. pool id (SET), same hash tag as KEYS
+  Derived keys: task hash = ARGV[6] .. id (HASH), pool task set = ARGV[4] ..
+  pool id (SET), same hash tag as KEYS
 
   ARGV[1] result TTL (ms)
   ARGV[2] latest lease deadline to accept (ms since epoch), or empty to accept any
@@ -21,22 +21,20 @@
   ARGV[4] pool task set key prefix (string)
   ARGV[5] pool the tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[6] task key prefix (string)
-  ARGV[7] result key prefix (string)
-  ARGV[8] now, the history score (ms since epoch)
+  ARGV[7] now, the history score (ms since epoch)
   Then per group, in KEYS order: its record count n, then n pairs of
-  task id (string) and final record (JSON)
+  task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale (not held)
   Errors none
 ]]
 
-return storeFinished(1, 9, {
+return storeFinished(1, 8, {
   resultTtl = ARGV[1],
   latest = tonumber(ARGV[2]),
   requiredPool = ARGV[3],
   poolPrefix = ARGV[4],
   callerPool = ARGV[5],
   taskPrefix = ARGV[6],
-  resultPrefix = ARGV[7],
-  now = ARGV[8],
+  now = ARGV[7],
 })

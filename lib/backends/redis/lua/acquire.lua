@@ -37,8 +37,8 @@
   KEYS[3Q+2g] running set (ZSET) of the group's queue
   KEYS[3Q+2g+1] history (ZSET) successful or failed set of the queue, scored by the time it was stored
 
-  Derived keys: task hash = ARGV[5] .. id (HASH), result = ARGV[10] .. id
-  (STRING), pool task set = ARGV[11] .. pool id (SET), same hash tag as KEYS
+  Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
+  pool id (SET), same hash tag as KEYS
 
   ARGV[1] now (ms since epoch): startedAt (first time only), lastAttemptedAt, history score
   ARGV[2] lease deadline (ms since epoch)
@@ -49,11 +49,10 @@
   ARGV[7] worker pool id, or empty when the caller belongs to no pool (string)
   ARGV[8] how many queues KEYS name (count)
   ARGV[9] result TTL (ms)
-  ARGV[10] result key prefix (string)
-  ARGV[11] pool task set key prefix (string)
-  ARGV[12] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
+  ARGV[10] pool task set key prefix (string)
+  ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
   Then per group of finished records, in KEYS order: its record count n,
-  then n pairs of task id (string) and final record (JSON)
+  then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
   Returns {n, then n store outcomes (1 stored, 0 stale), in order, then the
   queue index q (0 when every queue is empty), then 4 per leased task: id,
@@ -70,14 +69,13 @@ local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
 
-local stored = storeFinished(3 * queueCount + 2, 13, {
+local stored = storeFinished(3 * queueCount + 2, 12, {
   resultTtl = ARGV[9],
   latest = nil,
   requiredPool = '',
-  poolPrefix = ARGV[11],
-  callerPool = ARGV[12],
+  poolPrefix = ARGV[10],
+  callerPool = ARGV[11],
   taskPrefix = prefix,
-  resultPrefix = ARGV[10],
   now = now,
 })
 local out = { #stored }

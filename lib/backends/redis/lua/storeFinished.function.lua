@@ -7,9 +7,12 @@
 
   A task is stored only if it is still in its running set: once the reaper
   failed a task, a late acknowledge must change nothing, and the caller is
-  told it was stale. A stored task gets its final record as a result string
-  that expires after resultTtl, enters the history set of its status, and its
-  live hash is deleted. The reaper passes a deadline, so a task that was
+  told it was stale. A stored task keeps its hash: the outcome (what the
+  worker changed, or the whole record when the enqueued data could not be
+  read) is written beside the enqueued data, so the record is not sent or
+  stored twice; the hash then expires after resultTtl, and the task enters
+  the history set of its status. A key of another type in the hash's place
+  is replaced, so the task's outcome is still stored. The reaper passes a deadline, so a task that was
   released and leased again after it looked is left alone, and pool recovery
   passes the dead pool's id for the same reason. A stored task leaves its
   pool's task set: the caller names the pool its tasks belong to (one SREM
@@ -17,27 +20,36 @@
   to be read from its hash.
 
   Records come in groups that share a running set and a history set, so a
-  record costs two arguments (id, final record) and its keys are derived:
-  task hash = o.taskPrefix .. id, result = o.resultPrefix .. id, pool task set
-  = o.poolPrefix .. pool id, all under the hash tag of the declared keys.
+  record costs two arguments (id, outcome) and its keys are derived:
+  task hash = o.taskPrefix .. id, pool task set = o.poolPrefix .. pool id,
+  all under the hash tag of the declared keys.
 
   Parameters
   firstKey   index in KEYS of the first group's running set (ZSET); its history
              set (ZSET) follows, then the next group's pair, to the end of KEYS
   firstArg   index in ARGV of the first group's record count; each count is
-             followed by that many (task id, final record JSON) pairs
+             followed by that many (task id, outcome JSON) pairs
   o          resultTtl (ms), latest (lease deadline to accept, or nil for any),
              requiredPool ('' for any holder), poolPrefix, callerPool (a pool
              id, '' for none, or * to read each task's), taskPrefix,
-             resultPrefix, now (history score, ms since epoch)
+             now (history score, ms since epoch)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale
 ]]
+local function storeOutcome(taskKey, outcome, ttl)
+  -- pcall: a key of another type under our prefix is replaced, and must not abort the batch.
+  if type(redis.pcall('HSET', taskKey, 'outcome', outcome)) == 'table' then
+    redis.call('DEL', taskKey)
+    redis.call('HSET', taskKey, 'outcome', outcome)
+  end
+  redis.call('PEXPIRE', taskKey, ttl)
+end
+
 local function storeFinished(firstKey, firstArg, o)
   local out = {}
   local lookup = o.callerPool == '*' or o.requiredPool ~= ''
-  -- The worker's path (no guard, no per-task pool): one ZMSCORE, ZREM, DEL
-  -- and ZADD per group instead of one of each per task (a single task is
+  -- The worker's path (no guard, no per-task pool): one ZMSCORE, ZREM and
+  -- ZADD per group instead of one of each per task (a single task is
   -- cheaper one by one: ZREM tells whether it was held).
   local batched = not o.latest and not lookup
   local leftPool = {}
@@ -58,7 +70,7 @@ local function storeFinished(firstKey, firstArg, o)
           deadlines[first + i - 1] = slice[i]
         end
       end
-      local held, taskKeys, history, seen = {}, {}, {}, {}
+      local held, history, seen = {}, {}, {}
       local heldCount = 0
       local n = #out
       for r = 1, count do
@@ -69,10 +81,9 @@ local function storeFinished(firstKey, firstArg, o)
           seen[id] = true
           heldCount = heldCount + 1
           held[heldCount] = id
-          taskKeys[heldCount] = o.taskPrefix .. id
           history[2 * heldCount - 1] = o.now
           history[2 * heldCount] = id
-          redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
+          storeOutcome(o.taskPrefix .. id, ARGV[a + 2 * r], o.resultTtl)
           out[n] = 1
         else
           out[n] = 0
@@ -80,7 +91,6 @@ local function storeFinished(firstKey, firstArg, o)
       end
       if #held > 0 then
         callInSlices('ZREM', runningKey, held)
-        callInSlices('DEL', false, taskKeys)
         callInSlices('ZADD', historyKey, history)
         if o.callerPool ~= '' then
           for i = 1, #held do
@@ -116,8 +126,7 @@ local function storeFinished(firstKey, firstArg, o)
           elseif o.callerPool ~= '' and not lookup then
             leftPool[#leftPool + 1] = id
           end
-          redis.call('SET', o.resultPrefix .. id, ARGV[a + 2 * r], 'PX', o.resultTtl)
-          redis.call('DEL', taskKey)
+          storeOutcome(taskKey, ARGV[a + 2 * r], o.resultTtl)
           redis.call('ZADD', historyKey, o.now, id)
           out[#out + 1] = 1
         else

@@ -177,6 +177,67 @@ describe('RedisBackend acquire', () => {
     });
   });
 
+  describe('a finished task', () => {
+    it('stays in its hash: the outcome beside the enqueued data, expiring after resultTtl', async () => {
+      const backend = fixture.backend({ resultTtl: 60_000 });
+      await backend.enqueue(readyRecord(backend.alias, { args: ['arg-marker', { b: [1, 2] }] }));
+      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const done = { ...succeeded(leased, { echoed: ['a'] }), workerIds: ['w-7'] };
+      expect(await backend.acknowledge([done])).toEqual(['acknowledged']);
+
+      const taskKey = fixture.keys(backend).task(leased.id);
+      const keys = await fixture.admin.keys(`*${leased.id}*`);
+      expect(keys).toEqual([taskKey]);
+      const hash = await fixture.admin.hgetall(taskKey);
+      expect(hash).toHaveProperty('data');
+      // The outcome holds what the worker changed, not the task's arguments again.
+      expect(hash.outcome).not.toContain('arg-marker');
+      const ttl = await fixture.admin.pttl(taskKey);
+      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+      expect(await backend.getResult(leased.id)).toEqual(done);
+      expect(await backend.peek('default', 'successful', 5)).toEqual([done]);
+    });
+
+    it('reads back failed with every error, and without a return value', async () => {
+      const backend = fixture.backend();
+      await backend.enqueue(readyRecord(backend.alias));
+      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const errors = [
+        { className: 'Error', traceback: 'Error: first attempt' },
+        { className: 'TypeError', traceback: 'TypeError: second attempt' },
+      ];
+      const done = { ...leased, status: TaskResultStatus.FAILED, finishedAt: new Date(), errors };
+      await backend.acknowledge([done]);
+      const stored = await backend.getResult(leased.id);
+      expect(stored).toEqual(done);
+      expect(stored).not.toHaveProperty('returnValue');
+    });
+
+    it('keeps its id taken: enqueuing it again is refused while the result is stored', async () => {
+      const backend = fixture.backend();
+      const record = await backend.enqueue(readyRecord(backend.alias));
+      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.acknowledge([succeeded(leased)]);
+      await expect(backend.enqueue(record)).rejects.toThrow(/already stored/);
+      expect((await backend.getResult(record.id)).status).toBe(TaskResultStatus.SUCCESSFUL);
+    });
+
+    it('with an outcome that is not ours reads as corrupt, and peek skips it', async () => {
+      const backend = fixture.backend();
+      await backend.enqueueMany([readyRecord(backend.alias), readyRecord(backend.alias)]);
+      const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+      await backend.acknowledge(leased.map((record) => succeeded(record)));
+      const [bad, good] = leased;
+      const badKey = fixture.keys(backend).task(bad.id);
+      await fixture.admin.hset(badKey, 'outcome', '{not json');
+      await expect(backend.getResult(bad.id)).rejects.toThrow(/outcome is not JSON/);
+      await fixture.admin.hset(badKey, 'outcome', '{"s":"RUNNING","w":[]}');
+      await expect(backend.getResult(bad.id)).rejects.toThrow(/outcome has malformed fields/);
+      expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([good.id]);
+    });
+  });
+
   it('acknowledges a whole batch in one call, reporting each outcome', async () => {
     const backend = fixture.backend();
     await backend.enqueueMany(Array.from({ length: 50 }, () => readyRecord(backend.alias)));

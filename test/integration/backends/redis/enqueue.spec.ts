@@ -93,7 +93,6 @@ describe('RedisBackend enqueue', () => {
         'deferred',
         'ingress',
         'queue',
-        'result',
         'results',
         'running',
         'sequence',

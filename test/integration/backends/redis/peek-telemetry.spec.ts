@@ -20,8 +20,13 @@ describe('RedisBackend peek and telemetry', () => {
     const backend = fixture.backend();
     await backend.enqueueMany([0, 1, 2].map((i) => readyRecord(backend.alias, { args: [i] })));
     const leased = await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
-    for (const record of leased) await backend.acknowledge([succeeded(record)]);
-    await fixture.admin.unlink(fixture.keys(backend).result(leased[1].id));
+    for (const record of leased) {
+      // History is scored in ms: tasks stored within one ms have no order among them.
+      await backend.acknowledge([succeeded(record)]);
+      const storedBy = Date.now();
+      await waitFor(() => Date.now() > storedBy, { what: 'the next millisecond' });
+    }
+    await fixture.admin.unlink(fixture.keys(backend).task(leased[1].id));
     const peeked = await backend.peek('default', 'successful', 10);
     expect(peeked.map((r) => r.args[0])).toEqual([2, 0]);
   });

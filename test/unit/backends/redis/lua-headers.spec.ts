@@ -53,7 +53,6 @@ const ACQUIRE_ARGS = {
 const STORE = {
   resultTtlMs: 1,
   taskPrefix: 'p',
-  resultPrefix: 'p',
   poolTasksPrefix: 'p',
   poolHint: '',
 };

@@ -3,13 +3,12 @@ import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 describe('RedisKeys', () => {
   const keys = new RedisKeys('orders');
 
-  it('builds the SPEC §4 layout, every key under the {alias} hash tag', () => {
+  it('builds the SPEC §4 layout (a finished task stays in its hash), every key under the {alias} hash tag', () => {
     expect({
       queue: keys.queue('emails'),
       running: keys.running('emails'),
       deferred: keys.deferred('emails'),
       task: keys.task('abc'),
-      result: keys.result('abc'),
       successful: keys.history('emails', 'successful'),
       failed: keys.history('emails', 'failed'),
       ingress: keys.ingress('emails', 493_000),
@@ -18,7 +17,6 @@ describe('RedisKeys', () => {
       running: 'threadmill:{orders}:running:emails',
       deferred: 'threadmill:{orders}:deferred:emails',
       task: 'threadmill:{orders}:task:abc',
-      result: 'threadmill:{orders}:result:abc',
       successful: 'threadmill:{orders}:results:emails:successful',
       failed: 'threadmill:{orders}:results:emails:failed',
       ingress: 'threadmill:{orders}:ingress:emails:493000',
