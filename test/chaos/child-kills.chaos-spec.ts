@@ -65,8 +65,11 @@ async function recoveredAfter(
   return Date.now() - killedAt;
 }
 
+/** The test's own bounds end to end: boot, kill window, drain, settling, then the audit and stop. */
+const TEST_TIMEOUT_MS = 30_000 + KILL_WINDOW_MS + DRAIN_LIMIT_MS + 30_000 + 30_000;
+
 describe('chaos: kill -9 of worker children', () => {
-  jest.setTimeout(120_000);
+  jest.setTimeout(TEST_TIMEOUT_MS);
   let redis: RedisServerHandle;
   let backend: RedisBackend;
   let journalDir: string;
