@@ -217,6 +217,11 @@ export class RedisRecordCodec {
     fields: MutableTaskFields,
     outcomeText: string,
   ): TaskRecord {
+    if (outcomeText.length > this.maxDataLength) {
+      throw new CorruptTaskDataError(
+        corruptTaskData(id, storedDataTooLarge(outcomeText.length, this.maxDataLength)),
+      );
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(outcomeText);

@@ -1,0 +1,107 @@
+import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
+import { CorruptTaskDataError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import { readyRecord } from '../../../helpers/ready-record';
+
+const ALIAS = 'codec';
+const codec = new RedisRecordCodec(ALIAS, 1024);
+
+/** The hash a task leased at `startedAt` by worker `w` holds, as HMGET of TASK_HASH_FIELDS returns it. */
+function leasedHash(record: TaskRecord, startedAt: Date, outcome: string | null) {
+  const at = String(startedAt.getTime());
+  return [codec.encodeLive(record), 'RUNNING', at, at, '["w"]', outcome];
+}
+
+function leased(record: TaskRecord, startedAt: Date): TaskRecord {
+  return {
+    ...record,
+    status: TaskResultStatus.RUNNING,
+    startedAt,
+    lastAttemptedAt: startedAt,
+    workerIds: ['w'],
+  };
+}
+
+describe('RedisRecordCodec: a finished task', () => {
+  const startedAt = new Date(1_700_000_000_000);
+  const finishedAt = new Date(1_700_000_000_250);
+  const enqueued = readyRecord(ALIAS, { args: ['payload', { nested: [1, 2] }], priority: 3 });
+
+  it('encodes what the worker changed, and reads back the whole record with the enqueued data', () => {
+    const done: TaskRecord = {
+      ...leased(enqueued, startedAt),
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt,
+      workerIds: ['w-3'],
+      returnValue: { sum: 3 },
+    };
+    const outcome = codec.encodeFinished(done);
+    expect(outcome).not.toContain('payload');
+    expect(JSON.parse(outcome)).toEqual({
+      s: 'SUCCESSFUL',
+      f: finishedAt.getTime(),
+      w: ['w-3'],
+      r: { sum: 3 },
+    });
+    expect(codec.decodeStored(done.id, leasedHash(enqueued, startedAt, outcome))).toEqual(done);
+  });
+
+  it('stores null for a return value JSON has no text for, so the outcome stays valid', () => {
+    for (const returnValue of [undefined, () => 1, Symbol('s')]) {
+      const done = {
+        ...leased(enqueued, startedAt),
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt,
+        returnValue,
+      };
+      const read = codec.decodeStored(
+        done.id,
+        leasedHash(enqueued, startedAt, codec.encodeFinished(done)),
+      );
+      expect(read?.returnValue).toBeNull();
+    }
+  });
+
+  it('reads a failed task back with all its errors and no return value', () => {
+    const errors = [
+      { className: 'Error', traceback: 'Error: first' },
+      { className: 'RangeError', traceback: 'RangeError: second' },
+    ];
+    const done: TaskRecord = {
+      ...leased(enqueued, startedAt),
+      status: TaskResultStatus.FAILED,
+      finishedAt,
+      errors,
+    };
+    const read = codec.decodeStored(
+      done.id,
+      leasedHash(enqueued, startedAt, codec.encodeFinished(done)),
+    );
+    expect(read).toEqual(done);
+    expect(read).not.toHaveProperty('returnValue');
+  });
+
+  it('reads a whole outcome without the data, for a task whose data could not be read', () => {
+    const unreadable = codec.unreadable('ghost', 'default', finishedAt, ['w'], {
+      className: 'CorruptTaskDataError',
+      traceback: 'its task data is missing',
+    });
+    const values = [null, null, null, null, null, codec.encodeWhole(unreadable)];
+    expect(codec.decodeStored('ghost', values)).toEqual(unreadable);
+  });
+
+  it('is null when nothing is stored, and live while no outcome is', () => {
+    expect(codec.decodeStored('none', null)).toBeNull();
+    expect(codec.decodeStored('none', [null, null, null, null, null, null])).toBeNull();
+    const live = codec.decodeStored(enqueued.id, leasedHash(enqueued, startedAt, null));
+    expect(live).toEqual(leased(enqueued, startedAt));
+  });
+
+  it('refuses an outcome that is not ours, or too long to be, without parsing it', () => {
+    const read = (outcome: string) => () =>
+      codec.decodeStored(enqueued.id, leasedHash(enqueued, startedAt, outcome));
+    expect(read('{not json')).toThrow(CorruptTaskDataError);
+    expect(read('{"s":"RUNNING","w":[]}')).toThrow(/outcome has malformed fields/);
+    expect(read('{"s":"FAILED"}')).toThrow(/outcome has malformed fields/);
+    expect(read(`"${'x'.repeat(10_000_000)}"`)).toThrow(/bytes a task of this backend may hold/);
+  });
+});
