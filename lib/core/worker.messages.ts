@@ -120,6 +120,11 @@ export const taskFinishedLine = (
 export const acquireFailed = (alias: string, error: unknown): string =>
   `Acquiring from backend "${alias}" failed (${describe(error)}); retrying.`;
 
+export const heldJournalFailed = (error: unknown): string =>
+  `Cannot write the journal of held tasks (${describe(error)}); working on without it. ` +
+  `If this worker dies, its tasks are found by the pool's search of running tasks or failed ` +
+  `when their lease ends. Check that the temporary directory is writable and has space.`;
+
 export const orphanedLeasesReleased = (count: number, alias: string): string =>
   `${count} task(s) of backend "${alias}" were leased to this worker by an acquire whose reply was lost ` +
   `with the connection; they never started and went back to their queue.`;

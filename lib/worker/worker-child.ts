@@ -15,6 +15,7 @@ import { errorToRecord } from '../core/task-serializer';
 import {
   acknowledgeFailed,
   acquireFailed,
+  heldJournalFailed,
   orphanedLeasesReleased,
   releaseFailed,
   staleAcknowledge,
@@ -23,6 +24,7 @@ import {
   taskStartedLine,
 } from '../core/worker.messages';
 import { ChangeSignal } from '../utils/change-signal.util';
+import type { HeldJournal } from './held-journal';
 import type { ChildExitReason, ChildMessage, Settled } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 
@@ -38,6 +40,8 @@ export interface WorkerChildDeps {
   readonly backend: TaskBackend;
   readonly runTask: RunTask;
   readonly channel: ParentChannel;
+  /** Where the ids this child holds are kept for the pool's main process. */
+  readonly journal: HeldJournal;
   readonly logger: LoggerService;
   /** Whether per-task lines are logged; decided once so a silent pool builds no strings. */
   readonly logTasks: boolean;
@@ -62,17 +66,8 @@ export interface WorkerChildDeps {
 /** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
 const ORPHAN_SEARCH_LIMIT = 1000;
 
-/** The parent's account of a stored batch; a retried task is neither done nor failed: it runs again. */
-function settled(batch: readonly TaskRecord[]): Settled {
-  let succeeded = 0;
-  let failed = 0;
-  for (const record of batch) {
-    if (isRetry(record)) continue;
-    if (record.status === TaskResultStatus.FAILED) failed++;
-    else succeeded++;
-  }
-  return { ids: batch.map((r) => r.id), succeeded, failed };
-}
+/** Longest a stored task waits before the parent's counts include it (one message per period at most). */
+const PROGRESS_REPORT_MS = 250;
 
 /**
  * How many acquires a consumer of `threads` slots keeps out at once, each for
@@ -97,8 +92,9 @@ const ACKNOWLEDGE_ATTEMPTS = 5;
  * One child process of the pool: `threads` concurrent slots fed by a single
  * acquire loop. Each acquire asks for as many tasks as there are free slots
  * (bounded prefetch: one round trip feeds many slots), and tasks that finish
- * together are acknowledged together. The parent is told which ids are held
- * before any of them starts, so it can fail them if this process dies.
+ * together are acknowledged together. The journal records which ids are
+ * held before any of them starts, so the parent can fail them if this
+ * process dies.
  */
 export class WorkerChild {
   private readonly abort = new AbortController();
@@ -132,6 +128,10 @@ export class WorkerChild {
   private readonly changes = new ChangeSignal();
   private budget: number;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
+  /** Stored since the last progress report to the parent. */
+  private progress = { succeeded: 0, failed: 0 };
+  private progressTimer: NodeJS.Timeout | null = null;
+  private journalFailed = false;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -170,6 +170,7 @@ export class WorkerChild {
       return this.stopMode === 'none' ? reason : 'stopped';
     } finally {
       if (this.leaseCheck) clearInterval(this.leaseCheck);
+      await this.reportProgress();
     }
   }
 
@@ -250,9 +251,7 @@ export class WorkerChild {
           );
           records = result.acquired;
           this.stored(done, result.acknowledged);
-          // With a batch leased, its 'acquired' message says this too (one message, not two).
-          if (records.length === 0)
-            void this.deps.channel.send({ kind: 'settled', ...settled(done) });
+          this.settled(done);
         } else {
           records = await this.deps.backend.acquire(this.options.queues, options);
         }
@@ -282,7 +281,7 @@ export class WorkerChild {
         if (!blocking) await this.changes.next();
         continue;
       }
-      await this.take(records, workerId, slots, done.length > 0 ? settled(done) : undefined);
+      this.take(records, workerId, slots);
     }
     return 'stopped';
   }
@@ -295,23 +294,18 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /** Starts a leased batch; `stored` is what the same call stored, told to the parent with it. */
-  private async take(
+  /** Starts a leased batch. */
+  private take(
     records: readonly TaskRecord[],
     batchWorkerId: string,
     slots: readonly number[],
-    stored?: Settled,
-  ): Promise<void> {
+  ): void {
     for (const record of records) {
       this.running.set(record.id, record);
       this.unsettled.add(record.id);
     }
-    // Wait until the ids left this process: a task that kills it must not be forgotten.
-    await this.deps.channel.send({
-      kind: 'acquired',
-      ids: records.map((r) => r.id),
-      ...(stored ? { settled: stored } : {}),
-    });
+    // In the journal before any starts: a task that kills this process must not be forgotten.
+    this.journal((journal) => journal.hold(records.map((r) => r.id)));
     if (this.stopMode === 'urgent') {
       this.freeSlots.push(...slots.slice(0, records.length));
       this.releaseRunning();
@@ -379,7 +373,45 @@ export class WorkerChild {
         done.length > 0 ? this.store(done, 'acknowledge') : undefined,
         retries.length > 0 ? this.store(retries, 'retry') : undefined,
       ]);
-      await this.deps.channel.send({ kind: 'settled', ...settled(batch) });
+      // Stored, or given up on after every attempt (then the reaper's): not ours to recover either way.
+      this.settled(batch);
+    }
+  }
+
+  /** A batch is off this child's hands: out of the journal, into the next progress report. */
+  private settled(batch: readonly TaskRecord[]): void {
+    this.journal((journal) => journal.release(batch.map((r) => r.id)));
+    for (const record of batch) {
+      // A retried task is neither done nor failed: it runs again.
+      if (isRetry(record)) continue;
+      if (record.status === TaskResultStatus.FAILED) this.progress.failed++;
+      else this.progress.succeeded++;
+    }
+    this.progressTimer ??= setTimeout(() => void this.reportProgress(), PROGRESS_REPORT_MS);
+  }
+
+  /** Tells the parent what was stored since the last report, if anything. */
+  private async reportProgress(): Promise<void> {
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+    this.progressTimer = null;
+    const progress: Settled = this.progress;
+    if (progress.succeeded + progress.failed === 0) return;
+    this.progress = { succeeded: 0, failed: 0 };
+    await this.deps.channel.send({ kind: 'settled', ...progress });
+  }
+
+  /**
+   * A journal that cannot be written (a full disk) must not stop the work:
+   * the tasks stay leased, and if this process dies the parent's search of
+   * the running tasks and the lease reaper still find them. Said once.
+   */
+  private journal(write: (journal: HeldJournal) => void): void {
+    try {
+      write(this.deps.journal);
+    } catch (error) {
+      if (this.journalFailed) return;
+      this.journalFailed = true;
+      this.deps.logger.error(heldJournalFailed(error));
     }
   }
 
@@ -440,7 +472,7 @@ export class WorkerChild {
       .catch((error: unknown) => {
         this.deps.logger.error(releaseFailed(ids, error));
       })
-      .then(() => this.deps.channel.send({ kind: 'released', ids }));
+      .then(() => this.journal((journal) => journal.release(ids)));
     // settleAll waits for the release like it waits for acknowledgements.
     this.releasing = this.releasing.then(() => release);
     this.changes.notify();
@@ -486,7 +518,7 @@ export class WorkerChild {
     this.unsettled.delete(id);
     this.freeSlots.push(run.slot);
     this.deps.logger.warn(taskAbandoned(id, record.task.name, status));
-    void this.deps.channel.send({ kind: 'released', ids: [id] });
+    this.journal((journal) => journal.release([id]));
     this.changes.notify();
   }
 

@@ -1,4 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { WorkerCrashed } from '../core/errors/worker-crashed.error';
 import { isRetry, nextAttempt } from '../core/retry-policy';
@@ -26,12 +29,8 @@ import {
   poolSummary,
   workerCrashed,
 } from '../core/worker.messages';
-import {
-  asChildMessage,
-  type ChildExitReason,
-  type ParentMessage,
-  type Settled,
-} from './worker-ipc';
+import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
+import { HeldJournal } from './held-journal';
 import type { WorkerOptions } from './worker-options.interface';
 
 /** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
@@ -53,8 +52,11 @@ export interface WorkerPoolDeps {
   /** This machine's name: the first part of every worker id of the children (`host:pid-slot`). */
   readonly host: string;
   readonly logger: LoggerService;
-  /** Starts one child running the same command (`fork` of this CLI with the child marker). */
-  readonly forkChild: () => ForkedChild;
+  /**
+   * Starts one child running the same command (`fork` of this CLI with the
+   * child marker), keeping the ids it holds in the HeldJournal at `journalPath`.
+   */
+  readonly forkChild: (journalPath: string) => ForkedChild;
   /** Period of the summary line (tasks done, failed, rate). */
   readonly summaryIntervalMs: number;
   /** Delay before replacing a child that died while booting, so a broken app does not spin. */
@@ -89,8 +91,8 @@ export interface PoolHealth {
 interface ChildState {
   readonly process: ForkedChild;
   readonly pid: number;
-  /** Task ids the child acquired and has not acknowledged or released. */
-  readonly held: Set<string>;
+  /** Its HeldJournal: the task ids it acquired and has not stored or released. */
+  readonly journal: string;
   ready: boolean;
   exitReason: ChildExitReason | null;
 }
@@ -115,6 +117,9 @@ export class WorkerPool {
   private summaryTimer: NodeJS.Timeout | null = null;
   private finish: (() => void) | null = null;
   private lastBrokerPassAt: number | null = null;
+  /** The children's journals live here while the pool runs. */
+  private journalDir: string | null = null;
+  private forked = 0;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -149,21 +154,26 @@ export class WorkerPool {
     const { backend, processes, threads, queues } = this.options;
     this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
-    // Alive before any child acquires under this pool's id; then one pass, so due
-    // deferred tasks are ready and --exit-empty sees them.
-    await this.beat();
-    await this.runBrokerPass();
-    this.scheduleBroker();
-    this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
-    for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
-    this.checkFinished();
-    await finished;
-    await Promise.all(this.recoveries);
-    await this.stopBroker();
-    await this.retire();
-    if (this.summaryTimer) clearInterval(this.summaryTimer);
-    this.summarize();
-    this.deps.logger.log(poolStopped(this.done, this.failed));
+    this.journalDir = mkdtempSync(join(tmpdir(), 'threadmill-pool-'));
+    try {
+      // Alive before any child acquires under this pool's id; then one pass, so due
+      // deferred tasks are ready and --exit-empty sees them.
+      await this.beat();
+      await this.runBrokerPass();
+      this.scheduleBroker();
+      this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
+      for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
+      this.checkFinished();
+      await finished;
+      await Promise.all(this.recoveries);
+      await this.stopBroker();
+      await this.retire();
+      if (this.summaryTimer) clearInterval(this.summaryTimer);
+      this.summarize();
+      this.deps.logger.log(poolStopped(this.done, this.failed));
+    } finally {
+      rmSync(this.journalDir, { recursive: true, force: true });
+    }
   }
 
   /** Graceful: children finish what they hold. Urgent: they release it and exit at once. */
@@ -181,7 +191,8 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const child = this.deps.forkChild();
+    const journal = join(this.journalDir ?? tmpdir(), `child-${++this.forked}.held`);
+    const child = this.deps.forkChild(journal);
     const pid = child.pid;
     if (pid === undefined) {
       // fork() reports a failure to start through 'error'; try again later like a boot failure.
@@ -194,7 +205,7 @@ export class WorkerPool {
     const state: ChildState = {
       process: child,
       pid,
-      held: new Set(),
+      journal,
       ready: false,
       exitReason: null,
     };
@@ -218,26 +229,14 @@ export class WorkerPool {
         if (this.stopMode !== 'none')
           this.sendTo(state, { kind: 'stop', urgent: this.stopMode === 'urgent' });
         return;
-      case 'acquired':
-        if (message.settled) this.onSettled(state, message.settled);
-        for (const id of message.ids) state.held.add(id);
-        return;
       case 'settled':
-        this.onSettled(state, message);
-        return;
-      case 'released':
-        for (const id of message.ids) state.held.delete(id);
+        this.done += message.succeeded + message.failed;
+        this.failed += message.failed;
         return;
       case 'exiting':
         state.exitReason = message.reason;
         return;
     }
-  }
-
-  private onSettled(state: ChildState, settled: Settled): void {
-    for (const id of settled.ids) state.held.delete(id);
-    this.done += settled.succeeded + settled.failed;
-    this.failed += settled.failed;
   }
 
   private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {
@@ -246,9 +245,9 @@ export class WorkerPool {
     this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
-    if (state.held.size > 0 || crashed) {
-      this.track(this.recover(state.pid, [...state.held], cause, crashed));
-    }
+    const held = HeldJournal.read(state.journal);
+    HeldJournal.remove(state.journal);
+    if (held.length > 0 || crashed) this.track(this.recover(state.pid, held, cause, crashed));
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {
       if (state.ready) {
         this.spawn();

@@ -28,6 +28,9 @@ export const URGENT_GRACE_MS = 10_000;
  */
 export const CHILD_EXIT_GRACE_MS = 2_000;
 
+/** Environment variable that hands a child the path of its HeldJournal (in a folder its pool made). */
+export const WORKER_JOURNAL_ENV = 'THREADMILL_HELD_JOURNAL';
+
 /** Environment variable that hands a child its pool's id (the pool its acquires are recorded under). */
 export const WORKER_POOL_ENV = 'THREADMILL_WORKER_POOL_ID';
 

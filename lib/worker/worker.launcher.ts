@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 
 import type { TaskBackend } from '../core/task-backend.interface';
 import { shutdownRequested } from '../core/worker.messages';
+import { HeldJournal } from './held-journal';
 import { ShutdownSignals } from './shutdown-signals';
 import { TaskRunner } from './task-runner';
 import { WorkerChild, type ParentChannel } from './worker-child';
@@ -22,6 +23,7 @@ import {
   SUMMARY_INTERVAL_MS,
   URGENT_GRACE_MS,
   WORKER_CHILD_ENV,
+  WORKER_JOURNAL_ENV,
   WORKER_POOL_ENV,
 } from './worker.constants';
 
@@ -56,9 +58,14 @@ export class WorkerLauncher {
       backend,
       host: hostname(),
       logger,
-      forkChild: () =>
+      forkChild: (journalPath) =>
         fork(entry, args, {
-          env: { ...process.env, [WORKER_CHILD_ENV]: '1', [WORKER_POOL_ENV]: poolId },
+          env: {
+            ...process.env,
+            [WORKER_CHILD_ENV]: '1',
+            [WORKER_POOL_ENV]: poolId,
+            [WORKER_JOURNAL_ENV]: journalPath,
+          },
           stdio: 'inherit',
         }),
       summaryIntervalMs: SUMMARY_INTERVAL_MS,
@@ -87,10 +94,12 @@ export class WorkerLauncher {
   private async runChild(backend: TaskBackend, options: WorkerOptions): Promise<void> {
     const logger = new Logger('Worker');
     const channel = processChannel();
+    const journal = new HeldJournal(childJournalPath());
     const child = new WorkerChild(options, {
       backend,
       runTask: (record) => this.runner.run(record),
       channel,
+      journal,
       logger,
       // Decided once: with verbose off, no per-task line is ever built.
       logTasks: Logger.isLevelEnabled('verbose'),
@@ -118,11 +127,23 @@ export class WorkerLauncher {
       process.off('message', onMessage);
       process.off('disconnect', onDisconnect);
       signals.dispose();
+      journal.close();
       if (process.connected) process.disconnect();
       // A task that never settled may have left a timer; do not let it keep this process.
       setTimeout(() => process.exit(), CHILD_EXIT_GRACE_MS).unref();
     }
   }
+}
+
+/** The journal the pool named for this child; only a pool starts children. */
+function childJournalPath(): string {
+  const path = process.env[WORKER_JOURNAL_ENV];
+  if (!path) {
+    throw new Error(
+      `${WORKER_JOURNAL_ENV} is not set: worker children are started by \`threadmill worker\`, not by hand.`,
+    );
+  }
+  return path;
 }
 
 /**

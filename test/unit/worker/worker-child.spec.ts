@@ -4,6 +4,7 @@ import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { acquireLanes, WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import { TempJournal } from '../../helpers/temp-journal';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
 
@@ -14,8 +15,24 @@ interface PendingRun {
   fail(error: unknown): void;
 }
 
+const journals: TempJournal[] = [];
+afterEach(() => journals.splice(0).forEach((journal) => journal.close()));
+
+/** What the 'settled' messages reported in all. */
+function reported(messages: readonly ChildMessage[]): { succeeded: number; failed: number } {
+  const total = { succeeded: 0, failed: 0 };
+  for (const message of messages) {
+    if (message.kind !== 'settled') continue;
+    total.succeeded += message.succeeded;
+    total.failed += message.failed;
+  }
+  return total;
+}
+
 function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: number) {
   const backend = new FakeWorkerBackend();
+  const journal = new TempJournal();
+  journals.push(journal);
   const runs: PendingRun[] = [];
   const messages: ChildMessage[] = [];
   const logger = new Logger('test');
@@ -42,6 +59,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: 
         messages.push(message);
       },
     },
+    journal: journal.journal,
     logger,
     logTasks: false,
     identity: 'host:42',
@@ -63,7 +81,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: 
     },
     deps,
   );
-  return { backend, runs, messages, child, deps };
+  return { backend, runs, messages, child, deps, journal };
 }
 
 const ids = (records: readonly TaskRecord[]): string[] => records.map((r) => r.id);
@@ -82,7 +100,7 @@ describe('WorkerChild', () => {
   });
 
   it('acknowledges tasks that finish together in one call, and tells the parent', async () => {
-    const { backend, runs, messages, child } = setup({ threads: 3 });
+    const { backend, runs, messages, child, journal } = setup({ threads: 3 });
     backend.ready.push(readyRecord('a'), readyRecord('b'), readyRecord('c'));
     const done = child.run();
     await waitFor(() => runs.length === 3, { what: 'three runs' });
@@ -91,52 +109,42 @@ describe('WorkerChild', () => {
     expect(ids(backend.acknowledged[0])).toEqual(['a', 'b', 'c']);
     child.stop(false);
     await done;
-    expect(messages).toContainEqual({
-      kind: 'settled',
-      ids: ['a', 'b', 'c'],
-      succeeded: 3,
-      failed: 0,
-    });
+    expect(reported(messages)).toEqual({ succeeded: 3, failed: 0 });
+    expect(journal.held()).toEqual([]);
   });
 
-  it('tells the parent in one message what an acquire stored and what it leased', async () => {
-    const { backend, runs, messages, child } = setup({ threads: 1 });
+  it('journals what an acquire leased, and takes out what the same call stored', async () => {
+    const { backend, runs, messages, child, journal } = setup({ threads: 1 });
     backend.ready.push(readyRecord('a'), readyRecord('b'));
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'the first run' });
+    expect(journal.held()).toEqual(['a']);
     runs[0].succeed();
     await waitFor(() => runs.length === 2, { what: 'the second run' });
-    expect(messages.slice(1)).toEqual([
-      { kind: 'acquired', ids: ['a'] },
-      { kind: 'acquired', ids: ['b'], settled: { ids: ['a'], succeeded: 1, failed: 0 } },
-    ]);
+    expect(journal.held()).toEqual(['b']);
     child.stop(false);
     runs[1].succeed();
     await done;
-    expect(messages).toContainEqual({ kind: 'settled', ids: ['b'], succeeded: 1, failed: 0 });
+    expect(journal.held()).toEqual([]);
+    // Counts only, and few messages: one per report period at most, and one at the end.
+    expect(reported(messages)).toEqual({ succeeded: 2, failed: 0 });
+    expect(messages.filter((m) => m.kind === 'settled').length).toBeLessThanOrEqual(2);
   });
 
-  it('tells the parent which ids it holds before any of them starts', async () => {
-    const { backend, runs, messages, child, deps } = setup({ threads: 2 });
-    let deliver: () => void = () => undefined;
-    const send = deps.channel.send;
-    // Hold the 'acquired' message "in the pipe" until the test lets it through.
-    deps.channel.send = (message) =>
-      message.kind === 'acquired'
-        ? new Promise<void>((resolve) => {
-            deliver = () => void send(message).then(resolve);
-          })
-        : send(message);
+  it('has the ids of a batch in its journal before any of them starts', async () => {
+    const { backend, runs, child, deps, journal } = setup({ threads: 2 });
+    const heldAtStart: string[][] = [];
+    const runTask = deps.runTask;
+    deps.runTask = (record) => {
+      heldAtStart.push(journal.held());
+      return runTask(record);
+    };
     backend.ready.push(readyRecord('a'), readyRecord('b'));
     const done = child.run();
-    await waitFor(() => backend.acquireCalls.length === 1, { what: 'an acquire' });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(runs).toHaveLength(0);
-    deliver();
     await waitFor(() => runs.length === 2, { what: 'two runs' });
-    expect(messages.slice(0, 2)).toEqual([
-      { kind: 'ready' },
-      { kind: 'acquired', ids: ['a', 'b'] },
+    expect(heldAtStart).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
     ]);
     child.stop(false);
     runs.forEach((run) => run.succeed());
@@ -292,7 +300,7 @@ describe('WorkerChild', () => {
   });
 
   it('on an urgent stop, releases unfinished tasks and never stores their late results', async () => {
-    const { backend, runs, messages, child } = setup({ threads: 2 });
+    const { backend, runs, child, journal } = setup({ threads: 2 });
     backend.ready.push(readyRecord('a'), readyRecord('b'));
     const done = child.run();
     await waitFor(() => runs.length === 2, { what: 'two runs' });
@@ -302,14 +310,14 @@ describe('WorkerChild', () => {
     child.stop(true);
     await expect(done).resolves.toBe('stopped');
     expect(ids(backend.released.flat())).toEqual(['b']);
-    expect(messages).toContainEqual({ kind: 'released', ids: ['b'] });
+    expect(journal.held()).toEqual([]);
     runs[1].succeed();
     await new Promise((resolve) => setImmediate(resolve));
     expect(ids(backend.acknowledged.flat())).toEqual(['a']);
   });
 
   it('frees the slot of a task that never settles once its lease was reaped', async () => {
-    const { backend, runs, messages, child } = setup({ threads: 1 }, 0, 20);
+    const { backend, runs, child, journal } = setup({ threads: 1 }, 0, 20);
     backend.ready.push(readyRecord('hung'), readyRecord('next'));
     // What the store says while they run: RUNNING, so their slots stay taken.
     backend.stored.set('hung', runningRecord('hung', 'host:42-1'));
@@ -322,7 +330,7 @@ describe('WorkerChild', () => {
     backend.stored.set('hung', { ...runs[0].record, status: TaskResultStatus.FAILED });
     await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
     expect(runs[1].record.id).toBe('next');
-    expect(messages).toContainEqual({ kind: 'released', ids: ['hung'] });
+    expect(journal.held()).toEqual(['next']);
     child.stop(false);
     runs[1].succeed();
     await expect(done).resolves.toBe('stopped');

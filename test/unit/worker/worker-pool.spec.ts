@@ -1,19 +1,36 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 import { TaskResultStatus } from '../../../lib/core';
+import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { WorkerPool, type ForkedChild } from '../../../lib/worker/worker-pool';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, runningRecord } from './fake-worker-backend';
 
-/** A forked child the test drives: it "sends" messages and "dies" on command. */
+/** A forked child the test drives: it "sends" messages, journals held ids and "dies" on command. */
 class FakeChild extends EventEmitter implements ForkedChild {
   static nextPid = 1000;
   readonly pid = FakeChild.nextPid++;
   connected = true;
   readonly received: ParentMessage[] = [];
+  private readonly journal: HeldJournal;
+
+  constructor(readonly journalPath: string) {
+    super();
+    this.journal = new HeldJournal(journalPath);
+  }
+
+  hold(ids: string[]): void {
+    this.journal.hold(ids);
+  }
+
+  release(ids: string[]): void {
+    this.journal.release(ids);
+  }
 
   send(message: ParentMessage, callback: (error: Error | null) => void): boolean {
     this.received.push(message);
@@ -32,6 +49,7 @@ class FakeChild extends EventEmitter implements ForkedChild {
 
   die(code: number | null, signal: NodeJS.Signals | null = null): void {
     this.connected = false;
+    this.journal.close();
     setImmediate(() => this.emit('close', code, signal));
   }
 }
@@ -61,8 +79,8 @@ function setup(
       backend,
       host: 'host',
       logger,
-      forkChild: () => {
-        const child = new FakeChild();
+      forkChild: (journalPath) => {
+        const child = new FakeChild(journalPath);
         children.push(child);
         return child;
       },
@@ -88,6 +106,25 @@ describe('WorkerPool', () => {
     await run;
   });
 
+  it('gives each child a journal of its own, read and removed when it exits, in a folder removed at the end', async () => {
+    const { children, pool } = setup({ processes: 2 });
+    const run = pool.run();
+    await waitFor(() => children.length === 2, { what: 'two children' });
+    const [first, second] = children;
+    expect(first.journalPath).not.toBe(second.journalPath);
+    expect(dirname(first.journalPath)).toBe(dirname(second.journalPath));
+    children.forEach(ready);
+    first.hold(['a']);
+    first.release(['a']);
+    first.tell({ kind: 'exiting', reason: 'recycled' });
+    first.die(0);
+    await waitFor(() => !existsSync(first.journalPath), { what: 'the journal removed' });
+    pool.stop(false);
+    children.slice(1).forEach((child) => child.die(0));
+    await run;
+    expect(existsSync(dirname(first.journalPath))).toBe(false);
+  });
+
   it('fails the tasks a crashed child held with WorkerCrashed, and replaces it at once', async () => {
     const { backend, children, pool } = setup({ processes: 1 });
     const run = pool.run();
@@ -96,7 +133,7 @@ describe('WorkerPool', () => {
     ready(child);
     const held = runningRecord('held', `host:${child.pid}-1`);
     backend.stored.set(held.id, held);
-    child.tell({ kind: 'acquired', ids: ['held'] });
+    child.hold(['held']);
     child.die(null, 'SIGKILL');
 
     await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
@@ -113,7 +150,7 @@ describe('WorkerPool', () => {
     await run;
   });
 
-  it('counts what an acquired message says was settled, and no longer holds it', async () => {
+  it('counts what a child reports, and fails only what its journal still holds', async () => {
     const { backend, children, pool } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
@@ -122,12 +159,14 @@ describe('WorkerPool', () => {
     for (const id of ['first', 'second']) {
       backend.stored.set(id, runningRecord(id, `host:${child.pid}-1`));
     }
-    child.tell({ kind: 'acquired', ids: ['first'] });
-    child.tell({
-      kind: 'acquired',
-      ids: ['second'],
-      settled: { ids: ['first'], succeeded: 1, failed: 0 },
+    child.hold(['first']);
+    child.hold(['second']);
+    child.release(['first']);
+    backend.stored.set('first', {
+      ...runningRecord('first', `host:${child.pid}-1`),
+      status: TaskResultStatus.SUCCESSFUL,
     });
+    child.tell({ kind: 'settled', succeeded: 1, failed: 0 });
     child.die(null, 'SIGKILL');
 
     // Only the task still held is failed by the crash.
@@ -150,7 +189,7 @@ describe('WorkerPool', () => {
     const plain = runningRecord('held', `host:${child.pid}-1`);
     const held = { ...plain, task: { ...plain.task, retries: 2 } };
     backend.stored.set(held.id, held);
-    child.tell({ kind: 'acquired', ids: ['held'] });
+    child.hold(['held']);
     child.die(null, 'SIGKILL');
 
     await waitFor(() => backend.retried.length === 1, { what: 'the crash retried' });
@@ -213,7 +252,7 @@ describe('WorkerPool', () => {
       ...runningRecord('done', `host:${child.pid}-1`),
       status: TaskResultStatus.SUCCESSFUL,
     });
-    child.tell({ kind: 'acquired', ids: ['done'] });
+    child.hold(['done']);
     child.die(null, 'SIGKILL');
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     pool.stop(false);
@@ -281,7 +320,7 @@ describe('WorkerPool', () => {
     ready(child);
     const held = runningRecord('held', `host:${child.pid}-1`);
     backend.stored.set(held.id, held);
-    child.tell({ kind: 'acquired', ids: ['held'] });
+    child.hold(['held']);
     pool.stop(true);
     child.die(null, 'SIGKILL');
     await run;

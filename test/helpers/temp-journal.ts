@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { HeldJournal } from '../../lib/worker/held-journal';
+
+/** A real HeldJournal in a folder of its own, for tests of the child and the pool. */
+export class TempJournal {
+  readonly dir = mkdtempSync(join(tmpdir(), 'threadmill-journal-'));
+  readonly path = join(this.dir, 'child.held');
+  private opened: HeldJournal | null = null;
+
+  /** The child's side (opened on first use). */
+  get journal(): HeldJournal {
+    this.opened ??= new HeldJournal(this.path);
+    return this.opened;
+  }
+
+  /** What the pool would read now. */
+  held(): string[] {
+    return HeldJournal.read(this.path).sort();
+  }
+
+  close(): void {
+    this.opened?.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

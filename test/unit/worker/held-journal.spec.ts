@@ -1,0 +1,52 @@
+import { appendFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { HeldJournal } from '../../../lib/worker/held-journal';
+import { TempJournal } from '../../helpers/temp-journal';
+
+describe('HeldJournal', () => {
+  const temps: TempJournal[] = [];
+  const temp = (): TempJournal => {
+    const journal = new TempJournal();
+    temps.push(journal);
+    return journal;
+  };
+  afterEach(() => temps.splice(0).forEach((journal) => journal.close()));
+
+  it('reads back what is held: ids in, ids out, any id a task may have', () => {
+    const { journal, path } = temp();
+    const odd = ['with space', 'new\nline', '"quoted"', 'ü'];
+    journal.hold(['a', 'b', ...odd]);
+    journal.release(['a', 'not-held']);
+    journal.hold(['c']);
+    expect(HeldJournal.read(path).sort()).toEqual(['b', 'c', ...odd].sort());
+  });
+
+  it('reads nothing where no journal was written', () => {
+    const { dir } = temp();
+    expect(HeldJournal.read(join(dir, 'never.held'))).toEqual([]);
+  });
+
+  it('ignores a last line cut short by a death inside the write, and a damaged one', () => {
+    const { journal, path } = temp();
+    journal.hold(['a', 'b']);
+    appendFileSync(path, '-["a"');
+    expect(HeldJournal.read(path).sort()).toEqual(['a', 'b']);
+    appendFileSync(path, '\n+["c"]\n');
+    // Up to the damaged line, what was read stands.
+    expect(HeldJournal.read(path).sort()).toEqual(['a', 'b']);
+  });
+
+  it('compacts itself to the ids still held, so a busy child’s journal stays small', () => {
+    const { journal, path } = temp();
+    const batch = Array.from({ length: 50 }, (_, i) => `task-${i.toString().padStart(30, '0')}`);
+    for (let round = 0; round < 200; round++) {
+      const ids = batch.map((id) => `${round}-${id}`);
+      journal.hold(ids);
+      if (round < 199) journal.release(ids);
+    }
+    // 200 batches of about 1.8 kB each way were appended (over 700 kB); far less is on disk.
+    expect(statSync(path).size).toBeLessThan(300 * 1024);
+    expect(HeldJournal.read(path)).toEqual(batch.map((id) => `199-${id}`));
+  });
+});
