@@ -23,12 +23,12 @@ export interface ConsumerOptions {
 /**
  * The consumer loop of a worker child, reduced to what costs per task: an
  * acquire asks for as many tasks as there are free slots (bounded prefetch;
- * from 8 slots two acquires are out at once, each for half, the second only
- * while the last acquire came back full) and stores what
+ * from 8 slots two acquires are out at once, from 32 four, each for its
+ * share, all but the first only while the last acquire came back full) and stores what
  * finished since in the same call, and every task that finishes while an
  * acquire or acknowledge is on its way joins the next batch.
- * Same backend calls as lib/worker/worker-child.ts, without the IPC and the
- * recycling that a benchmark does not need.
+ * Same backend calls as lib/worker/worker-child.ts, without the held-task
+ * journal, the progress reports and the recycling that a benchmark does not need.
  */
 export class ThreadmillConsumer {
   private free: number;
@@ -51,7 +51,7 @@ export class ThreadmillConsumer {
 
   /** Consumes until the limit or the abort, then resolves once everything taken is acknowledged. */
   async run(): Promise<void> {
-    // As the worker child: from 8 slots, two acquires out at once (acquireLanes).
+    // As the worker child: from 8 slots two acquires out at once, from 32 four (acquireLanes).
     const lanes = acquireLanes(this.options.slots);
     await Promise.all(
       Array.from({ length: lanes }, (_, lane) =>

@@ -74,15 +74,18 @@ const PROGRESS_REPORT_MS = 250;
  * its share of the slots, so one batch runs while the next is leased.
  * Measured on a 2-core machine (bench/, no-op tasks, interleaved runs): below
  * 8 slots one acquire of all free slots is as fast as two; from 8 on, two
- * lanes beat one (at 10 slots, 38k tasks/s against 28.5k in one process).
- * More lanes helped a consumer with idle time (4 drained 79k tasks/s at 100
- * slots where 2 drained 60k) but slowed a pool child, which has less (its
- * IPC and TaskRunner cost it CPU per task): 34k against 38k tasks/s, since
- * every extra call costs both sides a socket write and a wake-up. The pool
- * is how workers run, so two it is.
+ * lanes beat one (at 10 slots, 38k tasks/s against 28.5k in one process);
+ * from 32 on, four beat two in one process (61k against 48k tasks/s at 100
+ * slots, 58k against 44k at 32, the same Redis CPU per task). A pool child
+ * drained as fast with four as with two (27.3k against 27.5k tasks/s, one
+ * child of 100 threads): it has no idle time for more lanes to fill. It had
+ * drained slower with four while it sent its parent a message per batch,
+ * before the held-task journal; with a Redis further away than loopback,
+ * more calls in flight hide more of each round trip.
  */
 export function acquireLanes(threads: number): number {
-  return threads < 8 ? 1 : 2;
+  if (threads < 8) return 1;
+  return threads < 32 ? 2 : 4;
 }
 
 /** How many times one acknowledge batch is tried before it is left to the lease reaper. */

@@ -203,7 +203,9 @@ describe('WorkerChild', () => {
     [1, 1],
     [7, 1],
     [8, 2],
-    [100, 2],
+    [31, 2],
+    [32, 4],
+    [100, 4],
   ])('with %i threads keeps %i acquires out at once', (threads, lanes) => {
     expect(acquireLanes(threads)).toBe(lanes);
   });
