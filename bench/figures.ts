@@ -12,6 +12,11 @@ export const SQLITE = 'SQLite';
 /** Tasks/s of a pool run (`--exit-empty`), keyed `p<processes>t<threads>`. */
 export type PoolResults = Record<string, Record<string, number[]>>;
 
+/** The PoolResults key of a pool run. */
+export function poolKey(processes: number, threads: number): string {
+  return `p${processes}t${threads}`;
+}
+
 /** The peer figures of issue 7 (Bee-Queue 2.0, same kind of machine; not re-run here). */
 const BEE_QUEUE = { bulkEnqueuePerSecond: 95_000, pickupP99Ms: 1.5, memoryPerTaskBytes: 280 };
 
@@ -86,17 +91,19 @@ export function buildFigures(
   for (const [key, byRunner] of Object.entries(pool)) {
     const threadmill = byRunner[THREADMILL]?.length ? median(byRunner[THREADMILL]) : null;
     const bullmq = byRunner[BULLMQ]?.length ? median(byRunner[BULLMQ]) : null;
-    const [, processes, threads] = /^p(\d+)t(\d+)$/.exec(key) ?? [];
+    const run = config.poolRuns.find((r) => poolKey(r.processes, r.threads) === key);
+    if (!run) continue;
+    const { processes, threads, tasks } = run;
     rows.push({
       key: `drain.pool.${key}`,
-      label: `drain ${config.poolTasks / 1000}k, pool --processes ${processes} --threads ${threads}`,
+      label: `drain ${tasks / 1000}k, pool --processes ${processes} --threads ${threads}`,
       unit: 'tasks/s',
       better: 'higher',
       threadmill,
       bullmq,
       // Not run on SQLite: the pool figure reads the queue's length from Redis.
       sqlite: null,
-      target: processes === '1' && threads === '100' ? atLeastRatio(3) : undefined,
+      target: processes === 1 && threads === 100 ? atLeastRatio(3) : undefined,
     });
   }
 

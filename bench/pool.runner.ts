@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { BenchConfig } from './bench-config';
 import { BullmqRunner } from './bullmq.runner';
-import { BULLMQ, THREADMILL, type PoolResults } from './figures';
+import { BULLMQ, poolKey, THREADMILL, type PoolResults } from './figures';
 import type { QueueRunner } from './queue-runner.interface';
 import type { BenchRedisServer } from './redis-server';
 
@@ -63,13 +63,13 @@ export class PoolBench {
     if (only === null || only === BULLMQ.toLowerCase()) systems.push(this.bullmqSystem());
 
     const results: PoolResults = {};
-    for (const [processes, threads] of this.config.poolRuns) {
-      const key = `p${processes}t${threads}`;
+    for (const { processes, threads, tasks } of this.config.poolRuns) {
+      const key = poolKey(processes, threads);
       results[key] = {};
       for (let rep = 0; rep < this.config.reps; rep++) {
         const order = rep % 2 === 0 ? systems : [...systems].reverse();
         for (const system of order) {
-          const rate = await this.drainOnce(system, processes, threads);
+          const rate = await this.drainOnce(system, processes, threads, tasks);
           (results[key][system.name] ??= []).push(rate);
         }
       }
@@ -77,8 +77,12 @@ export class PoolBench {
     return results;
   }
 
-  private async drainOnce(system: PoolSystem, processes: number, threads: number): Promise<number> {
-    const tasks = this.config.poolTasks;
+  private async drainOnce(
+    system: PoolSystem,
+    processes: number,
+    threads: number,
+    tasks: number,
+  ): Promise<number> {
     await this.server.reset();
     await system.fill.fill(tasks);
     const spawned = performance.now();
