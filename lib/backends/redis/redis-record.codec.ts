@@ -152,20 +152,7 @@ export class RedisRecordCodec {
     if (data === null) {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
     }
-    // A length check before JSON.parse: a huge foreign value costs no parse and no heap.
-    // (String length counts UTF-16 units, never more than the UTF-8 bytes enqueue measured.)
-    if (data.length > this.maxDataLength) {
-      throw new CorruptTaskDataError(
-        corruptTaskData(id, storedDataTooLarge(data.length, this.maxDataLength)),
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      throw new CorruptTaskDataError(corruptTaskData(id, 'not JSON'));
-    }
-    const json = parsed as CompactJson | null;
+    const json = this.parseStored(id, data, 'not JSON') as CompactJson | null;
     const task = json?.task;
     if (
       typeof json !== 'object' ||
@@ -211,23 +198,29 @@ export class RedisRecordCodec {
     };
   }
 
+  /** Stored JSON, parsed; CorruptTaskDataError (saying `notJson` when it is not JSON) when it cannot be ours. */
+  private parseStored(id: string, text: string, notJson: string): unknown {
+    // A length check before JSON.parse: a huge foreign value costs no parse and no heap.
+    // (String length counts UTF-16 units, never more than the UTF-8 bytes enqueue measured.)
+    if (text.length > this.maxDataLength) {
+      throw new CorruptTaskDataError(
+        corruptTaskData(id, storedDataTooLarge(text.length, this.maxDataLength)),
+      );
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new CorruptTaskDataError(corruptTaskData(id, notJson));
+    }
+  }
+
   private decodeFinished(
     id: string,
     data: string | null,
     fields: MutableTaskFields,
     outcomeText: string,
   ): TaskRecord {
-    if (outcomeText.length > this.maxDataLength) {
-      throw new CorruptTaskDataError(
-        corruptTaskData(id, storedDataTooLarge(outcomeText.length, this.maxDataLength)),
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(outcomeText);
-    } catch {
-      throw new CorruptTaskDataError(corruptTaskData(id, 'its outcome is not JSON'));
-    }
+    const parsed = this.parseStored(id, outcomeText, 'its outcome is not JSON');
     if (typeof parsed === 'object' && parsed !== null && 'record' in parsed) {
       return recordFromParsedJson(id, (parsed as WholeOutcomeJson).record);
     }

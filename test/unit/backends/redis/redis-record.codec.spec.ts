@@ -25,6 +25,12 @@ describe('RedisRecordCodec: a finished task', () => {
   const startedAt = new Date(1_700_000_000_000);
   const finishedAt = new Date(1_700_000_000_250);
   const enqueued = readyRecord(ALIAS, { args: ['payload', { nested: [1, 2] }], priority: 3 });
+  /** `enqueued` leased, then finished with `changes`: what reading its hash back gives. */
+  const finishAndRead = (changes: Partial<TaskRecord>): [TaskRecord, TaskRecord | null] => {
+    const done = { ...leased(enqueued, startedAt), finishedAt, ...changes };
+    const outcome = codec.encodeFinished(done);
+    return [done, codec.decodeStored(done.id, leasedHash(enqueued, startedAt, outcome))];
+  };
 
   it('encodes what the worker changed, and reads back the whole record with the enqueued data', () => {
     const done: TaskRecord = {
@@ -47,16 +53,7 @@ describe('RedisRecordCodec: a finished task', () => {
 
   it('stores null for a return value JSON has no text for, so the outcome stays valid', () => {
     for (const returnValue of [undefined, () => 1, Symbol('s')]) {
-      const done = {
-        ...leased(enqueued, startedAt),
-        status: TaskResultStatus.SUCCESSFUL,
-        finishedAt,
-        returnValue,
-      };
-      const read = codec.decodeStored(
-        done.id,
-        leasedHash(enqueued, startedAt, codec.encodeFinished(done)),
-      );
+      const [, read] = finishAndRead({ status: TaskResultStatus.SUCCESSFUL, returnValue });
       expect(read?.returnValue).toBeNull();
     }
   });
@@ -66,16 +63,7 @@ describe('RedisRecordCodec: a finished task', () => {
       { className: 'Error', traceback: 'Error: first' },
       { className: 'RangeError', traceback: 'RangeError: second' },
     ];
-    const done: TaskRecord = {
-      ...leased(enqueued, startedAt),
-      status: TaskResultStatus.FAILED,
-      finishedAt,
-      errors,
-    };
-    const read = codec.decodeStored(
-      done.id,
-      leasedHash(enqueued, startedAt, codec.encodeFinished(done)),
-    );
+    const [done, read] = finishAndRead({ status: TaskResultStatus.FAILED, errors });
     expect(read).toEqual(done);
     expect(read).not.toHaveProperty('returnValue');
   });
