@@ -125,6 +125,11 @@ export const heldJournalFailed = (error: unknown): string =>
   `If this worker dies, its tasks are found by the pool's search of running tasks or failed ` +
   `when their lease ends. Check that the temporary directory is writable and has space.`;
 
+export const journalDirFailed = (dir: string, error: unknown): string =>
+  `Cannot make a folder for the workers' journals of held tasks in ${dir} (${describe(error)}). ` +
+  `The pool runs on; if a worker dies, its tasks are found by the search of running tasks or ` +
+  `failed when their lease ends. Point TMPDIR at a writable directory to journal them.`;
+
 export const orphanedLeasesReleased = (count: number, alias: string): string =>
   `${count} task(s) of backend "${alias}" were leased to this worker by an acquire whose reply was lost ` +
   `with the connection; they never started and went back to their queue.`;

@@ -1,4 +1,13 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 
 /** Once this much was appended, the journal is rewritten with only the ids still held. */
 const COMPACT_AFTER_BYTES = 256 * 1024;
@@ -7,27 +16,27 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * Which task ids a worker child holds, in a file its pool's main process
  * reads when the child dies, so it can fail those tasks at once. A message
  * per leased batch would tell the main process the same, but each one wakes
- * it: on a busy child that cost more CPU than the tasks (about 13% of the
- * throughput of a 100-slot child on 2 cores), where an append to a file
- * wakes no one. The child appends a line before a task starts (`+` and the
- * ids as a JSON array), and one once it stored or released them (`-` and
- * the ids); a process that dies
- * loses nothing it wrote, since the file lives in the page cache, not in the
- * process. The file is compacted now and then by writing the ids still held
- * to a new file and renaming it over the old one, so a death at any moment
- * leaves one whole journal.
+ * it: on a busy child that cost about a tenth of its throughput (a 100-slot
+ * child on 2 cores), where an append to a file wakes no one. The child
+ * appends a line before a task starts (`+` and the ids as a JSON array), and
+ * one once the ids left its hands (`-`: stored, given up to the reaper,
+ * released or abandoned); a process that dies loses nothing it wrote, since
+ * the file lives in the page cache, not in the process. The file is
+ * compacted now and then by writing the ids still held to a new file and
+ * renaming it over the old one, so a death at any moment leaves one whole
+ * journal. Every write error is thrown to the caller, which works on without
+ * the journal: the pool's search of the running tasks is the fallback.
  *
  * @internal
  */
 export class HeldJournal {
-  private fd: number;
+  /** Opened on the first write, so a child that never holds a task never needs the folder. */
+  private fd: number | null = null;
   private readonly held = new Set<string>();
   private appended = 0;
 
-  /** Opens (creating or appending to) the journal at `path`; the child's side. */
-  constructor(private readonly path: string) {
-    this.fd = openSync(path, 'a');
-  }
+  /** The child's side of the journal at `path` (created, or appended to). */
+  constructor(private readonly path: string) {}
 
   /** Records ids as held; returns once the line is written (before the tasks may start). */
   hold(ids: readonly string[]): void {
@@ -36,44 +45,63 @@ export class HeldJournal {
     this.append(`+${JSON.stringify(ids)}\n`);
   }
 
-  /** Records ids as no longer held (stored, released or given up to the reaper). */
+  /** Records ids as no longer held. */
   release(ids: readonly string[]): void {
     const released = ids.filter((id) => this.held.delete(id));
     if (released.length > 0) this.append(`-${JSON.stringify(released)}\n`);
   }
 
   close(): void {
-    closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 
   /**
    * The ids a journal says are held; none when there is no journal. Never
-   * throws: a last line cut short (the child died inside the write), or a
-   * journal that cannot be read, only leaves ids out, and the pool's search
-   * of the running tasks finds those instead.
+   * throws. A damaged line (the child died inside the write, or the disk
+   * filled) is skipped: a lost `+` leaves its ids to the pool's search of the
+   * running tasks, and a lost `-` only makes the pool look up tasks that are
+   * stored already, which it leaves alone.
    */
   static read(path: string): string[] {
     const held = new Set<string>();
+    let text: string;
     try {
-      const text = readFileSync(path, 'utf8');
-      for (const line of text.slice(0, Math.max(0, text.lastIndexOf('\n'))).split('\n')) {
-        if (line === '') continue;
-        const ids = JSON.parse(line.slice(1)) as string[];
-        if (line.startsWith('+')) for (const id of ids) held.add(id);
-        else for (const id of ids) held.delete(id);
-      }
+      text = readFileSync(path, 'utf8');
     } catch {
-      // Missing (the child never held anything) or damaged: what was read so far stands.
+      return []; // The child never held a task, or the journal is gone.
+    }
+    for (const line of text.split('\n')) {
+      let ids: unknown;
+      try {
+        ids = JSON.parse(line.slice(1));
+      } catch {
+        continue;
+      }
+      if (!Array.isArray(ids)) continue;
+      for (const id of ids) {
+        if (typeof id !== 'string') continue;
+        if (line.startsWith('+')) held.add(id);
+        else if (line.startsWith('-')) held.delete(id);
+      }
     }
     return [...held];
   }
 
+  /** Removes a journal and any compaction it left half done; never throws (what is left is a small file in a temporary folder). */
   static remove(path: string): void {
-    rmSync(path, { force: true });
+    for (const file of [path, `${path}.next`]) {
+      try {
+        rmSync(file, { force: true });
+      } catch {
+        // Not there to remove (its folder could never be made).
+      }
+    }
   }
 
   private append(line: string): void {
-    writeSync(this.fd, line);
+    const fd = (this.fd ??= HeldJournal.open(this.path));
+    writeAll(fd, line);
     this.appended += line.length;
     if (this.appended >= COMPACT_AFTER_BYTES) this.compact();
   }
@@ -82,13 +110,30 @@ export class HeldJournal {
     const next = `${this.path}.next`;
     const fd = openSync(next, 'w');
     try {
-      if (this.held.size > 0) writeSync(fd, `+${JSON.stringify([...this.held])}\n`);
+      if (this.held.size > 0) writeAll(fd, `+${JSON.stringify([...this.held])}\n`);
     } finally {
       closeSync(fd);
     }
     renameSync(next, this.path);
-    closeSync(this.fd);
-    this.fd = openSync(this.path, 'a');
+    // The next append opens the compacted file; this descriptor holds the replaced one.
+    const replaced = this.fd;
+    this.fd = null;
     this.appended = 0;
+    if (replaced !== null) closeSync(replaced);
+  }
+
+  /** Opens for appending; the folder is made again if something cleaned it away. */
+  private static open(path: string): number {
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, 'a');
+  }
+}
+
+/** Writes the whole line or throws: a short write would glue the next line to half of this one. */
+function writeAll(fd: number, line: string): void {
+  const bytes = Buffer.from(line);
+  const written = writeSync(fd, bytes);
+  if (written !== bytes.length) {
+    throw new Error(`wrote ${written} of ${bytes.length} bytes (is the disk full?)`);
   }
 }

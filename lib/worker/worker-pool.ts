@@ -22,6 +22,7 @@ import {
   crashRecoveryFailed,
   exitCause,
   ipcSendFailed,
+  journalDirFailed,
   poolDrained,
   poolStarted,
   poolHeartbeatFailed,
@@ -57,6 +58,8 @@ export interface WorkerPoolDeps {
    * child marker), keeping the ids it holds in the HeldJournal at `journalPath`.
    */
   readonly forkChild: (journalPath: string) => ForkedChild;
+  /** Where the folder of the children's journals is made; the system's temporary directory by default. */
+  readonly journalRoot?: string;
   /** Period of the summary line (tasks done, failed, rate). */
   readonly summaryIntervalMs: number;
   /** Delay before replacing a child that died while booting, so a broken app does not spin. */
@@ -118,7 +121,7 @@ export class WorkerPool {
   private finish: (() => void) | null = null;
   private lastBrokerPassAt: number | null = null;
   /** The children's journals live here while the pool runs. */
-  private journalDir: string | null = null;
+  private journalDir = '';
   private forked = 0;
 
   constructor(
@@ -154,7 +157,7 @@ export class WorkerPool {
     const { backend, processes, threads, queues } = this.options;
     this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
-    this.journalDir = mkdtempSync(join(tmpdir(), 'threadmill-pool-'));
+    this.journalDir = this.makeJournalDir();
     try {
       // Alive before any child acquires under this pool's id; then one pass, so due
       // deferred tasks are ready and --exit-empty sees them.
@@ -172,7 +175,28 @@ export class WorkerPool {
       this.summarize();
       this.deps.logger.log(poolStopped(this.done, this.failed));
     } finally {
-      rmSync(this.journalDir, { recursive: true, force: true });
+      try {
+        rmSync(this.journalDir, { recursive: true, force: true });
+      } catch {
+        // It could not be made in the first place (see makeJournalDir), so it holds nothing.
+      }
+    }
+  }
+
+  /**
+   * A folder of its own for the children's journals. Where the temporary
+   * directory cannot be written, the children cannot journal either: each
+   * says so once and works on, and a crashed child's tasks are then found by
+   * the search of the running tasks (or the lease reaper).
+   */
+  private makeJournalDir(): string {
+    const root = this.deps.journalRoot ?? tmpdir();
+    const base = join(root, 'threadmill-pool-');
+    try {
+      return mkdtempSync(base);
+    } catch (error) {
+      this.deps.logger.error(journalDirFailed(root, error));
+      return `${base}${process.pid}`;
     }
   }
 
@@ -191,7 +215,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const journal = join(this.journalDir ?? tmpdir(), `child-${++this.forked}.held`);
+    const journal = join(this.journalDir, `child-${++this.forked}.held`);
     const child = this.deps.forkChild(journal);
     const pid = child.pid;
     if (pid === undefined) {

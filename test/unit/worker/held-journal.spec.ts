@@ -1,4 +1,4 @@
-import { appendFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { HeldJournal } from '../../../lib/worker/held-journal';
@@ -27,14 +27,30 @@ describe('HeldJournal', () => {
     expect(HeldJournal.read(join(dir, 'never.held'))).toEqual([]);
   });
 
-  it('ignores a last line cut short by a death inside the write, and a damaged one', () => {
+  it('skips a line cut short by a death inside the write, and reads on past a damaged one', () => {
     const { journal, path } = temp();
     journal.hold(['a', 'b']);
     appendFileSync(path, '-["a"');
     expect(HeldJournal.read(path).sort()).toEqual(['a', 'b']);
     appendFileSync(path, '\n+["c"]\n');
-    // Up to the damaged line, what was read stands.
-    expect(HeldJournal.read(path).sort()).toEqual(['a', 'b']);
+    expect(HeldJournal.read(path).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('opens on its first write, and makes its folder again if something removed it', () => {
+    const { journal, path, dir } = temp();
+    expect(existsSync(path)).toBe(false);
+    rmSync(dir, { recursive: true });
+    journal.hold(['a']);
+    expect(HeldJournal.read(path)).toEqual(['a']);
+  });
+
+  it('throws when it cannot write, for the child to report', () => {
+    const { dir } = temp();
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    const journal = new HeldJournal(join(blocker, 'child.held'));
+    expect(() => journal.hold(['a'])).toThrow();
+    journal.close();
   });
 
   it('compacts itself to the ids still held, so a busy child’s journal stays small', () => {
@@ -48,5 +64,7 @@ describe('HeldJournal', () => {
     // 200 batches of about 1.8 kB each way were appended (over 700 kB); far less is on disk.
     expect(statSync(path).size).toBeLessThan(300 * 1024);
     expect(HeldJournal.read(path)).toEqual(batch.map((id) => `199-${id}`));
+    HeldJournal.remove(path);
+    expect(existsSync(path)).toBe(false);
   });
 });

@@ -1,9 +1,12 @@
 import { Logger } from '@nestjs/common';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { acquireLanes, WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import { HeldJournal } from '../../../lib/worker/held-journal';
 import { TempJournal } from '../../helpers/temp-journal';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
@@ -129,6 +132,25 @@ describe('WorkerChild', () => {
     // Counts only, and few messages: one per report period at most, and one at the end.
     expect(reported(messages)).toEqual({ succeeded: 2, failed: 0 });
     expect(messages.filter((m) => m.kind === 'settled').length).toBeLessThanOrEqual(2);
+  });
+
+  it('works on when its journal cannot be written, and says so once', async () => {
+    const { backend, runs, child, deps, journal } = setup({ threads: 1 });
+    const blocker = join(journal.dir, 'a-file');
+    writeFileSync(blocker, '');
+    deps.journal = new HeldJournal(join(blocker, 'child.held'));
+    const errors = jest.spyOn(deps.logger, 'error');
+    backend.ready.push(readyRecord('a'), readyRecord('b'));
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the first run' });
+    runs[0].succeed();
+    await waitFor(() => runs.length === 2, { what: 'the second run' });
+    child.stop(false);
+    runs[1].succeed();
+    await expect(done).resolves.toBe('stopped');
+    expect(ids(backend.acknowledged.flat())).toEqual(['a', 'b']);
+    const said = errors.mock.calls.map(([message]) => String(message));
+    expect(said.filter((message) => message.includes('journal of held tasks'))).toHaveLength(1);
   });
 
   it('has the ids of a batch in its journal before any of them starts', async () => {

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 import { TaskResultStatus } from '../../../lib/core';
 import { HeldJournal } from '../../../lib/worker/held-journal';
@@ -56,7 +57,7 @@ class FakeChild extends EventEmitter implements ForkedChild {
 
 function setup(
   options: Partial<WorkerOptions> = {},
-  pools: { poolId?: string; poolTtlMs?: number } = {},
+  pools: { poolId?: string; poolTtlMs?: number; journalRoot?: string } = {},
 ) {
   const backend = new FakeWorkerBackend();
   const children: FakeChild[] = [];
@@ -90,7 +91,7 @@ function setup(
       ...pools,
     },
   );
-  return { backend, children, pool };
+  return { backend, children, pool, logger };
 }
 
 const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
@@ -104,6 +105,25 @@ describe('WorkerPool', () => {
     pool.stop(false);
     children.forEach((child) => child.die(0));
     await run;
+  });
+
+  it('runs on, saying why, where no folder can be made for the journals', async () => {
+    const blocker = join(mkdtempSync(join(tmpdir(), 'threadmill-test-')), 'a-file');
+    writeFileSync(blocker, '');
+    try {
+      const { children, pool, logger } = setup({ processes: 1 }, { journalRoot: blocker });
+      const run = pool.run();
+      await waitFor(() => children.length === 1, { what: 'a child' });
+      const said = jest.mocked(logger.error).mock.calls.map(([message]) => String(message));
+      expect(said.some((message) => message.includes("folder for the workers' journals"))).toBe(
+        true,
+      );
+      pool.stop(false);
+      children[0].die(0);
+      await run;
+    } finally {
+      rmSync(dirname(blocker), { recursive: true, force: true });
+    }
   });
 
   it('gives each child a journal of its own, read and removed when it exits, in a folder removed at the end', async () => {
