@@ -22,6 +22,11 @@ export interface RedisBackendSettings {
   queues: string[];
   leaseTtl: number;
   resultTtl: number;
+  /**
+   * How long a task's hash lives from its enqueue (after runAfter, when
+   * deferred) and again from each lease: 3 * leaseTtl + resultTtl (SPEC §4).
+   */
+  taskHashTtl: number;
   brokerInterval: number;
   batchSize: number;
   connectTimeout: number;
@@ -187,6 +192,7 @@ export function parseRedisBackendConfig(
     alias,
     queues: [...queues],
     ...durations,
+    taskHashTtl: 3 * durations.leaseTtl + durations.resultTtl,
     batchSize,
     maxPayloadBytes,
     redisOptions,

@@ -90,10 +90,16 @@ export class RedisRecordCodec {
   /**
    * @param maxPayloadBytes the alias's enqueue limit on arguments; stored data
    *   longer than twice that plus room for the record is not parsed.
+   * @param ttls how long a task hash lives from its enqueue (taskHashTtl), and
+   *   how long a lease lasts (a task may finish that long after it started).
    */
   constructor(
     private readonly alias: string,
     maxPayloadBytes: number = DEFAULT_MAX_PAYLOAD_BYTES,
+    private readonly ttls: { taskHashTtl: number; leaseTtl: number } = {
+      taskHashTtl: Number.POSITIVE_INFINITY,
+      leaseTtl: 0,
+    },
   ) {
     this.maxDataLength = 2 * maxPayloadBytes + RECORD_OVERHEAD_BYTES;
   }
@@ -152,7 +158,7 @@ export class RedisRecordCodec {
     if (data === null) {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its task data is missing'));
     }
-    const json = this.parseStored(id, data, 'not JSON') as CompactJson | null;
+    const json = this.parseStored(id, data, 'not JSON', true) as CompactJson | null;
     const task = json?.task;
     if (
       typeof json !== 'object' ||
@@ -198,11 +204,15 @@ export class RedisRecordCodec {
     };
   }
 
-  /** Stored JSON, parsed; CorruptTaskDataError (saying `notJson` when it is not JSON) when it cannot be ours. */
-  private parseStored(id: string, text: string, notJson: string): unknown {
+  /**
+   * Stored JSON, parsed; CorruptTaskDataError (saying `notJson` when it is not
+   * JSON) when it cannot be ours. `bounded`: longer than any enqueued data can
+   * be is refused unparsed (an outcome is not bounded: a return value has no limit).
+   */
+  private parseStored(id: string, text: string, notJson: string, bounded: boolean): unknown {
     // A length check before JSON.parse: a huge foreign value costs no parse and no heap.
     // (String length counts UTF-16 units, never more than the UTF-8 bytes enqueue measured.)
-    if (text.length > this.maxDataLength) {
+    if (bounded && text.length > this.maxDataLength) {
       throw new CorruptTaskDataError(
         corruptTaskData(id, storedDataTooLarge(text.length, this.maxDataLength)),
       );
@@ -220,7 +230,7 @@ export class RedisRecordCodec {
     fields: MutableTaskFields,
     outcomeText: string,
   ): TaskRecord {
-    const parsed = this.parseStored(id, outcomeText, 'its outcome is not JSON');
+    const parsed = this.parseStored(id, outcomeText, 'its outcome is not JSON', false);
     if (typeof parsed === 'object' && parsed !== null && 'record' in parsed) {
       return recordFromParsedJson(id, (parsed as WholeOutcomeJson).record);
     }
@@ -283,14 +293,28 @@ export class RedisRecordCodec {
    * The `outcome` of a finished task (OutcomeJson): what the worker changed.
    * The rest is read back from the hash: the task, enqueuedAt and args from
    * `data`, startedAt and lastAttemptedAt as acquire wrote them (a worker
-   * cannot move when its attempt began).
+   * cannot move when its attempt began). A task whose hash may expire before
+   * this outcome is stored (it waited about as long as the hash lives) gets
+   * its whole record instead, so its result never depends on data that is gone.
    */
   encodeFinished(record: TaskRecord): string {
+    if (this.mayOutliveData(record)) return this.encodeWhole(record);
     // Built as text (every finished task is encoded): each value through JSON.stringify, so it stays valid JSON.
     let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
     if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;
     if (record.status === TaskResultStatus.SUCCESSFUL) text += `,"r":${json(record.returnValue)}`;
     return `${text}}`;
+  }
+
+  /**
+   * Whether the task's hash may be gone by the time its outcome is stored.
+   * Enqueue (and a retry, which also moves runAfter) gives the hash
+   * taskHashTtl from its enqueue or from runAfter, whichever is later; one
+   * lease of margin covers a store that is retried, a slow clock, a reaper.
+   */
+  private mayOutliveData(record: TaskRecord): boolean {
+    const since = Math.max(record.enqueuedAt.getTime(), record.task.runAfter?.getTime() ?? 0);
+    return Date.now() + this.ttls.leaseTtl >= since + this.ttls.taskHashTtl;
   }
 
   /** The `outcome` of a finished task whose `data` could not be read (see `unreadable`): all of it. */

@@ -107,7 +107,10 @@ export class RedisBackend implements TaskBackend {
     this.maxPayloadBytes = this.settings.maxPayloadBytes;
     this.logger = new Logger(`RedisBackend:${alias}`);
     this.keys = new RedisKeys(alias);
-    this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes);
+    this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes, {
+      taskHashTtl: this.settings.taskHashTtl,
+      leaseTtl: this.settings.leaseTtl,
+    });
     this.connection = new RedisConnection(this.settings);
     this.scripts = new RedisScripts(this.connection.client);
     this.broker = new RedisBroker(
@@ -166,7 +169,7 @@ export class RedisBackend implements TaskBackend {
       this.scripts.enqueue(this.keys.sequence, queueKeys, groups, {
         nowMs: now,
         taskPrefix: this.keys.taskPrefix,
-        hashTtlMs: 3 * this.settings.leaseTtl + this.settings.resultTtl,
+        hashTtlMs: this.settings.taskHashTtl,
         // An hour's counts are kept as long as the history of its last second.
         ingressExpiresAtMs: (hour + 1) * HOUR_MS + this.settings.resultTtl,
         priorityWeight: PRIORITY_WEIGHT,

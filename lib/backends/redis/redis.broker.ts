@@ -193,7 +193,7 @@ export class RedisBroker {
     now: number,
     guard: HolderGuard = {},
   ): Promise<boolean[]> {
-    const hashTtl = 3 * this.settings.leaseTtl + this.settings.resultTtl;
+    const hashTtl = this.settings.taskHashTtl;
     const items = records.map((record): RetryItem => {
       const queue = record.task.queue;
       const runAfterMs = record.task.runAfter?.getTime() ?? now;
