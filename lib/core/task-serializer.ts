@@ -31,6 +31,11 @@ export interface TaskRecordJson {
 
 const STATUSES = new Set<string>(Object.values(TaskResultStatus));
 
+/** A string, boolean or null: JSON-safe as it is, and read back unchanged. */
+function isPlainScalar(value: unknown): value is string | boolean | null {
+  return typeof value === 'string' || typeof value === 'boolean' || value === null;
+}
+
 /**
  * Throws `InvalidTaskError` unless `value` survives `JSON.parse(JSON.stringify(value))`
  * unchanged. Dates are refused rather than silently turned into strings.
@@ -38,7 +43,7 @@ const STATUSES = new Set<string>(Object.values(TaskResultStatus));
  */
 export function assertJsonSafe(value: unknown, taskName: string, what: string): void {
   // Scalars need no walk (most return values, and every argument list is an array).
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return;
+  if (isPlainScalar(value)) return;
   const ancestors = new Set<object>();
   // The keys from the root to the node being visited; the path text is built only to fail.
   const keys: (string | number)[] = [];
@@ -100,7 +105,7 @@ export function assertJsonSafe(value: unknown, taskName: string, what: string): 
 export function normalizeJson(value: unknown): unknown {
   if (value === undefined) return null;
   // A string, boolean or null reads back as it is: no round trip for the common scalar results.
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  if (isPlainScalar(value)) return value;
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 

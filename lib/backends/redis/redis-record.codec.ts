@@ -266,7 +266,8 @@ export class RedisRecordCodec {
 
   /**
    * The FAILED record stored for a task whose data could not be read: all we
-   * know is its id and queue. `error` becomes its first error.
+   * know is its id and queue. `error` becomes its first error. Its task name
+   * is empty (no task has one), which is how encodeFinished knows to store it whole.
    */
   unreadable(
     id: string,
@@ -293,12 +294,13 @@ export class RedisRecordCodec {
    * The `outcome` of a finished task (OutcomeJson): what the worker changed.
    * The rest is read back from the hash: the task, enqueuedAt and args from
    * `data`, startedAt and lastAttemptedAt as acquire wrote them (a worker
-   * cannot move when its attempt began). A task whose hash may expire before
-   * this outcome is stored (it waited about as long as the hash lives) gets
-   * its whole record instead, so its result never depends on data that is gone.
+   * cannot move when its attempt began). A record that does not come from
+   * the data (see `unreadable`), or whose hash may expire before this outcome
+   * is stored (it waited about as long as the hash lives), is stored whole
+   * instead, so its result never depends on data that is missing or gone.
    */
   encodeFinished(record: TaskRecord): string {
-    if (this.mayOutliveData(record)) return this.encodeWhole(record);
+    if (record.task.name === '' || this.mayOutliveData(record)) return encodeWhole(record);
     // Built as text (every finished task is encoded): each value through JSON.stringify, so it stays valid JSON.
     let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
     if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;
@@ -316,12 +318,12 @@ export class RedisRecordCodec {
     const since = Math.max(record.enqueuedAt.getTime(), record.task.runAfter?.getTime() ?? 0);
     return Date.now() + this.ttls.leaseTtl >= since + this.ttls.taskHashTtl;
   }
+}
 
-  /** The `outcome` of a finished task whose `data` could not be read (see `unreadable`): all of it. */
-  encodeWhole(record: TaskRecord): string {
-    const whole: WholeOutcomeJson = { record: recordToJson(record) };
-    return JSON.stringify(whole);
-  }
+/** An `outcome` that carries the whole record, for when `data` cannot be relied on. */
+function encodeWhole(record: TaskRecord): string {
+  const whole: WholeOutcomeJson = { record: recordToJson(record) };
+  return JSON.stringify(whole);
 }
 
 function ms(date: Date | null): number | null {

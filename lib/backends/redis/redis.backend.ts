@@ -262,15 +262,7 @@ export class RedisBackend implements TaskBackend {
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     this.assertOpen();
     if (records.length === 0) return [];
-    return this.store(records, false);
-  }
-
-  /** `whole`: store each record entire, for tasks whose enqueued data could not be read. */
-  private async store(
-    records: readonly TaskRecord[],
-    whole: boolean,
-  ): Promise<AcknowledgeOutcome[]> {
-    const { groups, order } = this.finishedGroups(records, whole);
+    const { groups, order } = this.finishedGroups(records);
     const stored = await this.connection.run(() =>
       this.scripts.acknowledge(
         groups,
@@ -532,7 +524,7 @@ export class RedisBackend implements TaskBackend {
         );
       }
     }
-    if (unreadable) await this.store(unreadable, true);
+    if (unreadable) await this.acknowledge(unreadable);
     return { stored, records };
   }
 
@@ -541,10 +533,7 @@ export class RedisBackend implements TaskBackend {
    * record in the script); `order[k]` is the index in `records` of the k-th
    * record across the groups. Throws InvalidTaskError for an unfinished record.
    */
-  private finishedGroups(
-    records: readonly TaskRecord[],
-    whole = false,
-  ): {
+  private finishedGroups(records: readonly TaskRecord[]): {
     groups: AcknowledgeGroup[];
     order: number[];
   } {
@@ -575,7 +564,7 @@ export class RedisBackend implements TaskBackend {
       }
       const group = groups[ofQueue[segment]];
       group.ids.push(record.id);
-      group.json.push(whole ? this.codec.encodeWhole(record) : this.codec.encodeFinished(record));
+      group.json.push(this.codec.encodeFinished(record));
       indexes[ofQueue[segment]].push(index);
     });
     return { groups, order: indexes.flat() };

@@ -265,32 +265,25 @@ export class RedisBroker {
   ): Promise<number> {
     const at = new Date(now);
     const retries: TaskRecord[] = [];
-    const failed: AcknowledgeGroup = {
-      runningKey: this.keys.running(queue),
-      historyKey: this.keys.history(queue, 'failed'),
-      ids: [],
-      json: [],
-    };
+    const finished: TaskRecord[] = [];
     for (const { id, record } of entries) {
       if (record === null) {
         // Nothing to run again: an unreadable task fails whatever its (unknowable) policy.
         const unreadable = this.codec.unreadable(id, queue, at, []);
-        failed.ids.push(id);
-        failed.json.push(
-          this.codec.encodeWhole({ ...unreadable, errors: [errorFor(id, unreadable)] }),
-        );
+        finished.push({ ...unreadable, errors: [errorFor(id, unreadable)] });
         continue;
       }
       const next = nextAttempt(record, errorFor(id, record), at);
-      if (isRetry(next)) {
-        retries.push(next);
-      } else {
-        failed.ids.push(id);
-        failed.json.push(this.codec.encodeFinished(next));
-      }
+      (isRetry(next) ? retries : finished).push(next);
     }
+    const failed: AcknowledgeGroup = {
+      runningKey: this.keys.running(queue),
+      historyKey: this.keys.history(queue, 'failed'),
+      ids: finished.map((record) => record.id),
+      json: finished.map((record) => this.codec.encodeFinished(record)),
+    };
     const [stored, sent] = await Promise.all([
-      failed.ids.length > 0
+      finished.length > 0
         ? this.scripts.acknowledge(
             [failed],
             // The reaper and recovery act for whichever pool held each task.

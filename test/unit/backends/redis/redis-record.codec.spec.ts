@@ -73,7 +73,7 @@ describe('RedisRecordCodec: a finished task', () => {
       className: 'CorruptTaskDataError',
       traceback: 'its task data is missing',
     });
-    const values = [null, null, null, null, null, codec.encodeWhole(unreadable)];
+    const values = [null, null, null, null, null, codec.encodeFinished(unreadable)];
     expect(codec.decodeStored('ghost', values)).toEqual(unreadable);
   });
 
