@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { FULL, QUICK, type BenchConfig } from './bench-config';
-import { BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
+import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
 import { CostMeter, RoundTripCounter } from './metrics';
 import { copyLuaAssets, findProjectRoot } from './project-paths';
@@ -34,7 +34,7 @@ function parseArgs(argv: readonly string[], root: string): Args {
   const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
   if (unknown.length) {
     console.error(
-      `unknown option ${unknown.join(' ')}; use --quick, --only <threadmill|bullmq|sqlite>, --pool, --no-pool, --pool-only, --out <file>`,
+      `unknown option ${unknown.join(' ')}; use --quick, --only <threadmill|bullmq|bee-queue|sqlite>, --pool, --no-pool, --pool-only, --out <file>`,
     );
     process.exit(2);
   }
@@ -140,6 +140,14 @@ async function main(): Promise<void> {
       runners.push(runner);
       cleanup.add(() => runner.close());
     }
+    let beeQueue: string | null = null;
+    if (wants(BEE_QUEUE)) {
+      const { BeeQueueRunner } = await import('./bee-queue.runner');
+      const runner = await BeeQueueRunner.create(server.url);
+      runners.push(runner);
+      cleanup.add(() => runner.close());
+      beeQueue = packageVersion(root, 'bee-queue');
+    }
     let sqlite: Record<string, string> | null = null;
     if (wants(SQLITE)) {
       const { SqliteRunner } = await import('./sqlite.runner');
@@ -165,7 +173,11 @@ async function main(): Promise<void> {
     const rows = buildFigures(config, results, pool)
       .map(toReported)
       .filter(
-        (row) => row.threadmill !== null || row.bullmq !== null || typeof row.sqlite === 'number',
+        (row) =>
+          row.threadmill !== null ||
+          row.bullmq !== null ||
+          row.beeQueue !== null ||
+          typeof row.sqlite === 'number',
       );
     const meta = {
       date: new Date().toISOString(),
@@ -175,20 +187,21 @@ async function main(): Promise<void> {
       node: process.version,
       redis: await server.version(),
       bullmq: packageVersion(root, 'bullmq'),
+      ...(beeQueue && { beeQueue }),
       ...(sqlite && { sqlite }),
       cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
       loadAverageBefore: loadBefore.map((n) => Number(n.toFixed(2))),
       loadAverageAfter: loadavg().map((n) => Number(n.toFixed(2))),
       roundTripMethod:
-        'client side: ioredis sendCommand calls of the benchmarked clients, one per command sent alone, one per pipeline/MULTI',
+        'client side: ioredis sendCommand calls of the benchmarked clients, one per command sent alone, one per pipeline/MULTI; Bee-Queue uses node_redis, which this does not see, so its round trips are not reported',
       commandMethod:
         'server side: INFO commandstats calls delta (commands run inside Lua included)',
     };
     console.log(
-      `\nThreadmill vs BullMQ${sqlite ? ' (and Threadmill on SQLite)' : ''} — ${config.mode} run, ${meta.date}`,
+      `\nThreadmill vs BullMQ${beeQueue ? ' and Bee-Queue' : ''}${sqlite ? ' (and Threadmill on SQLite)' : ''} — ${config.mode} run, ${meta.date}`,
     );
     console.log(
-      `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}${sqlite ? `, sqlite ${sqlite.sqlite}` : ''}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
+      `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}${beeQueue ? `, bee-queue ${beeQueue}` : ''}${sqlite ? `, sqlite ${sqlite.sqlite}` : ''}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
     );
     console.log(renderTable(rows));
     writeJson(args.out ?? '', { meta, config, figures: rows, raw: { results, pool } });

@@ -19,6 +19,12 @@ export interface QueueRunner {
    * trips, Redis commands, Redis CPU, Redis memory) are not taken for another store.
    */
   readonly store?: 'redis' | 'sqlite';
+  /**
+   * false when the library's Redis client is not ioredis, whose `sendCommand`
+   * RoundTripCounter wraps: its round trips go unseen, so they are reported
+   * as not measured rather than as zero. Default true.
+   */
+  readonly roundTripsCounted?: boolean;
   /** Empties a store the benchmark's Redis reset does not reach, before each scenario. */
   reset?(): Promise<void>;
 
@@ -35,7 +41,7 @@ export interface QueueRunner {
   enqueueSequential(n: number): Promise<void>;
   /** `inFlight` enqueues outstanding at any time. */
   enqueueConcurrent(n: number, inFlight: number): Promise<void>;
-  /** The library's bulk call (enqueueMany / addBulk), `batch` tasks per call, one call at a time. */
+  /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */
   enqueueBulk(n: number, batch: number): Promise<void>;
 
   /** An idle consumer with `slots` slots that reports each task it starts. */

@@ -23,9 +23,11 @@ export interface FigureRow {
   /** Threadmill on Redis. */
   threadmill: number | null;
   bullmq: number | null;
+  /** Bee-Queue 2.0 in this run; null when not measured (not run, a pool row, or its round trips). */
+  beeQueue: number | null;
   /** Threadmill on SQLite; null when not measured in this run. */
   sqlite: number | null | typeof NOT_APPLICABLE;
-  /** Judges `threadmill` (on Redis) against `bullmq`. */
+  /** Judges `threadmill` (on Redis) against `bullmq`, and against `beeQueue` where the issue names Bee-Queue. */
   target?: Target;
 }
 
@@ -79,8 +81,10 @@ function formatMet(met: boolean | null): string {
 
 /**
  * One Markdown table (it reads fine in a terminal and pastes into the README
- * as is). The SQLite columns come last, after the target that judges the
- * Redis figures, and only when this run measured SQLite.
+ * as is). Bee-Queue's column follows BullMQ's ('–' where it was not
+ * measured); the ratio is Threadmill (Redis) / BullMQ. The SQLite columns
+ * come last, after the target that judges the Redis figures, and only when
+ * this run measured SQLite.
  */
 export function renderTable(rows: readonly ReportedRow[]): string {
   const withSqlite = rows.some((row) => typeof row.sqlite === 'number');
@@ -88,6 +92,7 @@ export function renderTable(rows: readonly ReportedRow[]): string {
     'figure',
     'Threadmill (Redis)',
     'BullMQ',
+    'Bee-Queue',
     'Threadmill / BullMQ',
     'target (issue 7)',
     '',
@@ -97,6 +102,7 @@ export function renderTable(rows: readonly ReportedRow[]): string {
     `${row.label} (${row.unit}, ${row.better} is better)`,
     formatNumber(row.threadmill),
     formatNumber(row.bullmq),
+    formatNumber(row.beeQueue),
     formatRatio(row.ratio),
     row.target ?? '',
     formatMet(row.met),

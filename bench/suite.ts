@@ -11,10 +11,19 @@ export interface RunnerResults {
   latency: LatencySample[];
   memoryPerTaskBytes: number | null;
   backlog: Record<number, DrainSample[]>;
+  /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
+  roundTripsCounted: boolean;
 }
 
-function emptyResults(): RunnerResults {
-  return { drain: {}, enqueue: {}, latency: [], memoryPerTaskBytes: null, backlog: {} };
+function emptyResults(runner: QueueRunner): RunnerResults {
+  return {
+    drain: {},
+    enqueue: {},
+    latency: [],
+    memoryPerTaskBytes: null,
+    backlog: {},
+    roundTripsCounted: runner.roundTripsCounted ?? true,
+  };
 }
 
 type Log = (line: string) => void;
@@ -33,7 +42,7 @@ export class Suite {
 
   async run(runners: readonly QueueRunner[]): Promise<Record<string, RunnerResults>> {
     const results: Record<string, RunnerResults> = {};
-    for (const runner of runners) results[runner.name] = emptyResults();
+    for (const runner of runners) results[runner.name] = emptyResults(runner);
     const c = this.config;
 
     for (const runner of runners) {

@@ -1,0 +1,254 @@
+import { QUICK } from '../../../bench/bench-config';
+import {
+  BEE_QUEUE,
+  BEE_QUEUE_IN_ISSUE,
+  BULLMQ,
+  buildFigures,
+  poolKey,
+  SQLITE,
+  THREADMILL,
+  type PoolResults,
+} from '../../../bench/figures';
+import type { WindowCost } from '../../../bench/metrics';
+import { renderTable, toReported, type FigureRow, type ReportedRow } from '../../../bench/report';
+import type { DrainSample } from '../../../bench/scenarios';
+import type { RunnerResults } from '../../../bench/suite';
+
+/** A window of `seconds` that made `roundTrips` round trips. */
+function cost(seconds: number, roundTrips = 0): WindowCost {
+  return {
+    seconds,
+    clientCpuMicros: 1000,
+    redisCpuMicros: 1000,
+    roundTrips,
+    blockingCalls: 0,
+    redisCommands: 100,
+    redisCommandCalls: {},
+  };
+}
+
+interface Figures {
+  /** Bulk enqueue rate (tasks/s). */
+  bulk: number;
+  /** Pickup p99 (ms). */
+  p99: number;
+  /** Redis memory per waiting task (B). */
+  memory: number;
+  /** Round trips per task in the drains. */
+  roundTrips?: number;
+  roundTripsCounted?: boolean;
+}
+
+/** Results of one runner whose figures under test are exactly `f`. */
+function results(f: Figures): RunnerResults {
+  const tasks = 1000;
+  const drain = (): DrainSample[] => [
+    { tasks, waitingBefore: tasks, cost: cost(1, (f.roundTrips ?? 1) * tasks) },
+  ];
+  return {
+    drain: Object.fromEntries(QUICK.drainSlots.map((slots) => [slots, drain()])),
+    enqueue: { bulk: { tasks, costs: [cost(tasks / f.bulk)] } },
+    latency: [
+      { sent: 100, seen: 100, p50Ms: f.p99 / 4, p95Ms: f.p99 / 2, p99Ms: f.p99, maxMs: f.p99 },
+    ],
+    memoryPerTaskBytes: f.memory,
+    backlog: {},
+    roundTripsCounted: f.roundTripsCounted ?? true,
+  };
+}
+
+function row(rows: readonly FigureRow[], key: string): ReportedRow {
+  const found = rows.find((r) => r.key === key);
+  if (!found) throw new Error(`no row ${key}`);
+  return toReported(found);
+}
+
+const bullmq = results({ bulk: 25_000, p99: 2.5, memory: 700 });
+
+describe('bench figures: Bee-Queue measured in the same run', () => {
+  it('judges bulk enqueue against this run’s Bee-Queue, not the issue’s 95k/s', () => {
+    // 3.6× BullMQ and above the issue's 95k/s, but behind Bee-Queue in this run: missed.
+    const behind = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600 }),
+        [BULLMQ]: bullmq,
+        [BEE_QUEUE]: results({ bulk: 110_000, p99: 1, memory: 250 }),
+      },
+      {},
+    );
+    const bulk = row(behind, 'enqueue.bulk');
+    expect(bulk.beeQueue).toBeCloseTo(110_000);
+    expect(bulk.target).toBe('≥ 3× BullMQ and > Bee-Queue');
+    expect(bulk.met).toBe(false);
+
+    // Below the issue's 95k/s, but ahead of Bee-Queue in this run and ≥ 3× BullMQ: met.
+    const ahead = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 80_000, p99: 1, memory: 600 }),
+        [BULLMQ]: bullmq,
+        [BEE_QUEUE]: results({ bulk: 70_000, p99: 1, memory: 250 }),
+      },
+      {},
+    );
+    expect(row(ahead, 'enqueue.bulk').met).toBe(true);
+
+    // Ahead of Bee-Queue but under 3× BullMQ: missed.
+    const slow = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 70_000, p99: 1, memory: 600 }),
+        [BULLMQ]: bullmq,
+        [BEE_QUEUE]: results({ bulk: 60_000, p99: 1, memory: 250 }),
+      },
+      {},
+    );
+    expect(row(slow, 'enqueue.bulk').met).toBe(false);
+  });
+
+  it('judges pickup p99 against this run’s Bee-Queue, not the issue’s 1.5 ms', () => {
+    const figures = (threadmillP99: number) =>
+      buildFigures(
+        QUICK,
+        {
+          [THREADMILL]: results({ bulk: 100_000, p99: threadmillP99, memory: 600 }),
+          [BULLMQ]: bullmq,
+          [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+        },
+        {},
+      );
+    const under = row(figures(1.8), 'latency.p99');
+    expect(under.beeQueue).toBe(2);
+    expect(under.target).toBe('≤ Bee-Queue');
+    expect(under.met).toBe(true); // above the issue's 1.5 ms, below this run's Bee-Queue
+    expect(row(figures(2), 'latency.p99').met).toBe(true);
+    expect(row(figures(2.1), 'latency.p99').met).toBe(false);
+    expect(row(figures(1.8), 'latency.p50').target).toBeNull();
+  });
+
+  it('says how far memory per task is from this run’s Bee-Queue, judging only ≤ BullMQ', () => {
+    const figures = (threadmillBytes: number) =>
+      buildFigures(
+        QUICK,
+        {
+          [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: threadmillBytes }),
+          [BULLMQ]: bullmq,
+          [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+        },
+        {},
+      );
+    const memory = row(figures(640), 'memory.perWaitingTask');
+    expect(memory.beeQueue).toBe(250);
+    expect(memory.target).toBe('≤ BullMQ (Bee-Queue: 250 B, ours 2.56× that)');
+    expect(memory.met).toBe(true);
+    expect(row(figures(701), 'memory.perWaitingTask').met).toBe(false);
+  });
+
+  it('reports Bee-Queue’s round trips as not measured, its other Redis figures as measured', () => {
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600, roundTrips: 0.04 }),
+        [BULLMQ]: results({ bulk: 25_000, p99: 2.5, memory: 700, roundTrips: 1 }),
+        [BEE_QUEUE]: results({
+          bulk: 50_000,
+          p99: 2,
+          memory: 250,
+          roundTrips: 0,
+          roundTripsCounted: false,
+        }),
+      },
+      {},
+    );
+    for (const slots of [Math.max(...QUICK.drainSlots), Math.min(...QUICK.drainSlots)]) {
+      const trips = row(rows, `roundTrips.${slots}`);
+      expect(trips.beeQueue).toBeNull();
+      expect(trips.threadmill).toBeCloseTo(0.04);
+      expect(trips.bullmq).toBeCloseTo(1);
+    }
+    expect(row(rows, `commands.${Math.max(...QUICK.drainSlots)}`).beeQueue).toBeCloseTo(0.1);
+    for (const slots of QUICK.drainSlots) {
+      expect(row(rows, `drain.inProcess.${slots}`).beeQueue).toBeCloseTo(1000);
+    }
+  });
+
+  it('leaves Bee-Queue out of the pool rows', () => {
+    const { processes, threads } = QUICK.poolRuns[0];
+    const pool: PoolResults = {
+      [poolKey(processes, threads)]: { [THREADMILL]: [20_000], [BULLMQ]: [10_000] },
+    };
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600 }),
+        [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+      },
+      pool,
+    );
+    expect(row(rows, `drain.pool.${poolKey(processes, threads)}`).beeQueue).toBeNull();
+  });
+});
+
+describe('bench figures: Bee-Queue not run (the issue’s figures)', () => {
+  const figures = (threadmill: Figures) =>
+    buildFigures(QUICK, { [THREADMILL]: results(threadmill), [BULLMQ]: bullmq }, {});
+
+  it('judges bulk enqueue against the issue’s 95k/s and says so', () => {
+    const ahead = row(figures({ bulk: 96_000, p99: 1, memory: 600 }), 'enqueue.bulk');
+    expect(ahead.beeQueue).toBeNull();
+    expect(ahead.target).toBe("≥ 3× BullMQ and > Bee-Queue (95k/s, issue's figure)");
+    expect(ahead.met).toBe(true);
+    expect(row(figures({ bulk: 94_000, p99: 1, memory: 600 }), 'enqueue.bulk').met).toBe(false);
+    expect(BEE_QUEUE_IN_ISSUE.bulkEnqueuePerSecond).toBe(95_000);
+  });
+
+  it('judges pickup p99 against the issue’s 1.5 ms and says so', () => {
+    const under = row(figures({ bulk: 96_000, p99: 1.4, memory: 600 }), 'latency.p99');
+    expect(under.target).toBe("≤ Bee-Queue (1.5 ms, issue's figure)");
+    expect(under.met).toBe(true);
+    expect(row(figures({ bulk: 96_000, p99: 1.6, memory: 600 }), 'latency.p99').met).toBe(false);
+  });
+
+  it('names the issue’s 280 B beside the memory target', () => {
+    const memory = row(figures({ bulk: 96_000, p99: 1, memory: 640 }), 'memory.perWaitingTask');
+    expect(memory.target).toBe("≤ BullMQ (Bee-Queue: 280 B, issue's figure)");
+    expect(memory.met).toBe(true);
+  });
+});
+
+describe('bench report: the Bee-Queue column', () => {
+  const rows = buildFigures(
+    QUICK,
+    {
+      [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600 }),
+      [BULLMQ]: bullmq,
+      [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+      [SQLITE]: results({ bulk: 40_000, p99: 3, memory: 0 }),
+    },
+    {},
+  ).map(toReported);
+
+  it('comes right after BullMQ, before the Threadmill / BullMQ ratio', () => {
+    const [header, , ...lines] = renderTable(rows)
+      .split('\n')
+      .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| |\s\|$/g, '')));
+    expect(header.slice(0, 5)).toEqual([
+      'figure',
+      'Threadmill (Redis)',
+      'BullMQ',
+      'Bee-Queue',
+      'Threadmill / BullMQ',
+    ]);
+    expect(header.slice(-2)).toEqual(['Threadmill (SQLite)', 'SQLite / BullMQ']);
+    const bulk = lines.find((cells) => cells[0].startsWith('enqueue, bulk'));
+    expect(bulk?.slice(1, 5)).toEqual(['100.0k', '25.0k', '50.0k', '4.00×']);
+    const trips = lines.find((cells) => cells[0].startsWith('round trips per task, 1 slot'));
+    expect(trips?.[3]).toBe('1.00');
+  });
+
+  it('carries the Bee-Queue figure into the JSON rows', () => {
+    const bulk = rows.find((r) => r.key === 'enqueue.bulk');
+    expect(JSON.parse(JSON.stringify(bulk))).toMatchObject({ beeQueue: 50_000, bullmq: 25_000 });
+  });
+});
