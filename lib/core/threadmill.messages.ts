@@ -148,6 +148,9 @@ export const immediateWithoutExecutor = (alias: string): string =>
   `Threadmill backend "${alias}" runs tasks at enqueue (immediate: true) but has no executor: ` +
   `it must be configured through ThreadmillModule, which attaches one at init.`;
 
+export const leasesLeftToReaper = (alias: string, count: number, cause: unknown): string =>
+  `Threadmill backend "${alias}": ${count} task(s) leased as a wait was aborted could not be released (${String(cause)}); they run again once their lease expires.`;
+
 export const acknowledgeUnfinished = (id: string, status: string): string =>
   `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;
 

@@ -9,10 +9,21 @@ import type { RedisClient } from './redis-scripts';
 
 /**
  * How an idle wait ended. `token`: something became ready. `timeout`: nothing
- * did. `aborted`: the signal fired or the backend closed; a token may have been
- * consumed in that instant, so the caller passes wake-ups on.
+ * did within this wait. `aborted`: the signal fired or the backend closed.
  */
 export type WakeOutcome = 'token' | 'timeout' | 'aborted';
+
+/** How an idle wait ended, and what the call sent behind it replied. */
+export interface Wake<T> {
+  outcome: WakeOutcome;
+  /** The follow-up's reply; undefined when it was not sent (a Cluster) or its reply was lost. */
+  followed?: T;
+  /** The wait was ended by cutting the connection: a token Redis handed over in that instant is lost. */
+  tokenMayBeLost: boolean;
+}
+
+/** Runs on the blocking connection right behind its BLPOP; gets the caller's clock minus Redis's. */
+export type FollowUp<T> = (blocker: RedisClient, clockOffsetMs: number) => Promise<T>;
 
 /** Longest single BLPOP; a longer wait is several in a row. */
 const BLOCK_SLICE_MS = 30_000;
@@ -24,6 +35,11 @@ const BLOCK_SLICE_GRACE_MS = 5000;
 const MAX_RETRIES_PER_REQUEST = 1;
 const DISCONNECT_TIMEOUT_MS = 100;
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
+/** Between tries of CLIENT UNBLOCK that came before the BLPOP it was meant for. */
+const UNBLOCK_RETRY_MS = 5;
+const UNBLOCK_TRIES = 100;
+/** A clock sample whose round trip took longer says little about the offset. */
+const CLOCK_SAMPLE_MAX_RTT_MS = 5;
 const IN_FLIGHT_LOST =
   'the connection dropped before the reply: the command may or may not have been applied';
 
@@ -43,6 +59,8 @@ export class RedisConnection {
   private readonly busyBlockers = new Set<RedisClient>();
   private readonly logger: Logger;
   private closed = false;
+  /** This process's clock minus Redis's (ms), once measured. */
+  private clockOffsetMs: number | null = null;
   /** Why the main connection last failed (masked), until it is ready again. */
   private lastConnectionError: string | null = null;
 
@@ -61,46 +79,120 @@ export class RedisConnection {
 
   /**
    * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
-   * passes or `signal` aborts; costs one BLPOP however long it waits. Abort
-   * disconnects the blocked connection, which ends the wait at once (a token
-   * Redis handed over in that instant is lost with it: see WakeOutcome).
+   * passes (at most one BLPOP slice: callers loop) or `signal` aborts; costs
+   * one BLPOP however long it waits. `follow` is sent right behind the BLPOP
+   * on the same connection, so Redis runs it the moment the wait ends, with
+   * no round trip back to us first: an idle worker's pickup is one hop
+   * shorter. A Cluster client routes each command alone, so there nothing is
+   * sent behind and the caller follows up itself. An abort ends the wait with
+   * CLIENT UNBLOCK from the main connection, so the follow-up still runs and
+   * its reply is not lost; only when that cannot be done is the blocking
+   * connection cut.
    */
-  async waitForWake(
+  async waitForWake<T>(
     keys: readonly string[],
     timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<WakeOutcome> {
-    if (signal?.aborted || this.closed) return 'aborted';
-    if (timeoutMs <= 0) return 'timeout';
+    signal: AbortSignal | undefined,
+    follow: FollowUp<T>,
+  ): Promise<Wake<T>> {
+    if (signal?.aborted || this.closed) return { outcome: 'aborted', tokenMayBeLost: false };
+    if (timeoutMs <= 0) return { outcome: 'timeout', tokenMayBeLost: false };
     const blocker = this.idleBlockers.pop() ?? this.createBlocker();
     this.busyBlockers.add(blocker);
+    const pipelined = !(blocker instanceof Cluster);
     let aborted = false;
-    const onAbort = (): void => {
-      aborted = true;
+    let cut = false;
+    let settled = false;
+    let blockerId: Promise<number> | null = null;
+    const cutWait = (): void => {
+      if (settled) return;
+      cut = true;
       blocker.disconnect();
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const deadline = Date.now() + timeoutMs;
-    try {
-      // Long waits are cut into slices (one BLPOP each, so still no polling);
-      // see createBlocker for why a single BLPOP may not wait unbounded.
-      for (let left = timeoutMs; ; left = deadline - Date.now()) {
-        if (left <= 0) return 'timeout';
-        const slice = Math.max(Math.min(left, BLOCK_SLICE_MS), 1);
-        // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
-        const popped = await blocker.blpop(...keys, slice / 1000);
-        if (aborted || this.closed) return 'aborted';
-        if (popped !== null) return 'token';
+    const onAbort = (): void => {
+      aborted = true;
+      if (blockerId === null || this.client.status !== 'ready') {
+        cutWait();
+        return;
       }
+      this.unblock(blockerId, () => settled).then((unblocked) => {
+        if (!unblocked) cutWait();
+      }, cutWait);
+    };
+    try {
+      const clockOffsetMs = pipelined ? await this.clockOffset(blocker) : 0;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) return { outcome: 'aborted', tokenMayBeLost: false };
+      // See createBlocker for why a single BLPOP may not wait unbounded.
+      const slice = Math.max(Math.min(timeoutMs, BLOCK_SLICE_MS), 1);
+      if (pipelined) {
+        blockerId = blocker.client('ID');
+        blockerId.catch(() => undefined); // only an abort needs it; a dead connection fails the BLPOP
+        this.sampleClock(blocker);
+      }
+      // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
+      const popping = blocker.blpop(...keys, slice / 1000);
+      const [popped, followed] = await Promise.all([
+        popping,
+        pipelined ? follow(blocker, clockOffsetMs) : undefined,
+      ]);
+      settled = true;
+      if (aborted || this.closed) return { outcome: 'aborted', followed, tokenMayBeLost: false };
+      return { outcome: popped === null ? 'timeout' : 'token', followed, tokenMayBeLost: false };
     } catch (error) {
+      settled = true;
       if (!aborted && !this.closed) throw this.unavailable(error);
-      return 'aborted';
+      return { outcome: 'aborted', tokenMayBeLost: true };
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.busyBlockers.delete(blocker);
-      if (aborted || this.closed) blocker.disconnect();
+      if (cut || this.closed) blocker.disconnect();
       else this.idleBlockers.push(blocker);
     }
+  }
+
+  /**
+   * Ends a blocked BLPOP with CLIENT UNBLOCK (the reply is a timeout, and
+   * what was sent behind it runs). An UNBLOCK can reach Redis before the
+   * BLPOP it is meant for, so it is tried again until the wait has ended.
+   * False when it could not be done.
+   */
+  private async unblock(blockerId: Promise<number>, ended: () => boolean): Promise<boolean> {
+    const id = await blockerId;
+    for (let tries = 0; tries < UNBLOCK_TRIES && !ended(); tries++) {
+      if ((await this.client.client('UNBLOCK', id)) === 1) return true;
+      await new Promise((resolve) => setTimeout(resolve, UNBLOCK_RETRY_MS));
+    }
+    return ended();
+  }
+
+  /**
+   * The caller's clock minus Redis's, for a call that reads Redis's clock
+   * when it runs (see acquire.lua): times in the store stay in the clock of
+   * the workers that wrote them, whatever the skew between the hosts. Taken
+   * once with a round trip, then kept fresh by sampleClock.
+   */
+  private async clockOffset(blocker: RedisClient): Promise<number> {
+    if (this.clockOffsetMs === null) {
+      const sentAt = Date.now();
+      const time = await blocker.time();
+      this.clockOffsetMs = offsetFrom(sentAt, Date.now(), time);
+    }
+    return this.clockOffsetMs;
+  }
+
+  /** Refreshes the clock offset from a TIME sent ahead of a wait (answered at once). */
+  private sampleClock(blocker: RedisClient): void {
+    const sentAt = Date.now();
+    blocker.time().then(
+      (time) => {
+        const receivedAt = Date.now();
+        if (receivedAt - sentAt <= CLOCK_SAMPLE_MAX_RTT_MS) {
+          this.clockOffsetMs = offsetFrom(sentAt, receivedAt, time);
+        }
+      },
+      () => undefined, // a dead connection fails the BLPOP behind it
+    );
   }
 
   /**
@@ -237,7 +329,14 @@ export class RedisConnection {
             redisOptions: { ...this.client.options.redisOptions, commandTimeout },
           })
         : // Queued until connected even if a handed-in client refuses offline commands.
-          this.client.duplicate({ commandTimeout, lazyConnect: true, enableOfflineQueue: true });
+          this.client.duplicate({
+            commandTimeout,
+            lazyConnect: true,
+            enableOfflineQueue: true,
+            // A lease sent behind a BLPOP must not run twice either (see failInFlight).
+            autoResendUnfulfilledCommands: false,
+          });
+    if (blocker instanceof Redis) blocker.on('close', () => this.failInFlight(blocker));
     this.watch(blocker, 'blocking');
     return blocker;
   }
@@ -266,4 +365,10 @@ export class RedisConnection {
     for (const secret of this.settings.secrets) masked = masked.split(secret).join('***');
     return masked;
   }
+}
+
+/** The client's clock minus Redis's, from a TIME reply taken between two readings of ours. */
+function offsetFrom(sentAt: number, receivedAt: number, time: (string | number)[]): number {
+  const redisMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+  return (sentAt + receivedAt) / 2 - redisMs;
 }

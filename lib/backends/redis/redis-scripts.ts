@@ -250,8 +250,11 @@ export class RedisScripts {
     poolTasksKey: string,
     queues: readonly AcquireQueueKeys[],
     args: {
-      nowMs: number;
-      leaseDeadlineMs: number;
+      /** The caller's clock, or null to read Redis's when the script runs (see `clockOffsetMs`). */
+      nowMs: number | null;
+      /** The caller's clock minus Redis's, used when `nowMs` is null. */
+      clockOffsetMs?: number;
+      leaseTtlMs: number;
       max: number;
       workerJson: string;
       runningStatus: string;
@@ -260,14 +263,17 @@ export class RedisScripts {
     },
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
-  ): Promise<{ stored: boolean[]; leased: { queueIndex: number; tasks: AcquiredRaw[] } | null }> {
+  ): Promise<{
+    stored: boolean[];
+    leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
+  }> {
     const argv: (string | number)[] = [poolTasksKey];
     for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
     const keyCount = argv.length;
     argv.push(
-      args.nowMs,
-      args.leaseDeadlineMs,
+      args.nowMs ?? '',
+      args.leaseTtlMs,
       args.max,
       args.workerJson,
       store.taskPrefix,
@@ -277,6 +283,7 @@ export class RedisScripts {
       store.resultTtlMs,
       store.poolTasksPrefix,
       store.poolHint,
+      Math.round(args.clockOffsetMs ?? 0),
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(keyCount, ...argv)) as (string | number | null)[];
@@ -285,7 +292,7 @@ export class RedisScripts {
     const queueIndex = reply[storedCount + 1] as number;
     if (queueIndex === 0) return { stored, leased: null };
     const tasks: AcquiredRaw[] = [];
-    for (let i = storedCount + 2; i < reply.length; i += 4) {
+    for (let i = storedCount + 3; i < reply.length; i += 4) {
       tasks.push({
         id: reply[i] as string,
         data: reply[i + 1] as string | null,
@@ -293,7 +300,8 @@ export class RedisScripts {
         workersJson: reply[i + 3] as string,
       });
     }
-    return { stored, leased: { queueIndex: queueIndex - 1, tasks } };
+    const nowMs = Number(reply[storedCount + 2]);
+    return { stored, leased: { queueIndex: queueIndex - 1, nowMs, tasks } };
   }
 
   /**
@@ -426,8 +434,16 @@ export class RedisScripts {
   }
 }
 
+const luaSources = new Map<string, string>();
+
+/** A script's source, read once per process (each blocking connection defines the scripts again). */
 function readLua(file: string): string {
-  return readFileSync(join(LUA_DIR, file), 'utf8');
+  let source = luaSources.get(file);
+  if (source === undefined) {
+    source = readFileSync(join(LUA_DIR, file), 'utf8');
+    luaSources.set(file, source);
+  }
+  return source;
 }
 
 /** Appends `a[i], b[i]` for every i: the (id, value) pairs of a group. */

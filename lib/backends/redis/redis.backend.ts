@@ -28,6 +28,7 @@ import {
   backendClosed,
   retryNotReady,
   invalidBackendOption,
+  leasesLeftToReaper,
   queueNotConfigured,
   taskResultDoesNotExist,
 } from '../../core/threadmill.messages';
@@ -37,6 +38,7 @@ import { RedisKeys } from './redis-keys';
 import { PRIORITY_WEIGHT, RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
 import {
   RedisScripts,
+  type RedisClient,
   WAKE_BOUND,
   type AcknowledgeGroup,
   type AcquireQueueKeys,
@@ -50,6 +52,15 @@ import {
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
 
 const HOUR_MS = 3_600_000;
+
+/** What one acquire script call is asked to do. */
+interface TakeCall {
+  max: number;
+  workerId: string;
+  workerJson: string;
+  poolId: string;
+  finished: readonly AcknowledgeGroup[];
+}
 
 /**
  * The Redis backend: durable priority queues with leases, one Lua script per
@@ -84,6 +95,7 @@ export class RedisBackend implements TaskBackend {
   private readonly queueSet: ReadonlySet<string>;
   // Acquire keys per queue order: built once, reused by every call of a worker slot.
   private readonly acquireKeyCache = new Map<string, AcquireQueueKeys[]>();
+  private readonly blockerScripts = new WeakMap<RedisClient, RedisScripts>();
   private closed = false;
   /**
    * Whose pool task set this instance's acknowledgements leave: '' until it
@@ -207,6 +219,7 @@ export class RedisBackend implements TaskBackend {
     const workerJson = JSON.stringify(workerId);
     const timeoutMs = Number.isFinite(options.timeoutMs) ? options.timeoutMs : 2 ** 31;
     const deadline = Date.now() + timeoutMs;
+    const call: TakeCall = { max, workerId, workerJson, poolId, finished: [] };
     let storing = groups;
     let acknowledged: AcknowledgeOutcome[] = [];
     const result = (acquired: TaskRecord[]): AcknowledgeAndAcquireResult => ({
@@ -219,12 +232,10 @@ export class RedisBackend implements TaskBackend {
       if (stopping && storing.length === 0) return result([]);
       let taken: { stored: boolean[]; records: TaskRecord[] | null };
       try {
+        // Stopping: what finished is still stored, nothing new is leased.
         taken = await this.take(queues, queueKeys, {
-          // Stopping: what finished is still stored, nothing new is leased.
+          ...call,
           max: stopping ? 0 : max,
-          workerId,
-          workerJson,
-          poolId,
           finished: storing,
         });
       } catch (error) {
@@ -238,20 +249,11 @@ export class RedisBackend implements TaskBackend {
         if (stopping || !taken.records?.length) return result([]);
       }
       if (taken.records === null) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) return result([]);
         // No token means nothing became ready: every path that readies a task
         // (enqueue, mover, release, a full acquire) pushes one. So no second look.
-        const outcome = await this.connection.waitForWake(
-          queueKeys.map((keys) => keys.wakeKey),
-          remaining,
-          signal,
-        );
-        if (outcome === 'aborted') {
-          if (!this.closed) await this.passOnWakeUps(queueKeys);
-          return result([]);
-        }
-        if (outcome === 'timeout') return result([]);
+        const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
+        if (woken !== null) return result(woken);
+        // A token, and the lease is ours to make (nothing rode behind the wait): look now.
       } else if (taken.records.length > 0) {
         return result(taken.records);
       }
@@ -472,28 +474,81 @@ export class RedisBackend implements TaskBackend {
   }
 
   /**
+   * Waits for a wake-up token with a lease sent right behind the wait (see
+   * RedisConnection.waitForWake), until something is leased, `deadline`
+   * passes or `signal` aborts; [] for the last two. Null when a token came
+   * but nothing rode behind the wait (a Cluster): the caller leases.
+   */
+  private async waitThenTake(
+    queues: readonly string[],
+    queueKeys: AcquireQueueKeys[],
+    call: TakeCall,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<TaskRecord[] | null> {
+    const wakeKeys = queueKeys.map((keys) => keys.wakeKey);
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return [];
+      const wake = await this.connection.waitForWake(
+        wakeKeys,
+        remaining,
+        signal,
+        (blocker, clockOffsetMs) =>
+          this.take(queues, queueKeys, call, { scripts: this.scriptsOn(blocker), clockOffsetMs }),
+      );
+      const records = wake.followed?.records ?? null;
+      if (wake.outcome === 'aborted') {
+        // Leased as the wait was ended: the caller is stopping, so they go back in their place.
+        if (records?.length) await this.giveBack(records);
+        if (wake.tokenMayBeLost && !this.closed) await this.passOnWakeUps(queueKeys);
+        return [];
+      }
+      if (records?.length) return records;
+      if (wake.outcome === 'token' && wake.followed === undefined) return null;
+      // A timed-out slice, or a token whose tasks another consumer took first: wait on.
+    }
+  }
+
+  /** Releases tasks leased by a wait that was aborted; what fails here the reaper frees later. */
+  private async giveBack(records: readonly TaskRecord[]): Promise<void> {
+    try {
+      await this.release(records);
+    } catch (error) {
+      this.logger.warn(leasesLeftToReaper(this.alias, records.length, error));
+    }
+  }
+
+  /** The scripts defined on a blocking connection, for a call sent behind its wait. */
+  private scriptsOn(blocker: RedisClient): RedisScripts {
+    let scripts = this.blockerScripts.get(blocker);
+    if (!scripts) {
+      scripts = new RedisScripts(blocker);
+      this.blockerScripts.set(blocker, scripts);
+    }
+    return scripts;
+  }
+
+  /**
    * One round trip: stores what finished, leases, decodes, and fails what
-   * cannot be read. `records` is null when every queue was empty.
+   * cannot be read. `records` is null when every queue was empty. `via`
+   * sends it on a blocking connection behind its wait, reading the time
+   * when it runs.
    */
   private async take(
     queues: readonly string[],
     queueKeys: AcquireQueueKeys[],
-    call: {
-      max: number;
-      workerId: string;
-      workerJson: string;
-      poolId: string;
-      finished: readonly AcknowledgeGroup[];
-    },
+    call: TakeCall,
+    via?: { scripts: RedisScripts; clockOffsetMs: number },
   ): Promise<{ stored: boolean[]; records: TaskRecord[] | null }> {
-    const now = Date.now();
-    const { stored, leased } = await this.connection.run(() =>
-      this.scripts.acquire(
+    const acquiring = (scripts: RedisScripts, nowMs: number | null) =>
+      scripts.acquire(
         this.keys.poolTasks(call.poolId),
         queueKeys,
         {
-          nowMs: now,
-          leaseDeadlineMs: now + this.settings.leaseTtl,
+          nowMs,
+          clockOffsetMs: via?.clockOffsetMs,
+          leaseTtlMs: this.settings.leaseTtl,
           max: call.max,
           workerJson: call.workerJson,
           runningStatus: TaskResultStatus.RUNNING,
@@ -501,9 +556,12 @@ export class RedisBackend implements TaskBackend {
         },
         storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
         call.finished,
-      ),
-    );
+      );
+    const { stored, leased } = via
+      ? await acquiring(via.scripts, null)
+      : await this.connection.run(() => acquiring(this.scripts, Date.now()));
     if (leased === null) return { stored, records: null };
+    const now = leased.nowMs;
     const queue = queues[leased.queueIndex];
     const records: TaskRecord[] = [];
     let unreadable: TaskRecord[] | undefined;

@@ -40,8 +40,10 @@
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS
 
-  ARGV[1] now (ms since epoch): startedAt (first time only), lastAttemptedAt, history score
-  ARGV[2] lease deadline (ms since epoch)
+  ARGV[1] now (ms since epoch): startedAt (first time only), lastAttemptedAt,
+  history score; empty to read Redis's TIME and add ARGV[12], for a call
+  sent ahead behind an idle wait that runs only when the wait ends
+  ARGV[2] lease length (ms): the lease deadline is now plus this
   ARGV[3] most tasks to take (count, 0 to only store)
   ARGV[4] worker id, JSON-encoded (string)
   ARGV[5] task key prefix (string)
@@ -51,25 +53,34 @@
   ARGV[9] result TTL (ms)
   ARGV[10] pool task set key prefix (string)
   ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
+  ARGV[12] the caller's clock minus Redis's (ms), used only when ARGV[1] is empty
   Then per group of finished records, in KEYS order: its record count n,
   then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
   Returns {n, then n store outcomes (1 stored, 0 stale), in order, then the
-  queue index q (0 when every queue is empty), then 4 per leased task: id,
-  data JSON or false when missing, startedAt ms, worker ids JSON}
+  queue index q (0 when every queue is empty); when q > 0, then the now used
+  (ms) and 4 per leased task: id, data JSON or false when missing, startedAt
+  ms, worker ids JSON}
   Errors none
 ]]
 
 -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
 local SKIPLIST_SEED = string.rep('threadmill skiplist seed ', 12)
 local now = ARGV[1]
+if now == '' then
+  -- Kept in the caller's clock (every other time in the store is), to the offset it measured.
+  local time = redis.call('TIME')
+  now = string.format('%.0f',
+    tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[12]))
+end
+local leaseDeadline = string.format('%.0f', tonumber(now) + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
 local workerJson = ARGV[4]
 local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
 
-local stored = storeFinished(3 * queueCount + 2, 12, {
+local stored = storeFinished(3 * queueCount + 2, 13, {
   resultTtl = ARGV[9],
   latest = nil,
   requiredPool = '',
@@ -91,6 +102,8 @@ for q = 1, max > 0 and queueCount or 0 do
   if #popped > 0 then
     local n = #out + 1
     out[n] = q
+    out[n + 1] = now
+    n = n + 1
     local lease = {}
     local held = {}
     local heldCount = 0
@@ -98,7 +111,7 @@ for q = 1, max > 0 and queueCount or 0 do
       local id = popped[i]
       local score = popped[i + 1]
       local taskKey = prefix .. id
-      lease[i] = ARGV[2]
+      lease[i] = leaseDeadline
       lease[i + 1] = id
       -- pcall: a key of another type under our prefix must not abort the batch.
       local fields = redis.pcall('HMGET', taskKey, 'data', 'startedAt', 'workers')

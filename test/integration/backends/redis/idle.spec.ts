@@ -30,6 +30,9 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     }
   };
 
+  const clientList = async (...filter: string[]): Promise<string> =>
+    String(await fixture.admin.call('CLIENT', 'LIST', ...filter));
+
   const blockedClients = async (): Promise<number> => {
     const info = await fixture.admin.info('clients');
     return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
@@ -49,7 +52,17 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const { info: _ourInfo, ...delta } = statsDelta(before, await commandStats(fixture.admin));
     expect(waited).toBeGreaterThanOrEqual(2900);
     // One acquire script (its ZPOPMIN and stale-token DEL per queue), one BLPOP.
-    expect(delta).toEqual({ evalsha: 1, zpopmin: 2, del: 2, blpop: 1 });
+    // The acquire that found nothing; then on the blocking connection CLIENT ID and
+    // TIME (for an abort and the clock offset), the BLPOP, and the acquire sent
+    // behind it, which ran when the BLPOP timed out (reading TIME itself).
+    expect(delta).toEqual({
+      evalsha: 2,
+      zpopmin: 4,
+      del: 4,
+      blpop: 1,
+      'client|id': 1,
+      time: 2,
+    });
   }, 10_000);
 
   it('picks up a task enqueued while it waits in well under 50 ms (median of 5)', async () => {
@@ -125,6 +138,61 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     leaving.abort();
     await expect(aborted).resolves.toEqual([]);
     expect((await staying).map((r) => r.id)).toEqual([record.id]);
+  }, 10_000);
+
+  it('leases a task that arrives during a wait on the blocking connection, timed from the pickup', async () => {
+    const leaseTtl = 4000;
+    const backend = fixture.backend({ leaseTtl });
+    const producer = fixture.backend({}, undefined, backend.alias);
+    await producer.ping();
+    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+    await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
+    const blocked = /id=(\d+) [^\n]*flags=b/.exec(await clientList())?.[1];
+    const before = await commandStats(fixture.admin);
+    // Long enough after the acquire was sent that a lease timed from then would show it.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const enqueuedAt = Date.now();
+    const record = await producer.enqueue(readyRecord(backend.alias));
+    const [taken] = await waiting;
+    const pickedUpBy = Date.now();
+    // The producer's enqueue and the acquire that rode behind the BLPOP: no second acquire.
+    const delta = statsDelta(before, await commandStats(fixture.admin));
+    expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(2);
+    // ... and it ran on the connection that was blocked, so there was no hop back to the client.
+    expect(await clientList('ID', String(blocked))).toMatch(/ cmd=eval(sha)? /);
+    expect(taken.id).toBe(record.id);
+    const lastAttempt = taken.lastAttemptedAt?.getTime() ?? 0;
+    expect(lastAttempt).toBeGreaterThanOrEqual(enqueuedAt - 50);
+    expect(lastAttempt).toBeLessThanOrEqual(pickedUpBy + 50);
+    const keys = new RedisKeys(backend.alias);
+    const deadline = Number(await fixture.admin.zscore(keys.running('default'), record.id));
+    expect(deadline).toBe(lastAttempt + leaseTtl);
+    await backend.acknowledge([succeeded(taken)]);
+  }, 10_000);
+
+  it('ends an aborted wait without dropping its connection, and gives back what it leased', async () => {
+    const backend = fixture.backend();
+    const leaving = new AbortController();
+    const first = backend.acquire(['default'], {
+      workerId: 'leaving',
+      timeoutMs: 20_000,
+      signal: leaving.signal,
+    });
+    await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
+    const connected = (await clientList()).split('\n').filter(Boolean).length;
+    // Ready behind the wait's back: the acquire behind the BLPOP leases it as the abort ends the wait.
+    const record = readyRecord(backend.alias);
+    await writeWithoutWakeUps(backend.alias, [record]);
+    const started = Date.now();
+    leaving.abort();
+    await expect(first).resolves.toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const [back] = await backend.peek('default', 'ready', 10);
+    expect(back?.id).toBe(record.id);
+    const [taken] = await backend.acquire(['default'], { workerId: 'next', timeoutMs: 1000 });
+    expect(taken.id).toBe(record.id);
+    expect((await clientList()).split('\n').filter(Boolean).length).toBe(connected);
+    await backend.acknowledge([succeeded(taken)]);
   }, 10_000);
 
   it('leases and acknowledges 100 tasks in two round trips (one script call each)', async () => {

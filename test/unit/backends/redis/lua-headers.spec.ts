@@ -44,7 +44,7 @@ function recordingClient() {
 /** Placeholder arguments of the acquire wrapper and of every store, for tests that count KEYS. */
 const ACQUIRE_ARGS = {
   nowMs: 1,
-  leaseDeadlineMs: 2,
+  leaseTtlMs: 2,
   max: 1,
   workerJson: '"w"',
   runningStatus: 'RUNNING',
