@@ -23,9 +23,13 @@
   listpack, where every ZADD, ZMSCORE and ZREM scans all members (at 100
   tasks in flight that cost 2 of the 13 us of Redis time per task), and once
   a member too long for a listpack has made it a skiplist Redis never turns
-  it back. So the first lease into a missing running set adds SKIPLIST_SEED
-  with it and removes it again in this call: no reader ever sees it, and the
-  set stays a skiplist until it empties and its key is deleted.
+  it back. So a lease of at least SEED_FROM tasks into a missing running set
+  adds SKIPLIST_SEED with it and removes it again in this call: no reader
+  ever sees it, and the set stays a skiplist until it empties and its key is
+  deleted. A smaller lease leaves the set to Redis: a few members scan
+  quickly, and the check and the seed would cost three calls (each several
+  microseconds) on every lease of a worker with one slot, whose set empties
+  after each task.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
@@ -66,6 +70,7 @@
 
 -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
 local SKIPLIST_SEED = string.rep('threadmill skiplist seed ', 12)
+local SEED_FROM = 16
 local now = ARGV[1]
 if now == '' then
   -- Kept in the caller's clock (every other time in the store is), to the offset it measured.
@@ -144,7 +149,7 @@ for q = 1, max > 0 and queueCount or 0 do
       n = n + 4
     end
     local runningKey = KEYS[3 * q]
-    if redis.call('EXISTS', runningKey) == 0 then
+    if #popped >= 2 * SEED_FROM and redis.call('EXISTS', runningKey) == 0 then
       -- Created with a member too long for a listpack, the set is a skiplist for good (see above).
       redis.call('ZADD', runningKey, 0, SKIPLIST_SEED, unpack(lease))
       redis.call('ZREM', runningKey, SKIPLIST_SEED)

@@ -14,6 +14,11 @@
   entry), which expires once its hour is past the result TTL. Ready tasks
   push wake-up tokens so an idle consumer blocked on the queue's wake-up list
   returns at once; the list is trimmed so tokens nobody waits for cannot pile up.
+  Every redis.call costs several microseconds beyond its command, so a call
+  that would change nothing is left out: the hour's ingress hash gets its
+  expiry when a second's field is new (its expiry is the same all hour), and
+  a token list full because no consumer waits (busy workers pop none) is
+  trimmed back to the bound only once it has doubled, not at every enqueue.
 
   Tasks come in groups that share a queue, a priority and a runAfter, so a
   task costs two arguments (id, data) and its hash key is derived. Long
@@ -28,7 +33,7 @@
 
   Derived keys: task hash = ARGV[4] .. id (HASH), same hash tag as KEYS
 
-  ARGV[1] longest a wake-up list may grow (count)
+  ARGV[1] how many tokens a wake-up list keeps (count): a longer one is trimmed to it once it doubles
   ARGV[2] second since epoch of the enqueue, the ingress field (number)
   ARGV[3] weight of one priority step in a score (number, larger than any sequence number)
   ARGV[4] task key prefix (string)
@@ -100,8 +105,9 @@ for _, group in ipairs(groups) do
 end
 
 for q, count in pairs(ingress) do
-  redis.call('HINCRBY', KEYS[4 * q], ARGV[2], count)
-  redis.call('PEXPIREAT', KEYS[4 * q], ARGV[5])
+  if redis.call('HINCRBY', KEYS[4 * q], ARGV[2], count) == count then
+    redis.call('PEXPIREAT', KEYS[4 * q], ARGV[5])
+  end
 end
 
 local bound = tonumber(ARGV[1])
@@ -110,7 +116,7 @@ for q, count in pairs(readied) do
   for t = 1, math.min(count, bound) do
     tokens[t] = '1'
   end
-  if redis.call('LPUSH', KEYS[4 * q + 1], unpack(tokens)) > bound then
+  if redis.call('LPUSH', KEYS[4 * q + 1], unpack(tokens)) > 2 * bound then
     redis.call('LTRIM', KEYS[4 * q + 1], 0, bound - 1)
   end
 end

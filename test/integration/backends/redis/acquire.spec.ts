@@ -30,23 +30,26 @@ describe('RedisBackend acquire', () => {
     expect(second.map((r) => r.args[0])).toEqual([3, 4]);
   });
 
-  it('creates the running set as a skiplist, with only the leased tasks in it', async () => {
+  it('creates the running set of a large lease as a skiplist, with only the leased tasks in it', async () => {
     const backend = fixture.backend();
-    const records = await backend.enqueueMany([0, 1, 2].map(() => readyRecord(backend.alias)));
-    const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+    const records = await backend.enqueueMany(
+      Array.from({ length: 21 }, () => readyRecord(backend.alias)),
+    );
+    const leased = await backend.acquire(['default'], { workerId: 'w', max: 20, timeoutMs: 0 });
     const running = fixture.keys(backend).running('default');
     // A listpack (what Redis makes of a small ZSET) would scan every member on each lease and store.
     expect(await fixture.admin.object('ENCODING', running)).toBe('skiplist');
     expect(await fixture.admin.zrange(running, 0, -1)).toEqual(
       expect.arrayContaining(leased.map((r) => r.id)),
     );
-    expect(await fixture.admin.zcard(running)).toBe(2);
+    expect(await fixture.admin.zcard(running)).toBe(20);
     await backend.acknowledge(leased.map((r) => succeeded(r)));
     expect(await fixture.admin.exists(running)).toBe(0);
-    // Emptied and gone, it is created the same way on the next lease.
-    await backend.acquire(['default'], { workerId: 'w', max: 1, timeoutMs: 0 });
-    expect(await fixture.admin.object('ENCODING', running)).toBe('skiplist');
-    expect(await fixture.admin.zrange(running, 0, -1)).toEqual([records[2].id]);
+    // Emptied and gone; a lease of one task (a one-slot worker) leaves it to Redis.
+    const [last] = await backend.acquire(['default'], { workerId: 'w', max: 1, timeoutMs: 0 });
+    expect(last.id).toBe(records[20].id);
+    expect(await fixture.admin.object('ENCODING', running)).toBe('listpack');
+    expect(await fixture.admin.zrange(running, 0, -1)).toEqual([records[20].id]);
   });
 
   it('release puts a task back in its old place in line, ahead of later ones', async () => {

@@ -1,5 +1,6 @@
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
+import { WAKE_BOUND } from '../../../../lib/backends/redis/redis-scripts';
 import type { TaskRecord } from '../../../../lib/core';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { waitFor } from '../../../helpers/wait-for';
@@ -194,6 +195,42 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     expect((await clientList()).split('\n').filter(Boolean).length).toBe(connected);
     await backend.acknowledge([succeeded(taken)]);
   }, 10_000);
+
+  it('keeps the tokens nobody pops bounded, trimming only once the list doubled', async () => {
+    const backend = fixture.backend();
+    const keys = new RedisKeys(backend.alias);
+    const lengths: number[] = [];
+    for (let i = 0; i < 2 * WAKE_BOUND + 20; i++) {
+      await backend.enqueue(readyRecord(backend.alias));
+      lengths.push(await fixture.admin.llen(keys.wake('default')));
+    }
+    expect(Math.max(...lengths)).toBe(2 * WAKE_BOUND);
+    // Trimmed back to the bound when it passed twice that, then growing again.
+    expect(lengths.at(-1)).toBe(WAKE_BOUND + 20 - 1);
+    // Once its second's ingress field and its token list exist, an enqueue makes six
+    // calls: HSETNX, PEXPIRE, INCRBY, ZADD, HINCRBY, LPUSH (no PEXPIREAT, no LTRIM).
+    // The field is per second: the count is taken from two enqueues within one second.
+    const second = (): number => Math.floor(Date.now() / 1000);
+    let delta: Record<string, number> = {};
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const first = second();
+      await backend.enqueue(readyRecord(backend.alias));
+      const before = await commandStats(fixture.admin);
+      await backend.enqueue(readyRecord(backend.alias));
+      const { info: _ourInfo, ...counted } = statsDelta(before, await commandStats(fixture.admin));
+      delta = counted;
+      if (second() === first) break;
+    }
+    expect(delta).toEqual({
+      evalsha: 1,
+      hsetnx: 1,
+      pexpire: 1,
+      incrby: 1,
+      zadd: 1,
+      hincrby: 1,
+      lpush: 1,
+    });
+  });
 
   it('leases and acknowledges 100 tasks in two round trips (one script call each)', async () => {
     const backend = fixture.backend();
