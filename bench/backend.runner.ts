@@ -6,6 +6,7 @@ import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { assertJsonSafe } from '../lib/core/task-serializer';
 import { readyRecord } from '../test/helpers/ready-record';
 import {
+  fillInBatches,
   inParallel,
   type QueueRunner,
   type RunningConsumer,
@@ -15,7 +16,6 @@ import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 /** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
 export const TASK_NAME = 'sample.echo';
-const FILL_BATCH = 1000;
 /** How long an idle acquire blocks before it is re-issued (the pool's default order of magnitude). */
 const IDLE_WAIT_MS = 5000;
 
@@ -54,11 +54,9 @@ export abstract class BackendRunner implements QueueRunner {
 
   async fill(n: number, payload?: string): Promise<void> {
     const args = payload === undefined ? [] : [payload];
-    const batches = Math.ceil(n / FILL_BATCH);
-    await inParallel(batches, this.fillInFlight, async (b) => {
-      const size = Math.min(FILL_BATCH, n - b * FILL_BATCH);
-      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record(args)));
-    });
+    await fillInBatches(n, this.fillInFlight, (size) =>
+      this.backend.enqueueMany(Array.from({ length: size }, () => this.record(args))),
+    );
   }
 
   async prepareDrain(

@@ -2,6 +2,7 @@ import BeeQueue from 'bee-queue';
 
 import { BEE_QUEUE } from './figures';
 import {
+  fillInBatches,
   inParallel,
   type QueueRunner,
   type RunningConsumer,
@@ -46,7 +47,6 @@ const PRODUCER: Settings = { isWorker: false, getEvents: false, storeJobs: false
  */
 const WORKER: Settings = { isWorker: true, getEvents: false };
 
-const FILL_BATCH = 1000;
 const FILL_IN_FLIGHT = 4;
 
 /**
@@ -90,10 +90,7 @@ export class BeeQueueRunner implements QueueRunner {
 
   async fill(n: number, payload?: string): Promise<void> {
     const data: NoopData = payload === undefined ? {} : { payload };
-    const batches = Math.ceil(n / FILL_BATCH);
-    await inParallel(batches, FILL_IN_FLIGHT, async (b) => {
-      await this.saveAll(Math.min(FILL_BATCH, n - b * FILL_BATCH), data);
-    });
+    await fillInBatches(n, FILL_IN_FLIGHT, (size) => this.saveAll(size, data));
   }
 
   async prepareDrain(

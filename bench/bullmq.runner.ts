@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 
 import {
+  fillInBatches,
   inParallel,
   type QueueRunner,
   type RunningConsumer,
@@ -8,7 +9,6 @@ import {
 } from './queue-runner.interface';
 
 const JOB_NAME = 'noop';
-const FILL_BATCH = 1000;
 const FILL_IN_FLIGHT = 4;
 
 /**
@@ -31,11 +31,9 @@ export class BullmqRunner implements QueueRunner {
 
   async fill(n: number, payload?: string): Promise<void> {
     const data = payload === undefined ? {} : { payload };
-    const batches = Math.ceil(n / FILL_BATCH);
-    await inParallel(batches, FILL_IN_FLIGHT, async (b) => {
-      const size = Math.min(FILL_BATCH, n - b * FILL_BATCH);
-      await this.queue.addBulk(Array.from({ length: size }, () => ({ name: JOB_NAME, data })));
-    });
+    await fillInBatches(n, FILL_IN_FLIGHT, (size) =>
+      this.queue.addBulk(Array.from({ length: size }, () => ({ name: JOB_NAME, data }))),
+    );
   }
 
   async prepareDrain(

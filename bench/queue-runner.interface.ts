@@ -64,3 +64,18 @@ export async function inParallel(
   };
   await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
 }
+
+/** Tasks per bulk call when a runner fills its queue (untimed set-up). */
+export const FILL_BATCH = 1000;
+
+/** Stores `n` tasks in bulk calls of FILL_BATCH, `inFlight` calls at a time; `store(size)` makes one call. */
+export async function fillInBatches(
+  n: number,
+  inFlight: number,
+  store: (size: number) => Promise<unknown>,
+): Promise<void> {
+  const batches = Math.ceil(n / FILL_BATCH);
+  await inParallel(batches, inFlight, async (b) => {
+    await store(Math.min(FILL_BATCH, n - b * FILL_BATCH));
+  });
+}
