@@ -90,7 +90,8 @@ export class ThreadmillConsumer {
       for (const record of records) this.start(record);
       // The other lane may find work now, or this one (not blocking) waits for a change.
       this.changes.notify();
-      if (records.length === 0 && !blocking) await this.changes.next();
+      // Not once aborted: the abort's one wake-up may have come while this call was out.
+      if (records.length === 0 && !blocking && !signal?.aborted) await this.changes.next();
     }
   }
 

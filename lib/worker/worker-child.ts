@@ -280,8 +280,10 @@ export class WorkerChild {
           this.drained = true;
           return 'drained';
         }
-        // Running tasks may enqueue more (--exit-empty), or this lane does not block: look again on a change.
-        if (!blocking) await this.changes.next();
+        // Running tasks may enqueue more (--exit-empty), or this lane does not block: look again
+        // on a change. Not after a stop: its one notify may have come while this call was out
+        // (another lane may even have ended already), and no change would follow.
+        if (!blocking && this.stopMode === 'none') await this.changes.next();
         continue;
       }
       this.take(records, workerId, slots);

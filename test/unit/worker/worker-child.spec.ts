@@ -323,6 +323,29 @@ describe('WorkerChild', () => {
     expect(backend.released).toEqual([]);
   });
 
+  it('stops when a lane that does not block comes back empty after the other lane already ended', async () => {
+    const { backend, child } = setup({ threads: 8 });
+    const acquire = backend.acquire.bind(backend);
+    let answerLookingLane: () => void = () => undefined;
+    let asking = 0;
+    backend.acquire = async (queues, options) => {
+      asking++;
+      // The lane that does not block is answered only when the test says so.
+      if (options.timeoutMs === 0) {
+        await new Promise<void>((resolve) => (answerLookingLane = resolve));
+      }
+      return acquire(queues, options);
+    };
+    const done = child.run();
+    await waitFor(() => asking === 2, { what: 'both lanes asking' });
+    child.stop(false);
+    // The blocking lane's acquire ends with the abort and that lane ends: its wake-up
+    // comes while the other lane's call is still out, so nothing is waiting for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    answerLookingLane();
+    await expect(done).resolves.toBe('stopped');
+  });
+
   it('on an urgent stop, releases unfinished tasks and never stores their late results', async () => {
     const { backend, runs, child, journal } = setup({ threads: 2 });
     backend.ready.push(readyRecord('a'), readyRecord('b'));
