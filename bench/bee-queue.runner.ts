@@ -78,13 +78,7 @@ export class BeeQueueRunner implements QueueRunner {
   static async create(url: string, queueName = 'bench'): Promise<BeeQueueRunner> {
     const { hostname, port } = new URL(url);
     const redis = { host: hostname, port: Number(port) };
-    const producer = BeeQueueRunner.open(redis, queueName, PRODUCER, 'producer');
-    try {
-      await producer.ready();
-    } catch (error) {
-      await producer.close().catch(() => undefined);
-      throw error;
-    }
+    const producer = await BeeQueueRunner.open(redis, queueName, PRODUCER, 'producer');
     return new BeeQueueRunner(redis, queueName, producer);
   }
 
@@ -164,21 +158,26 @@ export class BeeQueueRunner implements QueueRunner {
   }
 
   /** A worker queue, connected (command and blocking connections, scripts loaded) before it is used. */
-  private async startWorker(): Promise<Queue> {
-    const worker = BeeQueueRunner.open(this.redis, this.queueName, WORKER, 'worker');
-    try {
-      await worker.ready();
-    } catch (error) {
-      await worker.close().catch(() => undefined);
-      throw error;
-    }
-    return worker;
+  private startWorker(): Promise<Queue> {
+    return BeeQueueRunner.open(this.redis, this.queueName, WORKER, 'worker');
   }
 
-  private static open(redis: RedisOptions, name: string, settings: Settings, role: string): Queue {
+  /** A queue with these settings, connected (closed again when it cannot connect). */
+  private static async open(
+    redis: RedisOptions,
+    name: string,
+    settings: Settings,
+    role: string,
+  ): Promise<Queue> {
     const queue = new BeeQueue<NoopData>(name, { ...settings, redis: { ...redis } });
     // Without a listener an 'error' event would throw; BullmqRunner logs its worker's the same way.
     queue.on('error', (error) => console.error(`Bee-Queue ${role} error:`, error));
+    try {
+      await queue.ready();
+    } catch (error) {
+      await queue.close().catch(() => undefined);
+      throw error;
+    }
     return queue;
   }
 }
