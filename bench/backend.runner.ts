@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 
+import { recordWith } from '../lib/core/record-with';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
@@ -20,12 +21,12 @@ export const TASK_NAME = 'sample.echo';
 const IDLE_WAIT_MS = 5000;
 
 /** The no-op task: what TaskRunner returns for a task that returns nothing. */
-const noop: RunTask = async (record) => ({
-  ...record,
-  status: TaskResultStatus.SUCCESSFUL,
-  finishedAt: new Date(),
-  returnValue: null,
-});
+const noop: RunTask = async (record) =>
+  recordWith(record, {
+    status: TaskResultStatus.SUCCESSFUL,
+    finishedAt: new Date(),
+    returnValue: null,
+  });
 
 /**
  * Threadmill driven through the backend contract, whatever the store: the

@@ -1,3 +1,4 @@
+import { recordWith } from '../lib/core/record-with';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
@@ -103,12 +104,13 @@ export class ThreadmillConsumer {
     this.options.runTask(record).then(
       (result) => this.finish(result),
       (error: unknown) =>
-        this.finish({
-          ...record,
-          status: TaskResultStatus.FAILED,
-          finishedAt: new Date(),
-          errors: [...record.errors, errorToRecord(error)],
-        }),
+        this.finish(
+          recordWith(record, {
+            status: TaskResultStatus.FAILED,
+            finishedAt: new Date(),
+            errors: [...record.errors, errorToRecord(error)],
+          }),
+        ),
     );
   }
 

@@ -1,3 +1,4 @@
+import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
 import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
@@ -113,23 +114,19 @@ export function nextAttempt(
   now: Date,
   random: () => number = Math.random,
 ): TaskRecord {
-  // A FAILED or retried record carries no return value (TaskRecord promises it only when SUCCESSFUL).
-  const rest: TaskRecord & { returnValue?: unknown } = { ...record };
-  delete rest.returnValue;
   const errors = error ? [...record.errors, error] : record.errors;
   // The attempt that just ended counts even if no worker id was recorded for it.
   const attempts = Math.max(record.workerIds.length, 1);
   if (attempts >= allowedAttempts(record.task)) {
-    return { ...rest, status: TaskResultStatus.FAILED, finishedAt: now, errors };
+    return recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
   }
   const delay = backoffDelay(record.task.backoff, attempts, random);
-  return {
-    ...rest,
+  return recordWith(record, {
     task: { ...record.task, runAfter: new Date(now.getTime() + delay) },
     status: TaskResultStatus.READY,
     finishedAt: null,
     errors,
-  };
+  });
 }
 
 /** Whether `nextAttempt` sent the record back for another attempt (rather than failing it). */

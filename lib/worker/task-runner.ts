@@ -8,6 +8,7 @@ import {
   assertJsonSafe,
   errorToRecord,
   normalizeJson,
+  recordWith,
   unknownTask,
   type TaskRecord,
 } from '../core';
@@ -74,23 +75,18 @@ export class TaskRunner {
         return this.failed(record, error);
       }
     }
-    return {
-      ...record,
+    return recordWith(record, {
       status: TaskResultStatus.SUCCESSFUL,
       finishedAt: new Date(),
       returnValue: normalizeJson(returned),
-    };
+    });
   }
 
   private failed(record: TaskRecord, thrown: unknown): TaskRecord {
-    // A FAILED record carries no return value (TaskRecord promises it only when SUCCESSFUL).
-    const rest: TaskRecord & { returnValue?: unknown } = { ...record };
-    delete rest.returnValue;
-    return {
-      ...rest,
+    return recordWith(record, {
       status: TaskResultStatus.FAILED,
       finishedAt: new Date(),
       errors: [...record.errors, errorToRecord(thrown)],
-    };
+    });
   }
 }

@@ -8,6 +8,7 @@ import type {
   RetryOutcome,
   TaskBackend,
 } from '../core/task-backend.interface';
+import { recordWith } from '../core/record-with';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -575,13 +576,11 @@ export class WorkerChild {
 
   /** A FAILED record for a runner that rejected instead of returning one. */
   private failedBy(record: TaskRecord, error: unknown): TaskRecord {
-    const now = new Date();
-    return {
-      ...record,
+    return recordWith(record, {
       status: TaskResultStatus.FAILED,
-      finishedAt: now,
+      finishedAt: new Date(),
       errors: [...record.errors, errorToRecord(error)],
-    };
+    });
   }
 
   /**
@@ -593,7 +592,7 @@ export class WorkerChild {
     const slotWorkerId = this.workerId(slot);
     const last = record.workerIds.length - 1;
     if (slotWorkerId === batchWorkerId || record.workerIds[last] !== batchWorkerId) return record;
-    return { ...record, workerIds: [...record.workerIds.slice(0, last), slotWorkerId] };
+    return recordWith(record, { workerIds: [...record.workerIds.slice(0, last), slotWorkerId] });
   }
 
   private workerId(slot: number): string {
