@@ -1,5 +1,6 @@
 import { CorruptTaskDataError } from './errors/corrupt-task-data.error';
 import { InvalidTaskError } from './errors/invalid-task.error';
+import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
 import type { TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
@@ -144,7 +145,7 @@ export function recordFromJson(json: TaskRecordJson): TaskRecord {
     workerIds: json.workerIds ?? [],
   };
   return json.status === TaskResultStatus.SUCCESSFUL
-    ? { ...record, returnValue: json.returnValue ?? null }
+    ? recordWith(record, { returnValue: json.returnValue ?? null })
     : record;
 }
 
