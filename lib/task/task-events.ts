@@ -102,7 +102,11 @@ export class TaskEvents {
 
   /** @internal Delivers an event to every listener; never throws. */
   emit<E extends TaskEventName>(event: E, result: TaskEventMap[E]): void {
-    for (const listener of [...(this.listeners[event] as Set<TaskEventListener<E>>)]) {
+    const listeners = this.listeners[event] as Set<TaskEventListener<E>>;
+    // A worker emits twice per task, mostly to nobody: no copy of an empty set.
+    if (listeners.size === 0) return;
+    // A copy, so a listener that unsubscribes (next() does) does not skip the one after it.
+    for (const listener of [...listeners]) {
       try {
         const returned = listener(result);
         if (returned instanceof Promise) {

@@ -52,6 +52,8 @@ import {
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
 
 const HOUR_MS = 3_600_000;
+/** How long a look that found every queue empty spares the next waiting call its own look. */
+const EMPTY_LOOK_FRESH_MS = 1000;
 
 /** What one acquire script call is asked to do. */
 interface TakeCall {
@@ -96,6 +98,8 @@ export class RedisBackend implements TaskBackend {
   // Acquire keys per queue order: built once, reused by every call of a worker slot.
   private readonly acquireKeyCache = new Map<string, AcquireQueueKeys[]>();
   private readonly blockerScripts = new WeakMap<RedisClient, RedisScripts>();
+  /** When the latest look at each list of queues (by acquireKeys' array) found them all empty. */
+  private readonly foundEmptyAt = new WeakMap<AcquireQueueKeys[], number>();
   private closed = false;
   /**
    * Whose pool task set this instance's acknowledgements leave: '' until it
@@ -226,6 +230,15 @@ export class RedisBackend implements TaskBackend {
       acknowledged,
       acquired,
     });
+    // A waiting call right after a look found these queues empty (typically this
+    // worker's last call, which stored its last task) goes straight to its wait:
+    // the acquire sent behind the wait is its look, and every task readied since
+    // pushed a token that ends the wait at once. A round trip saved whenever a
+    // worker goes idle; a call long after the last look still looks first.
+    if (groups.length === 0 && timeoutMs > 0 && this.foundEmptyJustNow(queueKeys)) {
+      const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
+      if (woken !== null) return result(this.sawWork(queueKeys, woken));
+    }
     for (;;) {
       // Closing the backend ends a wait like an abort: the caller is shutting down.
       const stopping = signal?.aborted === true || this.closed;
@@ -242,6 +255,10 @@ export class RedisBackend implements TaskBackend {
         if (this.closed && storing.length === 0) return result([]);
         throw error;
       }
+      if (!stopping) {
+        if (taken.records === null) this.foundEmptyAt.set(queueKeys, Date.now());
+        else this.foundEmptyAt.delete(queueKeys);
+      }
       if (storing.length > 0) {
         acknowledged = this.outcomes(finished, order, taken.stored);
         storing = [];
@@ -252,7 +269,7 @@ export class RedisBackend implements TaskBackend {
         // No token means nothing became ready: every path that readies a task
         // (enqueue, mover, release, a full acquire) pushes one. So no second look.
         const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
-        if (woken !== null) return result(woken);
+        if (woken !== null) return result(this.sawWork(queueKeys, woken));
         // A token, and the lease is ours to make (nothing rode behind the wait): look now.
       } else if (taken.records.length > 0) {
         return result(taken.records);
@@ -462,6 +479,17 @@ export class RedisBackend implements TaskBackend {
       return Math.round(total);
     };
     return { replies: reads.length, sum };
+  }
+
+  private foundEmptyJustNow(queueKeys: AcquireQueueKeys[]): boolean {
+    const at = this.foundEmptyAt.get(queueKeys);
+    return at !== undefined && Date.now() - at < EMPTY_LOOK_FRESH_MS;
+  }
+
+  /** What a wait leased; once it leased anything, the last empty look is out of date. */
+  private sawWork(queueKeys: AcquireQueueKeys[], leased: TaskRecord[]): TaskRecord[] {
+    if (leased.length > 0) this.foundEmptyAt.delete(queueKeys);
+    return leased;
   }
 
   private notePool(poolId: string): void {

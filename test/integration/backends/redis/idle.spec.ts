@@ -43,6 +43,10 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const backend = fixture.backend();
     // Warm up: connect, load the script, open the blocking connection.
     await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 200 });
+    // Then a look that finds work, so the wait below does not follow a look that found none.
+    await backend.enqueue(readyRecord(backend.alias));
+    const [warmUp] = await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 0 });
+    await backend.acknowledge([succeeded(warmUp)]);
     const before = await commandStats(fixture.admin);
     const started = Date.now();
     await expect(
@@ -65,6 +69,33 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
       time: 2,
     });
   }, 10_000);
+
+  it('goes straight to its wait when the call before found the queues empty: one look, not two', async () => {
+    const backend = fixture.backend();
+    const producer = fixture.backend({}, undefined, backend.alias);
+    await producer.ping();
+    await producer.enqueue(readyRecord(backend.alias));
+    const [first] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    // Stores the worker's last task and finds nothing more, as a worker going idle does.
+    const { acquired } = await backend.acknowledgeAndAcquire([succeeded(first)], ['default'], {
+      workerId: 'w',
+      timeoutMs: 5000,
+    });
+    expect(acquired).toEqual([]);
+    const before = await commandStats(fixture.admin);
+    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+    await waitFor(async () => (await blockedClients()) === 1, {
+      intervalMs: 5,
+      what: 'the consumer to block',
+    });
+    const next = await producer.enqueue(readyRecord(backend.alias));
+    await expect(waiting).resolves.toEqual([expect.objectContaining({ id: next.id })]);
+    const { info: _ourInfo, ...delta } = statsDelta(before, await commandStats(fixture.admin));
+    // The enqueue, and the acquire sent behind the BLPOP (on a new blocking connection, so
+    // ioredis sends it whole once): no acquire of its own before the wait.
+    expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(2);
+    expect(delta.blpop).toBe(1);
+  });
 
   it('picks up a task enqueued while it waits in well under 50 ms (median of 5)', async () => {
     const backend = fixture.backend();
