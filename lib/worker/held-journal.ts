@@ -11,6 +11,8 @@ import { dirname } from 'node:path';
 
 /** Once this much was appended, the journal is rewritten with only the ids still held. */
 const COMPACT_AFTER_BYTES = 256 * 1024;
+/** Waiting `-` lines are written without waiting for a `+` once they are this long. */
+const PENDING_RELEASES_MAX = 64 * 1024;
 
 /**
  * Which task ids a worker child holds, in a file its pool's main process
@@ -21,7 +23,10 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * appends a line before a task starts (`+` and the ids as a JSON array), and
  * one once the ids left its hands (`-`: stored, given up to the reaper,
  * released or abandoned); a process that dies loses nothing it wrote, since
- * the file lives in the page cache, not in the process. The file is
+ * the file lives in the page cache, not in the process. A `-` line waits for
+ * the next write (the next `+`, or close): a lost `-` only makes the pool look
+ * up tasks that are stored already, which it leaves alone, so a busy child
+ * makes one write per leased batch, not two. The file is
  * compacted now and then by writing the ids still held to a new file and
  * renaming it over the old one, so a death at any moment leaves one whole
  * journal. Every write error is thrown to the caller, which works on without
@@ -34,6 +39,8 @@ export class HeldJournal {
   private fd: number | null = null;
   private readonly held = new Set<string>();
   private appended = 0;
+  /** `-` lines not written yet; they go out with the next write. */
+  private pendingReleases = '';
 
   /** The child's side of the journal at `path` (created, or appended to). */
   constructor(private readonly path: string) {}
@@ -42,18 +49,34 @@ export class HeldJournal {
   hold(ids: readonly string[]): void {
     if (ids.length === 0) return;
     for (const id of ids) this.held.add(id);
-    this.append(`+${JSON.stringify(ids)}\n`);
+    this.append(`${this.takePendingReleases()}+${JSON.stringify(ids)}\n`);
   }
 
-  /** Records ids as no longer held. */
+  /** Records ids as no longer held; the line is written with the next one (see above). */
   release(ids: readonly string[]): void {
     const released = ids.filter((id) => this.held.delete(id));
-    if (released.length > 0) this.append(`-${JSON.stringify(released)}\n`);
+    if (released.length === 0) return;
+    this.pendingReleases += `-${JSON.stringify(released)}\n`;
+    if (this.pendingReleases.length >= PENDING_RELEASES_MAX) {
+      this.append(this.takePendingReleases());
+    }
   }
 
+  /** Writes the `-` lines that wait for the next write. */
+  flush(): void {
+    if (this.pendingReleases !== '' && this.fd !== null) this.append(this.takePendingReleases());
+  }
+
+  /** Writes what waits and closes; never throws for the write (a lost `-` is harmless, see above). */
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    try {
+      this.flush();
+    } catch {
+      // The pool looks up those ids and finds them stored.
+    } finally {
+      if (this.fd !== null) closeSync(this.fd);
+      this.fd = null;
+    }
   }
 
   /**
@@ -97,6 +120,12 @@ export class HeldJournal {
         // Not there to remove (its folder could never be made).
       }
     }
+  }
+
+  private takePendingReleases(): string {
+    const lines = this.pendingReleases;
+    this.pendingReleases = '';
+    return lines;
   }
 
   private append(line: string): void {

@@ -16,8 +16,9 @@ export class TempJournal {
     return this.opened;
   }
 
-  /** What the pool would read now. */
+  /** What the pool would read once the child wrote its waiting lines (a release waits for the next write). */
   held(): string[] {
+    this.opened?.flush();
     return HeldJournal.read(this.path).sort();
   }
 

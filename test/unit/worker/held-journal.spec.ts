@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { HeldJournal } from '../../../lib/worker/held-journal';
@@ -20,6 +20,19 @@ describe('HeldJournal', () => {
     journal.release(['a', 'not-held']);
     journal.hold(['c']);
     expect(HeldJournal.read(path).sort()).toEqual(['b', 'c', ...odd].sort());
+  });
+
+  it('writes a release with the next hold, and what still waits on close: one write per batch', () => {
+    const { journal, path } = temp();
+    journal.hold(['a', 'b']);
+    journal.release(['a']);
+    // Not written yet: read now, the journal still names a (the pool would find it stored).
+    expect(readFileSync(path, 'utf8')).toBe('+["a","b"]\n');
+    journal.hold(['c']);
+    expect(readFileSync(path, 'utf8')).toBe('+["a","b"]\n-["a"]\n+["c"]\n');
+    journal.release(['b', 'c']);
+    journal.close();
+    expect(HeldJournal.read(path)).toEqual([]);
   });
 
   it('reads nothing where no journal was written', () => {
