@@ -40,6 +40,8 @@ const UNBLOCK_RETRY_MS = 5;
 const UNBLOCK_TRIES = 100;
 /** A clock sample whose round trip took longer says little about the offset. */
 const CLOCK_SAMPLE_MAX_RTT_MS = 5;
+/** Clocks drift slowly: a wait samples the offset only if the last sample is older than this. */
+const CLOCK_SAMPLE_EVERY_MS = 10_000;
 const IN_FLIGHT_LOST =
   'the connection dropped before the reply: the command may or may not have been applied';
 
@@ -61,6 +63,9 @@ export class RedisConnection {
   private closed = false;
   /** This process's clock minus Redis's (ms), once measured. */
   private clockOffsetMs: number | null = null;
+  private clockSampledAt = 0;
+  /** Each blocking connection's CLIENT ID, asked once per connection (forgotten when it closes). */
+  private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
   /** Why the main connection last failed (masked), until it is ready again. */
   private lastConnectionError: string | null = null;
 
@@ -126,8 +131,7 @@ export class RedisConnection {
       // See createBlocker for why a single BLPOP may not wait unbounded.
       const slice = Math.max(Math.min(timeoutMs, BLOCK_SLICE_MS), 1);
       if (pipelined) {
-        blockerId = blocker.client('ID');
-        blockerId.catch(() => undefined); // only an abort needs it; a dead connection fails the BLPOP
+        blockerId = this.blockerId(blocker);
         this.sampleClock(blocker);
       }
       // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
@@ -177,13 +181,31 @@ export class RedisConnection {
       const sentAt = Date.now();
       const time = await blocker.time();
       this.clockOffsetMs = offsetFrom(sentAt, Date.now(), time);
+      this.clockSampledAt = sentAt;
     }
     return this.clockOffsetMs;
   }
 
-  /** Refreshes the clock offset from a TIME sent ahead of a wait (answered at once). */
+  /**
+   * The blocking connection's id, for CLIENT UNBLOCK; sent ahead of its first
+   * wait. A reconnected connection has a new id (and after a Redis restart an
+   * old one may name another client), so it is forgotten on close.
+   */
+  private blockerId(blocker: RedisClient): Promise<number> {
+    let id = this.blockerIds.get(blocker);
+    if (!id) {
+      id = blocker.client('ID');
+      id.catch(() => undefined); // only an abort needs it; a dead connection fails the BLPOP
+      this.blockerIds.set(blocker, id);
+    }
+    return id;
+  }
+
+  /** Refreshes the clock offset, now and then, from a TIME sent ahead of a wait (answered at once). */
   private sampleClock(blocker: RedisClient): void {
     const sentAt = Date.now();
+    if (sentAt - this.clockSampledAt < CLOCK_SAMPLE_EVERY_MS) return;
+    this.clockSampledAt = sentAt;
     blocker.time().then(
       (time) => {
         const receivedAt = Date.now();
@@ -336,6 +358,7 @@ export class RedisConnection {
             // A lease sent behind a BLPOP must not run twice either (see failInFlight).
             autoResendUnfulfilledCommands: false,
           });
+    blocker.on('close', () => this.blockerIds.delete(blocker));
     if (blocker instanceof Redis) blocker.on('close', () => this.failInFlight(blocker));
     this.watch(blocker, 'blocking');
     return blocker;
