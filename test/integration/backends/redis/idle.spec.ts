@@ -1,6 +1,7 @@
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
 import { WAKE_BOUND } from '../../../../lib/backends/redis/redis-scripts';
+import type { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import type { TaskRecord } from '../../../../lib/core';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { waitFor } from '../../../helpers/wait-for';
@@ -33,6 +34,23 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
 
   const clientList = async (...filter: string[]): Promise<string> =>
     String(await fixture.admin.call('CLIENT', 'LIST', ...filter));
+
+  const connectionCount = async (): Promise<number> =>
+    (await clientList()).split('\n').filter(Boolean).length;
+
+  /** An acquire blocked on 'default' (seen blocked by Redis), and the controller that aborts it. */
+  const blockedAcquire = async (
+    backend: RedisBackend,
+  ): Promise<{ waiting: Promise<TaskRecord[]>; leaving: AbortController }> => {
+    const leaving = new AbortController();
+    const waiting = backend.acquire(['default'], {
+      workerId: 'leaving',
+      timeoutMs: 20_000,
+      signal: leaving.signal,
+    });
+    await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
+    return { waiting, leaving };
+  };
 
   const blockedClients = async (): Promise<number> => {
     const info = await fixture.admin.info('clients');
@@ -203,14 +221,8 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
 
   it('ends an aborted wait without dropping its connection, and gives back what it leased', async () => {
     const backend = fixture.backend();
-    const leaving = new AbortController();
-    const first = backend.acquire(['default'], {
-      workerId: 'leaving',
-      timeoutMs: 20_000,
-      signal: leaving.signal,
-    });
-    await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
-    const connected = (await clientList()).split('\n').filter(Boolean).length;
+    const { waiting: first, leaving } = await blockedAcquire(backend);
+    const connected = await connectionCount();
     // Ready behind the wait's back: the acquire behind the BLPOP leases it as the abort ends the wait.
     const record = readyRecord(backend.alias);
     await writeWithoutWakeUps(backend.alias, [record]);
@@ -222,7 +234,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     expect(back?.id).toBe(record.id);
     const [taken] = await backend.acquire(['default'], { workerId: 'next', timeoutMs: 1000 });
     expect(taken.id).toBe(record.id);
-    expect((await clientList()).split('\n').filter(Boolean).length).toBe(connected);
+    expect(await connectionCount()).toBe(connected);
     await backend.acknowledge([succeeded(taken)]);
   }, 10_000);
 
@@ -232,20 +244,14 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     // Every connection but the admin's is dropped; ioredis reconnects them with new ids.
     await fixture.admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
     await backend.ping();
-    const leaving = new AbortController();
-    const waiting = backend.acquire(['default'], {
-      workerId: 'w',
-      timeoutMs: 20_000,
-      signal: leaving.signal,
-    });
-    await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
-    const connected = (await clientList()).split('\n').filter(Boolean).length;
+    const { waiting, leaving } = await blockedAcquire(backend);
+    const connected = await connectionCount();
     const started = Date.now();
     leaving.abort();
     await expect(waiting).resolves.toEqual([]);
     // An UNBLOCK of the old id would miss for half a second, then the connection would be cut.
     expect(Date.now() - started).toBeLessThan(400);
-    expect((await clientList()).split('\n').filter(Boolean).length).toBe(connected);
+    expect(await connectionCount()).toBe(connected);
   }, 10_000);
 
   it('keeps the tokens nobody pops bounded, trimming only once the list doubled', async () => {
