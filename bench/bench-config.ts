@@ -1,8 +1,10 @@
 /**
  * One pool figure. A freshly started child runs cold code for its first
- * second or so (JIT warm-up), so a pool of many slots drains enough tasks to
- * measure more than that: at 100 threads 20k tasks took under a second, and
- * 300k drained 43% faster per task than 20k did.
+ * seconds (JIT warm-up), so a pool of many slots drains enough tasks to
+ * measure more than that: a 100-thread Threadmill child went from 12k to
+ * about 48k tasks/s in its first second and reached its steady 60-70k only
+ * after about two (ZCARD every 100 ms), so 100k tasks, drained in 2.1 s,
+ * measured mostly the warm-up. 300k take 5 s (BullMQ's about 20 s).
  */
 export interface PoolRun {
   processes: number;
@@ -51,12 +53,13 @@ export const FULL: BenchConfig = {
   memoryTasks: 100_000,
   payloadBytes: 100,
   backlogs: [10_000, 100_000, 1_000_000],
-  backlogSlice: 10_000,
+  // A slice of 10k drained in under 0.2 s at 100 slots: one hiccup of the host moved the ratio by 20%.
+  backlogSlice: 30_000,
   backlogSlots: 100,
   poolRuns: [
     { processes: 1, threads: 1, tasks: 20_000 },
-    { processes: 1, threads: 100, tasks: 100_000 },
-    { processes: 2, threads: 100, tasks: 100_000 },
+    { processes: 1, threads: 100, tasks: 300_000 },
+    { processes: 2, threads: 100, tasks: 300_000 },
   ],
   warmupTasks: 2000,
 };
