@@ -162,13 +162,18 @@ async function main(): Promise<void> {
       log(`SQLite ${sqlite.sqlite} (better-sqlite3 ${sqlite.betterSqlite3}) on ${sqlite.database}`);
     }
 
-    const scenarios = new Scenarios(server, new CostMeter(server, counter));
-    const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
+    // The pool figures first, while this process is fresh: after the in-process
+    // scenarios (a million-task fill per library among them) Threadmill's pool
+    // drained 40k tasks/s here, where a run of the pool figures alone drained
+    // 48-54k; its child and Redis need both cores, so this process's leftover
+    // work shows. BullMQ's pool, limited by its child's own CPU, barely moved.
     const pool: PoolResults = {};
     if (args.pool) {
       const { PoolBench } = await import('./pool.runner');
       Object.assign(pool, await new PoolBench(server, config, root, log, cleanup).run(args.only));
     }
+    const scenarios = new Scenarios(server, new CostMeter(server, counter));
+    const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
 
     const rows = buildFigures(config, results, pool)
       .map(toReported)
