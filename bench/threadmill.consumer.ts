@@ -1,8 +1,6 @@
-import { recordWith } from '../lib/core/record-with';
+import { failedAttempt } from '../lib/core/retry-policy';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
-import { TaskResultStatus } from '../lib/core/task-result-status.enum';
-import { errorToRecord } from '../lib/core/task-serializer';
 import { ChangeSignal } from '../lib/utils/change-signal.util';
 import { acquireLanes } from '../lib/worker/worker-child';
 
@@ -103,14 +101,7 @@ export class ThreadmillConsumer {
   private start(record: TaskRecord): void {
     this.options.runTask(record).then(
       (result) => this.finish(result),
-      (error: unknown) =>
-        this.finish(
-          recordWith(record, {
-            status: TaskResultStatus.FAILED,
-            finishedAt: new Date(),
-            errors: [...record.errors, errorToRecord(error)],
-          }),
-        ),
+      (error: unknown) => this.finish(failedAttempt(record, error)),
     );
   }
 

@@ -1,5 +1,6 @@
 import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
+import { errorToRecord } from './task-serializer';
 import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 
@@ -95,6 +96,19 @@ export function allowedAttempts(task: Pick<TaskDescriptor, 'retries'>): number {
   return typeof retries === 'number' && Number.isInteger(retries) && retries > 0
     ? 1 + Math.min(retries, MAX_RETRIES)
     : 1;
+}
+
+/**
+ * The record of an attempt that `thrown` ended: FAILED, finished `now`, the
+ * thrown value appended to its errors. Whether it runs again is nextAttempt's
+ * to decide.
+ */
+export function failedAttempt(record: TaskRecord, thrown: unknown, now = new Date()): TaskRecord {
+  return recordWith(record, {
+    status: TaskResultStatus.FAILED,
+    finishedAt: now,
+    errors: [...record.errors, errorToRecord(thrown)],
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   TaskResultStatus,
   UnknownTaskError,
   assertJsonSafe,
-  errorToRecord,
+  failedAttempt,
   normalizeJson,
   recordWith,
   unknownTask,
@@ -83,10 +83,6 @@ export class TaskRunner {
   }
 
   private failed(record: TaskRecord, thrown: unknown): TaskRecord {
-    return recordWith(record, {
-      status: TaskResultStatus.FAILED,
-      finishedAt: new Date(),
-      errors: [...record.errors, errorToRecord(thrown)],
-    });
+    return failedAttempt(record, thrown);
   }
 }

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 
-import { isRetry, nextAttempt } from '../core/retry-policy';
+import { failedAttempt, isRetry, nextAttempt } from '../core/retry-policy';
 import type {
   AcknowledgeOutcome,
   AcquireOptions,
@@ -12,7 +12,6 @@ import { recordWith } from '../core/record-with';
 import type { TaskRecord } from '../core/task-record.interface';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
-import { errorToRecord } from '../core/task-serializer';
 import {
   acknowledgeFailed,
   acquireFailed,
@@ -576,11 +575,7 @@ export class WorkerChild {
 
   /** A FAILED record for a runner that rejected instead of returning one. */
   private failedBy(record: TaskRecord, error: unknown): TaskRecord {
-    return recordWith(record, {
-      status: TaskResultStatus.FAILED,
-      finishedAt: new Date(),
-      errors: [...record.errors, errorToRecord(error)],
-    });
+    return failedAttempt(record, error);
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   backendClosed,
   deferNotSupported,
   errorToRecord,
+  failedAttempt,
   immediateWithoutExecutor,
   invalidBackendOption,
   invalidName,
@@ -519,12 +520,7 @@ export class MemoryBackend implements ExecutingBackend {
       finished = await (this.executor as TaskExecutor)(running);
     } catch (error) {
       // The executor records task failures itself; this is a failure of the executor.
-      finished = {
-        ...running,
-        status: TaskResultStatus.FAILED,
-        finishedAt: new Date(),
-        errors: [...running.errors, errorToRecord(error)],
-      };
+      finished = failedAttempt(running, error);
     }
     if (this.leases.has(record.id)) this.finish(record.task.queue, clone(finished), Date.now());
     return clone(finished);

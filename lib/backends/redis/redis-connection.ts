@@ -358,8 +358,10 @@ export class RedisConnection {
             // A lease sent behind a BLPOP must not run twice either (see failInFlight).
             autoResendUnfulfilledCommands: false,
           });
-    blocker.on('close', () => this.blockerIds.delete(blocker));
-    if (blocker instanceof Redis) blocker.on('close', () => this.failInFlight(blocker));
+    blocker.on('close', () => {
+      this.blockerIds.delete(blocker);
+      if (blocker instanceof Redis) this.failInFlight(blocker);
+    });
     this.watch(blocker, 'blocking');
     return blocker;
   }

@@ -2,6 +2,7 @@ import {
   TaskResultStatus,
   allowedAttempts,
   backoffDelay,
+  failedAttempt,
   nextAttempt,
   retryPolicyProblem,
   type TaskRecord,
@@ -26,6 +27,17 @@ function running(attempts: number, task: Partial<TaskRecord['task']> = {}): Task
 }
 
 describe('retry policy', () => {
+  it('records an attempt ended by a throw as FAILED, the thrown value appended to its errors', () => {
+    const now = new Date(5);
+    const record = { ...running(1), errors: [error] };
+    const failed = failedAttempt(record, new TypeError('bad input'), now);
+    expect(failed.status).toBe(TaskResultStatus.FAILED);
+    expect(failed.finishedAt).toBe(now);
+    expect(failed.errors).toEqual([error, expect.objectContaining({ className: 'TypeError' })]);
+    expect('returnValue' in failed).toBe(false);
+    expect(record.errors).toEqual([error]);
+  });
+
   const now = new Date(1_000_000);
 
   describe('nextAttempt', () => {
