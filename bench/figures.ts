@@ -258,20 +258,32 @@ export function buildFigures(
     },
   );
 
+  const waitingLabel = (backlog: number): string =>
+    `${backlog >= 1e6 ? `${backlog / 1e6}M` : `${backlog / 1e3}k`} waiting, ${config.backlogSlots} slots`;
   for (const backlog of config.backlogs) {
     rows.push({
       key: `backlog.${backlog}`,
-      label: `drain with ${backlog >= 1e6 ? `${backlog / 1e6}M` : `${backlog / 1e3}k`} waiting, ${config.backlogSlots} slots`,
+      label: `drain with ${waitingLabel(backlog)}`,
       unit: 'tasks/s',
       better: 'higher',
-      ...every((r) => medianOf(r.backlog[backlog], perSecond)),
+      ...every((r) => medianOf(r.backlog[backlog]?.settled, perSecond)),
     });
   }
   const smallest = Math.min(...config.backlogs);
   const largest = Math.max(...config.backlogs);
+  rows.push({
+    key: `backlog.${largest}.fresh`,
+    label: `drain with ${waitingLabel(largest)}, right after the fill`,
+    unit: 'tasks/s',
+    better: 'higher',
+    ...every((r) => {
+      const fresh = r.backlog[largest]?.fresh;
+      return fresh ? perSecond(fresh.tasks, fresh.cost) : null;
+    }),
+  });
   const flatness = (r: RunnerResults): number | null => {
-    const small = medianOf(r.backlog[smallest], perSecond);
-    const large = medianOf(r.backlog[largest], perSecond);
+    const small = medianOf(r.backlog[smallest]?.settled, perSecond);
+    const large = medianOf(r.backlog[largest]?.settled, perSecond);
     return small && large ? large / small : null;
   };
   rows.push({

@@ -93,6 +93,7 @@ export class PoolBench {
   ): Promise<number> {
     await this.server.reset();
     await system.fill.fill(tasks);
+    await this.server.settle();
     const spawned = performance.now();
     let exited = false;
     const done = Promise.all(

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import Redis from 'ioredis';
 
 import { startRedisServer, type RedisServerHandle } from '../test/helpers/redis-server';
@@ -7,6 +9,12 @@ export type InfoFields = Record<string, string>;
 
 /** Per-command counters of `INFO commandstats`, `calls` only. */
 export type CommandCalls = Record<string, number>;
+
+/** The server's timer rate while it settles: each tick gives its tables 1 ms of resizing. */
+const SETTLE_HZ = 500;
+const SETTLE_POLL_MS = 50;
+/** Far beyond the ~10 s a million-task keyspace needs at SETTLE_HZ on this kind of machine. */
+const SETTLE_LIMIT_MS = 180_000;
 
 /**
  * A private redis-server for one benchmark run, plus an admin connection the
@@ -21,7 +29,8 @@ export class BenchRedisServer {
 
   static async start(): Promise<BenchRedisServer> {
     // Snapshots and AOF off (the helper's defaults): we measure the queue, not fsync.
-    const handle = await startRedisServer();
+    // DEBUG HTSTATS tells settle() when the keyspace tables are done resizing.
+    const handle = await startRedisServer(['--enable-debug-command', 'local']);
     const admin = new Redis(handle.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
       await admin.connect();
@@ -49,6 +58,43 @@ export class BenchRedisServer {
   async reset(): Promise<void> {
     await this.admin.flushall('SYNC');
     await this.admin.config('RESETSTAT');
+  }
+
+  /**
+   * Waits until no keyspace table of the server is being resized, and resolves
+   * with the milliseconds that took. Redis grows a table by moving its entries
+   * over a little at a time, and until the move is done every command that
+   * touches the table pays for it. A fill that crosses a power of two of keys
+   * (a million-task fill crosses 2^20) leaves such a move that takes minutes
+   * at the default hz of 10, and slows a drain run on it by half. A queue
+   * that has held a backlog for a while has no such move going, so each drain
+   * starts once the move is done, for every library alike; meanwhile the
+   * server's timer runs at SETTLE_HZ, which finishes the move in seconds.
+   */
+  async settle(): Promise<number> {
+    const started = performance.now();
+    if (!(await this.resizing())) return 0;
+    const [, hz] = (await this.admin.config('GET', 'hz')) as [string, string];
+    await this.admin.config('SET', 'hz', String(SETTLE_HZ));
+    try {
+      while (await this.resizing()) {
+        if (performance.now() - started > SETTLE_LIMIT_MS) {
+          throw new Error(`redis-server still resizing its tables after ${SETTLE_LIMIT_MS} ms`);
+        }
+        await sleep(SETTLE_POLL_MS);
+      }
+    } finally {
+      await this.admin.config('SET', 'hz', hz);
+    }
+    return performance.now() - started;
+  }
+
+  private async resizing(): Promise<boolean> {
+    for (const db of Object.keys(await this.info('keyspace'))) {
+      const stats = String(await this.admin.call('DEBUG', 'HTSTATS', db.slice('db'.length)));
+      if (stats.includes('rehashing target')) return true;
+    }
+    return false;
   }
 
   async info(section: string): Promise<InfoFields> {

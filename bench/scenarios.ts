@@ -11,6 +11,14 @@ export interface DrainSample {
   cost: WindowCost;
 }
 
+/** The slices of one backlog figure: one right after the fill, the rest once Redis has settled. */
+export interface BacklogSamples {
+  fresh: DrainSample;
+  /** How long Redis took to settle after `fresh` (ms). */
+  settleMs: number;
+  settled: DrainSample[];
+}
+
 export type EnqueueMode = 'sequential' | 'concurrent' | 'bulk';
 
 export interface LatencySample {
@@ -37,13 +45,17 @@ export class Scenarios {
   async drain(runner: QueueRunner, tasks: number, slots: number): Promise<DrainSample> {
     await this.reset(runner);
     await runner.fill(tasks);
+    await this.server.settle();
     return this.measureDrain(runner, tasks, slots, tasks);
   }
 
   /**
-   * Drain `reps` slices of `slice` tasks while at least `backlog` more stay
-   * waiting: the queue holds backlog + reps * slice at the start, so every
-   * slice runs against a queue of at least `backlog`.
+   * Drain slices of `slice` tasks while at least `backlog` more stay waiting:
+   * the queue holds backlog + (reps + 1) * slice at the start, so every slice
+   * runs against a queue of at least `backlog`. The first slice runs right
+   * after the fill, while Redis may still be resizing its tables for it
+   * (`fresh`); the `reps` slices of the figure run once it is done (see
+   * BenchRedisServer.settle).
    */
   async backlog(
     runner: QueueRunner,
@@ -51,14 +63,19 @@ export class Scenarios {
     slice: number,
     slots: number,
     reps: number,
-  ): Promise<DrainSample[]> {
+  ): Promise<BacklogSamples> {
     await this.reset(runner);
-    await runner.fill(backlog + reps * slice);
-    const samples: DrainSample[] = [];
+    let waiting = backlog + (reps + 1) * slice;
+    await runner.fill(waiting);
+    const fresh = await this.measureDrain(runner, slice, slots, waiting);
+    waiting -= slice;
+    const settleMs = await this.server.settle();
+    const settled: DrainSample[] = [];
     for (let rep = 0; rep < reps; rep++) {
-      samples.push(await this.measureDrain(runner, slice, slots, backlog + (reps - rep) * slice));
+      settled.push(await this.measureDrain(runner, slice, slots, waiting));
+      waiting -= slice;
     }
-    return samples;
+    return { fresh, settleMs, settled };
   }
 
   async enqueue(

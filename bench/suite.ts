@@ -1,7 +1,13 @@
 import type { BenchConfig } from './bench-config';
 import type { WindowCost } from './metrics';
 import type { QueueRunner } from './queue-runner.interface';
-import type { DrainSample, EnqueueMode, LatencySample, Scenarios } from './scenarios';
+import type {
+  BacklogSamples,
+  DrainSample,
+  EnqueueMode,
+  LatencySample,
+  Scenarios,
+} from './scenarios';
 
 /** Everything measured for one library, raw (the table takes medians of these). */
 export interface RunnerResults {
@@ -10,7 +16,7 @@ export interface RunnerResults {
   /** One sample per repetition; the table takes the median of each percentile. */
   latency: LatencySample[];
   memoryPerTaskBytes: number | null;
-  backlog: Record<number, DrainSample[]>;
+  backlog: Record<number, BacklogSamples>;
   /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
   roundTripsCounted: boolean;
 }
@@ -98,16 +104,17 @@ export class Suite {
 
     for (const backlog of c.backlogs) {
       for (const runner of runners) {
-        const samples = await this.scenarios.backlog(
+        const backlogSamples = await this.scenarios.backlog(
           runner,
           backlog,
           c.backlogSlice,
           c.backlogSlots,
           c.reps,
         );
-        results[runner.name].backlog[backlog] = samples;
+        results[runner.name].backlog[backlog] = backlogSamples;
+        const { fresh, settleMs, settled } = backlogSamples;
         this.log(
-          `backlog ${backlog} ${runner.name}: ${samples.map((s) => rate(s.tasks, s.cost)).join(', ')}`,
+          `backlog ${backlog} ${runner.name}: ${rate(fresh.tasks, fresh.cost)} right after the fill; Redis settled in ${Math.round(settleMs)} ms; then ${settled.map((s) => rate(s.tasks, s.cost)).join(', ')}`,
         );
       }
     }

@@ -11,7 +11,7 @@ import {
 } from '../../../bench/figures';
 import type { WindowCost } from '../../../bench/metrics';
 import { renderTable, toReported, type FigureRow, type ReportedRow } from '../../../bench/report';
-import type { DrainSample } from '../../../bench/scenarios';
+import type { BacklogSamples, DrainSample } from '../../../bench/scenarios';
 import type { RunnerResults } from '../../../bench/suite';
 
 /** A window of `seconds` that made `roundTrips` round trips. */
@@ -250,5 +250,57 @@ describe('bench report: the Bee-Queue column', () => {
   it('carries the Bee-Queue figure into the JSON rows', () => {
     const bulk = rows.find((r) => r.key === 'enqueue.bulk');
     expect(JSON.parse(JSON.stringify(bulk))).toMatchObject({ beeQueue: 50_000, bullmq: 25_000 });
+  });
+});
+
+describe('bench figures: backlog slices', () => {
+  /** A backlog of 1000-task slices: one right after the fill, three once Redis settled. */
+  function backlog(freshSeconds: number, settledSeconds: number): BacklogSamples {
+    const slice = (seconds: number): DrainSample => ({
+      tasks: 1000,
+      waitingBefore: 1000,
+      cost: cost(seconds),
+    });
+    return {
+      fresh: slice(freshSeconds),
+      settleMs: 100,
+      settled: [slice(settledSeconds), slice(settledSeconds), slice(settledSeconds)],
+    };
+  }
+  const [smallest, largest] = QUICK.backlogs;
+  const withBacklogs = (small: BacklogSamples, large: BacklogSamples): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    backlog: { [smallest]: small, [largest]: large },
+  });
+
+  it('judges flatness on the slices drained once Redis settled', () => {
+    // Half as fast right after the fill of the large backlog, 0.9 of the small one's rate settled.
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: withBacklogs(backlog(0.1, 0.1), backlog(0.2, 0.1 / 0.9)),
+        [BULLMQ]: bullmq,
+      },
+      {},
+    );
+    const flatness = row(rows, 'backlog.flatness');
+    expect(flatness.threadmill).toBeCloseTo(0.9, 5);
+    expect(flatness.met).toBe(true);
+    expect(row(rows, `backlog.${largest}`).threadmill).toBeCloseTo(9000, 5);
+  });
+
+  it('reports the slice right after the largest fill on its own row, without a target', () => {
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: withBacklogs(backlog(0.1, 0.1), backlog(0.2, 0.1)),
+        [BULLMQ]: bullmq,
+      },
+      {},
+    );
+    const fresh = row(rows, `backlog.${largest}.fresh`);
+    expect(fresh.threadmill).toBeCloseTo(5000, 5);
+    expect(fresh.bullmq).toBeNull();
+    expect(fresh.met).toBeNull();
   });
 });
