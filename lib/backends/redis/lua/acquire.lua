@@ -159,10 +159,11 @@ for q = 1, max > 0 and queueCount or 0 do
     if heldCount > 0 then
       redis.call('SADD', KEYS[1], unpack(held))
     end
-    -- A token already waiting serves as the chained one (a busy worker checks only that).
+    -- A token already waiting serves as the chained one. The queue is asked first: an idle
+    -- worker's pickup usually takes the only task, and then one call settles it.
     if #popped < 2 * max then
       redis.call('DEL', KEYS[3 * q + 1])
-    elseif redis.call('LLEN', KEYS[3 * q + 1]) == 0 and redis.call('ZCARD', queueKey) > 0 then
+    elseif redis.call('ZCARD', queueKey) > 0 and redis.call('LLEN', KEYS[3 * q + 1]) == 0 then
       redis.call('LPUSH', KEYS[3 * q + 1], '1')
     end
     return out

@@ -112,6 +112,10 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     // ioredis sends it whole once): no acquire of its own before the wait.
     expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(2);
     expect(delta.blpop).toBe(1);
+    // The pickup took the only task: the queue's ZCARD says no wake-up needs chaining, unasked
+    // how many tokens wait.
+    expect(delta.zcard).toBe(1);
+    expect(delta.llen ?? 0).toBe(0);
   });
 
   it('picks up a task enqueued while it waits in well under 50 ms (median of 5)', async () => {
