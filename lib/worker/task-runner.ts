@@ -48,7 +48,7 @@ export class TaskRunner {
     const definition = this.registry.find(record.task.name);
     if (!definition) {
       // Never fall back to another task: running the wrong code is worse than not running.
-      const failed = this.failed(record, new UnknownTaskError(unknownTask(record.task.name)));
+      const failed = failedAttempt(record, new UnknownTaskError(unknownTask(record.task.name)));
       this.events.emit('finished', new TaskResult(failed, source));
       return failed;
     }
@@ -61,7 +61,7 @@ export class TaskRunner {
       const returned: unknown = await definition.invoke(record.args, context);
       finished = this.successful(record, returned);
     } catch (thrown) {
-      finished = this.failed(record, thrown);
+      finished = failedAttempt(record, thrown);
     }
     this.events.emit('finished', new TaskResult(finished, source));
     return finished;
@@ -72,7 +72,7 @@ export class TaskRunner {
       try {
         assertJsonSafe(returned, record.task.name, 'return value');
       } catch (error) {
-        return this.failed(record, error);
+        return failedAttempt(record, error);
       }
     }
     return recordWith(record, {
@@ -80,9 +80,5 @@ export class TaskRunner {
       finishedAt: new Date(),
       returnValue: normalizeJson(returned),
     });
-  }
-
-  private failed(record: TaskRecord, thrown: unknown): TaskRecord {
-    return failedAttempt(record, thrown);
   }
 }

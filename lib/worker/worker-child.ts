@@ -332,7 +332,7 @@ export class WorkerChild {
     }
     this.deps.runTask(record).then(
       (result) => this.finish(result, slot, started),
-      (error: unknown) => this.finish(this.failedBy(record, error), slot, started),
+      (error: unknown) => this.finish(failedAttempt(record, error), slot, started),
     );
   }
 
@@ -571,11 +571,6 @@ export class WorkerChild {
       await (this.flushing ?? this.changes.next());
     }
     await this.releasing;
-  }
-
-  /** A FAILED record for a runner that rejected instead of returning one. */
-  private failedBy(record: TaskRecord, error: unknown): TaskRecord {
-    return failedAttempt(record, error);
   }
 
   /**
