@@ -68,8 +68,6 @@
   Errors none
 ]]
 
--- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
-local SKIPLIST_SEED = string.rep('threadmill skiplist seed ', 12)
 local SEED_FROM = 16
 local now = ARGV[1]
 if now == '' then
@@ -85,18 +83,22 @@ local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
 
-local stored = storeFinished(3 * queueCount + 2, 13, {
-  resultTtl = ARGV[9],
-  latest = nil,
-  requiredPool = '',
-  poolPrefix = ARGV[10],
-  callerPool = ARGV[11],
-  taskPrefix = prefix,
-  now = now,
-})
-local out = { #stored }
-for i = 1, #stored do
-  out[i + 1] = stored[i]
+-- An idle worker's pickup stores nothing: on its cold path every table built counts.
+local out = { 0 }
+if #KEYS > 3 * queueCount + 1 then
+  local stored = storeFinished(3 * queueCount + 2, 13, {
+    resultTtl = ARGV[9],
+    latest = nil,
+    requiredPool = '',
+    poolPrefix = ARGV[10],
+    callerPool = ARGV[11],
+    taskPrefix = prefix,
+    now = now,
+  })
+  out[1] = #stored
+  for i = 1, #stored do
+    out[i + 1] = stored[i]
+  end
 end
 
 -- Built once per call: the workers list of a task on its first attempt.
@@ -151,6 +153,8 @@ for q = 1, max > 0 and queueCount or 0 do
     local runningKey = KEYS[3 * q]
     if #popped >= 2 * SEED_FROM and redis.call('EXISTS', runningKey) == 0 then
       -- Created with a member too long for a listpack, the set is a skiplist for good (see above).
+      -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
+      local SKIPLIST_SEED = string.rep('threadmill skiplist seed ', 12)
       redis.call('ZADD', runningKey, 0, SKIPLIST_SEED, unpack(lease))
       redis.call('ZREM', runningKey, SKIPLIST_SEED)
     else

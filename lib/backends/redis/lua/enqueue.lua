@@ -19,6 +19,13 @@
   expiry when a second's field is new (its expiry is the same all hour), and
   a token list full because no consumer waits (busy workers pop none) is
   trimmed back to the bound only once it has doubled, not at every enqueue.
+  The script runs on cold caches at a light rate (a pickup's latency starts
+  with it), where each table it builds counts too: it walks ARGV twice
+  instead of copying it into per-group tables, undoes a clash by walking it
+  again, and writes ingress and tokens once per run of groups on one queue
+  (one run in a single enqueue). That took a single enqueue from 106 to 91 us
+  of Redis time at 200 calls/s on a 2-core VM (a script of the same six
+  calls and nothing else: 81 us).
 
   Tasks come in groups that share a queue, a priority and a runAfter, so a
   task costs two arguments (id, data) and its hash key is derived. Long
@@ -49,76 +56,103 @@
 ]]
 
 local prefix = ARGV[4]
-local groups = {}
-local created = {}
 local now = tonumber(ARGV[6])
 local hashTtl = tonumber(ARGV[7])
+
+-- Deletes the hashes this call wrote, up to (not including) the task whose id is ARGV[upTo].
+local function undo(upTo)
+  local written = {}
+  local g = 8
+  while g < upTo do
+    for i = g + 4, math.min(g + 2 + 2 * tonumber(ARGV[g + 3]), upTo - 2), 2 do
+      written[#written + 1] = prefix .. ARGV[i]
+    end
+    g = g + 4 + 2 * tonumber(ARGV[g + 3])
+  end
+  callInSlices('DEL', false, written)
+end
+
+local total = 0
 local a = 8
 while a <= #ARGV do
   local count = tonumber(ARGV[a + 3])
   local runAfter = ARGV[a + 2]
-  local group = { q = tonumber(ARGV[a]), priority = tonumber(ARGV[a + 1]),
-    runAfter = runAfter, first = a + 4, count = count }
   local ttl = runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(runAfter) - now)
-  groups[#groups + 1] = group
-  for i = 0, count - 1 do
-    local id = ARGV[a + 4 + 2 * i]
-    local taskKey = prefix .. id
+  for i = a + 4, a + 2 + 2 * count, 2 do
+    local taskKey = prefix .. ARGV[i]
     -- pcall: a key of another type under that name is a clash too, not an abort halfway.
-    if redis.pcall('HSETNX', taskKey, 'data', ARGV[a + 5 + 2 * i]) ~= 1 then
-      callInSlices('DEL', false, created)
-      return { -1, id }
+    if redis.pcall('HSETNX', taskKey, 'data', ARGV[i + 1]) ~= 1 then
+      undo(i)
+      return { -1, ARGV[i] }
     end
     redis.call('PEXPIRE', taskKey, ttl)
-    created[#created + 1] = taskKey
   end
+  total = total + count
   a = a + 4 + 2 * count
 end
 
-local sequence = redis.call('INCRBY', KEYS[1], #created) - #created
+local sequence = redis.call('INCRBY', KEYS[1], total) - total
 local weight = tonumber(ARGV[3])
-local readied = {}
-local ingress = {}
-for _, group in ipairs(groups) do
-  local q = group.q
-  local base = -group.priority * weight + sequence
-  local deferred = group.runAfter ~= ''
+local bound = tonumber(ARGV[1])
+-- Ingress and tokens are written once per run of groups on one queue (usually the whole call).
+local runQueue, runIngress, runReadied = nil, 0, 0
+local function endRun()
+  if runIngress > 0 and redis.call('HINCRBY', KEYS[4 * runQueue], ARGV[2], runIngress) == runIngress then
+    redis.call('PEXPIREAT', KEYS[4 * runQueue], ARGV[5])
+  end
+  if runReadied > 0 then
+    local wakeKey = KEYS[4 * runQueue + 1]
+    local length
+    if runReadied == 1 then
+      length = redis.call('LPUSH', wakeKey, '1')
+    else
+      local tokens = {}
+      for t = 1, math.min(runReadied, bound) do
+        tokens[t] = '1'
+      end
+      length = redis.call('LPUSH', wakeKey, unpack(tokens))
+    end
+    if length > 2 * bound then
+      redis.call('LTRIM', wakeKey, 0, bound - 1)
+    end
+  end
+  runIngress, runReadied = 0, 0
+end
+
+a = 8
+while a <= #ARGV do
+  local q = tonumber(ARGV[a])
+  local count = tonumber(ARGV[a + 3])
+  local runAfter = ARGV[a + 2]
+  local deferred = runAfter ~= ''
+  if q ~= runQueue then
+    if runQueue then
+      endRun()
+    end
+    runQueue = q
+  end
+  local base = -tonumber(ARGV[a + 1]) * weight + sequence
   local batch = {}
-  for i = 0, group.count - 1 do
-    local id = ARGV[group.first + 2 * i]
+  for i = 1, count do
+    local id = ARGV[a + 2 + 2 * i]
     -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
-    local score = base + i + 1
+    local score = base + i
     if deferred then
       redis.call('HSET', prefix .. id, 'score', score)
-      batch[2 * i + 1] = group.runAfter
+      batch[2 * i - 1] = runAfter
     else
-      batch[2 * i + 1] = score
+      batch[2 * i - 1] = score
     end
-    batch[2 * i + 2] = id
+    batch[2 * i] = id
   end
   callInSlices('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], batch)
-  sequence = sequence + group.count
-  ingress[q] = (ingress[q] or 0) + group.count
+  sequence = sequence + count
+  runIngress = runIngress + count
   if not deferred then
-    readied[q] = (readied[q] or 0) + group.count
+    runReadied = runReadied + count
   end
+  a = a + 4 + 2 * count
 end
+endRun()
 
-for q, count in pairs(ingress) do
-  if redis.call('HINCRBY', KEYS[4 * q], ARGV[2], count) == count then
-    redis.call('PEXPIREAT', KEYS[4 * q], ARGV[5])
-  end
-end
-
-local bound = tonumber(ARGV[1])
-for q, count in pairs(readied) do
-  local tokens = {}
-  for t = 1, math.min(count, bound) do
-    tokens[t] = '1'
-  end
-  if redis.call('LPUSH', KEYS[4 * q + 1], unpack(tokens)) > 2 * bound then
-    redis.call('LTRIM', KEYS[4 * q + 1], 0, bound - 1)
-  end
-end
-
-return { #created }
+return { total }

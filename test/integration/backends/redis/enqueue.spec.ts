@@ -46,6 +46,48 @@ describe('RedisBackend enqueue', () => {
     expect(telemetry.queues.default.rates.ingress).toBe(1);
   });
 
+  it('undoes every earlier group of a bulk when its last group clashes', async () => {
+    const backend = fixture.backend();
+    const alias = backend.alias;
+    const first = await backend.enqueue(readyRecord(alias));
+    const bulk = [
+      readyRecord(alias),
+      readyRecord(alias, { queue: 'emails' }),
+      readyRecord(alias, { priority: 3, runAfter: new Date(Date.now() + 60_000) }),
+      // The clash comes second in the last group: the group's first task is undone too.
+      readyRecord(alias),
+      first,
+    ];
+    await expect(backend.enqueueMany(bulk)).rejects.toThrow(first.id);
+    const keys = fixture.keys(backend);
+    for (const record of bulk.slice(0, -1)) {
+      expect(await fixture.admin.exists(keys.task(record.id))).toBe(0);
+    }
+    expect(await fixture.admin.exists(keys.task(first.id))).toBe(1);
+    const telemetry = await backend.telemetry(60_000);
+    expect(telemetry.queues.default.counts).toMatchObject({ ready: 1, deferred: 0 });
+    expect(telemetry.queues.emails.counts.ready).toBe(0);
+  });
+
+  it('counts ingress and wakes each queue of a bulk that goes back and forth between queues', async () => {
+    const backend = fixture.backend();
+    const alias = backend.alias;
+    const queues = ['default', 'emails', 'emails', 'default', 'default', 'emails', 'default'];
+    await backend.enqueueMany(queues.map((queue) => readyRecord(alias, { queue })));
+    await backend.enqueue(
+      readyRecord(alias, { queue: 'emails', runAfter: new Date(Date.now() + 60_000) }),
+    );
+    const telemetry = await backend.telemetry(60_000);
+    expect(telemetry.queues.default.counts.ready).toBe(4);
+    expect(telemetry.queues.default.rates.ingress).toBe(4);
+    expect(telemetry.queues.emails.counts).toMatchObject({ ready: 3, deferred: 1 });
+    expect(telemetry.queues.emails.rates.ingress).toBe(4);
+    // One token per ready task: a deferred one wakes nobody until it is due.
+    const keys = fixture.keys(backend);
+    expect(await fixture.admin.llen(keys.wake('default'))).toBe(4);
+    expect(await fixture.admin.llen(keys.wake('emails'))).toBe(3);
+  });
+
   it('refuses a record for a queue the alias does not serve, naming task and queue', async () => {
     const backend = fixture.backend();
     await expect(backend.enqueue(readyRecord(backend.alias, { queue: 'nope' }))).rejects.toThrow(
