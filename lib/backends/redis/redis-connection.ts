@@ -68,8 +68,6 @@ export class RedisConnection {
   private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
   /** Why the main connection last failed (masked), until it is ready again. */
   private lastConnectionError: string | null = null;
-  /** Whether the main connection's socket holds this tick's writes (see coalesceWrites). */
-  private coalescing = false;
 
   constructor(private readonly settings: RedisBackendSettings) {
     this.logger = new Logger(`RedisBackend:${settings.alias}`);
@@ -228,35 +226,11 @@ export class RedisConnection {
    */
   async run<T>(call: () => Promise<T>): Promise<T> {
     try {
-      if (this.client.status === 'ready') {
-        this.coalesceWrites();
-        return await call();
-      }
+      if (this.client.status === 'ready') return await call();
       return await this.boundedWhileConnecting(call());
     } catch (error) {
       throw this.unavailable(error);
     }
-  }
-
-  /**
-   * Holds the main connection's writes until the end of this tick, so the
-   * commands of one tick reach Redis in one write: ioredis writes each
-   * command to the socket at once, one system call each on both sides. With
-   * 100 enqueues in flight, each reply's follow-up was its own write, and
-   * holding them cut the client's CPU per enqueue from 16 to 12 us. The
-   * writes go out at process.nextTick, after the microtasks of this turn:
-   * nothing waits for a timer. A Cluster client writes to one socket per
-   * node, each its own, and is left as it is.
-   */
-  private coalesceWrites(): void {
-    if (this.coalescing || !(this.client instanceof Redis)) return;
-    const socket = this.client.stream;
-    this.coalescing = true;
-    socket.cork();
-    process.nextTick(() => {
-      this.coalescing = false;
-      socket.uncork();
-    });
   }
 
   private async boundedWhileConnecting<T>(pending: Promise<T>): Promise<T> {

@@ -104,42 +104,6 @@ describe('RedisBackend connections', () => {
       }
     });
 
-    it('sends the commands of one tick in one write, and each tick its own', async () => {
-      const client = new Redis(url());
-      const backend = new RedisBackend(testAlias(), {
-        backend: RedisBackend,
-        queues: ['default'],
-        options: { client },
-      });
-      try {
-        await backend.ping();
-        // Counts the socket's writes (the stream implementer's hooks), passing each through.
-        type Hook = (this: unknown, ...args: unknown[]) => unknown;
-        const socket = client.stream as unknown as Record<'_write' | '_writev', Hook>;
-        let writes = 0;
-        for (const hook of ['_write', '_writev'] as const) {
-          const original = socket[hook];
-          socket[hook] = function (...args) {
-            writes++;
-            return original.apply(this, args);
-          };
-        }
-        const enqueueTwenty = () =>
-          Promise.all(
-            Array.from({ length: 20 }, () => backend.enqueue(readyRecord(backend.alias))),
-          );
-        await enqueueTwenty();
-        expect(writes).toBe(1);
-        await enqueueTwenty();
-        expect(writes).toBe(2);
-        expect((await backend.telemetry(60_000)).queues.default.counts.ready).toBe(40);
-      } finally {
-        await backend.close();
-        await withAdmin((admin) => removeAliasKeys(admin, backend.alias));
-        client.disconnect();
-      }
-    });
-
     it('rejects a wrong password with BackendUnavailableError that does not repeat it', async () => {
       const backend = backendAt(url('not-the-password'), { connectTimeout: 500 });
       try {
