@@ -70,7 +70,8 @@
 
 local SEED_FROM = 16
 local now = ARGV[1]
-if now == '' then
+local sentBehindWait = now == ''
+if sentBehindWait then
   -- Kept in the caller's clock (every other time in the store is), to the offset it measured.
   local time = redis.call('TIME')
   now = string.format('%.0f',
@@ -163,12 +164,19 @@ for q = 1, max > 0 and queueCount or 0 do
     if heldCount > 0 then
       redis.call('SADD', KEYS[1], unpack(held))
     end
-    -- A token already waiting serves as the chained one. The queue is asked first: an idle
-    -- worker's pickup usually takes the only task, and then one call settles it.
+    -- A token already waiting serves as the chained one. Whichever question usually settles
+    -- it in one call goes first: an idle worker's pickup (sent behind its wait) usually took
+    -- the only task, so the queue is asked; a busy worker usually leaves a backlog whose
+    -- tokens nobody popped, so the token list is.
+    local wakeKey = KEYS[3 * q + 1]
     if #popped < 2 * max then
-      redis.call('DEL', KEYS[3 * q + 1])
-    elseif redis.call('ZCARD', queueKey) > 0 and redis.call('LLEN', KEYS[3 * q + 1]) == 0 then
-      redis.call('LPUSH', KEYS[3 * q + 1], '1')
+      redis.call('DEL', wakeKey)
+    elseif sentBehindWait then
+      if redis.call('ZCARD', queueKey) > 0 and redis.call('LLEN', wakeKey) == 0 then
+        redis.call('LPUSH', wakeKey, '1')
+      end
+    elseif redis.call('LLEN', wakeKey) == 0 and redis.call('ZCARD', queueKey) > 0 then
+      redis.call('LPUSH', wakeKey, '1')
     end
     return out
   end

@@ -172,6 +172,39 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
   }, 10_000);
 
+  it('chains from a busy worker too: its full batch wakes a waiting consumer when no token is left', async () => {
+    const busy = fixture.backend();
+    const idle = fixture.backend({}, undefined, busy.alias);
+    const waiting = idle.acquire(['default'], { workerId: 'idle', max: 1, timeoutMs: 5000 });
+    await waitFor(async () => (await blockedClients()) === 1, {
+      what: 'the idle consumer to block',
+    });
+    // Two tasks and no token: only the busy worker's chained wake-up can end the wait early.
+    const records = Array.from({ length: 2 }, () => readyRecord(busy.alias));
+    await writeWithoutWakeUps(busy.alias, records);
+    const [first] = await busy.acquire(['default'], { workerId: 'busy', max: 1, timeoutMs: 0 });
+    expect(first.id).toBe(records[0].id);
+    const started = Date.now();
+    await expect(waiting).resolves.toEqual([expect.objectContaining({ id: records[1].id })]);
+    expect(Date.now() - started).toBeLessThan(2000);
+  }, 10_000);
+
+  it("asks a busy worker's token list first: with a backlog's tokens waiting, one call settles the chain", async () => {
+    const backend = fixture.backend();
+    await backend.enqueueMany(Array.from({ length: 3 }, () => readyRecord(backend.alias)));
+    const [first] = await backend.acquire(['default'], { workerId: 'w', max: 1, timeoutMs: 0 });
+    const before = await commandStats(fixture.admin);
+    const { acquired } = await backend.acknowledgeAndAcquire([succeeded(first)], ['default'], {
+      workerId: 'w',
+      max: 1,
+      timeoutMs: 0,
+    });
+    expect(acquired).toHaveLength(1);
+    const delta = statsDelta(before, await commandStats(fixture.admin));
+    expect(delta.llen).toBe(1);
+    expect(delta.zcard ?? 0).toBe(0);
+  });
+
   it('passes a wake-up on when a wait is aborted, so a token it may have swallowed is not lost', async () => {
     const backend = fixture.backend();
     const leaving = new AbortController();
