@@ -99,6 +99,10 @@ export class PoolBench {
     const done = Promise.all(
       system.commands(processes, threads).map((argv) => this.runToExit(argv)),
     ).finally(() => (exited = true));
+    // Awaited after the sampling loop; a child that fails meanwhile (Ctrl-C stops them all)
+    // must reach that await, not crash this process as an unhandled rejection before the
+    // cleanup has stopped the private redis-server.
+    done.catch(() => undefined);
     let firstTaken: number | null = null;
     let lastSeen = spawned;
     const deadline = spawned + POOL_DEADLINE_MS;
