@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultDoesNotExist, TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
+import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
 
 // What every chaos scenario shares: the real CLI (compiled by global setup),
@@ -81,6 +84,56 @@ export function startPool(
   };
   started.push(pool);
   return pool;
+}
+
+/** One scenario's alias on its own Redis: a backend for the test's reads, and where its pools look. */
+export interface ChaosStage {
+  alias: string;
+  backend: RedisBackend;
+  /** The journal file the scenario's tasks append to. */
+  journal: string;
+  /** REDIS_URL and THREADMILL_ALIAS for its pools. */
+  env: Record<string, string>;
+}
+
+/**
+ * A describe block's own redis-server and journal folder, started before
+ * its tests and stopped afterwards with every pool (killed as a group) and
+ * backend it handed out, also when a test fails halfway.
+ */
+export function chaosScenario(): {
+  stage(name: string): ChaosStage;
+  startPool(args: readonly string[], env: Record<string, string>): RunningPool;
+} {
+  let redis: RedisServerHandle | undefined;
+  let journalDir = '';
+  const pools: RunningPool[] = [];
+  const backends: RedisBackend[] = [];
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    journalDir = mkdtempSync(join(tmpdir(), 'threadmill-chaos-'));
+  });
+  afterAll(async () => {
+    for (const pool of pools.splice(0)) await pool.killGroup();
+    for (const backend of backends.splice(0)) await backend.close();
+    await redis?.stop();
+    if (journalDir) rmSync(journalDir, { recursive: true, force: true });
+  });
+  return {
+    stage(name) {
+      if (!redis) throw new Error('chaosScenario: stage() is for tests, after beforeAll');
+      const alias = testAlias();
+      const backend = new RedisBackend(alias, {
+        backend: RedisBackend,
+        url: redis.url,
+        queues: CHAOS_QUEUES,
+      });
+      backends.push(backend);
+      const env = { REDIS_URL: redis.url, THREADMILL_ALIAS: alias };
+      return { alias, backend, journal: join(journalDir, `${name}.log`), env };
+    },
+    startPool: (args, env) => startPool(args, env, pools),
+  };
 }
 
 /** A READY record of the journaling task, as a producer stores it. */

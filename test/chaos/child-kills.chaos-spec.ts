@@ -1,22 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import type { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus } from '../../lib/core';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
-import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
-import {
-  CHAOS_QUEUES,
-  audit,
-  auditLine,
-  chaosRecord,
-  report,
-  settledAt,
-  startPool,
-  type RunningPool,
-} from './chaos-harness';
+import { audit, auditLine, chaosRecord, chaosScenario, report, settledAt } from './chaos-harness';
 
 // kill -9 of a random worker child every 200 ms while 2,000 short tasks run,
 // on a Redis this test started, through the real CLI. The crashed children's
@@ -72,41 +57,19 @@ const TEST_TIMEOUT_MS = 30_000 + KILL_WINDOW_MS + DRAIN_LIMIT_MS + 30_000 + 30_0
 
 describe('chaos: kill -9 of worker children', () => {
   jest.setTimeout(TEST_TIMEOUT_MS);
-  let redis: RedisServerHandle;
-  let backend: RedisBackend;
-  let journalDir: string;
-  const pools: RunningPool[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    journalDir = mkdtempSync(join(tmpdir(), 'threadmill-chaos-'));
-  });
-
-  afterAll(async () => {
-    for (const pool of pools.splice(0)) await pool.killGroup();
-    await backend?.close();
-    await redis?.stop();
-    rmSync(journalDir, { recursive: true, force: true });
-  });
+  const scenario = chaosScenario();
 
   it(`loses nothing, leaves nothing stuck and settles within ${SETTLE_TARGET_MS / 1000} s of the last kill while a child is killed every ${KILL_EVERY_MS} ms`, async () => {
     const testStartedAt = Date.now();
     const elapsed = (): string => `${((Date.now() - testStartedAt) / 1000).toFixed(1)} s`;
-    const alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: redis.url,
-      queues: CHAOS_QUEUES,
-    });
-    const journal = join(journalDir, 'child-kills.log');
+    const { alias, backend, journal, env } = scenario.stage('child-kills');
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     await backend.enqueueMany(records);
     const ids = records.map((r) => r.id);
 
-    const pool = startPool(
+    const pool = scenario.startPool(
       ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
-      { REDIS_URL: redis.url, THREADMILL_ALIAS: alias, THREADMILL_BROKER_INTERVAL_MS: '500' },
-      pools,
+      { ...env, THREADMILL_BROKER_INTERVAL_MS: '500' },
     );
     await waitFor(() => pool.liveChildren().length > 0, {
       timeoutMs: 30_000,

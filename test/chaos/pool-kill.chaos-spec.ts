@@ -1,22 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus } from '../../lib/core';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
-import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
-import {
-  CHAOS_QUEUES,
-  audit,
-  auditLine,
-  chaosRecord,
-  report,
-  settledAt,
-  startPool,
-  type RunningPool,
-} from './chaos-harness';
+import { audit, auditLine, chaosRecord, chaosScenario, report, settledAt } from './chaos-harness';
 
 // kill -9 of a whole pool (main process and children, one process group)
 // mid-run. Nobody is left to fail its tasks; a second pool started afterwards
@@ -39,39 +23,15 @@ const SETTLE_TARGET_MS = 5000;
 
 describe('chaos: kill -9 of a whole pool', () => {
   jest.setTimeout(120_000);
-  let redis: RedisServerHandle;
-  let backend: RedisBackend | undefined;
-  let journalDir: string;
-  const pools: RunningPool[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    journalDir = mkdtempSync(join(tmpdir(), 'threadmill-chaos-'));
-  });
-
-  afterAll(async () => {
-    for (const pool of pools.splice(0)) await pool.killGroup();
-    await backend?.close();
-    await redis?.stop();
-    rmSync(journalDir, { recursive: true, force: true });
-  });
+  const scenario = chaosScenario();
 
   it(`a second pool recovers everything the killed pool held: all settled within ${SETTLE_TARGET_MS / 1000} s of the kill`, async () => {
-    const alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: redis.url,
-      queues: CHAOS_QUEUES,
-    });
-    const journal = join(journalDir, 'pool-kill.log');
+    const stage = scenario.stage('pool-kill');
+    const { alias, backend, journal } = stage;
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
     await backend.enqueueMany(records);
-    const env = {
-      REDIS_URL: redis.url,
-      THREADMILL_ALIAS: alias,
-      THREADMILL_BROKER_INTERVAL_MS: '500',
-    };
+    const env = { ...stage.env, THREADMILL_BROKER_INTERVAL_MS: '500' };
     const args = [
       '--backend',
       alias,
@@ -81,10 +41,10 @@ describe('chaos: kill -9 of a whole pool', () => {
       String(THREADS),
     ];
 
-    const first = startPool(args, env, pools);
+    const first = scenario.startPool(args, env);
     const atKill = await waitFor(
       async () => {
-        const { counts } = (await backend!.telemetry(1000)).queues.default;
+        const { counts } = (await backend.telemetry(1000)).queues.default;
         return counts.ready <= KILL_BACKLOG && counts.running >= THREADS ? counts : null;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'a busy pool near the end of its backlog' },
@@ -93,10 +53,10 @@ describe('chaos: kill -9 of a whole pool', () => {
     const killedAt = Date.now();
     await first.killGroup();
 
-    const second = startPool(args, env, pools);
+    const second = scenario.startPool(args, env);
     await waitFor(
       async () => {
-        const now = await Promise.all(held.map((id) => backend!.getResult(id)));
+        const now = await Promise.all(held.map((id) => backend.getResult(id)));
         return now.every((r) => r.status !== TaskResultStatus.RUNNING);
       },
       { timeoutMs: 60_000, intervalMs: 25, what: "the dead pool's tasks to be recovered" },

@@ -1,22 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus } from '../../lib/core';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
-import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
-import {
-  CHAOS_QUEUES,
-  audit,
-  auditLine,
-  chaosRecord,
-  readJournal,
-  report,
-  startPool,
-  type RunningPool,
-} from './chaos-harness';
+import { audit, auditLine, chaosRecord, chaosScenario, readJournal, report } from './chaos-harness';
 
 // SIGTERM in the middle of a burst: the pool must acknowledge every task it
 // acquired (none left RUNNING, none run and then lost), leave the rest READY,
@@ -27,42 +11,20 @@ const TASK_MS = 30;
 
 describe('chaos: SIGTERM during a burst', () => {
   jest.setTimeout(120_000);
-  let redis: RedisServerHandle;
-  let backend: RedisBackend | undefined;
-  let journalDir: string;
-  const pools: RunningPool[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    journalDir = mkdtempSync(join(tmpdir(), 'threadmill-chaos-'));
-  });
-
-  afterAll(async () => {
-    for (const pool of pools.splice(0)) await pool.killGroup();
-    await backend?.close();
-    await redis?.stop();
-    rmSync(journalDir, { recursive: true, force: true });
-  });
+  const scenario = chaosScenario();
 
   it('acknowledges every acquired task, exits 0, and a second pool finishes the rest', async () => {
-    const alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: redis.url,
-      queues: CHAOS_QUEUES,
-    });
-    const journal = join(journalDir, 'sigterm.log');
+    const { alias, backend, journal, env } = scenario.stage('sigterm');
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
     await backend.enqueueMany(records);
-    const env = { REDIS_URL: redis.url, THREADMILL_ALIAS: alias };
     const args = ['--backend', alias, '--processes', '2', '--threads', '8'];
 
-    const first = startPool(args, env, pools);
+    const first = scenario.startPool(args, env);
     // Mid-burst: both children busy and a good part of the work done.
     await waitFor(
       async () => {
-        const { counts } = (await backend!.telemetry(1000)).queues.default;
+        const { counts } = (await backend.telemetry(1000)).queues.default;
         return counts.successful >= TASKS / 5 && counts.running >= 8;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'a busy pool' },
@@ -91,7 +53,7 @@ describe('chaos: SIGTERM during a burst', () => {
     expect(afterStop.successful + stillReady.length).toBe(TASKS);
 
     // A second pool drains what was left, and runs none of it twice.
-    const second = startPool([...args, '--exit-empty'], env, pools);
+    const second = scenario.startPool([...args, '--exit-empty'], env);
     expect((await second.exited).code).toBe(0);
     const final = await audit(backend, ids, journal);
     report(auditLine('SIGTERM during a burst (after a second pool)', final, 'exit 0'));
