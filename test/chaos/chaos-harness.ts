@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,33 +5,20 @@ import { join } from 'node:path';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultDoesNotExist, TaskResultStatus, type TaskRecord } from '../../lib/core';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { startCli, type RunningCli } from '../helpers/cli-process';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
 
-// What every chaos scenario shares: the real CLI (compiled by global setup),
-// pools in their own process groups (at debug level: children's readiness is
-// read from the pool's log), the journaling task and the audit.
-
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+// What every chaos scenario shares: pools of the real CLI in their own
+// process groups (test/helpers/cli-process.ts), the journaling task and the audit.
 
 /** The fixture task that journals each of its runs (test/fixtures/worker/chaos.tasks.ts). */
 export const CHAOS_TASK = 'chaos.record';
 export const CHAOS_QUEUES = ['default', 'emails'];
 
-export interface RunningPool {
-  readonly process: ChildProcess;
-  readonly pid: number;
-  /** Everything it printed so far (stdout and stderr, no colours). */
-  output(): string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Children that reported ready and have not exited (by the pool's own log lines). */
-  liveChildren(): number[];
-  /** SIGKILL to the whole process group (pool and children); resolves once the pool is gone. */
-  killGroup(): Promise<void>;
-}
+/** A pool started by startPool: a CLI process leading its own process group. */
+export type RunningPool = RunningCli;
 
 /** Spawns `threadmill worker` of the fixture CLI as the leader of its own process group. */
 export function startPool(
@@ -40,50 +26,7 @@ export function startPool(
   env: Record<string, string>,
   started: RunningPool[],
 ): RunningPool {
-  const child = spawn(process.execPath, [CLI, 'worker', ...args], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, THREADMILL_LOG_LEVEL: 'debug', NO_COLOR: '1', ...env },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal })),
-  );
-  const pool: RunningPool = {
-    process: child,
-    pid: child.pid ?? 0,
-    output: () => output,
-    exited,
-    liveChildren() {
-      const ready = [...output.matchAll(/Worker child (\d+) is ready/g)].map((m) => Number(m[1]));
-      const gone = new Set(
-        [...output.matchAll(/Worker child (\d+) (?:exited|died)/g)].map((m) => Number(m[1])),
-      );
-      return ready.filter((pid) => !gone.has(pid));
-    },
-    async killGroup() {
-      if (child.exitCode === null && child.signalCode === null) {
-        try {
-          process.kill(-pool.pid, 'SIGKILL');
-        } catch {
-          // The group is already gone: nothing left to kill.
-        }
-        await exited;
-      }
-      // Children outlive a killed pool leader only briefly (they finish and exit
-      // when their IPC channel closes); make sure none is left behind.
-      try {
-        process.kill(-pool.pid, 'SIGKILL');
-      } catch {
-        // No process of the group is left.
-      }
-    },
-  };
-  started.push(pool);
-  return pool;
+  return startCli(['worker', ...args], env, started);
 }
 
 /** One scenario's alias on its own Redis: a backend for the test's reads, and where its pools look. */

@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskBackoff, type TaskRecord } from '../../lib/core';
+import { startCli, type RunningCli } from '../helpers/cli-process';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
@@ -17,16 +15,9 @@ import { waitFor } from '../helpers/wait-for';
 // started afterwards must find them through the dead pool's lapsed heartbeat,
 // not wait for the lease (1 h by default), and settle every one of them.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 const BROKER_INTERVAL_MS = 1000;
 /** The target: a killed and replaced pool settles within 5 s of the new pool's start. */
 const SETTLE_WITHIN_MS = 5000;
-
-interface RunningCli {
-  readonly process: ChildProcess;
-  readonly exited: Promise<void>;
-}
 
 function sleepTask(alias: string, ms: number, retries?: number): TaskRecord {
   const backoff: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };
@@ -72,16 +63,7 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
   });
 
   afterEach(async () => {
-    for (const cli of running.splice(0)) {
-      if (cli.process.exitCode === null && cli.process.signalCode === null) {
-        try {
-          process.kill(-(cli.process.pid ?? 0), 'SIGKILL');
-        } catch {
-          // Already gone between the check and the kill: nothing to clean up.
-        }
-      }
-      await cli.exited;
-    }
+    for (const cli of running.splice(0)) await cli.killGroup();
     await backend.close();
     await removeAliasKeys(redis, alias);
     await redis.quit();
@@ -89,27 +71,16 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
 
   /** A pool leading its own process group, so one kill takes its children with it. */
   function startPool(): RunningCli {
-    const child = spawn(
-      process.execPath,
-      [CLI, 'worker', '--backend', alias, '--processes', '2', '--threads', '4'],
+    return startCli(
+      ['worker', '--backend', alias, '--processes', '2', '--threads', '4'],
       {
-        cwd: ROOT,
-        detached: true,
-        stdio: 'ignore',
-        env: {
-          ...process.env,
-          REDIS_URL: testRedisUrl(),
-          THREADMILL_ALIAS: alias,
-          THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
-          THREADMILL_LOG_LEVEL: 'warn',
-          NO_COLOR: '1',
-        },
+        REDIS_URL: testRedisUrl(),
+        THREADMILL_ALIAS: alias,
+        THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+        THREADMILL_LOG_LEVEL: 'warn',
       },
+      running,
     );
-    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const cli = { process: child, exited };
-    running.push(cli);
-    return cli;
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
@@ -133,8 +104,7 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
       { timeoutMs: 30_000, intervalMs: 50, what: 'all 8 tasks RUNNING in the first pool' },
     );
     const deadPids = new Set(held.map((r) => pidOf(r.workerIds[0])));
-    process.kill(-(first.process.pid ?? 0), 'SIGKILL');
-    await first.exited;
+    await first.killGroup();
 
     const secondStartedAt = Date.now();
     startPool();

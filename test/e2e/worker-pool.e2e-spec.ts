@@ -1,34 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { startCli as spawnCli, type RunningCli } from '../helpers/cli-process';
 import { readyRecord } from '../helpers/ready-record';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
-// The real `threadmill` CLI (the sample app plus the fixture tasks, compiled
-// once per run by test/setup/global-setup.ts), real processes, real signals,
-// and the run's real Redis.
+// The real `threadmill` CLI (test/helpers/cli-process.ts), real processes,
+// real signals, and the run's real Redis.
 // Every test has its own backend alias (THREADMILL_ALIAS), so its own keys.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 const QUEUES = ['default', 'emails'];
 const BROKER_INTERVAL_MS = 1000;
-
-interface RunningCli {
-  readonly process: ChildProcess;
-  /** Everything it printed so far (stdout and stderr, no colours). */
-  output(): string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
 
 const taskRecord = (alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord =>
   readyRecord(alias, { name, args, queue });
@@ -61,46 +49,23 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
   });
 
   afterEach(async () => {
-    // The pool leads its own process group: one kill takes its children too.
-    for (const cli of running.splice(0)) {
-      if (cli.process.exitCode === null && cli.process.signalCode === null) {
-        try {
-          process.kill(-(cli.process.pid ?? 0), 'SIGKILL');
-        } catch {
-          // Already gone between the check and the kill: nothing to clean up.
-        }
-        await cli.exited;
-      }
-    }
+    for (const cli of running.splice(0)) await cli.killGroup();
     await backend.close();
     await removeAliasKeys(redis, alias);
     await redis.quit();
   });
 
   function startCli(args: string[], env: Record<string, string> = {}): RunningCli {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
+    return spawnCli(
+      args,
+      {
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,
-        THREADMILL_LOG_LEVEL: 'debug',
         THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
-        NO_COLOR: '1',
         ...env,
       },
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('close', (code, signal) => resolve({ code, signal })),
+      running,
     );
-    const cli: RunningCli = { process: child, output: () => output, exited };
-    running.push(cli);
-    return cli;
   }
 
   function startWorker(args: string[], env: Record<string, string> = {}): RunningCli {
