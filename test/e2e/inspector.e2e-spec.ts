@@ -285,7 +285,12 @@ describe('threadmill inspector (e2e, tmux)', () => {
       });
       await terminal.type(inspectorCommand(alias, null));
 
-      const screen = await until((s) => s.includes('WRONGPASS'), 'the refused password', 60_000);
+      // A whole frame (down to the panes' bottom border): tmux can capture one mid-draw.
+      const screen = await until(
+        (s) => s.includes('WRONGPASS') && s.includes('╯'),
+        'the refused password',
+        60_000,
+      );
       // The status rows, between the header and the panes, read as one message.
       const rows = screen.split('\n');
       const status = rows
