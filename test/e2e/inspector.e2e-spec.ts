@@ -147,7 +147,11 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(screen).toMatch(/Reports\.daily\s+\S+( ago)?\s+ReportFailedError/);
 
     await terminal.press('Enter');
-    screen = await terminal.until((s) => s.includes(`Task ${failedId}`), 'the detail pane');
+    // Down to the bottom border: the traceback is read from the lower rows of the frame.
+    screen = await terminal.until(
+      (s) => s.includes(`Task ${failedId}`) && s.includes('╯'),
+      'the detail pane',
+    );
     expect(screen).toMatch(/status\s+FAILED/);
     expect(screen).toContain('#1 ReportFailedError');
     expect(screen).toContain('ReportFailedError: the report for 2026-11-29 has no rows');
