@@ -53,6 +53,12 @@ function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl(
   return `${env} ${cli} inspector --backend ${alias}; echo "EXIT:$?"`;
 }
 
+/**
+ * Whether a capture holds a whole frame, down to the panes' bottom border:
+ * tmux can capture one mid-draw, before its lower rows are written.
+ */
+const wholeFrame = (screen: string): boolean => screen.includes('╯');
+
 describe('threadmill inspector (e2e, tmux)', () => {
   // Each test boots the sample app from source in a terminal, on 2 shared cores.
   jest.setTimeout(120_000);
@@ -147,9 +153,9 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(screen).toMatch(/Reports\.daily\s+\S+( ago)?\s+ReportFailedError/);
 
     await terminal.press('Enter');
-    // Down to the bottom border: the traceback is read from the lower rows of the frame.
+    // The traceback is read from the lower rows of the frame.
     screen = await terminal.until(
-      (s) => s.includes(`Task ${failedId}`) && s.includes('╯'),
+      (s) => s.includes(`Task ${failedId}`) && wholeFrame(s),
       'the detail pane',
     );
     expect(screen).toMatch(/status\s+FAILED/);
@@ -289,9 +295,8 @@ describe('threadmill inspector (e2e, tmux)', () => {
       });
       await terminal.type(inspectorCommand(alias, null));
 
-      // A whole frame (down to the panes' bottom border): tmux can capture one mid-draw.
       const screen = await until(
-        (s) => s.includes('WRONGPASS') && s.includes('╯'),
+        (s) => s.includes('WRONGPASS') && wholeFrame(s),
         'the refused password',
         60_000,
       );

@@ -44,7 +44,7 @@ export function startCli(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const killGroup = (): void => {
+  const signalGroup = (): void => {
     try {
       process.kill(-(child.pid ?? 0), 'SIGKILL');
     } catch {
@@ -65,12 +65,12 @@ export function startCli(
     },
     async killGroup() {
       if (child.exitCode === null && child.signalCode === null) {
-        killGroup();
+        signalGroup();
         await exited;
       }
       // Children outlive a killed pool leader only briefly (they finish and exit
       // when their IPC channel closes); make sure none is left behind.
-      killGroup();
+      signalGroup();
     },
   };
   started.push(cli);

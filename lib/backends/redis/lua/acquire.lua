@@ -171,12 +171,16 @@ for q = 1, max > 0 and queueCount or 0 do
     local wakeKey = KEYS[3 * q + 1]
     if #popped < 2 * max then
       redis.call('DEL', wakeKey)
-    elseif sentBehindWait then
-      if redis.call('ZCARD', queueKey) > 0 and redis.call('LLEN', wakeKey) == 0 then
+    else
+      local chain
+      if sentBehindWait then
+        chain = redis.call('ZCARD', queueKey) > 0 and redis.call('LLEN', wakeKey) == 0
+      else
+        chain = redis.call('LLEN', wakeKey) == 0 and redis.call('ZCARD', queueKey) > 0
+      end
+      if chain then
         redis.call('LPUSH', wakeKey, '1')
       end
-    elseif redis.call('LLEN', wakeKey) == 0 and redis.call('ZCARD', queueKey) > 0 then
-      redis.call('LPUSH', wakeKey, '1')
     end
     return out
   end
