@@ -1,4 +1,7 @@
-// The only public entry point. Everything not exported here is internal.
+// The main entry point: what an app that enqueues and runs tasks needs, with
+// no optional peer. The optional parts have entry points of their own:
+// `@threadmill/nestjs/cli`, `/health` and `/sqlite`. Everything not exported
+// from one of them is internal.
 export * from './core/errors';
 export type { BackendConfig, BackendConstructor } from './core/backend-config.interface';
 export type {
@@ -43,22 +46,12 @@ export {
   type TaskEventName,
 } from './task/task-events';
 export { TaskRunner } from './worker/task-runner';
-export { ThreadmillCommandsModule } from './cli/threadmill-commands.module';
-export { InvalidCommandOptionError } from './core/errors/invalid-command-option.error';
 
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
-export { SqliteBackend } from './backends/sqlite/sqlite.backend';
-export type { SqliteBackendOptions } from './backends/sqlite/sqlite-backend-options';
 export { RedisBackend } from './backends/redis/redis.backend';
 export type { RedisBackendOptions } from './backends/redis/redis-backend-options.interface';
 export { redisBackendConfigFromEnv } from './backends/redis/redis-backend-config.factory';
-
-export { ThreadmillHealthIndicator } from './health/threadmill.health';
-export type {
-  HealthThresholds,
-  ThreadmillHealthOptions,
-} from './health/health-thresholds.interface';

@@ -4,14 +4,14 @@ import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
-import { CommandOutputWriter } from './command-output.writer';
+import { CommandOutputWriter } from '../command/command-output.writer';
 import {
   parseIsoDate,
   parseJsonArray,
   parseName,
   parseWholeNumber,
   parseWholeNumberInRange,
-} from './parse-option.util';
+} from '../command/parse-option.util';
 
 /** The `enqueue` options as commander hands them over. */
 export interface EnqueueCommandOptions {

@@ -2,10 +2,11 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import { BackendRegistry } from '../backends/backend.registry';
 import { TaskService } from '../task/task.service';
-import { CommandOutputWriter } from './command-output.writer';
-import { parseName } from './parse-option.util';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { defaultBackendAlias } from '../command/default-backend-alias.util';
+import { parseName } from '../command/parse-option.util';
 
 /** The `result` options as commander hands them over. */
 export interface ResultCommandOptions {
@@ -27,6 +28,7 @@ export interface ResultCommandOptions {
 export class ResultCommand extends CommandRunner {
   constructor(
     private readonly tasks: TaskService,
+    private readonly backends: BackendRegistry,
     private readonly output: CommandOutputWriter,
   ) {
     super();
@@ -34,7 +36,8 @@ export class ResultCommand extends CommandRunner {
 
   async run([id]: string[], options: ResultCommandOptions = {}): Promise<void> {
     try {
-      const result = await this.tasks.getResult(id, options.backend ?? DEFAULT_BACKEND_ALIAS);
+      const alias = options.backend ?? defaultBackendAlias(this.backends.aliases);
+      const result = await this.tasks.getResult(id, alias);
       this.output.line(JSON.stringify(result, null, 2));
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return this.output.failure(error.message);
@@ -45,8 +48,8 @@ export class ResultCommand extends CommandRunner {
 
   @Option({
     flags: '--backend <alias>',
-    description: 'Backend alias the task was enqueued on.',
-    defaultValue: DEFAULT_BACKEND_ALIAS,
+    description:
+      'Backend alias the task was enqueued on. Default: the only one configured, else "default".',
   })
   parseBackend(value: string): string {
     return parseName('--backend', value);

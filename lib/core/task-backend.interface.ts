@@ -20,6 +20,11 @@ export interface BackendFeatures {
   readonly bulkEnqueue: boolean;
   /** An idle `acquire` waits for a wake-up instead of polling. */
   readonly blockingAcquire: boolean;
+  /**
+   * Every process that opens the same store sees the same tasks, so a worker
+   * pool (whose children are processes of their own) can serve it.
+   */
+  readonly sharedAcrossProcesses: boolean;
 }
 
 export interface AcquireOptions {

@@ -25,6 +25,14 @@ export const workerQueueNotConfigured = (
 export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
   `--backend: no backend "${alias}" is configured (configured: ${quoted(aliases)}).`;
 
+export const workerBackendNotShared = (alias: string, backendClass: string): string =>
+  `--backend: backend "${alias}" (${backendClass}) keeps its tasks inside one process, so the ` +
+  `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
+  `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
+
+export const unknownCommand = (name: string, commands: readonly string[]): string =>
+  `unknown command "${name}" (commands: ${quoted(commands)}).`;
+
 export const usageLine = (message: string): string => `error: ${message}\n`;
 
 // ---- the pool's log lines ----
@@ -101,6 +109,10 @@ export const poolSummary = (
 
 export const brokerStepFailed = (step: string, error: unknown): string =>
   `Broker step "${step}" failed: ${describe(error)}`;
+
+export const storeUnreachableAtStart = (alias: string, error: unknown): string =>
+  `Backend "${alias}" does not answer (${describe(error)}). The pool keeps trying and takes ` +
+  `tasks once it does; a stop signal ends it meanwhile.`;
 
 export const brokerPassFailed = (error: unknown): string =>
   `Broker pass failed: ${describe(error)}`;

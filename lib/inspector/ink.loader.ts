@@ -3,19 +3,13 @@ import type * as ReactModule from 'react';
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { optionalDependencyMissing } from '../core/threadmill.messages';
+import { importEsm } from '../utils/import-esm.util';
 
 /**
  * Loads Ink and React, the inspector's optional peer dependencies, only when
- * the inspector runs, so the rest of the library never requires them.
- *
- * Ink 6 is ESM-only (and awaits at top level), so this CommonJS build cannot
- * `require()` it. A plain `import()` in this file would not help either:
- * with `module: commonjs` TypeScript (and ts-jest) rewrite it to `require()`.
- * A function built from source text is never rewritten, so its `import()` is
- * the runtime's own: Node's ESM loader from dist/, and Jest's ESM loader
- * under `--experimental-vm-modules` in the tests. This keeps one loading path
- * for the built package and the tests, with no extra asset to ship (a .mjs
- * loader would need the same dynamic import from here to be reached).
+ * the inspector runs, so the rest of the library never requires them. Ink 6
+ * is ESM-only (and awaits at top level), so this CommonJS build imports it
+ * through importEsm.
  *
  * @internal
  */
@@ -24,17 +18,6 @@ export interface InkRuntime {
   readonly ink: typeof InkModule;
   readonly react: typeof ReactModule;
 }
-
-// The comment makes the source text unique to this evaluation of the module.
-// V8 caches functions compiled from equal source text across contexts, and a
-// cached function keeps the import() host of the context that first compiled
-// it: under Jest, whose every test file is a new context, a later file would
-// import through an earlier file's torn-down runtime. Node loads this module
-// once, so there it costs one tiny compile.
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: TypeScript must not rewrite this import() (see above)
-const nativeImport = new Function('specifier', `return import(specifier); // ${Math.random()}`) as (
-  specifier: string,
-) => Promise<unknown>;
 
 const INSPECTOR_PEERS = 'ink@6 react@19';
 
@@ -46,15 +29,6 @@ const isModuleNotFound = (error: unknown): boolean => {
     (error instanceof Error && /Cannot find (module|package)/.test(error.message))
   );
 };
-
-/**
- * Imports an ES module by its specifier through the runtime's own loader.
- * Exported for the component tests, which load ink-testing-library (ESM too)
- * the same way the inspector loads Ink.
- */
-export function importEsm<T>(specifier: string): Promise<T> {
-  return nativeImport(specifier) as Promise<T>;
-}
 
 /** Where Ink and React are imported from; a test names a package that is not installed. */
 export interface InkSpecifiers {

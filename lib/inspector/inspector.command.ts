@@ -1,8 +1,8 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { CommandOutputWriter } from '../cli/command-output.writer';
-import { parseName } from '../cli/parse-option.util';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { parseName } from '../command/parse-option.util';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';

@@ -1,4 +1,4 @@
-/** Signals that ask a pool (or one child) to stop, as Gunicorn and the original honour them. */
+/** Signals that ask a pool (or one child) to stop, as Gunicorn honours them. */
 export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /** Where signals come from: `process`, or an EventEmitter in unit tests. */

@@ -28,6 +28,7 @@ import {
   poolHeartbeatFailed,
   poolStopped,
   poolSummary,
+  storeUnreachableAtStart,
   workerCrashed,
 } from '../core/worker.messages';
 import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
@@ -79,6 +80,14 @@ export interface WorkerPoolDeps {
 /** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
 const LEASE_SEARCH_LIMIT = 1000;
 
+/**
+ * Once stopping, the longest the pool waits on a maintenance pass or its
+ * retirement from the store. Both are idempotent upkeep (an abandoned pass
+ * is the next pool's to repeat; an unretired heartbeat lapses by itself), so
+ * an unreachable store must not hold a stopping pool for its command timeouts.
+ */
+const STOP_STORE_WAIT_MS = 1_000;
+
 /** The pool's state as its health endpoint reports it. */
 export interface PoolHealth {
   readonly stopping: boolean;
@@ -119,6 +128,8 @@ export class WorkerPool {
   private brokerPass: Promise<void> | null = null;
   private summaryTimer: NodeJS.Timeout | null = null;
   private finish: (() => void) | null = null;
+  private stopRequested: () => void = () => undefined;
+  private readonly stopping = new Promise<void>((resolve) => (this.stopRequested = resolve));
   private lastBrokerPassAt: number | null = null;
   /** The children's journals live here while the pool runs. */
   private journalDir = '';
@@ -160,9 +171,10 @@ export class WorkerPool {
     this.journalDir = this.makeJournalDir();
     try {
       // Alive before any child acquires under this pool's id; then one pass, so due
-      // deferred tasks are ready and --exit-empty sees them.
-      await this.beat();
-      await this.runBrokerPass();
+      // deferred tasks are ready and --exit-empty sees them. A stop meanwhile ends the wait.
+      await this.unlessStopped(this.checkStore());
+      await this.unlessStopped(this.beat());
+      await this.unlessStopped((this.brokerPass = this.runBrokerPass()));
       this.scheduleBroker();
       this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
       for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
@@ -170,7 +182,7 @@ export class WorkerPool {
       await finished;
       await Promise.all(this.recoveries);
       await this.stopBroker();
-      await this.retire();
+      await withinMs(this.retire(), STOP_STORE_WAIT_MS);
       if (this.summaryTimer) clearInterval(this.summaryTimer);
       this.summarize();
       this.deps.logger.log(poolStopped(this.done, this.failed));
@@ -204,6 +216,7 @@ export class WorkerPool {
   stop(urgent: boolean): void {
     if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
     this.stopMode = urgent ? 'urgent' : 'graceful';
+    this.stopRequested();
     for (const timer of this.respawns) clearTimeout(timer);
     this.respawns.clear();
     const message: ParentMessage = { kind: 'stop', urgent };
@@ -442,7 +455,21 @@ export class WorkerPool {
   private async stopBroker(): Promise<void> {
     if (this.brokerTimer) clearTimeout(this.brokerTimer);
     this.brokerTimer = null;
-    await this.brokerPass;
+    if (this.brokerPass) await withinMs(this.brokerPass, STOP_STORE_WAIT_MS);
+  }
+
+  /** Says at once when the store does not answer, rather than through the first failing step. */
+  private async checkStore(): Promise<void> {
+    try {
+      await this.deps.backend.ping();
+    } catch (error) {
+      this.deps.logger.error(storeUnreachableAtStart(this.options.backend, error));
+    }
+  }
+
+  /** `work` (which never rejects), or less once the pool is asked to stop. */
+  private unlessStopped(work: Promise<void>): Promise<void> {
+    return Promise.race([work, this.stopping]);
   }
 
   private summarize(): void {
@@ -454,5 +481,16 @@ export class WorkerPool {
     // An idle pool stays quiet; the rate is over the last period only.
     if (delta === 0) return;
     this.deps.logger.log(poolSummary(this.done, this.failed, rate, this.children.size));
+  }
+}
+
+/** `work` (which never rejects), or after `ms` if it takes longer. */
+async function withinMs(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([work, elapsed]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -3,10 +3,15 @@ import { availableParallelism } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { CommandOutputWriter } from '../cli/command-output.writer';
-import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../cli/parse-option.util';
-import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
-import { workerBackendNotConfigured, workerQueueNotConfigured } from '../core/worker.messages';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../command/parse-option.util';
+import {
+  unknownCommand,
+  workerBackendNotConfigured,
+  workerBackendNotShared,
+  workerQueueNotConfigured,
+} from '../core/worker.messages';
+import { defaultBackendAlias } from '../command/default-backend-alias.util';
 import type { WorkerOptions } from './worker-options.interface';
 import { WorkerLauncher } from './worker.launcher';
 
@@ -25,7 +30,7 @@ export interface WorkerCommandOptions {
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
 export const defaultProcesses = (): number => Math.max(1, availableParallelism() - 1);
 
-/** Default `--threads`: one slot, as the original and its peers; raise it for I/O-bound tasks. */
+/** Default `--threads`: one slot, as in Celery and Dramatiq; raise it for I/O-bound tasks. */
 export const DEFAULT_THREADS = 1;
 
 /**
@@ -48,11 +53,20 @@ export class WorkerCommand extends CommandRunner {
     super();
   }
 
-  async run(_params: string[], options: WorkerCommandOptions = {}): Promise<void> {
-    const alias = options.backend ?? DEFAULT_BACKEND_ALIAS;
+  async run(params: string[], options: WorkerCommandOptions = {}): Promise<void> {
+    // The default command receives any first word that names no command; a
+    // typo must not start a pool that consumes real tasks.
+    if (params.length > 0) {
+      const commands = this.command.parent?.commands.map((command) => command.name()) ?? [];
+      return this.output.usageError(unknownCommand(params[0], commands));
+    }
+    const alias = options.backend ?? defaultBackendAlias(this.backends.aliases);
     const backend = this.backends.find(alias);
     if (!backend) {
       return this.output.usageError(workerBackendNotConfigured(alias, this.backends.aliases));
+    }
+    if (!backend.features.sharedAcrossProcesses) {
+      return this.output.usageError(workerBackendNotShared(alias, backend.constructor.name));
     }
     const queues = options.queues ?? [...backend.queues];
     const unknown = queues.find((queue) => !backend.queues.includes(queue));
@@ -74,8 +88,8 @@ export class WorkerCommand extends CommandRunner {
 
   @Option({
     flags: '--backend <alias>',
-    description: `Backend alias whose queues are consumed. Default: ${DEFAULT_BACKEND_ALIAS}.`,
-    defaultValue: DEFAULT_BACKEND_ALIAS,
+    description:
+      'Backend alias whose queues are consumed. Default: the only one configured, else "default".',
   })
   parseBackend(value: string): string {
     return parseName('--backend', value);

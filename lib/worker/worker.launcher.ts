@@ -78,6 +78,15 @@ export class WorkerLauncher {
       logger.log(shutdownRequested(cause, urgent));
       pool.stop(urgent);
     }).listen();
+    // A parent that started the pool with an IPC channel (a supervisor such as
+    // the sample's `npm start`) and died, even by SIGKILL, closes that channel:
+    // the pool then stops gracefully rather than live on as an orphan.
+    const onParentGone = (): void => signals.request({ urgent: false, cause: 'parent gone' });
+    if (process.connected) {
+      process.once('disconnect', onParentGone);
+      // Watched, never waited on: the channel alone must not keep a drained pool alive.
+      process.channel?.unref();
+    }
     const healthServer =
       options.healthPort === undefined
         ? null
@@ -86,6 +95,7 @@ export class WorkerLauncher {
       await healthServer?.start();
       await pool.run();
     } finally {
+      process.off('disconnect', onParentGone);
       signals.dispose();
       await healthServer?.close();
     }

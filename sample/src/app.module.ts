@@ -1,12 +1,8 @@
 import { Module } from '@nestjs/common';
 
-import {
-  SqliteBackend,
-  ThreadmillCommandsModule,
-  ThreadmillModule,
-  redisBackendConfigFromEnv,
-  type BackendConfig,
-} from '../../lib';
+import { ThreadmillModule, redisBackendConfigFromEnv, type BackendConfig } from '../../lib';
+import { SqliteBackend } from '../../lib/backends/sqlite';
+import { ThreadmillCommandsModule } from '../../lib/cli';
 import { sampleConfig } from './sample.config';
 import { GreetingService } from './tasks/greeting.service';
 import { GreetingTasks } from './tasks/greeting.tasks';

@@ -11,6 +11,12 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(WebModule, { logger: sampleConfig.logLevels });
   // Closes the backends on SIGTERM / Ctrl-C, so no connection is left dangling.
   app.enableShutdownHooks();
+  // Started by `npm start` with an IPC channel: when that supervisor dies (even
+  // by SIGKILL) the channel closes, and the app stops instead of holding the port.
+  if (process.connected) {
+    process.once('disconnect', () => void app.close());
+    process.channel?.unref();
+  }
   await app.listen(sampleConfig.port, '127.0.0.1');
   new Logger('Sample').log(`Listening on http://127.0.0.1:${sampleConfig.port}`);
 }

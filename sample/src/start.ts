@@ -8,7 +8,9 @@ import { sampleConfig } from './sample.config';
  * together. Each runs in its own process group, so a Ctrl-C in the terminal
  * reaches only this supervisor, which forwards exactly one signal to each; a
  * pool that received the terminal's SIGINT as well would take it as a second
- * signal and release its tasks instead of finishing them.
+ * signal and release its tasks instead of finishing them. Each also has an
+ * IPC channel to this process: if it dies without a word (SIGKILL), the
+ * channels close and both stop gracefully on their own.
  */
 const commands: Record<string, string[]> = {
   web: [join(__dirname, 'main.js')],
@@ -28,7 +30,7 @@ function stopAll(signal: NodeJS.Signals): void {
 
 for (const [name, args] of Object.entries(commands)) {
   const child = spawn(process.execPath, args, {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });
   children.set(name, child);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 
-import { ThreadmillHealthIndicator } from '../../lib';
+import { ThreadmillHealthIndicator } from '../../lib/health';
 import { AppModule } from './app.module';
 import { HealthController } from './http/health.controller';
 import { TasksController } from './http/tasks.controller';

@@ -10,9 +10,9 @@ import {
   Task,
   TaskResultDoesNotExist,
   TaskService,
-  ThreadmillHealthIndicator,
   ThreadmillModule,
 } from '../../lib';
+import { ThreadmillHealthIndicator } from '../../lib/health';
 import { freePort } from '../helpers/free-port';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';

@@ -151,7 +151,12 @@ export class MemoryBackend implements ExecutingBackend {
     }
     this.runsOnEnqueue = this.options.immediate;
     this.brokerIntervalMs = this.options.brokerInterval;
-    this.features = { defer: !this.options.immediate, bulkEnqueue: true, blockingAcquire: true };
+    this.features = {
+      defer: !this.options.immediate,
+      bulkEnqueue: true,
+      blockingAcquire: true,
+      sharedAcrossProcesses: false,
+    };
   }
 
   setExecutor(executor: TaskExecutor): void {

@@ -225,6 +225,9 @@ export class RedisConnection {
    * A connected client needs no timer (commandTimeout bounds each command).
    */
   async run<T>(call: () => Promise<T>): Promise<T> {
+    // A closed client would queue the call for a reconnect that never comes,
+    // and its command timer would keep the process alive meanwhile.
+    if (this.closed) throw this.unavailable(new Error('the backend is closed'));
     try {
       if (this.client.status === 'ready') return await call();
       return await this.boundedWhileConnecting(call());
@@ -277,6 +280,14 @@ export class RedisConnection {
     // wait in the offline queue while the reconnect timer keeps the process alive.
     if (this.client.status !== 'ready') {
       this.client.disconnect();
+      // Between two reconnect attempts there is no socket whose close would
+      // fail the queued calls, so ioredis keeps them (and their command
+      // timers, which hold the process) forever: fail them now.
+      if (this.client.status !== 'end') {
+        (this.client as unknown as { flushQueue?(error: Error): void }).flushQueue?.(
+          new Error('Connection is closed.'),
+        );
+      }
       return;
     }
     try {

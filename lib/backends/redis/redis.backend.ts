@@ -83,7 +83,12 @@ interface TakeCall {
  */
 export class RedisBackend implements TaskBackend {
   readonly queues: readonly string[];
-  readonly features: BackendFeatures = { defer: true, bulkEnqueue: true, blockingAcquire: true };
+  readonly features: BackendFeatures = {
+    defer: true,
+    bulkEnqueue: true,
+    blockingAcquire: true,
+    sharedAcrossProcesses: true,
+  };
   readonly brokerIntervalMs: number;
   readonly maxPayloadBytes: number;
 

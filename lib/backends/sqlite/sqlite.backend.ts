@@ -88,7 +88,12 @@ export class SqliteBackend implements TaskBackend {
    * No `blockingAcquire`: an idle consumer wakes at once for work enqueued in
    * its own process, but checks (cheaply, with backoff) for work from others.
    */
-  readonly features: BackendFeatures = { defer: true, bulkEnqueue: true, blockingAcquire: false };
+  readonly features: BackendFeatures = {
+    defer: true,
+    bulkEnqueue: true,
+    blockingAcquire: false,
+    sharedAcrossProcesses: true,
+  };
   readonly brokerIntervalMs: number;
 
   private readonly logger = new Logger(SqliteBackend.name);

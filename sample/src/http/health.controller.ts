@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 
-import { ThreadmillHealthIndicator } from '../../../lib';
+import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { sampleConfig } from '../sample.config';
 
 /**

@@ -2,13 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
 
-import {
-  Task,
-  TaskService,
-  ThreadmillHealthIndicator,
-  ThreadmillModule,
-  type TaskBackend,
-} from '../../../lib';
+import { Task, TaskService, ThreadmillModule, type TaskBackend } from '../../../lib';
+import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { freePort } from '../../helpers/free-port';

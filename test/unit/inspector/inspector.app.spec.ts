@@ -1,7 +1,8 @@
 import type * as InkTestingLibrary from 'ink-testing-library' with { 'resolution-mode': 'import' };
 
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
-import { importEsm, loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
+import { loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
+import { importEsm } from '../../../lib/utils/import-esm.util';
 import { renderInspector } from '../../../lib/inspector/inspector.app';
 import { InspectorStore } from '../../../lib/inspector/inspector.store';
 import { assertEsmMode } from '../../helpers/esm-mode';

@@ -36,7 +36,12 @@ export const readyRecord = (id: string, name = 'test.task', args: unknown[] = []
 export class FakeWorkerBackend implements TaskBackend {
   readonly alias = 'fake';
   readonly queues = ['default'];
-  readonly features = { defer: false, bulkEnqueue: true, blockingAcquire: true };
+  readonly features = {
+    defer: false,
+    bulkEnqueue: true,
+    blockingAcquire: true,
+    sharedAcrossProcesses: true,
+  };
   readonly brokerIntervalMs = 1000;
   readonly ready: TaskRecord[] = [];
   readonly acquireCalls: AcquireOptions[] = [];

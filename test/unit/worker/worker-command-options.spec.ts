@@ -5,7 +5,7 @@ const optionMetadata = () => commandOptions(WorkerCommand);
 const readmeRows = () => readmeOptionRows('### `worker` options');
 
 describe('worker command options', () => {
-  it('are the flags of SPEC §5 plus the health port, one @Option parser each', () => {
+  it('are the pool flags and the health port, one @Option parser each', () => {
     expect(optionMetadata().map((meta) => meta.flags.split(' ')[0])).toEqual([
       '--backend',
       '--queues',

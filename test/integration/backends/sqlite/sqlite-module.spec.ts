@@ -9,7 +9,6 @@ import { Test } from '@nestjs/testing';
 import {
   BackendUnavailableError,
   InvalidBackendConfigError,
-  SqliteBackend,
   TaskResultStatus,
   TaskRunner,
   TaskService,
@@ -17,6 +16,7 @@ import {
   getBackendToken,
   type TaskBackend,
 } from '../../../../lib';
+import { SqliteBackend } from '../../../../lib/backends/sqlite';
 import { Greeter, GreetingTasks } from '../../../fixtures/greeting.tasks';
 
 describe('SqliteBackend in ThreadmillModule', () => {

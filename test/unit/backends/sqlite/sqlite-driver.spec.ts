@@ -20,15 +20,15 @@ describe('the better-sqlite3 driver', () => {
     expect(loaded).toBe(false);
   });
 
-  it('is not loaded by importing the package barrel, which exports SqliteBackend', async () => {
+  it('is not loaded by importing the sqlite entry point, which exports SqliteBackend', async () => {
     let loaded = false;
     jest.doMock('better-sqlite3', () => {
       loaded = true;
       return {};
     });
     await jest.isolateModulesAsync(async () => {
-      const barrel = await import('../../../../lib/index');
-      expect(typeof barrel.SqliteBackend).toBe('function');
+      const entry = await import('../../../../lib/backends/sqlite');
+      expect(typeof entry.SqliteBackend).toBe('function');
     });
     expect(loaded).toBe(false);
   });

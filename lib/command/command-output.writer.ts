@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 
 import { usageLine } from '../core/worker.messages';
-
-/** Exit code of a command line that names a bad value (commander uses 1 for everything). */
-export const USAGE_EXIT_CODE = 2;
+import { ExitCode } from './exit-code';
 
 /**
- * Where the commands print: results to stdout, usage errors to stderr with
- * exit code 2. A provider, so a test (or an app with its own output) can
- * replace it instead of capturing the process streams.
+ * Where the commands print: results to stdout, errors to stderr with the exit
+ * code of the table in ExitCode. A provider, so a test (or an app with its own
+ * output) can replace it instead of capturing the process streams.
  *
  * @internal
  */
@@ -22,12 +20,12 @@ export class CommandOutputWriter {
   /** A usage error: `error: <message>` on stderr and exit code 2 once the command returns. */
   usageError(message: string): void {
     process.stderr.write(usageLine(message));
-    process.exitCode = USAGE_EXIT_CODE;
+    process.exitCode = ExitCode.Usage;
   }
 
   /** A failure that is not about the command line (e.g. an unknown result id): exit code 1. */
   failure(message: string): void {
     process.stderr.write(usageLine(message));
-    process.exitCode = 1;
+    process.exitCode = ExitCode.Failure;
   }
 }

@@ -1,0 +1,16 @@
+/**
+ * The exit codes of every command, in one table: a command that needs a new
+ * outcome adds a code here and never reuses one of these.
+ *
+ * @publicApi
+ */
+export const ExitCode = {
+  /** The command did what it was asked. */
+  Success: 0,
+  /** The command ran and failed: the store was unreachable, the result does not exist. */
+  Failure: 1,
+  /** The command line was wrong: unknown command or option, missing or invalid argument. */
+  Usage: 2,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
