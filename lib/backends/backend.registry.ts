@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 
 import {
+  DEFAULT_BACKEND_ALIAS,
   UnknownBackendError,
   unknownBackend,
   type TaskBackend,
@@ -30,6 +31,14 @@ export class BackendRegistry implements OnApplicationShutdown {
 
   get aliases(): string[] {
     return [...this.backends.keys()];
+  }
+
+  /**
+   * The alias used where none is named (a task without `backend`, a command
+   * without `--backend`): the only one configured, else `default`.
+   */
+  get defaultAlias(): string {
+    return this.backends.size === 1 ? this.aliases[0] : DEFAULT_BACKEND_ALIAS;
   }
 
   all(): TaskBackend[] {

@@ -2,10 +2,8 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { BackendRegistry } from '../backends/backend.registry';
 import { TaskService } from '../task/task.service';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { defaultBackendAlias } from '../command/default-backend-alias.util';
 import { parseName } from '../command/parse-option.util';
 
 /** The `result` options as commander hands them over. */
@@ -28,7 +26,6 @@ export interface ResultCommandOptions {
 export class ResultCommand extends CommandRunner {
   constructor(
     private readonly tasks: TaskService,
-    private readonly backends: BackendRegistry,
     private readonly output: CommandOutputWriter,
   ) {
     super();
@@ -36,8 +33,7 @@ export class ResultCommand extends CommandRunner {
 
   async run([id]: string[], options: ResultCommandOptions = {}): Promise<void> {
     try {
-      const alias = options.backend ?? defaultBackendAlias(this.backends.aliases);
-      const result = await this.tasks.getResult(id, alias);
+      const result = await this.tasks.getResult(id, options.backend);
       this.output.line(JSON.stringify(result, null, 2));
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return this.output.failure(error.message);

@@ -4,7 +4,6 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { QueueStats } from '../core/backend-telemetry.interface';
-import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import {
   backendUnreachable,
   brokerNeverRan,
@@ -60,9 +59,10 @@ export class ThreadmillHealthIndicator {
     key = 'threadmill',
     options: ThreadmillHealthOptions = {},
   ): Promise<HealthIndicatorResult> {
-    const alias = options.backend ?? DEFAULT_BACKEND_ALIAS;
+    const registry = this.moduleRef.get(BackendRegistry, { strict: false });
+    const alias = options.backend ?? registry.defaultAlias;
     const session = this.indicatorService().check(key);
-    const backend = this.moduleRef.get(BackendRegistry, { strict: false }).get(alias);
+    const backend = registry.get(alias);
     const timeoutMs = options.timeoutMs ?? 1000;
     const maxHeartbeatAgeMs =
       options.maxHeartbeatAgeMs ?? Math.max(3 * backend.brokerIntervalMs, 3000);

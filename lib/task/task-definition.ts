@@ -8,7 +8,8 @@ export interface ResolvedTaskOptions {
   readonly name: string;
   readonly queue: string;
   readonly priority: number;
-  readonly backend: string;
+  /** Absent when the task names none: the app's default backend (BackendRegistry.defaultAlias). */
+  readonly backend?: string;
   readonly takesContext: boolean;
   /** Absent when the task sets none (fail once). */
   readonly retries?: number;

@@ -3,7 +3,6 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 
 import {
-  DEFAULT_BACKEND_ALIAS,
   DEFAULT_QUEUE,
   InvalidTaskError,
   PRIORITY_MAX,
@@ -100,8 +99,10 @@ export class TaskExplorer implements OnModuleInit {
     if (!isValidName(name)) throw new InvalidTaskError(invalidName('task', name));
     const queue = options.queue ?? DEFAULT_QUEUE;
     if (!isValidName(queue)) throw new InvalidTaskError(invalidName('queue', queue));
-    const backend = options.backend ?? DEFAULT_BACKEND_ALIAS;
-    if (!isValidName(backend)) throw new InvalidTaskError(invalidName('backend alias', backend));
+    const { backend } = options;
+    if (backend !== undefined && !isValidName(backend)) {
+      throw new InvalidTaskError(invalidName('backend alias', backend));
+    }
     const priority = options.priority ?? 0;
     if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
       throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
@@ -124,7 +125,7 @@ export class TaskExplorer implements OnModuleInit {
       name,
       queue,
       priority,
-      backend,
+      ...(backend === undefined ? {} : { backend }),
       takesContext,
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import {
-  DEFAULT_BACKEND_ALIAS,
   DEFAULT_MAX_PAYLOAD_BYTES,
   InvalidTaskError,
   PRIORITY_MAX,
@@ -152,13 +151,13 @@ export class TaskService implements TaskEnqueuer {
    * The current state of a task.
    *
    * @param id the id of an enqueued task.
-   * @param backend the alias it was enqueued on; default `'default'`.
+   * @param backend the alias it was enqueued on; default: the only configured, else `'default'`.
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    * @throws UnknownBackendError when no backend has this alias.
    */
   async getResult<T = unknown>(
     id: string,
-    backend: string = DEFAULT_BACKEND_ALIAS,
+    backend: string = this.backends.defaultAlias,
   ): Promise<TaskResult<T>> {
     const record = await this.backends.get(backend).getResult(id);
     return new TaskResult<T>(record, this.backends.sourceFor(backend));
@@ -182,7 +181,7 @@ export class TaskService implements TaskEnqueuer {
   }
 
   private backendFor(definition: TaskDefinition, overrides: TaskOverrides): TaskBackend {
-    const alias = overrides.backend ?? definition.options.backend;
+    const alias = overrides.backend ?? definition.options.backend ?? this.backends.defaultAlias;
     const backend = this.backends.find(alias);
     if (!backend) {
       throw new InvalidTaskError(

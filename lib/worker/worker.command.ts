@@ -11,7 +11,6 @@ import {
   workerBackendNotShared,
   workerQueueNotConfigured,
 } from '../core/worker.messages';
-import { defaultBackendAlias } from '../command/default-backend-alias.util';
 import type { WorkerOptions } from './worker-options.interface';
 import { WorkerLauncher } from './worker.launcher';
 
@@ -60,7 +59,7 @@ export class WorkerCommand extends CommandRunner {
       const commands = this.command.parent?.commands.map((command) => command.name()) ?? [];
       return this.output.usageError(unknownCommand(params[0], commands));
     }
-    const alias = options.backend ?? defaultBackendAlias(this.backends.aliases);
+    const alias = options.backend ?? this.backends.defaultAlias;
     const backend = this.backends.find(alias);
     if (!backend) {
       return this.output.usageError(workerBackendNotConfigured(alias, this.backends.aliases));

@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { Redis } from 'ioredis';
 
@@ -12,7 +9,6 @@ import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { chaosRecord, readJournal, startPool, type RunningPool } from '../chaos/chaos-harness';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
@@ -22,8 +18,6 @@ import { waitFor } from '../helpers/wait-for';
 // tasks around them run. Enqueue-side bad input is in
 // test/integration/bad-input.spec.ts; unknown task names in security.e2e-spec.ts.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 const QUEUES = ['default', 'emails'];
 const MIB = 1024 * 1024;
 
@@ -110,19 +104,5 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     expect(pool.output()).not.toMatch(/Worker child \d+ (exited|died)/);
     pool.process.kill('SIGTERM');
     expect((await pool.exited).code).toBe(0);
-  });
-
-  it('`result` of a task id that does not exist exits 1 and says so', async () => {
-    const id = randomUUID();
-    const error = (await promisify(execFile)(
-      process.execPath,
-      [CLI, 'result', id, '--backend', alias],
-      {
-        cwd: ROOT,
-        env: { ...process.env, REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias, NO_COLOR: '1' },
-      },
-    ).catch((e: unknown) => e)) as { code: number; stderr: string };
-    expect(error.code).toBe(1);
-    expect(error.stderr).toContain(`No task result with id "${id}" exists on backend "${alias}"`);
   });
 });

@@ -342,8 +342,8 @@ describe('threadmill inspector (e2e, tmux)', () => {
     // A real process, so require.cache is Node's own and not Jest's registry.
     const probe = `
       require('reflect-metadata');
-      const lib = require('./lib');
-      if (!lib.ThreadmillCommandsModule) throw new Error('the CLI module is not exported');
+      const cli = require('./lib/cli');
+      if (!cli.ThreadmillCommandsModule) throw new Error('the CLI module is not exported');
       const loaded = Object.keys(require.cache).filter((f) => /node_modules\\/(ink|react)\\//.test(f));
       process.stdout.write(JSON.stringify(loaded));
     `;

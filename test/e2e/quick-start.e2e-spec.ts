@@ -199,4 +199,17 @@ describe('npm start without Redis (e2e: the quick start on SQLite, Ctrl-C and re
     expect(await healthy()).toBe(200);
     expect(await ctrlC(run)).toEqual({ code: 0, signal: null });
   });
+
+  it('stops the web app and the pool on their own when npm start is killed with SIGKILL', async () => {
+    const run = await npmStart();
+    expect(await healthy()).toBe(200);
+    // The supervisor alone, as an OOM killer or `kill -9` would: no signal reaches the others.
+    run.process.kill('SIGKILL');
+    // Resolves once no process holds the output pipes: the web app, the pool and its children.
+    await run.closed;
+    expect(run.output()).toContain('Graceful stop (parent gone)');
+    expect(run.output()).toContain('Worker pool stopped');
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+  });
 });
+

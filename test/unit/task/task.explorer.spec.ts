@@ -59,7 +59,6 @@ describe('TaskExplorer', () => {
       name: 'GreetingTasks.greet',
       queue: 'default',
       priority: 0,
-      backend: 'default',
       takesContext: false,
     });
     expect(registry.find('greetings.shout')?.options).toMatchObject({

@@ -246,4 +246,27 @@ describe('TaskService', () => {
       await expect(tasks.getResult('x', 'elsewhere')).rejects.toThrow(UnknownBackendError);
     });
   });
+
+  describe('with one backend configured under another alias', () => {
+    it('enqueues a task that names no backend there, and reads its result there', async () => {
+      const single = await Test.createTestingModule({
+        imports: [
+          ThreadmillModule.forRoot({
+            backends: { main: { backend: MemoryBackend, queues: ['default', 'loud'] } },
+          }),
+        ],
+        providers: [Greeter, GreetingTasks],
+      }).compile();
+      await single.init();
+      try {
+        const service = single.get(TaskService);
+        const result = await service.enqueue(GreetingTasks, 'greet', ['Ada']);
+        expect(result.task.backend).toBe('main');
+        expect((await service.getResult(result.id)).id).toBe(result.id);
+        expect(single.get(BackendRegistry).defaultAlias).toBe('main');
+      } finally {
+        await single.close();
+      }
+    });
+  });
 });

@@ -1,0 +1,201 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import { Redis } from 'ioredis';
+
+import { startCli, type RunningCli } from '../helpers/cli-process';
+import { freePort } from '../helpers/free-port';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
+
+// The exit-code table of the command line (0 success, 1 a command that ran and
+// failed, 2 a usage error) on the real CLI, and what each command prints where:
+// a command's result on stdout, everything else on stderr.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+const MEMORY_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'memory-main.js');
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('the threadmill command line (e2e: exit codes and output)', () => {
+  jest.setTimeout(60_000);
+  const started: RunningCli[] = [];
+  let alias: string;
+  let redis: Redis;
+
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+  });
+
+  beforeEach(() => {
+    alias = testAlias();
+  });
+
+  afterEach(async () => {
+    for (const cli of started.splice(0)) await cli.killGroup();
+    await removeAliasKeys(redis, alias);
+  });
+
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  /** Runs a command to its end; its only backend is `alias` (no `--backend` needed). */
+  function run(
+    args: readonly string[],
+    env: Record<string, string> = {},
+    cli = CLI,
+  ): Promise<Outcome> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            REDIS_URL: testRedisUrl(),
+            THREADMILL_ALIAS: alias,
+            NO_COLOR: '1',
+            ...env,
+          },
+        },
+        (error, stdout, stderr) => {
+          const code = error ? ((error as { code?: number }).code ?? null) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  }
+
+  describe('0: success', () => {
+    it('enqueue prints only the new ids on stdout, result only the JSON', async () => {
+      const enqueued = await run(['enqueue', 'sample.echo', '--args', '["hi"]', '--count', '2']);
+      expect(enqueued.code).toBe(0);
+      const ids = enqueued.stdout.trim().split('\n');
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      // The boot lines went to stderr.
+      expect(enqueued.stderr).toContain('Discovered');
+
+      const shown = await run(['result', ids[0]]);
+      expect(shown.code).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ id: ids[0], status: 'READY' });
+    });
+
+    it('--help', async () => {
+      const help = await run(['--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('enqueue');
+    });
+  });
+
+  describe('1: a command that ran and failed', () => {
+    it('result of an id that does not exist', async () => {
+      const id = randomUUID();
+      const outcome = await run(['result', id]);
+      expect(outcome.code).toBe(1);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toContain(
+        `No task result with id "${id}" exists on backend "${alias}"`,
+      );
+    });
+
+    it('enqueue while the store is unreachable, saying so', async () => {
+      const port = await freePort();
+      const outcome = await run(['enqueue', 'sample.echo'], {
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+      });
+      expect(outcome.code).toBe(1);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toContain(`error: Threadmill backend "${alias}" cannot use Redis`);
+    });
+  });
+
+  describe('2: a usage error', () => {
+    it('a word that names no command, without starting a pool', async () => {
+      const outcome = await run(['resutl', 'abc']);
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).toContain(
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "inspector").',
+      );
+      expect(outcome.stderr).not.toContain('Worker pool');
+    });
+
+    it.each([
+      ['an unknown option', ['worker', '--bogus'], "error: unknown option '--bogus'"],
+      ['an unknown option of a command', ['result', 'x', '--nope'], "unknown option '--nope'"],
+      ['a missing argument', ['result'], "error: missing required argument 'id'"],
+      ['an option without its value', ['enqueue', 'sample.echo', '--args'], 'argument missing'],
+      ['an invalid option value', ['worker', '--processes', 'many'], '--processes expects'],
+      ['a queue not configured', ['worker', '--queues', 'nope'], 'queue "nope" is not configured'],
+      [
+        'a backend not configured',
+        ['result', 'x', '--backend', 'nope'],
+        'backend "nope" is configured',
+      ],
+      ['a task name not registered', ['enqueue', 'no.such.task'], 'no.such.task'],
+    ])('%s', async (_what, args, message) => {
+      const outcome = await run(args);
+      expect(outcome.code).toBe(2);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toContain(message);
+    });
+
+    it('worker on a MemoryBackend, whose tasks no child could see', async () => {
+      const outcome = await run(['worker'], {}, MEMORY_CLI);
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).toContain(
+        'backend "memory" (MemoryBackend) keeps its tasks inside one process',
+      );
+      expect(outcome.stderr).not.toContain('Worker pool');
+    });
+  });
+
+  describe('worker with its store unreachable', () => {
+    it.each(['SIGTERM', 'SIGINT'] as const)(
+      'says so at start and stops within 5 s of %s',
+      async (signal) => {
+        const port = await freePort();
+        const cli = startCli(
+          ['worker', '--processes', '1'],
+          { REDIS_URL: `redis://127.0.0.1:${port}`, THREADMILL_ALIAS: alias },
+          started,
+        );
+        await until(cli, new RegExp(`Backend "${alias}" does not answer`));
+        const signalledAt = Date.now();
+        cli.process.kill(signal);
+        const { code } = await cli.exited;
+        expect(Date.now() - signalledAt).toBeLessThan(5_000);
+        expect(code).toBe(0);
+      },
+    );
+  });
+});
+
+/** Resolves once the CLI's output matches `pattern`; fails if the process ends first. */
+async function until(cli: RunningCli, pattern: RegExp): Promise<void> {
+  const ended = cli.exited.then(() => {
+    throw new Error(`the CLI exited before printing ${pattern}:\n${cli.output()}`);
+  });
+  const seen = new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (!pattern.test(cli.output())) return;
+      cli.process.stdout?.off('data', check);
+      cli.process.stderr?.off('data', check);
+      resolve();
+    };
+    cli.process.stdout?.on('data', check);
+    cli.process.stderr?.on('data', check);
+    check();
+  });
+  await Promise.race([seen, ended]);
+}
