@@ -1,138 +1,60 @@
 import { execFile } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
+import { Redis } from 'ioredis';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus } from '../../lib/core';
+import { NEST_APP_KINDS, WRONG_ARGUMENTS, writeNestApp } from '../helpers/nest-app';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+
+// The package as a user gets it: built and packed with `npm pack`, installed
+// from the tarball (its peers from the registry, through npm's cache) into
+// fresh Nest 11 and Nest 12 apps outside the repository, which enqueue a task
+// and drain it with `nest start --entryFile worker` against a real Redis.
+
 const run = promisify(execFile);
 const repo = join(__dirname, '..', '..');
-const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** Every file under `dir` whose name ends with `suffix`, relative to `dir`. */
+/** The optional peers: importing the main entry point must load none of them. */
+const OPTIONAL_PEERS = ['nest-commander', '@nestjs/terminus', 'better-sqlite3', 'ink', 'react'];
+
 function filesEndingWith(dir: string, suffix: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith(suffix))
     .map((file) => relative(dir, join(dir, file)));
 }
 
-const APP_TSCONFIG = {
-  compilerOptions: {
-    module: 'commonjs',
-    target: 'ES2022',
-    strict: true,
-    experimentalDecorators: true,
-    emitDecoratorMetadata: true,
-    skipLibCheck: true,
-    outDir: 'dist',
-    rootDir: 'src',
-    types: ['node'],
-  },
-  include: ['src/**/*.ts'],
-};
-
-// A user's app, written against the published package name only.
-const APP_MAIN = `
-import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import {
-  MemoryBackend,
-  Task,
-  TaskContext,
-  TaskRunner,
-  TaskService,
-  ThreadmillModule,
-  BackendRegistry,
-} from '@threadmill/nestjs';
-
-@Injectable()
-export class Greeter {
-  greet(name: string): string {
-    return 'Hello, ' + name + '!';
-  }
-}
-
-@Injectable()
-export class GreetingTasks {
-  constructor(private readonly greeter: Greeter) {}
-
-  @Task({ queue: 'greetings' })
-  async greet(name: string): Promise<string> {
-    return this.greeter.greet(name);
-  }
-
-  @Task()
-  attempt(context: TaskContext, label: string): string {
-    return label + '#' + context.attempt;
-  }
-}
-
-@Module({
-  imports: [
-    ThreadmillModule.forRoot({
-      backends: {
-        default: { backend: MemoryBackend, queues: ['default', 'greetings'] },
-        inline: { backend: MemoryBackend, options: { immediate: true } },
-      },
-    }),
-  ],
-  providers: [Greeter, GreetingTasks],
-})
-class AppModule {}
-
-async function main(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
-  const tasks = app.get(TaskService);
-  const enqueued = await tasks.enqueue(GreetingTasks, 'greet', ['packaged']);
-  const backend = app.get(BackendRegistry).get('default');
-  const [record] = await backend.acquire(['greetings'], { workerId: 'pkg:1-0', timeoutMs: 1000 });
-  await backend.acknowledge([await app.get(TaskRunner).run(record)]);
-  const result = await enqueued.refresh();
-  const inline = await tasks.task(GreetingTasks, 'attempt').using({ backend: 'inline' }).enqueue('ctx');
-  const value: string = result.returnValue;
-  process.stdout.write(JSON.stringify({ status: result.status, value, inline: inline.returnValue }));
-  await app.close();
-}
-
-void main();
-`;
-
-// Must not compile: proves the published types keep enqueue arguments checked.
-const APP_WRONG = `
-import { TaskService } from '@threadmill/nestjs';
-import { GreetingTasks } from './main';
-
-export async function wrong(tasks: TaskService): Promise<void> {
-  await tasks.enqueue(GreetingTasks, 'greet', [42]);
-}
-`;
-
-describe('packaging (e2e)', () => {
+describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
+  // Each app installs from npm's cache and compiles twice (nest build, nest start).
+  jest.setTimeout(240_000);
   const dirs: string[] = [];
+  let tarball: string;
+  let shipped: string[];
+  let redis: Redis;
+  const aliases: string[] = [];
+
   const tempDir = (prefix: string): string => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
     dirs.push(dir);
     return dir;
   };
 
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('builds, packs, installs into a fresh Nest app outside the repo, compiles it and runs a task', async () => {
-    // Build and pack from a copy, so this test never races another run over the repo's dist/.
+  beforeAll(async () => {
+    redis = new Redis(testRedisUrl());
+    // Built and packed from a copy, so this never races another run over the repo's dist/.
     const stage = tempDir('threadmill-stage-');
     for (const entry of [
       'package.json',
       'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
       'nest-cli.json',
       'tsconfig.json',
       'tsconfig.build.json',
@@ -144,59 +66,123 @@ describe('packaging (e2e)', () => {
     await run('npm', ['run', 'build'], { cwd: stage });
     const packDir = join(stage, 'pack');
     mkdirSync(packDir);
-    const { stdout: packed } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
       cwd: stage,
     });
-    const [{ filename, files }] = JSON.parse(packed) as [
-      { filename: string; files: { path: string }[] },
-    ];
-    const shipped = files.map((file) => file.path);
-    expect(shipped).toContain('dist/index.js');
-    expect(shipped).toContain('dist/index.d.ts');
+    const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
+    tarball = join(packDir, packed.filename);
+    shipped = packed.files.map((file) => file.path);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const alias of aliases) await removeAliasKeys(redis, alias);
+    await redis.quit();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ships the build, the Lua scripts, the bin, LICENSE and CHANGELOG, and nothing else', () => {
+    for (const file of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cli/index.js',
+      'dist/cli/threadmill.bin.js',
+      'dist/health/index.d.ts',
+      'dist/backends/sqlite/index.d.ts',
+      'LICENSE',
+      'CHANGELOG.md',
+      'README.md',
+    ]) {
+      expect(shipped).toContain(file);
+    }
     expect(shipped.filter((path) => /^(test|sample|bench|lib)\//.test(path))).toEqual([]);
     expect(shipped.filter((path) => path.endsWith('.spec.js'))).toEqual([]);
     for (const lua of filesEndingWith(join(repo, 'lib'), '.lua')) {
       expect(shipped).toContain(join('dist', lua));
     }
+  });
 
-    const app = tempDir('threadmill-app-');
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({ name: 'throwaway-nest-app', version: '1.0.0', private: true }),
-    );
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(APP_TSCONFIG));
-    mkdirSync(join(app, 'src'));
-    writeFileSync(join(app, 'src', 'main.ts'), APP_MAIN);
-    // The warm npm cache keeps this fast; the registry is only asked about what it lacks.
-    await run(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        join(packDir, filename),
-        '@types/node@20',
-      ],
-      { cwd: app },
-    );
+  describe.each(NEST_APP_KINDS)('$name', (kind) => {
+    let app: string;
+    let alias: string;
+    let env: NodeJS.ProcessEnv;
 
-    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app });
-    const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app });
-    expect(JSON.parse(stdout)).toEqual({
-      status: 'SUCCESSFUL',
-      value: 'Hello, packaged!',
-      inline: 'ctx#1',
+    beforeAll(async () => {
+      app = tempDir('threadmill-app-');
+      alias = testAlias();
+      aliases.push(alias);
+      env = { ...process.env, REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias, NO_COLOR: '1' };
+      writeNestApp(app, kind);
+      const install = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
+      await run('npm', [...install, tarball, 'nest-commander@3', ...kind.dependencies], {
+        cwd: app,
+      });
+      await run('npm', [...install, '--save-dev', ...kind.devDependencies], { cwd: app });
+    }, 180_000);
+
+    it('installs one copy of @nestjs/core, the app’s own', async () => {
+      // npm ls exits 1 on Nest 12 because nest-commander's own discovery dependency
+      // declares Nest ^11 as its peer; the listing is complete all the same.
+      const { stdout } = await run('npm', ['ls', '@nestjs/core', '--all', '--parseable'], {
+        cwd: app,
+      }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+      const copies = new Set(stdout.trim().split('\n'));
+      expect([...copies]).toEqual([join(app, 'node_modules', '@nestjs', 'core')]);
     });
 
-    writeFileSync(join(app, 'src', 'wrong.ts'), APP_WRONG);
-    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
-      cwd: app,
-    }).then(
-      () => 'compiled',
-      (error: { stdout: string }) => error.stdout,
-    );
-    expect(compiled).toContain('src/wrong.ts');
-    expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
-  }, 300_000);
+    it('compiles against the published types, without skipLibCheck or the optional peers', async () => {
+      await run('npx', ['nest', 'build'], { cwd: app, env });
+    });
+
+    it('loads no optional peer through the main entry point', async () => {
+      const probe = `
+        require('reflect-metadata');
+        require('@threadmill/nestjs');
+        const peers = ${JSON.stringify(OPTIONAL_PEERS)};
+        const loaded = Object.keys(require.cache).filter((file) =>
+          peers.some((peer) => file.includes('/node_modules/' + peer + '/')),
+        );
+        process.stdout.write(JSON.stringify(loaded));
+      `;
+      const { stdout } = await run(process.execPath, ['-e', probe], { cwd: app });
+      expect(JSON.parse(stdout)).toEqual([]);
+    });
+
+    it('enqueues through TaskService and drains with `nest start --entryFile worker`', async () => {
+      const { stdout: id } = await run(process.execPath, [join('dist', 'main.js')], {
+        cwd: app,
+        env,
+      });
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      await run('npx', ['nest', 'start', '--entryFile', 'worker', '--', '--exit-empty'], {
+        cwd: app,
+        env,
+      });
+      const backend = new RedisBackend(alias, { backend: RedisBackend, url: testRedisUrl() });
+      try {
+        const record = await backend.getResult(id);
+        expect(record.status).toBe(TaskResultStatus.SUCCESSFUL);
+        expect(record.returnValue).toBe('Hello, packaged! (attempt 1)');
+      } finally {
+        await backend.close();
+      }
+      // The bin finds the app's worker entry; stdout holds the result alone.
+      const shown = await run('npx', ['threadmill', 'result', id], { cwd: app, env });
+      expect(JSON.parse(shown.stdout)).toMatchObject({ id, status: 'SUCCESSFUL' });
+    });
+
+    if (!kind.esm && kind.compilerOptions.moduleResolution === 'node') {
+      it('refuses, at compile time, arguments that do not match the task method', async () => {
+        writeFileSync(join(app, 'src', 'wrong.ts'), WRONG_ARGUMENTS);
+        const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+        const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
+          cwd: app,
+        }).then(
+          () => 'compiled',
+          (error: { stdout: string }) => error.stdout,
+        );
+        expect(compiled).toContain('src/wrong.ts');
+        expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
+      });
+    }
+  });
 });
