@@ -31,7 +31,7 @@ type Settings = Omit<BeeQueue.QueueSettings, 'redis'>;
  * not process jobs / does not need to receive job events"): no blocking
  * connection, no Pub/Sub connection, and no table of the jobs it created,
  * which only job events would ever empty (with events off it grows by every
- * job saved: bee-queue issue 54). None of them is a round trip on the enqueue
+ * job saved: bee-queue#54). None of them is a round trip on the enqueue
  * path; they are what a user who never listens to job events turns off.
  */
 const PRODUCER: Settings = { isWorker: false, getEvents: false, storeJobs: false };

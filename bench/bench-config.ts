@@ -53,7 +53,7 @@ export const FULL: BenchConfig = {
   memoryTasks: 100_000,
   payloadBytes: 100,
   backlogs: [10_000, 100_000, 1_000_000],
-  // A slice of 10k drained in under 0.2 s at 100 slots: one hiccup of the host moved the ratio by 20%.
+  // A slice of 10k drains in under 0.2 s at 100 slots: one scheduling hiccup moved the ratio by 20%.
   backlogSlice: 30_000,
   backlogSlots: 100,
   poolRuns: [

@@ -1,6 +1,6 @@
 /**
  * How long the inspector takes to show its first screen over a big queue
- * (SPEC §7 / issue 8: a million ready tasks, first screen within 2 s).
+ * (the target: a million ready tasks, first screen within 2 s).
  *
  *   npm run -s bench:inspector -- [--tasks 1000000]
  *

@@ -41,7 +41,7 @@ const BULLMQ_QUEUE = 'pool';
 const THREADMILL_ALIAS = 'benchpool';
 
 /**
- * The original's headline: N tasks waiting, a pool started with
+ * The pool figure: N tasks waiting, a pool started with
  * `--exit-empty`. Booting Nest (seconds) is not queue work, so the drain is
  * timed from outside: from the first moment fewer than N tasks are left
  * (ZCARD/LLEN in one round trip on the admin connection every 20 ms) to the moment none is

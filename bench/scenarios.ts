@@ -31,7 +31,7 @@ export interface LatencySample {
 }
 
 /**
- * The scenarios of issue 7, each starting from an empty private Redis (and an
+ * The benchmark's scenarios, each starting from an empty private Redis (and an
  * empty store of the runner's own, if it has one). They know nothing of any
  * library: every call goes through a QueueRunner.
  */

@@ -80,8 +80,8 @@ export class Suite {
       });
     }
 
-    // Repeated like the rest (medians of 3, as the issue measured): one run's p99 is
-    // its 20 slowest pickups, which this machine's scheduling alone can double.
+    // Repeated like the rest (medians of 3): one run's p99 is its 20 slowest
+    // pickups, which the machine's scheduling alone can double.
     await this.repeat(runners, async (runner, rep) => {
       const sample = await this.scenarios.latency(
         runner,

@@ -16,7 +16,7 @@ export interface BrokerSteps {
 
 /**
  * Runs the steps of one broker pass in order. A failing step is recorded in
- * the report and never stops the steps after it (SPEC §4): one broken part of
+ * the report and never stops the steps after it: one broken part of
  * the store must not stall promotion or reaping. The caller (the pool) logs
  * `failedSteps`.
  */

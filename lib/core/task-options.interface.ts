@@ -39,7 +39,7 @@ export interface TaskOptions {
   /**
    * How many times a failed attempt is tried again (whole number, 0 to 100).
    * A throw, a crashed worker, a lost pool and an ended lease each use one.
-   * Default: 0 (fail once, as the original).
+   * Default: 0 (a failed attempt fails the task).
    */
   retries?: number;
   /** Wait between attempts. Default: exponential from 1 s, at most 1 hour, with jitter. */
@@ -47,7 +47,7 @@ export interface TaskOptions {
 }
 
 /**
- * Per-call overrides of a task's options (the original's `task.using(...)`).
+ * Per-call overrides of a task's options (`handle.using(...)`).
  *
  * @publicApi
  */

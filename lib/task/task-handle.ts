@@ -24,7 +24,7 @@ export interface TaskEnqueuer {
 }
 
 /**
- * One task method, bound for enqueuing (the original's `task` object):
+ * One task method, bound for enqueuing, with per-call options (`using`):
  * `tasks.task(MailTasks, 'sendWelcome').using({ priority: 5 }).enqueue(userId)`.
  * Immutable: `using` returns a new handle.
  *

@@ -6,7 +6,7 @@ import { audit, auditLine, chaosRecord, chaosScenario, report, settledAt } from 
 // mid-run. Nobody is left to fail its tasks; a second pool started afterwards
 // must recover them (dead-pool recovery: WorkerLost) within seconds, not after
 // leaseTtl (1 h here), and finish the rest: every task settled within 5 s of
-// the kill (issue 6).
+// the kill.
 
 const TASKS = 2000;
 const TASK_MS = 50;
@@ -18,7 +18,7 @@ const THREADS = 8;
  * backlog of 2,000 tasks draining through 16 slots (5 s of work by itself).
  */
 const KILL_BACKLOG = PROCESSES * THREADS;
-/** The issue's target: every task settled within 5 s of the whole-pool kill. */
+/** The target: every task settled within 5 s of the whole-pool kill. */
 const SETTLE_TARGET_MS = 5000;
 
 describe('chaos: kill -9 of a whole pool', () => {
@@ -83,7 +83,7 @@ describe('chaos: kill -9 of a whole pool', () => {
     expect(Object.keys(result.failed).filter((reason) => reason !== 'WorkerLost')).toEqual([]);
     expect(result.successful + (result.failed.WorkerLost ?? 0)).toBe(TASKS);
     expect(result.duplicates).toEqual([]);
-    // The issue's target: everything settled within 5 s of the whole-pool kill.
+    // The target: everything settled within 5 s of the whole-pool kill.
     expect(settleMs).not.toBeNull();
     expect(settleMs!).toBeLessThan(SETTLE_TARGET_MS);
     second.process.kill('SIGTERM');

@@ -16,7 +16,7 @@ import { waitFor } from '../helpers/wait-for';
 // not wait for the lease (1 h by default), and settle every one of them.
 
 const BROKER_INTERVAL_MS = 1000;
-/** The target: a killed and replaced pool settles within 5 s of the new pool's start. */
+/** The target: a killed and replaced pool settles within 5 s of the new pool's start. */
 const SETTLE_WITHIN_MS = 5000;
 
 function sleepTask(alias: string, ms: number, retries?: number): TaskRecord {

@@ -171,7 +171,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(screen).toContain('inspector --backend');
   });
 
-  // SPEC: a million ready tasks must not slow the first screen. Filling a
+  // A million ready tasks must not slow the first screen. Filling a
   // million through enqueueMany takes minutes on a shared machine, so this
   // test uses 100k and bench/inspector-first-screen.ts measures the million.
   // Peek and telemetry cost the same either way (ZRANGE with a limit, ZCARD).

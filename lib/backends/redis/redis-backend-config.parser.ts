@@ -24,7 +24,8 @@ export interface RedisBackendSettings {
   resultTtl: number;
   /**
    * How long a task's hash lives from its enqueue (after runAfter, when
-   * deferred) and again from each lease: 3 * leaseTtl + resultTtl (SPEC §4).
+   * deferred) and again from each lease: 3 * leaseTtl + resultTtl (27 h by
+   * default), so a task still waiting past it is failed as unreadable.
    */
   taskHashTtl: number;
   brokerInterval: number;

@@ -10,7 +10,7 @@ import {
 
 /**
  * `options` of a SQLite backend alias. Durations are milliseconds; the first
- * four mean what they mean for the Redis backend (SPEC §4).
+ * four mean what they mean for the Redis backend (RedisBackendOptions).
  *
  * @publicApi
  */

@@ -58,14 +58,14 @@ const FIRST_POLL_MS = 2;
 /** Task name recorded on a task whose stored data could not be read at all. */
 const UNREADABLE_TASK_NAME = '(unreadable)';
 
-/** Ready-queue score: priority first, then FIFO by enqueue time (SPEC §4). */
+/** Ready-queue score: priority first, then FIFO by enqueue time, as in the Redis backend. */
 const readyScore = (record: TaskRecord): number =>
   -record.task.priority * 1e13 + record.enqueuedAt.getTime();
 
 /**
  * A zero-infrastructure backend: one SQLite file on this machine, shared by
  * every process of the worker pool. Same semantics as the Redis backend
- * (SPEC §4); every state change runs in one `BEGIN IMMEDIATE` transaction, so
+ * (the backend contract); every state change runs in one `BEGIN IMMEDIATE` transaction, so
  * two processes never take the same task, and WAL mode lets reads (idle
  * checks, peek, telemetry) run beside the single writer.
  *

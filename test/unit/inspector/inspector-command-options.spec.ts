@@ -5,7 +5,7 @@ const optionMetadata = () => commandOptions(InspectorCommand);
 const readmeRows = () => readmeOptionRows('### `inspector` options');
 
 describe('inspector command options', () => {
-  it('are exactly the flags of SPEC §7, one @Option parser each', () => {
+  it('are exactly the documented flags, one @Option parser each', () => {
     expect(optionMetadata().map((meta) => meta.flags)).toEqual(['--backend <alias>']);
   });
 

@@ -127,8 +127,8 @@ export class FakeWorkerBackend implements TaskBackend {
     return report;
   }
 
-  // Members the contract is growing for retries and dead-pool recovery (issue 6);
-  // extra members are harmless until then.
+  // Retries and dead-pool recovery: what the pool sends back is recorded; the
+  // pool heartbeats do nothing here.
   readonly retried: TaskRecord[][] = [];
 
   async retry(records: readonly TaskRecord[]): Promise<('retried' | 'stale')[]> {

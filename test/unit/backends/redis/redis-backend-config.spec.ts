@@ -10,7 +10,7 @@ const build = (config: { url?: string; queues?: string[]; options?: Record<strin
   new RedisBackend('orders', { backend: RedisBackend, ...config });
 
 describe('RedisBackend configuration', () => {
-  it('applies the defaults of SPEC §4', () => {
+  it('applies the documented defaults', () => {
     const settings = parseRedisBackendConfig('orders', {
       backend: RedisBackend,
       url: 'redis://localhost:6379',

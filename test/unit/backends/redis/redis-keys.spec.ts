@@ -3,7 +3,7 @@ import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 describe('RedisKeys', () => {
   const keys = new RedisKeys('orders');
 
-  it('builds the SPEC §4 layout (a finished task stays in its hash), every key under the {alias} hash tag', () => {
+  it('builds the documented key layout (a finished task stays in its hash), every key under the {alias} hash tag', () => {
     expect({
       queue: keys.queue('emails'),
       running: keys.running('emails'),

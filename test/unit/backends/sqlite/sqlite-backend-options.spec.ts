@@ -15,7 +15,7 @@ const config = (overrides: Partial<BackendConfig> = {}): BackendConfig => ({
 });
 
 describe('resolveSqliteBackendConfig', () => {
-  it('fills in the defaults of SPEC §4 and the default queue', () => {
+  it('fills in the documented defaults and the default queue', () => {
     expect(resolveSqliteBackendConfig('main', config())).toEqual({
       ...SQLITE_BACKEND_DEFAULTS,
       leaseTtl: 3_600_000,
