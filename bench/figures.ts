@@ -6,7 +6,7 @@ import type { RunnerResults } from './suite';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
-/** Bee-Queue 2.0 (bench/bee-queue.runner.ts), the issue's other peer; `--only bee-queue`. */
+/** Bee-Queue 2.0 (bench/bee-queue.runner.ts), the other peer; `--only bee-queue`. */
 export const BEE_QUEUE = 'Bee-Queue';
 /** Threadmill on the SQLite backend (bench/sqlite.runner.ts). */
 export const SQLITE = 'SQLite';
@@ -20,15 +20,16 @@ export function poolKey(processes: number, threads: number): string {
 }
 
 /**
- * Bee-Queue 2.0 as issue 7 measured it on another machine: what a target is
- * judged against when this run did not measure Bee-Queue (e.g. `--only threadmill`).
+ * Reference figures of Bee-Queue 2.0, measured on another machine: what a
+ * target that names Bee-Queue is judged against when this run did not
+ * measure it (e.g. `--only threadmill`), and the target's text says so.
  */
-export const BEE_QUEUE_IN_ISSUE = {
+export const BEE_QUEUE_REFERENCE = {
   bulkEnqueuePerSecond: 95_000,
   pickupP99Ms: 1.5,
   memoryPerTaskBytes: 280,
 } as const;
-const ISSUE_FIGURE = "issue's figure";
+const REFERENCE_FIGURE = 'reference figure';
 
 const atLeastRatio = (min: number): Target => ({
   text: `≥ ${min}× BullMQ`,
@@ -53,14 +54,14 @@ const atMost = (limit: number, text: string): Target => ({
 
 /**
  * Bulk enqueue: ≥ 3× BullMQ and ahead of Bee-Queue, the one measured in this
- * run when there is one (`beeQueue`), else the issue's figure, and the text says which.
+ * run when there is one (`beeQueue`), else the reference figure, and the text says which.
  */
 export function bulkEnqueueTarget(beeQueue: number | null): Target {
-  const peer = beeQueue ?? BEE_QUEUE_IN_ISSUE.bulkEnqueuePerSecond;
+  const peer = beeQueue ?? BEE_QUEUE_REFERENCE.bulkEnqueuePerSecond;
   return {
     text:
       beeQueue === null
-        ? `≥ 3× BullMQ and > Bee-Queue (${peer / 1000}k/s, ${ISSUE_FIGURE})`
+        ? `≥ 3× BullMQ and > Bee-Queue (${peer / 1000}k/s, ${REFERENCE_FIGURE})`
         : '≥ 3× BullMQ and > Bee-Queue',
     check: (row) => {
       const ratio = ratioOf(row);
@@ -70,23 +71,23 @@ export function bulkEnqueueTarget(beeQueue: number | null): Target {
   };
 }
 
-/** Pickup p99 at light load: no worse than Bee-Queue's, this run's when measured, else the issue's. */
+/** Pickup p99 at light load: no worse than Bee-Queue's, this run's when measured, else the reference. */
 export function pickupP99Target(beeQueue: number | null): Target {
-  const peer = beeQueue ?? BEE_QUEUE_IN_ISSUE.pickupP99Ms;
+  const peer = beeQueue ?? BEE_QUEUE_REFERENCE.pickupP99Ms;
   return atMost(
     peer,
-    beeQueue === null ? `≤ Bee-Queue (${peer} ms, ${ISSUE_FIGURE})` : '≤ Bee-Queue',
+    beeQueue === null ? `≤ Bee-Queue (${peer} ms, ${REFERENCE_FIGURE})` : '≤ Bee-Queue',
   );
 }
 
 /**
  * Memory per waiting task: no more than BullMQ's (the check), and how far
- * from Bee-Queue's (the text only): this run's figure when measured, else the issue's.
+ * from Bee-Queue's (the text only): this run's figure when measured, else the reference.
  */
 export function memoryTarget(threadmill: number | null, beeQueue: number | null): Target {
   let peer: string;
   if (beeQueue === null) {
-    peer = `Bee-Queue: ${BEE_QUEUE_IN_ISSUE.memoryPerTaskBytes} B, ${ISSUE_FIGURE}`;
+    peer = `Bee-Queue: ${BEE_QUEUE_REFERENCE.memoryPerTaskBytes} B, ${REFERENCE_FIGURE}`;
   } else if (threadmill === null || beeQueue <= 0) {
     peer = `Bee-Queue: ${beeQueue.toFixed(0)} B`;
   } else {
@@ -114,12 +115,12 @@ function roundTripsOf(r: RunnerResults, slots: number): number | null {
 
 /**
  * Turns the raw results into the rows of the one table: medians, the ratio
- * per figure and the targets of issue 7 where a figure has one. Figures
+ * per figure and the target where a figure has one. Figures
  * counted by Redis (round trips, Redis commands, Redis CPU and memory) are
  * `n/a` for SQLite, which has no server and no network hop. Bee-Queue has a
  * column in every in-process row (its round trips are not counted: see
  * BeeQueueRunner) and none in the pool rows; the targets that name it are
- * judged on its figure of this run, or on the issue's when it was not run.
+ * judged on its figure of this run, or on the reference figure when it was not run.
  */
 export function buildFigures(
   config: BenchConfig,

@@ -1,12 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+import type { BenchConfig } from './bench-config';
+
 /** Which way a figure improves. */
 export type Better = 'higher' | 'lower';
 
-/** How a target of issue 7 is judged from one row. */
+/** How a target is judged from one row. */
 export interface Target {
-  /** As the issue words it. */
+  /** The target in a few words, readable on its own ("≥ 3× BullMQ"). */
   text: string;
   /** true = met, false = missed, null = cannot be judged from this run. */
   check(row: FigureRow): boolean | null;
@@ -27,7 +29,7 @@ export interface FigureRow {
   beeQueue: number | null;
   /** Threadmill on SQLite; null when not measured in this run. */
   sqlite: number | null | typeof NOT_APPLICABLE;
-  /** Judges `threadmill` (on Redis) against `bullmq`, and against `beeQueue` where the issue names Bee-Queue. */
+  /** Judges `threadmill` (on Redis) against `bullmq`, and against `beeQueue` where the target names Bee-Queue. */
   target?: Target;
 }
 
@@ -80,8 +82,8 @@ function formatMet(met: boolean | null): string {
 }
 
 /**
- * One Markdown table (it reads fine in a terminal and pastes into the README
- * as is). Bee-Queue's column follows BullMQ's ('–' where it was not
+ * One Markdown table (it reads fine in a terminal, and docs/benchmarks.md
+ * carries it as is). Bee-Queue's column follows BullMQ's ('–' where it was not
  * measured); the ratio is Threadmill (Redis) / BullMQ. The SQLite columns
  * come last, after the target that judges the Redis figures, and only when
  * this run measured SQLite.
@@ -94,8 +96,8 @@ export function renderTable(rows: readonly ReportedRow[]): string {
     'BullMQ',
     'Bee-Queue',
     'Threadmill / BullMQ',
-    'target (issue 7)',
-    '',
+    'target',
+    'result',
     ...(withSqlite ? ['Threadmill (SQLite)', 'SQLite / BullMQ'] : []),
   ];
   const lines = rows.map((row) => [
@@ -120,4 +122,50 @@ export function renderTable(rows: readonly ReportedRow[]): string {
 export function writeJson(path: string, value: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Who, where and when: what a run records about itself beside its figures. */
+export interface BenchMeta {
+  /** When the run ended (ISO 8601). */
+  date: string;
+  /** When it started; absent in results written before it was recorded. */
+  startedAt?: string;
+  mode: BenchConfig['mode'];
+  /** Only some figures (`--only`, `--no-pool`, `--pool-only`); absent means a whole run. */
+  partial?: boolean;
+  command: string;
+  /** `git rev-parse --short HEAD` when the run started. */
+  commit: string | null;
+  /** Uncommitted changes outside bench/results and docs/benchmarks.md; null when git could not tell. */
+  dirty?: boolean | null;
+  node: string;
+  redis: string;
+  threadmill?: string;
+  bullmq: string;
+  beeQueue?: string;
+  sqlite?: { sqlite: string; betterSqlite3: string; database: string };
+  /** "<count> × <model>". */
+  cpus: string;
+  cpuModel?: string;
+  /** Logical CPUs, as Node counts them. */
+  cores?: number;
+  memoryBytes?: number;
+  os?: string;
+  loadAverageBefore: number[];
+  loadAverageAfter: number[];
+  roundTripMethod: string;
+  commandMethod: string;
+}
+
+/** What `bench/results/latest.json` holds, and what docs/benchmarks.md is rendered from. */
+export interface BenchReport {
+  meta: BenchMeta;
+  config: BenchConfig;
+  figures: ReportedRow[];
+  raw?: unknown;
+}
+
+/** Whether a report is of a whole full run: only such a run may stand for the benchmark. */
+export function isWholeFullRun(meta: Pick<BenchMeta, 'mode' | 'partial'>): boolean {
+  return meta.mode === 'full' && meta.partial !== true;
 }

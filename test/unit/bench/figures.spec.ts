@@ -1,7 +1,7 @@
 import { QUICK } from '../../../bench/bench-config';
 import {
   BEE_QUEUE,
-  BEE_QUEUE_IN_ISSUE,
+  BEE_QUEUE_REFERENCE,
   BULLMQ,
   buildFigures,
   poolKey,
@@ -66,8 +66,8 @@ function row(rows: readonly FigureRow[], key: string): ReportedRow {
 const bullmq = results({ bulk: 25_000, p99: 2.5, memory: 700 });
 
 describe('bench figures: Bee-Queue measured in the same run', () => {
-  it('judges bulk enqueue against this run’s Bee-Queue, not the issue’s 95k/s', () => {
-    // 3.6× BullMQ and above the issue's 95k/s, but behind Bee-Queue in this run: missed.
+  it('judges bulk enqueue against this run’s Bee-Queue, not the reference 95k/s', () => {
+    // 3.6× BullMQ and above the reference 95k/s, but behind Bee-Queue in this run: missed.
     const behind = buildFigures(
       QUICK,
       {
@@ -82,7 +82,7 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     expect(bulk.target).toBe('≥ 3× BullMQ and > Bee-Queue');
     expect(bulk.met).toBe(false);
 
-    // Below the issue's 95k/s, but ahead of Bee-Queue in this run and ≥ 3× BullMQ: met.
+    // Below the reference 95k/s, but ahead of Bee-Queue in this run and ≥ 3× BullMQ: met.
     const ahead = buildFigures(
       QUICK,
       {
@@ -107,7 +107,7 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     expect(row(slow, 'enqueue.bulk').met).toBe(false);
   });
 
-  it('judges pickup p99 against this run’s Bee-Queue, not the issue’s 1.5 ms', () => {
+  it('judges pickup p99 against this run’s Bee-Queue, not the reference 1.5 ms', () => {
     const figures = (threadmillP99: number) =>
       buildFigures(
         QUICK,
@@ -121,7 +121,7 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     const under = row(figures(1.8), 'latency.p99');
     expect(under.beeQueue).toBe(2);
     expect(under.target).toBe('≤ Bee-Queue');
-    expect(under.met).toBe(true); // above the issue's 1.5 ms, below this run's Bee-Queue
+    expect(under.met).toBe(true); // above the reference 1.5 ms, below this run's Bee-Queue
     expect(row(figures(2), 'latency.p99').met).toBe(true);
     expect(row(figures(2.1), 'latency.p99').met).toBe(false);
     expect(row(figures(1.8), 'latency.p50').target).toBeNull();
@@ -190,29 +190,29 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
   });
 });
 
-describe('bench figures: Bee-Queue not run (the issue’s figures)', () => {
+describe('bench figures: Bee-Queue not run (the reference figures)', () => {
   const figures = (threadmill: Figures) =>
     buildFigures(QUICK, { [THREADMILL]: results(threadmill), [BULLMQ]: bullmq }, {});
 
-  it('judges bulk enqueue against the issue’s 95k/s and says so', () => {
+  it('judges bulk enqueue against the reference 95k/s and says so', () => {
     const ahead = row(figures({ bulk: 96_000, p99: 1, memory: 600 }), 'enqueue.bulk');
     expect(ahead.beeQueue).toBeNull();
-    expect(ahead.target).toBe("≥ 3× BullMQ and > Bee-Queue (95k/s, issue's figure)");
+    expect(ahead.target).toBe('≥ 3× BullMQ and > Bee-Queue (95k/s, reference figure)');
     expect(ahead.met).toBe(true);
     expect(row(figures({ bulk: 94_000, p99: 1, memory: 600 }), 'enqueue.bulk').met).toBe(false);
-    expect(BEE_QUEUE_IN_ISSUE.bulkEnqueuePerSecond).toBe(95_000);
+    expect(BEE_QUEUE_REFERENCE.bulkEnqueuePerSecond).toBe(95_000);
   });
 
-  it('judges pickup p99 against the issue’s 1.5 ms and says so', () => {
+  it('judges pickup p99 against the reference 1.5 ms and says so', () => {
     const under = row(figures({ bulk: 96_000, p99: 1.4, memory: 600 }), 'latency.p99');
-    expect(under.target).toBe("≤ Bee-Queue (1.5 ms, issue's figure)");
+    expect(under.target).toBe('≤ Bee-Queue (1.5 ms, reference figure)');
     expect(under.met).toBe(true);
     expect(row(figures({ bulk: 96_000, p99: 1.6, memory: 600 }), 'latency.p99').met).toBe(false);
   });
 
-  it('names the issue’s 280 B beside the memory target', () => {
+  it('names the reference 280 B beside the memory target', () => {
     const memory = row(figures({ bulk: 96_000, p99: 1, memory: 640 }), 'memory.perWaitingTask');
-    expect(memory.target).toBe("≤ BullMQ (Bee-Queue: 280 B, issue's figure)");
+    expect(memory.target).toBe('≤ BullMQ (Bee-Queue: 280 B, reference figure)');
     expect(memory.met).toBe(true);
   });
 });

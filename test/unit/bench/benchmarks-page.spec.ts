@@ -1,0 +1,275 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { FULL } from '../../../bench/bench-config';
+import {
+  BENCHMARKS_PAGE,
+  benchmarksPagePath,
+  renderBenchmarksPage,
+  writeBenchmarksPage,
+} from '../../../bench/benchmarks-page';
+import type { BenchMeta, BenchReport, ReportedRow } from '../../../bench/report';
+
+function figure(fields: Partial<ReportedRow> & Pick<ReportedRow, 'key' | 'label'>): ReportedRow {
+  return {
+    unit: 'tasks/s',
+    better: 'higher',
+    threadmill: null,
+    bullmq: null,
+    beeQueue: null,
+    sqlite: null,
+    ratio: null,
+    sqliteRatio: null,
+    target: null,
+    met: null,
+    ...fields,
+  };
+}
+
+const FIGURES: ReportedRow[] = [
+  figure({
+    key: 'drain.inProcess.100',
+    label: 'drain 20k, 100 slots, in-process',
+    threadmill: 40_000,
+    bullmq: 10_000,
+    beeQueue: 15_000,
+    sqlite: 9000,
+    ratio: 4,
+    sqliteRatio: 0.9,
+    target: '≥ 3× BullMQ',
+    met: true,
+  }),
+  figure({
+    key: 'latency.p99',
+    label: 'pickup latency p99 at 200/s',
+    unit: 'ms',
+    better: 'lower',
+    threadmill: 1.6,
+    bullmq: 1.7,
+    beeQueue: 1.2,
+    sqlite: 6.4,
+    ratio: 1.6 / 1.7,
+    sqliteRatio: 6.4 / 1.7,
+    target: '≤ Bee-Queue',
+    met: false,
+  }),
+  figure({
+    key: 'roundTrips.100',
+    label: 'round trips per task, 100 slots',
+    unit: 'count',
+    better: 'lower',
+    threadmill: 0.04,
+    bullmq: 1,
+    sqlite: 'n/a',
+    ratio: 0.04,
+    target: '≤ 0.2',
+    met: true,
+  }),
+];
+
+const META: BenchMeta = {
+  date: '2026-12-01T10:40:12.000Z',
+  startedAt: '2026-12-01T10:21:03.000Z',
+  mode: 'full',
+  partial: false,
+  command: 'npm run bench',
+  commit: 'abc1234',
+  dirty: false,
+  node: 'v20.20.2',
+  redis: '7.0.15',
+  threadmill: '0.2.0',
+  bullmq: '6.7.0',
+  beeQueue: '2.0.0',
+  sqlite: { sqlite: '3.53.2', betterSqlite3: '12.11.1', database: 'a file' },
+  cpus: '2 × Example CPU @ 3.0GHz',
+  cpuModel: 'Example CPU @ 3.0GHz',
+  cores: 2,
+  memoryBytes: 8 * 2 ** 30,
+  os: 'Debian GNU/Linux 12 (bookworm), Linux 6.1.0',
+  loadAverageBefore: [0.31, 0.2, 0.1],
+  loadAverageAfter: [1.9, 1.2, 0.6],
+  roundTripMethod: 'client side',
+  commandMethod: 'server side',
+};
+
+const REPORT: BenchReport = { meta: META, config: FULL, figures: FIGURES };
+
+/** The lines of the page section under `heading`, up to the next `## `. */
+function section(page: string, heading: string): string {
+  const [, after = ''] = page.split(`\n${heading}\n`);
+  return after.split('\n## ')[0];
+}
+
+describe('docs/benchmarks.md', () => {
+  const page = renderBenchmarksPage(REPORT);
+
+  it('has the title, the run, the results and how each figure is taken, in that order', () => {
+    const headings = page.split('\n').filter((line) => line.startsWith('#'));
+    expect(headings).toEqual([
+      '# Benchmarks',
+      '## The run',
+      '## Results',
+      '## How each figure is taken',
+    ]);
+  });
+
+  it('names the machine, the versions, the date and the commit it measured', () => {
+    const run = section(page, '## The run');
+    expect(run).toContain('- **Date**: 2026-12-01 10:21–10:40 UTC');
+    expect(run).toContain('- **Commit measured**: `abc1234`, clean working tree');
+    expect(run).toContain('- **CPU**: Example CPU @ 3.0GHz, 2 cores');
+    expect(run).toContain('- **Memory**: 8.0 GiB');
+    expect(run).toContain('- **OS**: Debian GNU/Linux 12 (bookworm), Linux 6.1.0');
+    expect(run).toContain('- **Node**: v20.20.2');
+    expect(run).toContain('- **Redis**: 7.0.15');
+    expect(run).toContain('- **Threadmill**: 0.2.0');
+    expect(run).toContain('- **BullMQ**: 6.7.0');
+    expect(run).toContain('- **Bee-Queue**: 2.0.0');
+    expect(run).toContain('- **SQLite**: 3.53.2 (better-sqlite3 12.11.1)');
+  });
+
+  it('says when the tree was dirty', () => {
+    const dirty = renderBenchmarksPage({ ...REPORT, meta: { ...META, dirty: true } });
+    expect(section(dirty, '## The run')).toContain(
+      '`abc1234`, with uncommitted changes in the working tree',
+    );
+  });
+
+  it('puts every figure in one table with its ratios, target and result', () => {
+    const results = section(page, '## Results');
+    const table = results.split('\n').filter((line) => line.startsWith('|'));
+    expect(table).toHaveLength(2 + FIGURES.length);
+    const cells = (line: string): string[] =>
+      line
+        .slice(2, -2)
+        .split(' | ')
+        .map((cell) => cell.trim());
+    expect(cells(table[0])).toEqual([
+      'figure',
+      'Threadmill (Redis)',
+      'BullMQ',
+      'Bee-Queue',
+      'Threadmill / BullMQ',
+      'target',
+      'result',
+      'Threadmill (SQLite)',
+      'SQLite / BullMQ',
+    ]);
+    expect(cells(table[2])).toEqual([
+      'drain 20k, 100 slots, in-process (tasks/s, higher is better)',
+      '40.0k',
+      '10.0k',
+      '15.0k',
+      '4.00×',
+      '≥ 3× BullMQ',
+      'met',
+      '9000',
+      '0.90×',
+    ]);
+    expect(cells(table[3]).slice(5, 7)).toEqual(['≤ Bee-Queue', '**missed**']);
+    expect(cells(table[4]).slice(-2)).toEqual(['n/a', 'n/a']);
+    expect(results).toContain(
+      'Targets met: 2 of 3; missed: pickup latency p99 at 200/s (≤ Bee-Queue).',
+    );
+  });
+
+  it('explains every kind of figure in the table', () => {
+    const how = section(page, '## How each figure is taken');
+    for (const figureName of [
+      '**drain, in-process**',
+      '**drain, pool**',
+      '**enqueue**',
+      '**pickup latency**',
+      '**round trips per task**',
+      '**Redis commands per task**',
+      '**worker CPU / Redis CPU per task**',
+      '**Redis memory per waiting task**',
+      '**backlog**',
+      '**Bee-Queue column**',
+      '**Threadmill (SQLite) columns**',
+      '**targets**',
+    ]) {
+      expect(how).toContain(`- ${figureName}: `);
+    }
+    // The sizes come from the run's configuration.
+    expect(how).toContain('20k tasks enqueued first');
+    expect(how).toContain('after enqueuing 100k tasks with a 100-character');
+  });
+
+  it('marks what a report did not record instead of guessing it', () => {
+    // As a report from before these fields were recorded.
+    const older: BenchMeta = { ...META };
+    for (const field of [
+      'cpuModel',
+      'cores',
+      'memoryBytes',
+      'os',
+      'startedAt',
+      'dirty',
+      'threadmill',
+    ] as const) {
+      delete older[field];
+    }
+    const run = section(renderBenchmarksPage({ ...REPORT, meta: older }), '## The run');
+    expect(run).toContain('- **Date**: 2026-12-01 10:40 UTC (end of the run)');
+    expect(run).toContain('`abc1234` (working tree state not recorded)');
+    expect(run).toContain('- **CPU**: Example CPU @ 3.0GHz, 2 cores');
+    expect(run).toContain('- **Memory**: not recorded');
+    expect(run).toContain('- **OS**: not recorded');
+    expect(run).toContain('- **Threadmill**: not recorded');
+  });
+
+  it('keeps prose within 100 columns without splitting a code span', () => {
+    const prose = page
+      .split('\n')
+      .filter((line) => !line.startsWith('|') && !line.startsWith('<!--'))
+      .filter((line) => !/^`[^`]*`$/.test(line));
+    expect(prose.filter((line) => line.length > 100)).toEqual([]);
+    for (const line of prose) expect((line.match(/`/g) ?? []).length % 2).toBe(0);
+  });
+
+  it('writes the page as Prettier formats it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'threadmill-benchmarks-page-'));
+    try {
+      const path = join(folder, 'benchmarks.md');
+      await writeBenchmarksPage(path, REPORT);
+      const written = readFileSync(path, 'utf8');
+      expect(written.startsWith('# Benchmarks\n')).toBe(true);
+      expect(written).toContain('## How each figure is taken');
+      // Only the table's padding may change.
+      const unpadded = (text: string): string =>
+        text
+          .split('\n')
+          .map((line) =>
+            line.startsWith('|') ? line.replace(/ +/g, ' ').replace(/-+/g, '-') : line,
+          )
+          .join('\n')
+          .trim();
+      expect(unpadded(written)).toBe(unpadded(page));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('where a run writes docs/benchmarks.md', () => {
+  const root = '/checkout';
+  const latest = '/checkout/bench/results/latest.json';
+
+  it('is docs/benchmarks.md for a whole full run into latest.json', () => {
+    expect(benchmarksPagePath(root, { quick: false, partial: false, out: latest })).toBe(
+      join(root, BENCHMARKS_PAGE),
+    );
+  });
+
+  it('is nowhere for a quick run, a partial run or a report written elsewhere', () => {
+    const quick = '/checkout/bench/results/latest-quick.tmp.json';
+    expect(benchmarksPagePath(root, { quick: true, partial: false, out: quick })).toBeNull();
+    expect(benchmarksPagePath(root, { quick: true, partial: false, out: latest })).toBeNull();
+    expect(benchmarksPagePath(root, { quick: false, partial: true, out: latest })).toBeNull();
+    expect(
+      benchmarksPagePath(root, { quick: false, partial: false, out: '/tmp/elsewhere.json' }),
+    ).toBeNull();
+  });
+});
