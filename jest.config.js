@@ -1,4 +1,4 @@
-// Three layers, as STYLE.md describes: unit (no I/O), integration (a real
+// Three layers, each in its own folder: unit (no I/O), integration (a real
 // redis-server) and e2e (real processes, signals, HTTP and the TUI).
 // ts-jest only transpiles (isolatedModules in tsconfig.json); `npm run typecheck`
 // is the type gate, and `npm test` runs it first.

@@ -21,6 +21,7 @@ export type {
   TaskBackend,
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
+export { currentTaskContext } from './core/current-task';
 export type { TaskBackoff, TaskOptions, TaskOverrides } from './core/task-options.interface';
 export type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './core/task-record.interface';
 export { TaskResult } from './core/task-result';

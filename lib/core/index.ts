@@ -6,6 +6,7 @@ export * from './backend-telemetry.interface';
 export * from './task-backend.interface';
 export * from './acknowledge-then-acquire';
 export * from './task-context';
+export * from './current-task';
 export * from './task-executor.interface';
 export * from './task-options.interface';
 export * from './task-record.interface';

@@ -87,6 +87,8 @@ export interface TaskBackend {
   readonly features: BackendFeatures;
   /** Period of `brokerPass` that the worker pool's main process keeps. */
   readonly brokerIntervalMs: number;
+  /** How long a lease lasts: a task still unacknowledged that long after it started is failed. */
+  readonly leaseTtlMs: number;
   /** Largest serialized `args` (bytes) enqueue accepts; DEFAULT_MAX_PAYLOAD_BYTES when absent. */
   readonly maxPayloadBytes?: number;
 

@@ -44,6 +44,15 @@ export interface TaskOptions {
   retries?: number;
   /** Wait between attempts. Default: exponential from 1 s, at most 1 hour, with jitter. */
   backoff?: TaskBackoff;
+  /**
+   * Longest this task may hold its process's event loop without a break (ms,
+   * a whole number): synchronous, CPU-bound work. The pool kills and replaces
+   * a child whose event loop does not answer for its liveness timeout (30 s
+   * by default); while this task runs, that child is given this long instead.
+   * Never more than the backend's lease, past which the task is failed anyway.
+   * Default: none (the pool's liveness timeout).
+   */
+  blockingMs?: number;
 }
 
 /**

@@ -35,6 +35,9 @@ export const queueNotConfigured = (
 export const deferNotSupported = (taskName: string, alias: string): string =>
   `Task "${taskName}": backend "${alias}" does not support runAfter. Enqueue without runAfter or use a backend that defers.`;
 
+export const invalidBlockingMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
+
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See the README's "Retries" section.`;
 

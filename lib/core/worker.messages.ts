@@ -66,6 +66,37 @@ export const ipcSendFailed = (pid: number, error: unknown): string =>
 export const childKilledAfterGrace = (pid: number, graceMs: number): string =>
   `Worker child ${pid} did not exit within ${graceMs} ms of an urgent stop; killing it.`;
 
+export const childWedged = (pid: number, silentForMs: number, stopping: boolean): string =>
+  `Worker child ${pid} has not answered for ${silentForMs} ms: a task blocks its event loop. ` +
+  (stopping
+    ? `Killing it; its unfinished tasks go back to their queues.`
+    : `Killing it and starting another; its tasks are retried or failed per their retry policy. ` +
+      `A task that may block this long declares it: @Task({ blockingMs }).`);
+
+export const wedgedCause = (silentForMs: number): string =>
+  `a kill by its pool after ${silentForMs} ms without answering (a task blocked its event loop)`;
+
+/** Who left it: `task "name" (id)`, or that no task can be told. */
+const leftBy = (task: { id: string; task: { name: string } } | undefined): string =>
+  task ? `Task "${task.task.name}" (${task.id})` : 'Code outside any task';
+
+const stackOf = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+
+export const taskLeftRejection = (
+  task: { id: string; task: { name: string } } | undefined,
+  reason: unknown,
+): string =>
+  `${leftBy(task)} left a promise rejection that nothing handled; the worker goes on. ` +
+  `${stackOf(reason)}`;
+
+export const taskLeftUncaughtException = (
+  task: { id: string; task: { name: string } } | undefined,
+  error: unknown,
+): string =>
+  `${leftBy(task)} threw an exception that nothing caught (from a timer or a callback); ` +
+  `this worker process finishes the tasks it runs, then exits to be replaced. ${stackOf(error)}`;
+
 export const exitCause = (code: number | null, signal: NodeJS.Signals | null): string =>
   signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`;
 

@@ -14,6 +14,8 @@ export interface ResolvedTaskOptions {
   /** Absent when the task sets none (fail once). */
   readonly retries?: number;
   readonly backoff?: TaskBackoff;
+  /** Absent when the task declares none: the pool's liveness timeout applies. */
+  readonly blockingMs?: number;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   PRIORITY_MAX,
   PRIORITY_MIN,
   TaskContext,
+  invalidBlockingMs,
   invalidName,
   invalidPriority,
   invalidRetryPolicy,
@@ -121,6 +122,10 @@ export class TaskExplorer implements OnModuleInit {
     // Checked here too, so a bad policy fails bootstrap instead of the first enqueue.
     const retryProblem = retryPolicyProblem(options.retries, options.backoff);
     if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
+    const { blockingMs } = options;
+    if (blockingMs !== undefined && !(Number.isSafeInteger(blockingMs) && blockingMs > 0)) {
+      throw new InvalidTaskError(invalidBlockingMs(name, blockingMs));
+    }
     return {
       name,
       queue,
@@ -129,6 +134,7 @@ export class TaskExplorer implements OnModuleInit {
       takesContext,
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
+      ...(blockingMs === undefined ? {} : { blockingMs }),
     };
   }
 

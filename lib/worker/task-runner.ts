@@ -9,6 +9,7 @@ import {
   failedAttempt,
   normalizeJson,
   recordWith,
+  runInTaskContext,
   unknownTask,
   type TaskRecord,
 } from '../core';
@@ -55,10 +56,12 @@ export class TaskRunner {
     this.events.emit('started', new TaskResult(record, source));
     let finished: TaskRecord;
     try {
-      const context = definition.options.takesContext
-        ? new TaskContext(new TaskResult(record, source))
-        : null;
-      const returned: unknown = await definition.invoke(record.args, context);
+      // Every task runs in its context, so currentTaskContext() (and the child's
+      // report of a rejection the task left behind) can tell which task it is.
+      const context = new TaskContext(new TaskResult(record, source));
+      const returned: unknown = await runInTaskContext(context, () =>
+        definition.invoke(record.args, definition.options.takesContext ? context : null),
+      );
       finished = this.successful(record, returned);
     } catch (thrown) {
       finished = failedAttempt(record, thrown);

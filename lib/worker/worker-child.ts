@@ -61,6 +61,11 @@ export interface WorkerChildDeps {
   readonly leaseCheckMs?: number;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
+  /** Told when each task starts and ends: the liveness beat, which carries their declared bounds. */
+  readonly liveness?: {
+    started(record: TaskRecord): void;
+    ended(record: TaskRecord): void;
+  };
 }
 
 /** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
@@ -131,6 +136,8 @@ export class WorkerChild {
   private readonly changes = new ChangeSignal();
   private budget: number;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
+  /** Stopping to be replaced (see recycle), not because the pool asked. */
+  private recycling = false;
   /** Stored since the last progress report to the parent. */
   private progress = { succeeded: 0, failed: 0 };
   private progressTimer: NodeJS.Timeout | null = null;
@@ -170,11 +177,22 @@ export class WorkerChild {
       );
       const reason = reasons.includes('recycled') ? 'recycled' : reasons[0];
       await this.settleAll();
+      if (this.recycling) return 'recycled';
       return this.stopMode === 'none' ? reason : 'stopped';
     } finally {
       if (this.leaseCheck) clearInterval(this.leaseCheck);
       await this.reportProgress();
     }
+  }
+
+  /**
+   * Ends this child to be replaced: acquire nothing more, finish what is
+   * held, exit as recycled (the pool starts another). For a process whose
+   * state is no longer to be trusted, e.g. after an uncaught exception.
+   */
+  recycle(): void {
+    this.recycling = true;
+    this.stop(false);
   }
 
   /**
@@ -326,6 +344,7 @@ export class WorkerChild {
 
   private start(record: TaskRecord, slot: number): void {
     this.runs.set(record.id, { slot, since: Date.now() });
+    this.deps.liveness?.started(record);
     const started = this.deps.logTasks ? performance.now() : 0;
     if (this.deps.logTasks) {
       this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
@@ -337,6 +356,7 @@ export class WorkerChild {
   }
 
   private finish(result: TaskRecord, slot: number, started: number): void {
+    this.deps.liveness?.ended(result);
     // Released on an urgent stop (READY again) or abandoned after its lease was
     // reaped: its late result must not be stored, and its slot was dealt with.
     if (this.running.delete(result.id)) {

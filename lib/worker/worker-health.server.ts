@@ -34,6 +34,9 @@ export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHe
   else if (brokerPassAgeMs > brokerLimitMs) {
     reasons.push(`the broker's last pass is ${brokerPassAgeMs} ms old (limit ${brokerLimitMs} ms)`);
   }
+  if (health.childrenWedged > 0) {
+    reasons.push(`${health.childrenWedged} worker children stopped answering`);
+  }
   if (health.childrenAlive < health.childrenExpected) {
     reasons.push(`${health.childrenAlive} of ${health.childrenExpected} worker children are alive`);
   }

@@ -4,7 +4,8 @@
  * task ids a child holds goes to its HeldJournal (a file), not through here,
  * so a busy child does not wake the main process for every batch. What is
  * left is readiness, progress counts for the pool's summary, and why a child
- * exits, so the main process knows whether to replace it.
+ * exits, so the main process knows whether to replace it, and a liveness beat
+ * a second, by which the main process tells a child whose event loop stopped.
  */
 
 /** Tasks a child stored since its last report: how many SUCCESSFUL and how many FAILED (a retried one is neither). */
@@ -22,13 +23,18 @@ export type ChildMessage =
   /** Progress since the last report, sent at most every few hundred ms and before exiting. */
   | ({ readonly kind: 'settled' } & Settled)
   /** The child is about to exit on its own, for this reason. */
-  | { readonly kind: 'exiting'; readonly reason: ChildExitReason };
+  | { readonly kind: 'exiting'; readonly reason: ChildExitReason }
+  /**
+   * The child's event loop answers. `blockingMs`: the longest a task it runs
+   * declared it may block that loop (0 for none), so the pool waits that long.
+   */
+  | { readonly kind: 'alive'; readonly blockingMs: number };
 
 export type ParentMessage =
   /** Stop acquiring; finish (or, when urgent, release) what is held, then exit. */
   { readonly kind: 'stop'; readonly urgent: boolean };
 
-const CHILD_KINDS: ReadonlySet<string> = new Set(['ready', 'settled', 'exiting']);
+const CHILD_KINDS: ReadonlySet<string> = new Set(['ready', 'settled', 'exiting', 'alive']);
 
 const hasKind = (value: unknown): value is { kind: unknown } =>
   typeof value === 'object' && value !== null && 'kind' in value;

@@ -18,6 +18,12 @@ export interface WorkerOptions {
   readonly maxTasksJitter: number;
   /** Drain the queues, then exit 0, instead of waiting for more work. */
   readonly exitEmpty: boolean;
+  /**
+   * A child whose event loop has not answered this long (ms) is killed and
+   * replaced, its tasks recovered as a crash's; a task's `blockingMs` extends
+   * it while that task runs. Never more than the backend's lease.
+   */
+  readonly livenessTimeoutMs: number;
   /** Port of the main process's liveness endpoint; none when absent. */
   readonly healthPort?: number;
 }

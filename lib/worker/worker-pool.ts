@@ -14,6 +14,7 @@ import {
   brokerStepFailed,
   childBootFailed,
   childForkFailed,
+  childWedged,
   childExited,
   childKilledAfterGrace,
   childReady,
@@ -29,9 +30,11 @@ import {
   poolStopped,
   poolSummary,
   storeUnreachableAtStart,
+  wedgedCause,
   workerCrashed,
 } from '../core/worker.messages';
 import { asChildMessage, type ChildExitReason, type ParentMessage } from './worker-ipc';
+import { ChildWatchdog } from './child-watchdog';
 import { HeldJournal } from './held-journal';
 import type { WorkerOptions } from './worker-options.interface';
 
@@ -75,6 +78,8 @@ export interface WorkerPoolDeps {
   readonly poolId?: string;
   /** How long one beat keeps the pool alive (ms). */
   readonly poolTtlMs?: number;
+  /** Period of the check for children whose liveness beats stopped. */
+  readonly livenessCheckMs: number;
 }
 
 /** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
@@ -91,6 +96,7 @@ const STOP_STORE_WAIT_MS = 1_000;
 /** The pool's state as its health endpoint reports it. */
 export interface PoolHealth {
   readonly stopping: boolean;
+  /** Children booted and working (a child still booting is not alive yet). */
   readonly childrenAlive: number;
   readonly childrenExpected: number;
   /** When the last broker pass completed (epoch ms), or null before the first. */
@@ -98,6 +104,8 @@ export interface PoolHealth {
   readonly brokerIntervalMs: number;
   readonly done: number;
   readonly failed: number;
+  /** Children whose event loop stopped answering, killed and not yet gone. */
+  readonly childrenWedged: number;
 }
 
 interface ChildState {
@@ -107,6 +115,8 @@ interface ChildState {
   readonly journal: string;
   ready: boolean;
   exitReason: ChildExitReason | null;
+  /** Set when the pool killed it for not answering: how long it had been silent (ms). */
+  silentForMs: number | null;
 }
 
 /**
@@ -134,15 +144,31 @@ export class WorkerPool {
   /** The children's journals live here while the pool runs. */
   private journalDir = '';
   private forked = 0;
+  private readonly watchdog: ChildWatchdog;
 
   constructor(
     private readonly options: WorkerOptions,
     private readonly deps: WorkerPoolDeps,
-  ) {}
+  ) {
+    this.watchdog = new ChildWatchdog({
+      timeoutMs: options.livenessTimeoutMs,
+      stopGraceMs: deps.urgentGraceMs,
+      ceilingMs: deps.backend.leaseTtlMs,
+      checkEveryMs: deps.livenessCheckMs,
+      onWedged: (pid, silentForMs) => this.killWedged(pid, silentForMs),
+    });
+  }
 
   /** Tasks finished by the pool's children (and failed by crash recovery). */
   get counts(): { done: number; failed: number } {
     return { done: this.done, failed: this.failed };
+  }
+
+  /** Children that booted and work: one still booting (a replacement, say) is not counted yet. */
+  private readyChildren(): number {
+    let ready = 0;
+    for (const child of this.children.values()) if (child.ready) ready++;
+    return ready;
   }
 
   /** Live children's pids. */
@@ -154,12 +180,13 @@ export class WorkerPool {
   get health(): PoolHealth {
     return {
       stopping: this.stopMode !== 'none',
-      childrenAlive: this.children.size,
+      childrenAlive: this.readyChildren(),
       childrenExpected: this.options.processes,
       lastBrokerPassAt: this.lastBrokerPassAt,
       brokerIntervalMs: this.deps.backend.brokerIntervalMs,
       done: this.done,
       failed: this.failed,
+      childrenWedged: this.watchdog.wedged,
     };
   }
 
@@ -177,9 +204,11 @@ export class WorkerPool {
       await this.unlessStopped((this.brokerPass = this.runBrokerPass()));
       this.scheduleBroker();
       this.summaryTimer = setInterval(() => this.summarize(), this.deps.summaryIntervalMs);
+      this.watchdog.start();
       for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
       this.checkFinished();
       await finished;
+      this.watchdog.stop();
       await Promise.all(this.recoveries);
       await this.stopBroker();
       await withinMs(this.retire(), STOP_STORE_WAIT_MS);
@@ -217,6 +246,7 @@ export class WorkerPool {
     if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
     this.stopMode = urgent ? 'urgent' : 'graceful';
     this.stopRequested();
+    this.watchdog.poolStopping();
     for (const timer of this.respawns) clearTimeout(timer);
     this.respawns.clear();
     const message: ParentMessage = { kind: 'stop', urgent };
@@ -245,6 +275,7 @@ export class WorkerPool {
       journal,
       ready: false,
       exitReason: null,
+      silentForMs: null,
     };
     this.children.set(pid, state);
     this.deps.logger.log(childStarted(pid));
@@ -273,18 +304,27 @@ export class WorkerPool {
       case 'exiting':
         state.exitReason = message.reason;
         return;
+      case 'alive':
+        this.watchdog.beat(state.pid, message.blockingMs);
+        return;
     }
   }
 
   private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {
     this.children.delete(state.pid);
-    const cause = exitCause(code, signal);
+    this.watchdog.forget(state.pid);
+    const cause =
+      state.silentForMs === null ? exitCause(code, signal) : wedgedCause(state.silentForMs);
     this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
     const held = HeldJournal.read(state.journal);
     HeldJournal.remove(state.journal);
-    if (held.length > 0 || crashed) this.track(this.recover(state.pid, held, cause, crashed));
+    if (held.length > 0 || crashed) {
+      // Killed for silence while the pool stops: its tasks were not given up on, only out of time.
+      const release = state.silentForMs !== null && this.stopMode !== 'none';
+      this.track(this.recover(state.pid, held, cause, crashed, release));
+    }
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {
       if (state.ready) {
         this.spawn();
@@ -310,6 +350,7 @@ export class WorkerPool {
     held: readonly string[],
     cause: string,
     searchLeases: boolean,
+    release = false,
   ): Promise<void> {
     try {
       const byId = new Map<string, TaskRecord>();
@@ -320,7 +361,7 @@ export class WorkerPool {
       if (searchLeases) for (const record of await this.leasedTo(pid)) byId.set(record.id, record);
       const running = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
       if (running.length === 0) return;
-      if (this.stopMode === 'urgent') {
+      if (this.stopMode === 'urgent' || release) {
         const released = await this.deps.backend.release(running);
         this.deps.logger.warn(crashRecovered(pid, 0, released));
         return;
@@ -373,6 +414,15 @@ export class WorkerPool {
       this.checkFinished();
     }, this.deps.bootRetryMs);
     this.respawns.add(timer);
+  }
+
+  /** The watchdog found a child silent past its bound: it cannot stop by itself, so it is killed. */
+  private killWedged(pid: number, silentForMs: number): void {
+    const state = this.children.get(pid);
+    if (!state) return;
+    state.silentForMs = silentForMs;
+    this.deps.logger.error(childWedged(pid, silentForMs, this.stopMode !== 'none'));
+    state.process.kill('SIGKILL');
   }
 
   private killAfterGrace(child: ChildState): void {

@@ -12,6 +12,7 @@ import {
   workerQueueNotConfigured,
 } from '../core/worker.messages';
 import type { WorkerOptions } from './worker-options.interface';
+import { DEFAULT_LIVENESS_TIMEOUT_MS } from './worker.constants';
 import { WorkerLauncher } from './worker.launcher';
 
 /** The `worker` options as commander hands them over (defaults not yet applied). */
@@ -24,6 +25,7 @@ export interface WorkerCommandOptions {
   maxTasksJitter?: number;
   exitEmpty?: boolean;
   healthPort?: number;
+  livenessTimeout?: number;
 }
 
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
@@ -80,6 +82,7 @@ export class WorkerCommand extends CommandRunner {
       maxTasks: options.maxTasks ?? null,
       maxTasksJitter: options.maxTasksJitter ?? 0,
       exitEmpty: options.exitEmpty ?? false,
+      livenessTimeoutMs: options.livenessTimeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
       ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
     };
     await this.launcher.launch(backend, resolved);
@@ -143,6 +146,14 @@ export class WorkerCommand extends CommandRunner {
   })
   parseExitEmpty(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--liveness-timeout <ms>',
+    description: `Kill and replace a child whose event loop has not answered for this long (its tasks are recovered as a crash's); a task's blockingMs extends it, the lease caps it. Default: ${DEFAULT_LIVENESS_TIMEOUT_MS}.`,
+  })
+  parseLivenessTimeout(value: string): number {
+    return parseWholeNumber('--liveness-timeout', value, 1);
   }
 
   @Option({

@@ -28,6 +28,19 @@ export const URGENT_GRACE_MS = 10_000;
  */
 export const CHILD_EXIT_GRACE_MS = 2_000;
 
+/** Period of a child's liveness beat to its pool. */
+export const LIVENESS_BEAT_MS = 1_000;
+
+/** Period of the pool's check for children whose beats stopped. */
+export const LIVENESS_CHECK_MS = 1_000;
+
+/**
+ * Default `--liveness-timeout`: how long a child's event loop may stay silent
+ * before the pool kills it. Long enough for any event loop that is merely
+ * busy; a task that blocks longer on purpose declares `blockingMs`.
+ */
+export const DEFAULT_LIVENESS_TIMEOUT_MS = 30_000;
+
 /** Environment variable that hands a child the path of its HeldJournal (in a folder its pool made). */
 export const WORKER_JOURNAL_ENV = 'THREADMILL_HELD_JOURNAL';
 

@@ -3,9 +3,16 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
+import { currentTaskContext } from '../core/current-task';
 import type { TaskBackend } from '../core/task-backend.interface';
-import { shutdownRequested } from '../core/worker.messages';
+import {
+  shutdownRequested,
+  taskLeftRejection,
+  taskLeftUncaughtException,
+} from '../core/worker.messages';
+import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
+import { LivenessBeat } from './liveness-beat';
 import { ShutdownSignals } from './shutdown-signals';
 import { TaskRunner } from './task-runner';
 import { WorkerChild, type ParentChannel } from './worker-child';
@@ -17,6 +24,8 @@ import {
   BOOT_RETRY_MS,
   CHILD_EXIT_GRACE_MS,
   IDLE_ACQUIRE_WAIT_MS,
+  LIVENESS_BEAT_MS,
+  LIVENESS_CHECK_MS,
   POOL_TTL_BROKER_INTERVALS,
   LEASE_CHECK_MIN_MS,
   RETRY_DELAY_MS,
@@ -37,7 +46,10 @@ import {
  */
 @Injectable()
 export class WorkerLauncher {
-  constructor(private readonly runner: TaskRunner) {}
+  constructor(
+    private readonly runner: TaskRunner,
+    private readonly registry: TaskRegistry,
+  ) {}
 
   /** Whether this process is a child the pool forked. */
   get isChild(): boolean {
@@ -73,6 +85,7 @@ export class WorkerLauncher {
       urgentGraceMs: URGENT_GRACE_MS,
       poolId,
       poolTtlMs: POOL_TTL_BROKER_INTERVALS * backend.brokerIntervalMs,
+      livenessCheckMs: LIVENESS_CHECK_MS,
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {
       logger.log(shutdownRequested(cause, urgent));
@@ -105,6 +118,13 @@ export class WorkerLauncher {
     const logger = new Logger('Worker');
     const channel = processChannel();
     const journal = new HeldJournal(childJournalPath());
+    const liveness = new LivenessBeat(
+      (message) => {
+        if (process.connected) process.send?.(message);
+      },
+      LIVENESS_BEAT_MS,
+      (name) => this.registry.find(name)?.options.blockingMs,
+    );
     const child = new WorkerChild(options, {
       backend,
       runTask: (record) => this.runner.run(record),
@@ -118,7 +138,22 @@ export class WorkerLauncher {
       retryDelayMs: RETRY_DELAY_MS,
       poolId: process.env[WORKER_POOL_ENV] || undefined,
       leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.brokerIntervalMs),
+      liveness,
     });
+    // What a task leaves behind must not take its neighbours down. A rejection
+    // nobody handled harms nothing but its own promise: logged, and work goes on.
+    // An uncaught exception may have left any state half-changed: the child
+    // finishes what it runs and exits, and the pool starts a fresh one.
+    const onRejection = (reason: unknown): void => {
+      logger.error(taskLeftRejection(currentTaskContext()?.taskResult, reason));
+    };
+    const onException = (error: unknown): void => {
+      logger.error(taskLeftUncaughtException(currentTaskContext()?.taskResult, error));
+      child.recycle();
+    };
+    process.on('unhandledRejection', onRejection);
+    process.on('uncaughtException', onException);
+    liveness.start();
     // The child's own signals (a terminal's Ctrl-C reaches the whole process group)
     // and the pool's stop message feed one ShutdownSignals, so one Ctrl-C counts once.
     const signals = new ShutdownSignals(({ urgent }) => child.stop(urgent)).listen();
@@ -134,6 +169,9 @@ export class WorkerLauncher {
       const reason = await child.run();
       await channel.send({ kind: 'exiting', reason });
     } finally {
+      liveness.stop();
+      process.off('unhandledRejection', onRejection);
+      process.off('uncaughtException', onException);
       process.off('message', onMessage);
       process.off('disconnect', onDisconnect);
       signals.dispose();

@@ -212,4 +212,3 @@ describe('npm start without Redis (e2e: the quick start on SQLite, Ctrl-C and re
     await expect(fetch(`${base}/health`)).rejects.toThrow();
   });
 });
-

@@ -112,6 +112,7 @@ export class MemoryBackend implements ExecutingBackend {
   readonly queues: readonly string[];
   readonly features: BackendFeatures;
   readonly brokerIntervalMs: number;
+  readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
 
   private readonly options: Required<MemoryBackendOptions>;
@@ -151,6 +152,7 @@ export class MemoryBackend implements ExecutingBackend {
     }
     this.runsOnEnqueue = this.options.immediate;
     this.brokerIntervalMs = this.options.brokerInterval;
+    this.leaseTtlMs = this.options.leaseTtl;
     this.features = {
       defer: !this.options.immediate,
       bulkEnqueue: true,

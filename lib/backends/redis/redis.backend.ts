@@ -90,6 +90,7 @@ export class RedisBackend implements TaskBackend {
     sharedAcrossProcesses: true,
   };
   readonly brokerIntervalMs: number;
+  readonly leaseTtlMs: number;
   readonly maxPayloadBytes: number;
 
   private readonly settings: RedisBackendSettings;
@@ -125,6 +126,7 @@ export class RedisBackend implements TaskBackend {
     this.queues = this.settings.queues;
     this.queueSet = new Set(this.queues);
     this.brokerIntervalMs = this.settings.brokerInterval;
+    this.leaseTtlMs = this.settings.leaseTtl;
     this.maxPayloadBytes = this.settings.maxPayloadBytes;
     this.logger = new Logger(`RedisBackend:${alias}`);
     this.keys = new RedisKeys(alias);

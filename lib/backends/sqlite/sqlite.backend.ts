@@ -95,6 +95,7 @@ export class SqliteBackend implements TaskBackend {
     sharedAcrossProcesses: true,
   };
   readonly brokerIntervalMs: number;
+  readonly leaseTtlMs: number;
 
   private readonly logger = new Logger(SqliteBackend.name);
   private readonly config: ResolvedSqliteBackendConfig;
@@ -144,6 +145,7 @@ export class SqliteBackend implements TaskBackend {
     this.config = resolveSqliteBackendConfig(alias, config);
     this.queues = this.config.queues;
     this.brokerIntervalMs = this.config.brokerInterval;
+    this.leaseTtlMs = this.config.leaseTtl;
     this.taskDataTtl = 3 * this.config.leaseTtl + this.config.resultTtl;
 
     const Driver = loadSqliteDriver(alias);

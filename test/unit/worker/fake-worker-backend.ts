@@ -43,6 +43,7 @@ export class FakeWorkerBackend implements TaskBackend {
     sharedAcrossProcesses: true,
   };
   readonly brokerIntervalMs = 1000;
+  readonly leaseTtlMs = 60 * 60 * 1000;
   readonly ready: TaskRecord[] = [];
   readonly acquireCalls: AcquireOptions[] = [];
   readonly acknowledged: TaskRecord[][] = [];

@@ -61,6 +61,7 @@ function childOn(
       maxTasks: null,
       maxTasksJitter: 0,
       exitEmpty: false,
+      livenessTimeoutMs: 30_000,
       ...options,
     },
     {

@@ -35,6 +35,7 @@ function setup() {
       maxTasks: null,
       maxTasksJitter: 0,
       exitEmpty: true,
+      livenessTimeoutMs: 30_000,
     },
     {
       backend,

@@ -80,6 +80,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: 
       maxTasks: null,
       maxTasksJitter: 0,
       exitEmpty: false,
+      livenessTimeoutMs: 30_000,
       ...options,
     },
     deps,

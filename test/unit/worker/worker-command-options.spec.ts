@@ -5,7 +5,7 @@ const optionMetadata = () => commandOptions(WorkerCommand);
 const readmeRows = () => readmeOptionRows('### `worker` options');
 
 describe('worker command options', () => {
-  it('are the pool flags and the health port, one @Option parser each', () => {
+  it('are the pool flags, the liveness timeout and the health port, one @Option parser each', () => {
     expect(optionMetadata().map((meta) => meta.flags.split(' ')[0])).toEqual([
       '--backend',
       '--queues',
@@ -14,6 +14,7 @@ describe('worker command options', () => {
       '--max-tasks',
       '--max-tasks-jitter',
       '--exit-empty',
+      '--liveness-timeout',
       '--health-port',
     ]);
   });

@@ -10,6 +10,7 @@ const healthy: PoolHealth = {
   brokerIntervalMs: 1000,
   done: 7,
   failed: 1,
+  childrenWedged: 0,
 };
 
 describe('worker pool health', () => {

@@ -57,7 +57,12 @@ class FakeChild extends EventEmitter implements ForkedChild {
 
 function setup(
   options: Partial<WorkerOptions> = {},
-  pools: { poolId?: string; poolTtlMs?: number; journalRoot?: string } = {},
+  pools: {
+    poolId?: string;
+    poolTtlMs?: number;
+    journalRoot?: string;
+    livenessCheckMs?: number;
+  } = {},
 ) {
   const backend = new FakeWorkerBackend();
   const children: FakeChild[] = [];
@@ -74,6 +79,7 @@ function setup(
       maxTasks: null,
       maxTasksJitter: 0,
       exitEmpty: false,
+      livenessTimeoutMs: 30_000,
       ...options,
     },
     {
@@ -88,6 +94,7 @@ function setup(
       summaryIntervalMs: 60_000,
       bootRetryMs: 10,
       urgentGraceMs: 60_000,
+      livenessCheckMs: 60_000,
       ...pools,
     },
   );
@@ -346,5 +353,32 @@ describe('WorkerPool', () => {
     await run;
     expect(backend.released.flat().map((r) => r.id)).toEqual(['held']);
     expect(backend.acknowledged).toEqual([]);
+  });
+
+  it('kills a child whose liveness beats stopped and fails its tasks as a crash’s', async () => {
+    const { backend, children, pool, logger } = setup(
+      { processes: 1, livenessTimeoutMs: 50 },
+      { livenessCheckMs: 10 },
+    );
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    child.tell({ kind: 'alive', blockingMs: 0 });
+    const held = runningRecord('held', `host:${child.pid}-1`);
+    backend.stored.set(held.id, held);
+    child.hold(['held']);
+    // No more beats: the child's event loop is stuck.
+    await waitFor(() => backend.acknowledged.length === 1, { what: 'the wedged child recovered' });
+    const [failed] = backend.acknowledged[0];
+    expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
+    expect(failed.errors[0].traceback).toContain('without answering');
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining(`Worker child ${child.pid} has not answered for`),
+    );
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    pool.stop(false);
+    children[1].die(0);
+    await run;
   });
 });
