@@ -42,8 +42,10 @@ export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See the README's "Retries" section.`;
 
 export const workerLost = (id: string, taskName: string, poolId: string): string =>
-  `Task "${taskName}" (${id}) was running in worker pool "${poolId}", whose heartbeat lapsed ` +
-  `(the pool was killed, froze or lost its connection); another pool recovered it.`;
+  `Task "${taskName}" (${id}) was leased to worker pool "${poolId}", whose heartbeat lapsed ` +
+  `(the pool was killed, froze or lost its store for longer than its heartbeat tolerance); ` +
+  `another pool recovered it. It may have run, in part or to the end: the lapsed pool ` +
+  `could not say.`;
 
 export const invalidRunAfter = (taskName: string, value: unknown): string =>
   `Task "${taskName}": runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;

@@ -24,6 +24,12 @@ export interface WorkerOptions {
    * it while that task runs. Never more than the backend's lease.
    */
   readonly livenessTimeoutMs: number;
+  /**
+   * How long the pool's heartbeat outlives its last beat (ms): a store outage
+   * shorter than this fails nothing; a pool dead this long is recovered by
+   * the others.
+   */
+  readonly heartbeatToleranceMs: number;
   /** Port of the main process's liveness endpoint; none when absent. */
   readonly healthPort?: number;
 }

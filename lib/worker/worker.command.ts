@@ -12,7 +12,7 @@ import {
   workerQueueNotConfigured,
 } from '../core/worker.messages';
 import type { WorkerOptions } from './worker-options.interface';
-import { DEFAULT_LIVENESS_TIMEOUT_MS } from './worker.constants';
+import { DEFAULT_HEARTBEAT_TOLERANCE_MS, DEFAULT_LIVENESS_TIMEOUT_MS } from './worker.constants';
 import { WorkerLauncher } from './worker.launcher';
 
 /** The `worker` options as commander hands them over (defaults not yet applied). */
@@ -26,6 +26,7 @@ export interface WorkerCommandOptions {
   exitEmpty?: boolean;
   healthPort?: number;
   livenessTimeout?: number;
+  heartbeatTolerance?: number;
 }
 
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
@@ -83,6 +84,11 @@ export class WorkerCommand extends CommandRunner {
       maxTasksJitter: options.maxTasksJitter ?? 0,
       exitEmpty: options.exitEmpty ?? false,
       livenessTimeoutMs: options.livenessTimeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
+      heartbeatToleranceMs: Math.max(
+        options.heartbeatTolerance ?? DEFAULT_HEARTBEAT_TOLERANCE_MS,
+        // A beat must outlive the interval between two beats, or the pool lapses between them.
+        2 * backend.brokerIntervalMs,
+      ),
       ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
     };
     await this.launcher.launch(backend, resolved);
@@ -154,6 +160,14 @@ export class WorkerCommand extends CommandRunner {
   })
   parseLivenessTimeout(value: string): number {
     return parseWholeNumber('--liveness-timeout', value, 1);
+  }
+
+  @Option({
+    flags: '--heartbeat-tolerance <ms>',
+    description: `How long the pool's heartbeat may fail to reach the store (an outage) before other pools recover its tasks; also how long a dead pool's tasks wait for that recovery. At least two broker intervals. Default: ${DEFAULT_HEARTBEAT_TOLERANCE_MS}.`,
+  })
+  parseHeartbeatTolerance(value: string): number {
+    return parseWholeNumber('--heartbeat-tolerance', value, 1);
   }
 
   @Option({

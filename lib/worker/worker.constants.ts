@@ -48,11 +48,13 @@ export const WORKER_JOURNAL_ENV = 'THREADMILL_HELD_JOURNAL';
 export const WORKER_POOL_ENV = 'THREADMILL_WORKER_POOL_ID';
 
 /**
- * A pool's heartbeat lasts this many broker intervals (3 s by default): it
- * beats every interval, so two missed beats in a row are tolerated before
- * other pools recover its tasks.
+ * Default `--heartbeat-tolerance`: how long a pool's beats may fail to reach
+ * the store before other pools take it for dead and recover its tasks. It
+ * beats every broker interval, so this is how long an outage (a network blip,
+ * a Redis failover) may last without failing anything that runs; the price is
+ * that a pool that really died is recovered this long after its death.
  */
-export const POOL_TTL_BROKER_INTERVALS = 3;
+export const DEFAULT_HEARTBEAT_TOLERANCE_MS = 30_000;
 
 /**
  * Shortest period of a child's check for tasks whose lease the broker reaped

@@ -26,7 +26,6 @@ import {
   IDLE_ACQUIRE_WAIT_MS,
   LIVENESS_BEAT_MS,
   LIVENESS_CHECK_MS,
-  POOL_TTL_BROKER_INTERVALS,
   LEASE_CHECK_MIN_MS,
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
@@ -84,7 +83,7 @@ export class WorkerLauncher {
       bootRetryMs: BOOT_RETRY_MS,
       urgentGraceMs: URGENT_GRACE_MS,
       poolId,
-      poolTtlMs: POOL_TTL_BROKER_INTERVALS * backend.brokerIntervalMs,
+      poolTtlMs: options.heartbeatToleranceMs,
       livenessCheckMs: LIVENESS_CHECK_MS,
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {

@@ -72,7 +72,12 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
   /** A pool leading its own process group, so one kill takes its children with it. */
   function startPool(): RunningCli {
     return startCli(
-      ['worker', '--backend', alias, '--processes', '2', '--threads', '4'],
+      // A short tolerance: this is about what recovery does, not how long it waits.
+      [
+        'worker',
+        ...['--backend', alias, '--processes', '2', '--threads', '4'],
+        ...['--heartbeat-tolerance', String(3 * BROKER_INTERVAL_MS)],
+      ],
       {
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,

@@ -62,6 +62,7 @@ function childOn(
       maxTasksJitter: 0,
       exitEmpty: false,
       livenessTimeoutMs: 30_000,
+      heartbeatToleranceMs: 30_000,
       ...options,
     },
     {

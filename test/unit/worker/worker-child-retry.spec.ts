@@ -36,6 +36,7 @@ function setup() {
       maxTasksJitter: 0,
       exitEmpty: true,
       livenessTimeoutMs: 30_000,
+      heartbeatToleranceMs: 30_000,
     },
     {
       backend,

@@ -81,6 +81,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: 
       maxTasksJitter: 0,
       exitEmpty: false,
       livenessTimeoutMs: 30_000,
+      heartbeatToleranceMs: 30_000,
       ...options,
     },
     deps,

@@ -15,6 +15,7 @@ describe('worker command options', () => {
       '--max-tasks-jitter',
       '--exit-empty',
       '--liveness-timeout',
+      '--heartbeat-tolerance',
       '--health-port',
     ]);
   });

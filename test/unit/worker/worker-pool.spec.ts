@@ -80,6 +80,7 @@ function setup(
       maxTasksJitter: 0,
       exitEmpty: false,
       livenessTimeoutMs: 30_000,
+      heartbeatToleranceMs: 30_000,
       ...options,
     },
     {
