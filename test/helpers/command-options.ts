@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { OptionMeta } from 'nest-commander/src/constants';
 import type { OptionMetadata } from 'nest-commander';
+
+const ROOT = join(__dirname, '..', '..');
 
 /** Every @Option of a nest-commander command class, in declaration order. */
 export function commandOptions(
@@ -16,10 +18,26 @@ export function commandOptions(
     .filter((meta): meta is OptionMetadata => meta !== undefined);
 }
 
-/** The rows of the README table under `heading` (e.g. "### `worker` options"): [flag, description]. */
-export function readmeOptionRows(heading: string): [string, string][] {
-  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split(heading)[1] ?? '';
+/** README.md and the guides of docs/, each as [path, text]. */
+function documentationPages(): [string, string][] {
+  const guides = readdirSync(join(ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => join('docs', file));
+  return ['README.md', ...guides].map((page) => [page, readFileSync(join(ROOT, page), 'utf8')]);
+}
+
+/**
+ * The rows of the options table under `heading` (e.g. "### `worker` options")
+ * in the one page of the documentation that has it: [flag, description].
+ */
+export function documentedOptionRows(heading: string): [string, string][] {
+  const pages = documentationPages().filter(([, text]) => text.split('\n').includes(heading));
+  if (pages.length !== 1) {
+    throw new Error(
+      `"${heading}" must head a table in exactly one page of README.md and docs/, found in ${pages.length}`,
+    );
+  }
+  const section = pages[0][1].split(heading)[1] ?? '';
   const table = section.slice(0, section.search(/\n\s*\n(?!\|)/));
   return table
     .split('\n')
@@ -32,3 +50,6 @@ export function readmeOptionRows(heading: string): [string, string][] {
       return [flag.replace(/^`|`$/g, ''), description];
     });
 }
+
+/** @deprecated The option tables moved from the README to docs/: use documentedOptionRows. */
+export const readmeOptionRows = documentedOptionRows;

@@ -1,0 +1,95 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The repository's root folder. */
+export const REPO = join(__dirname, '..', '..', '..');
+
+/** Written by `npm run bench` from its latest run, not by hand: only its code blocks are checked here. */
+export const GENERATED_PAGES: readonly string[] = ['docs/benchmarks.md'];
+
+/** README.md and every page of docs/, as paths relative to the repository. */
+export function docPages(): string[] {
+  const docs = readdirSync(join(REPO, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `docs/${file}`);
+  return ['README.md', ...docs];
+}
+
+/** The pages written by hand. */
+export function handWrittenPages(): string[] {
+  return docPages().filter((page) => !GENERATED_PAGES.includes(page));
+}
+
+export function readPage(page: string): string {
+  return readFileSync(join(REPO, page), 'utf8');
+}
+
+/** One fenced code block of a page. */
+export interface CodeBlock {
+  readonly page: string;
+  /** The fence's language (```ts → `ts`), '' when it names none. */
+  readonly lang: string;
+  readonly code: string;
+  /** The page's line number (1-based) of the block's first line of code. */
+  readonly line: number;
+  /** The file the block stands for, when its first line says so: `// src/app.module.ts`. */
+  readonly file?: string;
+}
+
+const FENCE = /^(\s*)(`{3,})(.*)$/;
+const FILE_COMMENT = /^\/\/ ((?:[\w.-]+\/)*[\w.-]+\.ts)$/;
+
+/** Every fenced block of a page, de-indented when it sits in a list item. */
+export function codeBlocks(page: string, text = readPage(page)): CodeBlock[] {
+  const lines = text.split('\n');
+  const blocks: CodeBlock[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const open = FENCE.exec(lines[index]);
+    if (!open) continue;
+    const [, indent, ticks, info] = open;
+    const body: string[] = [];
+    let end = index + 1;
+    while (end < lines.length && !new RegExp(`^\\s*${ticks}\\s*$`).test(lines[end])) {
+      body.push(lines[end].startsWith(indent) ? lines[end].slice(indent.length) : lines[end]);
+      end++;
+    }
+    const code = body.join('\n');
+    const file = FILE_COMMENT.exec(body[0] ?? '')?.[1];
+    blocks.push({
+      page,
+      lang: info.trim().split(/\s+/)[0] ?? '',
+      code,
+      line: index + 2,
+      ...(file !== undefined && { file }),
+    });
+    index = end;
+  }
+  return blocks;
+}
+
+/** Every ```ts block of README.md and docs/. */
+export function typeScriptBlocks(): CodeBlock[] {
+  return docPages().flatMap((page) => codeBlocks(page).filter((block) => block.lang === 'ts'));
+}
+
+/** The folder of a page's examples: each page is a small project of its own. */
+export function pageFolder(page: string): string {
+  return page === 'README.md' ? 'README' : page.replace(/^docs\//, '').replace(/\.md$/, '');
+}
+
+/**
+ * Where a block is written inside its page's folder: the file it names, else
+ * a file of its own in `src/`, beside the files it may import.
+ */
+export function blockPath(block: CodeBlock): string {
+  return join(pageFolder(block.page), block.file ?? `src/example-line-${block.line}.ts`);
+}
+
+/** The entry points of the package and the sources they are built from. */
+export const PACKAGE_ENTRY_POINTS: Readonly<Record<string, string>> = {
+  '@threadmill/nestjs': 'lib/index.ts',
+  '@threadmill/nestjs/cli': 'lib/cli/index.ts',
+  '@threadmill/nestjs/health': 'lib/health/index.ts',
+  '@threadmill/nestjs/sqlite': 'lib/backends/sqlite/index.ts',
+};
