@@ -180,11 +180,13 @@ export const orphanedLeasesReleased = (count: number, alias: string): string =>
 export const acknowledgeFailed = (
   count: number,
   attempt: number,
-  attempts: number,
   error: unknown,
+  retryInMs: number | null,
 ): string =>
-  `Acknowledging ${count} task(s) failed (attempt ${attempt} of ${attempts}): ${describe(error)}` +
-  (attempt >= attempts ? '; leaving them to the lease reaper.' : '');
+  `Storing the outcome of ${count} task(s) failed (attempt ${attempt}): ${describe(error)}` +
+  (retryInMs === null
+    ? '; giving up on an urgent stop (the pool puts them back in their queues).'
+    : `; holding the outcomes and trying again in ${retryInMs} ms (no new task is taken meanwhile).`);
 
 export const staleAcknowledge = (id: string): string =>
   `Task ${id} finished after its lease was reaped; its result was not stored (it is already FAILED).`;

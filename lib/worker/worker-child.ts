@@ -93,8 +93,8 @@ export function acquireLanes(threads: number): number {
   return threads < 32 ? 2 : 4;
 }
 
-/** How many times one acknowledge batch is tried before it is left to the lease reaper. */
-const ACKNOWLEDGE_ATTEMPTS = 5;
+/** Longest pause between two tries of a refused store (it doubles from retryDelayMs up to this). */
+const STORE_RETRY_MAX_MS = 30_000;
 
 /**
  * One child process of the pool: `threads` concurrent slots fed by a single
@@ -106,6 +106,8 @@ const ACKNOWLEDGE_ATTEMPTS = 5;
  */
 export class WorkerChild {
   private readonly abort = new AbortController();
+  /** Aborted by an urgent stop only: what a graceful stop still waits for listens to it. */
+  private readonly urgentAbort = new AbortController();
   private readonly freeSlots: number[] = [];
   /** Acquired and not yet finished: what an urgent stop releases. */
   private readonly running = new Map<string, TaskRecord>();
@@ -142,6 +144,11 @@ export class WorkerChild {
   private progress = { succeeded: 0, failed: 0 };
   private progressTimer: NodeJS.Timeout | null = null;
   private journalFailed = false;
+  /**
+   * Store calls refused in a row (a full Redis, an outage). While any is, no
+   * new task is leased: the outcomes held here must land first.
+   */
+  private refusedStores = 0;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -203,7 +210,10 @@ export class WorkerChild {
     if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
     this.stopMode = urgent ? 'urgent' : 'graceful';
     this.abort.abort();
-    if (urgent) this.releaseRunning();
+    if (urgent) {
+      this.urgentAbort.abort();
+      this.releaseRunning();
+    }
     this.changes.notify();
   }
 
@@ -223,7 +233,7 @@ export class WorkerChild {
         await this.changes.next();
         continue;
       }
-      if (this.freeSlots.length === 0) {
+      if (this.freeSlots.length === 0 || this.refusedStores > 0) {
         await this.changes.next();
         continue;
       }
@@ -440,7 +450,14 @@ export class WorkerChild {
     }
   }
 
-  /** Acknowledges finished records, or sends failed attempts back (retry); tried a few times. */
+  /**
+   * Acknowledges finished records, or sends failed attempts back (retry). A
+   * refused call (the store is full or unreachable) is tried again, with a
+   * pause that doubles up to STORE_RETRY_MAX_MS, for as long as it takes:
+   * the outcome exists only here, and the task stays RUNNING meanwhile,
+   * never lost. Only an urgent stop gives up (the pool then releases what the
+   * journal still holds).
+   */
   private async store(batch: readonly TaskRecord[], how: 'acknowledge' | 'retry'): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -449,13 +466,24 @@ export class WorkerChild {
             ? await this.deps.backend.retry(batch)
             : await this.deps.backend.acknowledge(batch);
         this.stored(batch, outcomes);
+        if (attempt > 1) {
+          this.refusedStores--;
+          this.changes.notify();
+        }
         return;
       } catch (error) {
+        if (attempt === 1) this.refusedStores++;
+        const pauseMs = Math.min(this.deps.retryDelayMs * 2 ** (attempt - 1), STORE_RETRY_MAX_MS);
+        const urgent = this.stopMode === 'urgent';
         this.deps.logger.error(
-          acknowledgeFailed(batch.length, attempt, ACKNOWLEDGE_ATTEMPTS, error),
+          acknowledgeFailed(batch.length, attempt, error, urgent ? null : pauseMs),
         );
-        if (attempt >= ACKNOWLEDGE_ATTEMPTS) return;
-        await this.pause(this.deps.retryDelayMs);
+        if (urgent) {
+          this.refusedStores--;
+          return;
+        }
+        // A graceful stop still waits for these outcomes; only an urgent one cuts the pause.
+        await this.pause(pauseMs, this.urgentAbort.signal);
       }
     }
   }
@@ -609,9 +637,8 @@ export class WorkerChild {
     return `${this.deps.identity}-${slot}`;
   }
 
-  /** Sleep that a stop cuts short. */
-  private pause(ms: number): Promise<void> {
-    const signal = this.abort.signal;
+  /** Sleep that a stop cuts short (by default any stop). */
+  private pause(ms: number, signal = this.abort.signal): Promise<void> {
     if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);

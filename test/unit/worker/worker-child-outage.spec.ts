@@ -222,4 +222,44 @@ describe('WorkerChild while its backend is unavailable', () => {
     await running;
     expect(backend.released).toEqual([]);
   });
+
+  it('holds an outcome the store refuses, tries again with a growing pause, and leases nothing meanwhile', async () => {
+    const backend = new FakeWorkerBackend();
+    let refusals = 3;
+    const refusedAt: number[] = [];
+    // The store refuses the first acknowledgements (a full Redis), then has room again.
+    backend.acknowledge = async (records) => {
+      if (refusals > 0) {
+        refusals--;
+        refusedAt.push(Date.now());
+        throw new BackendUnavailableError('OOM command not allowed when used memory > maxmemory');
+      }
+      backend.acknowledged.push([...records]);
+      return records.map(() => 'acknowledged' as const);
+    };
+    backend.acknowledgeAndAcquire = async (finished, queues, options) => ({
+      acknowledged: await backend.acknowledge(finished),
+      acquired: await backend.acquire(queues, options),
+    });
+    backend.ready.push(readyRecord('first'), readyRecord('second'));
+    const logger = new Logger('test');
+    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const child = childOn(backend, logger, [], { exitEmpty: true });
+    const acquiredBeforeStored: number[] = [];
+    backend.onAcquired = (records) => {
+      if (records.length > 0 && backend.acknowledged.length === 0) {
+        acquiredBeforeStored.push(records.length);
+      }
+    };
+    await child.run();
+
+    expect(backend.acknowledged.flat().map((r) => r.id)).toEqual(['first', 'second']);
+    // Only the first lease came before its outcome was stored.
+    expect(acquiredBeforeStored).toEqual([1]);
+    const gaps = refusedAt.slice(1).map((at, i) => at - refusedAt[i]);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]);
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('holding the outcomes and trying again'),
+    );
+  });
 });
