@@ -50,6 +50,3 @@ export function documentedOptionRows(heading: string): [string, string][] {
       return [flag.replace(/^`|`$/g, ''), description];
     });
 }
-
-/** @deprecated The option tables moved from the README to docs/: use documentedOptionRows. */
-export const readmeOptionRows = documentedOptionRows;

@@ -1,8 +1,8 @@
 import { WorkerCommand } from '../../../lib/worker/worker.command';
-import { commandOptions, readmeOptionRows } from '../../helpers/command-options';
+import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 
 const optionMetadata = () => commandOptions(WorkerCommand);
-const readmeRows = () => readmeOptionRows('### `worker` options');
+const documentedRows = () => documentedOptionRows('### `worker` options');
 
 describe('worker command options', () => {
   it('are the pool flags, the liveness timeout and the health port, one @Option parser each', () => {
@@ -20,8 +20,8 @@ describe('worker command options', () => {
     ]);
   });
 
-  it('are listed in the README table with the same flags and descriptions', () => {
-    expect(readmeRows()).toEqual(
+  it('are listed in the docs table with the same flags and descriptions', () => {
+    expect(documentedRows()).toEqual(
       optionMetadata().map((meta) => [meta.flags, meta.description ?? '']),
     );
   });
