@@ -19,3 +19,4 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './broker-pass';
+export * from './distinct-ids';

@@ -43,8 +43,14 @@ export interface AcquireOptions {
   poolId?: string;
 }
 
-/** Per record, in order: whether the acknowledge stored it or found its lease already gone. */
-export type AcknowledgeOutcome = 'acknowledged' | 'stale';
+/**
+ * Per record, in order: the acknowledge stored it (`acknowledged`), found its
+ * lease already gone (`stale`: the reaper or a pool recovery settled it, and
+ * the record was not stored), or found this very record already stored
+ * (`already-stored`: an earlier acknowledge of the same attempt whose reply
+ * was lost had stored it).
+ */
+export type AcknowledgeOutcome = 'acknowledged' | 'stale' | 'already-stored';
 
 /** What `acknowledgeAndAcquire` stored and leased. */
 export interface AcknowledgeAndAcquireResult {
@@ -54,8 +60,12 @@ export interface AcknowledgeAndAcquireResult {
   acquired: TaskRecord[];
 }
 
-/** Per record, in order: whether the retry put it back or found its lease already gone. */
-export type RetryOutcome = 'retried' | 'stale';
+/**
+ * Per record, in order: the retry put it back (`retried`), found its lease
+ * already gone (`stale`), or found this very record already put back by an
+ * earlier retry whose reply was lost (`already-stored`).
+ */
+export type RetryOutcome = 'retried' | 'stale' | 'already-stored';
 
 /** Who runs a maintenance pass. */
 export interface BrokerPassOptions {
@@ -92,9 +102,13 @@ export interface TaskBackend {
   /** Largest serialized `args` (bytes) enqueue accepts; DEFAULT_MAX_PAYLOAD_BYTES when absent. */
   readonly maxPayloadBytes?: number;
 
-  /** Store a new READY task (or deferred, with `task.runAfter` in the future). */
+  /**
+   * Store a new READY task (or deferred, with `task.runAfter` in the future).
+   * Throws TaskAlreadyExistsError (with the stored task) when its id is
+   * already stored, and stores nothing.
+   */
   enqueue(record: TaskRecord): Promise<TaskRecord>;
-  /** Store many tasks at once; all or none. */
+  /** Store many tasks at once; all or none (TaskAlreadyExistsError for the first stored id). */
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]>;
   /**
    * Take up to `max` of the best ready tasks from the first non-empty queue in
@@ -102,7 +116,10 @@ export interface TaskBackend {
    * with `[]` when the timeout passes or the signal aborts first.
    */
   acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]>;
-  /** Store finished records (SUCCESSFUL or FAILED); stale when the lease was already reaped. */
+  /**
+   * Store finished records (SUCCESSFUL or FAILED) whose lease is still held;
+   * each outcome says what happened (see AcknowledgeOutcome).
+   */
   acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
   /**
    * `acknowledge(finished)` then `acquire(queues, options)`, in one round trip
@@ -111,7 +128,8 @@ export interface TaskBackend {
    * aborted. With records to store it never waits for work (it returns what
    * was ready, perhaps nothing), so their outcomes are not held back by an
    * idle queue. When it throws, whether `finished` was stored is unknown:
-   * acknowledge them again (a repeat is reported stale, nothing more).
+   * acknowledge them again (a repeat of a stored record is reported
+   * `already-stored`, nothing more).
    */
   acknowledgeAndAcquire(
     finished: readonly TaskRecord[],

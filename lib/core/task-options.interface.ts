@@ -70,4 +70,13 @@ export interface TaskOverrides {
   retries?: number;
   /** Replaces the task's `backoff` for this call. */
   backoff?: TaskBackoff;
+  /**
+   * The task's id, instead of a new UUID: 1-200 letters, digits, `-`, `_`,
+   * `.` or `:`. An id that is already stored (waiting, running, or finished
+   * within resultTtl) is refused with TaskAlreadyExistsError, which carries
+   * the stored task, so an enqueue retried after EnqueueOutcomeUnknownError
+   * never makes a second task. Names one task: `enqueueMany` with more than
+   * one argument list refuses it (InvalidTaskError).
+   */
+  id?: string;
 }

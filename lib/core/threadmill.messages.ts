@@ -3,6 +3,7 @@
  * what to do about it.
  */
 import type { TaskRecord } from './task-record.interface';
+import { TASK_ID_MAX_LENGTH } from './validate-name.util';
 
 export const taskNotSuccessful = (record: Pick<TaskRecord, 'id' | 'task' | 'status'>): string =>
   `Task "${record.task.name}" (${record.id}) has no return value: its status is ${record.status}. ` +
@@ -176,8 +177,53 @@ export const inspectorRetrying = (intervalMs: number): string =>
 export const inspectorTaskGone = (id: string): string =>
   `task ${id} no longer exists: its result expired; showing the last copy read`;
 
-export const duplicateTaskId = (id: string): string =>
-  `A task with id "${id}" is already stored, so nothing was enqueued. Enqueue each task once, with a new id.`;
+export const taskAlreadyExists = (id: string, alias: string, status: string): string =>
+  `A task with id "${id}" is already stored on backend "${alias}" (${status}), so nothing was enqueued. ` +
+  `The error's existing is that task; enqueue a new task without an id, or with another one.`;
+
+export const duplicateIdInCall = (id: string): string =>
+  `The id "${id}" appears twice in one enqueueMany call, so nothing was enqueued. Give each task its own id.`;
+
+export const invalidTaskId = (taskName: string, id: unknown): string =>
+  `Task "${taskName}": id ${JSON.stringify(id) ?? String(id)} is invalid; use 1-${TASK_ID_MAX_LENGTH} ` +
+  `characters, each a letter, a digit or one of - _ . : (a UUID fits).`;
+
+export const idNeedsOneTask = (taskName: string, count: number): string =>
+  `Task "${taskName}": an id names one task, but this call enqueues ${count}. ` +
+  `Enqueue them one at a time, each with its own id.`;
+
+export const storeFull = (alias: string, target: string, what: string, reply: string): string =>
+  `Threadmill backend "${alias}": Redis at ${target} is full and refused ${what} ` +
+  `(${reply.replace(/\.+$/, '')}), so nothing of it was stored. Retry once memory is freed: ` +
+  `raise maxmemory, or keep less (a shorter resultTtl, fewer waiting tasks).`;
+
+export const backendCommandRefused = (alias: string, what: string, reply: string): string =>
+  `Threadmill backend "${alias}": Redis refused ${what}: ${reply.replace(/\.+$/, '')}.`;
+
+export const enqueueOutcomeUnknown = (
+  alias: string,
+  ids: readonly string[],
+  reason: string,
+): string =>
+  `Threadmill backend "${alias}": the reply to an enqueue of ${ids.length} task(s) ` +
+  `(${ids.length === 1 ? ids[0] : `${ids[0]}, ...`}) was lost (${reason.replace(/\.+$/, '')}), ` +
+  `so they may or may not be stored (all or none). Look one up with getResult before enqueuing ` +
+  `again, or enqueue again with the same id (using({ id })), which is refused if it is stored.`;
+
+export const redisTooOld = (alias: string, target: string, version: string): string =>
+  `Threadmill backend "${alias}" needs Redis 7.0 or later, and ${target} is Redis ${version}: ` +
+  `its scripts declare flags (a #!lua line) so that a full Redis refuses a write whole, ` +
+  `instead of running part of it and losing task data. Upgrade Redis.`;
+
+export const evictionRefused = (alias: string, target: string, policy: string): string =>
+  `Threadmill backend "${alias}" will not use Redis at ${target}: its maxmemory-policy is ` +
+  `${policy}, so when memory runs out Redis deletes keys, and with them waiting tasks and ` +
+  `stored results, without a trace. Set maxmemory-policy noeviction (a full Redis then refuses ` +
+  `writes, which Threadmill reports as StoreFullError), or accept the loss with allowEviction: true.`;
+
+export const evictionAllowed = (alias: string, target: string, policy: string): string =>
+  `Threadmill backend "${alias}": Redis at ${target} has maxmemory-policy ${policy} and ` +
+  `allowEviction is set: when memory runs out, tasks and results may vanish without a trace.`;
 
 export const redisUnavailable = (alias: string, target: string, reason: string): string =>
   // Redis's own replies end with a period ("... or user is disabled.").

@@ -14,3 +14,15 @@ export function isValidName(name: unknown): name is string {
     !FORBIDDEN.test(name)
   );
 }
+
+/** Longest task id a caller may choose; a UUID is 36. */
+export const TASK_ID_MAX_LENGTH = 200;
+
+// A caller's id goes into storage keys and log lines as it is: nothing there
+// needs quoting or escaping.
+const TASK_ID = /^[A-Za-z0-9_.:-]+$/;
+
+/** Whether `id` can be the id a caller gives a task (`using({ id })`). */
+export function isValidTaskId(id: unknown): id is string {
+  return typeof id === 'string' && id.length <= TASK_ID_MAX_LENGTH && TASK_ID.test(id);
+}

@@ -188,8 +188,17 @@ export const acknowledgeFailed = (
     ? '; giving up on an urgent stop (the pool puts them back in their queues).'
     : `; holding the outcomes and trying again in ${retryInMs} ms (no new task is taken meanwhile).`);
 
-export const staleAcknowledge = (id: string): string =>
-  `Task ${id} finished after its lease was reaped; its result was not stored (it is already FAILED).`;
+/** Why a store of a finished attempt (an acknowledge or a retry) changed nothing. */
+export const staleAcknowledge = (
+  id: string,
+  outcome: 'stale' | 'already-stored' = 'stale',
+): string =>
+  outcome === 'already-stored'
+    ? `Task ${id}: what this attempt reported was already stored, by an earlier call whose ` +
+      `reply was lost; nothing changed.`
+    : `Task ${id} finished after its lease was gone (it ran out, or its pool was taken for ` +
+      `lost); what this attempt reported was not stored, and the task keeps what was stored ` +
+      `for it then (failed, or retried per its policy).`;
 
 export const taskAbandoned = (id: string, taskName: string, status: string): string =>
   `Task "${taskName}" (${id}) never settled and its lease is gone (now ${status}); ` +

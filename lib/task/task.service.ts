@@ -15,6 +15,9 @@ import {
   invalidPriority,
   invalidRetryPolicy,
   invalidRunAfter,
+  invalidTaskId,
+  idNeedsOneTask,
+  isValidTaskId,
   isExecutingBackend,
   notATask,
   payloadTooLarge,
@@ -72,10 +75,13 @@ export class TaskService implements TaskEnqueuer {
    * @param taskClass the provider class that declares the task.
    * @param method the `@Task` method's name.
    * @param args the method's arguments (without the TaskContext).
-   * @param overrides priority, queue, backend and runAfter for this call.
+   * @param overrides priority, queue, backend, runAfter, retry policy and id for this call.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
+   * @throws TaskAlreadyExistsError when `overrides.id` is already stored (it carries that task).
+   * @throws StoreFullError when the store is full: nothing was stored, try again later.
+   * @throws EnqueueOutcomeUnknownError when the reply was lost: the task may be stored.
    */
   async enqueue<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
@@ -133,6 +139,9 @@ export class TaskService implements TaskEnqueuer {
     overrides: TaskOverrides,
   ): Promise<TaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
+    if (overrides.id !== undefined && argsList.length > 1) {
+      throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
+    }
     const now = new Date();
     const records = argsList.map((args) =>
       this.buildRecord(definition, backend, args, overrides, now),
@@ -199,6 +208,8 @@ export class TaskService implements TaskEnqueuer {
     now: Date,
   ): TaskRecord {
     const name = definition.name;
+    const id = overrides.id ?? randomUUID();
+    if (!isValidTaskId(id)) throw new InvalidTaskError(invalidTaskId(name, id));
     const priority = overrides.priority ?? definition.options.priority;
     if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
       throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
@@ -228,7 +239,7 @@ export class TaskService implements TaskEnqueuer {
       throw new InvalidTaskError(payloadTooLarge(name, bytes, limit, backend.alias));
     }
     return {
-      id: randomUUID(),
+      id,
       task: {
         name,
         queue,

@@ -10,6 +10,7 @@ import {
 } from '../../lib/core';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describeRepeats } from './repeat-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -716,6 +717,8 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect(b.status).toBe(TaskResultStatus.RUNNING);
       });
     });
+
+    describeRepeats(() => ({ backend, alias }));
 
     describe('broker', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   AcknowledgementTimeout,
   acknowledgeThenAcquire,
+  assertDistinctIds,
   BackendUnavailableError,
   DEFAULT_QUEUE,
   FINISHED_STATUSES,
@@ -26,6 +27,10 @@ import {
   queueNotConfigured,
   retryNotReady,
   runBrokerSteps,
+  serializeRecord,
+  TaskAlreadyExistsError,
+  taskAlreadyExists,
+  TaskResult,
   taskResultDoesNotExist,
   workerLost,
   type AcknowledgeAndAcquireResult,
@@ -174,6 +179,8 @@ export class MemoryBackend implements ExecutingBackend {
     this.assertOpen();
     // Validate all before storing any, so a bulk enqueue is all or none.
     for (const record of records) this.assertEnqueueable(record);
+    assertDistinctIds(records);
+    for (const record of records) this.assertNotStored(record.id);
     if (this.options.immediate) {
       const finished: TaskRecord[] = [];
       for (const record of records) finished.push(await this.runImmediately(record));
@@ -216,7 +223,9 @@ export class MemoryBackend implements ExecutingBackend {
     const now = Date.now();
     return records.map((record) => {
       const lease = this.leases.get(record.id);
-      if (!lease) return 'stale';
+      if (!lease) {
+        return this.isStored(this.liveResult(record.id, now), record) ? 'already-stored' : 'stale';
+      }
       this.finish(lease.queue, clone(record), now);
       return 'acknowledged';
     });
@@ -230,7 +239,9 @@ export class MemoryBackend implements ExecutingBackend {
     const now = Date.now();
     const outcomes = records.map((record): RetryOutcome => {
       const lease = this.leases.get(record.id);
-      if (!lease) return 'stale';
+      if (!lease) {
+        return this.isStored(this.tasks.get(record.id), record) ? 'already-stored' : 'stale';
+      }
       this.requeue(lease.queue, clone(record), now);
       return 'retried';
     });
@@ -427,6 +438,22 @@ export class MemoryBackend implements ExecutingBackend {
       }
       if (!this.executor) throw new InvalidBackendConfigError(immediateWithoutExecutor(this.alias));
     }
+  }
+
+  /** Throws TaskAlreadyExistsError, with the stored task, when `id` is waiting, running or a live result. */
+  private assertNotStored(id: string): void {
+    const stored = this.tasks.get(id) ?? this.liveResult(id, Date.now());
+    if (stored) {
+      throw new TaskAlreadyExistsError(
+        taskAlreadyExists(id, this.alias, stored.status),
+        new TaskResult(clone(stored), this),
+      );
+    }
+  }
+
+  /** Whether what is stored for a task is this very record (an earlier store of the same one). */
+  private isStored(stored: TaskRecord | undefined, record: TaskRecord): boolean {
+    return stored !== undefined && serializeRecord(stored) === serializeRecord(record);
   }
 
   private queue(name: string): QueueState {

@@ -33,6 +33,8 @@ export interface RedisBackendSettings {
   connectTimeout: number;
   commandTimeout: number;
   maxPayloadBytes: number;
+  /** Whether a Redis that evicts keys is accepted (see RedisBackendOptions.allowEviction). */
+  allowEviction: boolean;
   redisOptions: RedisOptions;
   target: RedisTarget;
   /** The target for logs and errors, password replaced by `***`. */
@@ -52,6 +54,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof RedisBackendOptions>([
   ...DURATIONS,
   'batchSize',
   'maxPayloadBytes',
+  'allowEviction',
   'clusterNodes',
   'client',
   'redisOptions',
@@ -117,6 +120,10 @@ export function parseRedisBackendConfig(
       'maxPayloadBytes',
       `must be a whole number of bytes, at least 1, got ${String(maxPayloadBytes)}`,
     );
+  }
+  const allowEviction = options.allowEviction ?? REDIS_BACKEND_DEFAULTS.allowEviction;
+  if (typeof allowEviction !== 'boolean') {
+    fail('allowEviction', `must be true or false, got ${String(allowEviction)}`);
   }
   const redisOptions = options.redisOptions ?? {};
   if (typeof redisOptions !== 'object' || redisOptions === null) {
@@ -196,6 +203,7 @@ export function parseRedisBackendConfig(
     taskHashTtl: 3 * durations.leaseTtl + durations.resultTtl,
     batchSize,
     maxPayloadBytes,
+    allowEviction,
     redisOptions,
     target,
     maskedTarget,

@@ -48,12 +48,23 @@ export interface RedisBackendOptions {
    * Stored task data far above it is failed as corrupt instead of parsed. Default 1 MiB.
    */
   maxPayloadBytes?: number;
+  /**
+   * UNSAFE: use a Redis whose `maxmemory-policy` evicts keys. By default the
+   * backend refuses one when it first connects (UnsupportedStoreError): when
+   * its memory is full, such a Redis deletes keys of its choosing, so waiting
+   * tasks, running ones and stored results vanish without an error or a
+   * trace. With `noeviction` a full Redis refuses writes instead, and
+   * Threadmill reports that (StoreFullError) and loses nothing. Set this only
+   * for a Redis that never reaches its `maxmemory`; a warning is logged at
+   * connect. Default false.
+   */
+  allowEviction?: boolean;
 }
 
 /**
  * The defaults: a 1 h lease, results kept 1 day, a broker pass every second
  * moving or reaping at most 100 tasks, 5 s to connect, 10 s per command and
- * 1 MiB of serialized args.
+ * 1 MiB of serialized args; a Redis that evicts keys is refused.
  */
 export const REDIS_BACKEND_DEFAULTS = {
   leaseTtl: 60 * 60 * 1000,
@@ -63,4 +74,5 @@ export const REDIS_BACKEND_DEFAULTS = {
   connectTimeout: 5000,
   commandTimeout: 10_000,
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
+  allowEviction: false,
 } as const;

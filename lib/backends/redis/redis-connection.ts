@@ -2,10 +2,11 @@ import { Logger } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
-import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
+import { redisCallError, type LostReply } from './redis-errors';
 import type { RedisClient } from './redis-scripts';
+import { RedisServerCheck } from './redis-server-check';
 
 /**
  * How an idle wait ended. `token`: something became ready. `timeout`: nothing
@@ -49,8 +50,8 @@ const IN_FLIGHT_LOST =
  * The connections of one RedisBackend alias: one shared client for every
  * command, and blocking clients (one per concurrent idle wait, reused) for
  * BLPOP on wake-up lists, since a blocked connection can do nothing else.
- * Turns every Redis failure into BackendUnavailableError with the password
- * masked.
+ * Turns every Redis failure into the typed error that says what it was (see
+ * redisCallError), with the password masked.
  *
  * @internal
  */
@@ -68,6 +69,7 @@ export class RedisConnection {
   private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
   /** Why the main connection last failed (masked), until it is ready again. */
   private lastConnectionError: string | null = null;
+  private readonly serverCheck: RedisServerCheck;
 
   constructor(private readonly settings: RedisBackendSettings) {
     this.logger = new Logger(`RedisBackend:${settings.alias}`);
@@ -80,6 +82,7 @@ export class RedisConnection {
       this.ownsClient = true;
       this.watch(this.client, 'main');
     }
+    this.serverCheck = new RedisServerCheck(this.client, settings, this.logger);
   }
 
   /**
@@ -145,7 +148,7 @@ export class RedisConnection {
       return { outcome: popped === null ? 'timeout' : 'token', followed, tokenMayBeLost: false };
     } catch (error) {
       settled = true;
-      if (!aborted && !this.closed) throw this.unavailable(error);
+      if (!aborted && !this.closed) throw this.failure(error);
       return { outcome: 'aborted', tokenMayBeLost: true };
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -218,21 +221,39 @@ export class RedisConnection {
   }
 
   /**
-   * Runs a Redis call, turning its failures into BackendUnavailableError
-   * (ours pass through). While the client is not connected the call is also
-   * bounded by connectTimeout (+1 s): ioredis's Cluster queues commands until
-   * it reaches a node and would otherwise wait forever for an unreachable one.
+   * Runs a Redis call, turning its failures into the typed error that says
+   * what happened (see redisCallError; ours pass through). `lostReply`
+   * replaces the BackendUnavailableError of a call that may have run with
+   * its reply lost (a write whose outcome the caller must be told is
+   * unknown). The first call on a connection checks the server first
+   * (checkRedisServer), so a Redis that cannot keep tasks safe fails the
+   * first call, loudly; after that the check costs nothing. A call given up
+   * on during the check is never sent: it was reported failed, so it must
+   * not run. While the client is not connected the call is also bounded by
+   * connectTimeout (+1 s): ioredis's Cluster queues commands until it
+   * reaches a node and would otherwise wait forever for an unreachable one.
    * A connected client needs no timer (commandTimeout bounds each command).
    */
-  async run<T>(call: () => Promise<T>): Promise<T> {
+  async run<T>(call: () => Promise<T>, lostReply?: LostReply): Promise<T> {
     // A closed client would queue the call for a reconnect that never comes,
     // and its command timer would keep the process alive meanwhile.
-    if (this.closed) throw this.unavailable(new Error('the backend is closed'));
+    if (this.closed) throw this.failure(new Error('the backend is closed'));
+    let sent = false;
+    let abandoned = false;
+    const send = (): Promise<T> => {
+      if (abandoned) {
+        return Promise.reject(new Error('the call was given up on before it was sent'));
+      }
+      sent = true;
+      return call();
+    };
     try {
-      if (this.client.status === 'ready') return await call();
-      return await this.boundedWhileConnecting(call());
+      const pending = this.serverCheck.passed ? send() : this.serverCheck.ensure().then(send);
+      if (this.client.status === 'ready') return await pending;
+      return await this.boundedWhileConnecting(pending);
     } catch (error) {
-      throw this.unavailable(error);
+      abandoned = true;
+      throw this.failure(error, sent ? lostReply : undefined);
     }
   }
 
@@ -254,16 +275,20 @@ export class RedisConnection {
     }
   }
 
-  /** A typed error for a failed Redis call: the cause's text, secrets masked. */
-  unavailable(error: unknown): ThreadmillError {
-    if (error instanceof ThreadmillError) return error;
-    let reason = this.mask(error instanceof Error ? error.message : String(error));
-    // "Max retries reached" says little; the connection's own error says why.
-    if (this.lastConnectionError && !reason.includes(this.lastConnectionError)) {
-      reason = `${reason.replace(/\.+$/, '')} (last connection error: ${this.lastConnectionError})`;
-    }
-    return new BackendUnavailableError(
-      redisUnavailable(this.settings.alias, this.settings.maskedTarget, reason),
+  /**
+   * What to throw for a failed Redis call: a typed error (see
+   * redisCallError), or a bug in the calling code unchanged.
+   */
+  failure(error: unknown, lostReply?: LostReply): unknown {
+    return redisCallError(
+      error,
+      {
+        alias: this.settings.alias,
+        maskedTarget: this.settings.maskedTarget,
+        mask: (text) => this.mask(text),
+        lastConnectionError: this.lastConnectionError,
+      },
+      lostReply,
     );
   }
 
@@ -390,7 +415,11 @@ export class RedisConnection {
       );
     });
     client.on('ready', () => {
-      if (client === this.client) this.lastConnectionError = null;
+      if (client === this.client) {
+        this.lastConnectionError = null;
+        // A reconnect may have reached another server (a failover): it is checked again.
+        this.serverCheck.reset();
+      }
       if (reported) this.logger.log(`${role} connection to ${this.settings.maskedTarget} is back`);
       reported = false;
     });

@@ -1,11 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Cluster, Redis } from 'ioredis';
-
-import { InvalidTaskError } from '../../core/errors/invalid-task.error';
-import { ThreadmillError } from '../../core/errors/threadmill.error';
-import { duplicateTaskId } from '../../core/threadmill.messages';
 
 import type { RedisKeys } from './redis-keys';
 
@@ -21,7 +18,7 @@ export interface ScriptKeyCount {
 }
 
 /** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
-export type LuaFunctionName = 'callInSlices' | 'storeFinished';
+export type LuaFunctionName = 'callInSlices' | 'callSkippingWrongType' | 'storeFinished';
 
 /**
  * Every Lua script, with the key count its header documents. The file name
@@ -36,16 +33,20 @@ export const REDIS_SCRIPTS = {
   acquire: {
     file: 'acquire.lua',
     keys: { fixed: 1, perItem: 5 },
-    uses: ['callInSlices', 'storeFinished'],
+    uses: ['callInSlices', 'callSkippingWrongType', 'storeFinished'],
   },
   acknowledge: {
     file: 'acknowledge.lua',
     keys: { fixed: 0, perItem: 2 },
-    uses: ['callInSlices', 'storeFinished'],
+    uses: ['callInSlices', 'callSkippingWrongType', 'storeFinished'],
   },
-  retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 } },
-  release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 } },
-  promoteDeferred: { file: 'promoteDeferred-3.lua', keys: { fixed: 3 } },
+  retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 }, uses: ['callSkippingWrongType'] },
+  release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 }, uses: ['callSkippingWrongType'] },
+  promoteDeferred: {
+    file: 'promoteDeferred-3.lua',
+    keys: { fixed: 3 },
+    uses: ['callSkippingWrongType'],
+  },
   forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 } },
 } as const satisfies Record<
   string,
@@ -54,9 +55,22 @@ export const REDIS_SCRIPTS = {
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
-/** Negative codes a script returns instead of raising, mapped to error classes in one place. */
-export enum ScriptErrorCode {
-  DuplicateTaskId = -1,
+/**
+ * What a store script reports per record (acknowledge, acquire's stores,
+ * retry): stored now, stale (not held), or already stored (not held, and
+ * what is stored is this very record: an earlier call's reply was lost).
+ */
+export enum StoreReply {
+  Stale = 0,
+  Stored = 1,
+  AlreadyStored = 2,
+}
+
+/** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
+export interface EnqueueClash {
+  id: string;
+  /** The hash fields in the order of TASK_HASH_FIELDS (null when absent). */
+  fields: (string | null)[];
 }
 
 /**
@@ -68,8 +82,21 @@ export const WAKE_BOUND = 128;
 /** Where the .lua files are: next to this file both in lib/ (ts-jest) and in dist/ (nest-cli assets). */
 export const LUA_DIR = join(__dirname, 'lua');
 
-// ioredis adds a method per defineCommand; this is its shape.
-type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+// ioredis adds a method per defineCommand; this is its shape. Arguments go
+// over as one array (ioredis flattens it), never spread: spreading a bulk
+// enqueue's hundred thousand arguments into a call overflows the stack.
+// A variadic script's array starts with its key count; a fixed one's, with its keys.
+type ScriptCall = (args: (string | number)[]) => Promise<unknown>;
+
+/** The script each SHA1 names (sha1 of the source as sent), for errors that name the script. */
+const scriptsBySha = new Map<string, string>();
+
+/** Which of our scripts an EVALSHA of `sha` (or an EVAL of that source) ran; null for none of ours. */
+export function scriptNamed(shaOrSource: string): string | null {
+  const sha =
+    shaOrSource.length === 40 ? shaOrSource : createHash('sha1').update(shaOrSource).digest('hex');
+  return scriptsBySha.get(sha) ?? null;
+}
 
 /** The keys of one queue an enqueue writes to. */
 export interface EnqueueQueueKeys {
@@ -204,7 +231,10 @@ export class RedisScripts {
     this.calls = calls as Record<RedisScriptName, ScriptCall>;
   }
 
-  /** Stores the tasks (all or none); throws InvalidTaskError when an id is already stored. */
+  /**
+   * Stores the tasks (all or none): null, or the first task already stored
+   * under one of the ids, when nothing was stored.
+   */
   async enqueue(
     sequenceKey: string,
     queues: readonly EnqueueQueueKeys[],
@@ -217,12 +247,12 @@ export class RedisScripts {
       priorityWeight: number;
       wakeBound: number;
     },
-  ): Promise<number> {
-    const argv: (string | number)[] = [sequenceKey];
+  ): Promise<EnqueueClash | null> {
+    const argv: (string | number)[] = [0, sequenceKey];
     for (const queue of queues) {
       argv.push(queue.queueKey, queue.deferredKey, queue.ingressKey, queue.wakeKey);
     }
-    const keyCount = argv.length;
+    argv[0] = argv.length - 1;
     argv.push(
       args.wakeBound,
       Math.floor(args.nowMs / 1000),
@@ -236,13 +266,13 @@ export class RedisScripts {
       argv.push(group.queueIndex + 1, group.priority, group.runAfterMs ?? '', group.ids.length);
       pushPairs(argv, group.ids, group.data);
     }
-    const reply = (await this.calls.enqueue(keyCount, ...argv)) as [number, string?];
-    throwOnCode(reply[0], reply[1]);
-    return reply[0];
+    const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
+    if ((reply[0] as number) >= 0) return null;
+    return { id: reply[1] as string, fields: reply.slice(2) as (string | null)[] };
   }
 
   /**
-   * Stores `finished` (outcomes in their order: true stored, false stale),
+   * Stores `finished` (a StoreReply per record, in their order),
    * then leases up to `max` tasks from the first non-empty queue (null when
    * all are empty), in one call.
    */
@@ -264,13 +294,13 @@ export class RedisScripts {
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
   ): Promise<{
-    stored: boolean[];
+    stored: StoreReply[];
     leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
   }> {
-    const argv: (string | number)[] = [poolTasksKey];
+    const argv: (string | number)[] = [0, poolTasksKey];
     for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
-    const keyCount = argv.length;
+    argv[0] = argv.length - 1;
     argv.push(
       args.nowMs ?? '',
       args.leaseTtlMs,
@@ -286,9 +316,9 @@ export class RedisScripts {
       Math.round(args.clockOffsetMs ?? 0),
     );
     pushGroups(argv, finished);
-    const reply = (await this.calls.acquire(keyCount, ...argv)) as (string | number | null)[];
+    const reply = (await this.calls.acquire(argv)) as (string | number | null)[];
     const storedCount = reply[0] as number;
-    const stored = reply.slice(1, storedCount + 1).map((outcome) => outcome === 1);
+    const stored = reply.slice(1, storedCount + 1) as StoreReply[];
     const queueIndex = reply[storedCount + 1] as number;
     if (queueIndex === 0) return { stored, leased: null };
     const tasks: AcquiredRaw[] = [];
@@ -306,18 +336,17 @@ export class RedisScripts {
 
   /**
    * Stores finished records that are still leased; per record (in the groups'
-   * order) true when stored, false when stale. `guard` limits it to one
-   * holder (reaper, pool recovery).
+   * order) what happened. `guard` limits it to one holder (reaper, pool recovery).
    */
   async acknowledge(
     groups: readonly AcknowledgeGroup[],
     store: StoreSettings,
     nowMs: number,
     guard: HolderGuard = {},
-  ): Promise<boolean[]> {
-    const argv: (string | number)[] = [];
+  ): Promise<StoreReply[]> {
+    const argv: (string | number)[] = [0];
     for (const group of groups) argv.push(group.runningKey, group.historyKey);
-    const keyCount = argv.length;
+    argv[0] = argv.length - 1;
     argv.push(
       store.resultTtlMs,
       guard.latestDeadlineMs ?? '',
@@ -328,20 +357,19 @@ export class RedisScripts {
       nowMs,
     );
     pushGroups(argv, groups);
-    const reply = (await this.calls.acknowledge(keyCount, ...argv)) as number[];
-    return reply.map((outcome) => outcome === 1);
+    return (await this.calls.acknowledge(argv)) as StoreReply[];
   }
 
   /**
    * Sends still-leased tasks back for another attempt (deferred, or ready when
-   * due); per record true when sent back, false when stale.
+   * due); per record what happened (Stored: sent back).
    */
   async retry(
     items: readonly RetryItem[],
     args: { nowMs: number; readyStatus: string; poolTasksPrefix: string; wakeBound: number },
     guard: HolderGuard = {},
-  ): Promise<boolean[]> {
-    const keys: string[] = [];
+  ): Promise<StoreReply[]> {
+    const keys: (string | number)[] = [0];
     const argv: (string | number)[] = [
       args.nowMs,
       args.readyStatus,
@@ -361,8 +389,8 @@ export class RedisScripts {
         item.fallbackScore,
       );
     }
-    const reply = (await this.calls.retry(keys.length, ...keys, ...argv)) as number[];
-    return reply.map((sent) => sent === 1);
+    keys[0] = keys.length - 1;
+    return (await this.calls.retry(keys.concat(argv))) as StoreReply[];
   }
 
   /** Puts still-leased tasks back at their ready score; returns how many went back. */
@@ -372,13 +400,14 @@ export class RedisScripts {
     wakeBound: number,
     poolTasksPrefix: string,
   ): Promise<number> {
-    const keys: string[] = [];
+    const keys: (string | number)[] = [0];
     const args: (string | number)[] = [readyStatus, wakeBound, poolTasksPrefix];
     for (const item of items) {
       keys.push(item.runningKey, item.queueKey, item.taskKey, item.wakeKey);
       args.push(item.id, item.fallbackScore);
     }
-    return (await this.calls.release(keys.length, ...keys, ...args)) as number;
+    keys[0] = keys.length - 1;
+    return (await this.calls.release(keys.concat(args))) as number;
   }
 
   /** Moves up to `max` due deferred tasks of one queue to its ready queue; returns how many. */
@@ -386,7 +415,7 @@ export class RedisScripts {
     keys: { deferredKey: string; queueKey: string; wakeKey: string },
     args: { nowMs: number; max: number; taskPrefix: string; wakeBound: number },
   ): Promise<number> {
-    return (await this.calls.promoteDeferred(
+    return (await this.calls.promoteDeferred([
       keys.deferredKey,
       keys.queueKey,
       keys.wakeKey,
@@ -394,7 +423,7 @@ export class RedisScripts {
       args.max,
       args.taskPrefix,
       args.wakeBound,
-    )) as number;
+    ])) as number;
   }
 
   /**
@@ -405,13 +434,13 @@ export class RedisScripts {
     keys: { poolsKey: string; poolTasksKey: string },
     args: { poolId: string; nowMs: number; stopping: boolean },
   ): Promise<boolean> {
-    const reply = await this.calls.forgetPool(
+    const reply = await this.calls.forgetPool([
       keys.poolsKey,
       keys.poolTasksKey,
       args.poolId,
       args.nowMs,
       args.stopping ? 1 : 0,
-    );
+    ]);
     return reply === 1;
   }
 
@@ -423,7 +452,13 @@ export class RedisScripts {
         REDIS_SCRIPTS[name];
       const { file, keys } = script;
       const functions = (script.uses ?? []).map((fn) => readLua(`${fn}.function.lua`));
-      const lua = [...functions, readLua(file)].join('\n');
+      // The #!lua line (Redis reads the script's flags from it) must stay the first line.
+      const source = readLua(file);
+      const firstLineEnd = source.indexOf('\n');
+      const shebang = source.startsWith('#!') ? source.slice(0, firstLineEnd) : null;
+      const body = shebang === null ? source : source.slice(firstLineEnd + 1);
+      const lua = [...(shebang === null ? [] : [shebang]), ...functions, body].join('\n');
+      scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
       this.client.defineCommand(
         command,
         'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed },
@@ -456,17 +491,5 @@ function pushGroups(argv: (string | number)[], groups: readonly AcknowledgeGroup
   for (const group of groups) {
     argv.push(group.ids.length);
     pushPairs(argv, group.ids, group.json);
-  }
-}
-
-function throwOnCode(code: number, detail: string | undefined): void {
-  if (code >= 0) return;
-  throw scriptError(code, detail ?? '');
-}
-
-function scriptError(code: ScriptErrorCode, detail: string): ThreadmillError {
-  switch (code) {
-    case ScriptErrorCode.DuplicateTaskId:
-      return new InvalidTaskError(duplicateTaskId(detail));
   }
 }

@@ -3,10 +3,13 @@ import type { ChainableCommander } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry, QueueStats } from '../../core/backend-telemetry.interface';
+import { assertDistinctIds } from '../../core/distinct-ids';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
+import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type {
   AcknowledgeAndAcquireResult,
@@ -21,11 +24,14 @@ import type {
 } from '../../core/task-backend.interface';
 import { isRetry } from '../../core/retry-policy';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResult } from '../../core/task-result';
 import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
 import { errorToRecord } from '../../core/task-serializer';
 import {
   acknowledgeUnfinished,
   backendClosed,
+  enqueueOutcomeUnknown,
+  taskAlreadyExists,
   retryNotReady,
   invalidBackendOption,
   leasesLeftToReaper,
@@ -43,10 +49,12 @@ import {
   type AcknowledgeGroup,
   type AcquireQueueKeys,
   type AcquiredRaw,
+  type EnqueueClash,
   type EnqueueGroup,
   type EnqueueQueueKeys,
   type PoolHint,
   storeSettings,
+  StoreReply,
   ANY_POOL,
 } from './redis-scripts';
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
@@ -160,6 +168,8 @@ export class RedisBackend implements TaskBackend {
     const queueKeys: EnqueueQueueKeys[] = [];
     const groups: EnqueueGroup[] = [];
     let group: EnqueueGroup | undefined;
+    assertDistinctIds(records);
+    const ids = records.map((record) => record.id);
     for (const record of records) {
       const queue = this.checkQueue(record);
       let queueIndex = queueIndexes.get(queue);
@@ -188,17 +198,23 @@ export class RedisBackend implements TaskBackend {
       group.ids.push(record.id);
       group.data.push(this.codec.encodeLive(record));
     }
-    await this.connection.run(() =>
-      this.scripts.enqueue(this.keys.sequence, queueKeys, groups, {
-        nowMs: now,
-        taskPrefix: this.keys.taskPrefix,
-        hashTtlMs: this.settings.taskHashTtl,
-        // An hour's counts are kept as long as the history of its last second.
-        ingressExpiresAtMs: (hour + 1) * HOUR_MS + this.settings.resultTtl,
-        priorityWeight: PRIORITY_WEIGHT,
-        wakeBound: WAKE_BOUND,
-      }),
+    const clash = await this.connection.run(
+      () =>
+        this.scripts.enqueue(this.keys.sequence, queueKeys, groups, {
+          nowMs: now,
+          taskPrefix: this.keys.taskPrefix,
+          hashTtlMs: this.settings.taskHashTtl,
+          // An hour's counts are kept as long as the history of its last second.
+          ingressExpiresAtMs: (hour + 1) * HOUR_MS + this.settings.resultTtl,
+          priorityWeight: PRIORITY_WEIGHT,
+          wakeBound: WAKE_BOUND,
+        }),
+      (reason, cause) =>
+        new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
+          cause,
+        }),
     );
+    if (clash) throw this.alreadyExists(clash);
     return [...records];
   }
 
@@ -250,7 +266,7 @@ export class RedisBackend implements TaskBackend {
       // Closing the backend ends a wait like an abort: the caller is shutting down.
       const stopping = signal?.aborted === true || this.closed;
       if (stopping && storing.length === 0) return result([]);
-      let taken: { stored: boolean[]; records: TaskRecord[] | null };
+      let taken: { stored: StoreReply[]; records: TaskRecord[] | null };
       try {
         // Stopping: what finished is still stored, nothing new is leased.
         taken = await this.take(queues, queueKeys, {
@@ -307,7 +323,10 @@ export class RedisBackend implements TaskBackend {
       this.checkQueue(record);
     }
     const sent = await this.connection.run(() => this.broker.retry(records, Date.now()));
-    return sent.map((ok): RetryOutcome => (ok ? 'retried' : 'stale'));
+    return sent.map((reply): RetryOutcome => {
+      if (reply === StoreReply.Stored) return 'retried';
+      return reply === StoreReply.AlreadyStored ? 'already-stored' : 'stale';
+    });
   }
 
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
@@ -380,7 +399,7 @@ export class RedisBackend implements TaskBackend {
     );
     const replies = await this.connection.run(async () => (await pipeline.exec()) ?? []);
     const values = replies.map(([error, value]) => {
-      if (error) throw this.connection.unavailable(error);
+      if (error) throw this.connection.failure(error);
       return value;
     });
     const numbers = values.slice(0, this.queues.length * 7).map(Number);
@@ -508,6 +527,16 @@ export class RedisBackend implements TaskBackend {
     if (this.closed) throw new BackendUnavailableError(backendClosed(this.alias));
   }
 
+  /** The error of an enqueue refused because a task with one of its ids is stored; it carries that task. */
+  private alreadyExists({ id, fields }: EnqueueClash): TaskAlreadyExistsError {
+    // The clash was seen with the hash's data present, so the record is there (or corrupt, which throws).
+    const record = this.codec.decodeStored(id, fields) as TaskRecord;
+    return new TaskAlreadyExistsError(
+      taskAlreadyExists(id, this.alias, record.status),
+      new TaskResult(record, this),
+    );
+  }
+
   /**
    * Waits for a wake-up token with a lease sent right behind the wait (see
    * RedisConnection.waitForWake), until something is leased, `deadline`
@@ -575,7 +604,7 @@ export class RedisBackend implements TaskBackend {
     queueKeys: AcquireQueueKeys[],
     call: TakeCall,
     via?: { scripts: RedisScripts; clockOffsetMs: number },
-  ): Promise<{ stored: boolean[]; records: TaskRecord[] | null }> {
+  ): Promise<{ stored: StoreReply[]; records: TaskRecord[] | null }> {
     const acquiring = (scripts: RedisScripts, nowMs: number | null) =>
       scripts.acquire(
         this.keys.poolTasks(call.poolId),
@@ -667,17 +696,21 @@ export class RedisBackend implements TaskBackend {
   private outcomes(
     records: readonly TaskRecord[],
     order: readonly number[],
-    stored: readonly boolean[],
+    stored: readonly StoreReply[],
   ): AcknowledgeOutcome[] {
     const outcomes = new Array<AcknowledgeOutcome>(records.length);
     order.forEach((index, k) => {
-      if (stored[k]) {
+      if (stored[k] === StoreReply.Stored) {
         outcomes[index] = 'acknowledged';
+        return;
+      }
+      if (stored[k] === StoreReply.AlreadyStored) {
+        outcomes[index] = 'already-stored';
         return;
       }
       outcomes[index] = 'stale';
       this.logger.debug(
-        `acknowledge of task ${records[index].id} was stale: it is no longer leased (reaped or already acknowledged)`,
+        `acknowledge of task ${records[index].id} was stale: it is no longer leased (reaped or recovered)`,
       );
     });
     return outcomes;

@@ -21,6 +21,7 @@ import {
   type HolderGuard,
   type RedisScripts,
   type RetryItem,
+  StoreReply,
 } from './redis-scripts';
 
 /** Most ids one script call moves or reaps: Lua's unpack() has a stack limit near 8000. */
@@ -187,12 +188,12 @@ export class RedisBroker {
     );
   }
 
-  /** Sends READY records (built by nextAttempt) back for another attempt; per record whether it was held. */
+  /** Sends READY records (built by nextAttempt) back for another attempt; per record what happened. */
   async retry(
     records: readonly TaskRecord[],
     now: number,
     guard: HolderGuard = {},
-  ): Promise<boolean[]> {
+  ): Promise<StoreReply[]> {
     const hashTtl = this.settings.taskHashTtl;
     const items = records.map((record): RetryItem => {
       const queue = record.task.queue;
@@ -294,7 +295,7 @@ export class RedisBroker {
         : [],
       retries.length > 0 ? this.retry(retries, now, guard) : [],
     ]);
-    return [...stored, ...sent].filter(Boolean).length;
+    return [...stored, ...sent].filter((reply) => reply === StoreReply.Stored).length;
   }
 
   /** History older than resultTtl (ingress counts expire by themselves); returns how many entries went. */

@@ -4,6 +4,7 @@ import type { Database, Transaction } from 'better-sqlite3';
 import {
   AcknowledgementTimeout,
   acknowledgementTimeout,
+  assertDistinctIds,
   backendClosed,
   BackendUnavailableError,
   CorruptTaskDataError,
@@ -16,6 +17,9 @@ import {
   retryNotReady,
   serializeRecord,
   sqliteUnavailable,
+  TaskAlreadyExistsError,
+  taskAlreadyExists,
+  TaskResult,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   TaskResultStatus,
@@ -180,7 +184,10 @@ export class SqliteBackend implements TaskBackend {
     this.retryTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record): RetryOutcome => {
         const row = this.sql.selectRunning.get(this.alias, record.id);
-        if (!row) return 'stale';
+        if (!row) {
+          const stored = this.sql.selectTask.get(this.alias, record.id, now);
+          return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
+        }
         this.requeue(record, row.seq, now);
         return 'retried';
       }),
@@ -221,6 +228,7 @@ export class SqliteBackend implements TaskBackend {
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
     for (const record of records) this.assertQueue(record);
     if (records.length === 0) return [];
+    assertDistinctIds(records);
     this.guard(() => this.enqueueTx.immediate(records, Date.now()));
     this.workAdded();
     return [...records];
@@ -451,8 +459,23 @@ export class SqliteBackend implements TaskBackend {
     }
   }
 
-  /** Inside enqueueTx: write the task (ready, or deferred until runAfter) and an ingress event. */
+  /**
+   * Inside enqueueTx: write the task (ready, or deferred until runAfter) and
+   * an ingress event; TaskAlreadyExistsError (which rolls the whole
+   * transaction back) when its id is live or a result within resultTtl. An
+   * expired row the trim has not reached yet is replaced.
+   */
   private store(record: TaskRecord, now: number): void {
+    const stored =
+      this.sql.selectTask.get(this.alias, record.id, now) ??
+      this.sql.selectResult.get(this.alias, record.id, now);
+    if (stored) {
+      const existing = deserializeRecord(record.id, stored.data);
+      throw new TaskAlreadyExistsError(
+        taskAlreadyExists(record.id, this.alias, existing.status),
+        new TaskResult(existing, this),
+      );
+    }
     const runAt = record.task.runAfter?.getTime() ?? null;
     const deferred = runAt !== null && runAt > now;
     this.sql.insertTask.run({
@@ -510,7 +533,10 @@ export class SqliteBackend implements TaskBackend {
   /** Inside acknowledgeTx: store one result if its lease is still held. */
   private finish(record: TaskRecord, now: number): AcknowledgeOutcome {
     const row = this.sql.selectRunning.get(this.alias, record.id);
-    if (!row) return 'stale';
+    if (!row) {
+      const stored = this.sql.selectResult.get(this.alias, record.id, now);
+      return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
+    }
     this.sql.deleteTask.run(row.seq);
     this.storeResult(record, row.queue, now);
     return 'acknowledged';

@@ -13,3 +13,8 @@ export * from './corrupt-task-data.error';
 export * from './unknown-backend.error';
 export * from './operation-timeout.error';
 export * from './optional-dependency-missing.error';
+export * from './store-full.error';
+export * from './backend-command.error';
+export * from './enqueue-outcome-unknown.error';
+export * from './task-already-exists.error';
+export * from './unsupported-store.error';

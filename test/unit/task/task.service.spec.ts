@@ -4,6 +4,7 @@ import {
   BackendRegistry,
   InvalidTaskError,
   MemoryBackend,
+  TaskAlreadyExistsError,
   TaskEvents,
   TaskResultDoesNotExist,
   TaskResultStatus,
@@ -83,6 +84,39 @@ describe('TaskService', () => {
       });
       const result = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
       expect(seen.map((r) => r.id)).toEqual([result.id]);
+    });
+  });
+
+  describe('a caller-chosen id', () => {
+    it("is the task's id, and a repeat is refused with the task stored under it", async () => {
+      const handle = tasks.task(GreetingTasks, 'greet').using({ id: 'welcome:user-7' });
+      const result = await handle.enqueue('Ada');
+      expect(result.id).toBe('welcome:user-7');
+      const repeat = await tasks
+        .enqueue(GreetingTasks, 'greet', ['Bob'], { id: 'welcome:user-7' })
+        .catch((e: unknown) => e);
+      expect(repeat).toBeInstanceOf(TaskAlreadyExistsError);
+      const { existing } = repeat as TaskAlreadyExistsError;
+      expect(existing.id).toBe('welcome:user-7');
+      expect(existing.args).toEqual(['Ada']);
+      expect((await tasks.getResult('welcome:user-7')).args).toEqual(['Ada']);
+    });
+
+    it.each(['', 'has space', 'a/b', 'curly{', 'é', 'x'.repeat(201), 42])(
+      'refuses the id %j, naming the task',
+      async (id) => {
+        await expect(
+          tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { id: id as string }),
+        ).rejects.toThrow(/Task "GreetingTasks.greet": id .* is invalid/);
+      },
+    );
+
+    it('names one task: refused for a bulk of more than one, accepted for one', async () => {
+      await expect(
+        tasks.enqueueMany(GreetingTasks, 'greet', [['a'], ['b']], { id: 'batch-1' }),
+      ).rejects.toThrow(/an id names one task, but this call enqueues 2/);
+      const [one] = await tasks.enqueueMany(GreetingTasks, 'greet', [['a']], { id: 'batch-1' });
+      expect(one.id).toBe('batch-1');
     });
   });
 

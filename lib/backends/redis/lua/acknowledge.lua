@@ -1,3 +1,4 @@
+#!lua
 --[[
   Store finished tasks, many in one call, each only if it is still leased:
   a late acknowledge of a task the reaper already failed changes nothing and
@@ -6,6 +7,9 @@
   that only stores, and the reaper and pool recovery, which pass a holder
   guard so a task leased again after they looked is left alone. The rules
   live in storeFinished (storeFinished.function.lua, prepended), shared by both.
+  The #!lua line makes Redis refuse the whole call before it runs when
+  memory is over maxmemory: a full Redis changes nothing, where a script
+  without flags would run its deletes and then have its writes refused.
 
   Variadic KEYS: 2 per group of records sharing a queue and a final status,
   group g (from 1) uses
@@ -25,8 +29,10 @@
   Then per group, in KEYS order: its record count n, then n pairs of
   task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
-  Returns a list with one entry per record, in order: 1 stored, 0 stale (not held)
-  Errors none
+  Returns a list with one entry per record, in order: 1 stored, 0 stale (not
+  held), 2 already stored (not held, and its stored outcome is this very one)
+  Errors OOM before anything runs when Redis is over maxmemory; any error
+  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 return storeFinished(1, 8, {

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Lease up to a given number of the best ready tasks to one worker, from the
   first queue (in the order given) that has any, after storing the tasks the
@@ -29,7 +30,9 @@
   deleted. A smaller lease leaves the set to Redis: a few members scan
   quickly, and the check and the seed would cost three calls (each several
   microseconds) on every lease of a worker with one slot, whose set empties
-  after each task.
+  after each task. The #!lua line makes Redis refuse the whole call before it
+  runs when memory is over maxmemory, so a full Redis neither stores half of
+  the finished tasks nor leases half of a batch.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
@@ -61,11 +64,12 @@
   Then per group of finished records, in KEYS order: its record count n,
   then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
-  Returns {n, then n store outcomes (1 stored, 0 stale), in order, then the
+  Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty); when q > 0, then the now used
   (ms) and 4 per leased task: id, data JSON or false when missing, startedAt
   ms, worker ids JSON}
-  Errors none
+  Errors OOM before anything runs when Redis is over maxmemory; any error
+  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local SEED_FROM = 16
@@ -121,12 +125,12 @@ for q = 1, max > 0 and queueCount or 0 do
       local taskKey = prefix .. id
       lease[i] = leaseDeadline
       lease[i + 1] = id
-      -- pcall: a key of another type under our prefix must not abort the batch.
-      local fields = redis.pcall('HMGET', taskKey, 'data', 'startedAt', 'workers')
+      -- A key of another type under our prefix must not abort the batch: it reads as no data.
+      local fields = callSkippingWrongType('HMGET', taskKey, 'data', 'startedAt', 'workers')
       local data = false
       local startedAt = now
       local workers = firstWorkers
-      if type(fields) == 'table' and fields.err == nil and fields[1] then
+      if fields and fields[1] then
         data = fields[1]
         if fields[2] then
           startedAt = fields[2]

@@ -1,3 +1,4 @@
+#!lua
 --[[
   Store new tasks in one atomic step, one or many (bulk enqueue is one call).
   A clash writes nothing: a second enqueue of an id must never overwrite a
@@ -30,6 +31,10 @@
   Tasks come in groups that share a queue, a priority and a runAfter, so a
   task costs two arguments (id, data) and its hash key is derived. Long
   lists go to Redis through callInSlices (callInSlices.function.lua, prepended).
+  The #!lua line makes Redis refuse the whole script before it runs when
+  memory is over maxmemory (a script without flags would run until its
+  first refused write and stop halfway), so a full Redis stores nothing and
+  says so (an OOM error), never an id that only looks taken.
 
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Variadic KEYS: then 4 per queue, queue q (from 1) uses
@@ -51,8 +56,12 @@
   runAfter when it is in the future (ms since epoch, empty when ready now),
   task count n, then n pairs of task id (string) and task data (JSON)
 
-  Returns {count of tasks stored}
-  Errors {-1, id} when a task hash with that id already exists; nothing is written
+  Returns {count of tasks stored}, or {-1, id, then the stored hash's fields
+  data, status, startedAt, lastAttemptedAt, workers, outcome (false when absent)}
+  when a task with that id is already stored; nothing is written
+  Errors OOM before anything runs when Redis is over maxmemory; a task hash
+  command's error (WRONGTYPE for a key of another type under a task's name),
+  after what this call wrote is undone
 ]]
 
 local prefix = ARGV[4]
@@ -80,10 +89,16 @@ while a <= #ARGV do
   local ttl = runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(runAfter) - now)
   for i = a + 4, a + 2 + 2 * count, 2 do
     local taskKey = prefix .. ARGV[i]
-    -- pcall: a key of another type under that name is a clash too, not an abort halfway.
-    if redis.pcall('HSETNX', taskKey, 'data', ARGV[i + 1]) ~= 1 then
+    -- pcall: an error here must not leave the hashes written before it behind.
+    local set = redis.pcall('HSETNX', taskKey, 'data', ARGV[i + 1])
+    if set ~= 1 then
+      local stored = set == 0
+        and redis.call('HMGET', taskKey, 'data', 'status', 'startedAt', 'lastAttemptedAt', 'workers', 'outcome')
       undo(i)
-      return { -1, ARGV[i] }
+      if not stored then
+        return set
+      end
+      return { -1, ARGV[i], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
     end
     redis.call('PEXPIRE', taskKey, ttl)
   end

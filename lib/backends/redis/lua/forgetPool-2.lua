@@ -1,9 +1,12 @@
+#!lua
 --[[
   Forget a worker pool's heartbeat once it holds nothing: after a clean stop
   (which also lapses it at once, so if something is still held the next
   broker pass recovers it instead of waiting for the heartbeat to run out),
   or after a broker pass recovered everything a dead pool held. A pool that
-  beat again meanwhile is alive and is kept.
+  beat again meanwhile is alive and is kept. The #!lua line makes Redis
+  refuse the call before it runs when memory is over maxmemory (the caller
+  tries again on its next pass).
 
   KEYS[1] live pools (ZSET) score = heartbeat deadline (ms)
   KEYS[2] task set (SET) of the pool
@@ -13,7 +16,7 @@
   ARGV[3] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
 
   Returns 1 when the pool was forgotten, 0 when it is alive or still holds tasks (count)
-  Errors none
+  Errors OOM before anything runs when Redis is over maxmemory
 ]]
 
 local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])

@@ -1,3 +1,4 @@
+#!lua
 --[[
   The mover: put deferred tasks whose runAfter has passed into their ready
   queue, at most a batch per call so one pass stays short. Each goes in at
@@ -5,7 +6,9 @@
   original enqueue order, so waiting did not cost it its place), and wake-up
   tokens let idle consumers take them at once. An id whose hash is gone
   still moves, at its runAfter score, so acquire fails it visibly instead of
-  it sitting in the deferred set.
+  it sitting in the deferred set. The #!lua line makes Redis refuse the whole
+  call before it runs when memory is over maxmemory, so no task leaves the
+  deferred set without reaching its ready queue.
 
   KEYS[1] deferred set (ZSET) score = runAfter (ms)
   KEYS[2] ready queue (ZSET) of the same queue
@@ -19,7 +22,8 @@
   ARGV[4] longest a wake-up list may grow (count)
 
   Returns how many tasks were moved (count)
-  Errors none
+  Errors OOM before anything runs when Redis is over maxmemory; any error
+  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[2])
@@ -31,8 +35,8 @@ local ids = {}
 for i = 1, #due, 2 do
   local id = due[i]
   local taskKey = ARGV[3] .. id
-  -- pcall: a key of another type under our prefix must not stop the mover.
-  local score = redis.pcall('HGET', taskKey, 'score')
+  -- A key of another type under our prefix must not stop the mover: it has no score.
+  local score = callSkippingWrongType('HGET', taskKey, 'score')
   if type(score) ~= 'string' then
     score = due[i + 1]
   end

@@ -1,10 +1,13 @@
+#!lua
 --[[
   Give leased tasks back unfinished (a worker shutting down with prefetched
   tasks it never started). Only a task still in its running set goes back,
   to its ready queue at its original score (kept in its hash at enqueue), so
   it keeps its place in line; its attempt history stays, and it leaves its
   worker pool's task set. A wake-up token per queue lets an idle consumer take
-  it at once.
+  it at once. The #!lua line makes Redis refuse the whole call before it runs
+  when memory is over maxmemory, so no task leaves its running set without
+  reaching its ready queue.
 
   Variadic KEYS: 4 per record, record r (from 1) uses
   KEYS[4r-3] running set (ZSET) of the task's queue
@@ -22,7 +25,8 @@
   ARGV[2r+3] ready score to use when the hash is gone (number)
 
   Returns how many tasks went back (count)
-  Errors none
+  Errors OOM before anything runs when Redis is over maxmemory; any error
+  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local released = 0
@@ -30,9 +34,10 @@ local woken = {}
 for r = 1, #KEYS / 4 do
   local id = ARGV[2 * r + 2]
   if redis.call('ZREM', KEYS[4 * r - 3], id) == 1 then
-    local fields = redis.pcall('HMGET', KEYS[4 * r - 1], 'score', 'pool')
+    -- A key of another type in the hash's place reads as no hash: the task still goes back.
+    local fields = callSkippingWrongType('HMGET', KEYS[4 * r - 1], 'score', 'pool')
     local score = ARGV[2 * r + 3]
-    if type(fields) == 'table' and fields.err == nil and fields[1] then
+    if fields and fields[1] then
       score = fields[1]
       redis.call('HSET', KEYS[4 * r - 1], 'status', ARGV[1])
       if fields[2] then

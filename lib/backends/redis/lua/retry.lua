@@ -1,3 +1,4 @@
+#!lua
 --[[
   Send failed attempts back for another one (the retry decision and the new
   record were made by the caller, which also builds the error text). Only a
@@ -7,6 +8,11 @@
   runAfter moved), its worker ids kept so its attempts still count, and its
   hash lives on for the wait. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
+  A record not held whose hash already holds this very data was sent back
+  by an earlier call whose reply was lost, and is reported so. The #!lua
+  line makes Redis refuse the whole call before it runs when memory is over
+  maxmemory: a script without flags would delete a task's hash and then
+  have the write of its new data refused.
 
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
@@ -31,8 +37,10 @@
   ARGV[6r+5] task hash time to live from now (ms)
   ARGV[6r+6] ready score to use when the hash has none (number)
 
-  Returns a list with one entry per record: 1 sent back, 0 stale (not held)
-  Errors none
+  Returns a list with one entry per record: 1 sent back, 0 stale (not held),
+  2 already sent back (not held, and its hash holds this very data)
+  Errors OOM before anything runs when Redis is over maxmemory; any error
+  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local out = {}
@@ -51,8 +59,8 @@ for r = 1, #KEYS / 5 do
     local deadline = redis.call('ZSCORE', runningKey, id)
     held = deadline ~= false and tonumber(deadline) <= latest
   end
-  -- pcall: a key of another type under our prefix must not abort the batch.
-  local pool = redis.pcall('HGET', taskKey, 'pool')
+  -- A key of another type under our prefix must not abort the batch: it is replaced below.
+  local pool = callSkippingWrongType('HGET', taskKey, 'pool')
   if type(pool) ~= 'string' then
     pool = false
   end
@@ -65,11 +73,11 @@ for r = 1, #KEYS / 5 do
     if pool then
       redis.call('SREM', poolPrefix .. pool, id)
     end
-    local score = redis.pcall('HGET', taskKey, 'score')
+    local score = callSkippingWrongType('HGET', taskKey, 'score')
     if type(score) ~= 'string' then
       score = ARGV[6 * r + 6]
     end
-    redis.pcall('DEL', taskKey)
+    redis.call('DEL', taskKey)
     redis.call('HSET', taskKey, 'data', ARGV[6 * r + 2], 'status', ARGV[2],
       'workers', ARGV[6 * r + 3], 'score', score)
     redis.call('PEXPIRE', taskKey, ARGV[6 * r + 5])
@@ -87,6 +95,8 @@ for r = 1, #KEYS / 5 do
       end
     end
     out[r] = 1
+  elseif callSkippingWrongType('HGET', taskKey, 'data') == ARGV[6 * r + 2] then
+    out[r] = 2
   else
     out[r] = 0
   end

@@ -1,9 +1,10 @@
 --[[
   storeFinished: the one place a finished task is stored. RedisScripts
-  prepends this file (after callInSlices.function.lua, which it uses) to
-  every script that names it (acknowledge.lua, and
-  acquire.lua, which stores a worker's finished tasks in the same call that
-  leases its next ones, so a busy slot costs one round trip per task).
+  prepends this file (after callInSlices.function.lua and
+  callSkippingWrongType.function.lua, which it uses) to every script that
+  names it (acknowledge.lua, and acquire.lua, which stores a worker's
+  finished tasks in the same call that leases its next ones, so a busy slot
+  costs one round trip per task).
 
   A task is stored only if it is still in its running set: once the reaper
   failed a task, a late acknowledge must change nothing, and the caller is
@@ -17,7 +18,11 @@
   passes the dead pool's id for the same reason. A stored task leaves its
   pool's task set: the caller names the pool its tasks belong to (one SREM
   per call, nothing per task on the happy path), or asks for each task's pool
-  to be read from its hash.
+  to be read from its hash. A record not held whose stored outcome is this
+  very one was stored by an earlier call whose reply was lost (the same
+  attempt acknowledged twice), and is reported so, not as stale. Keys of
+  another type are skipped or replaced through callSkippingWrongType, which
+  raises every other error.
 
   Records come in groups that share a running set and a history set, so a
   record costs two arguments (id, outcome) and its keys are derived:
@@ -34,15 +39,22 @@
              id, '' for none, or * to read each task's), taskPrefix,
              now (history score, ms since epoch)
 
-  Returns a list with one entry per record, in order: 1 stored, 0 stale
+  Returns a list with one entry per record, in order: 1 stored, 0 stale,
+  2 already stored (not held, and its stored outcome is this very one)
 ]]
 local function storeOutcome(taskKey, outcome, ttl)
-  -- pcall: a key of another type under our prefix is replaced, and must not abort the batch.
-  if type(redis.pcall('HSET', taskKey, 'outcome', outcome)) == 'table' then
+  -- A key of another type under our prefix is replaced, and must not abort the batch.
+  local _, wrongType = callSkippingWrongType('HSET', taskKey, 'outcome', outcome)
+  if wrongType then
     redis.call('DEL', taskKey)
     redis.call('HSET', taskKey, 'outcome', outcome)
   end
   redis.call('PEXPIRE', taskKey, ttl)
+end
+
+-- 2 when the task's stored outcome is this very one (stored before, by the same attempt), else 0.
+local function notHeld(taskKey, outcome)
+  return callSkippingWrongType('HGET', taskKey, 'outcome') == outcome and 2 or 0
 end
 
 local function storeFinished(firstKey, firstArg, o)
@@ -76,7 +88,7 @@ local function storeFinished(firstKey, firstArg, o)
       for r = 1, count do
         local id = ids[r]
         n = n + 1
-        -- An id twice in one call is stored once, the repeat reported stale as it would be later.
+        -- An id twice in one call is stored once, the repeat reported as it would be later.
         if deadlines[r] and not seen[id] then
           seen[id] = true
           heldCount = heldCount + 1
@@ -86,7 +98,7 @@ local function storeFinished(firstKey, firstArg, o)
           storeOutcome(o.taskPrefix .. id, ARGV[a + 2 * r], o.resultTtl)
           out[n] = 1
         else
-          out[n] = 0
+          out[n] = notHeld(o.taskPrefix .. id, ARGV[a + 2 * r])
         end
       end
       if #held > 0 then
@@ -109,8 +121,8 @@ local function storeFinished(firstKey, firstArg, o)
         end
         local pool = false
         if lookup then
-          -- pcall: a key of another type under our prefix must not abort the batch.
-          pool = redis.pcall('HGET', taskKey, 'pool')
+          -- A key of another type under our prefix must not abort the batch: it has no pool.
+          pool = callSkippingWrongType('HGET', taskKey, 'pool')
           if type(pool) ~= 'string' then
             pool = false
           end
@@ -130,7 +142,7 @@ local function storeFinished(firstKey, firstArg, o)
           redis.call('ZADD', historyKey, o.now, id)
           out[#out + 1] = 1
         else
-          out[#out + 1] = 0
+          out[#out + 1] = notHeld(taskKey, ARGV[a + 2 * r])
         end
       end
     end

@@ -1,4 +1,4 @@
-import { InvalidTaskError, TaskResultStatus } from '../../../../lib/core';
+import { TaskAlreadyExistsError, TaskResultStatus } from '../../../../lib/core';
 import { aliasKeys } from '../../../helpers/redis-cleanup';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
@@ -37,7 +37,7 @@ describe('RedisBackend enqueue', () => {
   it('refuses an id that is already stored, and a bulk with such an id stores nothing', async () => {
     const backend = fixture.backend();
     const first = await backend.enqueue(readyRecord(backend.alias));
-    await expect(backend.enqueue(first)).rejects.toThrow(InvalidTaskError);
+    await expect(backend.enqueue(first)).rejects.toThrow(TaskAlreadyExistsError);
     const fresh = readyRecord(backend.alias);
     await expect(backend.enqueueMany([fresh, first])).rejects.toThrow(first.id);
     await expect(backend.getResult(fresh.id)).rejects.toThrow(/No task result/);

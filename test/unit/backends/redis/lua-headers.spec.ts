@@ -31,7 +31,8 @@ function recordingClient() {
       definitions.set(name, definition);
       const script = name.replace(/^threadmill_/, '') as RedisScriptName;
       Object.assign(client, {
-        [name]: (...args: (string | number)[]) => {
+        // The wrappers hand ioredis one array (it flattens it), never a spread.
+        [name]: (args: (string | number)[]) => {
           calls.set(script, args);
           return Promise.resolve(replies[script]);
         },
@@ -133,7 +134,8 @@ interface Header {
 
 function header(file: string): Header {
   const source = readFileSync(join(LUA_DIR, file), 'utf8');
-  const match = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(source);
+  // After the #!lua line of a script (see the test of shebangs below).
+  const match = /^(?:#!lua[^\n]*\n)?--\[\[\n([\s\S]*?)\n\]\]/.exec(source);
   if (!match) throw new Error(`${file} does not start with a --[[ ]] header`);
   const text = match[1];
   const keyLines = text.split('\n').filter((line) => /^\s*KEYS\[/.test(line));
@@ -186,6 +188,39 @@ describe('Lua script headers', () => {
         name,
         keys: documented.fixedKeys.length + 2 * perItem,
       });
+    }
+  });
+
+  // Redis 7 refuses a script that declares flags, and lacks allow-oom, whole and before
+  // it runs when memory is over maxmemory; one without flags runs until its first refused
+  // write and stops halfway. So every script declares them, and none allows OOM.
+  it.each(luaFiles)('%s starts with a #!lua line that does not allow OOM', (file) => {
+    const [first] = readFileSync(join(LUA_DIR, file), 'utf8').split('\n');
+    expect(first).toMatch(/^#!lua( flags=[a-z-]+(,[a-z-]+)*)?$/);
+    expect(first).not.toMatch(/allow-oom/);
+  });
+
+  it.each(readdirSync(LUA_DIR).filter((file) => file.endsWith('.function.lua')))(
+    "%s has no #!lua line: it is prepended after the script's own",
+    (file) => {
+      expect(readFileSync(join(LUA_DIR, file), 'utf8').startsWith('#!')).toBe(false);
+    },
+  );
+
+  it("keeps a script's #!lua line first when functions are prepended to it", () => {
+    const sources: string[] = [];
+    const client = {
+      defineCommand(name: string, definition: { lua: string }) {
+        sources.push(definition.lua);
+        Object.assign(client, { [name]: () => Promise.resolve(null) });
+      },
+    };
+    new RedisScripts(client as unknown as RedisClient);
+    expect(sources).toHaveLength(Object.keys(REDIS_SCRIPTS).length);
+    for (const lua of sources) {
+      const lines = lua.split('\n');
+      expect(lines[0]).toBe('#!lua');
+      expect(lines.filter((line) => line.startsWith('#!'))).toHaveLength(1);
     }
   });
 

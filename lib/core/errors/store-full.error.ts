@@ -1,0 +1,15 @@
+import { ThreadmillError } from './threadmill.error';
+
+/**
+ * The store refused a write because it is full (Redis at `maxmemory` with
+ * the `noeviction` policy). Nothing of the refused call was stored: an
+ * enqueue stored no task, an acknowledge or retry changed nothing (the task
+ * stays leased, its data intact). Retry the same call once memory is freed.
+ *
+ * @publicApi
+ */
+export class StoreFullError extends ThreadmillError {
+  readonly code = 'STORE_FULL';
+  /** The same call can succeed later, unchanged. */
+  readonly retryable = true;
+}
