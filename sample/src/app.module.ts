@@ -18,7 +18,10 @@ function backendConfig(): BackendConfig {
     }),
   };
   return sampleConfig.store === 'redis'
-    ? redisBackendConfigFromEnv({ queues, options })
+    ? redisBackendConfigFromEnv({
+        queues,
+        options: { ...options, ...(sampleConfig.allowEviction && { allowEviction: true }) },
+      })
     : { backend: SqliteBackend, url: sampleConfig.sqliteFile, queues, options };
 }
 

@@ -11,6 +11,7 @@ import type { LogLevel } from '@nestjs/common';
  *   tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
  * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_BROKER_INTERVAL_MS`: backend options (defaults: the backend's)
+ * - `THREADMILL_ALLOW_EVICTION=true`: use a Redis that evicts keys (unsafe; see allowEviction)
  * - `PORT`: the web app's port (default 3000)
  * - `THREADMILL_HEALTH_MAX_READY`, `THREADMILL_HEALTH_MAX_FAILED`: `GET /health` thresholds (default: none)
  * - `THREADMILL_LOG_LEVEL`: `error`, `warn`, `log` (default), `debug` or `verbose` (a line per task)
@@ -23,6 +24,7 @@ export const sampleConfig = {
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
   brokerInterval: optionalNumber(process.env.THREADMILL_BROKER_INTERVAL_MS),
+  allowEviction: process.env.THREADMILL_ALLOW_EVICTION === 'true',
   port: optionalNumber(process.env.PORT) ?? 3000,
   healthThresholds: {
     maxReady: optionalNumber(process.env.THREADMILL_HEALTH_MAX_READY),

@@ -40,20 +40,23 @@ export interface ChaosStage {
 }
 
 /**
- * A describe block's own redis-server and journal folder, started before
- * its tests and stopped afterwards with every pool (killed as a group) and
- * backend it handed out, also when a test fails halfway.
+ * A describe block's own redis-server (started with `serverArgs`, e.g. a
+ * maxmemory and its policy) and journal folder, started before its tests and
+ * stopped afterwards with every pool (killed as a group) and backend it
+ * handed out, also when a test fails halfway. `server()` is that Redis, for
+ * a scenario that changes its settings or reads its INFO.
  */
-export function chaosScenario(): {
-  stage(name: string): ChaosStage;
+export function chaosScenario(serverArgs: readonly string[] = []): {
+  stage(name: string, options?: Record<string, unknown>): ChaosStage;
   startPool(args: readonly string[], env: Record<string, string>): RunningPool;
+  server(): RedisServerHandle;
 } {
   let redis: RedisServerHandle | undefined;
   let journalDir = '';
   const pools: RunningPool[] = [];
   const backends: RedisBackend[] = [];
   beforeAll(async () => {
-    redis = await startRedisServer();
+    redis = await startRedisServer([...serverArgs]);
     journalDir = mkdtempSync(join(tmpdir(), 'threadmill-chaos-'));
   });
   afterAll(async () => {
@@ -63,19 +66,24 @@ export function chaosScenario(): {
     if (journalDir) rmSync(journalDir, { recursive: true, force: true });
   });
   return {
-    stage(name) {
+    stage(name, options = {}) {
       if (!redis) throw new Error('chaosScenario: stage() is for tests, after beforeAll');
       const alias = testAlias();
       const backend = new RedisBackend(alias, {
         backend: RedisBackend,
         url: redis.url,
         queues: CHAOS_QUEUES,
+        options,
       });
       backends.push(backend);
       const env = { REDIS_URL: redis.url, THREADMILL_ALIAS: alias };
       return { alias, backend, journal: join(journalDir, `${name}.log`), env };
     },
     startPool: (args, env) => startPool(args, env, pools),
+    server() {
+      if (!redis) throw new Error('chaosScenario: server() is for tests, after beforeAll');
+      return redis;
+    },
   };
 }
 

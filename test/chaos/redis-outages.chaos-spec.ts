@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { BackendUnavailableError } from '../../lib/core';
+import { BackendUnavailableError, EnqueueOutcomeUnknownError } from '../../lib/core';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
@@ -40,6 +40,8 @@ const LEASE_TTL_MS = 15_000;
 interface ProducerRun {
   /** Ids whose enqueue resolved: each must be found afterwards. */
   acknowledged: string[];
+  /** Ids whose enqueue lost its reply (EnqueueOutcomeUnknownError): stored or not, never twice. */
+  unknown: string[];
   /** Each failed enqueue: its error class and how long the call took. */
   failures: { name: string; message: string; ms: number }[];
 }
@@ -56,7 +58,7 @@ async function produce(
   disruptAfter: number,
   disrupt: () => Promise<void>,
 ): Promise<ProducerRun> {
-  const run: ProducerRun = { acknowledged: [], failures: [] };
+  const run: ProducerRun = { acknowledged: [], unknown: [], failures: [] };
   let disruption: Promise<void> | null = null;
   for (let i = 0; i < TASKS * 2 && run.acknowledged.length < TASKS; i++) {
     if (run.acknowledged.length === disruptAfter && disruption === null) disruption = disrupt();
@@ -66,6 +68,7 @@ async function produce(
       await backend.enqueue(record);
       run.acknowledged.push(record.id);
     } catch (error) {
+      if (error instanceof EnqueueOutcomeUnknownError) run.unknown.push(...error.ids);
       run.failures.push({
         name: (error as Error).name,
         message: (error as Error).message,
@@ -141,7 +144,8 @@ describe('chaos: Redis goes away under a running pool', () => {
       auditLine(
         scenario,
         result,
-        `${run.failures.length} enqueue(s) refused during the outage (slowest ${slowestFailure} ms); ${extra}`,
+        `${run.failures.length} enqueue(s) failed during the outage (${run.unknown.length} of ` +
+          `them with the outcome unknown; slowest ${slowestFailure} ms); ${extra}`,
       ),
     );
     if (!settledInTime || result.stuck.length > 0) report(pool.output().slice(-4000));
@@ -158,8 +162,16 @@ describe('chaos: Redis goes away under a running pool', () => {
         (r) => r !== 'AcknowledgementTimeout' && r !== 'WorkerLost',
       ),
     ).toEqual([]);
-    // Enqueue during the outage: typed and fast, never a hang.
-    expect(run.failures.filter((f) => f.name !== BackendUnavailableError.name)).toEqual([]);
+    // Enqueue during the outage: typed and fast, never a hang. One whose reply was lost
+    // says so (its task may be stored); any other failure is the store being unreachable.
+    const typed = [BackendUnavailableError.name, EnqueueOutcomeUnknownError.name];
+    expect(run.failures.filter((f) => !typed.includes(f.name))).toEqual([]);
+    // A task whose enqueue lost its reply was stored and settled, or never stored: never
+    // left stuck, never run twice.
+    const unknown = await audit(backend, run.unknown, journal);
+    expect(unknown.stuck).toEqual([]);
+    expect(unknown.duplicates).toEqual([]);
+    expect(unknown.successWithoutRun).toEqual([]);
     expect(slowestFailure).toBeLessThan(ENQUEUE_BOUND_MS);
     // Scripts were loaded again wherever they were needed.
     expect(pool.output()).not.toContain('NOSCRIPT');
