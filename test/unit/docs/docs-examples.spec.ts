@@ -67,6 +67,10 @@ interface Signup {
   sendDigestTomorrow(day: string): Promise<void>;
 }
 
+interface Orders {
+  welcomeOnce(userId: string): Promise<string>;
+}
+
 interface Digests {
   schedule(day: string): Promise<string>;
 }
@@ -106,6 +110,31 @@ describe('the examples of the docs', () => {
       'MailTasks.sendWelcome',
       10,
     ]);
+    await moduleRef.close();
+  });
+
+  it('tasks: welcomeOnce enqueues one welcome per user, however often it is called', async () => {
+    const { Mailer } = load<{ Mailer: Class }>('docs/tasks.md', 'src/mail/mailer.ts');
+    const { MailTasks } = load<{ MailTasks: Class }>('docs/tasks.md', 'src/mail/mail.tasks.ts');
+    const { OrdersService } = load<{ OrdersService: Class<Orders> }>(
+      'docs/tasks.md',
+      'src/billing/orders.service.ts',
+    );
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ThreadmillModule.forRoot({
+          backends: { default: { backend: MemoryBackend, queues: ['default', 'emails'] } },
+        }),
+      ],
+      providers: [Mailer, MailTasks, OrdersService],
+    }).compile();
+    await moduleRef.init();
+    const orders = moduleRef.get(OrdersService);
+    const first = await orders.welcomeOnce('user-7');
+    expect(await orders.welcomeOnce('user-7')).toBe(first);
+    expect(first).toBe('welcome:user-7');
+    const waiting = await moduleRef.get(BackendRegistry).get('default').peek('emails', 'ready', 10);
+    expect(waiting.map((record) => record.id)).toEqual(['welcome:user-7']);
     await moduleRef.close();
   });
 
