@@ -152,4 +152,37 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
     await expect(clientOwned.ping()).resolves.toBe('PONG');
     await clientOwned.quit();
   }, 20_000);
+
+  it('runs its #!lua scripts by EVALSHA, and refuses a cluster with one master that evicts', async () => {
+    const alias = testAlias();
+    aliases.push(alias);
+    const config = redisBackendConfigFromEnv({ env: { REDIS_CLUSTER_NODES: seeds.join(',') } });
+    const owner = await ownerOf(probe, new RedisKeys(alias).sequence);
+    const node = new Redis(`redis://${owner}`);
+    try {
+      const evalshaCalls = async () =>
+        Number(/cmdstat_evalsha:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0);
+      const working = new RedisBackend(alias, config);
+      backends.push(working);
+      await working.enqueue(readyRecord(alias));
+      const before = await evalshaCalls();
+      await working.enqueue(readyRecord(alias));
+      // The second enqueue went by its SHA1: the script, #!lua line and all, was cached.
+      expect((await evalshaCalls()) - before).toBe(1);
+      // Every master is checked, not only the one a command happens to reach.
+      const other = servers.find((server) => `127.0.0.1:${server.port}` !== owner)!;
+      const evicting = new Redis(other.url);
+      await evicting.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      try {
+        const refused = new RedisBackend(testAlias(), config);
+        backends.push(refused);
+        await expect(refused.ping()).rejects.toThrow(/maxmemory-policy is allkeys-lru/);
+      } finally {
+        await evicting.config('SET', 'maxmemory-policy', 'noeviction');
+        await evicting.quit();
+      }
+    } finally {
+      await node.quit();
+    }
+  });
 });
