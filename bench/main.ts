@@ -1,17 +1,27 @@
-import { execFileSync } from 'node:child_process';
+/**
+ * `npm run bench`: Threadmill against BullMQ and Bee-Queue (and Threadmill on
+ * SQLite), every library in one run on one private redis-server, because
+ * these 2-core machines drift by tens of percent between runs and only
+ * figures of one run can be compared. A whole full run writes
+ * bench/results/latest.json and docs/benchmarks.md; `--quick` and partial runs
+ * write a *.tmp.json and leave both alone. `--help` lists the options.
+ *
+ * `npm run bench -- --against <ref> [--rounds N] [--quick] [--no-pool]`: the
+ * A/B mode, for judging a refactor. Two full runs one after the other cannot
+ * tell a 5% change from that drift, so this builds <ref> in a temporary git
+ * worktree and measures it and the current tree with this harness in the
+ * same run, Threadmill only, each figure N rounds with both builds in every
+ * round (current, ref, then ref, current, ...), and reports the ratio of each
+ * round, so the noise is in the table beside the change. See bench/against/run.ts.
+ */
 import { readFileSync } from 'node:fs';
-import { cpus, loadavg, release, totalmem, type } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
 
-import { FULL, QUICK, type BenchConfig } from './bench-config';
-import {
-  BENCHMARKS_PAGE,
-  benchmarksPagePath,
-  LATEST_JSON,
-  writeBenchmarksPage,
-} from './benchmarks-page';
+import { BENCHMARKS_PAGE, LATEST_JSON, writeBenchmarksPage } from './benchmarks-page';
 import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
+import { Cleanup, cleanUpOnSignals, log } from './cleanup';
 import { CostMeter, RoundTripCounter } from './metrics';
 import { copyLuaAssets, findProjectRoot } from './project-paths';
 import type { QueueRunner } from './queue-runner.interface';
@@ -24,126 +34,10 @@ import {
   type BenchMeta,
   type BenchReport,
 } from './report';
+import { HELP, isAgainstRun, parseArgs, wantsHelp } from './run-args';
+import { git, gitCommit, gitDirty, osName, ownVersion, packageVersion } from './run-info';
 import { Scenarios } from './scenarios';
 import { Suite } from './suite';
-
-interface Args {
-  config: BenchConfig;
-  only: string | null;
-  pool: boolean;
-  inProcess: boolean;
-  /** Only some figures: the run must not stand for the benchmark. */
-  partial: boolean;
-  out: string;
-  /** Where this run's report goes besides `out`: docs/benchmarks.md for a whole full run into latest.json. */
-  page: string | null;
-  /** `--from-json <file>`: no run, only docs/benchmarks.md rewritten from that report. */
-  fromJson: string | null;
-}
-
-const USAGE =
-  'use --quick, --only <threadmill|bullmq|bee-queue|sqlite>, --pool, --no-pool, --pool-only, --out <file>, --from-json <file>';
-
-function parseArgs(argv: readonly string[], root: string): Args {
-  const quick = argv.includes('--quick');
-  const value = (flag: string): string | null => {
-    const inline = argv.find((arg) => arg.startsWith(`${flag}=`));
-    if (inline) return inline.slice(flag.length + 1);
-    const at = argv.indexOf(flag);
-    return at >= 0 && at + 1 < argv.length ? argv[at + 1] : null;
-  };
-  const known = new Set([
-    '--quick',
-    '--only',
-    '--pool',
-    '--no-pool',
-    '--pool-only',
-    '--out',
-    '--from-json',
-  ]);
-  const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
-  if (unknown.length) {
-    console.error(`unknown option ${unknown.join(' ')}; ${USAGE}`);
-    process.exit(2);
-  }
-  const only = value('--only')?.toLowerCase() ?? null;
-  // Only a whole full run replaces latest.json and docs/benchmarks.md: a part of one,
-  // or a quick one, must not stand in for the benchmark.
-  const partial = only !== null || argv.includes('--no-pool') || argv.includes('--pool-only');
-  const out = resolve(
-    value('--out') ??
-      join(
-        root,
-        'bench',
-        'results',
-        quick ? 'latest-quick.tmp.json' : partial ? 'latest-partial.tmp.json' : 'latest.json',
-      ),
-  );
-  const fromJson = value('--from-json');
-  return {
-    config: quick ? QUICK : FULL,
-    only,
-    // The pool figure boots Nest processes (seconds each): --quick leaves it out unless asked.
-    pool:
-      argv.includes('--pool-only') ||
-      (!argv.includes('--no-pool') && (!quick || argv.includes('--pool'))),
-    inProcess: !argv.includes('--pool-only'),
-    partial,
-    out,
-    page: benchmarksPagePath(root, { quick, partial, out }),
-    fromJson: fromJson === null ? null : resolve(fromJson),
-  };
-}
-
-function git(root: string, args: readonly string[]): string | null {
-  try {
-    return execFileSync('git', args, {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-  } catch {
-    return null;
-  }
-}
-
-function gitCommit(root: string): string | null {
-  return git(root, ['rev-parse', '--short', 'HEAD'])?.trim() ?? null;
-}
-
-/** Uncommitted changes (untracked files included) besides what a run itself writes; null when git cannot tell. */
-function gitDirty(root: string): boolean | null {
-  const status = git(root, [
-    'status',
-    '--porcelain',
-    '--',
-    '.',
-    ':(exclude)bench/results',
-    `:(exclude)${BENCHMARKS_PAGE}`,
-  ]);
-  return status === null ? null : status.trim().length > 0;
-}
-
-function packageVersion(root: string, name: string): string {
-  const manifest = join(root, 'node_modules', name, 'package.json');
-  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
-}
-
-function ownVersion(root: string): string {
-  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string })
-    .version;
-}
-
-/** "Debian GNU/Linux 12 (bookworm), Linux 6.1.0" where /etc/os-release says so, else the kernel alone. */
-function osName(): string {
-  const kernel = `${type()} ${release()}`;
-  try {
-    const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'));
-    return pretty ? `${pretty[1]}, ${kernel}` : kernel;
-  } catch {
-    return kernel;
-  }
-}
 
 /**
  * `--from-json <file>`: docs/benchmarks.md from a report already written, for
@@ -170,46 +64,25 @@ async function writePageFromJson(root: string, file: string): Promise<void> {
   console.error(`${relative(root, page)} written from ${relative(root, file)}`);
 }
 
-/** Everything started by this run, stopped in reverse order, also on Ctrl-C. */
-class Cleanup {
-  private readonly steps: (() => Promise<void>)[] = [];
-  private running: Promise<void> | null = null;
-
-  add(step: () => Promise<void>): void {
-    this.steps.push(step);
-  }
-
-  run(): Promise<void> {
-    this.running ??= (async () => {
-      for (const step of this.steps.reverse()) {
-        try {
-          await step();
-        } catch (error) {
-          console.error('cleanup step failed (continuing):', error);
-        }
-      }
-    })();
-    return this.running;
-  }
-}
-
 async function main(): Promise<void> {
   const root = findProjectRoot();
-  const args = parseArgs(process.argv.slice(2), root);
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    console.log(HELP);
+    return;
+  }
+  if (isAgainstRun(argv)) {
+    const { runAgainst } = await import('./against/run');
+    return runAgainst(root, argv);
+  }
+  const args = parseArgs(argv, root);
   if (args.fromJson !== null) return writePageFromJson(root, args.fromJson);
   const { config } = args;
   const startedAt = new Date().toISOString();
   const commit = gitCommit(root);
   const dirty = gitDirty(root);
   const cleanup = new Cleanup();
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: stopping what the benchmark started`);
-      void cleanup.run().finally(() => process.exit(130));
-    });
-  }
-  const log = (line: string): void =>
-    console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+  cleanUpOnSignals(cleanup);
 
   try {
     const loadBefore = loadavg();

@@ -40,15 +40,22 @@ export class RoundTripCounter {
   blocking = 0;
   private readonly seenPipelines = new WeakSet<object>();
   private readonly ignored = new WeakSet<Redis>();
-  private original: Redis['sendCommand'] | null = null;
+  /** The wrapped prototypes and their own sendCommand: one per ioredis copy the clients load. */
+  private readonly originals = new Map<Redis, Redis['sendCommand']>();
 
-  install(): void {
-    if (this.original) return;
-    const original = Redis.prototype.sendCommand;
-    this.original = original;
+  /**
+   * Wraps `redisClass.prototype.sendCommand`: the ioredis installed here by
+   * default, or another copy of it (a build with its own node_modules loads its
+   * own ioredis, whose clients the default wrap would not see).
+   */
+  install(redisClass: typeof Redis = Redis): void {
+    const prototype = redisClass.prototype;
+    if (this.originals.has(prototype)) return;
+    const original = prototype.sendCommand;
+    this.originals.set(prototype, original);
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const counter = this;
-    Redis.prototype.sendCommand = function (
+    prototype.sendCommand = function (
       this: Redis,
       command: Parameters<Redis['sendCommand']>[0],
       stream?: Parameters<Redis['sendCommand']>[1],
@@ -59,8 +66,8 @@ export class RoundTripCounter {
   }
 
   uninstall(): void {
-    if (this.original) Redis.prototype.sendCommand = this.original;
-    this.original = null;
+    for (const [prototype, original] of this.originals) prototype.sendCommand = original;
+    this.originals.clear();
   }
 
   ignore(client: Redis): void {

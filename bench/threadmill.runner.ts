@@ -1,6 +1,8 @@
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
+import type { BackendConstructor } from '../lib/core/backend-config.interface';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { BackendRunner } from './backend.runner';
+import { THREADMILL } from './figures';
 
 export { TASK_NAME } from './backend.runner';
 
@@ -10,19 +12,33 @@ const FILL_IN_FLIGHT = 4;
 
 /** Threadmill on the Redis backend, on the benchmark's Redis (see BackendRunner). */
 export class ThreadmillRunner extends BackendRunner {
-  readonly name = 'Threadmill';
-
   private constructor(
+    readonly name: string,
     protected readonly backend: TaskBackend,
     queue: string,
   ) {
     super(queue, FILL_IN_FLIGHT);
   }
 
-  static async create(url: string, alias = ALIAS, queue = 'default'): Promise<ThreadmillRunner> {
-    const backend = new RedisBackend(alias, { backend: RedisBackend, url, queues: [queue] });
+  static create(url: string, alias = ALIAS, queue = 'default'): Promise<ThreadmillRunner> {
+    return ThreadmillRunner.of(RedisBackend, THREADMILL, url, alias, queue);
+  }
+
+  /**
+   * The runner of one build's RedisBackend, named `name` in logs and results:
+   * this tree's, or another build's (`npm run bench -- --against <ref>`
+   * drives both through the same runner).
+   */
+  static async of(
+    Backend: BackendConstructor,
+    name: string,
+    url: string,
+    alias = ALIAS,
+    queue = 'default',
+  ): Promise<ThreadmillRunner> {
+    const backend = new Backend(alias, { backend: Backend, url, queues: [queue] });
     await backend.ping();
-    return new ThreadmillRunner(backend, queue);
+    return new ThreadmillRunner(name, backend, queue);
   }
 
   close(): Promise<void> {
