@@ -2,7 +2,7 @@ import { failedAttempt } from '../lib/core/retry-policy';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { ChangeSignal } from '../lib/utils/change-signal.util';
-import { acquireLanes } from '../lib/worker/worker-child';
+import { acquireLanes } from '../lib/worker/child/acquire-lanes';
 
 /** Runs one RUNNING record and returns it finished. */
 export type RunTask = (record: TaskRecord) => Promise<TaskRecord>;
@@ -26,7 +26,7 @@ export interface ConsumerOptions {
  * share, all but the first only while the last acquire came back full) and stores what
  * finished since in the same call, and every task that finishes while an
  * acquire or acknowledge is on its way joins the next batch.
- * Same backend calls as lib/worker/worker-child.ts, without the held-task
+ * Same backend calls as lib/worker/child/worker-child.ts, without the held-task
  * journal, the progress reports and the recycling that a benchmark does not need.
  */
 export class ThreadmillConsumer {

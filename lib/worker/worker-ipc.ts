@@ -34,6 +34,11 @@ export type ParentMessage =
   /** Stop acquiring; finish (or, when urgent, release) what is held, then exit. */
   { readonly kind: 'stop'; readonly urgent: boolean };
 
+/** The child's side of the IPC channel; a send resolves once the message left the process. */
+export interface ParentChannel {
+  send(message: ChildMessage): Promise<void>;
+}
+
 const CHILD_KINDS: ReadonlySet<string> = new Set(['ready', 'settled', 'exiting', 'alive']);
 
 const hasKind = (value: unknown): value is { kind: unknown } =>

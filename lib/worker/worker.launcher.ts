@@ -12,14 +12,15 @@ import {
 } from '../core/worker.messages';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
-import { LivenessBeat } from './liveness-beat';
+import { LivenessBeat } from './child/liveness-beat';
 import { ShutdownSignals } from './shutdown-signals';
 import { TaskRunner } from './task-runner';
-import { WorkerChild, type ParentChannel } from './worker-child';
+import { WorkerChild } from './child/worker-child';
+import type { ParentChannel } from './worker-ipc';
 import { asParentMessage, type ChildMessage } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
-import { WorkerHealthServer } from './worker-health.server';
-import { WorkerPool } from './worker-pool';
+import { WorkerHealthServer } from './pool/worker-health.server';
+import { WorkerPool } from './pool/worker-pool';
 import {
   BOOT_RETRY_MS,
   CHILD_EXIT_GRACE_MS,

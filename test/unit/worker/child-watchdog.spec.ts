@@ -1,4 +1,4 @@
-import { ChildWatchdog } from '../../../lib/worker/child-watchdog';
+import { ChildWatchdog } from '../../../lib/worker/pool/child-watchdog';
 
 describe('ChildWatchdog', () => {
   let now = 0;

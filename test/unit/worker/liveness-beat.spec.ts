@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../../../lib/core';
-import { LivenessBeat } from '../../../lib/worker/liveness-beat';
+import { LivenessBeat } from '../../../lib/worker/child/liveness-beat';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 
 const record = (name: string): TaskRecord => ({ task: { name } }) as TaskRecord;

@@ -7,7 +7,7 @@ import {
   type TaskRecord,
 } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
+import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { TempJournal } from '../../helpers/temp-journal';
 import { waitFor } from '../../helpers/wait-for';

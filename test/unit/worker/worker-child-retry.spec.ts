@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { WorkerChild } from '../../../lib/worker/worker-child';
+import { WorkerChild } from '../../../lib/worker/child/worker-child';
 import { TempJournal } from '../../helpers/temp-journal';
 import { FakeWorkerBackend, readyRecord } from './fake-worker-backend';
 

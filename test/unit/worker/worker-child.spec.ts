@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { acquireLanes, WorkerChild, type WorkerChildDeps } from '../../../lib/worker/worker-child';
+import { acquireLanes } from '../../../lib/worker/child/acquire-lanes';
+import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import { TempJournal } from '../../helpers/temp-journal';
@@ -32,7 +33,12 @@ function reported(messages: readonly ChildMessage[]): { succeeded: number; faile
   return total;
 }
 
-function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: number) {
+function setup(
+  options: Partial<WorkerOptions> = {},
+  random = 0,
+  leaseCheckMs?: number,
+  journalIn?: (dir: string) => HeldJournal,
+) {
   const backend = new FakeWorkerBackend();
   const journal = new TempJournal();
   journals.push(journal);
@@ -62,7 +68,7 @@ function setup(options: Partial<WorkerOptions> = {}, random = 0, leaseCheckMs?: 
         messages.push(message);
       },
     },
-    journal: journal.journal,
+    journal: journalIn?.(journal.dir) ?? journal.journal,
     logger,
     logTasks: false,
     identity: 'host:42',
@@ -137,10 +143,11 @@ describe('WorkerChild', () => {
   });
 
   it('works on when its journal cannot be written, and says so once', async () => {
-    const { backend, runs, child, deps, journal } = setup({ threads: 1 });
-    const blocker = join(journal.dir, 'a-file');
-    writeFileSync(blocker, '');
-    deps.journal = new HeldJournal(join(blocker, 'child.held'));
+    const { backend, runs, child, deps } = setup({ threads: 1 }, 0, undefined, (dir) => {
+      const blocker = join(dir, 'a-file');
+      writeFileSync(blocker, '');
+      return new HeldJournal(join(blocker, 'child.held'));
+    });
     const errors = jest.spyOn(deps.logger, 'error');
     backend.ready.push(readyRecord('a'), readyRecord('b'));
     const done = child.run();

@@ -1,5 +1,8 @@
-import { assessPoolHealth, WorkerHealthServer } from '../../../lib/worker/worker-health.server';
-import type { PoolHealth } from '../../../lib/worker/worker-pool';
+import {
+  assessPoolHealth,
+  WorkerHealthServer,
+} from '../../../lib/worker/pool/worker-health.server';
+import type { PoolHealth } from '../../../lib/worker/pool/worker-pool.deps';
 
 const NOW = 1_000_000;
 const healthy: PoolHealth = {

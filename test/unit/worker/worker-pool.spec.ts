@@ -8,7 +8,8 @@ import { TaskResultStatus } from '../../../lib/core';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
-import { WorkerPool, type ForkedChild } from '../../../lib/worker/worker-pool';
+import { WorkerPool } from '../../../lib/worker/pool/worker-pool';
+import type { ForkedChild } from '../../../lib/worker/pool/worker-pool.deps';
 import { waitFor } from '../../helpers/wait-for';
 import { FakeWorkerBackend, runningRecord } from './fake-worker-backend';
 

@@ -1,5 +1,5 @@
-import type { TaskRecord } from '../core/task-record.interface';
-import type { ChildMessage } from './worker-ipc';
+import type { TaskRecord } from '../../core/task-record.interface';
+import type { ChildMessage } from '../worker-ipc';
 
 /**
  * A child's sign of life to its pool: an `alive` message every `everyMs`,

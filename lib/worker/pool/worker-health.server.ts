@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 
-import { workerHealthListening } from '../core/worker.messages';
-import type { PoolHealth } from './worker-pool';
+import { workerHealthListening } from '../../core/worker.messages';
+import type { PoolHealth } from './worker-pool.deps';
 
 /** A broker pass older than this many intervals means the main process is stuck. */
 const BROKER_INTERVALS_ALLOWED = 3;

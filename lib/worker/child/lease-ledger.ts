@@ -1,0 +1,50 @@
+import type { LoggerService } from '@nestjs/common';
+
+import { heldJournalFailed } from '../../core/worker.messages';
+import type { HeldJournal } from '../held-journal';
+
+/**
+ * The leases a child holds: every task it leased and has not yet settled
+ * (acknowledged, retried), released or abandoned. Kept in memory for the
+ * orphan search, and in the HeldJournal for the pool, which reads it if this
+ * process dies. A journal that cannot be written (a full disk) must not stop
+ * the work: the tasks stay leased, and if this process dies the pool's search
+ * of the running tasks and the lease reaper still find them. Said once.
+ *
+ * @internal
+ */
+export class LeaseLedger {
+  private readonly held = new Set<string>();
+  private journalFailed = false;
+
+  constructor(
+    private readonly journal: HeldJournal,
+    private readonly logger: LoggerService,
+  ) {}
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  /** Leased: written before any of them starts, so a task that kills the process is not forgotten. */
+  hold(ids: readonly string[]): void {
+    for (const id of ids) this.held.add(id);
+    this.write((journal) => journal.hold(ids));
+  }
+
+  /** No longer this child's: settled, released or abandoned. */
+  forget(ids: readonly string[]): void {
+    for (const id of ids) this.held.delete(id);
+    this.write((journal) => journal.release(ids));
+  }
+
+  private write(change: (journal: HeldJournal) => void): void {
+    try {
+      change(this.journal);
+    } catch (error) {
+      if (this.journalFailed) return;
+      this.journalFailed = true;
+      this.logger.error(heldJournalFailed(error));
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import type { LoggerService } from '@nestjs/common';
+
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { acquireFailed, orphanedLeasesReleased } from '../../core/worker.messages';
+import type { LeaseLedger } from './lease-ledger';
+
+/** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
+const ORPHAN_SEARCH_LIMIT = 1000;
+
+export interface OrphanSearchDeps {
+  readonly backend: TaskBackend;
+  readonly queues: readonly string[];
+  /** `host:pid`, the prefix of every worker id of this child. */
+  readonly identity: string;
+  readonly ledger: LeaseLedger;
+  readonly logger: LoggerService;
+}
+
+/**
+ * After a failed acquire, Redis may have run it and lost only the reply, so
+ * tasks may be leased to this child's slots that it never received. They
+ * never started, so they go back to their queue at their place (release)
+ * instead of waiting for the lease reaper. The search must run between
+ * acquires (the child starts none while it runs): then every lease of this
+ * child's that its ledger does not hold is such an orphan.
+ *
+ * @internal
+ */
+export class OrphanSearch {
+  /** An acquire failed since the last search. */
+  private possible = false;
+  /** The search under way, shared by every lane that needs it. */
+  private running: Promise<boolean> | null = null;
+
+  constructor(private readonly deps: OrphanSearchDeps) {}
+
+  /** Whether a search is due before the next acquire. */
+  get due(): boolean {
+    return this.possible;
+  }
+
+  /** The search under way, if any. */
+  get underWay(): Promise<boolean> | null {
+    return this.running;
+  }
+
+  /** An acquire failed: leases may have been made whose reply never arrived. */
+  acquireFailed(): void {
+    this.possible = true;
+  }
+
+  /** Runs the search once for all lanes; true when it ran (the store answered). */
+  run(): Promise<boolean> {
+    this.running ??= this.search().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async search(): Promise<boolean> {
+    const { backend, queues, identity, ledger, logger } = this.deps;
+    const prefix = `${identity}-`;
+    try {
+      const orphans: TaskRecord[] = [];
+      for (const queue of queues) {
+        for (const record of await backend.peek(queue, 'running', ORPHAN_SEARCH_LIMIT)) {
+          const holder = record.workerIds[record.workerIds.length - 1] ?? '';
+          if (holder.startsWith(prefix) && !ledger.has(record.id)) orphans.push(record);
+        }
+      }
+      if (orphans.length > 0) {
+        const released = await backend.release(orphans);
+        logger.warn(orphanedLeasesReleased(released, backend.alias));
+      }
+      this.possible = false;
+      return true;
+    } catch (error) {
+      logger.error(acquireFailed(backend.alias, error));
+      return false;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import type { LoggerService } from '@nestjs/common';
+
+import { WorkerCrashed } from '../../core/errors/worker-crashed.error';
+import { isRetry, nextAttempt } from '../../core/retry-policy';
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { errorToRecord } from '../../core/task-serializer';
+import { crashRecovered, crashRecoveryFailed, workerCrashed } from '../../core/worker.messages';
+
+/** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
+const LEASE_SEARCH_LIMIT = 1000;
+
+export interface CrashRecoveryDeps {
+  readonly backend: TaskBackend;
+  readonly logger: LoggerService;
+  /** This machine's name: the first part of the children's worker ids (`host:pid-slot`). */
+  readonly host: string;
+  readonly queues: readonly string[];
+  /** Tasks the recovery stored final: how many, and how many of them FAILED. */
+  readonly counted: (done: number, failed: number) => void;
+}
+
+/** One dead child's tasks to recover. */
+export interface DeadChild {
+  readonly pid: number;
+  /** The ids its journal still held. */
+  readonly held: readonly string[];
+  /** How it died, for the errors. */
+  readonly cause: string;
+  /** Search the running tasks for leases it never reported (it crashed, and may have had some). */
+  readonly searchLeases: boolean;
+  /** Put its tasks back in their queues instead of ending their attempts (the pool is stopping). */
+  readonly release: boolean;
+}
+
+/**
+ * A child died holding tasks: end their attempts now with WorkerCrashed
+ * (retried when their policy allows, FAILED otherwise), or put them back in
+ * their queue when the pool is stopping, instead of leaving them RUNNING
+ * until the reaper takes their lease back. A task the child acknowledged
+ * before dying is no longer RUNNING and is left as it is. After a crash the
+ * running tasks are also searched for leases of this child's worker ids,
+ * which covers an acquire whose reply arrived but whose ids the child never
+ * got to journal.
+ *
+ * @internal
+ */
+export class CrashRecovery {
+  private readonly underWay = new Set<Promise<void>>();
+
+  constructor(private readonly deps: CrashRecoveryDeps) {}
+
+  /** Starts recovering `child`'s tasks. */
+  recover(child: DeadChild): void {
+    const recovery = this.run(child);
+    this.underWay.add(recovery);
+    void recovery.finally(() => this.underWay.delete(recovery));
+  }
+
+  /** Resolves once every recovery started so far has ended. */
+  async settled(): Promise<void> {
+    await Promise.all(this.underWay);
+  }
+
+  private async run({ pid, held, cause, searchLeases, release }: DeadChild): Promise<void> {
+    const { backend, logger } = this.deps;
+    try {
+      const byId = new Map<string, TaskRecord>();
+      const found = await Promise.allSettled(held.map((id) => backend.getResult(id)));
+      for (const outcome of found) {
+        if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
+      }
+      if (searchLeases) for (const record of await this.leasedTo(pid)) byId.set(record.id, record);
+      const running = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
+      if (running.length === 0) return;
+      if (release) {
+        logger.warn(crashRecovered(pid, 0, await backend.release(running)));
+        return;
+      }
+      const now = new Date();
+      const next = running.map((record) =>
+        nextAttempt(
+          record,
+          errorToRecord(new WorkerCrashed(workerCrashed(record.id, record.task.name, pid, cause))),
+          now,
+        ),
+      );
+      const retries = next.filter(isRetry);
+      const crashed = next.filter((record) => !isRetry(record));
+      const [outcomes, retryOutcomes] = await Promise.all([
+        crashed.length > 0 ? backend.acknowledge(crashed) : [],
+        retries.length > 0 ? backend.retry(retries) : [],
+      ]);
+      const failed = outcomes.filter((o) => o === 'acknowledged').length;
+      const retried = retryOutcomes.filter((o) => o === 'retried').length;
+      this.deps.counted(failed, failed);
+      logger.warn(crashRecovered(pid, failed, 0, retried));
+    } catch (error) {
+      logger.error(crashRecoveryFailed(pid, held, error));
+    }
+  }
+
+  /** RUNNING tasks whose latest worker id is one of this child's slots (`host:pid-slot`). */
+  private async leasedTo(pid: number): Promise<TaskRecord[]> {
+    const prefix = `${this.deps.host}:${pid}-`;
+    const segments = await Promise.all(
+      this.deps.queues.map((queue) => this.deps.backend.peek(queue, 'running', LEASE_SEARCH_LIMIT)),
+    );
+    return segments.flat().filter((r) => r.workerIds[r.workerIds.length - 1]?.startsWith(prefix));
+  }
+}

@@ -1,0 +1,122 @@
+import type { LoggerService } from '@nestjs/common';
+
+import type { TaskBackend } from '../../core/task-backend.interface';
+import {
+  brokerPassFailed,
+  brokerStepFailed,
+  poolHeartbeatFailed,
+  storeUnreachableAtStart,
+} from '../../core/worker.messages';
+import { withinMs } from '../../utils/sleep.util';
+
+/**
+ * Once stopping, the longest the pool waits on a maintenance pass or its
+ * retirement from the store. Both are idempotent upkeep (an abandoned pass
+ * is the next pool's to repeat; an unretired heartbeat lapses by itself), so
+ * an unreachable store must not hold a stopping pool for its command timeouts.
+ */
+const STOP_STORE_WAIT_MS = 1_000;
+
+export interface MaintenanceScheduleDeps {
+  readonly backend: TaskBackend;
+  readonly logger: LoggerService;
+  /**
+   * This pool's id in the store (its children lease under it): with it the
+   * pool beats before every pass, so other pools know it is alive.
+   */
+  readonly poolId?: string;
+  /** How long one beat keeps the pool alive (ms). */
+  readonly poolTtlMs?: number;
+}
+
+/**
+ * The pool's dealings with the store on its own behalf: its heartbeat, one
+ * maintenance pass per `backend.brokerIntervalMs` (here only, so a pool of N
+ * children still makes one pass per interval), and its retirement when it
+ * stops cleanly. Every failure is logged and the next beat or pass tries
+ * again.
+ *
+ * @internal
+ */
+export class MaintenanceSchedule {
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<void> | null = null;
+  private stopped = false;
+  /** When the last pass completed (epoch ms), or null before the first. */
+  lastPassAt: number | null = null;
+
+  constructor(private readonly deps: MaintenanceScheduleDeps) {}
+
+  /** Says at once when the store does not answer, rather than through the first failing step. */
+  async checkStore(): Promise<void> {
+    try {
+      await this.deps.backend.ping();
+    } catch (error) {
+      this.deps.logger.error(storeUnreachableAtStart(this.deps.backend.alias, error));
+    }
+  }
+
+  /** Keeps this pool alive in the store; a failed beat is logged, the next one tries again. */
+  async beat(): Promise<void> {
+    const { poolId, poolTtlMs, backend } = this.deps;
+    if (poolId === undefined || poolTtlMs === undefined) return;
+    try {
+      await backend.beatPool(poolId, poolTtlMs);
+    } catch (error) {
+      this.deps.logger.error(poolHeartbeatFailed(poolId, error));
+    }
+  }
+
+  /** One beat and pass now; never rejects. */
+  passNow(): Promise<void> {
+    this.pass = this.runPass();
+    return this.pass;
+  }
+
+  /** A pass every interval from now on, until stop. */
+  start(): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.passNow().then(() => {
+        if (!this.stopped) this.start();
+      });
+    }, this.deps.backend.brokerIntervalMs);
+  }
+
+  /**
+   * No more passes; a pass under way is waited for a moment only. A pool that
+   * stopped cleanly holds nothing, so its heartbeat can go.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pass) await withinMs(this.pass, STOP_STORE_WAIT_MS);
+    await withinMs(this.retire(), STOP_STORE_WAIT_MS);
+  }
+
+  private async runPass(): Promise<void> {
+    await this.beat();
+    try {
+      // Named, so a beat that failed to arrive never makes this pool recover its own tasks.
+      const report = await this.deps.backend.brokerPass({ poolId: this.deps.poolId });
+      this.lastPassAt = Date.now();
+      for (const { step, error } of report.failedSteps) {
+        this.deps.logger.error(brokerStepFailed(step, error));
+      }
+    } catch (error) {
+      this.deps.logger.error(brokerPassFailed(error));
+    }
+  }
+
+  private async retire(): Promise<void> {
+    const { poolId, backend } = this.deps;
+    if (poolId === undefined) return;
+    try {
+      await backend.retirePool(poolId);
+    } catch (error) {
+      // Harmless: the heartbeat lapses by itself and the pool, holding nothing, is then forgotten.
+      this.deps.logger.error(poolHeartbeatFailed(poolId, error));
+    }
+  }
+}

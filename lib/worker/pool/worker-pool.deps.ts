@@ -1,0 +1,63 @@
+import type { LoggerService } from '@nestjs/common';
+
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { ParentMessage } from '../worker-ipc';
+
+/** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
+export interface ForkedChild {
+  readonly pid?: number;
+  readonly connected: boolean;
+  send(message: ParentMessage, callback: (error: Error | null) => void): boolean;
+  kill(signal: NodeJS.Signals): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  once(event: 'error', listener: (error: Error) => void): unknown;
+  once(
+    event: 'close',
+    listener: (code: number | null, signal: NodeJS.Signals | null) => void,
+  ): unknown;
+}
+
+export interface WorkerPoolDeps {
+  readonly backend: TaskBackend;
+  /** This machine's name: the first part of every worker id of the children (`host:pid-slot`). */
+  readonly host: string;
+  readonly logger: LoggerService;
+  /**
+   * Starts one child running the same command (`fork` of this CLI with the
+   * child marker), keeping the ids it holds in the HeldJournal at `journalPath`.
+   */
+  readonly forkChild: (journalPath: string) => ForkedChild;
+  /** Where the folder of the children's journals is made; the system's temporary directory by default. */
+  readonly journalRoot?: string;
+  /** Period of the summary line (tasks done, failed, rate). */
+  readonly summaryIntervalMs: number;
+  /** Delay before replacing a child that died while booting, so a broken app does not spin. */
+  readonly bootRetryMs: number;
+  /** How long an urgently stopped child may take to release its tasks before it is killed. */
+  readonly urgentGraceMs: number;
+  /**
+   * This pool's id in the backend (its children acquire under it). With it the
+   * pool beats every broker interval, and once its beats stop for `poolTtlMs`
+   * any other pool's broker recovers what it held. Without it, no heartbeat.
+   */
+  readonly poolId?: string;
+  /** How long one beat keeps the pool alive (ms). */
+  readonly poolTtlMs?: number;
+  /** Period of the check for children whose liveness beats stopped. */
+  readonly livenessCheckMs: number;
+}
+
+/** The pool's state as its health endpoint reports it. */
+export interface PoolHealth {
+  readonly stopping: boolean;
+  /** Children booted and working (a child still booting is not alive yet). */
+  readonly childrenAlive: number;
+  readonly childrenExpected: number;
+  /** When the last broker pass completed (epoch ms), or null before the first. */
+  readonly lastBrokerPassAt: number | null;
+  readonly brokerIntervalMs: number;
+  readonly done: number;
+  readonly failed: number;
+  /** Children whose event loop stopped answering, killed and not yet gone. */
+  readonly childrenWedged: number;
+}

@@ -1,0 +1,303 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import {
+  childBootFailed,
+  childExited,
+  childForkFailed,
+  childKilledAfterGrace,
+  childReady,
+  childStarted,
+  childWedged,
+  exitCause,
+  ipcSendFailed,
+  journalDirFailed,
+  poolDrained,
+  poolStarted,
+  poolStopped,
+  wedgedCause,
+} from '../../core/worker.messages';
+import { HeldJournal } from '../held-journal';
+import { asChildMessage, type ChildExitReason, type ParentMessage } from '../worker-ipc';
+import type { WorkerOptions } from '../worker-options.interface';
+import { ChildWatchdog } from './child-watchdog';
+import { CrashRecovery } from './crash-recovery';
+import { MaintenanceSchedule } from './maintenance-schedule';
+import { PoolSummary } from './pool-summary';
+import type { ForkedChild, PoolHealth, WorkerPoolDeps } from './worker-pool.deps';
+
+interface ChildState {
+  readonly process: ForkedChild;
+  readonly pid: number;
+  /** Its HeldJournal: the task ids it acquired and has not stored or released. */
+  readonly journal: string;
+  ready: boolean;
+  exitReason: ChildExitReason | null;
+  /** Set when the pool killed it for not answering: how long it had been silent (ms). */
+  silentForMs: number | null;
+}
+
+/**
+ * The pool's main process: supervises `processes` children, replaces those
+ * that die, recycle themselves or stop answering, has a dead child's tasks
+ * recovered at once (CrashRecovery), and keeps the pool's heartbeat and the
+ * maintenance passes (MaintenanceSchedule).
+ */
+export class WorkerPool {
+  private readonly children = new Map<number, ChildState>();
+  private readonly respawns = new Set<NodeJS.Timeout>();
+  private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
+  private finish: (() => void) | null = null;
+  private stopRequested: () => void = () => undefined;
+  private readonly stopping = new Promise<void>((resolve) => (this.stopRequested = resolve));
+  /** The children's journals live here while the pool runs. */
+  private journalDir = '';
+  private forked = 0;
+  private readonly watchdog: ChildWatchdog;
+  private readonly maintenance: MaintenanceSchedule;
+  private readonly recovery: CrashRecovery;
+  private readonly summary: PoolSummary;
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly deps: WorkerPoolDeps,
+  ) {
+    this.watchdog = new ChildWatchdog({
+      timeoutMs: options.livenessTimeoutMs,
+      stopGraceMs: deps.urgentGraceMs,
+      ceilingMs: deps.backend.leaseTtlMs,
+      checkEveryMs: deps.livenessCheckMs,
+      onWedged: (pid, silentForMs) => this.killWedged(pid, silentForMs),
+    });
+    this.maintenance = new MaintenanceSchedule(deps);
+    this.summary = new PoolSummary(deps.logger, deps.summaryIntervalMs, () => this.children.size);
+    this.recovery = new CrashRecovery({
+      ...deps,
+      queues: options.queues,
+      counted: (done, failed) => this.summary.count(done, failed),
+    });
+  }
+
+  /** Tasks finished by the pool's children (and failed by crash recovery). */
+  get counts(): { done: number; failed: number } {
+    return this.summary.counts;
+  }
+
+  /** Live children's pids. */
+  get childPids(): number[] {
+    return [...this.children.keys()];
+  }
+
+  /** What a liveness probe needs to know (see WorkerHealthServer). */
+  get health(): PoolHealth {
+    let ready = 0;
+    for (const child of this.children.values()) if (child.ready) ready++;
+    return {
+      stopping: this.stopMode !== 'none',
+      childrenAlive: ready,
+      childrenExpected: this.options.processes,
+      lastBrokerPassAt: this.maintenance.lastPassAt,
+      brokerIntervalMs: this.deps.backend.brokerIntervalMs,
+      ...this.summary.counts,
+      childrenWedged: this.watchdog.wedged,
+    };
+  }
+
+  /** Resolves when the pool stopped (signal) or drained (`--exit-empty`). */
+  async run(): Promise<void> {
+    const { backend, processes, threads, queues } = this.options;
+    this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
+    const finished = new Promise<void>((resolve) => (this.finish = resolve));
+    this.journalDir = this.makeJournalDir();
+    try {
+      // Alive before any child acquires under this pool's id; then one pass, so due
+      // deferred tasks are ready and --exit-empty sees them. A stop meanwhile ends the wait.
+      await this.unlessStopped(this.maintenance.checkStore());
+      await this.unlessStopped(this.maintenance.beat());
+      await this.unlessStopped(this.maintenance.passNow());
+      this.maintenance.start();
+      this.summary.start();
+      this.watchdog.start();
+      for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
+      this.checkFinished();
+      await finished;
+      this.watchdog.stop();
+      await this.recovery.settled();
+      await this.maintenance.stop();
+      this.summary.stop();
+      const { done, failed } = this.summary.counts;
+      this.deps.logger.log(poolStopped(done, failed));
+    } finally {
+      try {
+        rmSync(this.journalDir, { recursive: true, force: true });
+      } catch {
+        // It could not be made in the first place (see makeJournalDir), so it holds nothing.
+      }
+    }
+  }
+
+  /**
+   * A folder of its own for the children's journals. Where the temporary
+   * directory cannot be written, the children cannot journal either: each
+   * says so once and works on, and a crashed child's tasks are then found by
+   * the search of the running tasks (or the lease reaper).
+   */
+  private makeJournalDir(): string {
+    const root = this.deps.journalRoot ?? tmpdir();
+    const base = join(root, 'threadmill-pool-');
+    try {
+      return mkdtempSync(base);
+    } catch (error) {
+      this.deps.logger.error(journalDirFailed(root, error));
+      return `${base}${process.pid}`;
+    }
+  }
+
+  /** Graceful: children finish what they hold. Urgent: they release it and exit at once. */
+  stop(urgent: boolean): void {
+    if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
+    this.stopMode = urgent ? 'urgent' : 'graceful';
+    this.stopRequested();
+    this.watchdog.poolStopping();
+    for (const timer of this.respawns) clearTimeout(timer);
+    this.respawns.clear();
+    const message: ParentMessage = { kind: 'stop', urgent };
+    for (const child of this.children.values()) {
+      this.sendTo(child, message);
+      if (urgent) this.killAfterGrace(child);
+    }
+    this.checkFinished();
+  }
+
+  private spawn(): void {
+    const journal = join(this.journalDir, `child-${++this.forked}.held`);
+    const child = this.deps.forkChild(journal);
+    const pid = child.pid;
+    if (pid === undefined) {
+      // fork() reports a failure to start through 'error'; try again later like a boot failure.
+      child.once('error', (error: Error) => {
+        this.deps.logger.error(childForkFailed(error));
+      });
+      this.respawnLater();
+      return;
+    }
+    const state: ChildState = {
+      process: child,
+      pid,
+      journal,
+      ready: false,
+      exitReason: null,
+      silentForMs: null,
+    };
+    this.children.set(pid, state);
+    this.deps.logger.log(childStarted(pid));
+    child.on('message', (raw: unknown) => this.onMessage(state, raw));
+    // 'close' (not 'exit') comes after the IPC channel drained, so every message sent before death is in.
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
+      this.onClose(state, code, signal),
+    );
+  }
+
+  private onMessage(state: ChildState, raw: unknown): void {
+    const message = asChildMessage(raw);
+    if (message === null) return;
+    switch (message.kind) {
+      case 'ready':
+        state.ready = true;
+        this.deps.logger.debug?.(childReady(state.pid));
+        // A stop sent while it booted reached no listener yet: say it again.
+        if (this.stopMode !== 'none')
+          this.sendTo(state, { kind: 'stop', urgent: this.stopMode === 'urgent' });
+        return;
+      case 'settled':
+        this.summary.count(message.succeeded + message.failed, message.failed);
+        return;
+      case 'exiting':
+        state.exitReason = message.reason;
+        return;
+      case 'alive':
+        this.watchdog.beat(state.pid, message.blockingMs);
+        return;
+    }
+  }
+
+  private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {
+    this.children.delete(state.pid);
+    this.watchdog.forget(state.pid);
+    const cause =
+      state.silentForMs === null ? exitCause(code, signal) : wedgedCause(state.silentForMs);
+    this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
+    // A child that exited by itself settled everything first; one that crashed may have more leases.
+    const crashed = state.exitReason === null && state.ready;
+    const held = HeldJournal.read(state.journal);
+    HeldJournal.remove(state.journal);
+    if (held.length > 0 || crashed) {
+      // An urgent stop gives tasks back; so does a kill for silence while the pool stops:
+      // those tasks were not given up on, only out of time.
+      const release =
+        this.stopMode === 'urgent' || (state.silentForMs !== null && this.stopMode !== 'none');
+      this.recovery.recover({ pid: state.pid, held, cause, searchLeases: crashed, release });
+    }
+    if (this.stopMode === 'none' && state.exitReason !== 'drained') {
+      if (state.ready) {
+        this.spawn();
+      } else {
+        this.deps.logger.error(childBootFailed(state.pid, cause, this.deps.bootRetryMs));
+        this.respawnLater();
+      }
+    }
+    this.checkFinished();
+  }
+
+  private respawnLater(): void {
+    const timer = setTimeout(() => {
+      this.respawns.delete(timer);
+      if (this.stopMode === 'none') this.spawn();
+      this.checkFinished();
+    }, this.deps.bootRetryMs);
+    this.respawns.add(timer);
+  }
+
+  /** The watchdog found a child silent past its bound: it cannot stop by itself, so it is killed. */
+  private killWedged(pid: number, silentForMs: number): void {
+    const state = this.children.get(pid);
+    if (!state) return;
+    state.silentForMs = silentForMs;
+    this.deps.logger.error(childWedged(pid, silentForMs, this.stopMode !== 'none'));
+    state.process.kill('SIGKILL');
+  }
+
+  private killAfterGrace(child: ChildState): void {
+    const timer = setTimeout(() => {
+      if (!this.children.has(child.pid)) return;
+      this.deps.logger.warn(childKilledAfterGrace(child.pid, this.deps.urgentGraceMs));
+      child.process.kill('SIGKILL');
+    }, this.deps.urgentGraceMs);
+    child.process.once('close', () => clearTimeout(timer));
+  }
+
+  private sendTo(child: ChildState, message: ParentMessage): void {
+    if (!child.process.connected) return;
+    child.process.send(message, (error: Error | null) => {
+      // The child may be exiting already; its 'close' handles whatever it held.
+      if (error) this.deps.logger.debug?.(ipcSendFailed(child.pid, error));
+    });
+  }
+
+  private checkFinished(): void {
+    if (this.children.size > 0 || this.respawns.size > 0 || this.finish === null) return;
+    if (this.stopMode === 'none') {
+      if (!this.options.exitEmpty) return;
+      this.deps.logger.log(poolDrained());
+    }
+    const finish = this.finish;
+    this.finish = null;
+    finish();
+  }
+
+  /** `work` (which never rejects), or less once the pool is asked to stop. */
+  private unlessStopped(work: Promise<void>): Promise<void> {
+    return Promise.race([work, this.stopping]);
+  }
+}
