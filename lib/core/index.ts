@@ -11,6 +11,7 @@ export * from './task-executor.interface';
 export * from './task-options.interface';
 export * from './task-record.interface';
 export * from './record-with';
+export * from './unleased';
 export * from './task-result';
 export * from './retry-policy';
 export * from './task-result-status.enum';

@@ -150,6 +150,16 @@ export interface TaskBackend {
    */
   release(records: readonly TaskRecord[]): Promise<number>;
   /**
+   * Give back leases whose tasks never started: one whose lease was never
+   * received (an acquire's reply lost, a child that died before it read the
+   * reply) or arrived after an urgent stop. Each goes back to its ready queue
+   * as if never leased, its lease's worker id taken off `workerIds` (so no
+   * attempt is counted), but only while it still holds that very lease: the
+   * record is the one the lease returned (or `peek` shows). Returns how many
+   * went back.
+   */
+  unlease(records: readonly TaskRecord[]): Promise<number>;
+  /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
    * another beat, the next broker pass of any pool recovers the tasks it holds.
    */

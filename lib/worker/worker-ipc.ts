@@ -28,7 +28,12 @@ export type ChildMessage =
    * The child's event loop answers. `blockingMs`: the longest a task it runs
    * declared it may block that loop (0 for none), so the pool waits that long.
    */
-  | { readonly kind: 'alive'; readonly blockingMs: number };
+  | { readonly kind: 'alive'; readonly blockingMs: number }
+  /**
+   * The child's journal could not be written: after its death the pool cannot
+   * tell a lease it never received from one it started.
+   */
+  | { readonly kind: 'journalFailed' };
 
 export type ParentMessage =
   /** Stop acquiring; finish (or, when urgent, release) what is held, then exit. */
@@ -39,7 +44,13 @@ export interface ParentChannel {
   send(message: ChildMessage): Promise<void>;
 }
 
-const CHILD_KINDS: ReadonlySet<string> = new Set(['ready', 'settled', 'exiting', 'alive']);
+const CHILD_KINDS: ReadonlySet<string> = new Set([
+  'ready',
+  'settled',
+  'exiting',
+  'alive',
+  'journalFailed',
+]);
 
 const hasKind = (value: unknown): value is { kind: unknown } =>
   typeof value === 'object' && value !== null && 'kind' in value;

@@ -364,6 +364,49 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       });
     });
 
+    describe('unlease', () => {
+      it('gives a task that never started back as if never leased: no attempt counted', async () => {
+        const record = await backend.enqueue(newRecord(alias));
+        const leased = await acquireOne(['default'], 'host:1-0');
+        await expect(backend.unlease([leased])).resolves.toBe(1);
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          status: TaskResultStatus.READY,
+          workerIds: [],
+          startedAt: null,
+        });
+        const again = await acquireOne(['default'], 'host:2-0');
+        expect(again.id).toBe(record.id);
+        expect(again.workerIds).toEqual(['host:2-0']);
+      });
+
+      it('keeps the attempts a task had before the lease it gives back', async () => {
+        await backend.enqueue(newRecord(alias));
+        const first = await acquireOne(['default'], 'host:1-0');
+        await backend.release([first]);
+        const second = await acquireOne(['default'], 'host:2-0');
+        await expect(backend.unlease([second])).resolves.toBe(1);
+        await expect(backend.getResult(second.id)).resolves.toMatchObject({
+          status: TaskResultStatus.READY,
+          workerIds: ['host:1-0'],
+        });
+      });
+
+      it('leaves alone a task leased again since, and one no longer held', async () => {
+        await backend.enqueue(newRecord(alias));
+        const first = await acquireOne(['default'], 'host:1-0');
+        await backend.release([first]);
+        const second = await acquireOne(['default'], 'host:2-0');
+        // `first` names an earlier lease of the same task: not the one it holds now.
+        await expect(backend.unlease([first])).resolves.toBe(0);
+        await expect(backend.getResult(second.id)).resolves.toMatchObject({
+          status: TaskResultStatus.RUNNING,
+          workerIds: ['host:1-0', 'host:2-0'],
+        });
+        await backend.acknowledge([finish(second, TaskResultStatus.SUCCESSFUL, null)]);
+        await expect(backend.unlease([second])).resolves.toBe(0);
+      });
+    });
+
     describe('retry', () => {
       const noWait: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };
       const withRetries = (retries: number, backoff: TaskBackoff = noWait): TaskRecord => {

@@ -18,6 +18,7 @@ import {
   deferNotSupported,
   errorToRecord,
   failedAttempt,
+  holdsLease,
   immediateWithoutExecutor,
   invalidBackendOption,
   invalidName,
@@ -32,6 +33,7 @@ import {
   taskAlreadyExists,
   TaskResult,
   taskResultDoesNotExist,
+  unleasedRecord,
   workerLost,
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
@@ -250,14 +252,31 @@ export class MemoryBackend implements ExecutingBackend {
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
+    return this.giveBack(records, (held) => ({ ...held, status: TaskResultStatus.READY }));
+  }
+
+  async unlease(records: readonly TaskRecord[]): Promise<number> {
+    const leased = new Map(records.map((record) => [record.id, record]));
+    return this.giveBack(records, (held) => {
+      const lease = leased.get(held.id);
+      return lease && holdsLease(held, lease) ? unleasedRecord(held) : null;
+    });
+  }
+
+  /** Leased tasks back to their ready queue as `back` makes them (null: not this lease, left alone). */
+  private async giveBack(
+    records: readonly TaskRecord[],
+    back: (held: TaskRecord) => TaskRecord | null,
+  ): Promise<number> {
     this.assertOpen();
     let released = 0;
     for (const { id } of records) {
       const lease = this.leases.get(id);
       const held = this.tasks.get(id);
       if (!lease || !held) continue;
+      const ready = back(held);
+      if (!ready) continue;
       this.dropLease(id);
-      const ready: TaskRecord = { ...held, status: TaskResultStatus.READY };
       this.tasks.set(id, ready);
       this.queue(lease.queue).ready.add(
         id,

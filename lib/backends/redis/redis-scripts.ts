@@ -209,6 +209,12 @@ export interface ReleaseItem {
   id: string;
   /** Used only when the task's hash (which keeps its ready score) is gone. */
   fallbackScore: number;
+  /**
+   * A task that never started: the workers list (JSON) its lease must still
+   * have, and the list to put back (the one before that lease). Absent for a
+   * task that ran.
+   */
+  unstarted?: { leasedWorkers: string; workersBefore: string };
 }
 
 /**
@@ -404,7 +410,12 @@ export class RedisScripts {
     const args: (string | number)[] = [readyStatus, wakeBound, poolTasksPrefix];
     for (const item of items) {
       keys.push(item.runningKey, item.queueKey, item.taskKey, item.wakeKey);
-      args.push(item.id, item.fallbackScore);
+      args.push(
+        item.id,
+        item.fallbackScore,
+        item.unstarted?.leasedWorkers ?? '',
+        item.unstarted?.workersBefore ?? '',
+      );
     }
     keys[0] = keys.length - 1;
     return (await this.calls.release(keys.concat(args))) as number;

@@ -53,6 +53,7 @@ import {
   type EnqueueGroup,
   type EnqueueQueueKeys,
   type PoolHint,
+  type ReleaseItem,
   storeSettings,
   StoreReply,
   ANY_POOL,
@@ -343,9 +344,17 @@ export class RedisBackend implements TaskBackend {
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
+    return this.putBack(records, false);
+  }
+
+  async unlease(records: readonly TaskRecord[]): Promise<number> {
+    return this.putBack(records, true);
+  }
+
+  private async putBack(records: readonly TaskRecord[], unstarted: boolean): Promise<number> {
     this.assertOpen();
     if (records.length === 0) return 0;
-    const items = records.map((record) => {
+    const items = records.map((record): ReleaseItem => {
       const queue = this.checkQueue(record);
       return {
         runningKey: this.keys.running(queue),
@@ -354,6 +363,12 @@ export class RedisBackend implements TaskBackend {
         wakeKey: this.keys.wake(queue),
         id: record.id,
         fallbackScore: RedisRecordCodec.fallbackScore(record),
+        ...(unstarted && {
+          unstarted: {
+            leasedWorkers: JSON.stringify(record.workerIds),
+            workersBefore: JSON.stringify(record.workerIds.slice(0, -1)),
+          },
+        }),
       };
     });
     return this.connection.run(() =>
@@ -574,10 +589,10 @@ export class RedisBackend implements TaskBackend {
     }
   }
 
-  /** Releases tasks leased by a wait that was aborted; what fails here the reaper frees later. */
+  /** Gives back tasks leased by a wait that was aborted (they never started); what fails here the reaper frees later. */
   private async giveBack(records: readonly TaskRecord[]): Promise<void> {
     try {
-      await this.release(records);
+      await this.unlease(records);
     } catch (error) {
       this.logger.warn(leasesLeftToReaper(this.alias, records.length, error));
     }

@@ -11,6 +11,7 @@ import {
   deserializeRecord,
   errorToRecord,
   InvalidTaskError,
+  holdsLease,
   isRetry,
   nextAttempt,
   queueNotConfigured,
@@ -23,6 +24,7 @@ import {
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   TaskResultStatus,
+  unleasedRecord,
   WorkerLost,
   workerLost,
   type AcknowledgeAndAcquireResult,
@@ -137,7 +139,9 @@ export class SqliteBackend implements TaskBackend {
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
   private readonly acknowledgeAndTakeTx: Transaction<AcknowledgeAndTake>;
-  private readonly releaseTx: Transaction<(records: readonly TaskRecord[], now: number) => number>;
+  private readonly releaseTx: Transaction<
+    (records: readonly TaskRecord[], now: number, unstarted: boolean) => number
+  >;
   private readonly promoteTx: Transaction<(now: number) => number>;
   private readonly reapTx: Transaction<(now: number) => number>;
   private readonly trimTx: Transaction<(now: number) => number>;
@@ -212,8 +216,9 @@ export class SqliteBackend implements TaskBackend {
         acquired: max > 0 ? this.take(queues, workerId, max, now, poolId) : [],
       }),
     );
-    this.releaseTx = db.transaction((records: readonly TaskRecord[], now: number) =>
-      records.reduce((held, record) => held + this.putBack(record, now), 0),
+    this.releaseTx = db.transaction(
+      (records: readonly TaskRecord[], now: number, unstarted: boolean) =>
+        records.reduce((held, record) => held + this.putBack(record, now, unstarted), 0),
     );
     this.promoteTx = db.transaction((now: number) => this.promoteDue(now));
     this.reapTx = db.transaction((now: number) => this.reapExpired(now));
@@ -299,7 +304,15 @@ export class SqliteBackend implements TaskBackend {
 
   async release(records: readonly TaskRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    const held = this.guard(() => this.releaseTx.immediate(records, Date.now()));
+    return this.giveBack(records, false);
+  }
+
+  async unlease(records: readonly TaskRecord[]): Promise<number> {
+    return this.giveBack(records, true);
+  }
+
+  private giveBack(records: readonly TaskRecord[], unstarted: boolean): number {
+    const held = this.guard(() => this.releaseTx.immediate(records, Date.now(), unstarted));
     if (held > 0) this.workAdded();
     return held;
   }
@@ -543,12 +556,16 @@ export class SqliteBackend implements TaskBackend {
   }
 
   /** Inside releaseTx: back to the ready queue at its old place, unfinished. 1 if it was still held. */
-  private putBack(record: TaskRecord, now: number): number {
+  private putBack(record: TaskRecord, now: number, unstarted: boolean): number {
     const row = this.sql.selectRunning.get(this.alias, record.id);
     if (!row) return 0;
     const stored = this.readRow(row, now);
     if (!stored) return 0;
-    const ready: TaskRecord = { ...stored, status: TaskResultStatus.READY };
+    // A task that never started goes back as before its lease, and only while it holds that lease.
+    if (unstarted && !holdsLease(stored, record)) return 0;
+    const ready: TaskRecord = unstarted
+      ? unleasedRecord(stored)
+      : { ...stored, status: TaskResultStatus.READY };
     this.sql.markReady.run(now + this.taskDataTtl, serializeRecord(ready), row.seq);
     return 1;
   }

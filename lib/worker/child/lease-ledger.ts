@@ -15,11 +15,13 @@ import type { HeldJournal } from '../held-journal';
  */
 export class LeaseLedger {
   private readonly held = new Set<string>();
-  private journalFailed = false;
+  private failed = false;
 
   constructor(
     private readonly journal: HeldJournal,
     private readonly logger: LoggerService,
+    /** The journal failed (once): the pool must be told it can no longer rely on it. */
+    private readonly journalFailed: () => void = () => undefined,
   ) {}
 
   has(id: string): boolean {
@@ -42,9 +44,10 @@ export class LeaseLedger {
     try {
       change(this.journal);
     } catch (error) {
-      if (this.journalFailed) return;
-      this.journalFailed = true;
+      if (this.failed) return;
+      this.failed = true;
       this.logger.error(heldJournalFailed(error));
+      this.journalFailed();
     }
   }
 }

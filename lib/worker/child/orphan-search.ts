@@ -20,8 +20,8 @@ export interface OrphanSearchDeps {
 /**
  * After a failed acquire, Redis may have run it and lost only the reply, so
  * tasks may be leased to this child's slots that it never received. They
- * never started, so they go back to their queue at their place (release)
- * instead of waiting for the lease reaper. The search must run between
+ * never started, so they go back to their queue at their place as if never
+ * leased (unlease: no attempt counted) instead of waiting for the reaper. The search must run between
  * acquires (the child starts none while it runs): then every lease of this
  * child's that its ledger does not hold is such an orphan.
  *
@@ -70,7 +70,7 @@ export class OrphanSearch {
         }
       }
       if (orphans.length > 0) {
-        const released = await backend.release(orphans);
+        const released = await backend.unlease(orphans);
         logger.warn(orphanedLeasesReleased(released, backend.alias));
       }
       this.possible = false;

@@ -99,7 +99,9 @@ export class WorkerChild {
         ? Number.POSITIVE_INFINITY
         : options.maxTasks + Math.floor(random() * (options.maxTasksJitter + 1));
     this.slots = new TaskSlots(options.threads, budget);
-    this.ledger = new LeaseLedger(deps.journal, deps.logger);
+    this.ledger = new LeaseLedger(deps.journal, deps.logger, () => {
+      void deps.channel.send({ kind: 'journalFailed' });
+    });
     this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS);
     this.outcomes = new OutcomeQueue({
       backend: deps.backend,
@@ -187,13 +189,14 @@ export class WorkerChild {
   /** Starts a leased batch (acquire never returns more than the slots reserved for it). */
   private take(records: readonly TaskRecord[], batchWorkerId: string, slots: number[]): void {
     const since = Date.now();
+    if (this.stopMode === 'urgent') {
+      // Leased after the stop, so never started: back as if never leased.
+      this.giveBackUnstarted(records, slots);
+      return;
+    }
     records.forEach((record, i) => this.held.set(record.id, { record, slot: slots[i], since }));
     // In the journal before any starts: a task that kills this process must not be forgotten.
     this.ledger.hold(records.map((r) => r.id));
-    if (this.stopMode === 'urgent') {
-      this.releaseHeld();
-      return;
-    }
     records.forEach((record, i) =>
       this.start(this.stampSlot(record, batchWorkerId, slots[i]), slots[i]),
     );
@@ -248,6 +251,20 @@ export class WorkerChild {
       .then(() => this.ledger.forget(ids));
     // settleAll waits for the release like it waits for acknowledgements.
     this.releasing = this.releasing.then(() => release);
+    this.changes.notify();
+  }
+
+  /** Gives back a batch that never started (unlease: no attempt counted); settleAll waits for it. */
+  private giveBackUnstarted(records: readonly TaskRecord[], slots: number[]): void {
+    this.slots.vacate(...slots.slice(0, records.length));
+    const ids = records.map((r) => r.id);
+    const unleased = this.deps.backend.unlease(records).then(
+      (): void => undefined,
+      (error: unknown): void => {
+        this.deps.logger.error(releaseFailed(ids, error));
+      },
+    );
+    this.releasing = this.releasing.then(() => unleased);
     this.changes.notify();
   }
 

@@ -30,6 +30,11 @@ export interface DeadChild {
   readonly cause: string;
   /** Search the running tasks for leases it never reported (it crashed, and may have had some). */
   readonly searchLeases: boolean;
+  /**
+   * Its journal was written whole, so a lease found by the search and not in
+   * it was never received, and never started. Else such a lease may have run.
+   */
+  readonly journalWhole: boolean;
   /** Put its tasks back in their queues instead of ending their attempts (the pool is stopping). */
   readonly release: boolean;
 }
@@ -63,7 +68,8 @@ export class CrashRecovery {
     await Promise.all(this.underWay);
   }
 
-  private async run({ pid, held, cause, searchLeases, release }: DeadChild): Promise<void> {
+  private async run(child: DeadChild): Promise<void> {
+    const { pid, held, cause, release } = child;
     const { backend, logger } = this.deps;
     try {
       const byId = new Map<string, TaskRecord>();
@@ -71,11 +77,16 @@ export class CrashRecovery {
       for (const outcome of found) {
         if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
       }
-      if (searchLeases) for (const record of await this.leasedTo(pid)) byId.set(record.id, record);
+      const unstarted = await this.unreported(child, byId);
       const running = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
-      if (running.length === 0) return;
+      // Never started, so never failed: back in their queues with no attempt counted.
+      const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
+      if (running.length === 0) {
+        if (unleased > 0) logger.warn(crashRecovered(pid, 0, unleased));
+        return;
+      }
       if (release) {
-        logger.warn(crashRecovered(pid, 0, await backend.release(running)));
+        logger.warn(crashRecovered(pid, 0, unleased + (await backend.release(running))));
         return;
       }
       const now = new Date();
@@ -95,10 +106,26 @@ export class CrashRecovery {
       const failed = outcomes.filter((o) => o === 'acknowledged').length;
       const retried = retryOutcomes.filter((o) => o === 'retried').length;
       this.deps.counted(failed, failed);
-      logger.warn(crashRecovered(pid, failed, 0, retried));
+      logger.warn(crashRecovered(pid, failed, unleased, retried));
     } catch (error) {
       logger.error(crashRecoveryFailed(pid, held, error));
     }
+  }
+
+  /**
+   * The leases of a crashed child that its journal does not hold: never
+   * received when the journal is whole (returned), else added to `byId` as
+   * tasks that may have run.
+   */
+  private async unreported(child: DeadChild, byId: Map<string, TaskRecord>): Promise<TaskRecord[]> {
+    if (!child.searchLeases) return [];
+    const journaled = new Set(child.held);
+    const unstarted: TaskRecord[] = [];
+    for (const record of await this.leasedTo(child.pid)) {
+      if (journaled.has(record.id) || !child.journalWhole) byId.set(record.id, record);
+      else unstarted.push(record);
+    }
+    return unstarted;
   }
 
   /** RUNNING tasks whose latest worker id is one of this child's slots (`host:pid-slot`). */

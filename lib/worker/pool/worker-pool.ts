@@ -36,6 +36,8 @@ interface ChildState {
   exitReason: ChildExitReason | null;
   /** Set when the pool killed it for not answering: how long it had been silent (ms). */
   silentForMs: number | null;
+  /** False once its journal failed (or had no folder): it may lack leases the child started. */
+  journalWhole: boolean;
 }
 
 /**
@@ -53,6 +55,8 @@ export class WorkerPool {
   private readonly stopping = new Promise<void>((resolve) => (this.stopRequested = resolve));
   /** The children's journals live here while the pool runs. */
   private journalDir = '';
+  /** False when the journals' folder could not be made: no child's journal is then whole. */
+  private journalsWhole = true;
   private forked = 0;
   private readonly watchdog: ChildWatchdog;
   private readonly maintenance: MaintenanceSchedule;
@@ -150,6 +154,7 @@ export class WorkerPool {
       return mkdtempSync(base);
     } catch (error) {
       this.deps.logger.error(journalDirFailed(root, error));
+      this.journalsWhole = false;
       return `${base}${process.pid}`;
     }
   }
@@ -189,6 +194,7 @@ export class WorkerPool {
       ready: false,
       exitReason: null,
       silentForMs: null,
+      journalWhole: this.journalsWhole,
     };
     this.children.set(pid, state);
     this.deps.logger.log(childStarted(pid));
@@ -219,6 +225,9 @@ export class WorkerPool {
       case 'alive':
         this.watchdog.beat(state.pid, message.blockingMs);
         return;
+      case 'journalFailed':
+        state.journalWhole = false;
+        return;
     }
   }
 
@@ -237,7 +246,14 @@ export class WorkerPool {
       // those tasks were not given up on, only out of time.
       const release =
         this.stopMode === 'urgent' || (state.silentForMs !== null && this.stopMode !== 'none');
-      this.recovery.recover({ pid: state.pid, held, cause, searchLeases: crashed, release });
+      this.recovery.recover({
+        pid: state.pid,
+        held,
+        cause,
+        searchLeases: crashed,
+        journalWhole: state.journalWhole,
+        release,
+      });
     }
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {
       if (state.ready) {

@@ -88,6 +88,13 @@ export class FakeWorkerBackend implements TaskBackend {
     return records.length;
   }
 
+  readonly unleased: TaskRecord[][] = [];
+
+  async unlease(records: readonly TaskRecord[]): Promise<number> {
+    this.unleased.push([...records]);
+    return records.length;
+  }
+
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
     this.ready.push(record);
     return record;

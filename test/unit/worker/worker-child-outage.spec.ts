@@ -139,7 +139,9 @@ describe('WorkerChild while its backend is unavailable', () => {
     child.stop(false);
     await running;
 
-    expect(backend.released.map((batch) => batch.map((r) => r.id))).toEqual([['orphan']]);
+    // Never started: given back as if never leased, not released with an attempt counted.
+    expect(backend.unleased.map((batch) => batch.map((r) => r.id))).toEqual([['orphan']]);
+    expect(backend.released).toEqual([]);
     expect(warnings).toEqual([
       '1 task(s) of backend "fake" were leased to this worker by an acquire whose reply was lost ' +
         'with the connection; they never started and went back to their queue.',

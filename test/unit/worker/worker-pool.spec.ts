@@ -251,7 +251,7 @@ describe('WorkerPool', () => {
     expect(retire).toHaveBeenCalledWith('p-1');
   });
 
-  it('after a crash also fails tasks leased to the child that it never reported, and only those', async () => {
+  it('after a crash gives back, unfailed and uncounted, tasks leased to the child that it never received', async () => {
     const { backend, children, pool } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
@@ -262,9 +262,30 @@ describe('WorkerPool', () => {
     backend.runningSegment.push(unreported, someoneElses);
     child.die(1);
 
+    await waitFor(() => backend.unleased.length === 1, { what: 'the lease given back' });
+    expect(backend.unleased[0].map((r) => r.id)).toEqual(['unreported']);
+    expect(backend.acknowledged).toEqual([]);
+    pool.stop(false);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    children[1].die(0);
+    await run;
+  });
+
+  it('after a crash fails unreported leases too when the child said its journal failed', async () => {
+    const { backend, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    child.tell({ kind: 'journalFailed' });
+    const unreported = runningRecord('unreported', `host:${child.pid}-3`);
+    backend.runningSegment.push(unreported);
+    child.die(1);
+
     await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
     expect(backend.acknowledged[0].map((r) => r.id)).toEqual(['unreported']);
     expect(backend.acknowledged[0][0].errors[0].traceback).toContain('exit code 1');
+    expect(backend.unleased).toEqual([]);
     pool.stop(false);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
