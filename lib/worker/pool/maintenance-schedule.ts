@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import {
   brokerPassFailed,
@@ -47,11 +48,16 @@ export class MaintenanceSchedule {
 
   constructor(private readonly deps: MaintenanceScheduleDeps) {}
 
-  /** Says at once when the store does not answer, rather than through the first failing step. */
+  /**
+   * Says at once when the store does not answer, rather than through the
+   * first failing step; a store the backend refuses to use (an evicting Redis,
+   * an old one) stops the pool before it starts anything.
+   */
   async checkStore(): Promise<void> {
     try {
       await this.deps.backend.ping();
     } catch (error) {
+      if (error instanceof UnsupportedStoreError) throw error;
       this.deps.logger.error(storeUnreachableAtStart(this.deps.backend.alias, error));
     }
   }
