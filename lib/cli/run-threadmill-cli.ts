@@ -20,6 +20,7 @@ const DEFAULT_LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log'];
 interface CommanderCommand {
   readonly commands: readonly CommanderCommand[];
   exitOverride(): unknown;
+  name(name: string): unknown;
 }
 
 /** Commander's error for a usage problem it already printed (or help it showed). */
@@ -56,8 +57,9 @@ export async function runThreadmillCli(
   const logLevels = options.logLevels ?? DEFAULT_LOG_LEVELS;
   // The levels Logger.isLevelEnabled answers from (the worker asks once whether to log each task).
   Logger.overrideLogger(logLevels);
+  const cliName = options.cliName ?? 'threadmill';
   const app = await CommandFactory.createWithoutRunning(rootModule, {
-    cliName: options.cliName ?? 'threadmill',
+    cliName,
     logger: new StderrLogger({ logLevels }),
     serviceErrorHandler: reportCommandError,
   });
@@ -65,7 +67,11 @@ export async function runThreadmillCli(
     // nest-commander keeps the root command private to its runner.
     const runner: unknown = app.get(CommandRunnerService);
     const root = (runner as { commander?: CommanderCommand }).commander;
-    if (root) throwOnExit(root);
+    if (root) {
+      // Commander would name the program after the entry file (`worker` for worker.js).
+      root.name(cliName);
+      throwOnExit(root);
+    }
     await CommandFactory.runApplication(app);
   } finally {
     await app.close();
