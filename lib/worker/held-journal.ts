@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 /** Once this much was appended, the journal is rewritten with only the ids still held. */
 const COMPACT_AFTER_BYTES = 256 * 1024;
 /** Waiting `-` lines are written without waiting for a `+` once they are this long. */
-const PENDING_RELEASES_MAX = 64 * 1024;
+const PENDING_FORGETS_MAX = 64 * 1024;
 
 /**
  * Which task ids a worker child holds, in a file its pool's main process
@@ -40,7 +40,7 @@ export class HeldJournal {
   private readonly held = new Set<string>();
   private appended = 0;
   /** `-` lines not written yet; they go out with the next write. */
-  private pendingReleases = '';
+  private pendingForgets = '';
 
   /** The child's side of the journal at `path` (created, or appended to). */
   constructor(private readonly path: string) {}
@@ -49,22 +49,22 @@ export class HeldJournal {
   hold(ids: readonly string[]): void {
     if (ids.length === 0) return;
     for (const id of ids) this.held.add(id);
-    this.append(`${this.takePendingReleases()}+${JSON.stringify(ids)}\n`);
+    this.append(`${this.takePendingForgets()}+${JSON.stringify(ids)}\n`);
   }
 
   /** Records ids as no longer held; the line is written with the next one (see above). */
-  release(ids: readonly string[]): void {
-    const released = ids.filter((id) => this.held.delete(id));
-    if (released.length === 0) return;
-    this.pendingReleases += `-${JSON.stringify(released)}\n`;
-    if (this.pendingReleases.length >= PENDING_RELEASES_MAX) {
-      this.append(this.takePendingReleases());
+  forget(ids: readonly string[]): void {
+    const forgotten = ids.filter((id) => this.held.delete(id));
+    if (forgotten.length === 0) return;
+    this.pendingForgets += `-${JSON.stringify(forgotten)}\n`;
+    if (this.pendingForgets.length >= PENDING_FORGETS_MAX) {
+      this.append(this.takePendingForgets());
     }
   }
 
   /** Writes the `-` lines that wait for the next write. */
   flush(): void {
-    if (this.pendingReleases !== '' && this.fd !== null) this.append(this.takePendingReleases());
+    if (this.pendingForgets !== '' && this.fd !== null) this.append(this.takePendingForgets());
   }
 
   /** Writes what waits and closes; never throws for the write (a lost `-` is harmless, see above). */
@@ -122,9 +122,9 @@ export class HeldJournal {
     }
   }
 
-  private takePendingReleases(): string {
-    const lines = this.pendingReleases;
-    this.pendingReleases = '';
+  private takePendingForgets(): string {
+    const lines = this.pendingForgets;
+    this.pendingForgets = '';
     return lines;
   }
 

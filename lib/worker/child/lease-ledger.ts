@@ -37,7 +37,7 @@ export class LeaseLedger {
   /** No longer this child's: settled, released or abandoned. */
   forget(ids: readonly string[]): void {
     for (const id of ids) this.held.delete(id);
-    this.write((journal) => journal.release(ids));
+    this.write((journal) => journal.forget(ids));
   }
 
   private write(change: (journal: HeldJournal) => void): void {

@@ -17,7 +17,7 @@ describe('HeldJournal', () => {
     const { journal, path } = temp();
     const odd = ['with space', 'new\nline', '"quoted"', 'ü'];
     journal.hold(['a', 'b', ...odd]);
-    journal.release(['a', 'not-held']);
+    journal.forget(['a', 'not-held']);
     journal.hold(['c']);
     expect(HeldJournal.read(path).sort()).toEqual(['b', 'c', ...odd].sort());
   });
@@ -25,12 +25,12 @@ describe('HeldJournal', () => {
   it('writes a release with the next hold, and what still waits on close: one write per batch', () => {
     const { journal, path } = temp();
     journal.hold(['a', 'b']);
-    journal.release(['a']);
+    journal.forget(['a']);
     // Not written yet: read now, the journal still names a (the pool would find it stored).
     expect(readFileSync(path, 'utf8')).toBe('+["a","b"]\n');
     journal.hold(['c']);
     expect(readFileSync(path, 'utf8')).toBe('+["a","b"]\n-["a"]\n+["c"]\n');
-    journal.release(['b', 'c']);
+    journal.forget(['b', 'c']);
     journal.close();
     expect(HeldJournal.read(path)).toEqual([]);
   });
@@ -72,7 +72,7 @@ describe('HeldJournal', () => {
     for (let round = 0; round < 200; round++) {
       const ids = batch.map((id) => `${round}-${id}`);
       journal.hold(ids);
-      if (round < 199) journal.release(ids);
+      if (round < 199) journal.forget(ids);
     }
     // 200 batches of about 1.8 kB each way were appended (over 700 kB); far less is on disk.
     expect(statSync(path).size).toBeLessThan(300 * 1024);

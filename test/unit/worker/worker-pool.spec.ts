@@ -31,7 +31,7 @@ class FakeChild extends EventEmitter implements ForkedChild {
   }
 
   release(ids: string[]): void {
-    this.journal.release(ids);
+    this.journal.forget(ids);
   }
 
   send(message: ParentMessage, callback: (error: Error | null) => void): boolean {
