@@ -5,8 +5,9 @@
   task still in its running set goes back: to its deferred set at its new
   runAfter, or straight to its ready queue at its original score when it is
   already due, with a wake-up token. Its data is replaced (the errors grew and
-  runAfter moved), its worker ids kept so its attempts still count, and its
-  hash lives on for the wait. The reaper passes a deadline and pool recovery
+  runAfter moved), its worker ids kept so its attempts still count, its
+  startedAt kept (the start of its first attempt, which acquire leaves
+  alone), and its hash lives on for the wait. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
   A record not held whose hash already holds this very data was sent back
   by an earlier call whose reply was lost, and is reported so. The #!lua
@@ -16,7 +17,7 @@
 
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
-  KEYS[5r-3] task (HASH) data, status and workers replaced; score kept
+  KEYS[5r-3] task (HASH) data, status and workers replaced; score and startedAt kept
   KEYS[5r-2] deferred set (ZSET) of the task's queue, score = runAfter (ms)
   KEYS[5r-1] ready queue (ZSET) of the task's queue
   KEYS[5r] wake-up tokens (LIST) of the task's queue
@@ -73,13 +74,14 @@ for r = 1, #KEYS / 5 do
     if pool then
       redis.call('SREM', poolPrefix .. pool, id)
     end
-    local score = callSkippingWrongType('HGET', taskKey, 'score')
-    if type(score) ~= 'string' then
-      score = ARGV[6 * r + 6]
-    end
+    local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt')
+    local score = kept and kept[1] or ARGV[6 * r + 6]
     redis.call('DEL', taskKey)
     redis.call('HSET', taskKey, 'data', ARGV[6 * r + 2], 'status', ARGV[2],
       'workers', ARGV[6 * r + 3], 'score', score)
+    if kept and kept[2] then
+      redis.call('HSET', taskKey, 'startedAt', kept[2])
+    end
     redis.call('PEXPIRE', taskKey, ARGV[6 * r + 5])
     local runAfter = tonumber(ARGV[6 * r + 4])
     if runAfter > now then

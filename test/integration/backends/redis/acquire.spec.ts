@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../../../lib/core';
+import { TaskResultStatus, nextAttempt } from '../../../../lib/core';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 
 describe('RedisBackend acquire', () => {
@@ -73,6 +73,21 @@ describe('RedisBackend acquire', () => {
     expect(second.startedAt).toEqual(first.startedAt);
     expect(second.lastAttemptedAt!.getTime()).toBeGreaterThanOrEqual(first.startedAt!.getTime());
     expect(second.workerIds).toEqual(['a:1-0', 'b"odd\\id']);
+  });
+
+  it('keeps startedAt from the first attempt across a retry, as the other backends do', async () => {
+    const backend = fixture.backend();
+    const base = readyRecord(backend.alias);
+    const backoff = { type: 'fixed' as const, delayMs: 0, jitter: false };
+    await backend.enqueue({ ...base, task: { ...base.task, retries: 1, backoff } });
+    const [first] = await backend.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
+    const next = nextAttempt(first, { className: 'Error', traceback: 'Error: once' }, new Date());
+    await expect(backend.retry([next])).resolves.toEqual(['retried']);
+    const [second] = await backend.acquire(['default'], { workerId: 'b:1-0', timeoutMs: 0 });
+    expect(second.id).toBe(base.id);
+    expect(second.startedAt).toEqual(first.startedAt);
+    expect(second.lastAttemptedAt!.getTime()).toBeGreaterThanOrEqual(first.startedAt!.getTime());
+    expect(second.workerIds).toEqual(['a:1-0', 'b:1-0']);
   });
 
   describe('stored data that is not ours', () => {
