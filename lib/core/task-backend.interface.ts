@@ -58,6 +58,16 @@ export interface AcknowledgeAndAcquireResult {
   acknowledged: AcknowledgeOutcome[];
   /** The tasks leased afterwards, as `acquire` returns them. */
   acquired: TaskRecord[];
+  /**
+   * Set when nothing was leased because the heartbeat of `options.poolId`
+   * had lapsed by the store's clock (or was missing): another pool may be
+   * recovering that pool's tasks as lost. The outcomes were stored; lease
+   * again once the pool has beaten (`beatPool`). A backend that does not
+   * check (memory, SQLite) never sets it; Redis's plain `acquire` throws
+   * PoolHeartbeatLapsedError instead, having waited for the beat as long as
+   * its timeout allowed.
+   */
+  poolLapsed?: boolean;
 }
 
 /**

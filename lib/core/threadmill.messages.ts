@@ -232,3 +232,16 @@ export const redisUnavailable = (alias: string, target: string, reason: string):
 
 export const inspectorNeedsTerminal = (): string =>
   `The inspector is interactive: run it in a terminal (its input is not a TTY, so it cannot read keys).`;
+
+export const poolHeartbeatLapsed = (
+  alias: string,
+  poolId: string,
+  lapsedMs: number | null,
+): string =>
+  `Threadmill backend "${alias}": worker pool "${poolId}" leases nothing: its heartbeat in the ` +
+  (lapsedMs === null ? 'store is missing' : `store lapsed ${lapsedMs} ms ago`) +
+  ` (by the store's clock), so other pools may be recovering its tasks as lost. It leases again ` +
+  `once the pool beats, which it does every broker pass while the store answers.`;
+
+export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
+  `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;

@@ -50,6 +50,7 @@ import {
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
+import { delayUntil } from '../../core/run-after';
 import {
   MEMORY_BACKEND_DEFAULTS,
   type MemoryBackendOptions,
@@ -60,7 +61,7 @@ type FinishedSegment = 'successful' | 'failed';
 
 interface QueueState {
   readonly ready: MemoryReadyQueue;
-  /** id -> runAfter (ms). */
+  /** id -> due time (ms). */
   readonly deferred: Map<string, number>;
   /** id -> finish time (ms), per outcome. */
   readonly history: Record<FinishedSegment, Map<string, number>>;
@@ -486,8 +487,18 @@ export class MemoryBackend implements ExecutingBackend {
     const state = this.queue(record.task.queue);
     state.ingress.push(now);
     this.tasks.set(record.id, record);
-    const runAfter = record.task.runAfter?.getTime();
-    if (runAfter !== undefined && runAfter > now) state.deferred.set(record.id, runAfter);
+    this.enter(state, record, now);
+  }
+
+  /**
+   * Into the deferred segment while the wait left of its runAfter lasts, else
+   * the ready queue. As on Redis, the wait is measured on the clock that set
+   * runAfter and added to the store's, which here are one clock: the three
+   * backends agree on what a runAfter means.
+   */
+  private enter(state: QueueState, record: TaskRecord, now: number): void {
+    const wait = delayUntil(record.task.runAfter, now);
+    if (wait > 0) state.deferred.set(record.id, now + wait);
     else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
   }
 
@@ -540,10 +551,7 @@ export class MemoryBackend implements ExecutingBackend {
   private requeue(queue: string, record: TaskRecord, now: number): void {
     this.dropLease(record.id);
     this.tasks.set(record.id, record);
-    const state = this.queue(queue);
-    const runAfter = record.task.runAfter?.getTime();
-    if (runAfter !== undefined && runAfter > now) state.deferred.set(record.id, runAfter);
-    else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
+    this.enter(this.queue(queue), record, now);
   }
 
   /** An attempt that ended without an acknowledge: retried per its policy or failed with `error`. */

@@ -23,8 +23,8 @@ export interface Wake<T> {
   tokenMayBeLost: boolean;
 }
 
-/** Runs on the blocking connection right behind its BLPOP; gets the caller's clock minus Redis's. */
-export type FollowUp<T> = (blocker: RedisClient, clockOffsetMs: number) => Promise<T>;
+/** Runs on the blocking connection right behind its BLPOP. */
+export type FollowUp<T> = (blocker: RedisClient) => Promise<T>;
 
 /** Longest single BLPOP; a longer wait is several in a row. */
 const BLOCK_SLICE_MS = 30_000;
@@ -39,10 +39,6 @@ const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000
 /** Between tries of CLIENT UNBLOCK that came before the BLPOP it was meant for. */
 const UNBLOCK_RETRY_MS = 5;
 const UNBLOCK_TRIES = 100;
-/** A clock sample whose round trip took longer says little about the offset. */
-const CLOCK_SAMPLE_MAX_RTT_MS = 5;
-/** Clocks drift slowly: a wait samples the offset only if the last sample is older than this. */
-const CLOCK_SAMPLE_EVERY_MS = 10_000;
 const IN_FLIGHT_LOST =
   'the connection dropped before the reply: the command may or may not have been applied';
 
@@ -62,9 +58,6 @@ export class RedisConnection {
   private readonly busyBlockers = new Set<RedisClient>();
   private readonly logger: Logger;
   private closed = false;
-  /** This process's clock minus Redis's (ms), once measured. */
-  private clockOffsetMs: number | null = null;
-  private clockSampledAt = 0;
   /** Each blocking connection's CLIENT ID, asked once per connection (forgotten when it closes). */
   private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
   /** Why the main connection last failed (masked), until it is ready again. */
@@ -128,20 +121,16 @@ export class RedisConnection {
       }, cutWait);
     };
     try {
-      const clockOffsetMs = pipelined ? await this.clockOffset(blocker) : 0;
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return { outcome: 'aborted', tokenMayBeLost: false };
       // See createBlocker for why a single BLPOP may not wait unbounded.
       const slice = Math.max(Math.min(timeoutMs, BLOCK_SLICE_MS), 1);
-      if (pipelined) {
-        blockerId = this.blockerId(blocker);
-        this.sampleClock(blocker);
-      }
+      if (pipelined) blockerId = this.blockerId(blocker);
       // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
       const popping = blocker.blpop(...keys, slice / 1000);
       const [popped, followed] = await Promise.all([
         popping,
-        pipelined ? follow(blocker, clockOffsetMs) : undefined,
+        pipelined ? follow(blocker) : undefined,
       ]);
       settled = true;
       if (aborted || this.closed) return { outcome: 'aborted', followed, tokenMayBeLost: false };
@@ -174,22 +163,6 @@ export class RedisConnection {
   }
 
   /**
-   * The caller's clock minus Redis's, for a call that reads Redis's clock
-   * when it runs (see acquire.lua): times in the store stay in the clock of
-   * the workers that wrote them, whatever the skew between the hosts. Taken
-   * once with a round trip, then kept fresh by sampleClock.
-   */
-  private async clockOffset(blocker: RedisClient): Promise<number> {
-    if (this.clockOffsetMs === null) {
-      const sentAt = Date.now();
-      const time = await blocker.time();
-      this.clockOffsetMs = offsetFrom(sentAt, Date.now(), time);
-      this.clockSampledAt = sentAt;
-    }
-    return this.clockOffsetMs;
-  }
-
-  /**
    * The blocking connection's id, for CLIENT UNBLOCK; sent ahead of its first
    * wait. A reconnected connection has a new id (and after a Redis restart an
    * old one may name another client), so it is forgotten on close.
@@ -202,22 +175,6 @@ export class RedisConnection {
       this.blockerIds.set(blocker, id);
     }
     return id;
-  }
-
-  /** Refreshes the clock offset, now and then, from a TIME sent ahead of a wait (answered at once). */
-  private sampleClock(blocker: RedisClient): void {
-    const sentAt = Date.now();
-    if (sentAt - this.clockSampledAt < CLOCK_SAMPLE_EVERY_MS) return;
-    this.clockSampledAt = sentAt;
-    blocker.time().then(
-      (time) => {
-        const receivedAt = Date.now();
-        if (receivedAt - sentAt <= CLOCK_SAMPLE_MAX_RTT_MS) {
-          this.clockOffsetMs = offsetFrom(sentAt, receivedAt, time);
-        }
-      },
-      () => undefined, // a dead connection fails the BLPOP behind it
-    );
   }
 
   /**
@@ -430,10 +387,4 @@ export class RedisConnection {
     for (const secret of this.settings.secrets) masked = masked.split(secret).join('***');
     return masked;
   }
-}
-
-/** The client's clock minus Redis's, from a TIME reply taken between two readings of ours. */
-function offsetFrom(sentAt: number, receivedAt: number, time: (string | number)[]): number {
-  const redisMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
-  return (sentAt + receivedAt) / 2 - redisMs;
 }

@@ -3,7 +3,7 @@ import { BackendUnavailableError } from '../../core/errors/backend-unavailable.e
 import { StoreFullError } from '../../core/errors/store-full.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { backendCommandRefused, redisUnavailable, storeFull } from '../../core/threadmill.messages';
-import { scriptNamed } from './redis-scripts';
+import { scriptNamed } from './redis-script-sources';
 
 /**
  * How a Redis call failed, which decides what the caller is told:

@@ -58,11 +58,17 @@ export class RedisKeys {
 
   /**
    * HASH counting the tasks enqueued in one hour (`hour` = hours since the
-   * epoch), field = second since the epoch. Counters instead of one entry
-   * per task keep a waiting task small; the hash expires with its hour.
+   * epoch, by Redis's clock), field = second since the epoch. Counters
+   * instead of one entry per task keep a waiting task small; the hash
+   * expires with its hour.
    */
   ingress(queue: string, hour: number): string {
-    return `${this.prefix}ingress:${queue}:${hour}`;
+    return `${this.ingressPrefix(queue)}${hour}`;
+  }
+
+  /** Prefix of a queue's ingress hashes; enqueue appends the hour of Redis's clock. */
+  ingressPrefix(queue: string): string {
+    return `${this.prefix}ingress:${queue}:`;
   }
 
   /**

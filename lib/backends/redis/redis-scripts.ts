@@ -1,59 +1,12 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { Cluster, Redis } from 'ioredis';
 
+import { delayUntil } from '../../core/run-after';
+import type { TaskRecord } from '../../core/task-record.interface';
 import type { RedisKeys } from './redis-keys';
+import { REDIS_SCRIPTS, scriptSource, type RedisScriptName } from './redis-script-sources';
 
 /** A client the backend talks through: one server or a cluster. */
 export type RedisClient = Redis | Cluster;
-
-/** How many KEYS a script takes: a fixed count, or a fixed count per item (variadic). */
-export interface ScriptKeyCount {
-  /** KEYS before the per-item ones (all of them when the script is not variadic). */
-  fixed: number;
-  /** KEYS per item for a variadic script (the file name then has no suffix). */
-  perItem?: number;
-}
-
-/** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
-export type LuaFunctionName = 'callInSlices' | 'callSkippingWrongType' | 'storeFinished';
-
-/**
- * Every Lua script, with the key count its header documents. The file name
- * carries the fixed count as a suffix (`promoteDeferred-3.lua`); variadic
- * scripts have none. A unit test holds header, file name and this table in step.
- *
- * @internal
- */
-export const REDIS_SCRIPTS = {
-  enqueue: { file: 'enqueue.lua', keys: { fixed: 1, perItem: 4 }, uses: ['callInSlices'] },
-  // Per item: a queue (3 keys) and a group of finished records (2 keys).
-  acquire: {
-    file: 'acquire.lua',
-    keys: { fixed: 1, perItem: 5 },
-    uses: ['callInSlices', 'callSkippingWrongType', 'storeFinished'],
-  },
-  acknowledge: {
-    file: 'acknowledge.lua',
-    keys: { fixed: 0, perItem: 2 },
-    uses: ['callInSlices', 'callSkippingWrongType', 'storeFinished'],
-  },
-  retry: { file: 'retry.lua', keys: { fixed: 0, perItem: 5 }, uses: ['callSkippingWrongType'] },
-  release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 }, uses: ['callSkippingWrongType'] },
-  promoteDeferred: {
-    file: 'promoteDeferred-3.lua',
-    keys: { fixed: 3 },
-    uses: ['callSkippingWrongType'],
-  },
-  forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 } },
-} as const satisfies Record<
-  string,
-  { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }
->;
-
-export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /**
  * What a store script reports per record (acknowledge, acquire's stores,
@@ -79,41 +32,28 @@ export interface EnqueueClash {
  */
 export const WAKE_BOUND = 128;
 
-/** Where the .lua files are: next to this file both in lib/ (ts-jest) and in dist/ (nest-cli assets). */
-export const LUA_DIR = join(__dirname, 'lua');
-
 // ioredis adds a method per defineCommand; this is its shape. Arguments go
 // over as one array (ioredis flattens it), never spread: spreading a bulk
 // enqueue's hundred thousand arguments into a call overflows the stack.
 // A variadic script's array starts with its key count; a fixed one's, with its keys.
 type ScriptCall = (args: (string | number)[]) => Promise<unknown>;
 
-/** The script each SHA1 names (sha1 of the source as sent), for errors that name the script. */
-const scriptsBySha = new Map<string, string>();
-
-/** Which of our scripts an EVALSHA of `sha` (or an EVAL of that source) ran; null for none of ours. */
-export function scriptNamed(shaOrSource: string): string | null {
-  const sha =
-    shaOrSource.length === 40 ? shaOrSource : createHash('sha1').update(shaOrSource).digest('hex');
-  return scriptsBySha.get(sha) ?? null;
-}
-
 /** The keys of one queue an enqueue writes to. */
 export interface EnqueueQueueKeys {
   queueKey: string;
   deferredKey: string;
-  /** This hour's ingress counts of the queue. */
-  ingressKey: string;
+  /** The queue's ingress counts of an hour are this followed by the hour (of Redis's clock). */
+  ingressPrefix: string;
   wakeKey: string;
 }
 
-/** Consecutive new tasks of one queue, priority and runAfter: two arguments per task. */
+/** Consecutive new tasks of one queue, priority and delay: two arguments per task. */
 export interface EnqueueGroup {
   /** Index into the queues passed with the groups. */
   queueIndex: number;
   priority: number;
-  /** runAfter when it is in the future; null when the tasks are ready now. */
-  runAfterMs: number | null;
+  /** How long after Redis runs the enqueue the tasks are due (ms); null when ready now. */
+  delayMs: number | null;
   ids: string[];
   /** Each task's data (the live encoding), in the order of `ids`. */
   data: string[];
@@ -163,7 +103,8 @@ export interface RetryItem {
   /** The retried record in the live encoding (errors grown, runAfter moved). */
   data: string;
   workersJson: string;
-  runAfterMs: number;
+  /** Wait before the next attempt, measured on the deciding clock (ms); 0 when due now. */
+  delayMs: number;
   hashTtlMs: number;
   /** Used only when the task's hash (which keeps its ready score) is gone. */
   fallbackScore: number;
@@ -171,7 +112,7 @@ export interface RetryItem {
 
 /** Which holder a reaper or recovery write may replace; a task leased again meanwhile is left alone. */
 export interface HolderGuard {
-  /** Only leases that ended by then (ms since epoch). */
+  /** Only leases that ended by then (ms since epoch, Redis's clock). */
   latestDeadlineMs?: number;
   /** Only tasks this pool holds. */
   poolId?: string;
@@ -246,30 +187,27 @@ export class RedisScripts {
     queues: readonly EnqueueQueueKeys[],
     groups: readonly EnqueueGroup[],
     args: {
-      nowMs: number;
       taskPrefix: string;
       hashTtlMs: number;
-      ingressExpiresAtMs: number;
+      resultTtlMs: number;
       priorityWeight: number;
       wakeBound: number;
     },
   ): Promise<EnqueueClash | null> {
     const argv: (string | number)[] = [0, sequenceKey];
     for (const queue of queues) {
-      argv.push(queue.queueKey, queue.deferredKey, queue.ingressKey, queue.wakeKey);
+      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
     }
     argv[0] = argv.length - 1;
     argv.push(
       args.wakeBound,
-      Math.floor(args.nowMs / 1000),
       args.priorityWeight,
       args.taskPrefix,
-      args.ingressExpiresAtMs,
-      args.nowMs,
+      args.resultTtlMs,
       args.hashTtlMs,
     );
     for (const group of groups) {
-      argv.push(group.queueIndex + 1, group.priority, group.runAfterMs ?? '', group.ids.length);
+      argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
       pushPairs(argv, group.ids, group.data);
     }
     const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
@@ -280,16 +218,15 @@ export class RedisScripts {
   /**
    * Stores `finished` (a StoreReply per record, in their order),
    * then leases up to `max` tasks from the first non-empty queue (null when
-   * all are empty), in one call.
+   * all are empty), in one call. `poolLapsed` when the caller's pool may
+   * lease nothing (its heartbeat lapsed by Redis's clock, or is missing).
    */
   async acquire(
-    poolTasksKey: string,
+    pool: { poolTasksKey: string; poolsKey: string },
     queues: readonly AcquireQueueKeys[],
     args: {
-      /** The caller's clock, or null to read Redis's when the script runs (see `clockOffsetMs`). */
-      nowMs: number | null;
-      /** The caller's clock minus Redis's, used when `nowMs` is null. */
-      clockOffsetMs?: number;
+      /** Sent behind an idle wait: it runs when the wait ends (see acquire.lua). */
+      sentBehindWait: boolean;
       leaseTtlMs: number;
       max: number;
       workerJson: string;
@@ -302,13 +239,15 @@ export class RedisScripts {
   ): Promise<{
     stored: StoreReply[];
     leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
+    /** How long ago the pool's heartbeat lapsed (ms, null when it has none). */
+    poolLapsed?: { lapsedMs: number | null };
   }> {
-    const argv: (string | number)[] = [0, poolTasksKey];
+    const argv: (string | number)[] = [0, pool.poolTasksKey, pool.poolsKey];
     for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
     argv[0] = argv.length - 1;
     argv.push(
-      args.nowMs ?? '',
+      args.sentBehindWait ? 1 : 0,
       args.leaseTtlMs,
       args.max,
       args.workerJson,
@@ -319,7 +258,6 @@ export class RedisScripts {
       store.resultTtlMs,
       store.poolTasksPrefix,
       store.poolHint,
-      Math.round(args.clockOffsetMs ?? 0),
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(argv)) as (string | number | null)[];
@@ -327,6 +265,12 @@ export class RedisScripts {
     const stored = reply.slice(1, storedCount + 1) as StoreReply[];
     const queueIndex = reply[storedCount + 1] as number;
     if (queueIndex === 0) return { stored, leased: null };
+    if (queueIndex < 0) {
+      const now = Number(reply[storedCount + 2]);
+      const deadline = reply[storedCount + 3];
+      const lapsedMs = deadline === null ? null : now - Number(deadline);
+      return { stored, leased: null, poolLapsed: { lapsedMs } };
+    }
     const tasks: AcquiredRaw[] = [];
     for (let i = storedCount + 3; i < reply.length; i += 4) {
       tasks.push({
@@ -347,7 +291,6 @@ export class RedisScripts {
   async acknowledge(
     groups: readonly AcknowledgeGroup[],
     store: StoreSettings,
-    nowMs: number,
     guard: HolderGuard = {},
   ): Promise<StoreReply[]> {
     const argv: (string | number)[] = [0];
@@ -360,7 +303,6 @@ export class RedisScripts {
       store.poolTasksPrefix,
       store.poolHint,
       store.taskPrefix,
-      nowMs,
     );
     pushGroups(argv, groups);
     return (await this.calls.acknowledge(argv)) as StoreReply[];
@@ -372,12 +314,11 @@ export class RedisScripts {
    */
   async retry(
     items: readonly RetryItem[],
-    args: { nowMs: number; readyStatus: string; poolTasksPrefix: string; wakeBound: number },
+    args: { readyStatus: string; poolTasksPrefix: string; wakeBound: number },
     guard: HolderGuard = {},
   ): Promise<StoreReply[]> {
     const keys: (string | number)[] = [0];
     const argv: (string | number)[] = [
-      args.nowMs,
       args.readyStatus,
       guard.latestDeadlineMs ?? '',
       guard.poolId ?? '',
@@ -390,7 +331,7 @@ export class RedisScripts {
         item.id,
         item.data,
         item.workersJson,
-        item.runAfterMs,
+        item.delayMs,
         item.hashTtlMs,
         item.fallbackScore,
       );
@@ -424,13 +365,12 @@ export class RedisScripts {
   /** Moves up to `max` due deferred tasks of one queue to its ready queue; returns how many. */
   async promoteDeferred(
     keys: { deferredKey: string; queueKey: string; wakeKey: string },
-    args: { nowMs: number; max: number; taskPrefix: string; wakeBound: number },
+    args: { max: number; taskPrefix: string; wakeBound: number },
   ): Promise<number> {
     return (await this.calls.promoteDeferred([
       keys.deferredKey,
       keys.queueKey,
       keys.wakeKey,
-      args.nowMs,
       args.max,
       args.taskPrefix,
       args.wakeBound,
@@ -443,36 +383,41 @@ export class RedisScripts {
    */
   async forgetPool(
     keys: { poolsKey: string; poolTasksKey: string },
-    args: { poolId: string; nowMs: number; stopping: boolean },
+    args: { poolId: string; stopping: boolean },
   ): Promise<boolean> {
     const reply = await this.calls.forgetPool([
       keys.poolsKey,
       keys.poolTasksKey,
       args.poolId,
-      args.nowMs,
       args.stopping ? 1 : 0,
     ]);
     return reply === 1;
+  }
+
+  /** Redis's time and the last broker pass's (both ms since epoch, Redis's clock; null: none yet). */
+  async storeTime(
+    brokerHeartbeatKey: string,
+  ): Promise<{ nowMs: number; brokerPassMs: number | null }> {
+    const [now, pass] = (await this.calls.storeTime([brokerHeartbeatKey])) as [
+      number,
+      string | null,
+    ];
+    return { nowMs: Number(now), brokerPassMs: pass === null ? null : Number(pass) };
+  }
+
+  /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */
+  async beatPool(poolsKey: string, poolId: string, ttlMs: number): Promise<number> {
+    return Number(await this.calls.beatPool([poolsKey, poolId, ttlMs]));
   }
 
   private define(name: RedisScriptName): ScriptCall {
     // Namespaced so it cannot clash with a command a user defined on a shared client.
     const command = `threadmill_${name}`;
     if (typeof Reflect.get(this.client, command) !== 'function') {
-      const script: { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] } =
-        REDIS_SCRIPTS[name];
-      const { file, keys } = script;
-      const functions = (script.uses ?? []).map((fn) => readLua(`${fn}.function.lua`));
-      // The #!lua line (Redis reads the script's flags from it) must stay the first line.
-      const source = readLua(file);
-      const firstLineEnd = source.indexOf('\n');
-      const shebang = source.startsWith('#!') ? source.slice(0, firstLineEnd) : null;
-      const body = shebang === null ? source : source.slice(firstLineEnd + 1);
-      const lua = [...(shebang === null ? [] : [shebang]), ...functions, body].join('\n');
-      scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
+      const { lua, numberOfKeys } = scriptSource(name);
       this.client.defineCommand(
         command,
-        'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed },
+        numberOfKeys === undefined ? { lua } : { lua, numberOfKeys },
       );
     }
     const call = Reflect.get(this.client, command) as ScriptCall;
@@ -480,16 +425,36 @@ export class RedisScripts {
   }
 }
 
-const luaSources = new Map<string, string>();
-
-/** A script's source, read once per process (each blocking connection defines the scripts again). */
-function readLua(file: string): string {
-  let source = luaSources.get(file);
-  if (source === undefined) {
-    source = readFileSync(join(LUA_DIR, file), 'utf8');
-    luaSources.set(file, source);
-  }
-  return source;
+/**
+ * The enqueue groups of `records` (whose queue indexes and encoded data are
+ * `queueOf` and `data`): consecutive tasks alike in queue, priority and delay
+ * share one, so enqueue order (FIFO) is kept. Each delay is what is left of
+ * its runAfter at `now`, read on the enqueuer's clock right before the call.
+ */
+export function enqueueGroups(
+  records: readonly TaskRecord[],
+  queueOf: readonly number[],
+  data: readonly string[],
+  now: number,
+): EnqueueGroup[] {
+  const groups: EnqueueGroup[] = [];
+  let group: EnqueueGroup | undefined;
+  records.forEach((record, i) => {
+    const queueIndex = queueOf[i];
+    const { priority } = record.task;
+    const delayMs = delayUntil(record.task.runAfter, now) || null;
+    if (
+      group?.queueIndex !== queueIndex ||
+      group.priority !== priority ||
+      group.delayMs !== delayMs
+    ) {
+      group = { queueIndex, priority, delayMs, ids: [], data: [] };
+      groups.push(group);
+    }
+    group.ids.push(record.id);
+    group.data.push(data[i]);
+  });
+  return groups;
 }
 
 /** Appends `a[i], b[i]` for every i: the (id, value) pairs of a group. */

@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
-import type { ChainableCommander } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { BackendTelemetry, QueueStats } from '../../core/backend-telemetry.interface';
+import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
 import { assertDistinctIds } from '../../core/distinct-ids';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type {
@@ -35,9 +35,12 @@ import {
   retryNotReady,
   invalidBackendOption,
   leasesLeftToReaper,
+  poolHeartbeatLapsed,
+  poolHeartbeatResumed,
   queueNotConfigured,
   taskResultDoesNotExist,
 } from '../../core/threadmill.messages';
+import { sleep } from '../../utils/sleep.util';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisConnection } from './redis-connection';
 import { RedisKeys } from './redis-keys';
@@ -50,7 +53,7 @@ import {
   type AcquireQueueKeys,
   type AcquiredRaw,
   type EnqueueClash,
-  type EnqueueGroup,
+  enqueueGroups,
   type EnqueueQueueKeys,
   type PoolHint,
   type ReleaseItem,
@@ -59,10 +62,20 @@ import {
   ANY_POOL,
 } from './redis-scripts';
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
+import { RedisTelemetry } from './redis-telemetry';
 
-const HOUR_MS = 3_600_000;
 /** How long a look that found every queue empty spares the next waiting call its own look. */
 const EMPTY_LOOK_FRESH_MS = 1000;
+/** How often a waiting acquire under a pool whose heartbeat lapsed looks whether it beat again. */
+const POOL_BEAT_RECHECK_MS = 250;
+
+/** What one acquire round trip did (see take). */
+interface Taken {
+  stored: StoreReply[];
+  /** Null when every queue was empty, or when the pool may lease nothing. */
+  records: TaskRecord[] | null;
+  poolLapsed?: boolean;
+}
 
 /** What one acquire script call is asked to do. */
 interface TakeCall {
@@ -108,6 +121,7 @@ export class RedisBackend implements TaskBackend {
   private readonly connection: RedisConnection;
   private readonly scripts: RedisScripts;
   private readonly broker: RedisBroker;
+  private readonly telemetryReader: RedisTelemetry;
   private readonly logger: Logger;
   private readonly queueSet: ReadonlySet<string>;
   // Acquire keys per queue order: built once, reused by every call of a worker slot.
@@ -122,6 +136,8 @@ export class RedisBackend implements TaskBackend {
    * each have their own instance), ANY_POOL once it has seen two pools.
    */
   private poolHint: PoolHint = '';
+  /** Pools this instance was refused leases for (heartbeat lapsed), and by how much (ms; null: none). */
+  private readonly lapsedPools = new Map<string, number | null>();
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -153,6 +169,13 @@ export class RedisBackend implements TaskBackend {
       this.codec,
       this.logger,
     );
+    this.telemetryReader = new RedisTelemetry(
+      this.queues,
+      this.settings.resultTtl,
+      this.keys,
+      this.scripts,
+      this.connection,
+    );
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -163,15 +186,13 @@ export class RedisBackend implements TaskBackend {
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
     this.assertOpen();
     if (records.length === 0) return [];
-    const now = Date.now();
-    const hour = Math.floor(now / HOUR_MS);
     const queueIndexes = new Map<string, number>();
     const queueKeys: EnqueueQueueKeys[] = [];
-    const groups: EnqueueGroup[] = [];
-    let group: EnqueueGroup | undefined;
     assertDistinctIds(records);
     const ids = records.map((record) => record.id);
-    for (const record of records) {
+    const queueOf = new Array<number>(records.length);
+    const data = new Array<string>(records.length);
+    records.forEach((record, i) => {
       const queue = this.checkQueue(record);
       let queueIndex = queueIndexes.get(queue);
       if (queueIndex === undefined) {
@@ -180,36 +201,28 @@ export class RedisBackend implements TaskBackend {
         queueKeys.push({
           queueKey: this.keys.queue(queue),
           deferredKey: this.keys.deferred(queue),
-          ingressKey: this.keys.ingress(queue, hour),
+          ingressPrefix: this.keys.ingressPrefix(queue),
           wakeKey: this.keys.wake(queue),
         });
       }
-      const runAfter = record.task.runAfter?.getTime() ?? null;
-      const runAfterMs = runAfter !== null && runAfter > now ? runAfter : null;
-      const { priority } = record.task;
-      // Consecutive tasks alike share a group, so enqueue order (FIFO) is kept.
-      if (
-        group?.queueIndex !== queueIndex ||
-        group.priority !== priority ||
-        group.runAfterMs !== runAfterMs
-      ) {
-        group = { queueIndex, priority, runAfterMs, ids: [], data: [] };
-        groups.push(group);
-      }
-      group.ids.push(record.id);
-      group.data.push(this.codec.encodeLive(record));
-    }
+      queueOf[i] = queueIndex;
+      data[i] = this.codec.encodeLive(record);
+    });
     const clash = await this.connection.run(
       () =>
-        this.scripts.enqueue(this.keys.sequence, queueKeys, groups, {
-          nowMs: now,
-          taskPrefix: this.keys.taskPrefix,
-          hashTtlMs: this.settings.taskHashTtl,
-          // An hour's counts are kept as long as the history of its last second.
-          ingressExpiresAtMs: (hour + 1) * HOUR_MS + this.settings.resultTtl,
-          priorityWeight: PRIORITY_WEIGHT,
-          wakeBound: WAKE_BOUND,
-        }),
+        this.scripts.enqueue(
+          this.keys.sequence,
+          queueKeys,
+          // Delays are read now, as the call goes: the script adds them to Redis's clock.
+          enqueueGroups(records, queueOf, data, Date.now()),
+          {
+            taskPrefix: this.keys.taskPrefix,
+            hashTtlMs: this.settings.taskHashTtl,
+            resultTtlMs: this.settings.resultTtl,
+            priorityWeight: PRIORITY_WEIGHT,
+            wakeBound: WAKE_BOUND,
+          },
+        ),
       (reason, cause) =>
         new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
           cause,
@@ -219,8 +232,20 @@ export class RedisBackend implements TaskBackend {
     return [...records];
   }
 
+  /**
+   * Throws PoolHeartbeatLapsedError when `options.poolId`'s heartbeat had
+   * lapsed by Redis's clock and did not come back within the timeout: an
+   * empty result would read as "no work", and a draining worker would stop.
+   */
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
-    return (await this.acknowledgeAndAcquire([], queues, options)).acquired;
+    const { acquired, poolLapsed } = await this.acknowledgeAndAcquire([], queues, options);
+    if (poolLapsed) {
+      const poolId = options.poolId ?? '';
+      throw new PoolHeartbeatLapsedError(
+        poolHeartbeatLapsed(this.alias, poolId, this.lapsedPools.get(poolId) ?? null),
+      );
+    }
+    return acquired;
   }
 
   /**
@@ -250,10 +275,8 @@ export class RedisBackend implements TaskBackend {
     const call: TakeCall = { max, workerId, workerJson, poolId, finished: [] };
     let storing = groups;
     let acknowledged: AcknowledgeOutcome[] = [];
-    const result = (acquired: TaskRecord[]): AcknowledgeAndAcquireResult => ({
-      acknowledged,
-      acquired,
-    });
+    const result = (acquired: TaskRecord[], poolLapsed = false): AcknowledgeAndAcquireResult =>
+      poolLapsed ? { acknowledged, acquired, poolLapsed } : { acknowledged, acquired };
     // A waiting call right after a look found these queues empty (typically this
     // worker's last call, which stored its last task) goes straight to its wait:
     // the acquire sent behind the wait is its look, and every task readied since
@@ -261,13 +284,13 @@ export class RedisBackend implements TaskBackend {
     // worker goes idle; a call long after the last look still looks first.
     if (groups.length === 0 && timeoutMs > 0 && this.foundEmptyJustNow(queueKeys)) {
       const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
-      if (woken !== null) return result(this.sawWork(queueKeys, woken));
+      if (woken !== null && woken !== 'lapsed') return result(this.sawWork(queueKeys, woken));
     }
     for (;;) {
       // Closing the backend ends a wait like an abort: the caller is shutting down.
       const stopping = signal?.aborted === true || this.closed;
       if (stopping && storing.length === 0) return result([]);
-      let taken: { stored: StoreReply[]; records: TaskRecord[] | null };
+      let taken: Taken;
       try {
         // Stopping: what finished is still stored, nothing new is leased.
         taken = await this.take(queues, queueKeys, {
@@ -280,21 +303,32 @@ export class RedisBackend implements TaskBackend {
         throw error;
       }
       if (!stopping) {
-        if (taken.records === null) this.foundEmptyAt.set(queueKeys, Date.now());
-        else this.foundEmptyAt.delete(queueKeys);
+        if (taken.records === null && !taken.poolLapsed) {
+          this.foundEmptyAt.set(queueKeys, Date.now());
+        } else {
+          this.foundEmptyAt.delete(queueKeys);
+        }
       }
       if (storing.length > 0) {
         acknowledged = this.outcomes(finished, order, taken.stored);
         storing = [];
         // The caller learns the outcomes now; it can wait for work with a plain acquire.
-        if (stopping || !taken.records?.length) return result([]);
+        if (stopping || !taken.records?.length) return result([], taken.poolLapsed);
+      }
+      if (taken.poolLapsed) {
+        // Its pool beats every broker pass: look again shortly, within the caller's timeout.
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return result([], true);
+        await sleep(Math.min(remaining, POOL_BEAT_RECHECK_MS), signal);
+        continue;
       }
       if (taken.records === null) {
         // No token means nothing became ready: every path that readies a task
         // (enqueue, mover, release, a full acquire) pushes one. So no second look.
         const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
-        if (woken !== null) return result(this.sawWork(queueKeys, woken));
-        // A token, and the lease is ours to make (nothing rode behind the wait): look now.
+        if (woken !== null && woken !== 'lapsed') return result(this.sawWork(queueKeys, woken));
+        // A token, and the lease is ours to make (nothing rode behind the wait), or the
+        // pool lapsed while it waited: look now.
       } else if (taken.records.length > 0) {
         return result(taken.records);
       }
@@ -310,7 +344,6 @@ export class RedisBackend implements TaskBackend {
       this.scripts.acknowledge(
         groups,
         storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
-        Date.now(),
       ),
     );
     return this.outcomes(records, order, stored);
@@ -323,6 +356,7 @@ export class RedisBackend implements TaskBackend {
       if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
       this.checkQueue(record);
     }
+    // Each runAfter was set on this process's clock: the wait left is read as the call goes.
     const sent = await this.connection.run(() => this.broker.retry(records, Date.now()));
     return sent.map((reply): RetryOutcome => {
       if (reply === StoreReply.Stored) return 'retried';
@@ -330,17 +364,16 @@ export class RedisBackend implements TaskBackend {
     });
   }
 
+  /** Alive until Redis's time plus `ttlMs` (see beatPool-1.lua), whatever this host's clock says. */
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
     this.assertOpen();
     this.notePool(poolId);
-    await this.connection.run(() =>
-      this.connection.client.zadd(this.keys.pools, Date.now() + ttlMs, poolId),
-    );
+    await this.connection.run(() => this.scripts.beatPool(this.keys.pools, poolId, ttlMs));
   }
 
   async retirePool(poolId: string): Promise<void> {
     this.assertOpen();
-    await this.connection.run(() => this.broker.forgetPool(poolId, Date.now(), true));
+    await this.connection.run(() => this.broker.forgetPool(poolId, true));
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
@@ -381,9 +414,12 @@ export class RedisBackend implements TaskBackend {
     this.checkQueueName(queue);
     if (count <= 0) return [];
     return this.connection.run(async () => {
+      // History is scored by Redis's time: what is within resultTtl is measured on it too.
+      const finished = segment === 'successful' || segment === 'failed';
+      const since = finished ? (await this.broker.storeNow()) - this.settings.resultTtl : 0;
       const found: TaskRecord[] = [];
       for (let offset = 0; found.length < count; offset += count) {
-        const ids = await this.segmentIds(queue, segment, offset, count);
+        const ids = await this.segmentIds(queue, segment, offset, count, since);
         found.push(...(await this.readMany(ids, segment)));
         if (ids.length < count) break;
       }
@@ -393,47 +429,7 @@ export class RedisBackend implements TaskBackend {
 
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
     this.assertOpen();
-    const now = Date.now();
-    const kept = now - this.settings.resultTtl;
-    const windowStart = now - intervalMs;
-    const pipeline = this.connection.client.pipeline();
-    for (const queue of this.queues) {
-      const successful = this.keys.history(queue, 'successful');
-      const failed = this.keys.history(queue, 'failed');
-      pipeline
-        .zcard(this.keys.queue(queue))
-        .zcard(this.keys.running(queue))
-        .zcard(this.keys.deferred(queue))
-        .zcount(successful, kept, '+inf')
-        .zcount(failed, kept, '+inf')
-        .zcount(successful, windowStart, '+inf')
-        .zcount(failed, windowStart, '+inf');
-    }
-    const ingressReads = this.queues.map((queue) =>
-      this.readIngress(pipeline, queue, windowStart, now),
-    );
-    const replies = await this.connection.run(async () => (await pipeline.exec()) ?? []);
-    const values = replies.map(([error, value]) => {
-      if (error) throw this.connection.failure(error);
-      return value;
-    });
-    const numbers = values.slice(0, this.queues.length * 7).map(Number);
-    let nextIngressReply = this.queues.length * 7;
-    const queues: Record<string, QueueStats> = {};
-    this.queues.forEach((queue, q) => {
-      const [ready, running, deferred, successful, failed, doneOk, doneFailed] = numbers.slice(
-        q * 7,
-        q * 7 + 7,
-      );
-      const { replies: ingressReplies, sum } = ingressReads[q];
-      const ingress = sum(values.slice(nextIngressReply, nextIngressReply + ingressReplies));
-      nextIngressReply += ingressReplies;
-      queues[queue] = {
-        counts: { ready, running, deferred, successful, failed },
-        rates: { intervalMs, ingress, egress: doneOk + doneFailed, failed: doneFailed },
-      };
-    });
-    return { queues };
+    return this.telemetryReader.read(intervalMs);
   }
 
   async getResult(id: string): Promise<TaskRecord> {
@@ -452,12 +448,17 @@ export class RedisBackend implements TaskBackend {
     return this.broker.pass(options.poolId);
   }
 
+  /**
+   * The last pass on this process's clock: its age is measured on Redis's
+   * clock, which wrote it, so a health check whose clock is off still sees
+   * how long ago the broker ran.
+   */
   async brokerHeartbeat(): Promise<Date | null> {
     this.assertOpen();
-    const value = await this.connection.run(() =>
-      this.connection.client.get(this.keys.brokerHeartbeat),
+    const { nowMs, brokerPassMs } = await this.connection.run(() =>
+      this.scripts.storeTime(this.keys.brokerHeartbeat),
     );
-    return value === null ? null : new Date(Number(value));
+    return brokerPassMs === null ? null : new Date(Date.now() - Math.max(0, nowMs - brokerPassMs));
   }
 
   async ping(): Promise<void> {
@@ -470,58 +471,6 @@ export class RedisBackend implements TaskBackend {
     await this.connection.close();
   }
 
-  /**
-   * Queues on `pipeline` (after every other read) the ingress counts of one
-   * queue from `windowStart` to `now`: per hour, HMGET of the seconds wanted,
-   * or HGETALL of an hour the window covers whole. Counts are kept per
-   * second, so a second the window covers in part counts in proportion
-   * (the estimate is rounded to a whole number of tasks).
-   */
-  private readIngress(
-    pipeline: ChainableCommander,
-    queue: string,
-    windowStart: number,
-    now: number,
-  ): { replies: number; sum: (values: unknown[]) => number } {
-    const first = Math.floor(windowStart / 1000);
-    const last = Math.floor(now / 1000);
-    const weightOf = (second: number): number => {
-      const start = second * 1000;
-      const end = Math.min(start + 1000, now);
-      return end > start ? Math.max(0, end - Math.max(start, windowStart)) / (end - start) : 1;
-    };
-    const reads: { seconds: number[] | null }[] = [];
-    for (let hour = Math.floor(first / 3600); hour <= Math.floor(last / 3600); hour++) {
-      const from = Math.max(first, hour * 3600);
-      const to = Math.min(last, hour * 3600 + 3599);
-      const key = this.keys.ingress(queue, hour);
-      if (from === hour * 3600 && to === hour * 3600 + 3599 && weightOf(from) === 1) {
-        pipeline.hgetall(key);
-        reads.push({ seconds: null });
-      } else {
-        const seconds = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-        pipeline.hmget(key, ...seconds.map(String));
-        reads.push({ seconds });
-      }
-    }
-    const sum = (values: unknown[]): number => {
-      let total = 0;
-      reads.forEach(({ seconds }, i) => {
-        if (seconds === null) {
-          for (const count of Object.values(values[i] as Record<string, string>)) {
-            total += Number(count);
-          }
-        } else {
-          (values[i] as (string | null)[]).forEach((count, k) => {
-            if (count !== null) total += Number(count) * weightOf(seconds[k]);
-          });
-        }
-      });
-      return Math.round(total);
-    };
-    return { replies: reads.length, sum };
-  }
-
   private foundEmptyJustNow(queueKeys: AcquireQueueKeys[]): boolean {
     const at = this.foundEmptyAt.get(queueKeys);
     return at !== undefined && Date.now() - at < EMPTY_LOOK_FRESH_MS;
@@ -531,6 +480,19 @@ export class RedisBackend implements TaskBackend {
   private sawWork(queueKeys: AcquireQueueKeys[], leased: TaskRecord[]): TaskRecord[] {
     if (leased.length > 0) this.foundEmptyAt.delete(queueKeys);
     return leased;
+  }
+
+  /** Logs once when a pool's leases are refused (`lapsedMs` defined) and once when they resume. */
+  private notePoolState(poolId: string, lapsedMs: number | null | undefined): void {
+    if (poolId === '') return;
+    if (lapsedMs !== undefined) {
+      if (!this.lapsedPools.has(poolId)) {
+        this.logger.warn(poolHeartbeatLapsed(this.alias, poolId, lapsedMs));
+      }
+      this.lapsedPools.set(poolId, lapsedMs);
+    } else if (this.lapsedPools.delete(poolId)) {
+      this.logger.log(poolHeartbeatResumed(this.alias, poolId));
+    }
   }
 
   private notePool(poolId: string): void {
@@ -557,6 +519,8 @@ export class RedisBackend implements TaskBackend {
    * RedisConnection.waitForWake), until something is leased, `deadline`
    * passes or `signal` aborts; [] for the last two. Null when a token came
    * but nothing rode behind the wait (a Cluster): the caller leases.
+   * 'lapsed' when the lease behind the wait was refused (the caller's pool
+   * stopped beating meanwhile): the caller sees to that.
    */
   private async waitThenTake(
     queues: readonly string[],
@@ -564,17 +528,13 @@ export class RedisBackend implements TaskBackend {
     call: TakeCall,
     deadline: number,
     signal: AbortSignal | undefined,
-  ): Promise<TaskRecord[] | null> {
+  ): Promise<TaskRecord[] | null | 'lapsed'> {
     const wakeKeys = queueKeys.map((keys) => keys.wakeKey);
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
-      const wake = await this.connection.waitForWake(
-        wakeKeys,
-        remaining,
-        signal,
-        (blocker, clockOffsetMs) =>
-          this.take(queues, queueKeys, call, { scripts: this.scriptsOn(blocker), clockOffsetMs }),
+      const wake = await this.connection.waitForWake(wakeKeys, remaining, signal, (blocker) =>
+        this.take(queues, queueKeys, call, this.scriptsOn(blocker)),
       );
       const records = wake.followed?.records ?? null;
       if (wake.outcome === 'aborted') {
@@ -584,6 +544,7 @@ export class RedisBackend implements TaskBackend {
         return [];
       }
       if (records?.length) return records;
+      if (wake.followed?.poolLapsed) return 'lapsed';
       if (wake.outcome === 'token' && wake.followed === undefined) return null;
       // A timed-out slice, or a token whose tasks another consumer took first: wait on.
     }
@@ -610,23 +571,22 @@ export class RedisBackend implements TaskBackend {
 
   /**
    * One round trip: stores what finished, leases, decodes, and fails what
-   * cannot be read. `records` is null when every queue was empty. `via`
-   * sends it on a blocking connection behind its wait, reading the time
-   * when it runs.
+   * cannot be read. `records` is null when every queue was empty or the
+   * caller's pool may lease nothing (`poolLapsed`). `via` sends it on a
+   * blocking connection behind its wait.
    */
   private async take(
     queues: readonly string[],
     queueKeys: AcquireQueueKeys[],
     call: TakeCall,
-    via?: { scripts: RedisScripts; clockOffsetMs: number },
-  ): Promise<{ stored: StoreReply[]; records: TaskRecord[] | null }> {
-    const acquiring = (scripts: RedisScripts, nowMs: number | null) =>
+    via?: RedisScripts,
+  ): Promise<Taken> {
+    const acquiring = (scripts: RedisScripts) =>
       scripts.acquire(
-        this.keys.poolTasks(call.poolId),
+        { poolTasksKey: this.keys.poolTasks(call.poolId), poolsKey: this.keys.pools },
         queueKeys,
         {
-          nowMs,
-          clockOffsetMs: via?.clockOffsetMs,
+          sentBehindWait: via !== undefined,
           leaseTtlMs: this.settings.leaseTtl,
           max: call.max,
           workerJson: call.workerJson,
@@ -636,9 +596,11 @@ export class RedisBackend implements TaskBackend {
         storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
         call.finished,
       );
-    const { stored, leased } = via
-      ? await acquiring(via.scripts, null)
-      : await this.connection.run(() => acquiring(this.scripts, Date.now()));
+    const { stored, leased, poolLapsed } = via
+      ? await acquiring(via)
+      : await this.connection.run(() => acquiring(this.scripts));
+    if (call.max > 0) this.notePoolState(call.poolId, poolLapsed?.lapsedMs);
+    if (poolLapsed) return { stored, records: null, poolLapsed: true };
     if (leased === null) return { stored, records: null };
     const now = leased.nowMs;
     const queue = queues[leased.queueIndex];
@@ -774,11 +736,13 @@ export class RedisBackend implements TaskBackend {
     return keys;
   }
 
+  /** `since` (Redis's clock): the oldest history score a finished segment shows. */
   private async segmentIds(
     queue: string,
     segment: QueueSegment,
     offset: number,
     count: number,
+    since: number,
   ): Promise<string[]> {
     const { client } = this.connection;
     switch (segment) {
@@ -794,7 +758,7 @@ export class RedisBackend implements TaskBackend {
         return client.zrevrangebyscore(
           this.keys.history(queue, segment),
           '+inf',
-          Date.now() - this.settings.resultTtl,
+          since,
           'LIMIT',
           offset,
           count,

@@ -4,6 +4,7 @@ import { runBrokerSteps } from '../../core/broker-pass';
 import { AcknowledgementTimeout } from '../../core/errors/acknowledgement-timeout.error';
 import { WorkerLost } from '../../core/errors/worker-lost.error';
 import { isRetry, nextAttempt } from '../../core/retry-policy';
+import { delayUntil } from '../../core/run-after';
 import type { BrokerPassReport } from '../../core/task-backend.interface';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
@@ -12,7 +13,8 @@ import { acknowledgementTimeout, workerLost } from '../../core/threadmill.messag
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
-import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
+import { readLiveRecords, type LiveEntry } from './redis-live-records';
+import { RedisRecordCodec } from './redis-record.codec';
 import {
   ANY_POOL,
   WAKE_BOUND,
@@ -34,7 +36,10 @@ export const MAX_PER_CALL = 1000;
  * the tasks of pools whose heartbeat lapsed are retried or failed
  * (WorkerLost), history and ingress are trimmed to resultTtl, and a heartbeat
  * is written for health checks. Each step is isolated: a failure is logged and reported, and the
- * other steps still run.
+ * other steps still run. Every time a step compares is Redis's (lease and
+ * heartbeat deadlines, due times and history scores are written by the
+ * scripts with Redis's clock): the pass reads it once, so a pool on a host
+ * whose clock is off recovers nothing early and nothing late.
  *
  * @internal
  */
@@ -50,19 +55,26 @@ export class RedisBroker {
 
   /** @param ownPoolId the pool running this pass: alive, so never recovered by it. */
   async pass(ownPoolId?: string): Promise<BrokerPassReport> {
-    const now = Date.now();
     const { connection } = this;
+    // Read when the first step needs it; a failed read fails each step that needs it, as a step.
+    let clock: Promise<number> | undefined;
+    const now = (): Promise<number> => (clock ??= this.storeNow());
     return runBrokerSteps({
-      promote: () => connection.run(() => this.promote(now)),
-      reap: () => connection.run(() => this.reap(now)),
-      recover: () => connection.run(() => this.recover(now, ownPoolId)),
-      trim: () => connection.run(() => this.trim(now)),
-      heartbeat: () => connection.run(() => this.heartbeat(now)),
+      promote: () => connection.run(() => this.promote()),
+      reap: () => connection.run(async () => this.reap(await now())),
+      recover: () => connection.run(async () => this.recover(await now(), ownPoolId)),
+      trim: () => connection.run(async () => this.trim(await now())),
+      heartbeat: () => connection.run(async () => this.heartbeat(await now())),
     });
   }
 
-  /** The mover: due deferred tasks into their ready queues, at most batchSize in all. */
-  private async promote(now: number): Promise<number> {
+  /** Redis's time (ms since epoch): the clock of every deadline and score the scripts write. */
+  async storeNow(): Promise<number> {
+    return (await this.scripts.storeTime(this.keys.brokerHeartbeat)).nowMs;
+  }
+
+  /** The mover: due deferred tasks (by Redis's clock) into their ready queues, at most batchSize in all. */
+  private async promote(): Promise<number> {
     let remaining = this.settings.batchSize;
     let promoted = 0;
     for (const queue of this.settings.queues) {
@@ -74,7 +86,6 @@ export class RedisBroker {
             wakeKey: this.keys.wake(queue),
           },
           {
-            nowMs: now,
             max: Math.min(remaining, MAX_PER_CALL),
             taskPrefix: this.keys.taskPrefix,
             wakeBound: WAKE_BOUND,
@@ -169,7 +180,7 @@ export class RedisBroker {
       // Unreadable or vanished ids belong to no queue: they only leave the pool's set.
       const orphans = records.filter((entry) => entry.record === null).map((entry) => entry.id);
       if (orphans.length > 0) await client.srem(poolTasksKey, ...orphans);
-      const forgotten = await this.forgetPool(poolId, now, false);
+      const forgotten = await this.forgetPool(poolId, false);
       if (recovered > 0 || forgotten) {
         this.logger.warn(
           `worker pool "${poolId}" stopped beating: recovered ${recovered} of its task(s)` +
@@ -181,14 +192,20 @@ export class RedisBroker {
   }
 
   /** Forgets a pool that holds nothing (see forgetPool-2.lua); `stopping` lapses it first. */
-  async forgetPool(poolId: string, now: number, stopping: boolean): Promise<boolean> {
+  async forgetPool(poolId: string, stopping: boolean): Promise<boolean> {
     return this.scripts.forgetPool(
       { poolsKey: this.keys.pools, poolTasksKey: this.keys.poolTasks(poolId) },
-      { poolId, nowMs: now, stopping },
+      { poolId, stopping },
     );
   }
 
-  /** Sends READY records (built by nextAttempt) back for another attempt; per record what happened. */
+  /**
+   * Sends READY records (built by nextAttempt) back for another attempt; per
+   * record what happened. `runAfter` is on the clock that decided the retry,
+   * whose time is `now`: each goes as the wait left on that clock, which the
+   * script adds to Redis's, so a worker whose clock is off still waits
+   * exactly its backoff.
+   */
   async retry(
     records: readonly TaskRecord[],
     now: number,
@@ -197,7 +214,7 @@ export class RedisBroker {
     const hashTtl = this.settings.taskHashTtl;
     const items = records.map((record): RetryItem => {
       const queue = record.task.queue;
-      const runAfterMs = record.task.runAfter?.getTime() ?? now;
+      const delayMs = delayUntil(record.task.runAfter, now);
       return {
         runningKey: this.keys.running(queue),
         taskKey: this.keys.task(record.id),
@@ -207,16 +224,15 @@ export class RedisBroker {
         id: record.id,
         data: this.codec.encodeLive(record),
         workersJson: JSON.stringify(record.workerIds),
-        runAfterMs,
+        delayMs,
         // Like a deferred enqueue: the hash outlives the wait as well as a task's normal life.
-        hashTtlMs: hashTtl + Math.max(0, runAfterMs - now),
+        hashTtlMs: hashTtl + delayMs,
         fallbackScore: RedisRecordCodec.fallbackScore(record),
       };
     });
     return this.scripts.retry(
       items,
       {
-        nowMs: now,
         readyStatus: TaskResultStatus.READY,
         poolTasksPrefix: this.keys.poolTasksPrefix,
         wakeBound: WAKE_BOUND,
@@ -225,29 +241,8 @@ export class RedisBroker {
     );
   }
 
-  /** The live records of ids (null where the data is gone or unreadable). */
-  private async readLive(
-    ids: readonly string[],
-  ): Promise<{ id: string; record: TaskRecord | null }[]> {
-    if (ids.length === 0) return [];
-    const pipeline = this.connection.client.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
-    const replies = (await pipeline.exec()) ?? [];
-    return ids.map((id, i) => {
-      const [error, value] = replies[i] ?? [null, null];
-      const fields = error ? null : (value as (string | null)[]);
-      try {
-        const record = this.codec.decodeLive(
-          id,
-          fields?.[0] ?? null,
-          RedisRecordCodec.mutableFields(fields),
-        );
-        return { id, record };
-      } catch (readError) {
-        this.logger.warn(`task ${id} has unreadable data: ${String(readError)}`);
-        return { id, record: null };
-      }
-    });
+  private readLive(ids: readonly string[]): Promise<LiveEntry[]> {
+    return readLiveRecords(this.connection.client, this.keys, this.codec, this.logger, ids);
   }
 
   /**
@@ -259,7 +254,7 @@ export class RedisBroker {
    */
   private async settle(
     queue: string,
-    entries: readonly { id: string; record: TaskRecord | null }[],
+    entries: readonly LiveEntry[],
     errorFor: (id: string, record: TaskRecord) => TaskErrorRecord,
     now: number,
     guard: HolderGuard,
@@ -289,7 +284,6 @@ export class RedisBroker {
             [failed],
             // The reaper and recovery act for whichever pool held each task.
             storeSettings(this.keys, this.settings.resultTtl, ANY_POOL),
-            now,
             guard,
           )
         : [],

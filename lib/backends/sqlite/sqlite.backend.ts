@@ -42,6 +42,7 @@ import {
   type TaskRecord,
   runBrokerSteps,
 } from '../../core';
+import { delayUntil } from '../../core/run-after';
 import {
   ensureParentFolder,
   resolveSqliteBackendConfig,
@@ -489,16 +490,19 @@ export class SqliteBackend implements TaskBackend {
         new TaskResult(existing, this),
       );
     }
-    const runAt = record.task.runAfter?.getTime() ?? null;
-    const deferred = runAt !== null && runAt > now;
+    // As on Redis, runAfter becomes the wait left of it, added to the store's clock. Here that
+    // is the clock of the process in the transaction: a SQLite store's processes share one
+    // machine and so one clock, which only libfaketime per process can make differ.
+    const wait = delayUntil(record.task.runAfter, now);
+    const deferred = wait > 0;
     this.sql.insertTask.run({
       alias: this.alias,
       id: record.id,
       queue: record.task.queue,
       state: deferred ? 'deferred' : 'ready',
       score: readyScore(record),
-      runAt: deferred ? runAt : null,
-      expiresAt: Math.max(now, runAt ?? now) + this.taskDataTtl,
+      runAt: deferred ? now + wait : null,
+      expiresAt: now + wait + this.taskDataTtl,
       data: serializeRecord(record),
     });
     this.sql.insertIngress.run(this.alias, record.task.queue, now);
@@ -647,12 +651,12 @@ export class SqliteBackend implements TaskBackend {
 
   /** Inside a write transaction: a held task back to deferred (or ready when due) as `retry` stores it. */
   private requeue(record: TaskRecord, seq: number, now: number): void {
-    const runAt = record.task.runAfter?.getTime() ?? now;
-    const deferred = runAt > now;
+    const wait = delayUntil(record.task.runAfter, now);
+    const deferred = wait > 0;
     this.sql.markRetry.run(
       deferred ? 'deferred' : 'ready',
-      deferred ? runAt : null,
-      Math.max(now, runAt) + this.taskDataTtl,
+      deferred ? now + wait : null,
+      now + wait + this.taskDataTtl,
       serializeRecord(record),
       seq,
     );

@@ -18,3 +18,4 @@ export * from './backend-command.error';
 export * from './enqueue-outcome-unknown.error';
 export * from './task-already-exists.error';
 export * from './unsupported-store.error';
+export * from './pool-heartbeat-lapsed.error';

@@ -10,6 +10,8 @@
   The #!lua line makes Redis refuse the whole call before it runs when
   memory is over maxmemory: a full Redis changes nothing, where a script
   without flags would run its deletes and then have its writes refused.
+  History scores are Redis's time (storeClock), so trimming by Redis's time
+  keeps each result resultTtl whichever host stored it.
 
   Variadic KEYS: 2 per group of records sharing a queue and a final status,
   group g (from 1) uses
@@ -20,12 +22,11 @@
   pool id (SET), same hash tag as KEYS
 
   ARGV[1] result TTL (ms)
-  ARGV[2] latest lease deadline to accept (ms since epoch), or empty to accept any
+  ARGV[2] latest lease deadline to accept (ms since epoch, Redis's clock), or empty to accept any
   ARGV[3] pool id that must hold the task, or empty for any holder (string)
   ARGV[4] pool task set key prefix (string)
   ARGV[5] pool the tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[6] task key prefix (string)
-  ARGV[7] now, the history score (ms since epoch)
   Then per group, in KEYS order: its record count n, then n pairs of
   task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
@@ -35,12 +36,12 @@
   reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
-return storeFinished(1, 8, {
+return storeFinished(1, 7, {
   resultTtl = ARGV[1],
   latest = tonumber(ARGV[2]),
   requiredPool = ARGV[3],
   poolPrefix = ARGV[4],
   callerPool = ARGV[5],
   taskPrefix = ARGV[6],
-  now = ARGV[7],
+  now = select(2, storeClock()),
 })

@@ -32,25 +32,32 @@
   microseconds) on every lease of a worker with one slot, whose set empties
   after each task. The #!lua line makes Redis refuse the whole call before it
   runs when memory is over maxmemory, so a full Redis neither stores half of
-  the finished tasks nor leases half of a batch.
+  the finished tasks nor leases half of a batch. Every time it writes (lease
+  deadline, startedAt, lastAttemptedAt, history score) is Redis's own
+  (storeClock), read only when something is stored or leased, so an idle
+  worker's empty look costs no TIME. A caller that names its pool leases
+  nothing while that pool's heartbeat deadline has passed by Redis's clock,
+  or was never written: another pool's broker may be recovering the pool's
+  tasks as lost at this moment, and a task leased now would be failed (or
+  run twice) by that recovery. The caller stores its finished tasks all the
+  same, is told, and waits for its pool to beat again.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
+  KEYS[2] live pools (ZSET) score = heartbeat deadline (ms); read only when ARGV[7] is not empty
   Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
-  KEYS[3q-1] ready queue (ZSET) score = -priority * weight + enqueue sequence
-  KEYS[3q] running set (ZSET) score = lease deadline (ms)
-  KEYS[3q+1] wake-up tokens (LIST) of the queue
+  KEYS[3q] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[3q+1] running set (ZSET) score = lease deadline (ms)
+  KEYS[3q+2] wake-up tokens (LIST) of the queue
   then 2 per group of finished records sharing a queue and a final status,
   group g (from 1, after the Q = ARGV[8] queues) uses
-  KEYS[3Q+2g] running set (ZSET) of the group's queue
-  KEYS[3Q+2g+1] history (ZSET) successful or failed set of the queue, scored by the time it was stored
+  KEYS[3Q+2g+1] running set (ZSET) of the group's queue
+  KEYS[3Q+2g+2] history (ZSET) successful or failed set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS
 
-  ARGV[1] now (ms since epoch): startedAt (first time only), lastAttemptedAt,
-  history score; empty to read Redis's TIME and add ARGV[12], for a call
-  sent ahead behind an idle wait that runs only when the wait ends
-  ARGV[2] lease length (ms): the lease deadline is now plus this
+  ARGV[1] 1 when the call was sent behind an idle wait (it runs when the wait ends), else 0 (flag)
+  ARGV[2] lease length (ms): the lease deadline is Redis's time plus this
   ARGV[3] most tasks to take (count, 0 to only store)
   ARGV[4] worker id, JSON-encoded (string)
   ARGV[5] task key prefix (string)
@@ -60,38 +67,37 @@
   ARGV[9] result TTL (ms)
   ARGV[10] pool task set key prefix (string)
   ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
-  ARGV[12] the caller's clock minus Redis's (ms), used only when ARGV[1] is empty
   Then per group of finished records, in KEYS order: its record count n,
   then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
-  queue index q (0 when every queue is empty); when q > 0, then the now used
-  (ms) and 4 per leased task: id, data JSON or false when missing, startedAt
-  ms, worker ids JSON}
+  queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when
+  q > 0, then Redis's time used (ms) and 4 per leased task: id, data JSON or false when
+  missing, startedAt ms, worker ids JSON; when q = -1, then Redis's time (ms) and the pool's
+  heartbeat deadline (ms, false when it has none)}
   Errors OOM before anything runs when Redis is over maxmemory; any error
   reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local SEED_FROM = 16
-local now = ARGV[1]
-local sentBehindWait = now == ''
-if sentBehindWait then
-  -- Kept in the caller's clock (every other time in the store is), to the offset it measured.
-  local time = redis.call('TIME')
-  now = string.format('%.0f',
-    tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[12]))
-end
-local leaseDeadline = string.format('%.0f', tonumber(now) + tonumber(ARGV[2]))
+local sentBehindWait = ARGV[1] == '1'
 local max = tonumber(ARGV[3])
 local workerJson = ARGV[4]
 local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
+local storing = #KEYS > 3 * queueCount + 2
+local checksPool = pool ~= '' and max > 0
+-- Redis's time, read only when something is stored or leased; `now` is its text, for writing.
+local clock, now = nil, nil
+if storing or checksPool then
+  clock, now = storeClock()
+end
 
 -- An idle worker's pickup stores nothing: on its cold path every table built counts.
 local out = { 0 }
-if #KEYS > 3 * queueCount + 1 then
-  local stored = storeFinished(3 * queueCount + 2, 13, {
+if storing then
+  local stored = storeFinished(3 * queueCount + 3, 12, {
     resultTtl = ARGV[9],
     latest = nil,
     requiredPool = '',
@@ -106,12 +112,26 @@ if #KEYS > 3 * queueCount + 1 then
   end
 end
 
+if checksPool then
+  local beat = redis.call('ZSCORE', KEYS[2], pool)
+  if not beat or tonumber(beat) <= clock then
+    out[#out + 1] = -1
+    out[#out + 1] = now
+    out[#out + 1] = beat and tonumber(beat) or false
+    return out
+  end
+end
+
 -- Built once per call: the workers list of a task on its first attempt.
 local firstWorkers = '[' .. workerJson .. ']'
 for q = 1, max > 0 and queueCount or 0 do
-  local queueKey = KEYS[3 * q - 1]
+  local queueKey = KEYS[3 * q]
   local popped = redis.call('ZPOPMIN', queueKey, max)
   if #popped > 0 then
+    if not clock then
+      clock, now = storeClock()
+    end
+    local leaseDeadline = string.format('%.0f', clock + tonumber(ARGV[2]))
     local n = #out + 1
     out[n] = q
     out[n + 1] = now
@@ -155,7 +175,7 @@ for q = 1, max > 0 and queueCount or 0 do
       out[n + 4] = workers
       n = n + 4
     end
-    local runningKey = KEYS[3 * q]
+    local runningKey = KEYS[3 * q + 1]
     if #popped >= 2 * SEED_FROM and redis.call('EXISTS', runningKey) == 0 then
       -- Created with a member too long for a listpack, the set is a skiplist for good (see above).
       -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
@@ -172,7 +192,7 @@ for q = 1, max > 0 and queueCount or 0 do
     -- it in one call goes first: an idle worker's pickup (sent behind its wait) usually took
     -- the only task, so the queue is asked; a busy worker usually leaves a backlog whose
     -- tokens nobody popped, so the token list is.
-    local wakeKey = KEYS[3 * q + 1]
+    local wakeKey = KEYS[3 * q + 2]
     if #popped < 2 * max then
       redis.call('DEL', wakeKey)
     else
@@ -191,7 +211,7 @@ for q = 1, max > 0 and queueCount or 0 do
 end
 if max > 0 then
   for q = 1, queueCount do
-    redis.call('DEL', KEYS[3 * q + 1])
+    redis.call('DEL', KEYS[3 * q + 2])
   end
 end
 out[#out + 1] = 0

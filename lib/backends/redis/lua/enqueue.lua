@@ -6,13 +6,18 @@
   where none is (HSETNX), and on the first clash the hashes this call made
   are deleted before it reports the id. A task's hash gets a TTL, so
   abandoned data cannot outlive its usefulness; a deferred one's also covers
-  its wait. Its ready score is priority
+  its wait. A deferred task comes with its delay, measured on the caller's
+  clock right before sending, and is due at Redis's time plus that delay
+  (storeClock): the caller's runAfter keeps its meaning on the caller's
+  clock however far that clock is from Redis's, and the due time is
+  compared with Redis's time only. Its ready score is priority
   first, then a per-alias sequence number, so tasks of one priority leave in
   exactly the order they came, even many in one millisecond. A deferred task
   keeps that score in its hash for the mover; a ready one needs no copy while
   it waits (acquire writes it for release), which keeps a waiting task small.
-  Ingress is counted per second in one hash per queue and hour (no per-task
-  entry), which expires once its hour is past the result TTL. Ready tasks
+  Ingress is counted per second of Redis's time in one hash per queue and
+  hour (no per-task entry), which expires once its hour is past the result
+  TTL; telemetry reads its windows by Redis's time too. Ready tasks
   push wake-up tokens so an idle consumer blocked on the queue's wake-up list
   returns at once; the list is trimmed so tokens nobody waits for cannot pile up.
   Every redis.call costs several microseconds beyond its command, so a call
@@ -28,7 +33,7 @@
   of Redis time at 200 calls/s on a 2-core VM (a script of the same six
   calls and nothing else: 81 us).
 
-  Tasks come in groups that share a queue, a priority and a runAfter, so a
+  Tasks come in groups that share a queue, a priority and a delay, so a
   task costs two arguments (id, data) and its hash key is derived. Long
   lists go to Redis through callInSlices (callInSlices.function.lua, prepended).
   The #!lua line makes Redis refuse the whole script before it runs when
@@ -39,22 +44,22 @@
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Variadic KEYS: then 4 per queue, queue q (from 1) uses
   KEYS[4q-2] ready queue (ZSET) score = -priority * weight + enqueue sequence
-  KEYS[4q-1] deferred set (ZSET) score = runAfter (ms)
-  KEYS[4q] ingress counts (HASH) of this hour, field = second since epoch, value = tasks enqueued
+  KEYS[4q-1] deferred set (ZSET) score = due time (ms, Redis's clock)
+  KEYS[4q] ingress counts (HASH) of the queue, one per hour: this name followed by the hour
+  since epoch (by Redis's time) is the hash, field = second since epoch, value = tasks enqueued
   KEYS[4q+1] wake-up tokens (LIST) of the queue
 
-  Derived keys: task hash = ARGV[4] .. id (HASH), same hash tag as KEYS
+  Derived keys: task hash = ARGV[3] .. id (HASH), an hour's ingress counts
+  of queue q = KEYS[4q] .. hour (HASH), same hash tag as KEYS
 
   ARGV[1] how many tokens a wake-up list keeps (count): a longer one is trimmed to it once it doubles
-  ARGV[2] second since epoch of the enqueue, the ingress field (number)
-  ARGV[3] weight of one priority step in a score (number, larger than any sequence number)
-  ARGV[4] task key prefix (string)
-  ARGV[5] when the ingress hashes expire (ms since epoch)
-  ARGV[6] now (ms since epoch)
-  ARGV[7] time a ready task's hash lives (ms); a deferred one's also gets the wait
+  ARGV[2] weight of one priority step in a score (number, larger than any sequence number)
+  ARGV[3] task key prefix (string)
+  ARGV[4] result TTL (ms): an hour's ingress hash expires this long after the hour ends
+  ARGV[5] time a ready task's hash lives (ms); a deferred one's also gets the wait
   Then per group: queue index q, priority (whole number, higher runs first),
-  runAfter when it is in the future (ms since epoch, empty when ready now),
-  task count n, then n pairs of task id (string) and task data (JSON)
+  delay (ms from when Redis runs this, empty when ready now), task count n,
+  then n pairs of task id (string) and task data (JSON)
 
   Returns {count of tasks stored}, or {-1, id, then the stored hash's fields
   data, status, startedAt, lastAttemptedAt, workers, outcome (false when absent)}
@@ -64,14 +69,16 @@
   after what this call wrote is undone
 ]]
 
-local prefix = ARGV[4]
-local now = tonumber(ARGV[6])
-local hashTtl = tonumber(ARGV[7])
+local FIRST_GROUP = 6
+local prefix = ARGV[3]
+local now = storeClock()
+local second = math.floor(now / 1000)
+local hashTtl = tonumber(ARGV[5])
 
 -- Deletes the hashes this call wrote, up to (not including) the task whose id is ARGV[upTo].
 local function undo(upTo)
   local written = {}
-  local g = 8
+  local g = FIRST_GROUP
   while g < upTo do
     for i = g + 4, math.min(g + 2 + 2 * tonumber(ARGV[g + 3]), upTo - 2), 2 do
       written[#written + 1] = prefix .. ARGV[i]
@@ -82,11 +89,11 @@ local function undo(upTo)
 end
 
 local total = 0
-local a = 8
+local a = FIRST_GROUP
 while a <= #ARGV do
   local count = tonumber(ARGV[a + 3])
-  local runAfter = ARGV[a + 2]
-  local ttl = runAfter == '' and hashTtl or hashTtl + math.max(0, tonumber(runAfter) - now)
+  local delay = ARGV[a + 2]
+  local ttl = delay == '' and hashTtl or hashTtl + tonumber(delay)
   for i = a + 4, a + 2 + 2 * count, 2 do
     local taskKey = prefix .. ARGV[i]
     -- pcall: an error here must not leave the hashes written before it behind.
@@ -107,13 +114,15 @@ while a <= #ARGV do
 end
 
 local sequence = redis.call('INCRBY', KEYS[1], total) - total
-local weight = tonumber(ARGV[3])
+local weight = tonumber(ARGV[2])
 local bound = tonumber(ARGV[1])
+local hour = math.floor(second / 3600)
 -- Ingress and tokens are written once per run of groups on one queue (usually the whole call).
 local runQueue, runIngress, runReadied = nil, 0, 0
 local function endRun()
-  if runIngress > 0 and redis.call('HINCRBY', KEYS[4 * runQueue], ARGV[2], runIngress) == runIngress then
-    redis.call('PEXPIREAT', KEYS[4 * runQueue], ARGV[5])
+  local ingressKey = KEYS[4 * runQueue] .. hour
+  if runIngress > 0 and redis.call('HINCRBY', ingressKey, second, runIngress) == runIngress then
+    redis.call('PEXPIREAT', ingressKey, (hour + 1) * 3600000 + tonumber(ARGV[4]))
   end
   if runReadied > 0 then
     local wakeKey = KEYS[4 * runQueue + 1]
@@ -134,12 +143,14 @@ local function endRun()
   runIngress, runReadied = 0, 0
 end
 
-a = 8
+a = FIRST_GROUP
 while a <= #ARGV do
   local q = tonumber(ARGV[a])
   local count = tonumber(ARGV[a + 3])
-  local runAfter = ARGV[a + 2]
-  local deferred = runAfter ~= ''
+  local delay = ARGV[a + 2]
+  local deferred = delay ~= ''
+  -- Text, formatted once: a number would be formatted again for every task of the group.
+  local runAt = deferred and string.format('%.0f', now + tonumber(delay))
   if q ~= runQueue then
     if runQueue then
       endRun()
@@ -154,7 +165,7 @@ while a <= #ARGV do
     local score = base + i
     if deferred then
       redis.call('HSET', prefix .. id, 'score', score)
-      batch[2 * i - 1] = runAfter
+      batch[2 * i - 1] = runAt
     else
       batch[2 * i - 1] = score
     end

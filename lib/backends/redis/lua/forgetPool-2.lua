@@ -4,16 +4,16 @@
   (which also lapses it at once, so if something is still held the next
   broker pass recovers it instead of waiting for the heartbeat to run out),
   or after a broker pass recovered everything a dead pool held. A pool that
-  beat again meanwhile is alive and is kept. The #!lua line makes Redis
-  refuse the call before it runs when memory is over maxmemory (the caller
-  tries again on its next pass).
+  beat again meanwhile is alive and is kept: deadlines are Redis's time
+  (beatPool-1.lua), and so is the time they are compared with (storeClock).
+  The #!lua line makes Redis refuse the call before it runs when memory is
+  over maxmemory (the caller tries again on its next pass).
 
-  KEYS[1] live pools (ZSET) score = heartbeat deadline (ms)
+  KEYS[1] live pools (ZSET) score = heartbeat deadline (ms, Redis's clock)
   KEYS[2] task set (SET) of the pool
 
   ARGV[1] pool id (string)
-  ARGV[2] now (ms since epoch)
-  ARGV[3] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
+  ARGV[2] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
 
   Returns 1 when the pool was forgotten, 0 when it is alive or still holds tasks (count)
   Errors OOM before anything runs when Redis is over maxmemory
@@ -23,9 +23,10 @@ local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if deadline == false then
   return 0
 end
-if ARGV[3] == '1' then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-elseif tonumber(deadline) > tonumber(ARGV[2]) then
+local now = storeClock()
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+elseif tonumber(deadline) > now then
   return 0
 end
 if redis.call('SCARD', KEYS[2]) > 0 then

@@ -2,9 +2,11 @@
 --[[
   Send failed attempts back for another one (the retry decision and the new
   record were made by the caller, which also builds the error text). Only a
-  task still in its running set goes back: to its deferred set at its new
-  runAfter, or straight to its ready queue at its original score when it is
-  already due, with a wake-up token. Its data is replaced (the errors grew and
+  task still in its running set goes back: to its deferred set, due at
+  Redis's time (storeClock) plus the wait the caller measured on its own
+  clock (so a worker whose clock is off still waits exactly its backoff),
+  or straight to its ready queue at its original score when there is no
+  wait left, with a wake-up token. Its data is replaced (the errors grew and
   runAfter moved), its worker ids kept so its attempts still count, its
   startedAt kept (the start of its first attempt, which acquire leaves
   alone), and its hash lives on for the wait. The reaper passes a deadline and pool recovery
@@ -18,25 +20,24 @@
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
   KEYS[5r-3] task (HASH) data, status and workers replaced; score and startedAt kept
-  KEYS[5r-2] deferred set (ZSET) of the task's queue, score = runAfter (ms)
+  KEYS[5r-2] deferred set (ZSET) of the task's queue, score = due time (ms, Redis's clock)
   KEYS[5r-1] ready queue (ZSET) of the task's queue
   KEYS[5r] wake-up tokens (LIST) of the task's queue
 
-  Derived keys: pool task set = ARGV[5] .. pool id (SET), same hash tag as KEYS
+  Derived keys: pool task set = ARGV[4] .. pool id (SET), same hash tag as KEYS
 
-  ARGV[1] now (ms since epoch)
-  ARGV[2] ready status word (string)
-  ARGV[3] latest lease deadline to accept (ms since epoch), or empty to accept any
-  ARGV[4] pool id that must hold the task, or empty for any holder (string)
-  ARGV[5] pool task set key prefix (string)
-  ARGV[6] longest a wake-up list may grow (count)
+  ARGV[1] ready status word (string)
+  ARGV[2] latest lease deadline to accept (ms since epoch, Redis's clock), or empty to accept any
+  ARGV[3] pool id that must hold the task, or empty for any holder (string)
+  ARGV[4] pool task set key prefix (string)
+  ARGV[5] longest a wake-up list may grow (count)
   Then 6 per record, record r uses
-  ARGV[6r+1] task id (string)
-  ARGV[6r+2] task data (JSON, the live encoding)
-  ARGV[6r+3] worker ids (JSON array)
-  ARGV[6r+4] runAfter of the next attempt (ms since epoch)
-  ARGV[6r+5] task hash time to live from now (ms)
-  ARGV[6r+6] ready score to use when the hash has none (number)
+  ARGV[6r] task id (string)
+  ARGV[6r+1] task data (JSON, the live encoding)
+  ARGV[6r+2] worker ids (JSON array)
+  ARGV[6r+3] wait before the next attempt (ms from when Redis runs this; 0 when due now)
+  ARGV[6r+4] task hash time to live from now (ms)
+  ARGV[6r+5] ready score to use when the hash has none (number)
 
   Returns a list with one entry per record: 1 sent back, 0 stale (not held),
   2 already sent back (not held, and its hash holds this very data)
@@ -45,16 +46,16 @@
 ]]
 
 local out = {}
-local now = tonumber(ARGV[1])
-local latest = tonumber(ARGV[3])
-local requiredPool = ARGV[4]
-local poolPrefix = ARGV[5]
-local bound = tonumber(ARGV[6])
+local latest = tonumber(ARGV[2])
+local requiredPool = ARGV[3]
+local poolPrefix = ARGV[4]
+local bound = tonumber(ARGV[5])
 local woken = {}
+local now = nil
 for r = 1, #KEYS / 5 do
   local runningKey = KEYS[5 * r - 4]
   local taskKey = KEYS[5 * r - 3]
-  local id = ARGV[6 * r + 1]
+  local id = ARGV[6 * r]
   local held = true
   if latest then
     local deadline = redis.call('ZSCORE', runningKey, id)
@@ -75,17 +76,18 @@ for r = 1, #KEYS / 5 do
       redis.call('SREM', poolPrefix .. pool, id)
     end
     local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt')
-    local score = kept and kept[1] or ARGV[6 * r + 6]
+    local score = kept and kept[1] or ARGV[6 * r + 5]
     redis.call('DEL', taskKey)
-    redis.call('HSET', taskKey, 'data', ARGV[6 * r + 2], 'status', ARGV[2],
-      'workers', ARGV[6 * r + 3], 'score', score)
+    redis.call('HSET', taskKey, 'data', ARGV[6 * r + 1], 'status', ARGV[1],
+      'workers', ARGV[6 * r + 2], 'score', score)
     if kept and kept[2] then
       redis.call('HSET', taskKey, 'startedAt', kept[2])
     end
-    redis.call('PEXPIRE', taskKey, ARGV[6 * r + 5])
-    local runAfter = tonumber(ARGV[6 * r + 4])
-    if runAfter > now then
-      redis.call('ZADD', KEYS[5 * r - 2], runAfter, id)
+    redis.call('PEXPIRE', taskKey, ARGV[6 * r + 4])
+    local wait = tonumber(ARGV[6 * r + 3])
+    if wait > 0 then
+      now = now or storeClock()
+      redis.call('ZADD', KEYS[5 * r - 2], now + wait, id)
     else
       redis.call('ZADD', KEYS[5 * r - 1], score, id)
       local wakeKey = KEYS[5 * r]
@@ -97,7 +99,7 @@ for r = 1, #KEYS / 5 do
       end
     end
     out[r] = 1
-  elseif callSkippingWrongType('HGET', taskKey, 'data') == ARGV[6 * r + 2] then
+  elseif callSkippingWrongType('HGET', taskKey, 'data') == ARGV[6 * r + 1] then
     out[r] = 2
   else
     out[r] = 0

@@ -37,7 +37,7 @@
   o          resultTtl (ms), latest (lease deadline to accept, or nil for any),
              requiredPool ('' for any holder), poolPrefix, callerPool (a pool
              id, '' for none, or * to read each task's), taskPrefix,
-             now (history score, ms since epoch)
+             now (history score: Redis's time, ms since epoch, as text)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale,
   2 already stored (not held, and its stored outcome is this very one)

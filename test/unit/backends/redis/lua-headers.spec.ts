@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import {
   LUA_DIR,
   REDIS_SCRIPTS,
-  RedisScripts,
-  type RedisClient,
   type RedisScriptName,
-} from '../../../../lib/backends/redis/redis-scripts';
+} from '../../../../lib/backends/redis/redis-script-sources';
+import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
 /**
  * A stand-in for ioredis that only records what each defined command was
@@ -25,6 +24,8 @@ function recordingClient() {
     release: 2,
     promoteDeferred: 0,
     forgetPool: 1,
+    beatPool: 1,
+    storeTime: [1, null],
   };
   const client = {
     defineCommand(name: string, definition: { numberOfKeys?: number }) {
@@ -44,7 +45,7 @@ function recordingClient() {
 
 /** Placeholder arguments of the acquire wrapper and of every store, for tests that count KEYS. */
 const ACQUIRE_ARGS = {
-  nowMs: 1,
+  sentBehindWait: false,
   leaseTtlMs: 2,
   max: 1,
   workerJson: '"w"',
@@ -65,26 +66,19 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   const two = <T>(item: T): T[] => [item, item];
   await scripts.enqueue(
     'seq',
-    two({ queueKey: 'k', deferredKey: 'k', ingressKey: 'k', wakeKey: 'k' }),
-    [{ queueIndex: 0, priority: 0, runAfterMs: null, ids: ['i'], data: ['{}'] }],
-    {
-      nowMs: 1,
-      taskPrefix: 'p',
-      hashTtlMs: 1,
-      ingressExpiresAtMs: 1,
-      priorityWeight: 1,
-      wakeBound: 1,
-    },
+    two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
+    [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
+    { taskPrefix: 'p', hashTtlMs: 1, resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
   );
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
-    'pool',
+    { poolTasksKey: 'pool', poolsKey: 'pools' },
     two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }),
     ACQUIRE_ARGS,
     STORE,
     two(group),
   );
-  await scripts.acknowledge(two(group), STORE, 1);
+  await scripts.acknowledge(two(group), STORE);
   await scripts.retry(
     two({
       runningKey: 'k',
@@ -95,11 +89,11 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       id: 'i',
       data: '{}',
       workersJson: '[]',
-      runAfterMs: 1,
+      delayMs: 1,
       hashTtlMs: 1,
       fallbackScore: 0,
     }),
-    { nowMs: 1, readyStatus: 'READY', poolTasksPrefix: 'p', wakeBound: 1 },
+    { readyStatus: 'READY', poolTasksPrefix: 'p', wakeBound: 1 },
   );
   await scripts.release(
     two({ runningKey: 'k', queueKey: 'k', taskKey: 'k', wakeKey: 'k', id: 'i', fallbackScore: 0 }),
@@ -107,14 +101,13 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     1,
     'p',
   );
-  await scripts.forgetPool(
-    { poolsKey: 'k', poolTasksKey: 'k' },
-    { poolId: 'p', nowMs: 1, stopping: false },
-  );
+  await scripts.forgetPool({ poolsKey: 'k', poolTasksKey: 'k' }, { poolId: 'p', stopping: false });
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
-    { nowMs: 1, max: 1, taskPrefix: 'p', wakeBound: 1 },
+    { max: 1, taskPrefix: 'p', wakeBound: 1 },
   );
+  await scripts.beatPool('k', 'p', 1);
+  await scripts.storeTime('k');
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
     const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;
@@ -219,7 +212,7 @@ describe('Lua script headers', () => {
     expect(sources).toHaveLength(Object.keys(REDIS_SCRIPTS).length);
     for (const lua of sources) {
       const lines = lua.split('\n');
-      expect(lines[0]).toBe('#!lua');
+      expect(lines[0]).toMatch(/^#!lua( flags=|$)/);
       expect(lines.filter((line) => line.startsWith('#!'))).toHaveLength(1);
     }
   });
@@ -228,7 +221,8 @@ describe('Lua script headers', () => {
     const { text } = header(file);
     const [why] = text.trim().split(/\n\s*\n/);
     expect(why.split(/\s+/).length).toBeGreaterThan(20);
-    expect(text).toMatch(/^\s*ARGV\[\d+\] \S/m);
+    // A script that takes no arguments says so.
+    expect(text).toMatch(/^\s*ARGV(\[\d+\] \S| none$)/m);
     expect(text).toMatch(/^\s*Returns \S/m);
     expect(text).toMatch(/^\s*Errors \S/m);
     // Every KEYS line names the Redis type it expects.
@@ -249,7 +243,7 @@ describe('Lua script headers', () => {
     expect(body).not.toMatch(/'(READY|RUNNING|SUCCESSFUL|FAILED)'/);
   });
 
-  it('acquire lays out 3 KEYS per queue, then 2 per group of finished records', async () => {
+  it("acquire lays out its pool's 2 KEYS, 3 per queue, then 2 per group of finished records", async () => {
     const { client, calls } = recordingClient();
     const queue = (q: string) => ({
       queueKey: `ready${q}`,
@@ -257,16 +251,16 @@ describe('Lua script headers', () => {
       wakeKey: `wake${q}`,
     });
     await new RedisScripts(client).acquire(
-      'pool',
+      { poolTasksKey: 'pool', poolsKey: 'pools' },
       [queue('A'), queue('B'), queue('C')],
       ACQUIRE_ARGS,
       STORE,
       [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
     );
     const [count, ...rest] = calls.get('acquire') ?? [];
-    expect(count).toBe(12);
-    expect(rest.slice(0, 12)).toEqual(
-      ['pool', 'readyA', 'runningA', 'wakeA', 'readyB', 'runningB', 'wakeB'].concat([
+    expect(count).toBe(13);
+    expect(rest.slice(0, 13)).toEqual(
+      ['pool', 'pools', 'readyA', 'runningA', 'wakeA', 'readyB', 'runningB', 'wakeB'].concat([
         'readyC',
         'runningC',
         'wakeC',
@@ -275,7 +269,7 @@ describe('Lua script headers', () => {
       ]),
     );
     // ARGV[8] says how many queues KEYS names, so the script finds the groups after them.
-    expect(rest[12 + 7]).toBe(3);
+    expect(rest[13 + 7]).toBe(3);
   });
 
   it.each(

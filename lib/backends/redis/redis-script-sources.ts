@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** How many KEYS a script takes: a fixed count, or a fixed count per item (variadic). */
+export interface ScriptKeyCount {
+  /** KEYS before the per-item ones (all of them when the script is not variadic). */
+  fixed: number;
+  /** KEYS per item for a variadic script (the file name then has no suffix). */
+  perItem?: number;
+}
+
+/** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
+export type LuaFunctionName =
+  'callInSlices' | 'callSkippingWrongType' | 'storeClock' | 'storeFinished';
+
+/**
+ * Every Lua script, with the key count its header documents. The file name
+ * carries the fixed count as a suffix (`promoteDeferred-3.lua`); variadic
+ * scripts have none. A unit test holds header, file name and this table in step.
+ *
+ * @internal
+ */
+export const REDIS_SCRIPTS = {
+  enqueue: {
+    file: 'enqueue.lua',
+    keys: { fixed: 1, perItem: 4 },
+    uses: ['storeClock', 'callInSlices'],
+  },
+  // Per item: a queue (3 keys) and a group of finished records (2 keys).
+  acquire: {
+    file: 'acquire.lua',
+    keys: { fixed: 2, perItem: 5 },
+    uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
+  },
+  acknowledge: {
+    file: 'acknowledge.lua',
+    keys: { fixed: 0, perItem: 2 },
+    uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
+  },
+  retry: {
+    file: 'retry.lua',
+    keys: { fixed: 0, perItem: 5 },
+    uses: ['storeClock', 'callSkippingWrongType'],
+  },
+  release: { file: 'release.lua', keys: { fixed: 0, perItem: 4 }, uses: ['callSkippingWrongType'] },
+  promoteDeferred: {
+    file: 'promoteDeferred-3.lua',
+    keys: { fixed: 3 },
+    uses: ['storeClock', 'callSkippingWrongType'],
+  },
+  forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 }, uses: ['storeClock'] },
+  beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
+  storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
+} as const satisfies Record<
+  string,
+  { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }
+>;
+
+export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
+
+/** Where the .lua files are: next to this file both in lib/ (ts-jest) and in dist/ (nest-cli assets). */
+export const LUA_DIR = join(__dirname, 'lua');
+
+/** The script each SHA1 names (sha1 of the source as sent), for errors that name the script. */
+const scriptsBySha = new Map<string, string>();
+
+/** Which of our scripts an EVALSHA of `sha` (or an EVAL of that source) ran; null for none of ours. */
+export function scriptNamed(shaOrSource: string): string | null {
+  const sha =
+    shaOrSource.length === 40 ? shaOrSource : createHash('sha1').update(shaOrSource).digest('hex');
+  return scriptsBySha.get(sha) ?? null;
+}
+
+const luaSources = new Map<string, string>();
+
+/** A script's source, read once per process (each blocking connection defines the scripts again). */
+function readLua(file: string): string {
+  let source = luaSources.get(file);
+  if (source === undefined) {
+    source = readFileSync(join(LUA_DIR, file), 'utf8');
+    luaSources.set(file, source);
+  }
+  return source;
+}
+
+/**
+ * What `defineCommand` is given for a script: its file with the functions it
+ * uses prepended, after its #!lua line (Redis reads the script's flags from
+ * that line, so it must stay first), and its fixed key count (none for a
+ * variadic script, whose call passes its key count first). The source's
+ * SHA1 is noted for scriptNamed.
+ */
+export function scriptSource(name: RedisScriptName): { lua: string; numberOfKeys?: number } {
+  const script: { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] } =
+    REDIS_SCRIPTS[name];
+  const { file, keys } = script;
+  const functions = (script.uses ?? []).map((fn) => readLua(`${fn}.function.lua`));
+  const source = readLua(file);
+  const firstLineEnd = source.indexOf('\n');
+  const shebang = source.startsWith('#!') ? source.slice(0, firstLineEnd) : null;
+  const body = shebang === null ? source : source.slice(firstLineEnd + 1);
+  const lua = [...(shebang === null ? [] : [shebang]), ...functions, body].join('\n');
+  scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
+  return 'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed };
+}
