@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
-import { PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
+import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
 import { CommandOutputWriter } from '../command/command-output.writer';
@@ -19,6 +19,7 @@ export interface EnqueueCommandOptions {
   priority?: number;
   queue?: string;
   runAfter?: Date;
+  delay?: number;
   count?: number;
   backend?: string;
 }
@@ -49,6 +50,7 @@ export class EnqueueCommand extends CommandRunner {
       priority: options.priority,
       queue: options.queue,
       runAfter: options.runAfter,
+      delayMs: options.delay,
       backend: options.backend,
     };
     const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
@@ -85,6 +87,15 @@ export class EnqueueCommand extends CommandRunner {
   })
   parseRunAfter(value: string): Date {
     return parseIsoDate('--run-after', value);
+  }
+
+  @Option({
+    flags: '--delay <ms>',
+    description:
+      "Run no earlier than this many ms from now, counted on the store's clock (instead of --run-after).",
+  })
+  parseDelay(value: string): number {
+    return parseWholeNumberInRange('--delay', value, 0, MAX_DELAY_MS);
   }
 
   @Option({

@@ -64,8 +64,21 @@ export interface TaskOverrides {
   priority?: number;
   queue?: string;
   backend?: string;
-  /** Earliest time the task may run; needs a backend that supports deferral. */
+  /**
+   * Earliest time the task may run, on this process's clock; needs a backend
+   * that supports deferral. The task waits as long as is left of it when the
+   * enqueue is sent, counted on the store's clock, so a host whose clock is
+   * off neither runs it early nor holds it back.
+   */
   runAfter?: Date;
+  /**
+   * How long after the enqueue the task may run (ms, a whole number from 0
+   * to MAX_DELAY_MS, 1 year), counted on the store's clock; instead of
+   * `runAfter` (not both), and like it only on a backend that supports
+   * deferral. The stored record's `runAfter` shows it as this process's
+   * estimate (now + delayMs).
+   */
+  delayMs?: number;
   /** Replaces the task's `retries` for this call. */
   retries?: number;
   /** Replaces the task's `backoff` for this call. */

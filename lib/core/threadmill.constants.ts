@@ -16,3 +16,6 @@ export const THREADMILL_NAMESPACE = 'threadmill';
 
 /** Metadata key written by `@Task()` and read only by the metadata accessor. */
 export const TASK_METADATA = `${THREADMILL_NAMESPACE}:task`;
+
+/** Longest `delayMs` an enqueue accepts (1 year): beyond it a scheduler, not a deferred task, is the tool. */
+export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;

@@ -33,8 +33,12 @@ export const queueNotConfigured = (
   `Task "${taskName}": queue "${queue}" is not configured for backend "${alias}" ` +
   `(configured: ${queues.map((q) => `"${q}"`).join(', ')}). Add it to the backend's queues or pick one of those.`;
 
-export const deferNotSupported = (taskName: string, alias: string): string =>
-  `Task "${taskName}": backend "${alias}" does not support runAfter. Enqueue without runAfter or use a backend that defers.`;
+export const deferNotSupported = (
+  taskName: string,
+  alias: string,
+  option: 'runAfter' | 'delayMs' = 'runAfter',
+): string =>
+  `Task "${taskName}": backend "${alias}" does not support ${option}. Enqueue without ${option} or use a backend that defers.`;
 
 export const invalidBlockingMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
@@ -47,6 +51,14 @@ export const workerLost = (id: string, taskName: string, poolId: string): string
   `(the pool was killed, froze or lost its store for longer than its heartbeat tolerance); ` +
   `another pool recovered it. It may have run, in part or to the end: the lapsed pool ` +
   `could not say.`;
+
+export const invalidDelay = (taskName: string, value: unknown, maxMs: number): string => {
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return `Task "${taskName}": delayMs ${shown} is invalid; use a whole number of milliseconds from 0 to ${maxMs}.`;
+};
+
+export const delayWithRunAfter = (taskName: string): string =>
+  `Task "${taskName}": set delayMs or runAfter, not both (delayMs is runAfter counted from now).`;
 
 export const invalidRunAfter = (taskName: string, value: unknown): string =>
   `Task "${taskName}": runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;

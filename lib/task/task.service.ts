@@ -12,6 +12,8 @@ import {
   assertJsonSafe,
   backendNotConfigured,
   deferNotSupported,
+  delayWithRunAfter,
+  invalidDelay,
   invalidPriority,
   invalidRetryPolicy,
   invalidRunAfter,
@@ -19,6 +21,7 @@ import {
   idNeedsOneTask,
   isValidTaskId,
   isExecutingBackend,
+  MAX_DELAY_MS,
   notATask,
   payloadTooLarge,
   queueNotConfigured,
@@ -75,7 +78,7 @@ export class TaskService implements TaskEnqueuer {
    * @param taskClass the provider class that declares the task.
    * @param method the `@Task` method's name.
    * @param args the method's arguments (without the TaskContext).
-   * @param overrides priority, queue, backend, runAfter, retry policy and id for this call.
+   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy and id for this call.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
@@ -200,6 +203,40 @@ export class TaskService implements TaskEnqueuer {
     return backend;
   }
 
+  /** The runAfter `overrides` ask for (runAfter itself, or now + delayMs), checked; null for none. */
+  private runAfterOf(
+    name: string,
+    backend: TaskBackend,
+    overrides: TaskOverrides,
+    now: Date,
+  ): Date | null {
+    // null reads as not set, as it always has for runAfter.
+    const runAfter = overrides.runAfter ?? undefined;
+    const delayMs = overrides.delayMs ?? undefined;
+    if (runAfter === undefined && delayMs === undefined) return null;
+    if (runAfter !== undefined && delayMs !== undefined) {
+      throw new InvalidTaskError(delayWithRunAfter(name));
+    }
+    const assertDefers = (option: 'runAfter' | 'delayMs'): void => {
+      if (!backend.features.defer) {
+        throw new InvalidTaskError(deferNotSupported(name, backend.alias, option));
+      }
+    };
+    if (delayMs === undefined) {
+      if (!(runAfter instanceof Date) || Number.isNaN(runAfter.getTime())) {
+        throw new InvalidTaskError(invalidRunAfter(name, runAfter));
+      }
+      assertDefers('runAfter');
+      return runAfter;
+    }
+    if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
+      throw new InvalidTaskError(invalidDelay(name, delayMs, MAX_DELAY_MS));
+    }
+    assertDefers('delayMs');
+    // The backend sends what is left of it as a wait, which the store adds to its own clock.
+    return new Date(now.getTime() + delayMs);
+  }
+
   private buildRecord(
     definition: TaskDefinition,
     backend: TaskBackend,
@@ -218,15 +255,7 @@ export class TaskService implements TaskEnqueuer {
     if (!backend.queues.includes(queue)) {
       throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
     }
-    const runAfter = overrides.runAfter ?? null;
-    if (runAfter !== null) {
-      if (!(runAfter instanceof Date) || Number.isNaN(runAfter.getTime())) {
-        throw new InvalidTaskError(invalidRunAfter(name, runAfter));
-      }
-      if (!backend.features.defer) {
-        throw new InvalidTaskError(deferNotSupported(name, backend.alias));
-      }
-    }
+    const runAfter = this.runAfterOf(name, backend, overrides, now);
     const retries = overrides.retries ?? definition.options.retries;
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);

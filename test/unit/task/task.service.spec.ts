@@ -248,6 +248,47 @@ describe('TaskService', () => {
       );
     });
 
+    it('defers by delayMs, storing the runAfter it comes to on this clock', async () => {
+      const before = Date.now();
+      const result = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { delayMs: 60_000 });
+      const runAfter = result.task.runAfter?.getTime() ?? 0;
+      expect(runAfter).toBeGreaterThanOrEqual(before + 60_000);
+      expect(runAfter).toBeLessThanOrEqual(Date.now() + 60_000);
+      expect((await tasks.getResult(result.id)).task.runAfter?.getTime()).toBe(runAfter);
+      // delayMs 0 is ready at once.
+      const now = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { delayMs: 0 });
+      expect(now.task.runAfter).not.toBeNull();
+      const backend = moduleRef.get(BackendRegistry).get('default');
+      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([now.id]);
+    });
+
+    it.each([
+      [-1, 'delayMs -1 is invalid'],
+      [1.5, 'delayMs 1.5 is invalid'],
+      [365 * 24 * 3600 * 1000 + 1, 'delayMs 31536000001 is invalid'],
+      ['5' as unknown as number, 'delayMs "5" is invalid'],
+      [Number.NaN, 'delayMs NaN is invalid'],
+    ])('refuses delayMs %p', async (delayMs, message) => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { delayMs }),
+        `Task "GreetingTasks.greet": ${message}; use a whole number of milliseconds from 0 to 31536000000.`,
+      );
+    });
+
+    it('refuses delayMs with runAfter, and delayMs on a backend that cannot defer', async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
+          delayMs: 1000,
+          runAfter: new Date(Date.now() + 1000),
+        }),
+        'Task "GreetingTasks.greet": set delayMs or runAfter, not both',
+      );
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { backend: 'nodefer', delayMs: 0 }),
+        'Task "GreetingTasks.greet": backend "nodefer" does not support delayMs.',
+      );
+    });
+
     it.each([
       ['a Date', [new Date(0)], 'args[0] is a Date'],
       ['undefined', [undefined], 'args[0] is undefined'],
