@@ -4,12 +4,11 @@ import {
   InvalidBackendConfigError,
   backendAliasNotProvided,
   invalidBackendOption,
-  invalidName,
-  isValidName,
   noBackendsConfigured,
   type BackendConfig,
   type TaskBackend,
 } from './core';
+import { BackendConfigReader } from './backends/backend-config.reader';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
 import { THREADMILL_MODULE_OPTIONS } from './threadmill.module-definition';
@@ -52,22 +51,15 @@ function validateBackendConfig(alias: string, config: BackendConfig | undefined)
   const fail = (option: string, problem: string): never => {
     throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
   };
-  if (!isValidName(alias)) throw new InvalidBackendConfigError(invalidName('backend alias', alias));
   if (typeof config !== 'object' || config === null) {
+    BackendConfigReader.checkShared(alias, {} as BackendConfig);
     return fail('backend', 'is missing: the alias has no config object');
   }
   if (typeof config.backend !== 'function') {
     fail('backend', 'is missing: pass a backend class such as RedisBackend or MemoryBackend');
   }
-  if (config.queues !== undefined) {
-    if (!Array.isArray(config.queues) || config.queues.length === 0) {
-      fail('queues', 'must be a non-empty array of queue names');
-    }
-    for (const queue of config.queues) {
-      if (!isValidName(queue)) fail('queues', `is invalid: ${invalidName('queue', String(queue))}`);
-    }
-    if (new Set(config.queues).size !== config.queues.length) fail('queues', 'lists a queue twice');
-  }
+  // The same checks every backend makes as it is built, made for all aliases before any is.
+  BackendConfigReader.checkShared(alias, config);
 }
 
 /**

@@ -12,6 +12,7 @@ export * from './task-options.interface';
 export * from './task-record.interface';
 export * from './record-with';
 export * from './unleased';
+export * from './unreadable-record';
 export * from './task-result';
 export * from './retry-policy';
 export * from './task-result-status.enum';

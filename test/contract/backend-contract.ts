@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import {
+  InvalidBackendConfigError,
   TaskResultDoesNotExist,
   TaskResultStatus,
   nextAttempt,
@@ -361,6 +362,35 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
         });
+      });
+    });
+
+    describe('configuration', () => {
+      // The same mistakes refused the same way on every backend, each naming alias and option.
+      it.each([
+        ['a queue name with a space', { queues: ['bad name!'] }, /option "queues" is invalid/],
+        ['a queue listed twice', { queues: ['a', 'a'] }, /option "queues" lists a queue twice/],
+        ['no queue', { queues: [] }, /option "queues" must be a non-empty array/],
+        ['a lease of 1.5 ms', { leaseTtl: 1.5 }, /option "leaseTtl" must be a positive whole/],
+        ['a negative result TTL', { resultTtl: -1 }, /option "resultTtl" must be a positive whole/],
+        [
+          'a batch of 0',
+          { batchSize: 0 },
+          /option "batchSize" must be a whole number of at least 1/,
+        ],
+      ])('refuses %s', async (_what, overrides, message) => {
+        const refused = await build(overrides as Partial<ContractSettings>).catch(
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(InvalidBackendConfigError);
+        expect((refused as Error).message).toMatch(message);
+        expect((refused as Error).message).toMatch(/^Threadmill backend "t-/);
+      });
+
+      it('refuses an alias that is not a valid name', async () => {
+        const refused = await build({ alias: 'bad alias!' }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(InvalidBackendConfigError);
+        expect((refused as Error).message).toMatch(/backend alias/);
       });
     });
 

@@ -242,7 +242,7 @@ describe('bad input (public API, real Redis)', () => {
       [
         'maxPayloadBytes',
         { options: { maxPayloadBytes: 0 } },
-        'option "maxPayloadBytes" must be a whole number of bytes, at least 1, got 0',
+        'option "maxPayloadBytes" must be a whole number of at least 1, got 0',
       ],
       ['maxPayloadBytes', { options: { maxPayloadBytes: 1.5 } }, 'got 1.5'],
     ])('%s', async (_option, config, says) => {

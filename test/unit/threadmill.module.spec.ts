@@ -82,7 +82,7 @@ describe('ThreadmillModule', () => {
       [
         'a negative TTL',
         { backends: { main: { backend: MemoryBackend, options: { resultTtl: -5 } } } },
-        'Threadmill backend "main": option "resultTtl" must be a positive number of milliseconds, got -5.',
+        'Threadmill backend "main": option "resultTtl" must be a positive whole number of milliseconds, got -5.',
       ],
     ])('%s', async (_label, options, message) => {
       const attempt = bootstrap(options as unknown as ThreadmillModuleOptions);

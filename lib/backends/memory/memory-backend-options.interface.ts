@@ -8,7 +8,7 @@
  * @publicApi
  */
 export interface MemoryBackendOptions {
-  /** Longest a started task may stay unacknowledged before a broker pass fails it. Default 1 h. */
+  /** Longest a started task may stay unacknowledged before a maintenance pass fails it. Default 1 h. */
   leaseTtl?: number;
   /** How long results and history are kept. Default 1 day. */
   resultTtl?: number;
@@ -23,12 +23,3 @@ export interface MemoryBackendOptions {
    */
   immediate?: boolean;
 }
-
-/** @internal */
-export const MEMORY_BACKEND_DEFAULTS = {
-  leaseTtl: 60 * 60 * 1000,
-  resultTtl: 24 * 60 * 60 * 1000,
-  brokerInterval: 1000,
-  batchSize: 100,
-  immediate: false,
-} as const satisfies Required<MemoryBackendOptions>;

@@ -5,7 +5,6 @@ import {
   acknowledgeThenAcquire,
   assertDistinctIds,
   BackendUnavailableError,
-  DEFAULT_QUEUE,
   FINISHED_STATUSES,
   InvalidBackendConfigError,
   InvalidTaskError,
@@ -20,10 +19,7 @@ import {
   failedAttempt,
   holdsLease,
   immediateWithoutExecutor,
-  invalidBackendOption,
-  invalidName,
   isRetry,
-  isValidName,
   nextAttempt,
   queueNotConfigured,
   retryNotReady,
@@ -51,10 +47,8 @@ import {
   type TaskRecord,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
-import {
-  MEMORY_BACKEND_DEFAULTS,
-  type MemoryBackendOptions,
-} from './memory-backend-options.interface';
+import type { MemoryBackendOptions } from './memory-backend-options.interface';
+import { BackendConfigReader } from '../backend-config.reader';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
 
 type FinishedSegment = 'successful' | 'failed';
@@ -148,8 +142,9 @@ export class MemoryBackend implements ExecutingBackend {
     readonly alias: string,
     config: BackendConfig,
   ) {
-    this.options = MemoryBackend.validateOptions(alias, config.options ?? {});
-    this.queues = MemoryBackend.validateQueues(alias, config.queues ?? [DEFAULT_QUEUE]);
+    const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
+    this.options = { ...reader.common(), immediate: reader.flag('immediate', false) };
+    this.queues = reader.queues;
     for (const queue of this.queues) {
       this.state.set(queue, {
         ready: new MemoryReadyQueue(),
@@ -401,45 +396,6 @@ export class MemoryBackend implements ExecutingBackend {
     this.closed = true;
     // Waiting acquires resolve with nothing, and their timers are cleared.
     this.wake();
-  }
-
-  private static validateOptions(alias: string, options: object): Required<MemoryBackendOptions> {
-    const known = Object.keys(MEMORY_BACKEND_DEFAULTS);
-    const fail = (option: string, problem: string): never => {
-      throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
-    };
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key))
-        fail(key, `is not an option of MemoryBackend (known: ${known.join(', ')})`);
-    }
-    const resolved: Required<MemoryBackendOptions> = { ...MEMORY_BACKEND_DEFAULTS, ...options };
-    for (const key of ['leaseTtl', 'resultTtl', 'brokerInterval'] as const) {
-      const value = resolved[key];
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-        fail(key, `must be a positive number of milliseconds, got ${String(value)}`);
-      }
-    }
-    if (!Number.isInteger(resolved.batchSize) || resolved.batchSize < 1) {
-      fail('batchSize', `must be a whole number of at least 1, got ${String(resolved.batchSize)}`);
-    }
-    if (typeof resolved.immediate !== 'boolean') {
-      fail('immediate', `must be true or false, got ${String(resolved.immediate)}`);
-    }
-    return resolved;
-  }
-
-  private static validateQueues(alias: string, queues: unknown): string[] {
-    const fail = (problem: string): never => {
-      throw new InvalidBackendConfigError(invalidBackendOption(alias, 'queues', problem));
-    };
-    if (!Array.isArray(queues) || queues.length === 0)
-      fail('must be a non-empty array of queue names');
-    const list = queues as unknown[];
-    for (const queue of list) {
-      if (!isValidName(queue)) fail(`is invalid: ${invalidName('queue', String(queue))}`);
-    }
-    if (new Set(list).size !== list.length) fail('lists a queue twice');
-    return list as string[];
   }
 
   private assertOpen(): void {

@@ -1,10 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
-import { DEFAULT_QUEUE } from '../../core/threadmill.constants';
-import { invalidBackendOption, invalidName } from '../../core/threadmill.messages';
-import { isValidName } from '../../core/validate-name.util';
+import { BackendConfigReader } from '../backend-config.reader';
 import {
   REDIS_BACKEND_DEFAULTS,
   type RedisBackendOptions,
@@ -43,22 +40,16 @@ export interface RedisBackendSettings {
   secrets: string[];
 }
 
-const DURATIONS = [
-  'leaseTtl',
-  'resultTtl',
-  'brokerInterval',
+/** The options of RedisBackend besides the ones every backend has. */
+const REDIS_OWN_OPTIONS = [
   'connectTimeout',
   'commandTimeout',
-] as const;
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof RedisBackendOptions>([
-  ...DURATIONS,
-  'batchSize',
   'maxPayloadBytes',
   'allowEviction',
   'clusterNodes',
   'client',
   'redisOptions',
-]);
+];
 const REDIS_PROTOCOLS: ReadonlySet<string> = new Set(['redis:', 'rediss:']);
 
 /**
@@ -72,59 +63,24 @@ export function parseRedisBackendConfig(
   alias: string,
   config: BackendConfig,
 ): RedisBackendSettings {
-  const fail = (option: string, problem: string): never => {
-    throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
-  };
-  if (!isValidName(alias)) {
-    throw new InvalidBackendConfigError(invalidName('backend alias', String(alias)));
-  }
-  const queues = config.queues ?? [DEFAULT_QUEUE];
-  if (!Array.isArray(queues) || queues.length === 0) fail('queues', 'must list at least one queue');
-  for (const queue of queues) {
-    if (!isValidName(queue)) fail('queues', `is invalid: ${invalidName('queue', String(queue))}`);
-  }
-  if (new Set(queues).size !== queues.length) fail('queues', 'lists a queue twice');
-
-  const options = (config.options ?? {}) as RedisBackendOptions & Record<string, unknown>;
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      fail(key, `is not an option of RedisBackend (known: ${[...KNOWN_OPTIONS].join(', ')})`);
-    }
-  }
-  const durations: Record<(typeof DURATIONS)[number], number> = {
-    leaseTtl: REDIS_BACKEND_DEFAULTS.leaseTtl,
-    resultTtl: REDIS_BACKEND_DEFAULTS.resultTtl,
-    brokerInterval: REDIS_BACKEND_DEFAULTS.brokerInterval,
-    connectTimeout: REDIS_BACKEND_DEFAULTS.connectTimeout,
-    commandTimeout: REDIS_BACKEND_DEFAULTS.commandTimeout,
-  };
-  for (const key of DURATIONS) {
-    const value = options[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      fail(key, `must be a positive whole number of milliseconds, got ${String(value)}`);
-    }
-    durations[key] = value;
-  }
-  const batchSize = options.batchSize ?? REDIS_BACKEND_DEFAULTS.batchSize;
-  if (typeof batchSize !== 'number' || !Number.isInteger(batchSize) || batchSize < 1) {
-    fail('batchSize', `must be a whole number of at least 1, got ${String(batchSize)}`);
-  }
-  const maxPayloadBytes = options.maxPayloadBytes ?? REDIS_BACKEND_DEFAULTS.maxPayloadBytes;
-  if (
-    typeof maxPayloadBytes !== 'number' ||
-    !Number.isInteger(maxPayloadBytes) ||
-    maxPayloadBytes < 1
-  ) {
-    fail(
-      'maxPayloadBytes',
-      `must be a whole number of bytes, at least 1, got ${String(maxPayloadBytes)}`,
-    );
-  }
-  const allowEviction = options.allowEviction ?? REDIS_BACKEND_DEFAULTS.allowEviction;
-  if (typeof allowEviction !== 'boolean') {
-    fail('allowEviction', `must be true or false, got ${String(allowEviction)}`);
-  }
+  const reader = new BackendConfigReader(alias, config, 'RedisBackend', REDIS_OWN_OPTIONS);
+  const fail = (option: string, problem: string): never => reader.fail(option, problem);
+  const options = (config.options ?? {}) as RedisBackendOptions;
+  const common = reader.common();
+  const connectTimeout = reader.milliseconds(
+    'connectTimeout',
+    REDIS_BACKEND_DEFAULTS.connectTimeout,
+  );
+  const commandTimeout = reader.milliseconds(
+    'commandTimeout',
+    REDIS_BACKEND_DEFAULTS.commandTimeout,
+  );
+  const maxPayloadBytes = reader.wholeNumber(
+    'maxPayloadBytes',
+    REDIS_BACKEND_DEFAULTS.maxPayloadBytes,
+    1,
+  );
+  const allowEviction = reader.flag('allowEviction', REDIS_BACKEND_DEFAULTS.allowEviction);
   const redisOptions = options.redisOptions ?? {};
   if (typeof redisOptions !== 'object' || redisOptions === null) {
     fail('redisOptions', 'must be an object of ioredis options');
@@ -198,10 +154,11 @@ export function parseRedisBackendConfig(
 
   return {
     alias,
-    queues: [...queues],
-    ...durations,
-    taskHashTtl: 3 * durations.leaseTtl + durations.resultTtl,
-    batchSize,
+    queues: reader.queues,
+    ...common,
+    connectTimeout,
+    commandTimeout,
+    taskHashTtl: 3 * common.leaseTtl + common.resultTtl,
     maxPayloadBytes,
     allowEviction,
     redisOptions,

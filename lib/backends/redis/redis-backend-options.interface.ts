@@ -62,15 +62,11 @@ export interface RedisBackendOptions {
 }
 
 /**
- * The defaults: a 1 h lease, results kept 1 day, a broker pass every second
- * moving or reaping at most 100 tasks, 5 s to connect, 10 s per command and
+ * The defaults of RedisBackend's own options (the common ones are every
+ * backend's: COMMON_BACKEND_DEFAULTS): 5 s to connect, 10 s per command and
  * 1 MiB of serialized args; a Redis that evicts keys is refused.
  */
 export const REDIS_BACKEND_DEFAULTS = {
-  leaseTtl: 60 * 60 * 1000,
-  resultTtl: 24 * 60 * 60 * 1000,
-  brokerInterval: 1000,
-  batchSize: 100,
   connectTimeout: 5000,
   commandTimeout: 10_000,
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,

@@ -9,6 +9,7 @@ import {
   type TaskRecordJson,
 } from '../../core/task-serializer';
 import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
+import { UNREADABLE_TASK_NAME, unreadableRecord } from '../../core/unreadable-record';
 
 /**
  * Weight of one priority step in a ready score (-priority * weight + enqueue
@@ -267,7 +268,9 @@ export class RedisRecordCodec {
   /**
    * The FAILED record stored for a task whose data could not be read: all we
    * know is its id and queue. `error` becomes its first error. Its task name
-   * is empty (no task has one), which is how encodeFinished knows to store it whole.
+   * is UNREADABLE_TASK_NAME, which is how encodeFinished knows to store it
+   * whole (a task that merely shares the name is stored whole too, which is
+   * always correct, only larger).
    */
   unreadable(
     id: string,
@@ -276,18 +279,13 @@ export class RedisRecordCodec {
     workerIds: readonly string[],
     error?: TaskErrorRecord,
   ): TaskRecord {
-    return {
+    return unreadableRecord(
       id,
-      task: { name: '', queue, priority: 0, runAfter: null, backend: this.alias },
-      status: TaskResultStatus.FAILED,
-      enqueuedAt: at,
-      startedAt: at,
-      finishedAt: at,
-      lastAttemptedAt: at,
-      args: [],
-      errors: error ? [error] : [],
+      { queue, backend: this.alias },
+      at,
+      error ? [error] : [],
       workerIds,
-    };
+    );
   }
 
   /**
@@ -300,7 +298,9 @@ export class RedisRecordCodec {
    * instead, so its result never depends on data that is missing or gone.
    */
   encodeFinished(record: TaskRecord): string {
-    if (record.task.name === '' || this.mayOutliveData(record)) return encodeWhole(record);
+    if (record.task.name === UNREADABLE_TASK_NAME || this.mayOutliveData(record)) {
+      return encodeWhole(record);
+    }
     // Built as text (every finished task is encoded): each value through JSON.stringify, so it stays valid JSON.
     let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
     if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;

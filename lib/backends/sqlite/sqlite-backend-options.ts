@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-import {
-  DEFAULT_QUEUE,
-  InvalidBackendConfigError,
-  invalidBackendOption,
-  type BackendConfig,
-} from '../../core';
+import type { BackendConfig } from '../../core';
+import { BackendConfigReader } from '../backend-config.reader';
+
+/** The options of SqliteBackend besides the ones every backend has. */
+const SQLITE_OWN_OPTIONS = ['busyTimeout', 'maxPollInterval', 'synchronous'];
 
 /**
  * `options` of a SQLite backend alias. Durations are milliseconds; the first
@@ -44,40 +43,6 @@ export interface ResolvedSqliteBackendConfig extends Required<SqliteBackendOptio
   queues: string[];
 }
 
-/** @internal */
-export const SQLITE_BACKEND_DEFAULTS: Required<SqliteBackendOptions> = {
-  leaseTtl: 60 * 60 * 1000,
-  resultTtl: 24 * 60 * 60 * 1000,
-  brokerInterval: 1000,
-  batchSize: 100,
-  busyTimeout: 5000,
-  maxPollInterval: 100,
-  synchronous: 'NORMAL',
-};
-
-/** Options that are a count of milliseconds (or of tasks, for batchSize) and must be positive. */
-const POSITIVE_NUMBER_OPTIONS = [
-  'leaseTtl',
-  'resultTtl',
-  'brokerInterval',
-  'batchSize',
-  'busyTimeout',
-  'maxPollInterval',
-] as const;
-
-const SYNCHRONOUS_MODES: readonly string[] = ['NORMAL', 'FULL'];
-
-/** A configured value as the error message shows it (strings quoted, so "100" is told from 100). */
-const shown = (value: unknown): string => {
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  try {
-    return JSON.stringify(value) ?? typeof value;
-  } catch {
-    // BigInt and cyclic values cannot be stringified; their type is enough to point at the mistake.
-    return typeof value;
-  }
-};
-
 /**
  * Accepted `url` forms, all naming a file on this machine:
  * `sqlite:///abs/path.db` (absolute), `sqlite://relative/path.db` (or `sqlite:relative/path.db`),
@@ -101,57 +66,25 @@ export function resolveSqliteBackendConfig(
   alias: string,
   config: BackendConfig,
 ): ResolvedSqliteBackendConfig {
-  const fail = (option: string, problem: string): never => {
-    throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
-  };
+  const reader = new BackendConfigReader(alias, config, 'SqliteBackend', SQLITE_OWN_OPTIONS);
   if (typeof config.url !== 'string' || config.url.trim() === '') {
-    fail('url', 'is required: use sqlite:///absolute/path/to/threadmill.db or a file path');
+    reader.fail('url', 'is required: use sqlite:///absolute/path/to/threadmill.db or a file path');
   }
   const url = (config.url as string).trim();
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(sqlite|file):/i.test(url)) {
-    fail('url', `"${url.split(':')[0]}:" is not a SQLite url; use sqlite:///path/to/file.db`);
+    reader.fail(
+      'url',
+      `"${url.split(':')[0]}:" is not a SQLite url; use sqlite:///path/to/file.db`,
+    );
   }
-  const queues = config.queues ?? [DEFAULT_QUEUE];
-  if (
-    !Array.isArray(queues) ||
-    queues.length === 0 ||
-    queues.some((q) => typeof q !== 'string' || q === '')
-  ) {
-    fail('queues', 'must be a non-empty list of queue names');
-  }
-
-  const given: Record<string, unknown> = config.options ?? {};
-  for (const key of Object.keys(given)) {
-    if (!(key in SQLITE_BACKEND_DEFAULTS)) {
-      fail(
-        key,
-        `is not a SqliteBackend option (known: ${Object.keys(SQLITE_BACKEND_DEFAULTS).join(', ')})`,
-      );
-    }
-  }
-  const resolved: ResolvedSqliteBackendConfig = {
-    ...SQLITE_BACKEND_DEFAULTS,
+  return {
+    ...reader.common(),
+    busyTimeout: reader.milliseconds('busyTimeout', 5000),
+    maxPollInterval: reader.milliseconds('maxPollInterval', 100),
+    synchronous: reader.oneOf('synchronous', ['NORMAL', 'FULL'] as const, 'NORMAL'),
     filename: filenameFromUrl(url),
-    queues: [...queues],
+    queues: reader.queues,
   };
-  for (const key of POSITIVE_NUMBER_OPTIONS) {
-    const value = given[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      fail(key, `must be a positive number of milliseconds, got ${shown(value)}`);
-    }
-    resolved[key] = value as number;
-  }
-  if (!Number.isInteger(resolved.batchSize)) {
-    fail('batchSize', `must be a whole number of tasks, got ${resolved.batchSize}`);
-  }
-  if (given.synchronous !== undefined) {
-    if (!SYNCHRONOUS_MODES.includes(given.synchronous as string)) {
-      fail('synchronous', `must be "NORMAL" or "FULL", got ${shown(given.synchronous)}`);
-    }
-    resolved.synchronous = given.synchronous as 'NORMAL' | 'FULL';
-  }
-  return resolved;
 }
 
 /** Creates the database's folder (and its parents) if it does not exist yet. @internal */

@@ -25,6 +25,7 @@ import {
   taskResultDoesNotExist,
   TaskResultStatus,
   unleasedRecord,
+  unreadableRecord,
   WorkerLost,
   workerLost,
   type AcknowledgeAndAcquireResult,
@@ -63,7 +64,6 @@ import { SqliteWaiter } from './sqlite-waiter';
 const FIRST_POLL_MS = 2;
 
 /** Task name recorded on a task whose stored data could not be read at all. */
-const UNREADABLE_TASK_NAME = '(unreadable)';
 
 /** Ready-queue score: priority first, then FIFO by enqueue time, as in the Redis backend. */
 const readyScore = (record: TaskRecord): number =>
@@ -698,24 +698,9 @@ export class SqliteBackend implements TaskBackend {
       this.logger.error(`task ${row.id} of "${this.alias}" failed: ${error.message}`);
       this.sql.deleteTask.run(row.seq);
       this.storeResult(
-        {
-          id: row.id,
-          task: {
-            name: UNREADABLE_TASK_NAME,
-            queue: row.queue,
-            priority: 0,
-            runAfter: null,
-            backend: this.alias,
-          },
-          status: TaskResultStatus.FAILED,
-          enqueuedAt: new Date(now),
-          startedAt: null,
-          finishedAt: new Date(now),
-          lastAttemptedAt: null,
-          args: [],
-          errors: [{ className: error.name, traceback: error.stack ?? error.message }],
-          workerIds: [],
-        },
+        unreadableRecord(row.id, { queue: row.queue, backend: this.alias }, new Date(now), [
+          { className: error.name, traceback: error.stack ?? error.message },
+        ]),
         row.queue,
         now,
       );

@@ -41,10 +41,10 @@ describe('MemoryBackend', () => {
     });
 
     it.each([
-      ['leaseTtl', -1, 'must be a positive number of milliseconds, got -1'],
-      ['resultTtl', Number.NaN, 'must be a positive number of milliseconds, got NaN'],
+      ['leaseTtl', -1, 'must be a positive whole number of milliseconds, got -1'],
+      ['resultTtl', Number.NaN, 'must be a positive whole number of milliseconds, got NaN'],
       ['batchSize', 1.5, 'must be a whole number of at least 1, got 1.5'],
-      ['immediate', 'yes', 'must be true or false, got yes'],
+      ['immediate', 'yes', 'must be true or false, got "yes"'],
     ])('refuses %s = %p', (option, value, problem) => {
       expect(() => new MemoryBackend('mem', config({ [option]: value }))).toThrow(
         `Threadmill backend "mem": option "${option}" ${problem}`,

@@ -33,7 +33,7 @@ describe('RedisBackend configuration', () => {
     ],
     [{ brokerInterval: '1000' }, /option "brokerInterval"/],
     [{ batchSize: 0 }, /option "batchSize" must be a whole number of at least 1/],
-    [{ allowEviction: 'yes' }, /option "allowEviction" must be true or false, got yes/],
+    [{ allowEviction: 'yes' }, /option "allowEviction" must be true or false, got "yes"/],
     [{ leaseTTL: 5 }, /option "leaseTTL" is not an option of RedisBackend \(known: .*leaseTtl/],
   ])('refuses options %j, naming alias and option', (options, message) => {
     expect(() => build({ url: 'redis://localhost', options })).toThrow(InvalidBackendConfigError);

@@ -1,9 +1,6 @@
 import { resolve } from 'node:path';
 
-import {
-  resolveSqliteBackendConfig,
-  SQLITE_BACKEND_DEFAULTS,
-} from '../../../../lib/backends/sqlite/sqlite-backend-options';
+import { resolveSqliteBackendConfig } from '../../../../lib/backends/sqlite/sqlite-backend-options';
 import { InvalidBackendConfigError, type BackendConfig } from '../../../../lib/core';
 
 // Never constructed here: resolveSqliteBackendConfig only reads the config.
@@ -17,7 +14,9 @@ const config = (overrides: Partial<BackendConfig> = {}): BackendConfig => ({
 describe('resolveSqliteBackendConfig', () => {
   it('fills in the documented defaults and the default queue', () => {
     expect(resolveSqliteBackendConfig('main', config())).toEqual({
-      ...SQLITE_BACKEND_DEFAULTS,
+      busyTimeout: 5000,
+      maxPollInterval: 100,
+      synchronous: 'NORMAL',
       leaseTtl: 3_600_000,
       resultTtl: 86_400_000,
       brokerInterval: 1000,
@@ -54,7 +53,7 @@ describe('resolveSqliteBackendConfig', () => {
       batchSize: 7,
       synchronous: 'FULL',
       maxPollInterval: 20,
-      resultTtl: SQLITE_BACKEND_DEFAULTS.resultTtl,
+      resultTtl: 86_400_000,
     });
   });
 
@@ -62,12 +61,16 @@ describe('resolveSqliteBackendConfig', () => {
     [{ url: undefined }, 'url', 'is required'],
     [{ url: '  ' }, 'url', 'is required'],
     [{ url: 'redis://localhost:6379' }, 'url', 'not a SQLite url'],
-    [{ queues: [] }, 'queues', 'non-empty list'],
-    [{ options: { leaseTTL: 1000 } }, 'leaseTTL', 'not a SqliteBackend option'],
-    [{ options: { resultTtl: -1 } }, 'resultTtl', 'positive number'],
-    [{ options: { leaseTtl: 0 } }, 'leaseTtl', 'positive number'],
+    [{ queues: [] }, 'queues', 'non-empty array'],
+    [{ options: { leaseTTL: 1000 } }, 'leaseTTL', 'is not an option of SqliteBackend'],
+    [{ options: { resultTtl: -1 } }, 'resultTtl', 'positive whole number'],
+    [{ options: { leaseTtl: 0 } }, 'leaseTtl', 'positive whole number'],
     [{ options: { brokerInterval: '1000' } }, 'brokerInterval', 'got "1000"'],
-    [{ options: { busyTimeout: Number.POSITIVE_INFINITY } }, 'busyTimeout', 'positive number'],
+    [
+      { options: { busyTimeout: Number.POSITIVE_INFINITY } },
+      'busyTimeout',
+      'positive whole number',
+    ],
     [{ options: { batchSize: 2.5 } }, 'batchSize', 'whole number'],
     [{ options: { synchronous: 'OFF' } }, 'synchronous', '"NORMAL" or "FULL"'],
   ] as [Partial<BackendConfig>, string, string][])(

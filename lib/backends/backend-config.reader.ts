@@ -1,0 +1,158 @@
+import type { BackendConfig } from '../core/backend-config.interface';
+import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
+import { DEFAULT_QUEUE } from '../core/threadmill.constants';
+import { invalidBackendOption, invalidName } from '../core/threadmill.messages';
+import { isValidName } from '../core/validate-name.util';
+
+/** The options every backend has, with the same meaning and defaults. */
+export interface CommonBackendOptions {
+  /** Longest a started task may stay unacknowledged before it is failed (AcknowledgementTimeout). */
+  leaseTtl: number;
+  /** How long results and history are kept. */
+  resultTtl: number;
+  /** Period of the maintenance pass the worker pool runs. */
+  brokerInterval: number;
+  /** Most tasks promoted or reaped per maintenance pass. */
+  batchSize: number;
+}
+
+/** A 1 h lease, results kept 1 day, a maintenance pass every second moving at most 100 tasks. */
+export const COMMON_BACKEND_DEFAULTS: Readonly<CommonBackendOptions> = {
+  leaseTtl: 60 * 60 * 1000,
+  resultTtl: 24 * 60 * 60 * 1000,
+  brokerInterval: 1000,
+  batchSize: 100,
+};
+
+const COMMON_OPTIONS = Object.keys(COMMON_BACKEND_DEFAULTS);
+
+/** A configured value as an error message shows it (strings quoted, so "100" is told from 100). */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    // BigInt and cyclic values cannot be stringified; their type is enough to point at the mistake.
+    return typeof value;
+  }
+}
+
+/**
+ * The one reading of a backend alias's configuration, shared by every
+ * backend (and by the module, which checks every alias before it builds
+ * any), so a mistake is refused the same way whichever class it names: the
+ * alias and the queue names, an unknown option, and the value of each
+ * option, every problem an InvalidBackendConfigError naming alias and option.
+ * A backend reads its own options through the same methods.
+ *
+ * @internal
+ */
+export class BackendConfigReader {
+  /** The queues the alias serves, checked. */
+  readonly queues: string[];
+  private readonly options: Record<string, unknown>;
+
+  /**
+   * @param backendName the class, for the list of known options (`RedisBackend`).
+   * @param ownOptions the options this backend has besides the common ones.
+   */
+  constructor(
+    readonly alias: string,
+    config: BackendConfig,
+    backendName: string,
+    ownOptions: readonly string[],
+  ) {
+    BackendConfigReader.checkShared(alias, config);
+    this.queues = [...(config.queues ?? [DEFAULT_QUEUE])];
+    const options: unknown = config.options ?? {};
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      this.fail('options', 'must be an object of options');
+    }
+    this.options = options as Record<string, unknown>;
+    const known = [...COMMON_OPTIONS, ...ownOptions];
+    for (const key of Object.keys(this.options)) {
+      if (!known.includes(key)) {
+        this.fail(key, `is not an option of ${backendName} (known: ${known.join(', ')})`);
+      }
+    }
+  }
+
+  /** What every alias must satisfy whatever its backend: its name and its queue names. */
+  static checkShared(alias: string, config: BackendConfig): void {
+    if (!isValidName(alias)) {
+      throw new InvalidBackendConfigError(invalidName('backend alias', String(alias)));
+    }
+    const fail = (problem: string): never => {
+      throw new InvalidBackendConfigError(invalidBackendOption(alias, 'queues', problem));
+    };
+    const queues: unknown = config.queues ?? [DEFAULT_QUEUE];
+    if (!Array.isArray(queues) || queues.length === 0) {
+      fail('must be a non-empty array of queue names');
+    }
+    for (const queue of queues as unknown[]) {
+      if (!isValidName(queue)) fail(`is invalid: ${invalidName('queue', String(queue))}`);
+    }
+    if (new Set(queues as unknown[]).size !== (queues as unknown[]).length) {
+      fail('lists a queue twice');
+    }
+  }
+
+  /** The common options, each checked, defaults filled in. */
+  common(): CommonBackendOptions {
+    return {
+      leaseTtl: this.milliseconds('leaseTtl', COMMON_BACKEND_DEFAULTS.leaseTtl),
+      resultTtl: this.milliseconds('resultTtl', COMMON_BACKEND_DEFAULTS.resultTtl),
+      brokerInterval: this.milliseconds('brokerInterval', COMMON_BACKEND_DEFAULTS.brokerInterval),
+      batchSize: this.wholeNumber('batchSize', COMMON_BACKEND_DEFAULTS.batchSize, 1),
+    };
+  }
+
+  /** A value as given (undefined when absent), for an option this reader has no method for. */
+  raw(option: string): unknown {
+    return this.options[option];
+  }
+
+  /** A positive whole number of milliseconds. */
+  milliseconds(option: string, fallback: number): number {
+    const value = this.options[option] ?? fallback;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      this.fail(
+        option,
+        `must be a positive whole number of milliseconds, got ${shownValue(value)}`,
+      );
+    }
+    return value;
+  }
+
+  /** A whole number of at least `min`. */
+  wholeNumber(option: string, fallback: number, min: number): number {
+    const value = this.options[option] ?? fallback;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+      this.fail(option, `must be a whole number of at least ${min}, got ${shownValue(value)}`);
+    }
+    return value;
+  }
+
+  /** true or false. */
+  flag(option: string, fallback: boolean): boolean {
+    const value = this.options[option] ?? fallback;
+    if (typeof value !== 'boolean')
+      this.fail(option, `must be true or false, got ${shownValue(value)}`);
+    return value;
+  }
+
+  /** One of `choices`. */
+  oneOf<T extends string>(option: string, choices: readonly T[], fallback: T): T {
+    const value = this.options[option] ?? fallback;
+    if (!choices.includes(value as T)) {
+      const listed = choices.map((choice) => `"${choice}"`).join(' or ');
+      this.fail(option, `must be ${listed}, got ${shownValue(value)}`);
+    }
+    return value as T;
+  }
+
+  /** Refuses `option` with `problem` (a sentence part: "must be ..."). */
+  fail(option: string, problem: string): never {
+    throw new InvalidBackendConfigError(invalidBackendOption(this.alias, option, problem));
+  }
+}
