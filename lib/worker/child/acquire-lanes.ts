@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
 import type { AcquireOptions, TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acquireFailed } from '../../core/worker.messages';
@@ -128,6 +129,7 @@ export class AcquireLanes {
         }
       }
       const records = await this.acquire(slots.reserve(share), blocking);
+      // Not leased: the call failed, or the pool's heartbeat lapsed (it beats again on its next pass).
       if (records === null) {
         await sleep(this.deps.retryDelayMs, stopSignal);
         continue;
@@ -148,7 +150,9 @@ export class AcquireLanes {
 
   /**
    * One acquire for `slots` (reserved while the call is out), carrying the
-   * outcomes waiting to be stored; starts what it leased. Null when it failed.
+   * outcomes waiting to be stored; starts what it leased. Null when nothing
+   * could be leased: the call failed, or the store refused to lease under a
+   * pool whose heartbeat lapsed (whose tasks another pool may be recovering).
    */
   private async acquire(slots: number[], blocking: boolean): Promise<TaskRecord[] | null> {
     const { backend, outcomes, queues } = this.deps;
@@ -167,14 +171,17 @@ export class AcquireLanes {
     try {
       if (done.length > 0) {
         const result = await backend.acknowledgeAndAcquire(done, queues, options);
-        records = result.acquired;
         outcomes.storedWithAcquire(done, result.acknowledged);
+        records = result.poolLapsed ? null : result.acquired;
       } else {
         records = await backend.acquire(queues, options);
       }
     } catch (error) {
-      this.deps.logger.error(acquireFailed(backend.alias, error));
-      this.deps.orphans.acquireFailed();
+      // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.
+      if (!(error instanceof PoolHeartbeatLapsedError)) {
+        this.deps.logger.error(acquireFailed(backend.alias, error));
+        this.deps.orphans.acquireFailed();
+      }
       if (done.length > 0) outcomes.acquireFailed(done);
     } finally {
       this.acquiring--;
