@@ -20,5 +20,4 @@ export * from './task-serializer';
 export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
-export * from './broker-pass';
 export * from './distinct-ids';

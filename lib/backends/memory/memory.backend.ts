@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 
 import {
-  AcknowledgementTimeout,
   acknowledgeThenAcquire,
   assertDistinctIds,
   BackendUnavailableError,
@@ -9,28 +8,22 @@ import {
   InvalidBackendConfigError,
   InvalidTaskError,
   TaskResultDoesNotExist,
-  WorkerLost,
   TaskResultStatus,
   acknowledgeUnfinished,
-  acknowledgementTimeout,
   backendClosed,
   deferNotSupported,
-  errorToRecord,
   failedAttempt,
   holdsLease,
   immediateWithoutExecutor,
   isRetry,
-  nextAttempt,
   queueNotConfigured,
   retryNotReady,
-  runBrokerSteps,
   serializeRecord,
   TaskAlreadyExistsError,
   taskAlreadyExists,
   TaskResult,
   taskResultDoesNotExist,
   unleasedRecord,
-  workerLost,
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
@@ -42,12 +35,14 @@ import {
   type ExecutingBackend,
   type QueueSegment,
   type RetryOutcome,
-  type TaskErrorRecord,
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { MemoryBackendOptions } from './memory-backend-options.interface';
+import type { EndAttempt } from '../../lifecycle/ended-attempt';
+import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
+import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import { BackendConfigReader } from '../backend-config.reader';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
 
@@ -372,16 +367,31 @@ export class MemoryBackend implements ExecutingBackend {
 
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     this.assertOpen();
-    return runBrokerSteps({
-      promote: () => this.promoteDue(),
-      reap: () => this.reapExpired(),
-      recover: () => this.recoverLapsedPools(options.poolId),
-      trim: () => this.trim(),
-      heartbeat: () => {
-        this.heartbeat = new Date();
-      },
+    return runMaintenancePass(this.maintenance, {
+      alias: this.alias,
+      leaseTtlMs: this.options.leaseTtl,
+      batchSize: this.options.batchSize,
+      ownPoolId: options.poolId,
     });
   }
+
+  /** What the maintenance pass stores here, each step one synchronous change of the maps. */
+  private readonly maintenance: MaintenanceStore = {
+    promoteDue: async (max) => this.promoteDue(max),
+    endExpiredLeases: async (max, end) => this.endExpiredLeases(max, end),
+    lapsedPools: async (max, ownPoolId) => {
+      const now = Date.now();
+      return [...this.pools]
+        .filter(([poolId, deadline]) => deadline <= now && poolId !== ownPoolId)
+        .map(([poolId]) => poolId)
+        .slice(0, max);
+    },
+    endPoolAttempts: async (poolId, max, end) => this.endPoolAttempts(poolId, max, end),
+    trim: async () => this.trim(),
+    markPass: async () => {
+      this.heartbeat = new Date();
+    },
+  };
 
   async brokerHeartbeat(): Promise<Date | null> {
     this.assertOpen();
@@ -510,13 +520,6 @@ export class MemoryBackend implements ExecutingBackend {
     this.enter(this.queue(queue), record, now);
   }
 
-  /** An attempt that ended without an acknowledge: retried per its policy or failed with `error`. */
-  private settle(lease: Lease, running: TaskRecord, error: TaskErrorRecord, now: number): void {
-    const next = nextAttempt(running, error, new Date(now));
-    if (isRetry(next)) this.requeue(lease.queue, next, now);
-    else this.finish(lease.queue, next, now);
-  }
-
   private finish(queue: string, record: TaskRecord, now: number): void {
     this.dropLease(record.id);
     this.tasks.delete(record.id);
@@ -551,7 +554,7 @@ export class MemoryBackend implements ExecutingBackend {
     return undefined;
   }
 
-  private promoteDue(): number {
+  private promoteDue(max: number): number {
     const now = Date.now();
     const due = [...this.state.entries()]
       .flatMap(([queue, state]) =>
@@ -559,7 +562,7 @@ export class MemoryBackend implements ExecutingBackend {
       )
       .filter((entry) => entry.runAfter <= now)
       .sort((a, b) => a.runAfter - b.runAfter)
-      .slice(0, this.options.batchSize);
+      .slice(0, max);
     for (const { queue, id } of due) {
       const state = this.queue(queue);
       state.deferred.delete(id);
@@ -572,47 +575,47 @@ export class MemoryBackend implements ExecutingBackend {
     return due.length;
   }
 
-  private reapExpired(): number {
+  private endExpiredLeases(max: number, end: EndAttempt): number {
     const now = Date.now();
     const expired = [...this.leases.entries()]
       .filter(([, lease]) => lease.deadline <= now)
       .sort((a, b) => a[1].deadline - b[1].deadline)
-      .slice(0, this.options.batchSize);
-    for (const [id, lease] of expired) {
-      const running = this.tasks.get(id);
-      if (!running) {
-        this.dropLease(id);
-        continue;
-      }
-      const timeout = new AcknowledgementTimeout(acknowledgementTimeout(id, this.options.leaseTtl));
-      this.settle(lease, running, errorToRecord(timeout), now);
-    }
+      .slice(0, max);
+    for (const [id, lease] of expired) this.endLease(id, lease, end, now);
     if (expired.length > 0) this.wake();
     return expired.length;
   }
 
-  /** Tasks of pools whose heartbeat lapsed: retried or failed with WorkerLost, at most batchSize. */
-  private recoverLapsedPools(ownPoolId: string | undefined): number {
+  /** The tasks a lapsed pool still holds, ended as decided; the pool forgotten once it holds none. */
+  private endPoolAttempts(
+    poolId: string,
+    max: number,
+    end: EndAttempt,
+  ): { ended: number; forgotten: boolean } {
     const now = Date.now();
-    let budget = this.options.batchSize;
-    for (const [poolId, deadline] of this.pools) {
-      if (deadline > now || budget <= 0 || poolId === ownPoolId) continue;
-      for (const id of [...(this.poolTasks.get(poolId) ?? [])].slice(0, budget)) {
-        budget--;
-        const lease = this.leases.get(id);
-        const running = this.tasks.get(id);
-        if (!lease || !running) {
-          this.dropLease(id);
-          continue;
-        }
-        const lost = new WorkerLost(workerLost(id, running.task.name, poolId));
-        this.settle(lease, running, errorToRecord(lost), now);
-      }
-      if (!this.poolTasks.has(poolId)) this.pools.delete(poolId);
+    const ids = [...(this.poolTasks.get(poolId) ?? [])].slice(0, max);
+    for (const id of ids) {
+      const lease = this.leases.get(id);
+      if (lease) this.endLease(id, lease, end, now);
+      else this.dropLease(id);
     }
-    const recovered = this.options.batchSize - budget;
-    if (recovered > 0) this.wake();
-    return recovered;
+    const forgotten = !this.poolTasks.has(poolId);
+    if (forgotten) this.pools.delete(poolId);
+    if (ids.length > 0) this.wake();
+    return { ended: ids.length, forgotten };
+  }
+
+  /** One held task's attempt ended as decided: back for its next attempt, or stored final. */
+  private endLease(id: string, lease: Lease, end: EndAttempt, now: number): void {
+    const running = this.tasks.get(id);
+    if (!running) {
+      this.dropLease(id);
+      return;
+    }
+    const decided = end({ id, queue: lease.queue, record: running });
+    // The decision read the clock after `now`: its wait is counted from the decision.
+    if (isRetry(decided)) this.requeue(lease.queue, decided, Date.now());
+    else this.finish(lease.queue, decided, now);
   }
 
   private trim(): number {

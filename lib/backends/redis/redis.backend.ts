@@ -61,6 +61,7 @@ import {
   StoreReply,
   ANY_POOL,
 } from './redis-scripts';
+import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { MAX_PER_CALL, RedisBroker } from './redis.broker';
 import { RedisTelemetry } from './redis-telemetry';
 
@@ -445,7 +446,13 @@ export class RedisBackend implements TaskBackend {
 
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     this.assertOpen();
-    return this.broker.pass(options.poolId);
+    return runMaintenancePass(this.broker, {
+      alias: this.alias,
+      leaseTtlMs: this.settings.leaseTtl,
+      batchSize: this.settings.batchSize,
+      ownPoolId: options.poolId,
+      logger: this.logger,
+    });
   }
 
   /**

@@ -1,15 +1,10 @@
 import type { Logger } from '@nestjs/common';
 
-import { runBrokerSteps } from '../../core/broker-pass';
-import { AcknowledgementTimeout } from '../../core/errors/acknowledgement-timeout.error';
-import { WorkerLost } from '../../core/errors/worker-lost.error';
-import { isRetry, nextAttempt } from '../../core/retry-policy';
 import { delayUntil } from '../../core/run-after';
-import type { BrokerPassReport } from '../../core/task-backend.interface';
-import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { errorToRecord } from '../../core/task-serializer';
-import { acknowledgementTimeout, workerLost } from '../../core/threadmill.messages';
+import { partOutcomes, type EndAttempt } from '../../lifecycle/ended-attempt';
+import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
@@ -30,20 +25,18 @@ import {
 export const MAX_PER_CALL = 1000;
 
 /**
- * One maintenance pass of a RedisBackend alias, run every brokerInterval by
- * the worker pool's main process: the mover promotes due deferred tasks, the
- * reaper retries or fails tasks whose lease ended (AcknowledgementTimeout),
- * the tasks of pools whose heartbeat lapsed are retried or failed
- * (WorkerLost), history and ingress are trimmed to resultTtl, and a heartbeat
- * is written for health checks. Each step is isolated: a failure is logged and reported, and the
- * other steps still run. Every time a step compares is Redis's (lease and
- * heartbeat deadlines, due times and history scores are written by the
- * scripts with Redis's clock): the pass reads it once, so a pool on a host
- * whose clock is off recovers nothing early and nothing late.
+ * What a RedisBackend alias stores for the maintenance pass (the lifecycle's
+ * runMaintenancePass decides; this applies): due deferred tasks promoted,
+ * the attempts of tasks whose lease ran out or whose pool lapsed ended as
+ * decided, guarded by the lease they were decided for (a deadline, or the
+ * pool), history trimmed to resultTtl, and the pass's heartbeat written.
+ * Every time compared is Redis's (lease and heartbeat deadlines, due times
+ * and history scores are written by the scripts with Redis's clock), so a
+ * pool on a host whose clock is off recovers nothing early and nothing late.
  *
  * @internal
  */
-export class RedisBroker {
+export class RedisBroker implements MaintenanceStore {
   constructor(
     private readonly settings: RedisBackendSettings,
     private readonly keys: RedisKeys,
@@ -53,29 +46,18 @@ export class RedisBroker {
     private readonly logger: Logger,
   ) {}
 
-  /** @param ownPoolId the pool running this pass: alive, so never recovered by it. */
-  async pass(ownPoolId?: string): Promise<BrokerPassReport> {
-    const { connection } = this;
-    // Read when the first step needs it; a failed read fails each step that needs it, as a step.
-    let clock: Promise<number> | undefined;
-    const now = (): Promise<number> => (clock ??= this.storeNow());
-    return runBrokerSteps({
-      promote: () => connection.run(() => this.promote()),
-      reap: () => connection.run(async () => this.reap(await now())),
-      recover: () => connection.run(async () => this.recover(await now(), ownPoolId)),
-      trim: () => connection.run(async () => this.trim(await now())),
-      heartbeat: () => connection.run(async () => this.heartbeat(await now())),
-    });
-  }
-
   /** Redis's time (ms since epoch): the clock of every deadline and score the scripts write. */
   async storeNow(): Promise<number> {
     return (await this.scripts.storeTime(this.keys.brokerHeartbeat)).nowMs;
   }
 
-  /** The mover: due deferred tasks (by Redis's clock) into their ready queues, at most batchSize in all. */
-  private async promote(): Promise<number> {
-    let remaining = this.settings.batchSize;
+  /** Due deferred tasks (by Redis's clock) into their ready queues, at most `max` in all. */
+  promoteDue(max: number): Promise<number> {
+    return this.connection.run(() => this.promote(max));
+  }
+
+  private async promote(max: number): Promise<number> {
+    let remaining = max;
     let promoted = 0;
     for (const queue of this.settings.queues) {
       while (remaining > 0) {
@@ -99,96 +81,85 @@ export class RedisBroker {
     return promoted;
   }
 
-  /**
-   * The reaper: reads tasks whose lease ended, decides each one's next step
-   * here (the retry policy and the error text are ours, not Lua's) and stores
-   * it with the deadline it read, so a task acknowledged or leased again
-   * meanwhile is left alone.
-   */
-  private async reap(now: number): Promise<number> {
-    const { client } = this.connection;
-    let remaining = this.settings.batchSize;
-    let reaped = 0;
-    for (const queue of this.settings.queues) {
-      if (remaining <= 0) break;
-      const ids = await client.zrangebyscore(
-        this.keys.running(queue),
+  endExpiredLeases(max: number, end: EndAttempt): Promise<number> {
+    return this.connection.run(async () => {
+      const now = await this.storeNow();
+      const { client } = this.connection;
+      let remaining = max;
+      let ended = 0;
+      for (const queue of this.settings.queues) {
+        if (remaining <= 0) break;
+        const ids = await client.zrangebyscore(
+          this.keys.running(queue),
+          '-inf',
+          now,
+          'LIMIT',
+          0,
+          Math.min(remaining, MAX_PER_CALL),
+        );
+        if (ids.length === 0) continue;
+        remaining -= ids.length;
+        const decided = (await this.readLive(ids)).map(({ id, record }) =>
+          end({ id, queue, record }),
+        );
+        // Guarded by the deadline read: a task acknowledged or leased again meanwhile is left alone.
+        ended += await this.apply(queue, decided, { latestDeadlineMs: now });
+      }
+      return ended;
+    });
+  }
+
+  lapsedPools(max: number, ownPoolId: string | undefined): Promise<string[]> {
+    return this.connection.run(async () => {
+      const now = await this.storeNow();
+      const lapsed = await this.connection.client.zrangebyscore(
+        this.keys.pools,
         '-inf',
         now,
         'LIMIT',
         0,
-        Math.min(remaining, MAX_PER_CALL),
+        max,
       );
-      if (ids.length === 0) continue;
-      remaining -= ids.length;
-      const count = await this.settle(
-        queue,
-        await this.readLive(ids),
-        (id) => {
-          const message = acknowledgementTimeout(id, this.settings.leaseTtl);
-          return {
-            className: AcknowledgementTimeout.name,
-            traceback: `${AcknowledgementTimeout.name}: ${message}`,
-          };
-        },
-        now,
-        { latestDeadlineMs: now },
-      );
-      reaped += count;
-      if (count > 0)
-        this.logger.warn(`reaped ${count} task(s) of queue "${queue}" whose lease ended`);
-    }
-    return reaped;
+      return lapsed.filter((poolId) => poolId !== ownPoolId);
+    });
   }
 
   /**
-   * Pool recovery: for each pool whose heartbeat deadline passed, the tasks in
-   * its own task set (never a scan of every running task) are retried or
-   * failed with WorkerLost, guarded by that pool id; once it holds nothing it
-   * is forgotten. At most batchSize tasks per pass.
+   * The tasks in the pool's own task set (never a scan of every running
+   * task), ended as decided, guarded by that pool id; then the pool is
+   * forgotten once it holds nothing.
    */
-  private async recover(now: number, ownPoolId: string | undefined): Promise<number> {
-    const { client } = this.connection;
-    const lapsed = await client.zrangebyscore(
-      this.keys.pools,
-      '-inf',
-      now,
-      'LIMIT',
-      0,
-      this.settings.batchSize,
-    );
-    let remaining = this.settings.batchSize;
-    let recovered = 0;
-    for (const poolId of lapsed) {
-      if (remaining <= 0) break;
-      if (poolId === ownPoolId) continue;
+  endPoolAttempts(
+    poolId: string,
+    max: number,
+    end: EndAttempt,
+  ): Promise<{ ended: number; forgotten: boolean }> {
+    return this.connection.run(async () => {
+      const { client } = this.connection;
       const poolTasksKey = this.keys.poolTasks(poolId);
-      const ids = await client.srandmember(poolTasksKey, Math.min(remaining, MAX_PER_CALL));
-      remaining -= ids.length;
-      const records = await this.readLive(ids);
+      const ids = await client.srandmember(poolTasksKey, Math.min(max, MAX_PER_CALL));
+      const entries = await this.readLive(ids);
+      let ended = 0;
       for (const queue of this.settings.queues) {
-        const mine = records.filter((entry) => entry.record?.task.queue === queue);
+        const mine = entries.filter((entry) => entry.record?.task.queue === queue);
         if (mine.length === 0) continue;
-        recovered += await this.settle(
-          queue,
-          mine,
-          (id, record) => errorToRecord(new WorkerLost(workerLost(id, record.task.name, poolId))),
-          now,
-          { poolId },
-        );
+        const decided = mine.map(({ id, record }) => end({ id, queue, record }));
+        ended += await this.apply(queue, decided, { poolId });
       }
-      // Unreadable or vanished ids belong to no queue: they only leave the pool's set.
-      const orphans = records.filter((entry) => entry.record === null).map((entry) => entry.id);
+      // Unreadable or vanished ids belong to no queue: they only leave the pool's set
+      // (an unreadable one still in a running set is the reaper's).
+      const orphans = entries.filter((entry) => entry.record === null).map((entry) => entry.id);
       if (orphans.length > 0) await client.srem(poolTasksKey, ...orphans);
-      const forgotten = await this.forgetPool(poolId, false);
-      if (recovered > 0 || forgotten) {
-        this.logger.warn(
-          `worker pool "${poolId}" stopped beating: recovered ${recovered} of its task(s)` +
-            (forgotten ? ', and forgot the pool' : ''),
-        );
-      }
-    }
-    return recovered;
+      return { ended, forgotten: await this.forgetPool(poolId, false) };
+    });
+  }
+
+  trim(): Promise<number> {
+    return this.connection.run(async () => this.trimHistory(await this.storeNow()));
+  }
+
+  markPass(): Promise<void> {
+    return this.connection.run(async () => this.heartbeat(await this.storeNow()));
   }
 
   /** Forgets a pool that holds nothing (see forgetPool-2.lua); `stopping` lapses it first. */
@@ -246,40 +217,24 @@ export class RedisBroker {
   }
 
   /**
-   * Ends attempts that stopped without an acknowledge: each record gets
-   * `errorFor` appended and goes back for another attempt or is stored FAILED,
-   * as nextAttempt decides; `guard` keeps a re-leased task safe. Unreadable
-   * tasks (reaper only: pool recovery handles those itself) are stored FAILED.
-   * Returns how many were still held.
+   * Stores ended attempts as decided: the final ones FAILED (acknowledge),
+   * the others back for their next attempt (retry), each only while `guard`
+   * holds. Returns how many were still held.
    */
-  private async settle(
+  private async apply(
     queue: string,
-    entries: readonly LiveEntry[],
-    errorFor: (id: string, record: TaskRecord) => TaskErrorRecord,
-    now: number,
+    decided: readonly TaskRecord[],
     guard: HolderGuard,
   ): Promise<number> {
-    const at = new Date(now);
-    const retries: TaskRecord[] = [];
-    const finished: TaskRecord[] = [];
-    for (const { id, record } of entries) {
-      if (record === null) {
-        // Nothing to run again: an unreadable task fails whatever its (unknowable) policy.
-        const unreadable = this.codec.unreadable(id, queue, at, []);
-        finished.push({ ...unreadable, errors: [errorFor(id, unreadable)] });
-        continue;
-      }
-      const next = nextAttempt(record, errorFor(id, record), at);
-      (isRetry(next) ? retries : finished).push(next);
-    }
+    const { final, retries } = partOutcomes(decided);
     const failed: AcknowledgeGroup = {
       runningKey: this.keys.running(queue),
       historyKey: this.keys.history(queue, 'failed'),
-      ids: finished.map((record) => record.id),
-      json: finished.map((record) => this.codec.encodeFinished(record)),
+      ids: final.map((record) => record.id),
+      json: final.map((record) => this.codec.encodeFinished(record)),
     };
     const [stored, sent] = await Promise.all([
-      finished.length > 0
+      final.length > 0
         ? this.scripts.acknowledge(
             [failed],
             // The reaper and recovery act for whichever pool held each task.
@@ -287,13 +242,14 @@ export class RedisBroker {
             guard,
           )
         : [],
-      retries.length > 0 ? this.retry(retries, now, guard) : [],
+      // The decisions were made on this process's clock: their waits are counted from it.
+      retries.length > 0 ? this.retry(retries, Date.now(), guard) : [],
     ]);
     return [...stored, ...sent].filter((reply) => reply === StoreReply.Stored).length;
   }
 
   /** History older than resultTtl (ingress counts expire by themselves); returns how many entries went. */
-  private async trim(now: number): Promise<number> {
+  private async trimHistory(now: number): Promise<number> {
     const cutoff = now - this.settings.resultTtl;
     const pipeline = this.connection.client.pipeline();
     for (const queue of this.settings.queues) {

@@ -2,18 +2,13 @@ import { Logger } from '@nestjs/common';
 import type { Database, Transaction } from 'better-sqlite3';
 
 import {
-  AcknowledgementTimeout,
-  acknowledgementTimeout,
   assertDistinctIds,
   backendClosed,
   BackendUnavailableError,
-  CorruptTaskDataError,
   deserializeRecord,
-  errorToRecord,
   InvalidTaskError,
   holdsLease,
   isRetry,
-  nextAttempt,
   queueNotConfigured,
   retryNotReady,
   serializeRecord,
@@ -25,9 +20,6 @@ import {
   taskResultDoesNotExist,
   TaskResultStatus,
   unleasedRecord,
-  unreadableRecord,
-  WorkerLost,
-  workerLost,
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
@@ -39,9 +31,7 @@ import {
   type QueueSegment,
   type RetryOutcome,
   type TaskBackend,
-  type TaskErrorRecord,
   type TaskRecord,
-  runBrokerSteps,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import {
@@ -49,14 +39,15 @@ import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
+import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { loadSqliteDriver } from './sqlite-driver';
+import { SqliteMaintenance } from './sqlite-maintenance';
+import { SqliteRows } from './sqlite-rows';
 import {
   configureConnection,
   META_BROKER_HEARTBEAT,
   migrate,
   SqliteStatements,
-  TRIM_BATCH,
-  type TaskRow,
 } from './sqlite-statements';
 import { SqliteWaiter } from './sqlite-waiter';
 
@@ -109,8 +100,6 @@ export class SqliteBackend implements TaskBackend {
   private readonly db: Database;
   private readonly sql: SqliteStatements;
   private readonly waiter = new SqliteWaiter();
-  /** How long unfinished task data lives (the Redis task hash TTL): 3 * leaseTtl + resultTtl. */
-  private readonly taskDataTtl: number;
   /**
    * Per queue list, the change marker at which it was last found empty. The
    * marker combines `PRAGMA data_version` (moves when another connection
@@ -135,7 +124,6 @@ export class SqliteBackend implements TaskBackend {
     (records: readonly TaskRecord[], now: number) => RetryOutcome[]
   >;
   private readonly retirePoolTx: Transaction<(poolId: string, now: number) => void>;
-  private readonly recoverTx: Transaction<(now: number, ownPoolId?: string) => number>;
   private readonly acknowledgeTx: Transaction<
     (records: readonly TaskRecord[], now: number) => AcknowledgeOutcome[]
   >;
@@ -143,9 +131,8 @@ export class SqliteBackend implements TaskBackend {
   private readonly releaseTx: Transaction<
     (records: readonly TaskRecord[], now: number, unstarted: boolean) => number
   >;
-  private readonly promoteTx: Transaction<(now: number) => number>;
-  private readonly reapTx: Transaction<(now: number) => number>;
-  private readonly trimTx: Transaction<(now: number) => number>;
+  private readonly rows: SqliteRows;
+  private readonly maintenance: SqliteMaintenance;
 
   constructor(
     readonly alias: string,
@@ -155,7 +142,6 @@ export class SqliteBackend implements TaskBackend {
     this.queues = this.config.queues;
     this.brokerIntervalMs = this.config.brokerInterval;
     this.leaseTtlMs = this.config.leaseTtl;
-    this.taskDataTtl = 3 * this.config.leaseTtl + this.config.resultTtl;
 
     const Driver = loadSqliteDriver(alias);
     let db: Database | undefined;
@@ -173,6 +159,16 @@ export class SqliteBackend implements TaskBackend {
       );
     }
     this.db = db;
+    this.rows = new SqliteRows(alias, this.config, this.sql, this.logger);
+    this.maintenance = new SqliteMaintenance({
+      alias,
+      config: this.config,
+      db,
+      sql: this.sql,
+      rows: this.rows,
+      guard: (run) => this.guard(run),
+      workAdded: () => this.workAdded(),
+    });
 
     this.enqueueTx = db.transaction((records: readonly TaskRecord[], now: number) => {
       for (const record of records) this.store(record, now);
@@ -193,7 +189,7 @@ export class SqliteBackend implements TaskBackend {
           const stored = this.sql.selectTask.get(this.alias, record.id, now);
           return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
         }
-        this.requeue(record, row.seq, now);
+        this.rows.requeue(record, row.seq, now);
         return 'retried';
       }),
     );
@@ -205,9 +201,6 @@ export class SqliteBackend implements TaskBackend {
         this.sql.deletePool.run(this.alias, poolId);
       }
     });
-    this.recoverTx = db.transaction((now: number, ownPoolId?: string) =>
-      this.recoverLapsedPools(now, ownPoolId),
-    );
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.finish(record, now)),
     );
@@ -221,9 +214,6 @@ export class SqliteBackend implements TaskBackend {
       (records: readonly TaskRecord[], now: number, unstarted: boolean) =>
         records.reduce((held, record) => held + this.putBack(record, now, unstarted), 0),
     );
-    this.promoteTx = db.transaction((now: number) => this.promoteDue(now));
-    this.reapTx = db.transaction((now: number) => this.reapExpired(now));
-    this.trimTx = db.transaction((now: number) => this.trimOld(now));
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -396,19 +386,13 @@ export class SqliteBackend implements TaskBackend {
   }
 
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
-    const report = await runBrokerSteps({
-      promote: () => this.guard(() => this.promoteTx.immediate(Date.now())),
-      reap: () => this.guard(() => this.reapTx.immediate(Date.now())),
-      recover: () => this.guard(() => this.recoverTx.immediate(Date.now(), options.poolId)),
-      trim: () => this.guard(() => this.trimTx.immediate(Date.now())),
-      heartbeat: () => {
-        this.guard(() =>
-          this.sql.writeMeta.run(this.alias, META_BROKER_HEARTBEAT, String(Date.now())),
-        );
-      },
+    return runMaintenancePass(this.maintenance, {
+      alias: this.alias,
+      leaseTtlMs: this.config.leaseTtl,
+      batchSize: this.config.batchSize,
+      ownPoolId: options.poolId,
+      logger: this.logger,
     });
-    if (report.promoted + report.reaped + report.recovered > 0) this.workAdded();
-    return report;
   }
 
   async brokerHeartbeat(): Promise<Date | null> {
@@ -502,7 +486,7 @@ export class SqliteBackend implements TaskBackend {
       state: deferred ? 'deferred' : 'ready',
       score: readyScore(record),
       runAt: deferred ? now + wait : null,
-      expiresAt: now + wait + this.taskDataTtl,
+      expiresAt: now + wait + this.rows.taskDataTtl,
       data: serializeRecord(record),
     });
     this.sql.insertIngress.run(this.alias, record.task.queue, now);
@@ -522,7 +506,7 @@ export class SqliteBackend implements TaskBackend {
         const rows = this.sql.selectReady.all(this.alias, queue, now, max - taken.length);
         if (rows.length === 0) break;
         for (const row of rows) {
-          const stored = this.readRow(row, now);
+          const stored = this.rows.read(row, now);
           if (!stored) continue;
           const running: TaskRecord = {
             ...stored,
@@ -533,7 +517,7 @@ export class SqliteBackend implements TaskBackend {
           };
           this.sql.markRunning.run(
             now + this.config.leaseTtl,
-            now + this.taskDataTtl,
+            now + this.rows.taskDataTtl,
             serializeRecord(running),
             poolId,
             row.seq,
@@ -554,8 +538,7 @@ export class SqliteBackend implements TaskBackend {
       const stored = this.sql.selectResult.get(this.alias, record.id, now);
       return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
     }
-    this.sql.deleteTask.run(row.seq);
-    this.storeResult(record, row.queue, now);
+    this.rows.finish(record, row, now);
     return 'acknowledged';
   }
 
@@ -563,149 +546,15 @@ export class SqliteBackend implements TaskBackend {
   private putBack(record: TaskRecord, now: number, unstarted: boolean): number {
     const row = this.sql.selectRunning.get(this.alias, record.id);
     if (!row) return 0;
-    const stored = this.readRow(row, now);
+    const stored = this.rows.read(row, now);
     if (!stored) return 0;
     // A task that never started goes back as before its lease, and only while it holds that lease.
     if (unstarted && !holdsLease(stored, record)) return 0;
     const ready: TaskRecord = unstarted
       ? unleasedRecord(stored)
       : { ...stored, status: TaskResultStatus.READY };
-    this.sql.markReady.run(now + this.taskDataTtl, serializeRecord(ready), row.seq);
+    this.sql.markReady.run(now + this.rows.taskDataTtl, serializeRecord(ready), row.seq);
     return 1;
-  }
-
-  /** Inside promoteTx: move due deferred tasks to their ready queue, at most batchSize. */
-  private promoteDue(now: number): number {
-    let budget = this.config.batchSize;
-    for (const queue of this.queues) {
-      if (budget <= 0) break;
-      for (const row of this.sql.selectDue.all(this.alias, queue, now, budget)) {
-        this.sql.promote.run(now + this.taskDataTtl, row.seq);
-        budget--;
-      }
-    }
-    return this.config.batchSize - budget;
-  }
-
-  /** Inside reapTx: retry or fail tasks whose lease ended (AcknowledgementTimeout), at most batchSize. */
-  private reapExpired(now: number): number {
-    let budget = this.config.batchSize;
-    for (const queue of this.queues) {
-      if (budget <= 0) break;
-      for (const row of this.sql.selectExpiredLeases.all(this.alias, queue, now, budget)) {
-        budget--;
-        const message = acknowledgementTimeout(row.id, this.config.leaseTtl);
-        this.settle(row, now, {
-          className: AcknowledgementTimeout.name,
-          traceback: `${AcknowledgementTimeout.name}: ${message}`,
-        });
-      }
-    }
-    return this.config.batchSize - budget;
-  }
-
-  /**
-   * Inside recoverTx: the running tasks of pools whose heartbeat lapsed,
-   * retried or failed with WorkerLost (one index range per pool: its own tasks
-   * only), at most batchSize; a pool that holds nothing more is forgotten.
-   */
-  private recoverLapsedPools(now: number, ownPoolId: string | undefined): number {
-    let budget = this.config.batchSize;
-    for (const poolId of this.sql.selectLapsedPools.all(this.alias, now, budget)) {
-      if (budget <= 0) break;
-      if (poolId === ownPoolId) continue;
-      const rows = this.sql.selectPoolTasks.all(this.alias, poolId, budget);
-      for (const row of rows) {
-        budget--;
-        this.settle(row, now, (record) =>
-          errorToRecord(new WorkerLost(workerLost(row.id, record.task.name, poolId))),
-        );
-      }
-      if ((this.sql.countPoolTasks.get(this.alias, poolId) ?? 0) === 0) {
-        this.sql.deletePool.run(this.alias, poolId);
-      }
-    }
-    return this.config.batchSize - budget;
-  }
-
-  /** Inside a write transaction: an attempt that ended without an acknowledge, retried or failed per its policy. */
-  private settle(
-    row: TaskRow,
-    now: number,
-    error: TaskErrorRecord | ((record: TaskRecord) => TaskErrorRecord),
-  ): void {
-    const stored = this.readRow(row, now);
-    if (!stored) return;
-    const next = nextAttempt(
-      stored,
-      typeof error === 'function' ? error(stored) : error,
-      new Date(now),
-    );
-    if (isRetry(next)) {
-      this.requeue(next, row.seq, now);
-    } else {
-      this.sql.deleteTask.run(row.seq);
-      this.storeResult(next, row.queue, now);
-    }
-  }
-
-  /** Inside a write transaction: a held task back to deferred (or ready when due) as `retry` stores it. */
-  private requeue(record: TaskRecord, seq: number, now: number): void {
-    const wait = delayUntil(record.task.runAfter, now);
-    const deferred = wait > 0;
-    this.sql.markRetry.run(
-      deferred ? 'deferred' : 'ready',
-      deferred ? now + wait : null,
-      now + wait + this.taskDataTtl,
-      serializeRecord(record),
-      seq,
-    );
-  }
-
-  /** Inside trimTx: drop ingress events and results older than resultTtl, and expired task data. */
-  private trimOld(now: number): number {
-    return (
-      this.sql.trimIngress.run(this.alias, now - this.config.resultTtl, TRIM_BATCH).changes +
-      this.sql.trimResults.run(this.alias, now, TRIM_BATCH).changes +
-      this.sql.trimTasks.run(this.alias, now, TRIM_BATCH).changes
-    );
-  }
-
-  private storeResult(record: TaskRecord, queue: string, now: number): void {
-    this.sql.upsertResult.run({
-      alias: this.alias,
-      id: record.id,
-      queue,
-      status:
-        record.status === TaskResultStatus.SUCCESSFUL
-          ? TaskResultStatus.SUCCESSFUL
-          : TaskResultStatus.FAILED,
-      finishedAt: record.finishedAt?.getTime() ?? now,
-      expiresAt: now + this.config.resultTtl,
-      data: serializeRecord(record),
-    });
-  }
-
-  /**
-   * Inside a write transaction: the stored record, or null after recording an
-   * unreadable one as FAILED (CorruptTaskDataError), so it never stalls a consumer.
-   */
-  private readRow(row: TaskRow, now: number): TaskRecord | null {
-    try {
-      return deserializeRecord(row.id, row.data);
-    } catch (error) {
-      if (!(error instanceof CorruptTaskDataError)) throw error;
-      this.logger.error(`task ${row.id} of "${this.alias}" failed: ${error.message}`);
-      this.sql.deleteTask.run(row.seq);
-      this.storeResult(
-        unreadableRecord(row.id, { queue: row.queue, backend: this.alias }, new Date(now), [
-          { className: error.name, traceback: error.stack ?? error.message },
-        ]),
-        row.queue,
-        now,
-      );
-      return null;
-    }
   }
 
   /** Runs a database call; a closed backend or a SQLite failure becomes BackendUnavailableError. */

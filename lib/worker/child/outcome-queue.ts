@@ -8,6 +8,7 @@ import type {
 } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acknowledgeFailed, staleAcknowledge } from '../../core/worker.messages';
+import { partOutcomes } from '../../lifecycle/ended-attempt';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import { sleep } from '../../utils/sleep.util';
 
@@ -107,8 +108,7 @@ export class OutcomeQueue {
   private async flushAll(): Promise<void> {
     while (this.finished.length > 0) {
       const batch = this.finished.splice(0);
-      const retries = batch.filter(isRetry);
-      const done = retries.length === 0 ? batch : batch.filter((r) => !isRetry(r));
+      const { final: done, retries } = partOutcomes(batch);
       await Promise.all([
         done.length > 0 ? this.store(done, 'acknowledge') : undefined,
         retries.length > 0 ? this.store(retries, 'retry') : undefined,

@@ -1,12 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 
-import { WorkerCrashed } from '../../core/errors/worker-crashed.error';
-import { isRetry, nextAttempt } from '../../core/retry-policy';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { errorToRecord } from '../../core/task-serializer';
-import { crashRecovered, crashRecoveryFailed, workerCrashed } from '../../core/worker.messages';
+import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
+import { childCrashed, endAttempt, partOutcomes } from '../../lifecycle/ended-attempt';
 
 /** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
 const LEASE_SEARCH_LIMIT = 1000;
@@ -91,14 +89,14 @@ export class CrashRecovery {
       }
       const now = new Date();
       const next = running.map((record) =>
-        nextAttempt(
-          record,
-          errorToRecord(new WorkerCrashed(workerCrashed(record.id, record.task.name, pid, cause))),
+        endAttempt(
+          { id: record.id, queue: record.task.queue, record },
+          childCrashed(record.id, record.task.name, pid, cause),
           now,
+          backend.alias,
         ),
       );
-      const retries = next.filter(isRetry);
-      const crashed = next.filter((record) => !isRetry(record));
+      const { final: crashed, retries } = partOutcomes(next);
       const [outcomes, retryOutcomes] = await Promise.all([
         crashed.length > 0 ? backend.acknowledge(crashed) : [],
         retries.length > 0 ? backend.retry(retries) : [],

@@ -1,4 +1,4 @@
-import type { BrokerPassReport } from './task-backend.interface';
+import type { BrokerPassReport } from '../core/task-backend.interface';
 
 /** What one broker pass does, step by step; counting steps return how many tasks they moved. */
 export interface BrokerSteps {

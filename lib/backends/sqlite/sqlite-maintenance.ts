@@ -1,0 +1,157 @@
+import type { Database, Transaction } from 'better-sqlite3';
+
+import { isRetry } from '../../core/retry-policy';
+import type { EndAttempt } from '../../lifecycle/ended-attempt';
+import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
+import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteRows } from './sqlite-rows';
+import {
+  META_BROKER_HEARTBEAT,
+  TRIM_BATCH,
+  type SqliteStatements,
+  type TaskRow,
+} from './sqlite-statements';
+
+export interface SqliteMaintenanceDeps {
+  readonly alias: string;
+  readonly config: ResolvedSqliteBackendConfig;
+  readonly db: Database;
+  readonly sql: SqliteStatements;
+  readonly rows: SqliteRows;
+  /** Runs a database call: a closed backend or a SQLite failure is a BackendUnavailableError. */
+  readonly guard: <T>(run: () => T) => T;
+  /** Tasks became ready: waiting consumers of this process look again. */
+  readonly workAdded: () => void;
+}
+
+/**
+ * What a SQLite alias stores for the maintenance pass (the lifecycle's
+ * runMaintenancePass decides; this applies). Each step reads, decides and
+ * writes in one `BEGIN IMMEDIATE` transaction, so no lease changes between
+ * the decision and its write. The store's clock is this machine's, which
+ * every process of the file shares.
+ *
+ * @internal
+ */
+export class SqliteMaintenance implements MaintenanceStore {
+  private readonly promoteTx: Transaction<(now: number, max: number) => number>;
+  private readonly endExpiredTx: Transaction<(now: number, max: number, end: EndAttempt) => number>;
+  private readonly endPoolTx: Transaction<
+    (
+      poolId: string,
+      now: number,
+      max: number,
+      end: EndAttempt,
+    ) => { ended: number; forgotten: boolean }
+  >;
+  private readonly trimTx: Transaction<(now: number) => number>;
+
+  constructor(private readonly deps: SqliteMaintenanceDeps) {
+    const { db } = deps;
+    this.promoteTx = db.transaction((now: number, max: number) => this.promote(now, max));
+    this.endExpiredTx = db.transaction((now: number, max: number, end: EndAttempt) =>
+      this.endExpired(now, max, end),
+    );
+    this.endPoolTx = db.transaction((poolId: string, now: number, max: number, end: EndAttempt) =>
+      this.endPool(poolId, now, max, end),
+    );
+    this.trimTx = db.transaction((now: number) => this.trimOld(now));
+  }
+
+  async promoteDue(max: number): Promise<number> {
+    return this.withWork(this.deps.guard(() => this.promoteTx.immediate(Date.now(), max)));
+  }
+
+  async endExpiredLeases(max: number, end: EndAttempt): Promise<number> {
+    return this.withWork(this.deps.guard(() => this.endExpiredTx.immediate(Date.now(), max, end)));
+  }
+
+  async lapsedPools(max: number, ownPoolId: string | undefined): Promise<string[]> {
+    const { sql, alias } = this.deps;
+    const lapsed = this.deps.guard(() => sql.selectLapsedPools.all(alias, Date.now(), max));
+    return lapsed.filter((poolId) => poolId !== ownPoolId);
+  }
+
+  async endPoolAttempts(
+    poolId: string,
+    max: number,
+    end: EndAttempt,
+  ): Promise<{ ended: number; forgotten: boolean }> {
+    const outcome = this.deps.guard(() => this.endPoolTx.immediate(poolId, Date.now(), max, end));
+    this.withWork(outcome.ended);
+    return outcome;
+  }
+
+  async trim(): Promise<number> {
+    return this.deps.guard(() => this.trimTx.immediate(Date.now()));
+  }
+
+  async markPass(): Promise<void> {
+    const { sql, alias } = this.deps;
+    this.deps.guard(() => sql.writeMeta.run(alias, META_BROKER_HEARTBEAT, String(Date.now())));
+  }
+
+  private withWork(count: number): number {
+    if (count > 0) this.deps.workAdded();
+    return count;
+  }
+
+  private promote(now: number, max: number): number {
+    const { sql, alias, config, rows } = this.deps;
+    let budget = max;
+    for (const queue of config.queues) {
+      if (budget <= 0) break;
+      for (const row of sql.selectDue.all(alias, queue, now, budget)) {
+        sql.promote.run(now + rows.taskDataTtl, row.seq);
+        budget--;
+      }
+    }
+    return max - budget;
+  }
+
+  private endExpired(now: number, max: number, end: EndAttempt): number {
+    const { sql, alias, config } = this.deps;
+    let budget = max;
+    for (const queue of config.queues) {
+      if (budget <= 0) break;
+      for (const row of sql.selectExpiredLeases.all(alias, queue, now, budget)) {
+        budget--;
+        this.apply(row, now, end);
+      }
+    }
+    return max - budget;
+  }
+
+  private endPool(
+    poolId: string,
+    now: number,
+    max: number,
+    end: EndAttempt,
+  ): { ended: number; forgotten: boolean } {
+    const { sql, alias } = this.deps;
+    const rows = sql.selectPoolTasks.all(alias, poolId, max);
+    for (const row of rows) this.apply(row, now, end);
+    const forgotten = (sql.countPoolTasks.get(alias, poolId) ?? 0) === 0;
+    if (forgotten) sql.deletePool.run(alias, poolId);
+    return { ended: rows.length, forgotten };
+  }
+
+  /** One held task's attempt ended as decided: back for its next attempt, or stored final. */
+  private apply(row: TaskRow, now: number, end: EndAttempt): void {
+    const { rows } = this.deps;
+    const decided = end({ id: row.id, queue: row.queue, record: rows.decode(row) });
+    // The decision read this process's clock after `now`: its wait is counted from the decision.
+    if (isRetry(decided)) rows.requeue(decided, row.seq, Date.now());
+    else rows.finish(decided, row, now);
+  }
+
+  /** Ingress events and results older than resultTtl, and expired task data. */
+  private trimOld(now: number): number {
+    const { sql, alias, config } = this.deps;
+    return (
+      sql.trimIngress.run(alias, now - config.resultTtl, TRIM_BATCH).changes +
+      sql.trimResults.run(alias, now, TRIM_BATCH).changes +
+      sql.trimTasks.run(alias, now, TRIM_BATCH).changes
+    );
+  }
+}

@@ -1,0 +1,105 @@
+import type { Logger } from '@nestjs/common';
+
+import {
+  CorruptTaskDataError,
+  deserializeRecord,
+  serializeRecord,
+  TaskResultStatus,
+  type TaskRecord,
+} from '../../core';
+import { delayUntil } from '../../core/run-after';
+import { unreadableRecord } from '../../core/unreadable-record';
+import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteStatements, TaskRow } from './sqlite-statements';
+
+/**
+ * The row-level writes the backend's calls and its maintenance pass share,
+ * each inside the caller's write transaction: a task row read (or an
+ * unreadable one failed), a held task sent back for its next attempt, a
+ * finished one stored as a result.
+ *
+ * @internal
+ */
+export class SqliteRows {
+  /** How long unfinished task data lives: 3 * leaseTtl + resultTtl. */
+  readonly taskDataTtl: number;
+
+  constructor(
+    private readonly alias: string,
+    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly sql: SqliteStatements,
+    private readonly logger: Logger,
+  ) {
+    this.taskDataTtl = 3 * config.leaseTtl + config.resultTtl;
+  }
+
+  /** The stored record, or null when it cannot be read. */
+  decode(row: TaskRow): TaskRecord | null {
+    try {
+      return deserializeRecord(row.id, row.data);
+    } catch (error) {
+      if (error instanceof CorruptTaskDataError) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * The stored record, or null after recording an unreadable one as FAILED
+   * (CorruptTaskDataError), so it never stalls a consumer.
+   */
+  read(row: TaskRow, now: number): TaskRecord | null {
+    try {
+      return deserializeRecord(row.id, row.data);
+    } catch (error) {
+      if (!(error instanceof CorruptTaskDataError)) throw error;
+      this.logger.error(`task ${row.id} of "${this.alias}" failed: ${error.message}`);
+      this.sql.deleteTask.run(row.seq);
+      this.storeResult(
+        unreadableRecord(row.id, { queue: row.queue, backend: this.alias }, new Date(now), [
+          { className: error.name, traceback: error.stack ?? error.message },
+        ]),
+        row.queue,
+        now,
+      );
+      return null;
+    }
+  }
+
+  /**
+   * A held task back to deferred (or ready when due) as `retry` stores it;
+   * `runAfter` is on the clock of the process that decided the retry, whose
+   * time is `now`.
+   */
+  requeue(record: TaskRecord, seq: number, now: number): void {
+    const wait = delayUntil(record.task.runAfter, now);
+    const deferred = wait > 0;
+    this.sql.markRetry.run(
+      deferred ? 'deferred' : 'ready',
+      deferred ? now + wait : null,
+      now + wait + this.taskDataTtl,
+      serializeRecord(record),
+      seq,
+    );
+  }
+
+  /** A finished task out of the task table and into the results, kept resultTtl. */
+  finish(record: TaskRecord, row: TaskRow, now: number): void {
+    this.sql.deleteTask.run(row.seq);
+    this.storeResult(record, row.queue, now);
+  }
+
+  storeResult(record: TaskRecord, queue: string, now: number): void {
+    this.sql.upsertResult.run({
+      alias: this.alias,
+      id: record.id,
+      queue,
+      status:
+        record.status === TaskResultStatus.SUCCESSFUL
+          ? TaskResultStatus.SUCCESSFUL
+          : TaskResultStatus.FAILED,
+      finishedAt: record.finishedAt?.getTime() ?? now,
+      expiresAt: now + this.config.resultTtl,
+      data: serializeRecord(record),
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { AcknowledgementTimeout } from '../core/errors/acknowledgement-timeout.error';
+import { CorruptTaskDataError } from '../core/errors/corrupt-task-data.error';
+import { WorkerCrashed } from '../core/errors/worker-crashed.error';
+import { WorkerLost } from '../core/errors/worker-lost.error';
+import { isRetry, nextAttempt } from '../core/retry-policy';
+import type { TaskErrorRecord, TaskRecord } from '../core/task-record.interface';
+import { acknowledgementTimeout, corruptTaskData, workerLost } from '../core/threadmill.messages';
+import { unreadableRecord } from '../core/unreadable-record';
+import { workerCrashed } from '../core/worker.messages';
+
+/** A task whose attempt ended without an acknowledge, as the store read it. */
+export interface EndedAttempt {
+  readonly id: string;
+  readonly queue: string;
+  /** The task as stored; null when its data cannot be read. */
+  readonly record: TaskRecord | null;
+}
+
+/** The lifecycle's decision for one ended attempt: the record as it is to be stored. */
+export type EndAttempt = (ended: EndedAttempt) => TaskRecord;
+
+/**
+ * How an attempt that ended without an acknowledge continues, written once
+ * for every path (the reaper, pool recovery, a crashed child's tasks): the
+ * error appended, then back for another attempt or FAILED, as the task's
+ * retry policy decides (nextAttempt). A task whose data cannot be read fails
+ * whatever its (unknowable) policy.
+ */
+export function endAttempt(
+  ended: EndedAttempt,
+  error: TaskErrorRecord,
+  at: Date,
+  backend: string,
+): TaskRecord {
+  if (ended.record === null) {
+    // Its last error says why it cannot run again.
+    const unreadable = lostAttempt(
+      CorruptTaskDataError.name,
+      corruptTaskData(ended.id, 'its stored data cannot be read'),
+    );
+    return unreadableRecord(ended.id, { queue: ended.queue, backend }, at, [error, unreadable]);
+  }
+  return nextAttempt(ended.record, error, at);
+}
+
+/** Records as decided, parted into the final ones (acknowledge) and the retries (retry). */
+export function partOutcomes(records: readonly TaskRecord[]): {
+  final: TaskRecord[];
+  retries: TaskRecord[];
+} {
+  const final: TaskRecord[] = [];
+  const retries: TaskRecord[] = [];
+  for (const record of records) (isRetry(record) ? retries : final).push(record);
+  return { final, retries };
+}
+
+// The errors of attempts that ended without a word from the task: each the
+// class name and its message, with no stack (where it was noticed says nothing
+// about the task), the same on every backend.
+const lostAttempt = (className: string, message: string): TaskErrorRecord => ({
+  className,
+  traceback: `${className}: ${message}`,
+});
+
+/** Its lease ran out before it was acknowledged. */
+export const leaseEnded = (id: string, leaseTtlMs: number): TaskErrorRecord =>
+  lostAttempt(AcknowledgementTimeout.name, acknowledgementTimeout(id, leaseTtlMs));
+
+/** Its pool's heartbeat lapsed while it held the task. */
+export const poolLost = (id: string, taskName: string, poolId: string): TaskErrorRecord =>
+  lostAttempt(WorkerLost.name, workerLost(id, taskName, poolId));
+
+/** The child process running it died. */
+export const childCrashed = (
+  id: string,
+  taskName: string,
+  pid: number,
+  cause: string,
+): TaskErrorRecord => lostAttempt(WorkerCrashed.name, workerCrashed(id, taskName, pid, cause));

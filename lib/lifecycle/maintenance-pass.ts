@@ -1,0 +1,66 @@
+import type { LoggerService } from '@nestjs/common';
+
+import type { BrokerPassReport } from '../core/task-backend.interface';
+import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
+import type { MaintenanceStore } from './maintenance-store.interface';
+import { runBrokerSteps } from './pass-steps';
+
+/** What one backend's maintenance pass works with. */
+export interface MaintenancePassSettings {
+  readonly alias: string;
+  readonly leaseTtlMs: number;
+  /** Most tasks each step moves or ends per pass. */
+  readonly batchSize: number;
+  /** The pool running the pass: alive by definition, so never recovered by it. */
+  readonly ownPoolId?: string;
+  readonly logger?: LoggerService;
+}
+
+/**
+ * One maintenance pass, written once over every backend's MaintenanceStore:
+ * due deferred tasks promoted, tasks whose lease ran out ended
+ * (AcknowledgementTimeout: retried per their policy, else FAILED), the tasks
+ * of pools whose heartbeat lapsed ended the same way (WorkerLost) and those
+ * pools forgotten, old results trimmed, and the pass recorded. A failing
+ * step is reported and never stops the steps after it.
+ */
+export async function runMaintenancePass(
+  store: MaintenanceStore,
+  settings: MaintenancePassSettings,
+): Promise<BrokerPassReport> {
+  const { alias, leaseTtlMs, batchSize, ownPoolId, logger } = settings;
+  return runBrokerSteps({
+    promote: () => store.promoteDue(batchSize),
+    reap: async () => {
+      const reaped = await store.endExpiredLeases(batchSize, (ended) =>
+        endAttempt(ended, leaseEnded(ended.id, leaseTtlMs), new Date(), alias),
+      );
+      if (reaped > 0) logger?.warn(`ended ${reaped} task(s) of "${alias}" whose lease ran out`);
+      return reaped;
+    },
+    recover: async () => {
+      let budget = batchSize;
+      for (const poolId of await store.lapsedPools(batchSize, ownPoolId)) {
+        if (budget <= 0) break;
+        const { ended, forgotten } = await store.endPoolAttempts(poolId, budget, (attempt) =>
+          endAttempt(
+            attempt,
+            poolLost(attempt.id, attempt.record?.task.name ?? '', poolId),
+            new Date(),
+            alias,
+          ),
+        );
+        budget -= ended;
+        if (ended > 0 || forgotten) {
+          logger?.warn(
+            `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
+              (forgotten ? ', and forgot the pool' : ''),
+          );
+        }
+      }
+      return batchSize - budget;
+    },
+    trim: () => store.trim(),
+    heartbeat: () => store.markPass(),
+  });
+}

@@ -1,0 +1,33 @@
+import type { EndAttempt } from './ended-attempt';
+
+/**
+ * What a backend stores for the maintenance pass: atomic primitives only.
+ * What the pass decides (which error, retried or failed, an unreadable task)
+ * is the lifecycle's, handed in as `end`; the store applies each decision
+ * only while the task still holds the lease it was made for (Redis: a Lua
+ * script guarded by the lease; SQLite: one transaction; memory: one
+ * synchronous step). Every time compared is the store's clock.
+ *
+ * @internal
+ */
+export interface MaintenanceStore {
+  /** Due deferred tasks into their ready queues, at most `max`; how many moved. */
+  promoteDue(max: number): Promise<number>;
+  /** Ends, as `end` decides, the attempts of at most `max` tasks whose lease ran out; how many ended. */
+  endExpiredLeases(max: number, end: EndAttempt): Promise<number>;
+  /** Pools whose heartbeat lapsed, longest lapsed first, at most `max`; never `ownPoolId`. */
+  lapsedPools(max: number, ownPoolId: string | undefined): Promise<string[]>;
+  /**
+   * Ends, as `end` decides, the attempts of at most `max` tasks `poolId`
+   * still holds, then forgets the pool once it holds nothing.
+   */
+  endPoolAttempts(
+    poolId: string,
+    max: number,
+    end: EndAttempt,
+  ): Promise<{ ended: number; forgotten: boolean }>;
+  /** Results, history and counts past their retention; how many went. */
+  trim(): Promise<number>;
+  /** Records that a pass completed now, for health checks. */
+  markPass(): Promise<void>;
+}
