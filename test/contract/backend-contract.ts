@@ -365,6 +365,36 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       });
     });
 
+    describe('waiting', () => {
+      it('keeps a task however long it waits, ready or deferred, through maintenance passes', async () => {
+        // A wait several times 3 * leaseTtl + resultTtl, the life a task's data once had.
+        backend = await build({ leaseTtl: 50, resultTtl: 100 });
+        alias = backend.alias;
+        const ready = await backend.enqueue(newRecord(alias, { args: ['waited'] }));
+        const deferred = await backend.enqueue(
+          newRecord(alias, { args: ['deferred'], runAfter: new Date(Date.now() + 600) }),
+        );
+        const waitedUntil = Date.now() + 1200;
+        while (Date.now() < waitedUntil) {
+          await backend.brokerPass();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await backend.brokerPass();
+        const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+        expect(leased.map((r) => r.args[0]).sort()).toEqual(['deferred', 'waited']);
+        await backend.acknowledge(
+          leased.map((r) => finish(r, TaskResultStatus.SUCCESSFUL, r.args[0])),
+        );
+        await expect(backend.getResult(ready.id)).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+          returnValue: 'waited',
+        });
+        await expect(backend.getResult(deferred.id)).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+        });
+      });
+    });
+
     describe('configuration', () => {
       // The same mistakes refused the same way on every backend, each naming alias and option.
       it.each([

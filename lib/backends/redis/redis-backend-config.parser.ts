@@ -19,12 +19,6 @@ export interface RedisBackendSettings {
   queues: string[];
   leaseTtl: number;
   resultTtl: number;
-  /**
-   * How long a task's hash lives from its enqueue (after runAfter, when
-   * deferred) and again from each lease: 3 * leaseTtl + resultTtl (27 h by
-   * default), so a task still waiting past it is failed as unreadable.
-   */
-  taskHashTtl: number;
   brokerInterval: number;
   batchSize: number;
   connectTimeout: number;
@@ -158,7 +152,6 @@ export function parseRedisBackendConfig(
     ...common,
     connectTimeout,
     commandTimeout,
-    taskHashTtl: 3 * common.leaseTtl + common.resultTtl,
     maxPayloadBytes,
     allowEviction,
     redisOptions,

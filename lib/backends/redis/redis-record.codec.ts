@@ -91,16 +91,10 @@ export class RedisRecordCodec {
   /**
    * @param maxPayloadBytes the alias's enqueue limit on arguments; stored data
    *   longer than twice that plus room for the record is not parsed.
-   * @param ttls how long a task hash lives from its enqueue (taskHashTtl), and
-   *   how long a lease lasts (a task may finish that long after it started).
    */
   constructor(
     private readonly alias: string,
     maxPayloadBytes: number = DEFAULT_MAX_PAYLOAD_BYTES,
-    private readonly ttls: { taskHashTtl: number; leaseTtl: number } = {
-      taskHashTtl: Number.POSITIVE_INFINITY,
-      leaseTtl: 0,
-    },
   ) {
     this.maxDataLength = 2 * maxPayloadBytes + RECORD_OVERHEAD_BYTES;
   }
@@ -292,31 +286,18 @@ export class RedisRecordCodec {
    * The `outcome` of a finished task (OutcomeJson): what the worker changed.
    * The rest is read back from the hash: the task, enqueuedAt and args from
    * `data`, startedAt and lastAttemptedAt as acquire wrote them (a worker
-   * cannot move when its attempt began). A record that does not come from
-   * the data (see `unreadable`), or whose hash may expire before this outcome
-   * is stored (it waited about as long as the hash lives), is stored whole
-   * instead, so its result never depends on data that is missing or gone.
+   * cannot move when its attempt began); a live task's hash never expires,
+   * so its data is there. A record that does not come from the data (see
+   * `unreadable`) is stored whole instead, so its result never depends on
+   * data that is missing.
    */
   encodeFinished(record: TaskRecord): string {
-    if (record.task.name === UNREADABLE_TASK_NAME || this.mayOutliveData(record)) {
-      return encodeWhole(record);
-    }
+    if (record.task.name === UNREADABLE_TASK_NAME) return encodeWhole(record);
     // Built as text (every finished task is encoded): each value through JSON.stringify, so it stays valid JSON.
     let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
     if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;
     if (record.status === TaskResultStatus.SUCCESSFUL) text += `,"r":${json(record.returnValue)}`;
     return `${text}}`;
-  }
-
-  /**
-   * Whether the task's hash may be gone by the time its outcome is stored.
-   * Enqueue (and a retry, which also moves runAfter) gives the hash
-   * taskHashTtl from its enqueue or from runAfter, whichever is later; one
-   * lease of margin covers a store that is retried, a slow clock, a reaper.
-   */
-  private mayOutliveData(record: TaskRecord): boolean {
-    const since = Math.max(record.enqueuedAt.getTime(), record.task.runAfter?.getTime() ?? 0);
-    return Date.now() + this.ttls.leaseTtl >= since + this.ttls.taskHashTtl;
   }
 }
 

@@ -105,7 +105,6 @@ export interface RetryItem {
   workersJson: string;
   /** Wait before the next attempt, measured on the deciding clock (ms); 0 when due now. */
   delayMs: number;
-  hashTtlMs: number;
   /** Used only when the task's hash (which keeps its ready score) is gone. */
   fallbackScore: number;
 }
@@ -188,7 +187,6 @@ export class RedisScripts {
     groups: readonly EnqueueGroup[],
     args: {
       taskPrefix: string;
-      hashTtlMs: number;
       resultTtlMs: number;
       priorityWeight: number;
       wakeBound: number;
@@ -199,13 +197,7 @@ export class RedisScripts {
       argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
     }
     argv[0] = argv.length - 1;
-    argv.push(
-      args.wakeBound,
-      args.priorityWeight,
-      args.taskPrefix,
-      args.resultTtlMs,
-      args.hashTtlMs,
-    );
+    argv.push(args.wakeBound, args.priorityWeight, args.taskPrefix, args.resultTtlMs);
     for (const group of groups) {
       argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
       pushPairs(argv, group.ids, group.data);
@@ -327,14 +319,7 @@ export class RedisScripts {
     ];
     for (const item of items) {
       keys.push(item.runningKey, item.taskKey, item.deferredKey, item.queueKey, item.wakeKey);
-      argv.push(
-        item.id,
-        item.data,
-        item.workersJson,
-        item.delayMs,
-        item.hashTtlMs,
-        item.fallbackScore,
-      );
+      argv.push(item.id, item.data, item.workersJson, item.delayMs, item.fallbackScore);
     }
     keys[0] = keys.length - 1;
     return (await this.calls.retry(keys.concat(argv))) as StoreReply[];

@@ -156,10 +156,7 @@ export class RedisBackend implements TaskBackend {
     this.maxPayloadBytes = this.settings.maxPayloadBytes;
     this.logger = new Logger(`RedisBackend:${alias}`);
     this.keys = new RedisKeys(alias);
-    this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes, {
-      taskHashTtl: this.settings.taskHashTtl,
-      leaseTtl: this.settings.leaseTtl,
-    });
+    this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes);
     this.connection = new RedisConnection(this.settings);
     this.scripts = new RedisScripts(this.connection.client);
     this.broker = new RedisBroker(
@@ -218,7 +215,6 @@ export class RedisBackend implements TaskBackend {
           enqueueGroups(records, queueOf, data, Date.now()),
           {
             taskPrefix: this.keys.taskPrefix,
-            hashTtlMs: this.settings.taskHashTtl,
             resultTtlMs: this.settings.resultTtl,
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,

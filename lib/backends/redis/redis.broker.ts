@@ -182,7 +182,6 @@ export class RedisBroker implements MaintenanceStore {
     now: number,
     guard: HolderGuard = {},
   ): Promise<StoreReply[]> {
-    const hashTtl = this.settings.taskHashTtl;
     const items = records.map((record): RetryItem => {
       const queue = record.task.queue;
       const delayMs = delayUntil(record.task.runAfter, now);
@@ -196,8 +195,6 @@ export class RedisBroker implements MaintenanceStore {
         data: this.codec.encodeLive(record),
         workersJson: JSON.stringify(record.workerIds),
         delayMs,
-        // Like a deferred enqueue: the hash outlives the wait as well as a task's normal life.
-        hashTtlMs: hashTtl + delayMs,
         fallbackScore: RedisRecordCodec.fallbackScore(record),
       };
     });

@@ -4,7 +4,7 @@ import { isRetry } from '../../core/retry-policy';
 import type { EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
-import type { SqliteRows } from './sqlite-rows';
+import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
 import {
   META_BROKER_HEARTBEAT,
   TRIM_BATCH,
@@ -97,12 +97,12 @@ export class SqliteMaintenance implements MaintenanceStore {
   }
 
   private promote(now: number, max: number): number {
-    const { sql, alias, config, rows } = this.deps;
+    const { sql, alias, config } = this.deps;
     let budget = max;
     for (const queue of config.queues) {
       if (budget <= 0) break;
       for (const row of sql.selectDue.all(alias, queue, now, budget)) {
-        sql.promote.run(now + rows.taskDataTtl, row.seq);
+        sql.promote.run(LIVE_TASK_EXPIRES_AT, row.seq);
         budget--;
       }
     }

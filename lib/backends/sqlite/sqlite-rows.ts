@@ -13,6 +13,12 @@ import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteStatements, TaskRow } from './sqlite-statements';
 
 /**
+ * The `expires_at` of a task that has not finished: never. A waiting or
+ * running task keeps its data however long it waits; only a result expires.
+ */
+export const LIVE_TASK_EXPIRES_AT = Number.MAX_SAFE_INTEGER;
+
+/**
  * The row-level writes the backend's calls and its maintenance pass share,
  * each inside the caller's write transaction: a task row read (or an
  * unreadable one failed), a held task sent back for its next attempt, a
@@ -21,17 +27,12 @@ import type { SqliteStatements, TaskRow } from './sqlite-statements';
  * @internal
  */
 export class SqliteRows {
-  /** How long unfinished task data lives: 3 * leaseTtl + resultTtl. */
-  readonly taskDataTtl: number;
-
   constructor(
     private readonly alias: string,
     private readonly config: ResolvedSqliteBackendConfig,
     private readonly sql: SqliteStatements,
     private readonly logger: Logger,
-  ) {
-    this.taskDataTtl = 3 * config.leaseTtl + config.resultTtl;
-  }
+  ) {}
 
   /** The stored record, or null when it cannot be read. */
   decode(row: TaskRow): TaskRecord | null {
@@ -76,7 +77,7 @@ export class SqliteRows {
     this.sql.markRetry.run(
       deferred ? 'deferred' : 'ready',
       deferred ? now + wait : null,
-      now + wait + this.taskDataTtl,
+      LIVE_TASK_EXPIRES_AT,
       serializeRecord(record),
       seq,
     );

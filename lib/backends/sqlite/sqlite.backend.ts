@@ -42,7 +42,7 @@ import {
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { loadSqliteDriver } from './sqlite-driver';
 import { SqliteMaintenance } from './sqlite-maintenance';
-import { SqliteRows } from './sqlite-rows';
+import { LIVE_TASK_EXPIRES_AT, SqliteRows } from './sqlite-rows';
 import {
   configureConnection,
   META_BROKER_HEARTBEAT,
@@ -486,7 +486,7 @@ export class SqliteBackend implements TaskBackend {
       state: deferred ? 'deferred' : 'ready',
       score: readyScore(record),
       runAt: deferred ? now + wait : null,
-      expiresAt: now + wait + this.rows.taskDataTtl,
+      expiresAt: LIVE_TASK_EXPIRES_AT,
       data: serializeRecord(record),
     });
     this.sql.insertIngress.run(this.alias, record.task.queue, now);
@@ -517,7 +517,7 @@ export class SqliteBackend implements TaskBackend {
           };
           this.sql.markRunning.run(
             now + this.config.leaseTtl,
-            now + this.rows.taskDataTtl,
+            LIVE_TASK_EXPIRES_AT,
             serializeRecord(running),
             poolId,
             row.seq,
@@ -553,7 +553,7 @@ export class SqliteBackend implements TaskBackend {
     const ready: TaskRecord = unstarted
       ? unleasedRecord(stored)
       : { ...stored, status: TaskResultStatus.READY };
-    this.sql.markReady.run(now + this.rows.taskDataTtl, serializeRecord(ready), row.seq);
+    this.sql.markReady.run(LIVE_TASK_EXPIRES_AT, serializeRecord(ready), row.seq);
     return 1;
   }
 

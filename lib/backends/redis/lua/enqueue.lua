@@ -4,9 +4,10 @@
   A clash writes nothing: a second enqueue of an id must never overwrite a
   task another worker may be running, so each task's data is written only
   where none is (HSETNX), and on the first clash the hashes this call made
-  are deleted before it reports the id. A task's hash gets a TTL, so
-  abandoned data cannot outlive its usefulness; a deferred one's also covers
-  its wait. A deferred task comes with its delay, measured on the caller's
+  are deleted before it reports the id. A task's hash has no expiry: a
+  task waits as long as it takes (a weekend without workers, a deferral of
+  a month); only a finished one expires, resultTtl after it finished
+  (storeFinished). A deferred task comes with its delay, measured on the caller's
   clock right before sending, and is due at Redis's time plus that delay
   (storeClock): the caller's runAfter keeps its meaning on the caller's
   clock however far that clock is from Redis's, and the due time is
@@ -56,7 +57,6 @@
   ARGV[2] weight of one priority step in a score (number, larger than any sequence number)
   ARGV[3] task key prefix (string)
   ARGV[4] result TTL (ms): an hour's ingress hash expires this long after the hour ends
-  ARGV[5] time a ready task's hash lives (ms); a deferred one's also gets the wait
   Then per group: queue index q, priority (whole number, higher runs first),
   delay (ms from when Redis runs this, empty when ready now), task count n,
   then n pairs of task id (string) and task data (JSON)
@@ -69,11 +69,10 @@
   after what this call wrote is undone
 ]]
 
-local FIRST_GROUP = 6
+local FIRST_GROUP = 5
 local prefix = ARGV[3]
 local now = storeClock()
 local second = math.floor(now / 1000)
-local hashTtl = tonumber(ARGV[5])
 
 -- Deletes the hashes this call wrote, up to (not including) the task whose id is ARGV[upTo].
 local function undo(upTo)
@@ -92,8 +91,6 @@ local total = 0
 local a = FIRST_GROUP
 while a <= #ARGV do
   local count = tonumber(ARGV[a + 3])
-  local delay = ARGV[a + 2]
-  local ttl = delay == '' and hashTtl or hashTtl + tonumber(delay)
   for i = a + 4, a + 2 + 2 * count, 2 do
     local taskKey = prefix .. ARGV[i]
     -- pcall: an error here must not leave the hashes written before it behind.
@@ -107,7 +104,6 @@ while a <= #ARGV do
       end
       return { -1, ARGV[i], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
     end
-    redis.call('PEXPIRE', taskKey, ttl)
   end
   total = total + count
   a = a + 4 + 2 * count

@@ -9,7 +9,7 @@
   wait left, with a wake-up token. Its data is replaced (the errors grew and
   runAfter moved), its worker ids kept so its attempts still count, its
   startedAt kept (the start of its first attempt, which acquire leaves
-  alone), and its hash lives on for the wait. The reaper passes a deadline and pool recovery
+  alone), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
   A record not held whose hash already holds this very data was sent back
   by an earlier call whose reply was lost, and is reported so. The #!lua
@@ -31,13 +31,12 @@
   ARGV[3] pool id that must hold the task, or empty for any holder (string)
   ARGV[4] pool task set key prefix (string)
   ARGV[5] longest a wake-up list may grow (count)
-  Then 6 per record, record r uses
-  ARGV[6r] task id (string)
-  ARGV[6r+1] task data (JSON, the live encoding)
-  ARGV[6r+2] worker ids (JSON array)
-  ARGV[6r+3] wait before the next attempt (ms from when Redis runs this; 0 when due now)
-  ARGV[6r+4] task hash time to live from now (ms)
-  ARGV[6r+5] ready score to use when the hash has none (number)
+  Then 5 per record, record r uses
+  ARGV[5r+1] task id (string)
+  ARGV[5r+2] task data (JSON, the live encoding)
+  ARGV[5r+3] worker ids (JSON array)
+  ARGV[5r+4] wait before the next attempt (ms from when Redis runs this; 0 when due now)
+  ARGV[5r+5] ready score to use when the hash has none (number)
 
   Returns a list with one entry per record: 1 sent back, 0 stale (not held),
   2 already sent back (not held, and its hash holds this very data)
@@ -55,7 +54,7 @@ local now = nil
 for r = 1, #KEYS / 5 do
   local runningKey = KEYS[5 * r - 4]
   local taskKey = KEYS[5 * r - 3]
-  local id = ARGV[6 * r]
+  local id = ARGV[5 * r + 1]
   local held = true
   if latest then
     local deadline = redis.call('ZSCORE', runningKey, id)
@@ -76,15 +75,14 @@ for r = 1, #KEYS / 5 do
       redis.call('SREM', poolPrefix .. pool, id)
     end
     local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt')
-    local score = kept and kept[1] or ARGV[6 * r + 5]
+    local score = kept and kept[1] or ARGV[5 * r + 5]
     redis.call('DEL', taskKey)
-    redis.call('HSET', taskKey, 'data', ARGV[6 * r + 1], 'status', ARGV[1],
-      'workers', ARGV[6 * r + 2], 'score', score)
+    redis.call('HSET', taskKey, 'data', ARGV[5 * r + 2], 'status', ARGV[1],
+      'workers', ARGV[5 * r + 3], 'score', score)
     if kept and kept[2] then
       redis.call('HSET', taskKey, 'startedAt', kept[2])
     end
-    redis.call('PEXPIRE', taskKey, ARGV[6 * r + 4])
-    local wait = tonumber(ARGV[6 * r + 3])
+    local wait = tonumber(ARGV[5 * r + 4])
     if wait > 0 then
       now = now or storeClock()
       redis.call('ZADD', KEYS[5 * r - 2], now + wait, id)
@@ -99,7 +97,7 @@ for r = 1, #KEYS / 5 do
       end
     end
     out[r] = 1
-  elseif callSkippingWrongType('HGET', taskKey, 'data') == ARGV[6 * r + 1] then
+  elseif callSkippingWrongType('HGET', taskKey, 'data') == ARGV[5 * r + 2] then
     out[r] = 2
   else
     out[r] = 0

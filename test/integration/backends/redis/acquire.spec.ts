@@ -232,23 +232,6 @@ describe('RedisBackend acquire', () => {
       expect(stored).not.toHaveProperty('returnValue');
     });
 
-    it('is stored whole when its hash may expire first, so a long wait loses no result', async () => {
-      const leaseTtl = 10_000;
-      const resultTtl = 60_000;
-      const backend = fixture.backend({ leaseTtl, resultTtl });
-      // Enqueued almost 3 * leaseTtl + resultTtl ago: its hash lives less than one more lease.
-      const enqueuedAt = new Date(Date.now() - (3 * leaseTtl + resultTtl) + leaseTtl / 2);
-      const record = await backend.enqueue(
-        readyRecord(backend.alias, { args: ['kept'], enqueuedAt }),
-      );
-      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      // Its hash expires while it runs.
-      await fixture.admin.del(fixture.keys(backend).task(record.id));
-      const done = succeeded(leased, 'value');
-      expect(await backend.acknowledge([done])).toEqual(['acknowledged']);
-      expect(await backend.getResult(record.id)).toEqual(done);
-    });
-
     it('keeps its id taken: enqueuing it again is refused while the result is stored', async () => {
       const backend = fixture.backend();
       const record = await backend.enqueue(readyRecord(backend.alias));

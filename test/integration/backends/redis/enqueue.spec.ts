@@ -20,18 +20,23 @@ describe('RedisBackend enqueue', () => {
       enqueuedAt: record.enqueuedAt.getTime(),
       args: ['x'],
     });
-    // 3 * leaseTtl + resultTtl
-    const ttl = await fixture.admin.pttl(key);
-    expect(ttl).toBeGreaterThan(7000);
-    expect(ttl).toBeLessThanOrEqual(8000);
+    // No expiry: a task waits as long as it takes.
+    expect(await fixture.admin.pttl(key)).toBe(-1);
   });
 
-  it('keeps a deferred task alive for its wait on top of its normal life', async () => {
+  it('gives no expiry to a waiting, deferred or running task, and resultTtl to a finished one', async () => {
     const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
-    const record = readyRecord(backend.alias, { runAfter: new Date(Date.now() + 60_000) });
-    await backend.enqueue(record);
-    const ttl = await fixture.admin.pttl(fixture.keys(backend).task(record.id));
-    expect(ttl).toBeGreaterThan(60_000 + 7000);
+    const deferred = readyRecord(backend.alias, { runAfter: new Date(Date.now() + 60_000) });
+    const ready = readyRecord(backend.alias);
+    await backend.enqueueMany([deferred, ready]);
+    const keys = fixture.keys(backend);
+    expect(await fixture.admin.pttl(keys.task(deferred.id))).toBe(-1);
+    const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    expect(await fixture.admin.pttl(keys.task(ready.id))).toBe(-1);
+    await backend.acknowledge([succeeded(leased)]);
+    const ttl = await fixture.admin.pttl(keys.task(ready.id));
+    expect(ttl).toBeGreaterThan(4000);
+    expect(ttl).toBeLessThanOrEqual(5000);
   });
 
   it('refuses an id that is already stored, and a bulk with such an id stores nothing', async () => {

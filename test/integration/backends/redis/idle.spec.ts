@@ -321,7 +321,6 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
       evalsha: 1,
       time: 1,
       hsetnx: 1,
-      pexpire: 1,
       incrby: 1,
       zadd: 1,
       hincrby: 1,

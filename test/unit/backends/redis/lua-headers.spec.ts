@@ -68,7 +68,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     'seq',
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
     [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
-    { taskPrefix: 'p', hashTtlMs: 1, resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
+    { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
   );
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
@@ -90,7 +90,6 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       data: '{}',
       workersJson: '[]',
       delayMs: 1,
-      hashTtlMs: 1,
       fallbackScore: 0,
     }),
     { readyStatus: 'READY', poolTasksPrefix: 'p', wakeBound: 1 },
