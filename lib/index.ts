@@ -53,6 +53,7 @@ export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
+export type { RetentionByStatus, RetentionLimit, RetentionOptions } from './lifecycle/retention';
 export { RedisBackend } from './backends/redis/redis.backend';
 export type { RedisBackendOptions } from './backends/redis/redis-backend-options.interface';
 export { redisBackendConfigFromEnv } from './backends/redis/redis-backend-config.factory';

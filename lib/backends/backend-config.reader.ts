@@ -1,8 +1,10 @@
 import type { BackendConfig } from '../core/backend-config.interface';
 import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
+import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
 import { invalidBackendOption, invalidName } from '../core/threadmill.messages';
 import { isValidName } from '../core/validate-name.util';
+import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
 
 /** The options every backend has, with the same meaning and defaults. */
 export interface CommonBackendOptions {
@@ -14,17 +16,21 @@ export interface CommonBackendOptions {
   brokerInterval: number;
   /** Most tasks promoted or reaped per maintenance pass. */
   batchSize: number;
+  /** How long and how many finished tasks are kept, by queue and status. */
+  retention: Retention;
 }
 
 /** A 1 h lease, results kept 1 day, a maintenance pass every second moving at most 100 tasks. */
-export const COMMON_BACKEND_DEFAULTS: Readonly<CommonBackendOptions> = {
+export const COMMON_BACKEND_DEFAULTS = {
   leaseTtl: 60 * 60 * 1000,
   resultTtl: 24 * 60 * 60 * 1000,
   brokerInterval: 1000,
   batchSize: 100,
-};
+} as const;
 
-const COMMON_OPTIONS = Object.keys(COMMON_BACKEND_DEFAULTS);
+const COMMON_OPTIONS = [...Object.keys(COMMON_BACKEND_DEFAULTS), 'retention'];
+
+const STATUS_KEYS: readonly string[] = [...FINISHED_STATUSES].map(statusKey);
 
 /** A configured value as an error message shows it (strings quoted, so "100" is told from 100). */
 export function shownValue(value: unknown): string {
@@ -99,12 +105,60 @@ export class BackendConfigReader {
 
   /** The common options, each checked, defaults filled in. */
   common(): CommonBackendOptions {
+    const resultTtl = this.milliseconds('resultTtl', COMMON_BACKEND_DEFAULTS.resultTtl);
     return {
       leaseTtl: this.milliseconds('leaseTtl', COMMON_BACKEND_DEFAULTS.leaseTtl),
-      resultTtl: this.milliseconds('resultTtl', COMMON_BACKEND_DEFAULTS.resultTtl),
+      resultTtl,
       brokerInterval: this.milliseconds('brokerInterval', COMMON_BACKEND_DEFAULTS.brokerInterval),
       batchSize: this.wholeNumber('batchSize', COMMON_BACKEND_DEFAULTS.batchSize, 1),
+      retention: new Retention(this.retentionOptions(), resultTtl, this.queues),
     };
+  }
+
+  /** `retention`, every limit checked: a known status or configured queue, whole positive numbers. */
+  private retentionOptions(): RetentionOptions {
+    const given = this.options.retention;
+    if (given === undefined) return {};
+    const byStatus = (where: string, value: unknown, allowQueues: boolean): void => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        this.fail(where, 'must be an object of limits by status');
+      }
+      for (const [key, limit] of Object.entries(value as Record<string, unknown>)) {
+        if (allowQueues && key === 'queues') continue;
+        if (!STATUS_KEYS.includes(key)) {
+          this.fail(where, `has "${key}", which is not a final status (${STATUS_KEYS.join(', ')})`);
+        }
+        const path = `${where}.${key}`;
+        if (typeof limit !== 'object' || limit === null || Array.isArray(limit)) {
+          this.fail(path, 'must be { maxAgeMs?, maxCount? }');
+        }
+        for (const [field, number] of Object.entries(limit as Record<string, unknown>)) {
+          if (field !== 'maxAgeMs' && field !== 'maxCount') {
+            this.fail(path, `has "${field}"; the limits are maxAgeMs and maxCount`);
+          }
+          if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
+            this.fail(
+              `${path}.${field}`,
+              `must be a whole number of at least 1, got ${shownValue(number)}`,
+            );
+          }
+        }
+      }
+    };
+    byStatus('retention', given, true);
+    const queues: unknown = (given as RetentionOptions).queues;
+    if (queues !== undefined) {
+      if (typeof queues !== 'object' || queues === null || Array.isArray(queues)) {
+        this.fail('retention.queues', 'must be an object of limits by queue');
+      }
+      for (const [queue, limits] of Object.entries(queues as Record<string, unknown>)) {
+        if (!this.queues.includes(queue)) {
+          this.fail('retention.queues', `names "${queue}", which this backend does not serve`);
+        }
+        byStatus(`retention.queues.${queue}`, limits, false);
+      }
+    }
+    return given as RetentionOptions;
   }
 
   /** A value as given (undefined when absent), for an option this reader has no method for. */

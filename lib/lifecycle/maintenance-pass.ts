@@ -3,12 +3,15 @@ import type { LoggerService } from '@nestjs/common';
 import type { BrokerPassReport } from '../core/task-backend.interface';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
 import type { MaintenanceStore } from './maintenance-store.interface';
+import type { Retention } from './retention';
 import { runBrokerSteps } from './pass-steps';
 
 /** What one backend's maintenance pass works with. */
 export interface MaintenancePassSettings {
   readonly alias: string;
+  readonly queues: readonly string[];
   readonly leaseTtlMs: number;
+  readonly retention: Retention;
   /** Most tasks each step moves or ends per pass. */
   readonly batchSize: number;
   /** The pool running the pass: alive by definition, so never recovered by it. */
@@ -21,14 +24,15 @@ export interface MaintenancePassSettings {
  * due deferred tasks promoted, tasks whose lease ran out ended
  * (AcknowledgementTimeout: retried per their policy, else FAILED), the tasks
  * of pools whose heartbeat lapsed ended the same way (WorkerLost) and those
- * pools forgotten, old results trimmed, and the pass recorded. A failing
+ * pools forgotten, finished tasks trimmed to their retention (age and count, by
+ * queue and status), and the pass recorded. A failing
  * step is reported and never stops the steps after it.
  */
 export async function runMaintenancePass(
   store: MaintenanceStore,
   settings: MaintenancePassSettings,
 ): Promise<BrokerPassReport> {
-  const { alias, leaseTtlMs, batchSize, ownPoolId, logger } = settings;
+  const { alias, queues, leaseTtlMs, retention, batchSize, ownPoolId, logger } = settings;
   return runBrokerSteps({
     promote: () => store.promoteDue(batchSize),
     reap: async () => {
@@ -60,7 +64,14 @@ export async function runMaintenancePass(
       }
       return batchSize - budget;
     },
-    trim: () => store.trim(),
+    trim: async () => {
+      // One rule for every backend: each queue and final status to its own limit.
+      let trimmed = await store.trimCounts();
+      for (const { queue, status, limit } of retention.limits(queues)) {
+        trimmed += await store.trimFinished(queue, status, limit);
+      }
+      return trimmed;
+    },
     heartbeat: () => store.markPass(),
   });
 }

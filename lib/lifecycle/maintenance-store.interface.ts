@@ -1,4 +1,6 @@
+import type { TaskResultStatus } from '../core/task-result-status.enum';
 import type { EndAttempt } from './ended-attempt';
+import type { ResolvedLimit } from './retention';
 
 /**
  * What a backend stores for the maintenance pass: atomic primitives only.
@@ -26,8 +28,14 @@ export interface MaintenanceStore {
     max: number,
     end: EndAttempt,
   ): Promise<{ ended: number; forgotten: boolean }>;
-  /** Results, history and counts past their retention; how many went. */
-  trim(): Promise<number>;
+  /**
+   * The finished tasks of one queue and status past `limit`: older than its
+   * age, and the oldest beyond its count; their results and history go, never
+   * a live task's data. How many went.
+   */
+  trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): Promise<number>;
+  /** Enqueue counts (ingress) older than the longest retention; how many went. */
+  trimCounts(): Promise<number>;
   /** Records that a pass completed now, for health checks. */
   markPass(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import {
   type TaskBackoff,
   type TaskRecord,
 } from '../../lib/core';
+import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeRepeats } from './repeat-contract';
@@ -21,6 +22,7 @@ export interface ContractSettings {
   resultTtl: number;
   brokerInterval: number;
   batchSize: number;
+  retention?: RetentionOptions;
 }
 
 /** A backend built for one test, and how to remove everything it stored. */
@@ -392,6 +394,71 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(backend.getResult(deferred.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
         });
+      });
+    });
+
+    describe('retention', () => {
+      const finishOneByOne = async (count: number, status: TaskResultStatus): Promise<string[]> => {
+        const ids: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const record = await backend.enqueue(newRecord(alias));
+          const leased = await acquireOne();
+          await backend.acknowledge([finish(leased, status, i)]);
+          ids.push(record.id);
+          // Results of one status are ordered by when they were stored.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        return ids;
+      };
+
+      it('keeps the newest results of a status up to its count, and each status to its own age', async () => {
+        backend = await build({
+          retention: { successful: { maxCount: 2 }, failed: { maxAgeMs: 1 } },
+        });
+        alias = backend.alias;
+        const successful = await finishOneByOne(3, TaskResultStatus.SUCCESSFUL);
+        const failed = await finishOneByOne(2, TaskResultStatus.FAILED);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await backend.brokerPass()).trimmed).toBeGreaterThanOrEqual(3);
+        await expect(backend.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
+        for (const id of successful.slice(1)) {
+          await expect(backend.getResult(id)).resolves.toMatchObject({
+            status: TaskResultStatus.SUCCESSFUL,
+          });
+        }
+        for (const id of failed) {
+          await expect(backend.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
+        }
+        const { counts } = (await backend.telemetry(60_000)).queues.default;
+        expect([counts.successful, counts.failed]).toEqual([2, 0]);
+      });
+
+      it("applies a queue's own limits before the status's", async () => {
+        backend = await build({
+          retention: {
+            successful: { maxCount: 5 },
+            queues: { default: { successful: { maxCount: 1 } } },
+          },
+        });
+        alias = backend.alias;
+        const successful = await finishOneByOne(2, TaskResultStatus.SUCCESSFUL);
+        await backend.brokerPass();
+        await expect(backend.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
+        await expect(backend.getResult(successful[1])).resolves.toMatchObject({
+          status: TaskResultStatus.SUCCESSFUL,
+        });
+      });
+
+      it('refuses a limit that is not a whole positive number, or a status or queue it does not know', async () => {
+        for (const retention of [
+          { successful: { maxCount: 0 } },
+          { done: { maxCount: 1 } },
+          { queues: { nowhere: { failed: { maxAgeMs: 1 } } } },
+        ]) {
+          const refused = await build({ retention }).catch((e: unknown) => e);
+          expect(refused).toBeInstanceOf(InvalidBackendConfigError);
+          expect((refused as Error).message).toMatch(/option "retention/);
+        }
       });
     });
 

@@ -1,3 +1,5 @@
+import type { RetentionOptions } from '../../lifecycle/retention';
+
 /**
  * Options of `MemoryBackend` (times in milliseconds), under `options` in its backend config.
  *
@@ -16,6 +18,12 @@ export interface MemoryBackendOptions {
   brokerInterval?: number;
   /** Most tasks promoted or reaped per pass. Default 100. */
   batchSize?: number;
+  /**
+   * How long and how many finished tasks are kept, by final status and per
+   * queue (a count bounds the memory results take). Default: each kept
+   * resultTtl, with no count limit.
+   */
+  retention?: RetentionOptions;
   /**
    * Run each task inside `enqueue`, in the enqueuing process (like Django's
    * ImmediateBackend): `enqueue` returns the finished result. For unit tests of

@@ -39,11 +39,11 @@ import {
   type TaskRecord,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
-import type { MemoryBackendOptions } from './memory-backend-options.interface';
 import type { EndAttempt } from '../../lifecycle/ended-attempt';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
-import { BackendConfigReader } from '../backend-config.reader';
+import type { ResolvedLimit } from '../../lifecycle/retention';
+import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
 
 type FinishedSegment = 'successful' | 'failed';
@@ -112,7 +112,7 @@ export class MemoryBackend implements ExecutingBackend {
   readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
 
-  private readonly options: Required<MemoryBackendOptions>;
+  private readonly options: CommonBackendOptions & { immediate: boolean };
   private readonly state = new Map<string, QueueState>();
   /** Every unfinished task (ready, deferred or running). */
   private readonly tasks = new Map<string, TaskRecord>();
@@ -369,6 +369,8 @@ export class MemoryBackend implements ExecutingBackend {
     this.assertOpen();
     return runMaintenancePass(this.maintenance, {
       alias: this.alias,
+      queues: this.queues,
+      retention: this.options.retention,
       leaseTtlMs: this.options.leaseTtl,
       batchSize: this.options.batchSize,
       ownPoolId: options.poolId,
@@ -387,7 +389,8 @@ export class MemoryBackend implements ExecutingBackend {
         .slice(0, max);
     },
     endPoolAttempts: async (poolId, max, end) => this.endPoolAttempts(poolId, max, end),
-    trim: async () => this.trim(),
+    trimFinished: async (queue, status, limit) => this.trimFinished(queue, status, limit),
+    trimCounts: async () => this.trimCounts(),
     markPass: async () => {
       this.heartbeat = new Date();
     },
@@ -523,7 +526,11 @@ export class MemoryBackend implements ExecutingBackend {
   private finish(queue: string, record: TaskRecord, now: number): void {
     this.dropLease(record.id);
     this.tasks.delete(record.id);
-    this.results.set(record.id, { record, expiresAt: now + this.options.resultTtl });
+    // The longest any result is kept; the trimming step applies each queue and status's own limit.
+    this.results.set(record.id, {
+      record,
+      expiresAt: now + this.options.retention.longestMaxAgeMs,
+    });
     const segment: FinishedSegment =
       record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
     this.queue(queue).history[segment].set(record.id, record.finishedAt?.getTime() ?? now);
@@ -618,9 +625,27 @@ export class MemoryBackend implements ExecutingBackend {
     else this.finish(lease.queue, decided, now);
   }
 
-  private trim(): number {
+  /** The finished tasks of one queue and status past `limit`: older than its age, the oldest beyond its count. */
+  private trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): number {
+    const state = this.state.get(queue);
+    if (!state) return 0;
+    const history = state.history[status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed'];
+    const horizon = Date.now() - limit.maxAgeMs;
+    const newestFirst = [...history].sort((a, b) => b[1] - a[1]);
+    let trimmed = 0;
+    newestFirst.forEach(([id, finishedAt], index) => {
+      const beyondCount = limit.maxCount !== null && index >= limit.maxCount;
+      if (finishedAt >= horizon && !beyondCount && this.results.has(id)) return;
+      history.delete(id);
+      if (this.results.delete(id)) trimmed++;
+    });
+    return trimmed;
+  }
+
+  /** Results past their expiry, and enqueue counts older than the longest retention. */
+  private trimCounts(): number {
     const now = Date.now();
-    const horizon = now - this.options.resultTtl;
+    const horizon = now - this.options.retention.longestMaxAgeMs;
     let trimmed = 0;
     for (const [id, result] of this.results) {
       if (result.expiresAt <= now) {
@@ -629,11 +654,6 @@ export class MemoryBackend implements ExecutingBackend {
       }
     }
     for (const state of this.state.values()) {
-      for (const history of Object.values(state.history)) {
-        for (const [id, finishedAt] of history) {
-          if (finishedAt <= horizon || !this.results.has(id)) history.delete(id);
-        }
-      }
       const firstKept = state.ingress.findIndex((t) => t > horizon);
       state.ingress.splice(0, firstKept < 0 ? state.ingress.length : firstKept);
     }

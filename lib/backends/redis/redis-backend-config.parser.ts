@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
+import type { Retention } from '../../lifecycle/retention';
 import { BackendConfigReader } from '../backend-config.reader';
 import {
   REDIS_BACKEND_DEFAULTS,
@@ -19,6 +20,8 @@ export interface RedisBackendSettings {
   queues: string[];
   leaseTtl: number;
   resultTtl: number;
+  /** How long and how many finished tasks are kept, by queue and status. */
+  retention: Retention;
   brokerInterval: number;
   batchSize: number;
   connectTimeout: number;

@@ -1,6 +1,7 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
+import type { RetentionOptions } from '../../lifecycle/retention';
 
 /**
  * Options of a `RedisBackend` alias (`options` in its BackendConfig). Every
@@ -30,6 +31,12 @@ export interface RedisBackendOptions {
   brokerInterval?: number;
   /** Most tasks moved or reaped per broker pass. Default 100. */
   batchSize?: number;
+  /**
+   * How long and how many finished tasks are kept, by final status and per
+   * queue (a count bounds the memory results take). Default: each kept
+   * resultTtl, with no count limit.
+   */
+  retention?: RetentionOptions;
   /** Longest one connection attempt may take; commands fail with BackendUnavailableError after it. Default 5 s. */
   connectTimeout?: number;
   /** Longest a (non-blocking) command may wait for its reply. Default 10 s. */

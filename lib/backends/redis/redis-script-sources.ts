@@ -52,6 +52,11 @@ export const REDIS_SCRIPTS = {
   forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 }, uses: ['storeClock'] },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
+  trimFinished: {
+    file: 'trimFinished-1.lua',
+    keys: { fixed: 1 },
+    uses: ['storeClock', 'callSkippingWrongType'],
+  },
 } as const satisfies Record<
   string,
   { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }

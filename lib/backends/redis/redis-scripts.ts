@@ -379,6 +379,24 @@ export class RedisScripts {
     return reply === 1;
   }
 
+  /**
+   * Removes the finished tasks of one history set past their retention (age
+   * by Redis's time, then the oldest beyond `maxCount`), at most `max`;
+   * returns how many went.
+   */
+  async trimFinished(
+    historyKey: string,
+    args: { taskPrefix: string; maxAgeMs: number; maxCount: number | null; max: number },
+  ): Promise<number> {
+    return (await this.calls.trimFinished([
+      historyKey,
+      args.taskPrefix,
+      args.maxAgeMs,
+      args.maxCount ?? '',
+      args.max,
+    ])) as number;
+  }
+
   /** Redis's time and the last broker pass's (both ms since epoch, Redis's clock; null: none yet). */
   async storeTime(
     brokerHeartbeatKey: string,

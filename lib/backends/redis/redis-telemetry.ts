@@ -18,7 +18,8 @@ import type { RedisScripts } from './redis-scripts';
 export class RedisTelemetry {
   constructor(
     private readonly queues: readonly string[],
-    private readonly resultTtl: number,
+    /** How long results are kept at most: the window of the finished counts. */
+    private readonly keptMs: number,
     private readonly keys: RedisKeys,
     private readonly scripts: RedisScripts,
     private readonly connection: RedisConnection,
@@ -28,7 +29,7 @@ export class RedisTelemetry {
     const { nowMs: now } = await this.connection.run(() =>
       this.scripts.storeTime(this.keys.brokerHeartbeat),
     );
-    const kept = now - this.resultTtl;
+    const kept = now - this.keptMs;
     const windowStart = now - intervalMs;
     const pipeline = this.connection.client.pipeline();
     for (const queue of this.queues) {

@@ -169,7 +169,7 @@ export class RedisBackend implements TaskBackend {
     );
     this.telemetryReader = new RedisTelemetry(
       this.queues,
-      this.settings.resultTtl,
+      this.settings.retention.longestMaxAgeMs,
       this.keys,
       this.scripts,
       this.connection,
@@ -215,7 +215,7 @@ export class RedisBackend implements TaskBackend {
           enqueueGroups(records, queueOf, data, Date.now()),
           {
             taskPrefix: this.keys.taskPrefix,
-            resultTtlMs: this.settings.resultTtl,
+            resultTtlMs: this.settings.retention.longestMaxAgeMs,
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,
           },
@@ -340,7 +340,7 @@ export class RedisBackend implements TaskBackend {
     const stored = await this.connection.run(() =>
       this.scripts.acknowledge(
         groups,
-        storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
+        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.poolHint),
       ),
     );
     return this.outcomes(records, order, stored);
@@ -413,7 +413,11 @@ export class RedisBackend implements TaskBackend {
     return this.connection.run(async () => {
       // History is scored by Redis's time: what is within resultTtl is measured on it too.
       const finished = segment === 'successful' || segment === 'failed';
-      const since = finished ? (await this.broker.storeNow()) - this.settings.resultTtl : 0;
+      // Finished tasks within the longest retention; each queue and status's own limit is applied
+      // by the trimming step of every pass.
+      const since = finished
+        ? (await this.broker.storeNow()) - this.settings.retention.longestMaxAgeMs
+        : 0;
       const found: TaskRecord[] = [];
       for (let offset = 0; found.length < count; offset += count) {
         const ids = await this.segmentIds(queue, segment, offset, count, since);
@@ -444,6 +448,8 @@ export class RedisBackend implements TaskBackend {
     this.assertOpen();
     return runMaintenancePass(this.broker, {
       alias: this.alias,
+      queues: this.queues,
+      retention: this.settings.retention,
       leaseTtlMs: this.settings.leaseTtl,
       batchSize: this.settings.batchSize,
       ownPoolId: options.poolId,
@@ -596,7 +602,7 @@ export class RedisBackend implements TaskBackend {
           runningStatus: TaskResultStatus.RUNNING,
           poolId: call.poolId,
         },
-        storeSettings(this.keys, this.settings.resultTtl, this.poolHint),
+        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.poolHint),
         call.finished,
       );
     const { stored, leased, poolLapsed } = via

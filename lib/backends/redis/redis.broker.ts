@@ -5,6 +5,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { partOutcomes, type EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
+import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
@@ -29,7 +30,7 @@ export const MAX_PER_CALL = 1000;
  * runMaintenancePass decides; this applies): due deferred tasks promoted,
  * the attempts of tasks whose lease ran out or whose pool lapsed ended as
  * decided, guarded by the lease they were decided for (a deadline, or the
- * pool), history trimmed to resultTtl, and the pass's heartbeat written.
+ * pool), finished tasks trimmed to their retention, and the pass's heartbeat written.
  * Every time compared is Redis's (lease and heartbeat deadlines, due times
  * and history scores are written by the scripts with Redis's clock), so a
  * pool on a host whose clock is off recovers nothing early and nothing late.
@@ -154,8 +155,21 @@ export class RedisBroker implements MaintenanceStore {
     });
   }
 
-  trim(): Promise<number> {
-    return this.connection.run(async () => this.trimHistory(await this.storeNow()));
+  trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): Promise<number> {
+    const segment = status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
+    return this.connection.run(() =>
+      this.scripts.trimFinished(this.keys.history(queue, segment), {
+        taskPrefix: this.keys.taskPrefix,
+        maxAgeMs: limit.maxAgeMs,
+        maxCount: limit.maxCount,
+        max: Math.min(this.settings.batchSize * 10, MAX_PER_CALL),
+      }),
+    );
+  }
+
+  /** Ingress counts expire by themselves (each hour's hash, after resultTtl): nothing to trim. */
+  async trimCounts(): Promise<number> {
+    return 0;
   }
 
   markPass(): Promise<void> {
@@ -235,7 +249,7 @@ export class RedisBroker implements MaintenanceStore {
         ? this.scripts.acknowledge(
             [failed],
             // The reaper and recovery act for whichever pool held each task.
-            storeSettings(this.keys, this.settings.resultTtl, ANY_POOL),
+            storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, ANY_POOL),
             guard,
           )
         : [],
@@ -243,22 +257,6 @@ export class RedisBroker implements MaintenanceStore {
       retries.length > 0 ? this.retry(retries, Date.now(), guard) : [],
     ]);
     return [...stored, ...sent].filter((reply) => reply === StoreReply.Stored).length;
-  }
-
-  /** History older than resultTtl (ingress counts expire by themselves); returns how many entries went. */
-  private async trimHistory(now: number): Promise<number> {
-    const cutoff = now - this.settings.resultTtl;
-    const pipeline = this.connection.client.pipeline();
-    for (const queue of this.settings.queues) {
-      pipeline.zremrangebyscore(this.keys.history(queue, 'successful'), '-inf', cutoff);
-      pipeline.zremrangebyscore(this.keys.history(queue, 'failed'), '-inf', cutoff);
-    }
-    let trimmed = 0;
-    for (const [error, removed] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      trimmed += Number(removed);
-    }
-    return trimmed;
   }
 
   private async heartbeat(now: number): Promise<void> {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 import type { BackendConfig } from '../../core';
+import type { Retention, RetentionOptions } from '../../lifecycle/retention';
 import { BackendConfigReader } from '../backend-config.reader';
 
 /** The options of SqliteBackend besides the ones every backend has. */
@@ -22,6 +23,12 @@ export interface SqliteBackendOptions {
   brokerInterval?: number;
   /** Most tasks promoted or reaped per broker pass. Default 100. */
   batchSize?: number;
+  /**
+   * How long and how many finished tasks are kept, by final status and per
+   * queue (a count bounds the memory results take). Default: each kept
+   * resultTtl, with no count limit.
+   */
+  retention?: RetentionOptions;
   /** How long a write waits for another process's transaction before failing. Default 5 s. */
   busyTimeout?: number;
   /**
@@ -38,7 +45,10 @@ export interface SqliteBackendOptions {
 }
 
 /** Every option resolved, plus the absolute database path and the queues. @internal */
-export interface ResolvedSqliteBackendConfig extends Required<SqliteBackendOptions> {
+export interface ResolvedSqliteBackendConfig extends Required<
+  Omit<SqliteBackendOptions, 'retention'>
+> {
+  retention: Retention;
   filename: string;
   queues: string[];
 }

@@ -1,6 +1,8 @@
 import type { Database, Transaction } from 'better-sqlite3';
 
 import { isRetry } from '../../core/retry-policy';
+import type { TaskResultStatus } from '../../core/task-result-status.enum';
+import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
@@ -82,7 +84,26 @@ export class SqliteMaintenance implements MaintenanceStore {
     return outcome;
   }
 
-  async trim(): Promise<number> {
+  async trimFinished(
+    queue: string,
+    status: TaskResultStatus,
+    limit: ResolvedLimit,
+  ): Promise<number> {
+    const { sql, alias } = this.deps;
+    return this.deps.guard(
+      () =>
+        sql.trimFinished.run({
+          alias,
+          queue,
+          status,
+          cutoff: Date.now() - limit.maxAgeMs,
+          keep: limit.maxCount ?? -1,
+          limit: TRIM_BATCH,
+        }).changes,
+    );
+  }
+
+  async trimCounts(): Promise<number> {
     return this.deps.guard(() => this.trimTx.immediate(Date.now()));
   }
 
@@ -145,13 +166,12 @@ export class SqliteMaintenance implements MaintenanceStore {
     else rows.finish(decided, row, now);
   }
 
-  /** Ingress events and results older than resultTtl, and expired task data. */
+  /** Ingress events older than the longest retention, and results past their expiry. */
   private trimOld(now: number): number {
     const { sql, alias, config } = this.deps;
     return (
-      sql.trimIngress.run(alias, now - config.resultTtl, TRIM_BATCH).changes +
-      sql.trimResults.run(alias, now, TRIM_BATCH).changes +
-      sql.trimTasks.run(alias, now, TRIM_BATCH).changes
+      sql.trimIngress.run(alias, now - config.retention.longestMaxAgeMs, TRIM_BATCH).changes +
+      sql.trimResults.run(alias, now, TRIM_BATCH).changes
     );
   }
 }

@@ -83,7 +83,7 @@ export class SqliteRows {
     );
   }
 
-  /** A finished task out of the task table and into the results, kept resultTtl. */
+  /** A finished task out of the task table and into the results, kept as its retention says. */
   finish(record: TaskRecord, row: TaskRow, now: number): void {
     this.sql.deleteTask.run(row.seq);
     this.storeResult(record, row.queue, now);
@@ -99,7 +99,8 @@ export class SqliteRows {
           ? TaskResultStatus.SUCCESSFUL
           : TaskResultStatus.FAILED,
       finishedAt: record.finishedAt?.getTime() ?? now,
-      expiresAt: now + this.config.resultTtl,
+      // The longest any result is kept; the trimming step applies each queue and status's own limit.
+      expiresAt: now + this.config.retention.longestMaxAgeMs,
       data: serializeRecord(record),
     });
   }

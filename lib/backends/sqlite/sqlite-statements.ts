@@ -230,7 +230,10 @@ export class SqliteStatements {
   >;
   readonly trimIngress: Statement<[alias: string, cutoff: number, limit: number]>;
   readonly trimResults: Statement<[alias: string, now: number, limit: number]>;
-  readonly trimTasks: Statement<[alias: string, now: number, limit: number]>;
+  /** The results of one queue and status older than `cutoff`, or beyond the newest `keep` (-1: all kept). */
+  readonly trimFinished: Statement<
+    [{ alias: string; queue: string; status: string; cutoff: number; keep: number; limit: number }]
+  >;
   readonly peekTasks: Record<
     TaskState,
     Statement<[alias: string, queue: string, now: number, limit: number], DataRow>
@@ -328,9 +331,15 @@ export class SqliteStatements {
     this.trimResults = db.prepare(`
       DELETE FROM threadmill_results WHERE rowid IN (
         SELECT rowid FROM threadmill_results WHERE alias = ? AND expires_at <= ? LIMIT ?)`);
-    this.trimTasks = db.prepare(`
-      DELETE FROM threadmill_tasks WHERE seq IN (
-        SELECT seq FROM threadmill_tasks WHERE alias = ? AND expires_at <= ? LIMIT ?)`);
+    this.trimFinished = db.prepare(`
+      DELETE FROM threadmill_results WHERE rowid IN (
+        SELECT rowid FROM threadmill_results
+        WHERE alias = @alias AND queue = @queue AND status = @status
+          AND (finished_at < @cutoff OR rowid NOT IN (
+            SELECT rowid FROM threadmill_results
+            WHERE alias = @alias AND queue = @queue AND status = @status
+            ORDER BY finished_at DESC LIMIT @keep))
+        LIMIT @limit)`);
     const peekTask = (state: TaskState) =>
       db.prepare<[string, string, number, number], DataRow>(`
         SELECT id, data FROM threadmill_tasks INDEXED BY ${INDEX[state]}

@@ -317,7 +317,7 @@ export class SqliteBackend implements TaskBackend {
             this.alias,
             queue,
             segment === 'successful' ? TaskResultStatus.SUCCESSFUL : TaskResultStatus.FAILED,
-            now - this.config.resultTtl,
+            now - this.config.retention.longestMaxAgeMs,
             now,
             limit,
           )
@@ -345,7 +345,7 @@ export class SqliteBackend implements TaskBackend {
           const results = this.sql.countResults.get({
             alias: this.alias,
             queue,
-            since: now - this.config.resultTtl,
+            since: now - this.config.retention.longestMaxAgeMs,
             now,
             windowStart: now - intervalMs,
           });
@@ -388,6 +388,8 @@ export class SqliteBackend implements TaskBackend {
   async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
     return runMaintenancePass(this.maintenance, {
       alias: this.alias,
+      queues: this.queues,
+      retention: this.config.retention,
       leaseTtlMs: this.config.leaseTtl,
       batchSize: this.config.batchSize,
       ownPoolId: options.poolId,

@@ -17,6 +17,7 @@ describeBackendContract('sqlite', async (settings) => {
       resultTtl: settings.resultTtl,
       brokerInterval: settings.brokerInterval,
       batchSize: settings.batchSize,
+      ...(settings.retention && { retention: settings.retention }),
     },
   });
   return {

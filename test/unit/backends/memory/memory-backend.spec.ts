@@ -17,6 +17,7 @@ describeBackendContract('memory', async (settings) => ({
       resultTtl: settings.resultTtl,
       brokerInterval: settings.brokerInterval,
       batchSize: settings.batchSize,
+      ...(settings.retention && { retention: settings.retention }),
     },
   }),
   // Nothing outlives the instance: close() (run by the contract) is the cleanup.

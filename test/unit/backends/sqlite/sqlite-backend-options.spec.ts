@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 
 import { resolveSqliteBackendConfig } from '../../../../lib/backends/sqlite/sqlite-backend-options';
+import { Retention } from '../../../../lib/lifecycle/retention';
 import { InvalidBackendConfigError, type BackendConfig } from '../../../../lib/core';
 
 // Never constructed here: resolveSqliteBackendConfig only reads the config.
@@ -23,6 +24,7 @@ describe('resolveSqliteBackendConfig', () => {
       batchSize: 100,
       filename: '/var/lib/app/threadmill.db',
       queues: ['default'],
+      retention: expect.any(Retention),
     });
   });
 
