@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 
+import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import {
   BackendUnavailableError,
+  StoreFullError,
   TaskResultStatus,
   type AcquireOptions,
   type TaskRecord,
@@ -9,44 +11,58 @@ import {
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import {
+  batchesOf,
+  enqueueReady,
+  idsOf,
+  leaseTo,
+  memoryBackend,
+  readyTask,
+} from '../../helpers/memory-backend';
 import { TempJournal } from '../../helpers/temp-journal';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeWorkerBackend, readyRecord, runningRecord } from './fake-worker-backend';
-
-/** A backend whose Redis is down for the first `outageCalls` acquires. */
-class OutageBackend extends FakeWorkerBackend {
-  readonly attemptsAt: number[] = [];
-
-  constructor(private outageCalls: number) {
-    super();
-  }
-
-  /** Acquire number `call` (1-based) fails too. */
-  readonly alsoFail = new Set<number>();
-
-  override async acquire(
-    queues: readonly string[],
-    options: AcquireOptions,
-  ): Promise<TaskRecord[]> {
-    this.attemptsAt.push(Date.now());
-    if (this.alsoFail.has(this.attemptsAt.length)) {
-      throw new BackendUnavailableError('Threadmill backend "fake" cannot use Redis: ECONNRESET');
-    }
-    if (this.outageCalls > 0) {
-      this.outageCalls--;
-      throw new BackendUnavailableError('Threadmill backend "fake" cannot use Redis: ECONNREFUSED');
-    }
-    return super.acquire(queues, options);
-  }
-}
 
 const RETRY_DELAY_MS = 50;
+
+const refused = (cause: string): BackendUnavailableError =>
+  new BackendUnavailableError(`Threadmill backend "memory" cannot use Redis: ${cause}`);
+
+/**
+ * Spies on acquire: call number `n` (1-based) does what `outage(n)` says —
+ * `refused` (nothing happens, the call throws), `lost` (the store leases, the
+ * reply never arrives: it throws after the real acquire ran) or `up` (the
+ * real acquire). Keeps when each call was made.
+ */
+function acquireOutage(
+  backend: MemoryBackend,
+  outage: (call: number) => 'refused' | 'lost' | 'up',
+) {
+  const acquire = MemoryBackend.prototype.acquire.bind(backend);
+  const at: number[] = [];
+  const spy = jest
+    .spyOn(backend, 'acquire')
+    .mockImplementation(async (queues: readonly string[], options: AcquireOptions) => {
+      at.push(Date.now());
+      const now = outage(at.length);
+      if (now === 'refused') throw refused('ECONNREFUSED');
+      const leased = await acquire(queues, options);
+      if (now === 'lost') throw refused('ECONNRESET');
+      return leased;
+    });
+  return { spy, at };
+}
+
+/** Resolves once the backend stored task `id` as SUCCESSFUL. */
+const succeeded = (backend: MemoryBackend, id: string) =>
+  waitFor(async () => (await backend.getResult(id)).status === TaskResultStatus.SUCCESSFUL, {
+    what: `${id} to be stored SUCCESSFUL`,
+  });
 
 const journals: TempJournal[] = [];
 afterEach(() => journals.splice(0).forEach((journal) => journal.close()));
 
 function childOn(
-  backend: FakeWorkerBackend,
+  backend: MemoryBackend,
   logger: Logger,
   messages: ChildMessage[],
   options: Partial<WorkerOptions> = {},
@@ -54,7 +70,7 @@ function childOn(
 ) {
   return new WorkerChild(
     {
-      backend: 'fake',
+      backend: backend.alias,
       queues: ['default'],
       processes: 1,
       threads: 1,
@@ -85,78 +101,76 @@ function childOn(
   );
 }
 
+function quietLogger(): Logger {
+  const logger = new Logger('test');
+  jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  return logger;
+}
+
 describe('WorkerChild while its backend is unavailable', () => {
   it('logs each failed acquire, waits retryDelayMs before the next (no spin, no crash), and resumes', async () => {
-    const backend = new OutageBackend(3);
-    const record = readyRecord('after-the-outage');
-    backend.ready.push(record);
-    const logger = new Logger('test');
-    const errors: string[] = [];
-    jest.spyOn(logger, 'error').mockImplementation((message: unknown) => {
-      errors.push(String(message));
-    });
+    const backend = memoryBackend();
+    const { at } = acquireOutage(backend, (call) => (call <= 3 ? 'refused' : 'up'));
+    await enqueueReady(backend, 'after-the-outage');
+    const logger = quietLogger();
     const messages: ChildMessage[] = [];
     const child = childOn(backend, logger, messages);
     const running = child.run();
 
-    await waitFor(() => backend.acknowledged.flat().some((r) => r.id === record.id), {
-      what: 'the task after the outage to be acknowledged',
-    });
+    await succeeded(backend, 'after-the-outage');
     child.stop(false);
     expect(await running).toBe('stopped');
 
     // Three refused acquires, each logged with its cause, then the one that worked.
+    const errors = jest.mocked(logger.error).mock.calls.map(([message]) => String(message));
     expect(errors).toHaveLength(3);
     for (const error of errors) expect(error).toContain('ECONNREFUSED');
-    const [, ...later] = backend.attemptsAt;
-    later.slice(0, 3).forEach((at, i) => {
+    const [, ...later] = at;
+    later.slice(0, 3).forEach((time, i) => {
       // Timers may fire a millisecond early; never a tight loop.
-      expect(at - backend.attemptsAt[i]).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
+      expect(time - at[i]).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
     });
     expect(messages).toContainEqual({ kind: 'settled', succeeded: 1, failed: 0 });
     expect(journals[0].held()).toEqual([]);
   });
 
   it('after a failed acquire, puts back the tasks Redis leased to it whose reply was lost, and only those', async () => {
-    const backend = new OutageBackend(1);
-    // What the lost acquire leased to this child's slot 1, and a lease of another process.
-    const orphan = runningRecord('orphan', 'host:42-1');
-    const othersLease = runningRecord('theirs', 'host:7-1');
-    backend.runningSegment.push(orphan, othersLease);
-    const record = readyRecord('next');
-    backend.ready.push(record);
-    const logger = new Logger('test');
-    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const warnings: string[] = [];
-    jest.spyOn(logger, 'warn').mockImplementation((message: unknown) => {
-      warnings.push(String(message));
-    });
+    const backend = memoryBackend();
+    // A lease of another process, then the ones this child's first (lost) acquire takes.
+    await leaseTo(backend, 'host:7-1', readyTask('theirs'));
+    await enqueueReady(backend, 'orphan', 'next');
+    const { spy: acquire } = acquireOutage(backend, (call) => (call === 1 ? 'lost' : 'up'));
+    const unlease = jest.spyOn(backend, 'unlease');
+    const release = jest.spyOn(backend, 'release');
+    const logger = quietLogger();
     const child = childOn(backend, logger, []);
     const running = child.run();
-    await waitFor(() => backend.acknowledged.flat().some((r) => r.id === record.id), {
-      what: 'the next task to be acknowledged',
-    });
+    await succeeded(backend, 'next');
     child.stop(false);
     await running;
 
+    // The lost acquire really leased it to slot 1, which never got it.
+    expect(await acquire.mock.results[0].value.catch(() => 'lost')).toBe('lost');
     // Never started: given back as if never leased, not released with an attempt counted.
-    expect(backend.unleased.map((batch) => batch.map((r) => r.id))).toEqual([['orphan']]);
-    expect(backend.released).toEqual([]);
-    expect(warnings).toEqual([
-      '1 task(s) of backend "fake" were leased to this worker by an acquire whose reply was lost ' +
+    expect(batchesOf(unlease)).toEqual([['orphan']]);
+    expect(release).not.toHaveBeenCalled();
+    expect(jest.mocked(logger.warn).mock.calls.map(([message]) => String(message))).toEqual([
+      '1 task(s) of backend "memory" were leased to this worker by an acquire whose reply was lost ' +
         'with the connection; they never started and went back to their queue.',
     ]);
+    const theirs = await backend.getResult('theirs');
+    expect(theirs).toMatchObject({ status: TaskResultStatus.RUNNING, workerIds: ['host:7-1'] });
   });
 
   it('with two lanes, searches for orphans once at a time and never while an acquire is out', async () => {
-    // Both lanes' first acquires fail: each lane then wants the search.
-    const backend = new OutageBackend(2);
-    for (let i = 0; i < 40; i++) backend.ready.push(readyRecord(`t${i}`));
+    const backend = memoryBackend();
+    await enqueueReady(backend, ...Array.from({ length: 40 }, (_, i) => `t${i}`));
     let searching = 0;
     let acquiring = 0;
     const overlaps: string[] = [];
-    const peek = backend.peek.bind(backend);
-    backend.peek = async (...args) => {
+    const peek = MemoryBackend.prototype.peek.bind(backend);
+    jest.spyOn(backend, 'peek').mockImplementation(async (...args) => {
       if (searching > 0) overlaps.push('two searches');
       if (acquiring > 0) overlaps.push('a search during an acquire');
       searching++;
@@ -167,38 +181,42 @@ describe('WorkerChild while its backend is unavailable', () => {
       } finally {
         searching--;
       }
-    };
-    const acquire = backend.acquire.bind(backend);
-    backend.acquire = async (queues, options) => {
+    });
+    // Both lanes' first acquires lease and lose the reply: each lane then wants the search.
+    const lost = MemoryBackend.prototype.acquire.bind(backend);
+    let calls = 0;
+    jest.spyOn(backend, 'acquire').mockImplementation(async (queues, options) => {
       if (searching > 0) overlaps.push('an acquire during a search');
       acquiring++;
       try {
-        return await acquire(queues, options);
+        const leased = await lost(queues, options);
+        if (++calls <= 2) throw refused('ECONNRESET');
+        return leased;
       } finally {
         acquiring--;
       }
-    };
-    const logger = new Logger('test');
-    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const child = childOn(backend, logger, [], { threads: 16, exitEmpty: true });
+    });
+    const acknowledge = jest.spyOn(backend, 'acknowledge');
+    const child = childOn(backend, quietLogger(), [], { threads: 16, exitEmpty: true });
     await expect(child.run()).resolves.toBe('drained');
     expect(overlaps).toEqual([]);
-    expect(backend.acknowledged.flat()).toHaveLength(40);
+    // Every task ran, the 16 orphans too once the search gave them back.
+    expect(idsOf(acknowledge)).toHaveLength(40);
+    expect(await backend.peek('default', 'successful', 100)).toHaveLength(40);
   });
 
   it('never puts back a task it holds itself', async () => {
-    const backend = new OutageBackend(0);
-    const held = readyRecord('held');
-    backend.ready.push(held);
-    // Redis shows it leased to us, as it is; the acquire after the one that took it fails.
-    backend.runningSegment.push(runningRecord('held', 'host:42-1'));
-    backend.alsoFail.add(2);
-    const logger = new Logger('test');
-    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const backend = memoryBackend();
+    await enqueueReady(backend, 'held');
+    // The acquire after the one that took it fails: the search finds it leased to slot 1, as it is.
+    const { at } = acquireOutage(backend, (call) => (call === 2 ? 'refused' : 'up'));
+    const unlease = jest.spyOn(backend, 'unlease');
+    const release = jest.spyOn(backend, 'release');
+    const peek = jest.spyOn(backend, 'peek');
     let settle: (() => void) | undefined;
     const child = childOn(
       backend,
-      logger,
+      quietLogger(),
       [],
       { threads: 2 },
       {
@@ -217,51 +235,58 @@ describe('WorkerChild while its backend is unavailable', () => {
     );
     const running = child.run();
     await waitFor(() => settle !== undefined, { what: 'the held task to start' });
-    await waitFor(() => backend.attemptsAt.length >= 3, { what: 'an acquire after the failure' });
-    expect(backend.released).toEqual([]);
+    await waitFor(() => at.length >= 3, { what: 'an acquire after the failure' });
+    // The search ran and saw it.
+    expect(peek).toHaveBeenCalledWith('default', 'running', expect.any(Number));
+    expect((await peek.mock.results[0].value).map((r: TaskRecord) => r.id)).toEqual(['held']);
+    expect(unlease).not.toHaveBeenCalled();
+    expect(release).not.toHaveBeenCalled();
     settle?.();
     child.stop(false);
     await running;
-    expect(backend.released).toEqual([]);
+    expect(unlease).not.toHaveBeenCalled();
+    expect(release).not.toHaveBeenCalled();
+    expect((await backend.getResult('held')).workerIds).toEqual(['host:42-1']);
   });
 
   it('holds an outcome the store refuses, tries again with a growing pause, and leases nothing meanwhile', async () => {
-    const backend = new FakeWorkerBackend();
-    let refusals = 3;
-    const refusedAt: number[] = [];
+    const backend = memoryBackend();
+    await enqueueReady(backend, 'first', 'second');
     // The store refuses the first acknowledgements (a full Redis), then has room again.
-    backend.acknowledge = async (records) => {
-      if (refusals > 0) {
-        refusals--;
-        refusedAt.push(Date.now());
-        throw new BackendUnavailableError('OOM command not allowed when used memory > maxmemory');
-      }
-      backend.acknowledged.push([...records]);
-      return records.map(() => 'acknowledged' as const);
-    };
-    backend.acknowledgeAndAcquire = async (finished, queues, options) => ({
-      acknowledged: await backend.acknowledge(finished),
-      acquired: await backend.acquire(queues, options),
-    });
-    backend.ready.push(readyRecord('first'), readyRecord('second'));
-    const logger = new Logger('test');
-    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const child = childOn(backend, logger, [], { exitEmpty: true });
+    const acknowledge = MemoryBackend.prototype.acknowledge.bind(backend);
+    const refusedAt: number[] = [];
+    let stored = 0;
+    const acknowledgeSpy = jest
+      .spyOn(backend, 'acknowledge')
+      .mockImplementation(async (records) => {
+        if (refusedAt.length < 3) {
+          refusedAt.push(Date.now());
+          throw new StoreFullError('OOM command not allowed when used memory > maxmemory');
+        }
+        const outcomes = await acknowledge(records);
+        stored++;
+        return outcomes;
+      });
+    const acquire = MemoryBackend.prototype.acquire.bind(backend);
     const acquiredBeforeStored: number[] = [];
-    backend.onAcquired = (records) => {
-      if (records.length > 0 && backend.acknowledged.length === 0) {
-        acquiredBeforeStored.push(records.length);
-      }
-    };
+    jest.spyOn(backend, 'acquire').mockImplementation(async (queues, options) => {
+      const records = await acquire(queues, options);
+      if (records.length > 0 && stored === 0) acquiredBeforeStored.push(records.length);
+      return records;
+    });
+    const logger = quietLogger();
+    const child = childOn(backend, logger, [], { exitEmpty: true });
     await child.run();
 
-    expect(backend.acknowledged.flat().map((r) => r.id)).toEqual(['first', 'second']);
+    expect(idsOf(acknowledgeSpy).slice(refusedAt.length)).toEqual(['first', 'second']);
+    expect(idsOf(acknowledgeSpy).slice(0, refusedAt.length)).toEqual(['first', 'first', 'first']);
     // Only the first lease came before its outcome was stored.
     expect(acquiredBeforeStored).toEqual([1]);
-    const gaps = refusedAt.slice(1).map((at, i) => at - refusedAt[i]);
+    const gaps = refusedAt.slice(1).map((time, i) => time - refusedAt[i]);
     expect(gaps[1]).toBeGreaterThan(gaps[0]);
     expect(logger.error).toHaveBeenCalledWith(
       expect.stringContaining('holding the outcomes and trying again'),
     );
+    expect((await backend.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
 });

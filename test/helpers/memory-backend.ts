@@ -1,0 +1,125 @@
+import { MemoryBackend } from '../../lib/backends/memory/memory.backend';
+import type { MemoryBackendOptions } from '../../lib/backends/memory/memory-backend-options.interface';
+import {
+  FINISHED_STATUSES,
+  TaskResultStatus,
+  type QueueCounts,
+  type TaskRecord,
+} from '../../lib/core';
+import { atWallClock } from './clock';
+import { readyRecord, type ReadyRecordFields } from './ready-record';
+
+/** The alias of the real in-memory backend that the worker and inspector unit tests run on. */
+export const MEMORY_ALIAS = 'memory';
+
+export function memoryBackend(
+  options: MemoryBackendOptions = {},
+  { alias = MEMORY_ALIAS, queues = ['default'] }: { alias?: string; queues?: string[] } = {},
+): MemoryBackend {
+  return new MemoryBackend(alias, { backend: MemoryBackend, queues, options: { ...options } });
+}
+
+/**
+ * A READY record as enqueue takes it. One enqueue time for all, so a queue
+ * serves them in the order they were enqueued.
+ */
+export const readyTask = (id: string, fields: ReadyRecordFields = {}): TaskRecord =>
+  readyRecord(MEMORY_ALIAS, { id, enqueuedAt: new Date(0), ...fields });
+
+/** Enqueues READY tasks of these ids, in order. */
+export async function enqueueReady(backend: MemoryBackend, ...ids: string[]): Promise<void> {
+  await backend.enqueueMany(ids.map((id) => readyTask(id)));
+}
+
+/**
+ * Enqueues `records` and leases them to `workerId` (`host:pid-slot`), as one
+ * acquire of that worker would: they are RUNNING, held under that id.
+ * Throws unless the acquire took exactly these, so a test never leases
+ * another task than it meant to (enqueue the ready ones afterwards).
+ */
+export async function leaseTo(
+  backend: MemoryBackend,
+  workerId: string,
+  ...records: TaskRecord[]
+): Promise<TaskRecord[]> {
+  await backend.enqueueMany(records);
+  const queue = records[0].task.queue;
+  const leased = await backend.acquire([queue], { workerId, max: records.length, timeoutMs: 0 });
+  const want = records.map((r) => r.id).join();
+  if (leased.map((r) => r.id).join() !== want) {
+    throw new Error(
+      `leaseTo: asked for ${want}, the acquire took ${leased.map((r) => r.id).join()}`,
+    );
+  }
+  return leased;
+}
+
+/** What the backend counts in `queue` now. */
+export async function countsOf(backend: MemoryBackend, queue = 'default'): Promise<QueueCounts> {
+  return (await backend.telemetry(1000)).queues[queue].counts;
+}
+
+/** A spy on a method that takes records first (acknowledge, retry, release, unlease). */
+interface RecordsSpy {
+  readonly mock: { readonly calls: readonly (readonly [readonly TaskRecord[], ...unknown[]])[] };
+}
+
+/** Every record the spied method was given, call after call. */
+export const recordsOf = (spy: RecordsSpy): TaskRecord[] =>
+  spy.mock.calls.flatMap(([records]) => [...records]);
+
+/** The ids of every record the spied method was given, call after call. */
+export const idsOf = (spy: RecordsSpy): string[] => recordsOf(spy).map((record) => record.id);
+
+/** Each call's ids, one array per call. */
+export const batchesOf = (spy: RecordsSpy): string[][] =>
+  spy.mock.calls.map(([records]) => records.map((record) => record.id));
+
+/**
+ * Stores each record as `backend` would hold it had it lived through its
+ * own times, all through the public API: enqueued at `enqueuedAt`, leased
+ * to its last worker id when it started, acknowledged at `finishedAt` when
+ * finished. Segments, counts, rates and history are then the backend's own.
+ * Leased and finished records go first, each leased alone, so each acquire
+ * takes that very record. Not for a test whose timers are already fake.
+ */
+export async function seed(backend: MemoryBackend, records: readonly TaskRecord[]): Promise<void> {
+  const waiting = records.filter((r) => r.status === TaskResultStatus.READY);
+  for (const record of records.filter((r) => r.status !== TaskResultStatus.READY)) {
+    await replay(backend, record);
+  }
+  for (const record of waiting) await atWallClock(record.enqueuedAt, () => backend.enqueue(record));
+}
+
+async function replay(backend: MemoryBackend, record: TaskRecord): Promise<void> {
+  const workerId = record.workerIds.at(-1);
+  if (workerId === undefined)
+    throw new Error(`seed: ${record.id} is ${record.status} but names no worker`);
+  const earlier = record.workerIds.slice(0, -1);
+  // A waiting task has no return value yet.
+  const { returnValue, ...rest } = record;
+  const waiting: TaskRecord = {
+    ...rest,
+    status: TaskResultStatus.READY,
+    workerIds: earlier,
+    // A first attempt starts when it is leased; a later one keeps the first start.
+    startedAt: earlier.length > 0 ? record.startedAt : null,
+    lastAttemptedAt: earlier.length > 0 ? record.lastAttemptedAt : null,
+    finishedAt: null,
+  };
+  const leasedAt = (earlier.length > 0 ? record.lastAttemptedAt : record.startedAt) ?? new Date();
+  await atWallClock(record.enqueuedAt, () => backend.enqueue(waiting));
+  const leased = await atWallClock(leasedAt, () =>
+    backend.acquire([record.task.queue], { workerId, timeoutMs: 0 }),
+  );
+  if (leased.length !== 1 || leased[0].id !== record.id) {
+    throw new Error(
+      `seed: leasing ${record.id} took ${leased.map((r) => r.id).join() || 'nothing'}`,
+    );
+  }
+  if (!FINISHED_STATUSES.has(record.status)) return;
+  const [outcome] = await atWallClock(record.finishedAt ?? new Date(), () =>
+    backend.acknowledge([record]),
+  );
+  if (outcome !== 'acknowledged') throw new Error(`seed: acknowledging ${record.id}: ${outcome}`);
+}

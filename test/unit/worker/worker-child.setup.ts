@@ -1,0 +1,115 @@
+import { Logger } from '@nestjs/common';
+
+import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
+import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
+import type { HeldJournal } from '../../../lib/worker/held-journal';
+import type { ChildMessage } from '../../../lib/worker/worker-ipc';
+import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
+import { memoryBackend } from '../../helpers/memory-backend';
+import { TempJournal } from '../../helpers/temp-journal';
+
+/** A task run the test settles by hand. */
+export interface PendingRun {
+  record: TaskRecord;
+  succeed(): void;
+  fail(error: unknown): void;
+}
+
+const journals: TempJournal[] = [];
+afterEach(() => journals.splice(0).forEach((journal) => journal.close()));
+
+/** What the 'settled' messages reported in all. */
+export function reported(messages: readonly ChildMessage[]): { succeeded: number; failed: number } {
+  const total = { succeeded: 0, failed: 0 };
+  for (const message of messages) {
+    if (message.kind !== 'settled') continue;
+    total.succeeded += message.succeeded;
+    total.failed += message.failed;
+  }
+  return total;
+}
+
+export const ids = (records: readonly TaskRecord[]): string[] => records.map((r) => r.id);
+
+export interface ChildSetupExtras {
+  /** What the recycling jitter draws. */
+  random?: number;
+  leaseCheckMs?: number;
+  /** Opens the child's journal in the TempJournal's folder instead of the usual one. */
+  journalIn?: (dir: string) => HeldJournal;
+  backend?: MemoryBackendOptions;
+}
+
+/**
+ * A WorkerChild (identity `host:42`) on a real MemoryBackend whose calls are
+ * spied on (they still run): each task it starts waits in `runs` until the
+ * test settles it.
+ */
+export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSetupExtras = {}) {
+  const backend = memoryBackend(extras.backend);
+  const spies = {
+    acquire: jest.spyOn(backend, 'acquire'),
+    acknowledge: jest.spyOn(backend, 'acknowledge'),
+    release: jest.spyOn(backend, 'release'),
+    unlease: jest.spyOn(backend, 'unlease'),
+    getResult: jest.spyOn(backend, 'getResult'),
+  };
+  const journal = new TempJournal();
+  journals.push(journal);
+  const runs: PendingRun[] = [];
+  const messages: ChildMessage[] = [];
+  const logger = new Logger('test');
+  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  const deps: { -readonly [K in keyof WorkerChildDeps]: WorkerChildDeps[K] } = {
+    backend,
+    runTask: (record) =>
+      new Promise<TaskRecord>((resolve, reject) => {
+        runs.push({
+          record,
+          succeed: () =>
+            resolve({
+              ...record,
+              status: TaskResultStatus.SUCCESSFUL,
+              finishedAt: new Date(),
+              returnValue: null,
+            }),
+          fail: reject,
+        });
+      }),
+    channel: {
+      send: async (message: ChildMessage) => {
+        messages.push(message);
+      },
+    },
+    journal: extras.journalIn?.(journal.dir) ?? journal.journal,
+    logger,
+    logTasks: false,
+    identity: 'host:42',
+    idleWaitMs: 60_000,
+    retryDelayMs: 10,
+    leaseCheckMs: extras.leaseCheckMs,
+    random: () => extras.random ?? 0,
+  };
+  const child = new WorkerChild(
+    {
+      backend: backend.alias,
+      queues: ['default'],
+      processes: 1,
+      threads: 3,
+      maxTasks: null,
+      maxTasksJitter: 0,
+      exitEmpty: false,
+      livenessTimeoutMs: 30_000,
+      heartbeatToleranceMs: 30_000,
+      ...options,
+    },
+    deps,
+  );
+  return { backend, spies, runs, messages, child, deps, journal };
+}
+
+/** The options of each acquire the child made, in order (those inside acknowledgeAndAcquire too). */
+export const acquireOptions = (spy: ReturnType<typeof setupChild>['spies']['acquire']) =>
+  spy.mock.calls.map(([, options]) => options);
