@@ -14,6 +14,12 @@ import { sleep } from '../../utils/sleep.util';
 
 /** Longest pause between two tries of a refused store (it doubles from retryDelayMs up to this). */
 const STORE_RETRY_MAX_MS = 30_000;
+/**
+ * Tries of a held outcome a lease has room for, at least: the pause never
+ * passes this fraction of the lease, so a store that takes calls again gets
+ * the outcome before the lease runs out and the attempt is failed for it.
+ */
+const TRIES_PER_LEASE = 4;
 
 export interface OutcomeQueueDeps {
   readonly backend: TaskBackend;
@@ -35,8 +41,9 @@ export interface OutcomeQueueDeps {
  * call; a busy child hands its acknowledgements to the next acquire instead
  * (acknowledgeAndAcquire, one round trip for both). A refused store (a full
  * Redis, an outage) is tried again, with a pause that doubles up to
- * STORE_RETRY_MAX_MS, for as long as it takes: the outcome exists only here,
- * and the task stays RUNNING meanwhile, never lost.
+ * STORE_RETRY_MAX_MS (and a quarter of the lease), for as long as it takes:
+ * the outcome exists only here, and the task stays RUNNING meanwhile, never
+ * lost.
  *
  * @internal
  */
@@ -46,7 +53,12 @@ export class OutcomeQueue {
   /** Store calls refused and not yet through: while any is, the child leases nothing new. */
   private refusedStores = 0;
 
-  constructor(private readonly deps: OutcomeQueueDeps) {}
+  private readonly longestPauseMs: number;
+
+  constructor(private readonly deps: OutcomeQueueDeps) {
+    const leaseShare = Math.floor(deps.backend.leaseTtlMs / TRIES_PER_LEASE);
+    this.longestPauseMs = Math.max(deps.retryDelayMs, Math.min(STORE_RETRY_MAX_MS, leaseShare));
+  }
 
   /** Whether a store is being refused (the child then takes no new task). */
   get refused(): boolean {
@@ -132,7 +144,7 @@ export class OutcomeQueue {
         return;
       } catch (error) {
         if (attempt === 1) this.refusedStores++;
-        const pauseMs = Math.min(retryDelayMs * 2 ** (attempt - 1), STORE_RETRY_MAX_MS);
+        const pauseMs = Math.min(retryDelayMs * 2 ** (attempt - 1), this.longestPauseMs);
         logger.error(
           acknowledgeFailed(batch.length, attempt, error, urgent.aborted ? null : pauseMs),
         );

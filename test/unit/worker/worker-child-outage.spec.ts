@@ -289,4 +289,25 @@ describe('WorkerChild while its backend is unavailable', () => {
     );
     expect((await backend.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
+  it('never pauses a held outcome past a quarter of the lease, so it is stored before the lease runs out', async () => {
+    const leaseTtl = 8 * RETRY_DELAY_MS;
+    const backend = memoryBackend({ leaseTtl });
+    await enqueueReady(backend, 'held');
+    const acknowledge = MemoryBackend.prototype.acknowledge.bind(backend);
+    const refusedAt: number[] = [];
+    jest.spyOn(backend, 'acknowledge').mockImplementation(async (records) => {
+      if (refusedAt.length < 6) {
+        refusedAt.push(Date.now());
+        throw new StoreFullError('OOM command not allowed when used memory > maxmemory');
+      }
+      return acknowledge(records);
+    });
+    const child = childOn(backend, quietLogger(), [], { exitEmpty: true });
+    await child.run();
+
+    // Doubling alone would pause 50, 100, 200, 400 and 800 ms: past the 400 ms lease.
+    const gaps = refusedAt.slice(1).map((time, i) => time - refusedAt[i]);
+    expect(Math.max(...gaps)).toBeLessThan(leaseTtl / 2);
+    expect((await backend.getResult('held')).status).toBe(TaskResultStatus.SUCCESSFUL);
+  });
 });
