@@ -14,11 +14,17 @@ export type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
-  BrokerPassOptions,
-  BrokerPassReport,
+  MaintenancePassOptions,
+  MaintenancePassReport,
   QueueSegment,
   RetryOutcome,
   TaskBackend,
+} from './core/task-backend.interface';
+export type {
+  /** @deprecated The earlier name of MaintenancePassOptions. */
+  MaintenancePassOptions as BrokerPassOptions,
+  /** @deprecated The earlier name of MaintenancePassReport. */
+  MaintenancePassReport as BrokerPassReport,
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';

@@ -1,8 +1,14 @@
+import { Logger } from '@nestjs/common';
+
 import type { BackendConfig } from '../core/backend-config.interface';
 import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
 import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
-import { invalidBackendOption, invalidName } from '../core/threadmill.messages';
+import {
+  invalidBackendOption,
+  invalidName,
+  renamedBackendOption,
+} from '../core/threadmill.messages';
 import { isValidName } from '../core/validate-name.util';
 import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
 
@@ -13,7 +19,7 @@ export interface CommonBackendOptions {
   /** How long results and history are kept. */
   resultTtl: number;
   /** Period of the maintenance pass the worker pool runs. */
-  brokerInterval: number;
+  maintenanceInterval: number;
   /** Most tasks promoted or reaped per maintenance pass. */
   batchSize: number;
   /** How long and how many finished tasks are kept, by queue and status. */
@@ -24,11 +30,16 @@ export interface CommonBackendOptions {
 export const COMMON_BACKEND_DEFAULTS = {
   leaseTtl: 60 * 60 * 1000,
   resultTtl: 24 * 60 * 60 * 1000,
-  brokerInterval: 1000,
+  maintenanceInterval: 1000,
   batchSize: 100,
 } as const;
 
 const COMMON_OPTIONS = [...Object.keys(COMMON_BACKEND_DEFAULTS), 'retention'];
+
+/** Names an option had in an earlier release, still read, each for its current name. */
+const RENAMED_OPTIONS: Readonly<Record<string, string>> = { brokerInterval: 'maintenanceInterval' };
+/** Renamed options already warned about in this process: said once, not per alias or backend. */
+const warnedRenames = new Set<string>();
 
 const STATUS_KEYS: readonly string[] = [...FINISHED_STATUSES].map(statusKey);
 
@@ -74,13 +85,30 @@ export class BackendConfigReader {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       this.fail('options', 'must be an object of options');
     }
-    this.options = options as Record<string, unknown>;
+    this.options = this.renamed(options as Record<string, unknown>);
     const known = [...COMMON_OPTIONS, ...ownOptions];
     for (const key of Object.keys(this.options)) {
       if (!known.includes(key)) {
         this.fail(key, `is not an option of ${backendName} (known: ${known.join(', ')})`);
       }
     }
+  }
+
+  /** The options with each earlier name read as its current one; both names at once is refused. */
+  private renamed(options: Record<string, unknown>): Record<string, unknown> {
+    const read = { ...options };
+    for (const [old, current] of Object.entries(RENAMED_OPTIONS)) {
+      if (!(old in read)) continue;
+      if (current in read)
+        this.fail(old, `is the earlier name of ${current}; give only ${current}`);
+      read[current] = read[old];
+      delete read[old];
+      if (!warnedRenames.has(old)) {
+        warnedRenames.add(old);
+        new Logger('Threadmill').warn(renamedBackendOption(this.alias, old, current));
+      }
+    }
+    return read;
   }
 
   /** What every alias must satisfy whatever its backend: its name and its queue names. */
@@ -109,7 +137,10 @@ export class BackendConfigReader {
     return {
       leaseTtl: this.milliseconds('leaseTtl', COMMON_BACKEND_DEFAULTS.leaseTtl),
       resultTtl,
-      brokerInterval: this.milliseconds('brokerInterval', COMMON_BACKEND_DEFAULTS.brokerInterval),
+      maintenanceInterval: this.milliseconds(
+        'maintenanceInterval',
+        COMMON_BACKEND_DEFAULTS.maintenanceInterval,
+      ),
       batchSize: this.wholeNumber('batchSize', COMMON_BACKEND_DEFAULTS.batchSize, 1),
       retention: new Retention(this.retentionOptions(), resultTtl, this.queues),
     };

@@ -14,7 +14,7 @@ export const QUEUE_SEGMENTS: readonly QueueSegment[] = [
 
 /** What a backend can do beyond the minimum; enqueue validation asks these. */
 export interface BackendFeatures {
-  /** Honours `runAfter` (a deferred segment moved by the broker). */
+  /** Honours `runAfter` (a deferred segment moved by the maintenance pass). */
   readonly defer: boolean;
   /** Stores many tasks in one round trip. */
   readonly bulkEnqueue: boolean;
@@ -38,7 +38,7 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /**
    * The worker pool that holds what is acquired (see `beatPool`). When that
-   * pool's heartbeat lapses, any live pool's broker pass recovers these tasks.
+   * pool's heartbeat lapses, any live pool's maintenance pass recovers these tasks.
    */
   poolId?: string;
 }
@@ -78,7 +78,7 @@ export interface AcknowledgeAndAcquireResult {
 export type RetryOutcome = 'retried' | 'stale' | 'already-stored';
 
 /** Who runs a maintenance pass. */
-export interface BrokerPassOptions {
+export interface MaintenancePassOptions {
   /**
    * The pool running it: alive by definition, so its own tasks are never
    * recovered as a dead pool's, even if one of its beats failed to arrive.
@@ -87,7 +87,7 @@ export interface BrokerPassOptions {
 }
 
 /** What one maintenance pass did; a failed step is listed, never thrown. */
-export interface BrokerPassReport {
+export interface MaintenancePassReport {
   promoted: number;
   reaped: number;
   /** Tasks of lapsed pools retried or failed (WorkerLost) by this pass. */
@@ -105,8 +105,8 @@ export interface TaskBackend {
   readonly alias: string;
   readonly queues: readonly string[];
   readonly features: BackendFeatures;
-  /** Period of `brokerPass` that the worker pool's main process keeps. */
-  readonly brokerIntervalMs: number;
+  /** Period of `maintenancePass` that the worker pool's main process keeps. */
+  readonly maintenanceIntervalMs: number;
   /** How long a lease lasts: a task still unacknowledged that long after it started is failed. */
   readonly leaseTtlMs: number;
   /** Largest serialized `args` (bytes) enqueue accepts; DEFAULT_MAX_PAYLOAD_BYTES when absent. */
@@ -171,7 +171,7 @@ export interface TaskBackend {
   unlease(records: readonly TaskRecord[]): Promise<number>;
   /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
-   * another beat, the next broker pass of any pool recovers the tasks it holds.
+   * another beat, the next maintenance pass of any pool recovers the tasks it holds.
    */
   beatPool(poolId: string, ttlMs: number): Promise<void>;
   /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
@@ -187,9 +187,9 @@ export interface TaskBackend {
    * recover the tasks of lapsed pools (each retried per its policy or FAILED),
    * trim history, heartbeat.
    */
-  brokerPass(options?: BrokerPassOptions): Promise<BrokerPassReport>;
-  /** When the last broker pass ran, or null if none has. */
-  brokerHeartbeat(): Promise<Date | null>;
+  maintenancePass(options?: MaintenancePassOptions): Promise<MaintenancePassReport>;
+  /** When the last maintenance pass ran, or null if none has. */
+  maintenanceHeartbeat(): Promise<Date | null>;
   /** Resolves when the store answers; throws `BackendUnavailableError` otherwise. */
   ping(): Promise<void>;
   /** Release every connection and timer. */

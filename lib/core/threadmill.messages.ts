@@ -88,6 +88,10 @@ export const unknownTask = (name: string): string =>
   `No @Task named "${name}" is registered in this application, so it was not run. ` +
   `Deploy the code that declares it, or remove the stored task.`;
 
+export const renamedBackendOption = (alias: string, old: string, current: string): string =>
+  `Threadmill backend "${alias}": option "${old}" is deprecated and read as "${current}"; ` +
+  `rename it, the old name goes in a later release.`;
+
 export const invalidBackendOption = (alias: string, option: string, problem: string): string =>
   `Threadmill backend "${alias}": option "${option}" ${problem}.`;
 
@@ -111,11 +115,11 @@ export const storedDataTooLarge = (bytes: number, limit: number): string =>
 export const corruptTaskData = (id: string, reason: string): string =>
   `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
 
-export const brokerNeverRan = (alias: string): string =>
-  `Backend "${alias}": no broker heartbeat was ever written. Start a worker pool (threadmill worker) for this backend.`;
+export const maintenanceNeverRan = (alias: string): string =>
+  `Backend "${alias}": no maintenance heartbeat was ever written. Start a worker pool (threadmill worker) for this backend.`;
 
-export const brokerStale = (alias: string, ageMs: number, maxAgeMs: number): string =>
-  `Backend "${alias}": the broker's last heartbeat is ${ageMs} ms old (limit ${maxAgeMs} ms). ` +
+export const maintenanceStale = (alias: string, ageMs: number, maxAgeMs: number): string =>
+  `Backend "${alias}": the last maintenance pass is ${ageMs} ms old (limit ${maxAgeMs} ms). ` +
   `The worker pool is down or stalled.`;
 
 export const backendUnreachable = (alias: string, reason: string): string =>
@@ -253,7 +257,7 @@ export const poolHeartbeatLapsed = (
   `Threadmill backend "${alias}": worker pool "${poolId}" leases nothing: its heartbeat in the ` +
   (lapsedMs === null ? 'store is missing' : `store lapsed ${lapsedMs} ms ago`) +
   ` (by the store's clock), so other pools may be recovering its tasks as lost. It leases again ` +
-  `once the pool beats, which it does every broker pass while the store answers.`;
+  `once the pool beats, which it does every maintenance pass while the store answers.`;
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;

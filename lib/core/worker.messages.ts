@@ -118,7 +118,7 @@ export const poolHeartbeatFailed = (poolId: string, error: unknown): string =>
 
 export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: unknown): string =>
   `Could not recover ${ids.length} task(s) of worker child ${pid} (${describe(error)}); ` +
-  `the broker fails them when their lease expires.`;
+  `a maintenance pass fails them when their lease expires.`;
 
 export const shutdownRequested = (cause: string, urgent: boolean): string =>
   urgent
@@ -138,15 +138,15 @@ export const poolSummary = (
 ): string =>
   `${done} task(s) done, ${failed} failed, ${ratePerSecond.toFixed(1)}/s recently, ${children} child(ren) alive.`;
 
-export const brokerStepFailed = (step: string, error: unknown): string =>
-  `Broker step "${step}" failed: ${describe(error)}`;
+export const maintenanceStepFailed = (step: string, error: unknown): string =>
+  `Maintenance step "${step}" failed: ${describe(error)}`;
 
 export const storeUnreachableAtStart = (alias: string, error: unknown): string =>
   `Backend "${alias}" does not answer (${describe(error)}). The pool keeps trying and takes ` +
   `tasks once it does; a stop signal ends it meanwhile.`;
 
-export const brokerPassFailed = (error: unknown): string =>
-  `Broker pass failed: ${describe(error)}`;
+export const maintenancePassFailed = (error: unknown): string =>
+  `Maintenance pass failed: ${describe(error)}`;
 
 // ---- a child's log lines ----
 

@@ -28,11 +28,13 @@ export interface ThreadmillHealthOptions {
   /** Window of the rates (ingress, egress, failed). Default 60 000 ms. */
   windowMs?: number;
   /**
-   * Oldest broker heartbeat still counted as alive. Default: three broker
+   * Oldest maintenance heartbeat still counted as alive. Default: three maintenance
    * intervals (at least 3 s), so one slow pass does not flap the probe.
    */
   maxHeartbeatAgeMs?: number;
-  /** Skip the broker check, e.g. for a web app probe that must not depend on workers. */
+  /** Skip the maintenance check, e.g. for a web app probe that must not depend on workers. */
+  requireMaintenance?: boolean;
+  /** @deprecated The earlier name of `requireMaintenance`, still read. */
   requireBroker?: boolean;
   thresholds?: HealthThresholds;
 }

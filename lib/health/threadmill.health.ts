@@ -6,8 +6,8 @@ import { OptionalDependencyMissingError } from '../core/errors/optional-dependen
 import type { QueueStats } from '../core/backend-telemetry.interface';
 import {
   backendUnreachable,
-  brokerNeverRan,
-  brokerStale,
+  maintenanceNeverRan,
+  maintenanceStale,
   optionalDependencyMissing,
   thresholdCrossed,
 } from '../core/threadmill.messages';
@@ -29,7 +29,7 @@ const THRESHOLD_READERS: Record<keyof HealthThresholds, (stats: QueueStats) => n
 
 /**
  * A `@nestjs/terminus` health indicator for one Threadmill backend: the
- * backend answers, its broker heartbeat is fresh, and no queue crosses the
+ * backend answers, its maintenance heartbeat is fresh, and no queue crosses the
  * given thresholds. Details carry every queue's counts and rates.
  *
  * `@nestjs/terminus` is an optional peer dependency: it is loaded on the
@@ -65,14 +65,14 @@ export class ThreadmillHealthIndicator {
     const backend = registry.get(alias);
     const timeoutMs = options.timeoutMs ?? 1000;
     const maxHeartbeatAgeMs =
-      options.maxHeartbeatAgeMs ?? Math.max(3 * backend.brokerIntervalMs, 3000);
+      options.maxHeartbeatAgeMs ?? Math.max(3 * backend.maintenanceIntervalMs, 3000);
 
     let heartbeat: Date | null;
     let queues: Record<string, QueueStats>;
     try {
       [heartbeat, { queues }] = await promiseTimeout(
         Promise.all([
-          backend.ping().then(() => backend.brokerHeartbeat()),
+          backend.ping().then(() => backend.maintenanceHeartbeat()),
           backend.telemetry(options.windowMs ?? 60_000),
         ]),
         timeoutMs,
@@ -96,10 +96,10 @@ export class ThreadmillHealthIndicator {
     };
 
     const problems: string[] = [];
-    if (options.requireBroker !== false) {
-      if (heartbeatAgeMs === null) problems.push(brokerNeverRan(alias));
+    if ((options.requireMaintenance ?? options.requireBroker) !== false) {
+      if (heartbeatAgeMs === null) problems.push(maintenanceNeverRan(alias));
       else if (heartbeatAgeMs > maxHeartbeatAgeMs)
-        problems.push(brokerStale(alias, heartbeatAgeMs, maxHeartbeatAgeMs));
+        problems.push(maintenanceStale(alias, heartbeatAgeMs, maxHeartbeatAgeMs));
     }
     for (const [queue, stats] of Object.entries(queues)) {
       for (const [threshold, read] of Object.entries(THRESHOLD_READERS)) {

@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 
-import type { BrokerPassReport } from '../core/task-backend.interface';
+import type { MaintenancePassReport } from '../core/task-backend.interface';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
 import type { MaintenanceStore } from './maintenance-store.interface';
 import type { Retention } from './retention';
-import { runBrokerSteps } from './pass-steps';
+import { runMaintenanceSteps } from './pass-steps';
 
 /** What one backend's maintenance pass works with. */
 export interface MaintenancePassSettings {
@@ -31,9 +31,9 @@ export interface MaintenancePassSettings {
 export async function runMaintenancePass(
   store: MaintenanceStore,
   settings: MaintenancePassSettings,
-): Promise<BrokerPassReport> {
+): Promise<MaintenancePassReport> {
   const { alias, queues, leaseTtlMs, retention, batchSize, ownPoolId, logger } = settings;
-  return runBrokerSteps({
+  return runMaintenanceSteps({
     promote: () => store.promoteDue(batchSize),
     reap: async () => {
       const reaped = await store.endExpiredLeases(batchSize, (ended) =>

@@ -1,7 +1,7 @@
-import type { BrokerPassReport } from '../core/task-backend.interface';
+import type { MaintenancePassReport } from '../core/task-backend.interface';
 
-/** What one broker pass does, step by step; counting steps return how many tasks they moved. */
-export interface BrokerSteps {
+/** What one maintenance pass does, step by step; counting steps return how many tasks they moved. */
+export interface MaintenanceSteps {
   /** The mover: due deferred tasks into their ready queues. */
   promote(): number | Promise<number>;
   /** The reaper: tasks whose lease expired, retried or failed. */
@@ -15,20 +15,20 @@ export interface BrokerSteps {
 }
 
 /**
- * Runs the steps of one broker pass in order. A failing step is recorded in
+ * Runs the steps of one maintenance pass in order. A failing step is recorded in
  * the report and never stops the steps after it: one broken part of
  * the store must not stall promotion or reaping. The caller (the pool) logs
  * `failedSteps`.
  */
-export async function runBrokerSteps(steps: BrokerSteps): Promise<BrokerPassReport> {
-  const report: BrokerPassReport = {
+export async function runMaintenanceSteps(steps: MaintenanceSteps): Promise<MaintenancePassReport> {
+  const report: MaintenancePassReport = {
     promoted: 0,
     reaped: 0,
     recovered: 0,
     trimmed: 0,
     failedSteps: [],
   };
-  const run = async <T>(step: keyof BrokerSteps, fallback: T): Promise<T> => {
+  const run = async <T>(step: keyof MaintenanceSteps, fallback: T): Promise<T> => {
     try {
       return (await steps[step]()) as T;
     } catch (error) {

@@ -43,7 +43,8 @@ export const DEFAULT_THREADS = 1;
  */
 @Command({
   name: 'worker',
-  description: 'Run the worker pool: a broker and child processes that run the queued tasks.',
+  description:
+    'Run the worker pool: a main process that maintains the store and child processes that run the queued tasks.',
   options: { isDefault: true },
 })
 export class WorkerCommand extends CommandRunner {
@@ -87,7 +88,7 @@ export class WorkerCommand extends CommandRunner {
       heartbeatToleranceMs: Math.max(
         options.heartbeatTolerance ?? DEFAULT_HEARTBEAT_TOLERANCE_MS,
         // A beat must outlive the interval between two beats, or the pool lapses between them.
-        2 * backend.brokerIntervalMs,
+        2 * backend.maintenanceIntervalMs,
       ),
       ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
     };
@@ -164,7 +165,7 @@ export class WorkerCommand extends CommandRunner {
 
   @Option({
     flags: '--heartbeat-tolerance <ms>',
-    description: `How long the pool's heartbeat may fail to reach the store (an outage) before other pools recover its tasks; also how long a dead pool's tasks wait for that recovery. At least two broker intervals. Default: ${DEFAULT_HEARTBEAT_TOLERANCE_MS}.`,
+    description: `How long the pool's heartbeat may fail to reach the store (an outage) before other pools recover its tasks; also how long a dead pool's tasks wait for that recovery. At least two maintenance intervals. Default: ${DEFAULT_HEARTBEAT_TOLERANCE_MS}.`,
   })
   parseHeartbeatTolerance(value: string): number {
     return parseWholeNumber('--heartbeat-tolerance', value, 1);
@@ -173,7 +174,7 @@ export class WorkerCommand extends CommandRunner {
   @Option({
     flags: '--health-port <port>',
     description:
-      'Serve a liveness endpoint on this port: 200 while the pool, its broker and children are alive, else 503. Default: none.',
+      'Serve a liveness endpoint on this port: 200 while the pool, its maintenance passes and children are alive, else 503. Default: none.',
   })
   parseHealthPort(value: string): number {
     return parseWholeNumberInRange('--health-port', value, 1, 65535);

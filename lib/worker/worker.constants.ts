@@ -50,15 +50,15 @@ export const WORKER_POOL_ENV = 'THREADMILL_WORKER_POOL_ID';
 /**
  * Default `--heartbeat-tolerance`: how long a pool's beats may fail to reach
  * the store before other pools take it for dead and recover its tasks. It
- * beats every broker interval, so this is how long an outage (a network blip,
+ * beats every maintenance interval, so this is how long an outage (a network blip,
  * a Redis failover) may last without failing anything that runs; the price is
  * that a pool that really died is recovered this long after its death.
  */
 export const DEFAULT_HEARTBEAT_TOLERANCE_MS = 30_000;
 
 /**
- * Shortest period of a child's check for tasks whose lease the broker reaped
+ * Shortest period of a child's check for tasks whose lease a maintenance pass reaped
  * while they never settled (their slots are then freed). The check runs every
- * max(this, 2 broker intervals) and looks only at tasks running that long.
+ * max(this, 2 maintenance intervals) and looks only at tasks running that long.
  */
 export const LEASE_CHECK_MIN_MS = 1_000;

@@ -137,7 +137,7 @@ export class WorkerLauncher {
       idleWaitMs: IDLE_ACQUIRE_WAIT_MS,
       retryDelayMs: RETRY_DELAY_MS,
       poolId: process.env[WORKER_POOL_ENV] || undefined,
-      leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.brokerIntervalMs),
+      leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.maintenanceIntervalMs),
       liveness,
     });
     // What a task leaves behind must not take its neighbours down. A rejection

@@ -13,8 +13,8 @@ function backendConfig(): BackendConfig {
   const queues = [...sampleConfig.queues];
   const options = {
     ...(sampleConfig.leaseTtl !== undefined && { leaseTtl: sampleConfig.leaseTtl }),
-    ...(sampleConfig.brokerInterval !== undefined && {
-      brokerInterval: sampleConfig.brokerInterval,
+    ...(sampleConfig.maintenanceInterval !== undefined && {
+      maintenanceInterval: sampleConfig.maintenanceInterval,
     }),
   };
   return sampleConfig.store === 'redis'

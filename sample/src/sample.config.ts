@@ -10,7 +10,8 @@ import type { LogLevel } from '@nestjs/common';
  *   seeds of a Redis Cluster); with neither, the sample needs no Redis and keeps its
  *   tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
- * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_BROKER_INTERVAL_MS`: backend options (defaults: the backend's)
+ * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_MAINTENANCE_INTERVAL_MS`: backend options (defaults: the backend's);
+ *   `THREADMILL_BROKER_INTERVAL_MS`, the earlier name of the second, is still read
  * - `THREADMILL_ALLOW_EVICTION=true`: use a Redis that evicts keys (unsafe; see allowEviction)
  * - `PORT`: the web app's port (default 3000)
  * - `THREADMILL_HEALTH_MAX_READY`, `THREADMILL_HEALTH_MAX_FAILED`: `GET /health` thresholds (default: none)
@@ -23,7 +24,9 @@ export const sampleConfig = {
   alias: process.env.THREADMILL_ALIAS || 'default',
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
-  brokerInterval: optionalNumber(process.env.THREADMILL_BROKER_INTERVAL_MS),
+  maintenanceInterval: optionalNumber(
+    process.env.THREADMILL_MAINTENANCE_INTERVAL_MS ?? process.env.THREADMILL_BROKER_INTERVAL_MS,
+  ),
   allowEviction: process.env.THREADMILL_ALLOW_EVICTION === 'true',
   port: optionalNumber(process.env.PORT) ?? 3000,
   healthThresholds: {

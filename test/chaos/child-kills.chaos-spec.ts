@@ -70,7 +70,7 @@ describe('chaos: kill -9 of worker children', () => {
 
     const pool = scenario.startPool(
       ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
-      { ...env, THREADMILL_BROKER_INTERVAL_MS: '500' },
+      { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
     );
     await waitFor(() => pool.liveChildren().length > 0, {
       timeoutMs: 30_000,

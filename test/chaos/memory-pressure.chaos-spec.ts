@@ -79,7 +79,7 @@ describe('chaos: Redis reaches maxmemory under a running pool (noeviction)', () 
     try {
       const pool = scenario.startPool(poolArgs(alias), {
         ...stage.env,
-        THREADMILL_BROKER_INTERVAL_MS: '500',
+        THREADMILL_MAINTENANCE_INTERVAL_MS: '500',
         THREADMILL_LEASE_TTL_MS: String(LEASE_TTL_MS),
       });
       await waitFor(() => pool.liveChildren().length === PROCESSES, {

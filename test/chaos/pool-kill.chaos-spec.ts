@@ -33,7 +33,7 @@ describe('chaos: kill -9 of a whole pool', () => {
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
     await backend.enqueueMany(records);
-    const env = { ...stage.env, THREADMILL_BROKER_INTERVAL_MS: '500' };
+    const env = { ...stage.env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' };
     const args = [
       '--backend',
       alias,

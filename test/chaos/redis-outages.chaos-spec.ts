@@ -115,7 +115,7 @@ describe('chaos: Redis goes away under a running pool', () => {
       {
         REDIS_URL: redis.url,
         THREADMILL_ALIAS: alias,
-        THREADMILL_BROKER_INTERVAL_MS: '500',
+        THREADMILL_MAINTENANCE_INTERVAL_MS: '500',
         THREADMILL_LEASE_TTL_MS: String(LEASE_TTL_MS),
       },
       pools,
@@ -193,7 +193,7 @@ describe('chaos: Redis goes away under a running pool', () => {
       redis.process.kill('SIGKILL');
       await exited;
       // Stay down a while (the scenario's outage, not a wait for an event): long
-      // enough that enqueues fail, children's acquires fail and the broker misses passes.
+      // enough that enqueues fail, children's acquires fail and the pool misses maintenance passes.
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
       // Same port, same directory: the server replays its append-only file.
       servers.push(await startRedisServer([...AOF, '--dir', redis.dir], redis.port));

@@ -20,7 +20,7 @@ export interface ContractSettings {
   queues: string[];
   leaseTtl: number;
   resultTtl: number;
-  brokerInterval: number;
+  maintenanceInterval: number;
   batchSize: number;
   retention?: RetentionOptions;
 }
@@ -66,7 +66,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         queues: QUEUES,
         leaseTtl: 60_000,
         resultTtl: 60_000,
-        brokerInterval: 1000,
+        maintenanceInterval: 1000,
         batchSize: 100,
         ...overrides,
       };
@@ -378,10 +378,10 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         );
         const waitedUntil = Date.now() + 1200;
         while (Date.now() < waitedUntil) {
-          await backend.brokerPass();
+          await backend.maintenancePass();
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        await backend.brokerPass();
+        await backend.maintenancePass();
         const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
         expect(leased.map((r) => r.args[0]).sort()).toEqual(['deferred', 'waited']);
         await backend.acknowledge(
@@ -419,7 +419,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const successful = await finishOneByOne(3, TaskResultStatus.SUCCESSFUL);
         const failed = await finishOneByOne(2, TaskResultStatus.FAILED);
         await new Promise((resolve) => setTimeout(resolve, 5));
-        expect((await backend.brokerPass()).trimmed).toBeGreaterThanOrEqual(3);
+        expect((await backend.maintenancePass()).trimmed).toBeGreaterThanOrEqual(3);
         await expect(backend.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
         for (const id of successful.slice(1)) {
           await expect(backend.getResult(id)).resolves.toMatchObject({
@@ -442,7 +442,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         });
         alias = backend.alias;
         const successful = await finishOneByOne(2, TaskResultStatus.SUCCESSFUL);
-        await backend.brokerPass();
+        await backend.maintenancePass();
         await expect(backend.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
         await expect(backend.getResult(successful[1])).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
@@ -574,7 +574,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > retried.task.runAfter!.getTime() + 10, {
           what: 'the backoff to pass',
         });
-        expect((await backend.brokerPass()).promoted).toBe(1);
+        expect((await backend.maintenancePass()).promoted).toBe(1);
         const again = await acquireOne(['default'], 'host:2-0');
         expect(again.workerIds).toEqual(['host:1-0', 'host:2-0']);
         expect(again.errors).toHaveLength(1);
@@ -622,7 +622,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > first.lastAttemptedAt!.getTime() + 250, {
           what: 'the first lease to expire',
         });
-        expect((await backend.brokerPass()).reaped).toBe(1);
+        expect((await backend.maintenancePass()).reaped).toBe(1);
         const retried = await backend.getResult(record.id);
         expect(retried.status).toBe(TaskResultStatus.READY);
         expect(retried.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
@@ -631,7 +631,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > second.lastAttemptedAt!.getTime() + 250, {
           what: 'the second lease to expire',
         });
-        expect((await backend.brokerPass()).reaped).toBe(1);
+        expect((await backend.maintenancePass()).reaped).toBe(1);
         const failed = await backend.getResult(record.id);
         expect(failed.status).toBe(TaskResultStatus.FAILED);
         expect(failed.errors.map((e) => e.className)).toEqual([
@@ -666,12 +666,12 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         });
         expect(held.id).toBe(kept.id);
         // Still beating: nothing to recover yet.
-        expect((await backend.brokerPass()).recovered).toBe(0);
+        expect((await backend.maintenancePass()).recovered).toBe(0);
         await waitFor(() => Date.now() > lost[0].lastAttemptedAt!.getTime() + 250, {
           what: "pool-a's heartbeat to lapse",
         });
         await backend.beatPool('pool-b', 60_000);
-        expect((await backend.brokerPass()).recovered).toBe(2);
+        expect((await backend.maintenancePass()).recovered).toBe(2);
 
         const failed = await backend.getResult(plain.id);
         expect(failed.status).toBe(TaskResultStatus.FAILED);
@@ -690,7 +690,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(
           backend.acknowledge([finish(lost[0], TaskResultStatus.SUCCESSFUL, 'late')]),
         ).resolves.toEqual(['stale']);
-        expect((await backend.brokerPass()).recovered).toBe(0);
+        expect((await backend.maintenancePass()).recovered).toBe(0);
         expect((await acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
       });
 
@@ -705,11 +705,11 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
           what: "pool-a's heartbeat to lapse",
         });
-        expect((await backend.brokerPass({ poolId: 'pool-a' })).recovered).toBe(0);
+        expect((await backend.maintenancePass({ poolId: 'pool-a' })).recovered).toBe(0);
         await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
           status: TaskResultStatus.RUNNING,
         });
-        expect((await backend.brokerPass({ poolId: 'pool-b' })).recovered).toBe(1);
+        expect((await backend.maintenancePass({ poolId: 'pool-b' })).recovered).toBe(1);
       });
 
       it('recovers nothing of a pool that acknowledged its tasks before it stopped', async () => {
@@ -725,7 +725,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
           what: "pool-a's heartbeat to lapse",
         });
-        expect((await backend.brokerPass()).recovered).toBe(0);
+        expect((await backend.maintenancePass()).recovered).toBe(0);
         await expect(backend.getResult(acquired.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
         });
@@ -733,19 +733,19 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     });
 
     describe('deferred tasks', () => {
-      it('keeps a task with a future runAfter out of reach until a broker pass moves it', async () => {
+      it('keeps a task with a future runAfter out of reach until a maintenance pass moves it', async () => {
         expect(backend.features.defer).toBe(true);
         const runAfter = new Date(Date.now() + 300);
         const record = await backend.enqueue(newRecord(alias, { runAfter }));
         expect((await backend.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
           record.id,
         ]);
-        await backend.brokerPass();
+        await backend.maintenancePass();
         await expect(
           backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
         ).resolves.toEqual([]);
         await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
-        const report = await backend.brokerPass();
+        const report = await backend.maintenancePass();
         expect(report.promoted).toBe(1);
         expect((await acquireOne()).id).toBe(record.id);
       });
@@ -757,12 +757,12 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect((await acquireOne()).id).toBe(record.id);
       });
 
-      it('wakes a waiting acquire when a broker pass promotes a task', async () => {
+      it('wakes a waiting acquire when a maintenance pass promotes a task', async () => {
         const runAfter = new Date(Date.now() + 200);
         const record = await backend.enqueue(newRecord(alias, { runAfter }));
         const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
         await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
-        await backend.brokerPass();
+        await backend.maintenancePass();
         const started = Date.now();
         expect((await waiting).map((r) => r.id)).toEqual([record.id]);
         expect(Date.now() - started).toBeLessThan(2000);
@@ -778,7 +778,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await waitFor(() => Date.now() > acquired.startedAt!.getTime() + 250, {
           what: 'the lease to expire',
         });
-        const report = await backend.brokerPass();
+        const report = await backend.maintenancePass();
         expect(report.reaped).toBe(1);
         const reaped = await backend.getResult(record.id);
         expect(reaped.status).toBe(TaskResultStatus.FAILED);
@@ -797,7 +797,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       it('leaves a task whose lease is still valid alone', async () => {
         await backend.enqueue(newRecord(alias));
         await acquireOne();
-        const report = await backend.brokerPass();
+        const report = await backend.maintenancePass();
         expect(report.reaped).toBe(0);
         expect(report.failedSteps).toEqual([]);
       });
@@ -813,7 +813,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(backend.getResult(done.id)).resolves.toMatchObject({ id: done.id });
         await waitFor(
           async () => {
-            await backend.brokerPass();
+            await backend.maintenancePass();
             return backend.getResult(done.id).then(
               () => false,
               (error: unknown) => error instanceof TaskResultDoesNotExist,
@@ -890,12 +890,12 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
 
-    describe('broker', () => {
+    describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {
-        await expect(backend.brokerHeartbeat()).resolves.toBeNull();
+        await expect(backend.maintenanceHeartbeat()).resolves.toBeNull();
         const before = Date.now();
-        await backend.brokerPass();
-        const heartbeat = await backend.brokerHeartbeat();
+        await backend.maintenancePass();
+        const heartbeat = await backend.maintenanceHeartbeat();
         expect(heartbeat).toBeInstanceOf(Date);
         expect(heartbeat!.getTime()).toBeGreaterThanOrEqual(before - 5);
       });

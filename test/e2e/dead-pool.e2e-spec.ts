@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait-for';
 // started afterwards must find them through the dead pool's lapsed heartbeat,
 // not wait for the lease (1 h by default), and settle every one of them.
 
-const BROKER_INTERVAL_MS = 1000;
+const MAINTENANCE_INTERVAL_MS = 1000;
 /** The target: a killed and replaced pool settles within 5 s of the new pool's start. */
 const SETTLE_WITHIN_MS = 5000;
 
@@ -76,12 +76,12 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
       [
         'worker',
         ...['--backend', alias, '--processes', '2', '--threads', '4'],
-        ...['--heartbeat-tolerance', String(3 * BROKER_INTERVAL_MS)],
+        ...['--heartbeat-tolerance', String(3 * MAINTENANCE_INTERVAL_MS)],
       ],
       {
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,
-        THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+        THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
         THREADMILL_LOG_LEVEL: 'warn',
       },
       running,

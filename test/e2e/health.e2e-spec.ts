@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait-for';
 
 const WEB = join(SAMPLE_DIST, 'sample', 'src', 'main.js');
 const WORKER = join(SAMPLE_DIST, 'sample', 'src', 'worker.js');
-const BROKER_INTERVAL_MS = 1000;
+const MAINTENANCE_INTERVAL_MS = 1000;
 
 interface HealthDetails {
   status: string;
@@ -55,7 +55,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
         ...process.env,
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,
-        THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+        THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
         NO_COLOR: '1',
         ...env,
       },
@@ -139,7 +139,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
         emails: { failed: expect.any(Number), ingress: expect.any(Number) },
       },
     });
-    expect(body.info.threadmill.heartbeatAgeMs).toBeLessThan(3 * BROKER_INTERVAL_MS);
+    expect(body.info.threadmill.heartbeatAgeMs).toBeLessThan(3 * MAINTENANCE_INTERVAL_MS);
   });
 
   it("serves the pool's own liveness endpoint with --health-port", async () => {
@@ -211,7 +211,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
     expect((await health(base)).status).toBe(200);
   });
 
-  it('turns 503 naming the broker within three broker intervals after the pool stops', async () => {
+  it('turns 503 naming the maintenance pass within three maintenance intervals after the pool stops', async () => {
     pool.process.kill('SIGTERM');
     expect(await pool.exited).toBe(0);
     await expect(fetch(poolHealthUrl)).rejects.toThrow();
@@ -223,8 +223,8 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
       },
       { timeoutMs: 10_000, intervalMs: 100, what: 'GET /health to turn 503' },
     );
-    expect(Date.now() - stoppedAt).toBeLessThan(3 * BROKER_INTERVAL_MS + 1500);
-    expect(body.error.threadmill.message).toMatch(/the broker's last heartbeat is \d+ ms old/);
+    expect(Date.now() - stoppedAt).toBeLessThan(3 * MAINTENANCE_INTERVAL_MS + 1500);
+    expect(body.error.threadmill.message).toMatch(/the last maintenance pass is \d+ ms old/);
     expect(JSON.stringify(body)).not.toContain('redis://');
   });
 });

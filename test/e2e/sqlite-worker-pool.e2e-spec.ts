@@ -8,7 +8,7 @@ import { TaskResultStatus } from '../../lib/core';
 import { newRecord } from '../contract/backend-contract';
 
 // The real worker pool on the SQLite backend: a main process running the
-// broker and forked children acquiring from one database file, each with its
+// maintenance pass and forked children acquiring from one database file, each with its
 // own connection. The CLI runs from the TypeScript sources (transpile only).
 
 const ROOT = join(__dirname, '..', '..');

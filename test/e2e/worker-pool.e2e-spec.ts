@@ -16,7 +16,7 @@ import { waitFor } from '../helpers/wait-for';
 // Every test has its own backend alias (THREADMILL_ALIAS), so its own keys.
 
 const QUEUES = ['default', 'emails'];
-const BROKER_INTERVAL_MS = 1000;
+const MAINTENANCE_INTERVAL_MS = 1000;
 
 const taskRecord = (alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord =>
   readyRecord(alias, { name, args, queue });
@@ -61,7 +61,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       {
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,
-        THREADMILL_BROKER_INTERVAL_MS: String(BROKER_INTERVAL_MS),
+        THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
         ...env,
       },
       running,
@@ -187,8 +187,8 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(failed.errors[0].traceback).toContain('signal SIGKILL');
     expect(failed.errors[0].traceback).toContain(String(pid));
-    // At once, not after the lease (1 h): well within one broker interval, with slack for load.
-    expect(recoveredInMs).toBeLessThan(2 * BROKER_INTERVAL_MS);
+    // At once, not after the lease (1 h): well within one maintenance interval, with slack for load.
+    expect(recoveredInMs).toBeLessThan(2 * MAINTENANCE_INTERVAL_MS);
 
     await waitFor(() => startedChildren(cli.output()).length === 2, { what: 'a new child' });
     const later = taskRecord(alias, 'sample.echo', ['after the crash']);
@@ -254,7 +254,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
   it('contains a task that throws a string, one that never settles and one that exits its process', async () => {
     const cli = startWorker(['--processes', '1', '--threads', '3'], {
       THREADMILL_LEASE_TTL_MS: '1500',
-      THREADMILL_BROKER_INTERVAL_MS: '250',
+      THREADMILL_MAINTENANCE_INTERVAL_MS: '250',
     });
     const throwsString = taskRecord(alias, 'fixture.throwString', ['plain words']);
     const hangs = taskRecord(alias, 'fixture.hang', []);

@@ -15,6 +15,8 @@ export interface MemoryBackendOptions {
   /** How long results and history are kept. Default 1 day. */
   resultTtl?: number;
   /** Period of the maintenance pass the worker pool runs. Default 1 s. */
+  maintenanceInterval?: number;
+  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
   brokerInterval?: number;
   /** Most tasks promoted or reaped per pass. Default 100. */
   batchSize?: number;

@@ -30,8 +30,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
-  type BrokerPassOptions,
-  type BrokerPassReport,
+  type MaintenancePassOptions,
+  type MaintenancePassReport,
   type ExecutingBackend,
   type QueueSegment,
   type RetryOutcome,
@@ -108,7 +108,7 @@ function clone(record: TaskRecord): TaskRecord {
 export class MemoryBackend implements ExecutingBackend {
   readonly queues: readonly string[];
   readonly features: BackendFeatures;
-  readonly brokerIntervalMs: number;
+  readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
 
@@ -149,7 +149,7 @@ export class MemoryBackend implements ExecutingBackend {
       });
     }
     this.runsOnEnqueue = this.options.immediate;
-    this.brokerIntervalMs = this.options.brokerInterval;
+    this.maintenanceIntervalMs = this.options.maintenanceInterval;
     this.leaseTtlMs = this.options.leaseTtl;
     this.features = {
       defer: !this.options.immediate,
@@ -365,7 +365,7 @@ export class MemoryBackend implements ExecutingBackend {
     else this.pools.delete(poolId);
   }
 
-  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
+  async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.assertOpen();
     return runMaintenancePass(this.maintenance, {
       alias: this.alias,
@@ -396,7 +396,7 @@ export class MemoryBackend implements ExecutingBackend {
     },
   };
 
-  async brokerHeartbeat(): Promise<Date | null> {
+  async maintenanceHeartbeat(): Promise<Date | null> {
     this.assertOpen();
     return this.heartbeat;
   }

@@ -22,7 +22,7 @@ export interface RedisBackendSettings {
   resultTtl: number;
   /** How long and how many finished tasks are kept, by queue and status. */
   retention: Retention;
-  brokerInterval: number;
+  maintenanceInterval: number;
   batchSize: number;
   connectTimeout: number;
   commandTimeout: number;

@@ -27,9 +27,11 @@ export interface RedisBackendOptions {
   leaseTtl?: number;
   /** How long results and the history are kept. Default 1 day. */
   resultTtl?: number;
-  /** Period of the broker's maintenance pass. Default 1 s. */
+  /** Period of the maintenance pass. Default 1 s. */
+  maintenanceInterval?: number;
+  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
   brokerInterval?: number;
-  /** Most tasks moved or reaped per broker pass. Default 100. */
+  /** Most tasks moved or reaped per maintenance pass. Default 100. */
   batchSize?: number;
   /**
    * How long and how many finished tasks are kept, by final status and per

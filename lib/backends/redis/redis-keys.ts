@@ -99,8 +99,12 @@ export class RedisKeys {
     return `${this.prefix}pool-tasks:`;
   }
 
-  /** STRING: epoch ms of the last broker pass. */
-  get brokerHeartbeat(): string {
+  /**
+   * STRING: epoch ms of the last maintenance pass. The key keeps the name it
+   * was first released under, so pools and health checks of either release
+   * read the same one.
+   */
+  get maintenanceHeartbeat(): string {
     return `${this.prefix}broker:heartbeat`;
   }
 

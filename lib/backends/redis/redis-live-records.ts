@@ -5,7 +5,7 @@ import type { RedisKeys } from './redis-keys';
 import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
 import type { RedisClient } from './redis-scripts';
 
-/** A task the broker is about to settle: its record, or null where the data is gone or unreadable. */
+/** A task a maintenance pass is about to settle: its record, or null where the data is gone or unreadable. */
 export interface LiveEntry {
   id: string;
   record: TaskRecord | null;

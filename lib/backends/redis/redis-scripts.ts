@@ -397,15 +397,15 @@ export class RedisScripts {
     ])) as number;
   }
 
-  /** Redis's time and the last broker pass's (both ms since epoch, Redis's clock; null: none yet). */
+  /** Redis's time and the last maintenance pass's (both ms since epoch, Redis's clock; null: none yet). */
   async storeTime(
-    brokerHeartbeatKey: string,
-  ): Promise<{ nowMs: number; brokerPassMs: number | null }> {
-    const [now, pass] = (await this.calls.storeTime([brokerHeartbeatKey])) as [
+    maintenanceHeartbeatKey: string,
+  ): Promise<{ nowMs: number; maintenancePassMs: number | null }> {
+    const [now, pass] = (await this.calls.storeTime([maintenanceHeartbeatKey])) as [
       number,
       string | null,
     ];
-    return { nowMs: Number(now), brokerPassMs: pass === null ? null : Number(pass) };
+    return { nowMs: Number(now), maintenancePassMs: pass === null ? null : Number(pass) };
   }
 
   /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */

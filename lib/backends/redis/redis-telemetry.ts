@@ -27,7 +27,7 @@ export class RedisTelemetry {
 
   async read(intervalMs: number): Promise<BackendTelemetry> {
     const { nowMs: now } = await this.connection.run(() =>
-      this.scripts.storeTime(this.keys.brokerHeartbeat),
+      this.scripts.storeTime(this.keys.maintenanceHeartbeat),
     );
     const kept = now - this.keptMs;
     const windowStart = now - intervalMs;

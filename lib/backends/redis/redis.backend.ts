@@ -16,8 +16,8 @@ import type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
-  BrokerPassOptions,
-  BrokerPassReport,
+  MaintenancePassOptions,
+  MaintenancePassReport,
   QueueSegment,
   RetryOutcome,
   TaskBackend,
@@ -62,7 +62,7 @@ import {
   ANY_POOL,
 } from './redis-scripts';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
-import { MAX_PER_CALL, RedisBroker } from './redis.broker';
+import { MAX_PER_CALL, RedisMaintenance } from './redis-maintenance';
 import { RedisTelemetry } from './redis-telemetry';
 
 /** How long a look that found every queue empty spares the next waiting call its own look. */
@@ -112,7 +112,7 @@ export class RedisBackend implements TaskBackend {
     blockingAcquire: true,
     sharedAcrossProcesses: true,
   };
-  readonly brokerIntervalMs: number;
+  readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly maxPayloadBytes: number;
 
@@ -121,7 +121,7 @@ export class RedisBackend implements TaskBackend {
   private readonly codec: RedisRecordCodec;
   private readonly connection: RedisConnection;
   private readonly scripts: RedisScripts;
-  private readonly broker: RedisBroker;
+  private readonly maintenance: RedisMaintenance;
   private readonly telemetryReader: RedisTelemetry;
   private readonly logger: Logger;
   private readonly queueSet: ReadonlySet<string>;
@@ -151,7 +151,7 @@ export class RedisBackend implements TaskBackend {
     this.settings = parseRedisBackendConfig(alias, config);
     this.queues = this.settings.queues;
     this.queueSet = new Set(this.queues);
-    this.brokerIntervalMs = this.settings.brokerInterval;
+    this.maintenanceIntervalMs = this.settings.maintenanceInterval;
     this.leaseTtlMs = this.settings.leaseTtl;
     this.maxPayloadBytes = this.settings.maxPayloadBytes;
     this.logger = new Logger(`RedisBackend:${alias}`);
@@ -159,7 +159,7 @@ export class RedisBackend implements TaskBackend {
     this.codec = new RedisRecordCodec(alias, this.settings.maxPayloadBytes);
     this.connection = new RedisConnection(this.settings);
     this.scripts = new RedisScripts(this.connection.client);
-    this.broker = new RedisBroker(
+    this.maintenance = new RedisMaintenance(
       this.settings,
       this.keys,
       this.scripts,
@@ -313,7 +313,7 @@ export class RedisBackend implements TaskBackend {
         if (stopping || !taken.records?.length) return result([], taken.poolLapsed);
       }
       if (taken.poolLapsed) {
-        // Its pool beats every broker pass: look again shortly, within the caller's timeout.
+        // Its pool beats every maintenance pass: look again shortly, within the caller's timeout.
         const remaining = deadline - Date.now();
         if (remaining <= 0) return result([], true);
         await sleep(Math.min(remaining, POOL_BEAT_RECHECK_MS), signal);
@@ -354,7 +354,7 @@ export class RedisBackend implements TaskBackend {
       this.checkQueue(record);
     }
     // Each runAfter was set on this process's clock: the wait left is read as the call goes.
-    const sent = await this.connection.run(() => this.broker.retry(records, Date.now()));
+    const sent = await this.connection.run(() => this.maintenance.retry(records, Date.now()));
     return sent.map((reply): RetryOutcome => {
       if (reply === StoreReply.Stored) return 'retried';
       return reply === StoreReply.AlreadyStored ? 'already-stored' : 'stale';
@@ -370,7 +370,7 @@ export class RedisBackend implements TaskBackend {
 
   async retirePool(poolId: string): Promise<void> {
     this.assertOpen();
-    await this.connection.run(() => this.broker.forgetPool(poolId, true));
+    await this.connection.run(() => this.maintenance.forgetPool(poolId, true));
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
@@ -416,7 +416,7 @@ export class RedisBackend implements TaskBackend {
       // Finished tasks within the longest retention; each queue and status's own limit is applied
       // by the trimming step of every pass.
       const since = finished
-        ? (await this.broker.storeNow()) - this.settings.retention.longestMaxAgeMs
+        ? (await this.maintenance.storeNow()) - this.settings.retention.longestMaxAgeMs
         : 0;
       const found: TaskRecord[] = [];
       for (let offset = 0; found.length < count; offset += count) {
@@ -444,9 +444,9 @@ export class RedisBackend implements TaskBackend {
     throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
   }
 
-  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
+  async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.assertOpen();
-    return runMaintenancePass(this.broker, {
+    return runMaintenancePass(this.maintenance, {
       alias: this.alias,
       queues: this.queues,
       retention: this.settings.retention,
@@ -460,14 +460,16 @@ export class RedisBackend implements TaskBackend {
   /**
    * The last pass on this process's clock: its age is measured on Redis's
    * clock, which wrote it, so a health check whose clock is off still sees
-   * how long ago the broker ran.
+   * how long ago the last maintenance pass ran.
    */
-  async brokerHeartbeat(): Promise<Date | null> {
+  async maintenanceHeartbeat(): Promise<Date | null> {
     this.assertOpen();
-    const { nowMs, brokerPassMs } = await this.connection.run(() =>
-      this.scripts.storeTime(this.keys.brokerHeartbeat),
+    const { nowMs, maintenancePassMs } = await this.connection.run(() =>
+      this.scripts.storeTime(this.keys.maintenanceHeartbeat),
     );
-    return brokerPassMs === null ? null : new Date(Date.now() - Math.max(0, nowMs - brokerPassMs));
+    return maintenancePassMs === null
+      ? null
+      : new Date(Date.now() - Math.max(0, nowMs - maintenancePassMs));
   }
 
   async ping(): Promise<void> {
@@ -763,7 +765,7 @@ export class RedisBackend implements TaskBackend {
         return client.zrange(this.keys.deferred(queue), offset, offset + count - 1);
       case 'successful':
       case 'failed':
-        // Newest first, and only within resultTtl (trimming may lag a broker interval).
+        // Newest first, and only within resultTtl (trimming may lag a maintenance interval).
         return client.zrevrangebyscore(
           this.keys.history(queue, segment),
           '+inf',

@@ -19,9 +19,11 @@ export interface SqliteBackendOptions {
   leaseTtl?: number;
   /** How long results and history are kept. Default 1 day. */
   resultTtl?: number;
-  /** Period of the broker pass (promote deferred, reap leases, trim). Default 1 s. */
+  /** Period of the maintenance pass (promote deferred, reap leases, trim). Default 1 s. */
+  maintenanceInterval?: number;
+  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
   brokerInterval?: number;
-  /** Most tasks promoted or reaped per broker pass. Default 100. */
+  /** Most tasks promoted or reaped per maintenance pass. Default 100. */
   batchSize?: number;
   /**
    * How long and how many finished tasks are kept, by final status and per
@@ -46,7 +48,7 @@ export interface SqliteBackendOptions {
 
 /** Every option resolved, plus the absolute database path and the queues. @internal */
 export interface ResolvedSqliteBackendConfig extends Required<
-  Omit<SqliteBackendOptions, 'retention'>
+  Omit<SqliteBackendOptions, 'retention' | 'brokerInterval'>
 > {
   retention: Retention;
   filename: string;

@@ -8,7 +8,7 @@ import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interfa
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
 import {
-  META_BROKER_HEARTBEAT,
+  META_MAINTENANCE_HEARTBEAT,
   TRIM_BATCH,
   type SqliteStatements,
   type TaskRow,
@@ -109,7 +109,7 @@ export class SqliteMaintenance implements MaintenanceStore {
 
   async markPass(): Promise<void> {
     const { sql, alias } = this.deps;
-    this.deps.guard(() => sql.writeMeta.run(alias, META_BROKER_HEARTBEAT, String(Date.now())));
+    this.deps.guard(() => sql.writeMeta.run(alias, META_MAINTENANCE_HEARTBEAT, String(Date.now())));
   }
 
   private withWork(count: number): number {

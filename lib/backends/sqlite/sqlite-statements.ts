@@ -15,7 +15,7 @@ import type { Database, Statement } from 'better-sqlite3';
  * | `threadmill_tasks` | unfinished tasks; `state` ready (by `score`, then `seq` = FIFO within one score), deferred (by `run_at`) or running (by `lease_until`) |
  * | `threadmill_results` | finished tasks (the result *and* the per-status history), by `finished_at`, until `expires_at` |
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
- * | `threadmill_meta` | per-alias values such as the broker heartbeat |
+ * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
  *
  * @internal
@@ -78,7 +78,7 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
   // 2: worker pools. A running task records the pool that holds it, and each
-  // pool's heartbeat deadline lives in threadmill_pools, so any pool's broker
+  // pool's heartbeat deadline lives in threadmill_pools, so any pool's maintenance pass
   // can recover a dead pool's tasks through one index range (its own tasks only).
   `
   ALTER TABLE threadmill_tasks ADD COLUMN pool TEXT;
@@ -128,8 +128,8 @@ export interface DataRow {
   data: string;
 }
 
-/** Meta keys; written once here so broker and readers agree. */
-export const META_BROKER_HEARTBEAT = 'broker_heartbeat';
+/** Meta keys; written once here so the maintenance pass and readers agree (stored names, kept as first released). */
+export const META_MAINTENANCE_HEARTBEAT = 'broker_heartbeat';
 
 /** Most rows one trim statement deletes, so a large backlog never holds the write lock for long. */
 export const TRIM_BATCH = 10_000;

@@ -26,8 +26,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
-  type BrokerPassOptions,
-  type BrokerPassReport,
+  type MaintenancePassOptions,
+  type MaintenancePassReport,
   type QueueSegment,
   type RetryOutcome,
   type TaskBackend,
@@ -45,7 +45,7 @@ import { SqliteMaintenance } from './sqlite-maintenance';
 import { LIVE_TASK_EXPIRES_AT, SqliteRows } from './sqlite-rows';
 import {
   configureConnection,
-  META_BROKER_HEARTBEAT,
+  META_MAINTENANCE_HEARTBEAT,
   migrate,
   SqliteStatements,
 } from './sqlite-statements';
@@ -92,7 +92,7 @@ export class SqliteBackend implements TaskBackend {
     blockingAcquire: false,
     sharedAcrossProcesses: true,
   };
-  readonly brokerIntervalMs: number;
+  readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
 
   private readonly logger = new Logger(SqliteBackend.name);
@@ -140,7 +140,7 @@ export class SqliteBackend implements TaskBackend {
   ) {
     this.config = resolveSqliteBackendConfig(alias, config);
     this.queues = this.config.queues;
-    this.brokerIntervalMs = this.config.brokerInterval;
+    this.maintenanceIntervalMs = this.config.maintenanceInterval;
     this.leaseTtlMs = this.config.leaseTtl;
 
     const Driver = loadSqliteDriver(alias);
@@ -385,7 +385,7 @@ export class SqliteBackend implements TaskBackend {
     return deserializeRecord(id, row.data);
   }
 
-  async brokerPass(options: BrokerPassOptions = {}): Promise<BrokerPassReport> {
+  async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     return runMaintenancePass(this.maintenance, {
       alias: this.alias,
       queues: this.queues,
@@ -397,8 +397,8 @@ export class SqliteBackend implements TaskBackend {
     });
   }
 
-  async brokerHeartbeat(): Promise<Date | null> {
-    const value = this.guard(() => this.sql.readMeta.get(this.alias, META_BROKER_HEARTBEAT));
+  async maintenanceHeartbeat(): Promise<Date | null> {
+    const value = this.guard(() => this.sql.readMeta.get(this.alias, META_MAINTENANCE_HEARTBEAT));
     return value === undefined ? null : new Date(Number(value));
   }
 

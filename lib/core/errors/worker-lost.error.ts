@@ -2,7 +2,7 @@ import { ThreadmillError } from './threadmill.error';
 
 /**
  * Recorded on a task whose whole worker pool stopped beating (killed, frozen
- * or cut off) while it ran; another pool's broker recovered it. The message
+ * or cut off) while it ran; another pool's maintenance pass recovered it. The message
  * names the pool.
  *
  * @publicApi

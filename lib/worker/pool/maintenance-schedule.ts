@@ -3,8 +3,8 @@ import type { LoggerService } from '@nestjs/common';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import {
-  brokerPassFailed,
-  brokerStepFailed,
+  maintenancePassFailed,
+  maintenanceStepFailed,
   poolHeartbeatFailed,
   storeUnreachableAtStart,
 } from '../../core/worker.messages';
@@ -32,7 +32,7 @@ export interface MaintenanceScheduleDeps {
 
 /**
  * The pool's dealings with the store on its own behalf: its heartbeat, one
- * maintenance pass per `backend.brokerIntervalMs` (here only, so a pool of N
+ * maintenance pass per `backend.maintenanceIntervalMs` (here only, so a pool of N
  * children still makes one pass per interval), and its retirement when it
  * stops cleanly. Every failure is logged and the next beat or pass tries
  * again.
@@ -86,7 +86,7 @@ export class MaintenanceSchedule {
       void this.passNow().then(() => {
         if (!this.stopped) this.start();
       });
-    }, this.deps.backend.brokerIntervalMs);
+    }, this.deps.backend.maintenanceIntervalMs);
   }
 
   /**
@@ -105,13 +105,13 @@ export class MaintenanceSchedule {
     await this.beat();
     try {
       // Named, so a beat that failed to arrive never makes this pool recover its own tasks.
-      const report = await this.deps.backend.brokerPass({ poolId: this.deps.poolId });
+      const report = await this.deps.backend.maintenancePass({ poolId: this.deps.poolId });
       this.lastPassAt = Date.now();
       for (const { step, error } of report.failedSteps) {
-        this.deps.logger.error(brokerStepFailed(step, error));
+        this.deps.logger.error(maintenanceStepFailed(step, error));
       }
     } catch (error) {
-      this.deps.logger.error(brokerPassFailed(error));
+      this.deps.logger.error(maintenancePassFailed(error));
     }
   }
 

@@ -4,10 +4,10 @@ import { createServer, type Server } from 'node:http';
 import { workerHealthListening } from '../../core/worker.messages';
 import type { PoolHealth } from './worker-pool.deps';
 
-/** A broker pass older than this many intervals means the main process is stuck. */
-const BROKER_INTERVALS_ALLOWED = 3;
+/** A maintenance pass older than this many intervals means the main process is stuck. */
+const MAINTENANCE_INTERVALS_ALLOWED = 3;
 /** ...but never less than this, so a single slow pass on a short interval does not flap. */
-const MIN_BROKER_AGE_MS = 3000;
+const MIN_MAINTENANCE_AGE_MS = 3000;
 
 /** The JSON a probe receives: `up` (200) or `down` (503) with the reasons. */
 export interface WorkerHealthReport {
@@ -15,24 +15,28 @@ export interface WorkerHealthReport {
   reasons: string[];
   childrenAlive: number;
   childrenExpected: number;
+  maintenancePassAgeMs: number | null;
+  /** @deprecated The earlier name of `maintenancePassAgeMs`, the same value. */
   brokerPassAgeMs: number | null;
   done: number;
   failed: number;
 }
 
-/** Up while the pool runs, its broker passes regularly and all its children are alive. */
+/** Up while the pool runs, its maintenance pass runs regularly and all its children are alive. */
 export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHealthReport {
   const reasons: string[] = [];
-  const brokerPassAgeMs =
-    health.lastBrokerPassAt === null ? null : Math.max(0, now - health.lastBrokerPassAt);
-  const brokerLimitMs = Math.max(
-    BROKER_INTERVALS_ALLOWED * health.brokerIntervalMs,
-    MIN_BROKER_AGE_MS,
+  const maintenancePassAgeMs =
+    health.lastMaintenancePassAt === null ? null : Math.max(0, now - health.lastMaintenancePassAt);
+  const maintenanceLimitMs = Math.max(
+    MAINTENANCE_INTERVALS_ALLOWED * health.maintenanceIntervalMs,
+    MIN_MAINTENANCE_AGE_MS,
   );
   if (health.stopping) reasons.push('the pool is stopping');
-  if (brokerPassAgeMs === null) reasons.push('the broker has not completed a pass yet');
-  else if (brokerPassAgeMs > brokerLimitMs) {
-    reasons.push(`the broker's last pass is ${brokerPassAgeMs} ms old (limit ${brokerLimitMs} ms)`);
+  if (maintenancePassAgeMs === null) reasons.push('no maintenance pass has completed yet');
+  else if (maintenancePassAgeMs > maintenanceLimitMs) {
+    reasons.push(
+      `the last maintenance pass is ${maintenancePassAgeMs} ms old (limit ${maintenanceLimitMs} ms)`,
+    );
   }
   if (health.childrenWedged > 0) {
     reasons.push(`${health.childrenWedged} worker children stopped answering`);
@@ -45,7 +49,8 @@ export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHe
     reasons,
     childrenAlive: health.childrenAlive,
     childrenExpected: health.childrenExpected,
-    brokerPassAgeMs,
+    maintenancePassAgeMs,
+    brokerPassAgeMs: maintenancePassAgeMs,
     done: health.done,
     failed: health.failed,
   };

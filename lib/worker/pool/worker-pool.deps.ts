@@ -37,8 +37,8 @@ export interface WorkerPoolDeps {
   readonly urgentGraceMs: number;
   /**
    * This pool's id in the backend (its children acquire under it). With it the
-   * pool beats every broker interval, and once its beats stop for `poolTtlMs`
-   * any other pool's broker recovers what it held. Without it, no heartbeat.
+   * pool beats every maintenance interval, and once its beats stop for `poolTtlMs`
+   * any other pool's maintenance pass recovers what it held. Without it, no heartbeat.
    */
   readonly poolId?: string;
   /** How long one beat keeps the pool alive (ms). */
@@ -53,9 +53,9 @@ export interface PoolHealth {
   /** Children booted and working (a child still booting is not alive yet). */
   readonly childrenAlive: number;
   readonly childrenExpected: number;
-  /** When the last broker pass completed (epoch ms), or null before the first. */
-  readonly lastBrokerPassAt: number | null;
-  readonly brokerIntervalMs: number;
+  /** When the last maintenance pass completed (epoch ms), or null before the first. */
+  readonly lastMaintenancePassAt: number | null;
+  readonly maintenanceIntervalMs: number;
   readonly done: number;
   readonly failed: number;
   /** Children whose event loop stopped answering, killed and not yet gone. */

@@ -101,8 +101,8 @@ export class WorkerPool {
       stopping: this.stopMode !== 'none',
       childrenAlive: ready,
       childrenExpected: this.options.processes,
-      lastBrokerPassAt: this.maintenance.lastPassAt,
-      brokerIntervalMs: this.deps.backend.brokerIntervalMs,
+      lastMaintenancePassAt: this.maintenance.lastPassAt,
+      maintenanceIntervalMs: this.deps.backend.maintenanceIntervalMs,
       ...this.summary.counts,
       childrenWedged: this.watchdog.wedged,
     };

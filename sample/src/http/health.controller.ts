@@ -5,7 +5,7 @@ import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { sampleConfig } from '../sample.config';
 
 /**
- * `GET /health` (readiness: Redis answers, a worker pool's broker is alive,
+ * `GET /health` (readiness: Redis answers, a worker pool's maintenance pass is recent,
  * no queue over its threshold) and `GET /health/live` (liveness of the web
  * app itself: Redis answers; it must not restart web pods because workers are down).
  */
@@ -35,7 +35,7 @@ export class HealthController {
       () =>
         this.threadmill.isHealthy('threadmill', {
           backend: sampleConfig.alias,
-          requireBroker: false,
+          requireMaintenance: false,
         }),
     ]);
   }

@@ -209,7 +209,7 @@ describe('WorkerChild', () => {
   });
 
   it('frees the slot of a task that never settles once its lease was reaped', async () => {
-    // Leases that lapse at once: the broker pass the test runs reaps what is running then.
+    // Leases that lapse at once: the maintenance pass the test runs reaps what is running then.
     const { backend, spies, runs, child, journal } = setupChild(
       { threads: 1 },
       { leaseCheckMs: 20, backend: { leaseTtl: 1 } },
@@ -220,7 +220,7 @@ describe('WorkerChild', () => {
     // While the store has it RUNNING under this lease, its slot stays taken.
     await waitFor(() => spies.getResult.mock.calls.length >= 2, { what: 'two lease checks' });
     expect(runs).toHaveLength(1);
-    expect((await backend.brokerPass()).reaped).toBe(1);
+    expect((await backend.maintenancePass()).reaped).toBe(1);
     await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
     expect(runs[1].record.id).toBe('next');
     expect(journal.held()).toEqual(['next']);

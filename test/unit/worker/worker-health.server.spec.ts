@@ -9,20 +9,22 @@ const healthy: PoolHealth = {
   stopping: false,
   childrenAlive: 2,
   childrenExpected: 2,
-  lastBrokerPassAt: NOW - 500,
-  brokerIntervalMs: 1000,
+  lastMaintenancePassAt: NOW - 500,
+  maintenanceIntervalMs: 1000,
   done: 7,
   failed: 1,
   childrenWedged: 0,
 };
 
 describe('worker pool health', () => {
-  it('is up while the broker passes and every child lives', () => {
+  it('is up while the maintenance pass runs and every child lives', () => {
     expect(assessPoolHealth(healthy, NOW)).toEqual({
       status: 'up',
       reasons: [],
       childrenAlive: 2,
       childrenExpected: 2,
+      maintenancePassAgeMs: 500,
+      // The field's earlier name, still reported for probes that read it.
       brokerPassAgeMs: 500,
       done: 7,
       failed: 1,
@@ -31,11 +33,14 @@ describe('worker pool health', () => {
 
   it.each([
     [{ stopping: true }, 'the pool is stopping'],
-    [{ lastBrokerPassAt: null }, 'the broker has not completed a pass yet'],
-    [{ lastBrokerPassAt: NOW - 3001 }, "the broker's last pass is 3001 ms old (limit 3000 ms)"],
+    [{ lastMaintenancePassAt: null }, 'no maintenance pass has completed yet'],
     [
-      { lastBrokerPassAt: NOW - 9000, brokerIntervalMs: 2000 },
-      "the broker's last pass is 9000 ms old (limit 6000 ms)",
+      { lastMaintenancePassAt: NOW - 3001 },
+      'the last maintenance pass is 3001 ms old (limit 3000 ms)',
+    ],
+    [
+      { lastMaintenancePassAt: NOW - 9000, maintenanceIntervalMs: 2000 },
+      'the last maintenance pass is 9000 ms old (limit 6000 ms)',
     ],
     [{ childrenAlive: 1 }, '1 of 2 worker children are alive'],
   ])('is down with the reason when %o', (change, reason) => {
@@ -45,7 +50,7 @@ describe('worker pool health', () => {
   });
 
   it('serves the assessment over HTTP: 200 when up, 503 when down', async () => {
-    let state: PoolHealth = { ...healthy, lastBrokerPassAt: Date.now() };
+    let state: PoolHealth = { ...healthy, lastMaintenancePassAt: Date.now() };
     const server = new WorkerHealthServer(0, () => state);
     await server.start();
     try {

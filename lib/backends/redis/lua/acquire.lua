@@ -37,7 +37,7 @@
   (storeClock), read only when something is stored or leased, so an idle
   worker's empty look costs no TIME. A caller that names its pool leases
   nothing while that pool's heartbeat deadline has passed by Redis's clock,
-  or was never written: another pool's broker may be recovering the pool's
+  or was never written: another pool's maintenance pass may be recovering the pool's
   tasks as lost at this moment, and a task leased now would be failed (or
   run twice) by that recovery. The caller stores its finished tasks all the
   same, is told, and waits for its pool to beat again.

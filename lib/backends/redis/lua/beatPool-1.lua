@@ -1,7 +1,7 @@
 #!lua
 --[[
   Keep a worker pool alive: its heartbeat deadline becomes Redis's time
-  (storeClock) plus the pool's tolerance. Every pool's broker pass compares
+  (storeClock) plus the pool's tolerance. Every pool's maintenance pass compares
   deadlines with Redis's time too, so a pool on a host whose clock is off
   (by minutes on a badly kept one) is neither taken for dead by the others
   nor kept alive after it stopped beating; acquire.lua leases nothing under

@@ -2,8 +2,8 @@
 --[[
   Forget a worker pool's heartbeat once it holds nothing: after a clean stop
   (which also lapses it at once, so if something is still held the next
-  broker pass recovers it instead of waiting for the heartbeat to run out),
-  or after a broker pass recovered everything a dead pool held. A pool that
+  maintenance pass recovers it instead of waiting for the heartbeat to run out),
+  or after a maintenance pass recovered everything a dead pool held. A pool that
   beat again meanwhile is alive and is kept: deadlines are Redis's time
   (beatPool-1.lua), and so is the time they are compared with (storeClock).
   The #!lua line makes Redis refuse the call before it runs when memory is

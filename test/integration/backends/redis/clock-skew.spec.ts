@@ -46,7 +46,7 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
     return [worker, fixture.backend(options, undefined, worker.alias)];
   };
 
-  it("a pool behind keeps its leases and its heartbeat against the broker of a pool ahead, on Redis's clock", async () => {
+  it("a pool behind keeps its leases and its heartbeat against the maintenance pass of a pool ahead, on Redis's clock", async () => {
     const [behind, ahead] = pair({ leaseTtl: 2 * MINUTE });
     const keys = fixture.keys(behind);
     await behind.enqueueMany([readyRecord(behind.alias), readyRecord(behind.alias)]);
@@ -75,7 +75,7 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
     expect(beat).toBeGreaterThanOrEqual(before + 30_000);
     expect(beat).toBeLessThanOrEqual(after + 30_000);
 
-    const report = await onClock(AHEAD, () => ahead.brokerPass({ poolId: 'pool-ahead' }));
+    const report = await onClock(AHEAD, () => ahead.maintenancePass({ poolId: 'pool-ahead' }));
     expect(report).toMatchObject({ reaped: 0, recovered: 0, failedSteps: [] });
     for (const record of leased) {
       await expect(ahead.getResult(record.id)).resolves.toMatchObject({
@@ -89,7 +89,7 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
   });
 
   it('a pool ahead cannot make its heartbeat or its leases outlive them: both lapse on time', async () => {
-    const [ahead, broker] = pair({ leaseTtl: 300 });
+    const [ahead, maintainer] = pair({ leaseTtl: 300 });
     await ahead.enqueueMany([readyRecord(ahead.alias), readyRecord(ahead.alias)]);
     const [pooled, plain] = await onClock(AHEAD, async () => {
       await ahead.beatPool('pool-ahead', 200);
@@ -105,22 +105,22 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
     await waitFor(async () => (await redisNow()) > beatAt, {
       what: "the pool's heartbeat to lapse",
     });
-    expect((await broker.brokerPass()).recovered).toBe(1);
-    await expect(broker.getResult(pooled.id)).resolves.toMatchObject({
+    expect((await maintainer.maintenancePass()).recovered).toBe(1);
+    await expect(maintainer.getResult(pooled.id)).resolves.toMatchObject({
       status: TaskResultStatus.FAILED,
       errors: [expect.objectContaining({ className: 'WorkerLost' })],
     });
     await waitFor(async () => (await redisNow()) > plain.startedAt!.getTime() + 300, {
       what: 'the lease to end',
     });
-    expect((await broker.brokerPass()).reaped).toBe(1);
-    await expect(broker.getResult(plain.id)).resolves.toMatchObject({
+    expect((await maintainer.maintenancePass()).reaped).toBe(1);
+    await expect(maintainer.getResult(plain.id)).resolves.toMatchObject({
       errors: [expect.objectContaining({ className: 'AcknowledgementTimeout' })],
     });
   });
 
-  it('a runAfter set on a clock behind is a wait: neither a broker ahead runs it early nor one behind late', async () => {
-    const [enqueuer, broker] = pair();
+  it('a runAfter set on a clock behind is a wait: neither a maintenance pass ahead runs it early nor one behind late', async () => {
+    const [enqueuer, maintainer] = pair();
     const keys = fixture.keys(enqueuer);
     const before = await redisNow();
     const record = await onClock(BEHIND, () =>
@@ -130,17 +130,17 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
     const due = Number(await fixture.admin.zscore(keys.deferred('default'), record.id));
     expect(due).toBeGreaterThanOrEqual(before + 400 - 5);
     expect(due).toBeLessThanOrEqual(after + 400);
-    expect((await onClock(AHEAD, () => broker.brokerPass())).promoted).toBe(0);
+    expect((await onClock(AHEAD, () => maintainer.maintenancePass())).promoted).toBe(0);
     await waitFor(async () => (await redisNow()) > due, { what: 'the task to be due' });
-    expect((await onClock(BEHIND, () => broker.brokerPass())).promoted).toBe(1);
-    const [leased] = await broker.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    expect((await onClock(BEHIND, () => maintainer.maintenancePass())).promoted).toBe(1);
+    const [leased] = await maintainer.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     expect(leased.id).toBe(record.id);
     // What the enqueuer asked for, on its own clock.
     expect(leased.task.runAfter).toEqual(record.task.runAfter);
   });
 
   it("a retry's backoff is waited in full, whatever the clock of the worker that chose it", async () => {
-    const [worker, broker] = pair();
+    const [worker, maintainer] = pair();
     const keys = fixture.keys(worker);
     const backoff = { type: 'fixed' as const, delayMs: 400, jitter: false };
     const record = readyRecord(worker.alias);
@@ -159,29 +159,29 @@ describe('RedisBackend with hosts whose clocks are 10 minutes apart', () => {
       const due = Number(await fixture.admin.zscore(keys.deferred('default'), leased.id));
       expect(due).toBeGreaterThanOrEqual(before + 400 - 5);
       expect(due).toBeLessThanOrEqual((await redisNow()) + 400);
-      expect((await onClock(AHEAD, () => broker.brokerPass())).promoted).toBe(0);
+      expect((await onClock(AHEAD, () => maintainer.maintenancePass())).promoted).toBe(0);
       await waitFor(async () => (await redisNow()) > due, { what: 'the retry to be due' });
-      expect((await onClock(BEHIND, () => broker.brokerPass())).promoted).toBe(1);
+      expect((await onClock(BEHIND, () => maintainer.maintenancePass())).promoted).toBe(1);
     }
   });
 
-  it("history, telemetry windows and the broker's heartbeat are read on Redis's clock", async () => {
+  it("history, telemetry windows and the maintenance heartbeat are read on Redis's clock", async () => {
     const [worker, reader] = pair({ resultTtl: MINUTE });
     await onClock(BEHIND, () => worker.enqueue(readyRecord(worker.alias)));
     const [leased] = await worker.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     await onClock(BEHIND, () => worker.acknowledge([succeeded(leased)]));
-    // A pass by a broker behind, read by an inspector ahead.
-    const pass = await onClock(BEHIND, () => worker.brokerPass());
+    // A maintenance pass behind, read by an inspector ahead.
+    const pass = await onClock(BEHIND, () => worker.maintenancePass());
     expect(pass.trimmed).toBe(0);
     await onClock(AHEAD, async () => {
-      // A minute's results are not trimmed by a broker ten minutes ahead.
-      expect((await reader.brokerPass()).trimmed).toBe(0);
+      // A minute's results are not trimmed by a maintenance pass ten minutes ahead.
+      expect((await reader.maintenancePass()).trimmed).toBe(0);
       const { queues } = await reader.telemetry(MINUTE);
       expect(queues.default.counts.successful).toBe(1);
       expect(queues.default.rates).toMatchObject({ ingress: 1, egress: 1, failed: 0 });
       const shown = await reader.peek('default', 'successful', 10);
       expect(shown.map((record) => record.id)).toEqual([leased.id]);
-      const heartbeat = await reader.brokerHeartbeat();
+      const heartbeat = await reader.maintenanceHeartbeat();
       expect(Date.now() - heartbeat!.getTime()).toBeLessThan(5000);
       expect(Date.now() - heartbeat!.getTime()).toBeGreaterThanOrEqual(0);
     });

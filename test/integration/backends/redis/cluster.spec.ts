@@ -82,7 +82,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
     }
   });
 
-  it('runs enqueue, acquire, acknowledge, broker and telemetry on two aliases on different shards', async () => {
+  it('runs enqueue, acquire, acknowledge, maintenance and telemetry on two aliases on different shards', async () => {
     const first = testAlias();
     let second = testAlias();
     const firstOwner = await ownerOf(probe, new RedisKeys(first).sequence);
@@ -127,7 +127,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
       await waitFor(() => Date.now() > second.startedAt!.getTime() + 110, {
         what: 'the second lease to end',
       });
-      const report = await backend.brokerPass();
+      const report = await backend.maintenancePass();
       expect(report).toMatchObject({ promoted: 1, reaped: 1, failedSteps: [] });
       await expect(backend.getResult(second.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
@@ -141,7 +141,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
         failed: 1,
       });
       expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([woken.id]);
-      await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+      await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
       // Every key of the alias sits in one slot, so every script ran on one shard.
       const keys = await aliasKeys(admin, alias);
       const slots = new Set(await Promise.all(keys.map((key) => probe.cluster('KEYSLOT', key))));

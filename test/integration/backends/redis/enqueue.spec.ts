@@ -127,7 +127,7 @@ describe('RedisBackend enqueue', () => {
     await waitFor(() => Date.now() > leased.startedAt!.getTime() + 60, {
       what: 'the lease to end',
     });
-    await backend.brokerPass();
+    await backend.maintenancePass();
     await backend.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
 
     const keys = await aliasKeys(fixture.admin, alias);

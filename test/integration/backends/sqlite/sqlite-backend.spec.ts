@@ -167,7 +167,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       openRaw().prepare('UPDATE threadmill_tasks SET data = ? WHERE id = ?').run('[]', record.id);
       await clockPassed(60, 'the lease to end');
-      const report = await backend.brokerPass();
+      const report = await backend.maintenancePass();
       expect(report.reaped).toBe(1);
       await expect(backend.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
@@ -180,7 +180,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
     });
   });
 
-  describe('broker', () => {
+  describe('maintenance pass', () => {
     it('promotes and reaps at most batchSize tasks per pass', async () => {
       const backend = open({ batchSize: 2, leaseTtl: 50 });
       await backend.enqueueMany([1, 2, 3].map(() => newRecord(alias)));
@@ -189,9 +189,9 @@ describe('SqliteBackend (SQLite specifics)', () => {
         [1, 2, 3].map(() => newRecord(alias, { runAfter: new Date(Date.now() + 30) })),
       );
       await clockPassed(60, 'runAfter and the leases to pass');
-      expect(await backend.brokerPass()).toMatchObject({ promoted: 2, reaped: 2 });
-      expect(await backend.brokerPass()).toMatchObject({ promoted: 1, reaped: 1 });
-      expect(await backend.brokerPass()).toMatchObject({ promoted: 0, reaped: 0 });
+      expect(await backend.maintenancePass()).toMatchObject({ promoted: 2, reaped: 2 });
+      expect(await backend.maintenancePass()).toMatchObject({ promoted: 1, reaped: 1 });
+      expect(await backend.maintenancePass()).toMatchObject({ promoted: 0, reaped: 0 });
     });
 
     it('runs the other steps when one fails, and reports the failed one', async () => {
@@ -201,14 +201,14 @@ describe('SqliteBackend (SQLite specifics)', () => {
       // The trim step needs this table; promote, reap and heartbeat do not.
       openRaw().exec('DROP TABLE threadmill_ingress');
       await clockPassed(60, 'the lease to end');
-      const report = await backend.brokerPass();
+      const report = await backend.maintenancePass();
       expect(report.failedSteps.map((failed) => failed.step)).toEqual(['trim']);
       expect(report.failedSteps[0].error).toBeInstanceOf(BackendUnavailableError);
       expect(report.reaped).toBe(1);
       await expect(backend.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
       });
-      await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+      await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
     });
 
     it('trims ingress events and results older than resultTtl', async () => {
@@ -217,7 +217,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const [acquired] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       await backend.acknowledge([succeed(acquired, 1)]);
       await clockPassed(110, 'resultTtl to pass');
-      const report = await backend.brokerPass();
+      const report = await backend.maintenancePass();
       expect(report.trimmed).toBe(2);
       const rows = openRaw();
       expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_ingress').get()).toEqual({ n: 0 });

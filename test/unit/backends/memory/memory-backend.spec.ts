@@ -15,7 +15,7 @@ describeBackendContract('memory', async (settings) => ({
     options: {
       leaseTtl: settings.leaseTtl,
       resultTtl: settings.resultTtl,
-      brokerInterval: settings.brokerInterval,
+      maintenanceInterval: settings.maintenanceInterval,
       batchSize: settings.batchSize,
       ...(settings.retention && { retention: settings.retention }),
     },

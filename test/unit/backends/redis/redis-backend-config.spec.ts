@@ -19,10 +19,10 @@ describe('RedisBackend configuration', () => {
       queues: ['default'],
       leaseTtl: 3_600_000,
       resultTtl: 86_400_000,
-      brokerInterval: 1000,
+      maintenanceInterval: 1000,
       batchSize: 100,
     });
-    expect(build({ url: 'redis://localhost' }).brokerIntervalMs).toBe(1000);
+    expect(build({ url: 'redis://localhost' }).maintenanceIntervalMs).toBe(1000);
   });
 
   it.each([
@@ -31,7 +31,7 @@ describe('RedisBackend configuration', () => {
       { resultTtl: 1.5 },
       /option "resultTtl" must be a positive whole number of milliseconds, got 1.5/,
     ],
-    [{ brokerInterval: '1000' }, /option "brokerInterval"/],
+    [{ maintenanceInterval: '1000' }, /option "maintenanceInterval"/],
     [{ batchSize: 0 }, /option "batchSize" must be a whole number of at least 1/],
     [{ allowEviction: 'yes' }, /option "allowEviction" must be true or false, got "yes"/],
     [{ leaseTTL: 5 }, /option "leaseTTL" is not an option of RedisBackend \(known: .*leaseTtl/],

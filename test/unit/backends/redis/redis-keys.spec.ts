@@ -21,7 +21,7 @@ describe('RedisKeys', () => {
       failed: 'threadmill:{orders}:results:emails:failed',
       ingress: 'threadmill:{orders}:ingress:emails:493000',
     });
-    for (const extra of [keys.wake('emails'), keys.sequence, keys.brokerHeartbeat]) {
+    for (const extra of [keys.wake('emails'), keys.sequence, keys.maintenanceHeartbeat]) {
       expect(extra.startsWith('threadmill:{orders}:')).toBe(true);
     }
     expect(keys.task('abc').startsWith(keys.taskPrefix)).toBe(true);

@@ -20,7 +20,7 @@ describe('resolveSqliteBackendConfig', () => {
       synchronous: 'NORMAL',
       leaseTtl: 3_600_000,
       resultTtl: 86_400_000,
-      brokerInterval: 1000,
+      maintenanceInterval: 1000,
       batchSize: 100,
       filename: '/var/lib/app/threadmill.db',
       queues: ['default'],
@@ -67,7 +67,7 @@ describe('resolveSqliteBackendConfig', () => {
     [{ options: { leaseTTL: 1000 } }, 'leaseTTL', 'is not an option of SqliteBackend'],
     [{ options: { resultTtl: -1 } }, 'resultTtl', 'positive whole number'],
     [{ options: { leaseTtl: 0 } }, 'leaseTtl', 'positive whole number'],
-    [{ options: { brokerInterval: '1000' } }, 'brokerInterval', 'got "1000"'],
+    [{ options: { maintenanceInterval: '1000' } }, 'maintenanceInterval', 'got "1000"'],
     [
       { options: { busyTimeout: Number.POSITIVE_INFINITY } },
       'busyTimeout',

@@ -37,7 +37,7 @@ export const MAX_PER_CALL = 1000;
  *
  * @internal
  */
-export class RedisBroker implements MaintenanceStore {
+export class RedisMaintenance implements MaintenanceStore {
   constructor(
     private readonly settings: RedisBackendSettings,
     private readonly keys: RedisKeys,
@@ -49,7 +49,7 @@ export class RedisBroker implements MaintenanceStore {
 
   /** Redis's time (ms since epoch): the clock of every deadline and score the scripts write. */
   async storeNow(): Promise<number> {
-    return (await this.scripts.storeTime(this.keys.brokerHeartbeat)).nowMs;
+    return (await this.scripts.storeTime(this.keys.maintenanceHeartbeat)).nowMs;
   }
 
   /** Due deferred tasks (by Redis's clock) into their ready queues, at most `max` in all. */
@@ -260,8 +260,8 @@ export class RedisBroker implements MaintenanceStore {
   }
 
   private async heartbeat(now: number): Promise<void> {
-    // Outlives many missed passes, so a stalled broker shows as stale, not as never started.
-    const ttl = Math.max(this.settings.resultTtl, 100 * this.settings.brokerInterval);
-    await this.connection.client.set(this.keys.brokerHeartbeat, String(now), 'PX', ttl);
+    // Outlives many missed passes, so stalled maintenance shows as stale, not as never started.
+    const ttl = Math.max(this.settings.resultTtl, 100 * this.settings.maintenanceInterval);
+    await this.connection.client.set(this.keys.maintenanceHeartbeat, String(now), 'PX', ttl);
   }
 }

@@ -2,7 +2,7 @@ import { TaskResultStatus } from '../../../../lib/core';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 
-describe('RedisBackend broker pass', () => {
+describe('RedisBackend maintenance pass', () => {
   const fixture = new RedisFixture();
   afterEach(() => fixture.cleanup());
   afterAll(() => fixture.close());
@@ -18,13 +18,13 @@ describe('RedisBackend broker pass', () => {
       what: 'the lease to end',
     });
 
-    const report = await backend.brokerPass();
+    const report = await backend.maintenancePass();
     expect(report.failedSteps.map((failed) => failed.step)).toEqual(['promote']);
     expect(report.reaped).toBe(1);
     await expect(backend.getResult(record.id)).resolves.toMatchObject({
       status: TaskResultStatus.FAILED,
     });
-    await expect(backend.brokerHeartbeat()).resolves.toBeInstanceOf(Date);
+    await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
   });
 
   it('moves at most batchSize deferred tasks per pass', async () => {
@@ -35,7 +35,7 @@ describe('RedisBackend broker pass', () => {
     );
     await waitFor(() => Date.now() > runAfter.getTime() + 5, { what: 'runAfter to pass' });
     const promoted = [];
-    for (let pass = 0; pass < 3; pass++) promoted.push((await backend.brokerPass()).promoted);
+    for (let pass = 0; pass < 3; pass++) promoted.push((await backend.maintenancePass()).promoted);
     expect(promoted).toEqual([2, 2, 1]);
     // Deferred tasks keep their enqueue order when promoted.
     const ready = await backend.peek('default', 'ready', 10);
@@ -51,8 +51,8 @@ describe('RedisBackend broker pass', () => {
     await waitFor(() => Date.now() > leased[0].startedAt!.getTime() + 60, {
       what: 'the leases to end',
     });
-    expect((await backend.brokerPass()).reaped).toBe(2);
-    expect((await backend.brokerPass()).reaped).toBe(1);
+    expect((await backend.maintenancePass()).reaped).toBe(2);
+    expect((await backend.maintenancePass()).reaped).toBe(1);
     const reaped = await backend.getResult(leased[0].id);
     expect(reaped).toMatchObject({
       args: [0],
@@ -74,7 +74,7 @@ describe('RedisBackend broker pass', () => {
     const old = Date.now() - 2000;
     await fixture.admin.zadd(keys.history('default', 'successful'), old, 'old-ok');
     await fixture.admin.zadd(keys.history('emails', 'failed'), old, 'old-failed');
-    const report = await backend.brokerPass();
+    const report = await backend.maintenancePass();
     expect(report.trimmed).toBe(2);
     expect(await fixture.admin.zrange(keys.history('default', 'successful'), 0, -1)).toEqual([
       leased.id,
@@ -95,7 +95,7 @@ describe('RedisBackend broker pass', () => {
     await expect(backend.acknowledge([succeeded(leased, 'made it')])).resolves.toEqual([
       'acknowledged',
     ]);
-    expect((await backend.brokerPass()).reaped).toBe(0);
+    expect((await backend.maintenancePass()).reaped).toBe(0);
     await expect(backend.getResult(leased.id)).resolves.toMatchObject({ returnValue: 'made it' });
   });
 });
