@@ -58,6 +58,7 @@ export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
+export type { BackendOptions } from './backends/backend-options.interface';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
 export type { RetentionByStatus, RetentionLimit, RetentionOptions } from './lifecycle/retention';
 export { RedisBackend } from './backends/redis/redis.backend';

@@ -33,6 +33,16 @@ export type InspectorBackend = Pick<
   'alias' | 'queues' | 'peek' | 'telemetry' | 'getResult'
 >;
 
+/** The task list and detail as they are before a list loads: empty, nothing open. */
+const NO_TASKS = {
+  tasks: [],
+  tasksLoaded: false,
+  taskIndex: 0,
+  detail: null,
+  detailNote: null,
+  detailScroll: 0,
+} as const satisfies Partial<InspectorState>;
+
 /** A key press, as Ink's `useInput` reports it (only the fields the inspector uses). */
 export interface InspectorKey {
   readonly input: string;
@@ -128,12 +138,7 @@ export class InspectorStore {
       tabIndex: READY_TAB,
       focus: 'tasks',
       telemetry: null,
-      tasks: [],
-      tasksLoaded: false,
-      taskIndex: 0,
-      detail: null,
-      detailNote: null,
-      detailScroll: 0,
+      ...NO_TASKS,
       error: null,
       now: this.clock(),
     };
@@ -382,14 +387,7 @@ export class InspectorStore {
   private emptyList(): Partial<InspectorState> {
     this.tasksSeq++;
     this.detailSeq++;
-    return {
-      tasks: [],
-      tasksLoaded: false,
-      taskIndex: 0,
-      detail: null,
-      detailNote: null,
-      detailScroll: 0,
-    };
+    return { ...NO_TASKS };
   }
 
   /** Where focus goes when the detail it was on closes. */

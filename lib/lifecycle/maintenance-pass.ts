@@ -1,22 +1,21 @@
 import type { LoggerService } from '@nestjs/common';
 
-import type { MaintenancePassReport } from '../core/task-backend.interface';
+import type {
+  MaintenancePassOptions,
+  MaintenancePassReport,
+  TaskBackend,
+} from '../core/task-backend.interface';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
 import type { MaintenanceStore } from './maintenance-store.interface';
 import type { Retention } from './retention';
 import { runMaintenanceSteps } from './pass-steps';
 
-/** What one backend's maintenance pass works with. */
-export interface MaintenancePassSettings {
-  readonly alias: string;
-  readonly queues: readonly string[];
-  readonly leaseTtlMs: number;
+/** The backend options a maintenance pass works with, as every backend resolved them. */
+export interface MaintenanceLimits {
+  readonly leaseTtl: number;
   readonly retention: Retention;
   /** Most tasks each step moves or ends per pass. */
   readonly batchSize: number;
-  /** The pool running the pass: alive by definition, so never recovered by it. */
-  readonly ownPoolId?: string;
-  readonly logger?: LoggerService;
 }
 
 /**
@@ -30,9 +29,12 @@ export interface MaintenancePassSettings {
  */
 export async function runMaintenancePass(
   store: MaintenanceStore,
-  settings: MaintenancePassSettings,
+  { alias, queues }: Pick<TaskBackend, 'alias' | 'queues'>,
+  { leaseTtl: leaseTtlMs, retention, batchSize }: MaintenanceLimits,
+  /** `poolId`: the pool running the pass, alive by definition, so never recovered by it. */
+  { poolId: ownPoolId }: MaintenancePassOptions,
+  logger?: LoggerService,
 ): Promise<MaintenancePassReport> {
-  const { alias, queues, leaseTtlMs, retention, batchSize, ownPoolId, logger } = settings;
   return runMaintenanceSteps({
     promote: () => store.promoteDue(batchSize),
     reap: async () => {

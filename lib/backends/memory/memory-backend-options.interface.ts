@@ -1,4 +1,4 @@
-import type { RetentionOptions } from '../../lifecycle/retention';
+import type { BackendOptions } from '../backend-options.interface';
 
 /**
  * Options of `MemoryBackend` (times in milliseconds), under `options` in its backend config.
@@ -9,23 +9,7 @@ import type { RetentionOptions } from '../../lifecycle/retention';
  * ```
  * @publicApi
  */
-export interface MemoryBackendOptions {
-  /** Longest a started task may stay unacknowledged before a maintenance pass fails it. Default 1 h. */
-  leaseTtl?: number;
-  /** How long results and history are kept. Default 1 day. */
-  resultTtl?: number;
-  /** Period of the maintenance pass the worker pool runs. Default 1 s. */
-  maintenanceInterval?: number;
-  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
-  brokerInterval?: number;
-  /** Most tasks promoted or reaped per pass. Default 100. */
-  batchSize?: number;
-  /**
-   * How long and how many finished tasks are kept, by final status and per
-   * queue (a count bounds the memory results take). Default: each kept
-   * resultTtl, with no count limit.
-   */
-  retention?: RetentionOptions;
+export interface MemoryBackendOptions extends BackendOptions {
   /**
    * Run each task inside `enqueue`, in the enqueuing process (like Django's
    * ImmediateBackend): `enqueue` returns the finished result. For unit tests of

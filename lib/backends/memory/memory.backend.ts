@@ -367,14 +367,7 @@ export class MemoryBackend implements ExecutingBackend {
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.assertOpen();
-    return runMaintenancePass(this.maintenance, {
-      alias: this.alias,
-      queues: this.queues,
-      retention: this.options.retention,
-      leaseTtlMs: this.options.leaseTtl,
-      batchSize: this.options.batchSize,
-      ownPoolId: options.poolId,
-    });
+    return runMaintenancePass(this.maintenance, this, this.options, options);
   }
 
   /** What the maintenance pass stores here, each step one synchronous change of the maps. */

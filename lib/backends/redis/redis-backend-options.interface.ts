@@ -1,7 +1,7 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
-import type { RetentionOptions } from '../../lifecycle/retention';
+import type { BackendOptions } from '../backend-options.interface';
 
 /**
  * Options of a `RedisBackend` alias (`options` in its BackendConfig). Every
@@ -22,23 +22,7 @@ import type { RetentionOptions } from '../../lifecycle/retention';
  * ```
  * @publicApi
  */
-export interface RedisBackendOptions {
-  /** Longest a started task may stay unacknowledged before it is failed with AcknowledgementTimeout. Default 1 h. */
-  leaseTtl?: number;
-  /** How long results and the history are kept. Default 1 day. */
-  resultTtl?: number;
-  /** Period of the maintenance pass. Default 1 s. */
-  maintenanceInterval?: number;
-  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
-  brokerInterval?: number;
-  /** Most tasks moved or reaped per maintenance pass. Default 100. */
-  batchSize?: number;
-  /**
-   * How long and how many finished tasks are kept, by final status and per
-   * queue (a count bounds the memory results take). Default: each kept
-   * resultTtl, with no count limit.
-   */
-  retention?: RetentionOptions;
+export interface RedisBackendOptions extends BackendOptions {
   /** Longest one connection attempt may take; commands fail with BackendUnavailableError after it. Default 5 s. */
   connectTimeout?: number;
   /** Longest a (non-blocking) command may wait for its reply. Default 10 s. */

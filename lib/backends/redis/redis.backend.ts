@@ -446,15 +446,7 @@ export class RedisBackend implements TaskBackend {
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.assertOpen();
-    return runMaintenancePass(this.maintenance, {
-      alias: this.alias,
-      queues: this.queues,
-      retention: this.settings.retention,
-      leaseTtlMs: this.settings.leaseTtl,
-      batchSize: this.settings.batchSize,
-      ownPoolId: options.poolId,
-      logger: this.logger,
-    });
+    return runMaintenancePass(this.maintenance, this, this.settings, options, this.logger);
   }
 
   /**

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 import type { BackendConfig } from '../../core';
-import type { Retention, RetentionOptions } from '../../lifecycle/retention';
+import type { Retention } from '../../lifecycle/retention';
+import type { BackendOptions } from '../backend-options.interface';
 import { BackendConfigReader } from '../backend-config.reader';
 
 /** The options of SqliteBackend besides the ones every backend has. */
@@ -14,23 +15,7 @@ const SQLITE_OWN_OPTIONS = ['busyTimeout', 'maxPollInterval', 'synchronous'];
  *
  * @publicApi
  */
-export interface SqliteBackendOptions {
-  /** Longest a started task may stay unacknowledged before it is FAILED with AcknowledgementTimeout. Default 1 h. */
-  leaseTtl?: number;
-  /** How long results and history are kept. Default 1 day. */
-  resultTtl?: number;
-  /** Period of the maintenance pass (promote deferred, reap leases, trim). Default 1 s. */
-  maintenanceInterval?: number;
-  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
-  brokerInterval?: number;
-  /** Most tasks promoted or reaped per maintenance pass. Default 100. */
-  batchSize?: number;
-  /**
-   * How long and how many finished tasks are kept, by final status and per
-   * queue (a count bounds the memory results take). Default: each kept
-   * resultTtl, with no count limit.
-   */
-  retention?: RetentionOptions;
+export interface SqliteBackendOptions extends BackendOptions {
   /** How long a write waits for another process's transaction before failing. Default 5 s. */
   busyTimeout?: number;
   /**

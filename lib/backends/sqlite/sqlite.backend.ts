@@ -386,15 +386,7 @@ export class SqliteBackend implements TaskBackend {
   }
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
-    return runMaintenancePass(this.maintenance, {
-      alias: this.alias,
-      queues: this.queues,
-      retention: this.config.retention,
-      leaseTtlMs: this.config.leaseTtl,
-      batchSize: this.config.batchSize,
-      ownPoolId: options.poolId,
-      logger: this.logger,
-    });
+    return runMaintenancePass(this.maintenance, this, this.config, options, this.logger);
   }
 
   async maintenanceHeartbeat(): Promise<Date | null> {
