@@ -1,4 +1,5 @@
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
+import { PoolHeartbeatLapsedError } from '../../../lib/core';
 import { acquireLanes } from '../../../lib/worker/child/acquire-lanes';
 import { countsOf, enqueueReady, recordsOf } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
@@ -108,5 +109,27 @@ describe('WorkerChild acquire lanes', () => {
     await new Promise((resolve) => setImmediate(resolve));
     answerLookingLane();
     await expect(done).resolves.toBe('stopped');
+  });
+  it('waits and leases again under a pool whose heartbeat lapsed, without taking it for a failure or an empty store', async () => {
+    const { backend, spies, runs, child, deps } = setupChild({ threads: 1 });
+    await enqueueReady(backend, 'a');
+    const acquire = MemoryBackend.prototype.acquire.bind(backend);
+    const at: number[] = [];
+    spies.acquire.mockImplementation(async (queues, options) => {
+      at.push(Date.now());
+      if (at.length <= 2) throw new PoolHeartbeatLapsedError('the pool has not beaten yet');
+      return acquire(queues, options);
+    });
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the task leased once the pool beats' });
+    runs[0].succeed();
+    await waitFor(() => recordsOf(spies.acknowledge).length === 1, { what: 'its outcome stored' });
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+    // A pause between tries (no spin), no failed acquire logged, no orphan searched for.
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(deps.retryDelayMs - 1);
+    expect(deps.logger.error).not.toHaveBeenCalled();
+    expect(spies.unlease).not.toHaveBeenCalled();
+    expect((await backend.getResult('a')).workerIds).toEqual(['host:42-1']);
   });
 });
