@@ -2,7 +2,7 @@ import type { MaintenancePassReport } from '../core/task-backend.interface';
 
 /** What one maintenance pass does, step by step; counting steps return how many tasks they moved. */
 export interface MaintenanceSteps {
-  /** The mover: due deferred tasks into their ready queues. */
+  /** Promote: due deferred tasks into their ready queues. */
   promote(): number | Promise<number>;
   /** The reaper: tasks whose lease expired, retried or failed. */
   reap(): number | Promise<number>;

@@ -72,7 +72,7 @@ export class RedisKeys {
   }
 
   /**
-   * LIST of wake-up tokens of one queue: enqueue, the mover and release push,
+   * LIST of wake-up tokens of one queue: enqueue, promote and release push,
    * an idle consumer BLPOPs. Bounded, so tokens nobody waits for cannot pile up.
    */
   wake(queue: string): string {

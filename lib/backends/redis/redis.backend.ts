@@ -321,7 +321,7 @@ export class RedisBackend implements TaskBackend {
       }
       if (taken.records === null) {
         // No token means nothing became ready: every path that readies a task
-        // (enqueue, mover, release, a full acquire) pushes one. So no second look.
+        // (enqueue, promote, release, a full acquire) pushes one. So no second look.
         const woken = await this.waitThenTake(queues, queueKeys, call, deadline, signal);
         if (woken !== null && woken !== 'lapsed') return result(this.sawWork(queueKeys, woken));
         // A token, and the lease is ours to make (nothing rode behind the wait), or the

@@ -14,7 +14,7 @@
   compared with Redis's time only. Its ready score is priority
   first, then a per-alias sequence number, so tasks of one priority leave in
   exactly the order they came, even many in one millisecond. A deferred task
-  keeps that score in its hash for the mover; a ready one needs no copy while
+  keeps that score in its hash for its promotion; a ready one needs no copy while
   it waits (acquire writes it for release), which keeps a waiting task small.
   Ingress is counted per second of Redis's time in one hash per queue and
   hour (no per-task entry), which expires once its hour is past the result

@@ -1,6 +1,6 @@
 #!lua
 --[[
-  The mover: put deferred tasks whose due time has passed by Redis's clock
+  Promote: put deferred tasks whose due time has passed by Redis's clock
   (storeClock, the clock their due times were set on) into their ready
   queue, at most a batch per call so one pass stays short. Each goes in at
   the ready score kept in its hash at enqueue (priority first, then the
@@ -35,7 +35,7 @@ local ids = {}
 for i = 1, #due, 2 do
   local id = due[i]
   local taskKey = ARGV[2] .. id
-  -- A key of another type under our prefix must not stop the mover: it has no score.
+  -- A key of another type under our prefix must not stop the promotion: it has no score.
   local score = callSkippingWrongType('HGET', taskKey, 'score')
   if type(score) ~= 'string' then
     score = due[i + 1]
