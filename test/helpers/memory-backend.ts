@@ -8,6 +8,7 @@ import {
 } from '../../lib/core';
 import { atWallClock } from './clock';
 import { readyRecord, type ReadyRecordFields } from './ready-record';
+import { BackendUnavailableError } from '../../lib/core';
 
 /** The alias of the real in-memory backend that the worker and inspector unit tests run on. */
 export const MEMORY_ALIAS = 'memory';
@@ -122,4 +123,93 @@ async function replay(backend: MemoryBackend, record: TaskRecord): Promise<void>
     backend.acknowledge([record]),
   );
   if (outcome !== 'acknowledged') throw new Error(`seed: acknowledging ${record.id}: ${outcome}`);
+}
+
+/** What a worker stored for tasks it finished together (see finishTogether). */
+export interface TogetherOutcome {
+  /** When they were enqueued and leased. */
+  readonly startedAt: Date;
+  /** When they were acknowledged. */
+  readonly finishedAt: Date;
+  /** The final status, and the return value or errors with it. */
+  readonly result: Pick<TaskRecord, 'status'> & Partial<Pick<TaskRecord, 'returnValue' | 'errors'>>;
+}
+
+/**
+ * Stores `records` finished as one worker finishes a batch, through the
+ * public API with the wall clock at each step: enqueued and leased to
+ * `workerId` in one acquire at `startedAt` (see leaseTo), acknowledged in one
+ * call at `finishedAt` as `result` says. A history of thousands in three
+ * calls, where `seed` takes a record at a time. Throws unless each was
+ * acknowledged. Not for a test whose timers are already fake.
+ */
+export async function finishTogether(
+  backend: MemoryBackend,
+  workerId: string,
+  records: readonly TaskRecord[],
+  { startedAt, finishedAt, result }: TogetherOutcome,
+): Promise<TaskRecord[]> {
+  const leased = await atWallClock(startedAt, () => leaseTo(backend, workerId, ...records));
+  const finished = leased.map((running): TaskRecord => ({ ...running, finishedAt, ...result }));
+  const outcomes = await atWallClock(finishedAt, () => backend.acknowledge(finished));
+  const refused = outcomes.findIndex((outcome) => outcome !== 'acknowledged');
+  if (refused >= 0) {
+    throw new Error(`finishTogether: acknowledging ${finished[refused].id}: ${outcomes[refused]}`);
+  }
+  return finished;
+}
+
+/**
+ * `records` as a backend reads them back once `seed` stored them: each
+ * through getResult of a new MemoryBackend named by their `task.backend`
+ * that serves their queues, with the wall clock at the record's last time
+ * (so a record of a fixed date is read before its result expires). For a
+ * test of what shows records, so it shows ones a real store holds.
+ */
+export async function seeded(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+  const queues = [...new Set(records.map((record) => record.task.queue))];
+  const backend = memoryBackend({}, { alias: records[0]?.task.backend ?? MEMORY_ALIAS, queues });
+  await seed(backend, records);
+  const read: TaskRecord[] = [];
+  for (const { id, enqueuedAt, lastAttemptedAt, finishedAt } of records) {
+    const last = finishedAt ?? lastAttemptedAt ?? enqueuedAt;
+    read.push(await atWallClock(last, () => backend.getResult(id)));
+  }
+  return read;
+}
+
+/** The methods of a backend that return a promise: the calls that go to its store. */
+export type StoreCall = {
+  [K in keyof MemoryBackend]: MemoryBackend[K] extends (...args: never[]) => Promise<unknown>
+    ? K
+    : never;
+}[keyof MemoryBackend];
+
+/** A store that cannot be reached, made by `outage`. */
+export interface Outage {
+  /** The store answers again: each call reaches the backend as before the outage. */
+  end(): void;
+}
+
+/**
+ * From now until `end()`, each of `calls` (by default the reads: peek,
+ * telemetry and getResult) fails as it would while the backend's store
+ * cannot be reached: with a new BackendUnavailableError saying `reason`.
+ * The methods are spied on (an existing spy is reused and keeps counting),
+ * so a test can still see the calls made meanwhile.
+ */
+export function outage(
+  backend: MemoryBackend,
+  reason = 'connect ECONNREFUSED 127.0.0.1:6379',
+  calls: readonly StoreCall[] = ['peek', 'telemetry', 'getResult'],
+): Outage {
+  const ends = calls.map((call) => {
+    const spy = jest.spyOn(backend, call);
+    const before = spy.getMockImplementation();
+    spy.mockImplementation(async () => {
+      throw new BackendUnavailableError(reason);
+    });
+    return () => (before ? spy.mockImplementation(before) : spy.mockRestore());
+  });
+  return { end: () => ends.forEach((end) => end()) };
 }

@@ -1,13 +1,16 @@
 import type * as InkTestingLibrary from 'ink-testing-library' with { 'resolution-mode': 'import' };
 
+import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import { loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
 import { importEsm } from '../../../lib/utils/import-esm.util';
 import { renderInspector } from '../../../lib/inspector/inspector.app';
 import { InspectorStore } from '../../../lib/inspector/inspector.store';
+import { atWallClock } from '../../helpers/clock';
 import { assertEsmMode } from '../../helpers/esm-mode';
+import { finishTogether, memoryBackend, outage, seed } from '../../helpers/memory-backend';
+import { readyRecord, type ReadyRecordFields } from '../../helpers/ready-record';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeInspectorBackend, taskRecord } from './fake-inspector-backend';
 
 // Component tests: the real Ink renderer (loaded through the inspector's own
 // ESM path) drawing into ink-testing-library's 100-column fake terminal.
@@ -19,56 +22,76 @@ const plain = (frame: string | undefined): string =>
 
 const minutesAgo = (m: number): Date => new Date(Date.now() - m * 60_000);
 
-function fixtureBackend(alias = 'default'): FakeInspectorBackend {
-  const failed: TaskRecord = taskRecord('f-1', {
-    task: { name: 'Reports.daily', queue: 'default', priority: 0, runAfter: null, backend: alias },
-    status: TaskResultStatus.FAILED,
-    enqueuedAt: minutesAgo(30),
-    startedAt: minutesAgo(20),
-    lastAttemptedAt: minutesAgo(20),
-    finishedAt: minutesAgo(19),
-    workerIds: ['box:41-0'],
-    errors: [
-      {
-        className: 'RangeError',
-        traceback: 'RangeError: day out of range\n    at Reports.daily (reports.tasks.ts:12:11)',
-      },
-    ],
+/**
+ * A real MemoryBackend `alias` (queues default and emails) that lived through
+ * the last forty minutes: in default, 1,234 ready, one running, one deferred,
+ * 12,345 successful and 999 failed, so every count past a thousand is
+ * abbreviated; the tasks each tab shows first are named below. Everything was
+ * stored minutes ago, so the last two seconds saw nothing in or out.
+ */
+async function fixtureBackend(alias = 'default'): Promise<MemoryBackend> {
+  const backend = memoryBackend({}, { alias, queues: ['default', 'emails'] });
+  const task = (id: string, fields: ReadyRecordFields = {}): TaskRecord =>
+    readyRecord(alias, { id, name: 'MailTasks.sendWelcome', args: ['user-1'], ...fields });
+  const many = (count: number, prefix: string, enqueuedAt: Date): TaskRecord[] =>
+    Array.from({ length: count }, (_, i) => task(`${prefix}-${i}`, { enqueuedAt }));
+  // The histories, older than the tasks that head each tab.
+  await finishTogether(backend, 'box:39-0', many(12_344, 'sent', minutesAgo(12)), {
+    startedAt: minutesAgo(12),
+    finishedAt: minutesAgo(10),
+    result: { status: TaskResultStatus.SUCCESSFUL, returnValue: 'sent' },
   });
-  return new FakeInspectorBackend(alias, ['default', 'emails'])
-    .put('default', 'running', [
-      taskRecord('run-1', {
-        task: { name: 'Mail.send', queue: 'default', priority: 5, runAfter: null, backend: alias },
-        status: TaskResultStatus.RUNNING,
-        startedAt: minutesAgo(3),
-        workerIds: ['box:40-1'],
-      }),
-    ])
-    .put('default', 'ready', [
-      taskRecord('ready-1', { enqueuedAt: minutesAgo(7) }),
-      taskRecord('ready-2'),
-    ])
-    .put('default', 'deferred', [
-      taskRecord('later-1', {
-        task: {
-          name: 'Billing.charge',
-          queue: 'default',
-          priority: 0,
-          runAfter: new Date(Date.now() + 2 * 3_600_000 + 60_000),
-          backend: alias,
+  await finishTogether(backend, 'box:39-1', many(998, 'bounced', minutesAgo(40)), {
+    startedAt: minutesAgo(40),
+    finishedAt: minutesAgo(39),
+    result: {
+      status: TaskResultStatus.FAILED,
+      errors: [{ className: 'SmtpError', traceback: 'SmtpError: 550 mailbox unavailable' }],
+    },
+  });
+  await seed(backend, [
+    {
+      ...task('run-1', { name: 'Mail.send', priority: 5, enqueuedAt: minutesAgo(4) }),
+      status: TaskResultStatus.RUNNING,
+      startedAt: minutesAgo(3),
+      lastAttemptedAt: minutesAgo(3),
+      workerIds: ['box:40-1'],
+    },
+    {
+      ...task('ok-1', { enqueuedAt: minutesAgo(3) }),
+      status: TaskResultStatus.SUCCESSFUL,
+      startedAt: minutesAgo(2),
+      lastAttemptedAt: minutesAgo(2),
+      finishedAt: minutesAgo(1),
+      workerIds: ['box:40-0'],
+      returnValue: 'sent',
+    },
+    {
+      ...task('f-1', { name: 'Reports.daily', enqueuedAt: minutesAgo(30) }),
+      status: TaskResultStatus.FAILED,
+      startedAt: minutesAgo(20),
+      lastAttemptedAt: minutesAgo(20),
+      finishedAt: minutesAgo(19),
+      workerIds: ['box:41-0'],
+      errors: [
+        {
+          className: 'RangeError',
+          traceback: 'RangeError: day out of range\n    at Reports.daily (reports.tasks.ts:12:11)',
         },
-      }),
-    ])
-    .put('default', 'successful', [
-      taskRecord('ok-1', {
-        status: TaskResultStatus.SUCCESSFUL,
-        finishedAt: minutesAgo(1),
-        workerIds: ['box:40-0'],
-        returnValue: 'sent',
-      }),
-    ])
-    .put('default', 'failed', [failed])
-    .claim('default', { ready: 1_234_567, successful: 12_345, failed: 999 });
+      ],
+    },
+    task('ready-1', { enqueuedAt: minutesAgo(7) }),
+    task('ready-2', { enqueuedAt: minutesAgo(6) }),
+    task('later-1', {
+      name: 'Billing.charge',
+      enqueuedAt: minutesAgo(8),
+      runAfter: new Date(Date.now() + 2 * 3_600_000 + 60_000),
+    }),
+  ]);
+  // Behind ready-1 and ready-2 in the queue.
+  const queuedAt = minutesAgo(5);
+  await atWallClock(queuedAt, () => backend.enqueueMany(many(1_232, 'queued', queuedAt)));
+  return backend;
 }
 
 describe('inspector screen', () => {
@@ -93,7 +116,7 @@ describe('inspector screen', () => {
     store = undefined;
   });
 
-  const show = (backends: FakeInspectorBackend[], refreshIntervalMs = 2000) => {
+  const show = (backends: MemoryBackend[], refreshIntervalMs = 2000) => {
     store = new InspectorStore({ backends, refreshIntervalMs });
     const rendered = testing.render(renderInspector(runtime, store));
     instance = rendered;
@@ -109,19 +132,20 @@ describe('inspector screen', () => {
   };
 
   it('opens on the Ready tab with the queues, their counts and every tab count abbreviated', async () => {
-    const { frame, until } = show([fixtureBackend()]);
+    const { frame, until } = show([await fixtureBackend()]);
     await until('ready-2');
-    await until('2 Ready 1.2M');
+    await until('2 Ready 1.2k');
     const screen = frame();
     expect(screen).toContain('1 Running 1');
     expect(screen).toContain('3 Deferred 1');
     expect(screen).toContain('4 Successful 12k');
     expect(screen).toContain('5 Failed 999');
-    expect(screen).toMatch(/default\s+1\.2M ▸ 1/);
+    expect(screen).toMatch(/default\s+1\.2k ▸ 1/);
     expect(screen).toMatch(/emails\s+0 ▸ 0/);
     expect(screen).toMatch(/ID\s+TASK\s+PRIORITY\s+ENQUEUED/);
     expect(screen).toMatch(/ready-1\s+MailTasks\.sendWelcome\s+0\s+7m ago/);
-    expect(screen).toContain('1-2 of 2 listed (1.2M in Ready)');
+    // One page of the 1,234 was read, and a screenful of it is shown.
+    expect(screen).toContain('1-14 of 100 listed (1.2k in Ready)');
     expect(screen).not.toContain('Backends');
     expect(screen).toContain('last 2 s: 0 in, 0 out (0 failed)');
   });
@@ -132,7 +156,7 @@ describe('inspector screen', () => {
     ['4', /ID\s+TASK\s+FINISHED\s+ATTEMPTS/, /ok-1\s+MailTasks\.sendWelcome\s+1m ago\s+1/],
     ['5', /ID\s+TASK\s+FINISHED\s+ERROR/, /f-1\s+Reports\.daily\s+19m ago\s+RangeError/],
   ])('shows tab %s with its own columns', async (key, header, row) => {
-    const { until, press } = show([fixtureBackend()]);
+    const { until, press } = show([await fixtureBackend()]);
     await until('ready-1');
     press(key);
     await until(header, 'the tab header');
@@ -140,7 +164,7 @@ describe('inspector screen', () => {
   });
 
   it("opens a failed task's detail with every field and the error's stack", async () => {
-    const { frame, until, press, rendered } = show([fixtureBackend()]);
+    const { frame, until, press, rendered } = show([await fixtureBackend()]);
     await until('ready-1');
     press('5');
     await until('f-1');
@@ -185,8 +209,8 @@ describe('inspector screen', () => {
 
   it('shows a backend selector when there are several and switches on it', async () => {
     const { until, press } = show([
-      fixtureBackend('main'),
-      new FakeInspectorBackend('audit', ['trail']),
+      await fixtureBackend('main'),
+      memoryBackend({}, { alias: 'audit', queues: ['trail'] }),
     ]);
     await until('Backends');
     await until(/› main/);
@@ -197,30 +221,28 @@ describe('inspector screen', () => {
   });
 
   it('says so in plain words when the backend is unreachable, and recovers', async () => {
-    const backend = fixtureBackend('main');
-    backend.down = true;
+    const backend = await fixtureBackend('main');
+    const down = outage(backend, 'connect ECONNREFUSED 127.0.0.1:6379');
     const { frame, until } = show([backend], 50);
     await until('Backend "main" did not answer: connect ECONNREFUSED');
     expect(frame()).not.toMatch(/\n\s+at /);
-    backend.down = false;
+    down.end();
     await until('ready-1');
     expect(frame()).not.toContain('did not answer');
   });
 
   it('shows a long reason whole over several status rows and still fits the screen', async () => {
-    const backend = fixtureBackend('main');
+    const backend = await fixtureBackend('main');
     // The cause comes last in a backend's message: one status row would cut it off.
-    backend.downReason =
+    const reason =
       'Threadmill backend "main" cannot use Redis at redis://inspector:***@redis.internal.example.com:6379: ' +
       'WRONGPASS invalid username-password pair or user is disabled.';
-    backend.down = true;
+    outage(backend, reason);
     const { frame, until } = show([backend], 50);
     await until('did not answer');
     const rows = frame().split('\n');
     const joined = rows.map((row) => row.trim()).join(' ');
-    expect(joined).toContain(
-      `Backend "main" did not answer: ${backend.downReason.replace(/\.$/, '')}`,
-    );
+    expect(joined).toContain(`Backend "main" did not answer: ${reason.replace(/\.$/, '')}`);
     expect(rows.every((row) => row.length <= 100)).toBe(true);
     // Still one row short of the (24-row) terminal, with the key help at the bottom.
     expect(rows.length).toBeLessThanOrEqual(23);

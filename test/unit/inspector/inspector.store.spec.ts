@@ -1,59 +1,84 @@
+import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { TaskResultStatus } from '../../../lib/core';
 import { InspectorStore } from '../../../lib/inspector/inspector.store';
+import { setWallClock } from '../../helpers/clock';
+import { leaseTo, memoryBackend, outage } from '../../helpers/memory-backend';
+import { readyRecord } from '../../helpers/ready-record';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeInspectorBackend, taskRecord } from './fake-inspector-backend';
 
-const ready = (n: number, prefix = 'r') =>
-  Array.from({ length: n }, (_, i) => taskRecord(`${prefix}-${i}`));
+/**
+ * A real MemoryBackend `alias` serving `queues`, holding `count` ready tasks
+ * in the first of them: `${prefix}-0`, `${prefix}-1`, … in the order it serves them.
+ */
+async function backendWithReady(
+  alias: string,
+  count: number,
+  { prefix = 'r', queues = ['default'] }: { prefix?: string; queues?: string[] } = {},
+): Promise<MemoryBackend> {
+  const backend = memoryBackend({}, { alias, queues });
+  await backend.enqueueMany(
+    Array.from({ length: count }, (_, i) =>
+      readyRecord(alias, { id: `${prefix}-${i}`, queue: queues[0], enqueuedAt: new Date(0) }),
+    ),
+  );
+  return backend;
+}
+
+/** A worker takes the `count` best ready tasks of `default`; says which it took. */
+async function takeReady(backend: MemoryBackend, count: number): Promise<string[]> {
+  const taken = await backend.acquire(['default'], { workerId: 'w:1-0', max: count, timeoutMs: 0 });
+  return taken.map((record) => record.id);
+}
 
 describe('inspector store', () => {
   let store: InspectorStore | undefined;
-  afterEach(() => store?.stop());
+  afterEach(() => {
+    store?.stop();
+    jest.useRealTimers();
+  });
 
-  const open = (backends: FakeInspectorBackend[], options = {}) => {
+  const open = (backends: MemoryBackend[], options = {}) => {
     store = new InspectorStore({ backends, refreshIntervalMs: 2000, pageSize: 50, ...options });
     store.start();
     return store;
   };
 
   it('reads rows by peek with a limit and counts by telemetry, never a whole set', async () => {
-    const backend = new FakeInspectorBackend('default')
-      .put('default', 'ready', ready(120))
-      .claim('default', { ready: 1_000_000 });
+    const backend = await backendWithReady('default', 120);
+    const peek = jest.spyOn(backend, 'peek');
     const s = open([backend]);
     await waitFor(() => s.getState().tasksLoaded && s.getState().telemetry, {
       what: 'first reads',
     });
     expect(s.getState().tasks).toHaveLength(50);
-    expect(backend.peeks).toEqual([{ queue: 'default', segment: 'ready', count: 50 }]);
-    expect(s.getState().telemetry?.queues.default.counts.ready).toBe(1_000_000);
+    expect(peek.mock.calls).toEqual([['default', 'ready', 50]]);
+    // All 120 are counted, though only 50 were read.
+    expect(s.getState().telemetry?.queues.default.counts.ready).toBe(120);
   });
 
   it('refreshes counts on its interval and the list only on r or a tab or queue change', async () => {
+    const backend = await backendWithReady('default', 3, { queues: ['default', 'emails'] });
+    const telemetry = jest.spyOn(backend, 'telemetry');
+    const peek = jest.spyOn(backend, 'peek');
     jest.useFakeTimers();
     try {
-      const backend = new FakeInspectorBackend('default', ['default', 'emails']).put(
-        'default',
-        'ready',
-        ready(3),
-      );
       const s = open([backend]);
       await jest.advanceTimersByTimeAsync(0);
-      expect(backend.telemetryCalls).toBe(1);
+      expect(telemetry).toHaveBeenCalledTimes(1);
       await jest.advanceTimersByTimeAsync(6000);
-      expect(backend.telemetryCalls).toBe(4);
-      expect(backend.peeks).toHaveLength(1);
+      expect(telemetry).toHaveBeenCalledTimes(4);
+      expect(peek).toHaveBeenCalledTimes(1);
       s.press({ input: 'r' });
       await jest.advanceTimersByTimeAsync(0);
-      expect(backend.peeks).toHaveLength(2);
+      expect(peek).toHaveBeenCalledTimes(2);
       s.press({ input: '5' });
       await jest.advanceTimersByTimeAsync(0);
-      expect(backend.peeks.at(-1)).toEqual({ queue: 'default', segment: 'failed', count: 50 });
+      expect(peek).toHaveBeenLastCalledWith('default', 'failed', 50);
       s.press({ input: '', tab: true, shift: true }); // tasks -> queues
       expect(s.getState().focus).toBe('queues');
       s.press({ input: 'j' });
       await jest.advanceTimersByTimeAsync(0);
-      expect(backend.peeks.at(-1)).toEqual({ queue: 'emails', segment: 'failed', count: 50 });
+      expect(peek).toHaveBeenLastCalledWith('emails', 'failed', 50);
     } finally {
       store?.stop();
       jest.useRealTimers();
@@ -61,38 +86,45 @@ describe('inspector store', () => {
   });
 
   it('keeps the selected task across a refresh when it still exists', async () => {
-    const backend = new FakeInspectorBackend('default').put('default', 'ready', ready(5));
+    const backend = await backendWithReady('default', 5);
     const s = open([backend]);
     await waitFor(() => s.getState().tasksLoaded);
     s.press({ input: 'j' });
     s.press({ input: '', downArrow: true });
     expect(s.getState().tasks[s.getState().taskIndex].id).toBe('r-2');
     // Two tasks ahead of it were taken by workers: it moved up the list.
-    backend.put('default', 'ready', [taskRecord('r-2'), taskRecord('r-3'), taskRecord('r-4')]);
+    expect(await takeReady(backend, 2)).toEqual(['r-0', 'r-1']);
     s.press({ input: 'r' });
     await waitFor(() => s.getState().tasks.length === 3, { what: 'the refreshed list' });
     expect(s.getState().taskIndex).toBe(0);
     // Now it is gone: the cursor stays where it was, within the list.
-    backend.put('default', 'ready', [taskRecord('r-3'), taskRecord('r-4')]);
+    expect(await takeReady(backend, 1)).toEqual(['r-2']);
     s.press({ input: 'r' });
     await waitFor(() => s.getState().tasks.length === 2);
     expect(s.getState().tasks[s.getState().taskIndex].id).toBe('r-3');
   });
 
   it('opens the detail on Enter, refreshes it on r and closes it on Escape', async () => {
-    const running = taskRecord('t-1', { status: TaskResultStatus.RUNNING, workerIds: ['w:1-0'] });
-    const backend = new FakeInspectorBackend('default').put('default', 'running', [running]);
+    const resultTtl = 60_000;
+    const backend = memoryBackend({ resultTtl }, { alias: 'default' });
+    const [running] = await leaseTo(backend, 'w:1-0', readyRecord('default', { id: 't-1' }));
     const s = open([backend]);
     s.press({ input: '1' });
     await waitFor(() => s.getState().tasks.length === 1);
     s.press({ input: '', return: true });
     expect(s.getState().detail?.id).toBe('t-1');
     expect(s.getState().focus).toBe('detail');
-    const finished = { ...running, status: TaskResultStatus.SUCCESSFUL, returnValue: 1 };
-    backend.put('default', 'running', []).put('default', 'successful', [finished]);
+    const finished = {
+      ...running,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+      returnValue: 1,
+    };
+    expect(await backend.acknowledge([finished])).toEqual(['acknowledged']);
     s.press({ input: 'r' });
     await waitFor(() => s.getState().detail?.status === TaskResultStatus.SUCCESSFUL);
-    backend.put('default', 'successful', []);
+    // A minute on, the result has outlived its TTL and the backend no longer has it.
+    setWallClock(Date.now() + resultTtl + 1000);
     s.press({ input: 'r' });
     await waitFor(() => s.getState().detailNote, { what: 'the expired note' });
     expect(s.getState().detailNote).toContain('t-1 no longer exists');
@@ -102,13 +134,13 @@ describe('inspector store', () => {
   });
 
   it('says the backend is unreachable, keeps retrying, and recovers when it answers', async () => {
-    const backend = new FakeInspectorBackend('main').put('default', 'ready', ready(2));
-    backend.down = true;
+    const backend = await backendWithReady('main', 2);
+    const down = outage(backend, 'connect ECONNREFUSED 127.0.0.1:6379');
     const s = open([backend], { refreshIntervalMs: 50 });
     await waitFor(() => s.getState().error, { what: 'the unreachable message' });
     expect(s.getState().error).toContain('Backend "main" did not answer: connect ECONNREFUSED');
     expect(s.getState().tasksLoaded).toBe(false);
-    backend.down = false;
+    down.end();
     await waitFor(() => s.getState().error === null && s.getState().tasksLoaded, {
       what: 'recovery',
     });
@@ -116,8 +148,8 @@ describe('inspector store', () => {
   });
 
   it('counts a read that hangs as unreachable after the read timeout', async () => {
-    const backend = new FakeInspectorBackend('slow');
-    backend.telemetry = () => new Promise(() => undefined);
+    const backend = memoryBackend({}, { alias: 'slow' });
+    jest.spyOn(backend, 'telemetry').mockReturnValue(new Promise(() => undefined));
     const s = open([backend], { readTimeoutMs: 30 });
     await waitFor(() => s.getState().error, { what: 'the timeout message' });
     expect(s.getState().error).toMatch(
@@ -126,8 +158,8 @@ describe('inspector store', () => {
   });
 
   it('switches backends from the selector and reads the new one', async () => {
-    const one = new FakeInspectorBackend('one').put('default', 'ready', ready(1, 'one'));
-    const two = new FakeInspectorBackend('two', ['jobs']).put('jobs', 'ready', ready(2, 'two'));
+    const one = await backendWithReady('one', 1, { prefix: 'one' });
+    const two = await backendWithReady('two', 2, { prefix: 'two', queues: ['jobs'] });
     const s = open([one, two], { initialAlias: 'one' });
     expect(s.panes()).toEqual(['backends', 'queues', 'tasks']);
     await waitFor(() => s.getState().tasksLoaded);
@@ -140,7 +172,7 @@ describe('inspector store', () => {
   });
 
   it('takes keys that arrive in one chunk one by one', async () => {
-    const backend = new FakeInspectorBackend('default').put('default', 'ready', ready(5));
+    const backend = await backendWithReady('default', 5);
     const s = open([backend]);
     await waitFor(() => s.getState().tasksLoaded);
     expect(s.press({ input: 'jjj' })).toBe('none');
@@ -150,7 +182,7 @@ describe('inspector store', () => {
   });
 
   it('shows the first counts and rows in one update, and answers keys meanwhile', async () => {
-    const backend = new FakeInspectorBackend('default').put('default', 'ready', ready(3));
+    const backend = await backendWithReady('default', 3);
     const s = new InspectorStore({ backends: [backend] });
     store = s;
     const seen: { tasks: number; counts: boolean }[] = [];
@@ -165,7 +197,7 @@ describe('inspector store', () => {
   });
 
   it('quits on q and does nothing else', () => {
-    const s = open([new FakeInspectorBackend('default')]);
+    const s = open([memoryBackend({}, { alias: 'default' })]);
     expect(s.press({ input: 'q' })).toBe('quit');
     expect(s.press({ input: 'x' })).toBe('none');
   });

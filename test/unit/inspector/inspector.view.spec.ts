@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import {
   abbreviateCount,
   detailLines,
@@ -12,9 +12,23 @@ import {
   tableRow,
   wrapLines,
 } from '../../../lib/inspector/inspector.view';
-import { taskRecord } from './fake-inspector-backend';
+import { seeded } from '../../helpers/memory-backend';
+import { readyRecord, type ReadyRecordFields } from '../../helpers/ready-record';
 
 const now = new Date('2026-11-30T03:10:00.000Z');
+
+/** A task of backend `main` as enqueue takes it, enqueued ten minutes before `now`. */
+const enqueued = (id: string, fields: ReadyRecordFields = {}): TaskRecord =>
+  readyRecord('main', {
+    id,
+    name: 'MailTasks.sendWelcome',
+    args: ['user-1'],
+    enqueuedAt: new Date('2026-11-30T03:00:00.000Z'),
+    ...fields,
+  });
+
+/** `record` as the backend holds it once it lived through its times (see seed). */
+const stored = async (record: TaskRecord): Promise<TaskRecord> => (await seeded([record]))[0];
 
 describe('inspector view', () => {
   describe('abbreviateCount', () => {
@@ -79,8 +93,8 @@ describe('inspector view', () => {
       expect(titles('failed', 50)).toEqual(['ID', 'TASK', 'FINISHED', 'ERROR']);
     });
 
-    it('shows the whole id when there is room, and a cut one when there is not', () => {
-      const record = taskRecord('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab');
+    it('shows the whole id when there is room, and a cut one when there is not', async () => {
+      const record = await stored(enqueued('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab'));
       const wide = fitColumns('ready', 140);
       expect(tableRow(wide, record, now)).toContain('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab');
       const narrow = fitColumns('ready', 40);
@@ -90,10 +104,8 @@ describe('inspector view', () => {
     });
   });
 
-  it('gives a whole id the room that short task names leave', () => {
-    const record = taskRecord('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab', {
-      task: { name: 'a.b', queue: 'default', priority: 0, runAfter: null, backend: 'default' },
-    });
+  it('gives a whole id the room that short task names leave', async () => {
+    const record = await stored(enqueued('0b6a7c1e-5a2b-4c4d-9e8f-0123456789ab', { name: 'a.b' }));
     const blind = fitColumns('ready', 90);
     const seeing = fitColumns('ready', 90, { records: [record], now });
     expect(tableRow(blind, record, now)).not.toContain(record.id);
@@ -101,19 +113,19 @@ describe('inspector view', () => {
     expect(tableRow(seeing, record, now)).toHaveLength(90);
   });
 
-  it('lines table rows up under the header', () => {
+  it('lines table rows up under the header', async () => {
     const columns = fitColumns('failed', 160);
     const header = tableHeader(columns);
-    const row = tableRow(
-      columns,
-      taskRecord('t-1', {
-        status: TaskResultStatus.FAILED,
-        finishedAt: new Date('2026-11-30T03:08:00.000Z'),
-        workerIds: ['host:1-0', 'host:2-1'],
-        errors: [{ className: 'BoomError', traceback: 'BoomError: boom\n    at x' }],
-      }),
-      now,
-    );
+    const failed = await stored({
+      ...enqueued('t-1'),
+      status: TaskResultStatus.FAILED,
+      startedAt: new Date('2026-11-30T03:05:00.000Z'),
+      lastAttemptedAt: new Date('2026-11-30T03:07:00.000Z'),
+      finishedAt: new Date('2026-11-30T03:08:00.000Z'),
+      workerIds: ['host:1-0', 'host:2-1'],
+      errors: [{ className: 'BoomError', traceback: 'BoomError: boom\n    at x' }],
+    });
+    const row = tableRow(columns, failed, now);
     expect(row).toHaveLength(header.length);
     expect(row.indexOf('BoomError')).toBe(header.indexOf('ERROR'));
     expect(row).toContain('2m ago');
@@ -180,16 +192,10 @@ describe('inspector view', () => {
   });
 
   describe('detailLines', () => {
-    it('lists every field and each error with its class and full stack', () => {
-      const record = taskRecord('t-9', {
+    it('lists every field and each error with its class and full stack', async () => {
+      const record = await stored({
+        ...enqueued('t-9', { name: 'Reports.daily', queue: 'reports', priority: 7 }),
         status: TaskResultStatus.FAILED,
-        task: {
-          name: 'Reports.daily',
-          queue: 'reports',
-          priority: 7,
-          runAfter: null,
-          backend: 'main',
-        },
         startedAt: new Date('2026-11-30T03:01:00.000Z'),
         lastAttemptedAt: new Date('2026-11-30T03:02:00.000Z'),
         finishedAt: new Date('2026-11-30T03:03:00.000Z'),
@@ -235,9 +241,14 @@ describe('inspector view', () => {
       expect(text).toContain('  AcknowledgementTimeout: not acknowledged');
     });
 
-    it('shows the return value of a successful task', () => {
-      const record = taskRecord('t-1', {
+    it('shows the return value of a successful task', async () => {
+      const record = await stored({
+        ...enqueued('t-1'),
         status: TaskResultStatus.SUCCESSFUL,
+        startedAt: new Date('2026-11-30T03:01:00.000Z'),
+        lastAttemptedAt: new Date('2026-11-30T03:01:00.000Z'),
+        finishedAt: new Date('2026-11-30T03:02:00.000Z'),
+        workerIds: ['host:1-0'],
         returnValue: { sent: true },
       });
       const text = detailLines(record, now).map((l) => l.text);
