@@ -7,7 +7,7 @@ import {
   type AcknowledgeOutcome,
   type AcquireOptions,
   type BackendTelemetry,
-  type BrokerPassReport,
+  type MaintenancePassReport,
   type QueueSegment,
   type TaskBackend,
   type TaskRecord,
@@ -42,7 +42,7 @@ export class FakeWorkerBackend implements TaskBackend {
     blockingAcquire: true,
     sharedAcrossProcesses: true,
   };
-  readonly brokerIntervalMs = 1000;
+  readonly maintenanceIntervalMs = 1000;
   readonly leaseTtlMs = 60 * 60 * 1000;
   readonly ready: TaskRecord[] = [];
   readonly acquireCalls: AcquireOptions[] = [];
@@ -117,7 +117,7 @@ export class FakeWorkerBackend implements TaskBackend {
   readonly stored = new Map<string, TaskRecord>();
   /** What peek answers for the running segment. */
   readonly runningSegment: TaskRecord[] = [];
-  brokerPasses = 0;
+  maintenancePasses = 0;
 
   getResultCalls = 0;
 
@@ -128,8 +128,8 @@ export class FakeWorkerBackend implements TaskBackend {
     return record;
   }
 
-  async brokerPass(): Promise<BrokerPassReport> {
-    this.brokerPasses++;
+  async maintenancePass(): Promise<MaintenancePassReport> {
+    this.maintenancePasses++;
     // Not a literal: the report may grow fields (e.g. `recovered`) this fake need not know.
     const report = { promoted: 0, reaped: 0, recovered: 0, trimmed: 0, failedSteps: [] };
     return report;
@@ -148,7 +148,7 @@ export class FakeWorkerBackend implements TaskBackend {
 
   async retirePool(_poolId: string): Promise<void> {}
 
-  async brokerHeartbeat(): Promise<Date | null> {
+  async maintenanceHeartbeat(): Promise<Date | null> {
     return null;
   }
 

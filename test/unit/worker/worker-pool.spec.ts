@@ -106,11 +106,11 @@ function setup(
 const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
 
 describe('WorkerPool', () => {
-  it('runs a broker pass, then forks --processes children', async () => {
+  it('runs a maintenance pass, then forks --processes children', async () => {
     const { backend, children, pool } = setup({ processes: 3 });
     const run = pool.run();
     await waitFor(() => children.length === 3, { what: 'three children' });
-    expect(backend.brokerPasses).toBeGreaterThanOrEqual(1);
+    expect(backend.maintenancePasses).toBeGreaterThanOrEqual(1);
     pool.stop(false);
     children.forEach((child) => child.die(0));
     await run;
@@ -234,7 +234,7 @@ describe('WorkerPool', () => {
     await run;
   });
 
-  it('beats under its pool id before any child starts and on every broker pass, and retires it on stop', async () => {
+  it('beats under its pool id before any child starts and on every maintenance pass, and retires it on stop', async () => {
     const { backend, children, pool } = setup({ processes: 1 }, { poolId: 'p-1', poolTtlMs: 3000 });
     const beats = jest.spyOn(backend, 'beatPool');
     const retire = jest.spyOn(backend, 'retirePool');
@@ -242,7 +242,7 @@ describe('WorkerPool', () => {
     await waitFor(() => children.length === 1, { what: 'a child' });
     expect(beats).toHaveBeenCalledWith('p-1', 3000);
     const before = beats.mock.calls.length;
-    await waitFor(() => backend.brokerPasses >= 2, { timeoutMs: 5000, what: 'a second pass' });
+    await waitFor(() => backend.maintenancePasses >= 2, { timeoutMs: 5000, what: 'a second pass' });
     expect(beats.mock.calls.length).toBeGreaterThan(before);
     expect(retire).not.toHaveBeenCalled();
     pool.stop(false);
