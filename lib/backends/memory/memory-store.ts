@@ -1,0 +1,240 @@
+import {
+  InvalidTaskError,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  queueNotConfigured,
+  serializeRecord,
+  taskResultDoesNotExist,
+  type AcknowledgeOutcome,
+  type RetryOutcome,
+  type TaskRecord,
+} from '../../core';
+import { delayUntil } from '../../core/run-after';
+import type { CommonBackendOptions } from '../backend-config.reader';
+import { copyRecord } from './memory-record-copy';
+import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
+
+/** The history segments, one per final outcome. */
+export type FinishedSegment = 'successful' | 'failed';
+
+/** What one queue holds besides the task records themselves. */
+export interface MemoryQueueState {
+  readonly ready: MemoryReadyQueue;
+  /** id -> due time (ms). */
+  readonly deferred: Map<string, number>;
+  /** id -> finish time (ms), per outcome. */
+  readonly history: Record<FinishedSegment, Map<string, number>>;
+  /** Enqueue times (ms), oldest first. */
+  readonly ingress: number[];
+}
+
+/** A running task's hold on its attempt. */
+export interface MemoryLease {
+  readonly queue: string;
+  readonly deadline: number;
+  /** The pool that holds it, when the acquire named one. */
+  readonly poolId?: string;
+}
+
+/** What the store needs of the backend's options. */
+export type MemoryStoreOptions = Pick<CommonBackendOptions, 'leaseTtl' | 'retention'>;
+
+/**
+ * Everything one MemoryBackend stores, and the changes that keep its maps in
+ * step: a task sits in one segment at a time, and a lease and its pool's
+ * claim on the task come and go together. Each change is synchronous, so no
+ * other call ever sees one half made.
+ *
+ * @internal
+ */
+export class MemoryStore {
+  readonly queueStates = new Map<string, MemoryQueueState>();
+  /** Every unfinished task (ready, deferred or running). */
+  readonly tasks = new Map<string, TaskRecord>();
+  readonly leases = new Map<string, MemoryLease>();
+  readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
+  /** Pool id -> heartbeat deadline (ms); a pool past it is dead. */
+  readonly pools = new Map<string, number>();
+  /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
+  readonly poolTasks = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly alias: string,
+    private readonly queues: readonly string[],
+    private readonly options: MemoryStoreOptions,
+  ) {
+    for (const queue of queues) {
+      this.queueStates.set(queue, {
+        ready: new MemoryReadyQueue(),
+        deferred: new Map(),
+        history: { successful: new Map(), failed: new Map() },
+        ingress: [],
+      });
+    }
+  }
+
+  queue(name: string): MemoryQueueState {
+    const state = this.queueStates.get(name);
+    // Only reachable through a record that enqueue already checked.
+    if (!state) throw new InvalidTaskError(queueNotConfigured('?', name, this.alias, this.queues));
+    return state;
+  }
+
+  /** What is held for `id`: the unfinished task, else its live result. */
+  find(id: string, now: number): TaskRecord | undefined {
+    return this.tasks.get(id) ?? this.liveResult(id, now);
+  }
+
+  liveResult(id: string, now: number): TaskRecord | undefined {
+    const result = this.results.get(id);
+    if (!result) return undefined;
+    if (result.expiresAt > now) return result.record;
+    this.results.delete(id);
+    return undefined;
+  }
+
+  /** A new task, enqueued `now`: counted, then deferred or ready. */
+  add(record: TaskRecord, now: number): void {
+    const state = this.queue(record.task.queue);
+    state.ingress.push(now);
+    this.tasks.set(record.id, record);
+    this.enter(state, record, now);
+  }
+
+  /** Leases up to `max` ready tasks of the first of `queues` that has any. */
+  take(
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    poolId: string | undefined,
+  ): TaskRecord[] {
+    for (const queue of queues) {
+      const state = this.queueStates.get(queue);
+      if (!state || state.ready.size === 0) continue;
+      return state.ready.take(max).map((id) => this.start(id, queue, workerId, poolId));
+    }
+    return [];
+  }
+
+  /** A task (already out of its ready queue) leased to `workerId`; a copy of it running. */
+  start(id: string, queue: string, workerId: string, poolId?: string): TaskRecord {
+    const now = new Date();
+    const ready = this.tasks.get(id);
+    if (!ready) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    const running: TaskRecord = {
+      ...ready,
+      status: TaskResultStatus.RUNNING,
+      startedAt: ready.startedAt ?? now,
+      lastAttemptedAt: now,
+      workerIds: [...ready.workerIds, workerId],
+    };
+    this.tasks.set(id, running);
+    this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl, poolId });
+    if (poolId !== undefined) {
+      let held = this.poolTasks.get(poolId);
+      if (!held) this.poolTasks.set(poolId, (held = new Set()));
+      held.add(id);
+    }
+    return copyRecord(running);
+  }
+
+  /** A finished record stored as its task's result, while its lease still holds. */
+  acknowledge(record: TaskRecord, now: number): AcknowledgeOutcome {
+    const lease = this.leases.get(record.id);
+    if (!lease) {
+      return this.isStored(this.liveResult(record.id, now), record) ? 'already-stored' : 'stale';
+    }
+    this.finish(lease.queue, copyRecord(record), now);
+    return 'acknowledged';
+  }
+
+  /** A record due for another attempt stored for it, while its lease still holds. */
+  retry(record: TaskRecord, now: number): RetryOutcome {
+    const lease = this.leases.get(record.id);
+    if (!lease) {
+      return this.isStored(this.tasks.get(record.id), record) ? 'already-stored' : 'stale';
+    }
+    this.requeue(lease.queue, copyRecord(record), now);
+    return 'retried';
+  }
+
+  /**
+   * Leased tasks back to their ready queue as `back` makes them (null: not
+   * this lease, left alone); how many went back.
+   */
+  giveBack(records: readonly TaskRecord[], back: (held: TaskRecord) => TaskRecord | null): number {
+    let released = 0;
+    for (const { id } of records) {
+      const lease = this.leases.get(id);
+      const held = this.tasks.get(id);
+      if (!lease || !held) continue;
+      const ready = back(held);
+      if (!ready) continue;
+      this.dropLease(id);
+      this.tasks.set(id, ready);
+      this.queue(lease.queue).ready.add(
+        id,
+        readyScore(ready.task.priority, ready.enqueuedAt.getTime()),
+      );
+      released++;
+    }
+    return released;
+  }
+
+  /** A leased task back to its deferred segment (or ready queue when due), as `retry` stores it. */
+  requeue(queue: string, record: TaskRecord, now: number): void {
+    this.dropLease(record.id);
+    this.tasks.set(record.id, record);
+    this.enter(this.queue(queue), record, now);
+  }
+
+  finish(queue: string, record: TaskRecord, now: number): void {
+    this.dropLease(record.id);
+    this.tasks.delete(record.id);
+    // The longest any result is kept; the trimming step applies each queue and status's own limit.
+    this.results.set(record.id, {
+      record,
+      expiresAt: now + this.options.retention.longestMaxAgeMs,
+    });
+    const segment: FinishedSegment =
+      record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
+    this.queue(queue).history[segment].set(record.id, record.finishedAt?.getTime() ?? now);
+  }
+
+  /** Ends a lease, and its pool's claim on the task with it. */
+  dropLease(id: string): void {
+    const poolId = this.leases.get(id)?.poolId;
+    this.leases.delete(id);
+    if (poolId === undefined) return;
+    const held = this.poolTasks.get(poolId);
+    held?.delete(id);
+    if (held?.size === 0) this.poolTasks.delete(poolId);
+  }
+
+  beatPool(poolId: string, deadline: number): void {
+    this.pools.set(poolId, deadline);
+  }
+
+  retirePool(poolId: string, now: number): void {
+    // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
+    if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.set(poolId, now);
+    else this.pools.delete(poolId);
+  }
+
+  /**
+   * Into the deferred segment while the wait left of its runAfter lasts, else
+   * the ready queue. As on Redis, the wait is measured on the clock that set
+   * runAfter and added to the store's, which here are one clock: the three
+   * backends agree on what a runAfter means.
+   */
+  private enter(state: MemoryQueueState, record: TaskRecord, now: number): void {
+    const wait = delayUntil(record.task.runAfter, now);
+    if (wait > 0) state.deferred.set(record.id, now + wait);
+    else state.ready.add(record.id, readyScore(record.task.priority, record.enqueuedAt.getTime()));
+  }
+
+  /** Whether what is stored for a task is this very record (an earlier store of the same one). */
+  private isStored(stored: TaskRecord | undefined, record: TaskRecord): boolean {
+    return stored !== undefined && serializeRecord(stored) === serializeRecord(record);
+  }
+}
