@@ -9,6 +9,7 @@ import {
 import { atWallClock } from './clock';
 import { readyRecord, type ReadyRecordFields } from './ready-record';
 import { BackendUnavailableError } from '../../lib/core';
+import { isRetry, nextAttempt, type TaskErrorRecord } from '../../lib/core';
 
 /** The alias of the real in-memory backend that the worker and inspector unit tests run on. */
 export const MEMORY_ALIAS = 'memory';
@@ -212,4 +213,49 @@ export function outage(
     return () => (before ? spy.mockImplementation(before) : spy.mockRestore());
   });
   return { end: () => ends.forEach((end) => end()) };
+}
+
+/**
+ * Stores `leased` (as an acquire returned them) SUCCESSFUL, as the worker
+ * that holds them acknowledges them. Throws unless each was acknowledged.
+ */
+export async function acknowledgeSucceeded(
+  backend: MemoryBackend,
+  ...leased: TaskRecord[]
+): Promise<TaskRecord[]> {
+  const finished = leased.map((running): TaskRecord => ({
+    ...running,
+    status: TaskResultStatus.SUCCESSFUL,
+    finishedAt: new Date(),
+    returnValue: null,
+  }));
+  const outcomes = await backend.acknowledge(finished);
+  const refused = outcomes.findIndex((outcome) => outcome !== 'acknowledged');
+  if (refused >= 0) {
+    throw new Error(
+      `acknowledgeSucceeded: acknowledging ${finished[refused].id}: ${outcomes[refused]}`,
+    );
+  }
+  return finished;
+}
+
+/**
+ * Leases `record` to `workerId` (see leaseTo) and ends that attempt with
+ * `error`, as that worker does with a task that has attempts left: sent back
+ * through retry, READY again as nextAttempt made it (the attempt counted in
+ * its worker ids, the error in its errors, its runAfter the backoff from
+ * now). Throws unless the task had an attempt left and the backend took it back.
+ */
+export async function retriedBy(
+  backend: MemoryBackend,
+  workerId: string,
+  record: TaskRecord,
+  error: TaskErrorRecord = { className: 'Error', traceback: 'Error: boom' },
+): Promise<TaskRecord> {
+  const [running] = await leaseTo(backend, workerId, record);
+  const next = nextAttempt(running, error, new Date());
+  if (!isRetry(next)) throw new Error(`retriedBy: ${record.id} has no attempt left`);
+  const [outcome] = await backend.retry([next]);
+  if (outcome !== 'retried') throw new Error(`retriedBy: retrying ${record.id}: ${outcome}`);
+  return next;
 }

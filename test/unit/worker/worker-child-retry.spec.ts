@@ -1,25 +1,45 @@
 import { Logger } from '@nestjs/common';
 
+import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild } from '../../../lib/worker/child/worker-child';
+import {
+  countsOf,
+  idsOf,
+  memoryBackend,
+  readyTask,
+  recordsOf,
+  retriedBy,
+} from '../../helpers/memory-backend';
 import { TempJournal } from '../../helpers/temp-journal';
-import { FakeWorkerBackend, readyRecord } from './fake-worker-backend';
 
-/** A READY record that may be tried `retries` more times, right away. */
-function retrying(id: string, retries: number): TaskRecord {
-  const record = readyRecord(id);
+/** A READY record that may be tried `retries` more times, each `delayMs` after the last. */
+function retrying(id: string, retries: number, delayMs = 0): TaskRecord {
+  const record = readyTask(id);
   return {
     ...record,
-    task: { ...record.task, retries, backoff: { type: 'fixed', delayMs: 0, jitter: false } },
+    task: { ...record.task, retries, backoff: { type: 'fixed', delayMs, jitter: false } },
   };
 }
 
 const journals: TempJournal[] = [];
 afterEach(() => journals.splice(0).forEach((journal) => journal.close()));
 
-function setup() {
-  const backend = new FakeWorkerBackend();
+/**
+ * A WorkerChild (identity `host:42`, pool `pool-1`, draining) on a real
+ * MemoryBackend that holds what `stored` put there. Its acquire, acknowledge
+ * and retry are spied on from then on (they still run), so the spies see the
+ * child's calls only.
+ */
+async function setup(stored: (backend: MemoryBackend) => Promise<unknown> = async () => undefined) {
+  const backend = memoryBackend();
+  await stored(backend);
+  const spies = {
+    acquire: jest.spyOn(backend, 'acquire'),
+    acknowledge: jest.spyOn(backend, 'acknowledge'),
+    retry: jest.spyOn(backend, 'retry'),
+  };
   const journal = new TempJournal();
   journals.push(journal);
   const messages: ChildMessage[] = [];
@@ -28,7 +48,7 @@ function setup() {
   jest.spyOn(logger, 'error').mockImplementation(() => undefined);
   const child = new WorkerChild(
     {
-      backend: 'fake',
+      backend: backend.alias,
       queues: ['default'],
       processes: 1,
       threads: 3,
@@ -57,44 +77,67 @@ function setup() {
       poolId: 'pool-1',
     },
   );
-  return { backend, messages, child, journal };
+  return { backend, spies, messages, child, journal };
 }
 
 describe('WorkerChild retries', () => {
   it('sends a failed attempt with attempts left back through retry, and acknowledges the rest', async () => {
-    const { backend, messages, child, journal } = setup();
-    backend.ready.push(retrying('again', 1), readyRecord('once'));
+    // The retry waits a minute, so this child drains without running it again.
+    const { backend, spies, messages, child, journal } = await setup((backend) =>
+      backend.enqueueMany([retrying('again', 1, 60_000), readyTask('once')]),
+    );
     await expect(child.run()).resolves.toBe('drained');
 
-    expect(backend.retried.flat().map((r) => r.id)).toEqual(['again']);
-    const [retried] = backend.retried.flat();
+    expect(idsOf(spies.retry)).toEqual(['again']);
+    const [retried] = recordsOf(spies.retry);
     expect(retried.status).toBe(TaskResultStatus.READY);
     expect(retried.errors).toHaveLength(1);
     expect(retried.workerIds).toEqual(['host:42-1']);
-    expect(backend.acknowledged.flat().map((r) => [r.id, r.status])).toEqual([
+    expect(recordsOf(spies.acknowledge).map((r) => [r.id, r.status])).toEqual([
       ['once', TaskResultStatus.FAILED],
     ]);
     // A retried task is off the child's hands but counts neither as done nor failed.
     expect(journal.held()).toEqual([]);
     const settled = messages.filter((m) => m.kind === 'settled');
     expect(settled.reduce((sum, m) => sum + m.failed + m.succeeded, 0)).toBe(1);
+    // The store holds it for its next attempt, with this attempt's error and worker id.
+    expect(await backend.getResult('again')).toMatchObject({
+      status: TaskResultStatus.READY,
+      workerIds: ['host:42-1'],
+      errors: [{ className: 'Error' }],
+    });
+    expect(await countsOf(backend)).toMatchObject({
+      ready: 0,
+      running: 0,
+      deferred: 1,
+      failed: 1,
+    });
   });
 
   it('acquires under its pool id', async () => {
-    const { backend, child } = setup();
-    backend.ready.push(readyRecord('a'));
+    const { spies, child } = await setup(async (backend) => {
+      // Alive, as its pool makes it before any child starts.
+      await backend.beatPool('pool-1', 60_000);
+      await backend.enqueue(readyTask('a'));
+    });
     await child.run();
-    expect(backend.acquireCalls.every((call) => call.poolId === 'pool-1')).toBe(true);
+    expect(spies.acquire).toHaveBeenCalled();
+    expect(spies.acquire.mock.calls.every(([, options]) => options.poolId === 'pool-1')).toBe(true);
   });
 
   it('fails the last attempt instead of retrying it', async () => {
-    const { backend, child } = setup();
-    const last = { ...retrying('last', 1), workerIds: ['host:41-1'] };
-    backend.ready.push(last);
+    // Its first attempt failed on another worker, which sent it back: this one is its last.
+    const { backend, spies, child } = await setup((backend) =>
+      retriedBy(backend, 'host:41-1', retrying('last', 1)),
+    );
     await child.run();
-    expect(backend.retried).toEqual([]);
-    const [failed] = backend.acknowledged.flat();
+    expect(spies.retry).not.toHaveBeenCalled();
+    const [failed] = recordsOf(spies.acknowledge);
     expect(failed).toMatchObject({ id: 'last', status: TaskResultStatus.FAILED });
     expect(failed.workerIds).toEqual(['host:41-1', 'host:42-1']);
+    expect(await backend.getResult('last')).toMatchObject({
+      status: TaskResultStatus.FAILED,
+      workerIds: ['host:41-1', 'host:42-1'],
+    });
   });
 });

@@ -4,14 +4,24 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { TaskResultStatus } from '../../../lib/core';
+import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
+import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { WorkerPool } from '../../../lib/worker/pool/worker-pool';
 import type { ForkedChild } from '../../../lib/worker/pool/worker-pool.deps';
+import {
+  acknowledgeSucceeded,
+  batchesOf,
+  countsOf,
+  idsOf,
+  leaseTo,
+  memoryBackend,
+  readyTask,
+  recordsOf,
+} from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
-import { FakeWorkerBackend, runningRecord } from './fake-worker-backend';
 
 /** A forked child the test drives: it "sends" messages, journals held ids and "dies" on command. */
 class FakeChild extends EventEmitter implements ForkedChild {
@@ -56,16 +66,40 @@ class FakeChild extends EventEmitter implements ForkedChild {
   }
 }
 
+/** The worker id of `child`'s slot `slot` (`host:pid-slot`), as its leases name it. */
+const slotOf = (child: FakeChild, slot = 1): string => `host:${child.pid}-${slot}`;
+
+/** `record` with `retries` attempts left after its first. */
+const withRetries = (record: TaskRecord, retries: number): TaskRecord => ({
+  ...record,
+  task: { ...record.task, retries },
+});
+
+/**
+ * A WorkerPool (host `host`) of FakeChild processes on a real MemoryBackend
+ * whose calls are spied on (they still run), so a test sees what the pool
+ * sent and reads what the store then holds.
+ */
 function setup(
   options: Partial<WorkerOptions> = {},
   pools: {
     poolId?: string;
-    poolTtlMs?: number;
+    heartbeatToleranceMs?: number;
     journalRoot?: string;
     livenessCheckMs?: number;
   } = {},
+  backendOptions: MemoryBackendOptions = {},
 ) {
-  const backend = new FakeWorkerBackend();
+  const backend = memoryBackend(backendOptions);
+  const spies = {
+    maintenancePass: jest.spyOn(backend, 'maintenancePass'),
+    acknowledge: jest.spyOn(backend, 'acknowledge'),
+    retry: jest.spyOn(backend, 'retry'),
+    release: jest.spyOn(backend, 'release'),
+    unlease: jest.spyOn(backend, 'unlease'),
+    beatPool: jest.spyOn(backend, 'beatPool'),
+    retirePool: jest.spyOn(backend, 'retirePool'),
+  };
   const children: FakeChild[] = [];
   const logger = new Logger('test');
   for (const level of ['log', 'warn', 'error', 'debug'] as const) {
@@ -73,7 +107,7 @@ function setup(
   }
   const pool = new WorkerPool(
     {
-      backend: 'fake',
+      backend: backend.alias,
       queues: ['default'],
       processes: 2,
       threads: 1,
@@ -100,17 +134,34 @@ function setup(
       ...pools,
     },
   );
-  return { backend, children, pool, logger };
+  return { backend, spies, children, pool, logger };
 }
 
 const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
 
+/**
+ * Resolves once the pool logged that it recovered `child`'s tasks: the last
+ * step of the recovery, after what it stored was counted.
+ */
+const recovered = (logger: Logger, child: FakeChild) =>
+  waitFor(
+    () =>
+      jest
+        .mocked(logger.warn)
+        .mock.calls.some(([message]) =>
+          String(message).startsWith(`Recovered the tasks of worker child ${child.pid}:`),
+        ),
+    { what: `the tasks of child ${child.pid} recovered` },
+  );
+
 describe('WorkerPool', () => {
   it('runs a maintenance pass, then forks --processes children', async () => {
-    const { backend, children, pool } = setup({ processes: 3 });
+    const { backend, spies, children, pool } = setup({ processes: 3 });
     const run = pool.run();
     await waitFor(() => children.length === 3, { what: 'three children' });
-    expect(backend.maintenancePasses).toBeGreaterThanOrEqual(1);
+    expect(spies.maintenancePass.mock.calls.length).toBeGreaterThanOrEqual(1);
+    // The store recorded the pass.
+    expect(await backend.maintenanceHeartbeat()).not.toBeNull();
     pool.stop(false);
     children.forEach((child) => child.die(0));
     await run;
@@ -155,22 +206,26 @@ describe('WorkerPool', () => {
   });
 
   it('fails the tasks a crashed child held with WorkerCrashed, and replaces it at once', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    const held = runningRecord('held', `host:${child.pid}-1`);
-    backend.stored.set(held.id, held);
+    await leaseTo(backend, slotOf(child), readyTask('held'));
     child.hold(['held']);
     child.die(null, 'SIGKILL');
 
-    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
-    const [failed] = backend.acknowledged[0];
+    await recovered(logger, child);
+    expect(batchesOf(spies.acknowledge)).toEqual([['held']]);
+    const [failed] = recordsOf(spies.acknowledge);
     expect(failed.status).toBe(TaskResultStatus.FAILED);
     expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(failed.errors[0].traceback).toContain('signal SIGKILL');
     expect(failed.errors[0].traceback).toContain(String(child.pid));
+    expect(await backend.getResult('held')).toMatchObject({
+      status: TaskResultStatus.FAILED,
+      errors: [{ className: 'WorkerCrashed' }],
+    });
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     expect(pool.counts).toEqual({ done: 1, failed: 1 });
 
@@ -180,27 +235,25 @@ describe('WorkerPool', () => {
   });
 
   it('counts what a child reports, and fails only what its journal still holds', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    for (const id of ['first', 'second']) {
-      backend.stored.set(id, runningRecord(id, `host:${child.pid}-1`));
-    }
+    const [first] = await leaseTo(backend, slotOf(child), readyTask('first'), readyTask('second'));
     child.hold(['first']);
     child.hold(['second']);
+    // The child stores the first, takes it out of its journal and reports it.
+    await acknowledgeSucceeded(backend, first);
     child.release(['first']);
-    backend.stored.set('first', {
-      ...runningRecord('first', `host:${child.pid}-1`),
-      status: TaskResultStatus.SUCCESSFUL,
-    });
     child.tell({ kind: 'settled', succeeded: 1, failed: 0 });
     child.die(null, 'SIGKILL');
 
-    // Only the task still held is failed by the crash.
-    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
-    expect(backend.acknowledged[0].map((record) => record.id)).toEqual(['second']);
+    // Only the task still held is failed by the crash (the first call is the child's own).
+    await recovered(logger, child);
+    expect(batchesOf(spies.acknowledge)).toEqual([['first'], ['second']]);
+    expect((await backend.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await backend.getResult('second')).status).toBe(TaskResultStatus.FAILED);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     expect(pool.counts).toEqual({ done: 2, failed: 1 });
 
@@ -210,24 +263,29 @@ describe('WorkerPool', () => {
   });
 
   it('sends a crashed child’s task with attempts left back for a retry instead of failing it', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    const plain = runningRecord('held', `host:${child.pid}-1`);
-    const held = { ...plain, task: { ...plain.task, retries: 2 } };
-    backend.stored.set(held.id, held);
+    await leaseTo(backend, slotOf(child), withRetries(readyTask('held'), 2));
     child.hold(['held']);
     child.die(null, 'SIGKILL');
 
-    await waitFor(() => backend.retried.length === 1, { what: 'the crash retried' });
-    const [retried] = backend.retried[0];
+    await recovered(logger, child);
+    expect(batchesOf(spies.retry)).toEqual([['held']]);
+    const [retried] = recordsOf(spies.retry);
     expect(retried.status).toBe(TaskResultStatus.READY);
     expect(retried.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(retried.task.runAfter!.getTime()).toBeGreaterThan(Date.now() - 1000);
-    expect(backend.acknowledged).toEqual([]);
+    expect(spies.acknowledge).not.toHaveBeenCalled();
     expect(pool.counts).toEqual({ done: 0, failed: 0 });
+    // Back in the store for its next attempt, the crash in its errors.
+    expect(await backend.getResult('held')).toMatchObject({
+      status: TaskResultStatus.READY,
+      errors: [{ className: 'WorkerCrashed' }],
+    });
+    expect(await countsOf(backend)).toMatchObject({ running: 0, failed: 0 });
     pool.stop(false);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
@@ -235,14 +293,21 @@ describe('WorkerPool', () => {
   });
 
   it('beats under its pool id before any child starts and on every maintenance pass, and retires it on stop', async () => {
-    const { backend, children, pool } = setup({ processes: 1 }, { poolId: 'p-1', poolTtlMs: 3000 });
-    const beats = jest.spyOn(backend, 'beatPool');
-    const retire = jest.spyOn(backend, 'retirePool');
+    // A pass every 20 ms, so the second comes soon.
+    const { spies, children, pool } = setup(
+      { processes: 1 },
+      { poolId: 'p-1', heartbeatToleranceMs: 3000 },
+      { maintenanceInterval: 20 },
+    );
+    const { beatPool: beats, retirePool: retire } = spies;
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     expect(beats).toHaveBeenCalledWith('p-1', 3000);
     const before = beats.mock.calls.length;
-    await waitFor(() => backend.maintenancePasses >= 2, { timeoutMs: 5000, what: 'a second pass' });
+    await waitFor(() => spies.maintenancePass.mock.calls.length >= 2, {
+      timeoutMs: 5000,
+      what: 'a second pass',
+    });
     expect(beats.mock.calls.length).toBeGreaterThan(before);
     expect(retire).not.toHaveBeenCalled();
     pool.stop(false);
@@ -252,19 +317,30 @@ describe('WorkerPool', () => {
   });
 
   it('after a crash gives back, unfailed and uncounted, tasks leased to the child that it never received', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    const unreported = runningRecord('unreported', `host:${child.pid}-3`);
-    const someoneElses = runningRecord('other', `host:${child.pid + 100}-1`);
-    backend.runningSegment.push(unreported, someoneElses);
+    await leaseTo(backend, slotOf(child, 3), readyTask('unreported'));
+    const someoneElses = `host:${child.pid + 100}-1`;
+    await leaseTo(backend, someoneElses, readyTask('other'));
     child.die(1);
 
-    await waitFor(() => backend.unleased.length === 1, { what: 'the lease given back' });
-    expect(backend.unleased[0].map((r) => r.id)).toEqual(['unreported']);
-    expect(backend.acknowledged).toEqual([]);
+    await recovered(logger, child);
+    expect(batchesOf(spies.unlease)).toEqual([['unreported']]);
+    expect(spies.acknowledge).not.toHaveBeenCalled();
+    expect(pool.counts).toEqual({ done: 0, failed: 0 });
+    // Back in its queue as if never leased; the other child's lease is left as it was.
+    expect(await backend.getResult('unreported')).toMatchObject({
+      status: TaskResultStatus.READY,
+      workerIds: [],
+      errors: [],
+    });
+    expect(await backend.getResult('other')).toMatchObject({
+      status: TaskResultStatus.RUNNING,
+      workerIds: [someoneElses],
+    });
     pool.stop(false);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
@@ -272,20 +348,20 @@ describe('WorkerPool', () => {
   });
 
   it('after a crash fails unreported leases too when the child said its journal failed', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
     child.tell({ kind: 'journalFailed' });
-    const unreported = runningRecord('unreported', `host:${child.pid}-3`);
-    backend.runningSegment.push(unreported);
+    await leaseTo(backend, slotOf(child, 3), readyTask('unreported'));
     child.die(1);
 
-    await waitFor(() => backend.acknowledged.length === 1, { what: 'the crash acknowledged' });
-    expect(backend.acknowledged[0].map((r) => r.id)).toEqual(['unreported']);
-    expect(backend.acknowledged[0][0].errors[0].traceback).toContain('exit code 1');
-    expect(backend.unleased).toEqual([]);
+    await recovered(logger, child);
+    expect(batchesOf(spies.acknowledge)).toEqual([['unreported']]);
+    expect(recordsOf(spies.acknowledge)[0].errors[0].traceback).toContain('exit code 1');
+    expect(spies.unlease).not.toHaveBeenCalled();
+    expect((await backend.getResult('unreported')).status).toBe(TaskResultStatus.FAILED);
     pool.stop(false);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
@@ -293,22 +369,26 @@ describe('WorkerPool', () => {
   });
 
   it('leaves tasks a child acknowledged before it died as they are', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    backend.stored.set('done', {
-      ...runningRecord('done', `host:${child.pid}-1`),
-      status: TaskResultStatus.SUCCESSFUL,
-    });
+    const [leased] = await leaseTo(backend, slotOf(child), readyTask('done'));
     child.hold(['done']);
+    // The child stored it, and died before it took it out of its journal.
+    await acknowledgeSucceeded(backend, leased);
+    const stored = await backend.getResult('done');
     child.die(null, 'SIGKILL');
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     pool.stop(false);
     children[1].die(0);
     await run;
-    expect(backend.acknowledged).toEqual([]);
+    // The child's own acknowledgement only: the pool stored nothing over it.
+    expect(batchesOf(spies.acknowledge)).toEqual([['done']]);
+    expect(spies.retry).not.toHaveBeenCalled();
+    expect(spies.release).not.toHaveBeenCalled();
+    expect(await backend.getResult('done')).toEqual(stored);
   });
 
   it('replaces a recycled child, and with --exit-empty finishes once every child drained', async () => {
@@ -363,23 +443,28 @@ describe('WorkerPool', () => {
   });
 
   it('during an urgent stop releases a dying child’s tasks instead of failing them', async () => {
-    const { backend, children, pool } = setup({ processes: 1 });
+    const { backend, spies, children, pool } = setup({ processes: 1 });
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
     const [child] = children;
     ready(child);
-    const held = runningRecord('held', `host:${child.pid}-1`);
-    backend.stored.set(held.id, held);
+    await leaseTo(backend, slotOf(child), readyTask('held'));
     child.hold(['held']);
     pool.stop(true);
     child.die(null, 'SIGKILL');
     await run;
-    expect(backend.released.flat().map((r) => r.id)).toEqual(['held']);
-    expect(backend.acknowledged).toEqual([]);
+    expect(idsOf(spies.release)).toEqual(['held']);
+    expect(spies.acknowledge).not.toHaveBeenCalled();
+    // Back in its queue for the next worker, its attempt not ended.
+    expect(await backend.getResult('held')).toMatchObject({
+      status: TaskResultStatus.READY,
+      errors: [],
+    });
+    expect(await countsOf(backend)).toMatchObject({ ready: 1, running: 0, failed: 0 });
   });
 
   it('kills a child whose liveness beats stopped and fails its tasks as a crash’s', async () => {
-    const { backend, children, pool, logger } = setup(
+    const { backend, spies, children, pool, logger } = setup(
       { processes: 1, livenessTimeoutMs: 50 },
       { livenessCheckMs: 10 },
     );
@@ -388,12 +473,13 @@ describe('WorkerPool', () => {
     const [child] = children;
     ready(child);
     child.tell({ kind: 'alive', blockingMs: 0 });
-    const held = runningRecord('held', `host:${child.pid}-1`);
-    backend.stored.set(held.id, held);
+    await leaseTo(backend, slotOf(child), readyTask('held'));
     child.hold(['held']);
     // No more beats: the child's event loop is stuck.
-    await waitFor(() => backend.acknowledged.length === 1, { what: 'the wedged child recovered' });
-    const [failed] = backend.acknowledged[0];
+    await recovered(logger, child);
+    expect(batchesOf(spies.acknowledge)).toEqual([['held']]);
+    expect((await backend.getResult('held')).status).toBe(TaskResultStatus.FAILED);
+    const [failed] = recordsOf(spies.acknowledge);
     expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(failed.errors[0].traceback).toContain('without answering');
     expect(logger.error).toHaveBeenCalledWith(
