@@ -44,7 +44,7 @@ export const invalidBlockingMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
 
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
-  `Task "${taskName}": ${problem}. See the README's "Retries" section.`;
+  `Task "${taskName}": ${problem}. See docs/retries.md.`;
 
 export const workerLost = (id: string, taskName: string, poolId: string): string =>
   `Task "${taskName}" (${id}) was leased to worker pool "${poolId}", whose heartbeat lapsed ` +
@@ -195,7 +195,7 @@ export const inspectorTaskGone = (id: string): string =>
 
 export const taskAlreadyExists = (id: string, alias: string, status: string): string =>
   `A task with id "${id}" is already stored on backend "${alias}" (${status}), so nothing was enqueued. ` +
-  `The error's existing is that task; enqueue a new task without an id, or with another one.`;
+  `The error's \`existing\` holds that task; enqueue a new task without an id, or with another one.`;
 
 export const duplicateIdInCall = (id: string): string =>
   `The id "${id}" appears twice in one enqueueMany call, so nothing was enqueued. Give each task its own id.`;

@@ -104,13 +104,22 @@ export const workerCrashed = (id: string, taskName: string, pid: number, cause: 
   `Task "${taskName}" (${id}) was running in worker process ${pid}, which died with ${cause}; ` +
   `the attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
 
+/** What became of a dead child's tasks. */
+export interface CrashRecoveryCounts {
+  readonly failed?: number;
+  readonly retried?: number;
+  /** Back in their queues unfinished, the run counted (an urgent stop). */
+  readonly released?: number;
+  /** Never started: back in their queues, no attempt counted. */
+  readonly unleased?: number;
+}
+
 export const crashRecovered = (
   pid: number,
-  failed: number,
-  released: number,
-  retried = 0,
+  { failed = 0, retried = 0, released = 0, unleased = 0 }: CrashRecoveryCounts,
 ): string =>
-  `Recovered the tasks of worker child ${pid}: ${failed} failed, ${retried} retried, ${released} released.`;
+  `Recovered the tasks of worker child ${pid}: ${failed} failed, ${retried} retried, ` +
+  `${released} released, ${unleased} never started and given back.`;
 
 export const poolHeartbeatFailed = (poolId: string, error: unknown): string =>
   `Worker pool "${poolId}" could not write its heartbeat (${describe(error)}); ` +
@@ -173,7 +182,7 @@ export const journalDirFailed = (dir: string, error: unknown): string =>
   `The pool runs on; if a worker dies, its tasks are found by the search of running tasks or ` +
   `failed when their lease ends. Point TMPDIR at a writable directory to journal them.`;
 
-export const orphanedLeasesReleased = (count: number, alias: string): string =>
+export const orphanedLeasesUnleased = (count: number, alias: string): string =>
   `${count} task(s) of backend "${alias}" were leased to this worker by an acquire whose reply was lost ` +
   `with the connection; they never started and went back to their queue.`;
 
@@ -207,5 +216,20 @@ export const taskAbandoned = (id: string, taskName: string, status: string): str
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
 
+export const unleaseFailed = (ids: readonly string[], error: unknown): string =>
+  `Giving back ${ids.length} task(s) that never started failed (${describe(error)}); ` +
+  `they stay leased until their lease runs out.`;
+
+export const orphanSearchFailed = (alias: string, error: unknown): string =>
+  `Looking for tasks of backend "${alias}" leased to this worker by a lost reply failed: ` +
+  `${describe(error)}; trying again before the next acquire.`;
+
 export const workerHealthListening = (port: number): string =>
   `Health endpoint listening on port ${port} (200 while the pool is healthy, 503 otherwise).`;
+
+export const leasesReaped = (alias: string, count: number): string =>
+  `ended ${count} task(s) of "${alias}" whose lease ran out`;
+
+export const poolRecovered = (poolId: string, ended: number, forgotten: boolean): string =>
+  `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
+  (forgotten ? ', and forgot the pool' : '');

@@ -21,7 +21,7 @@ export interface HealthThresholds {
  * @publicApi
  */
 export interface ThreadmillHealthOptions {
-  /** Backend alias to check. Default `'default'`. */
+  /** Backend alias to check. Default: the only configured alias, else `'default'`. */
   backend?: string;
   /** How long the backend may take to answer. Default 1000 ms. */
   timeoutMs?: number;

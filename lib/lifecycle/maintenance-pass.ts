@@ -5,6 +5,7 @@ import type {
   MaintenancePassReport,
   TaskBackend,
 } from '../core/task-backend.interface';
+import { leasesReaped, poolRecovered } from '../core/worker.messages';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
 import type { MaintenanceStore } from './maintenance-store.interface';
 import type { Retention } from './retention';
@@ -41,7 +42,7 @@ export async function runMaintenancePass(
       const reaped = await store.endExpiredLeases(batchSize, (ended) =>
         endAttempt(ended, leaseEnded(ended.id, leaseTtlMs), new Date(), alias),
       );
-      if (reaped > 0) logger?.warn(`ended ${reaped} task(s) of "${alias}" whose lease ran out`);
+      if (reaped > 0) logger?.warn(leasesReaped(alias, reaped));
       return reaped;
     },
     recover: async () => {
@@ -58,10 +59,7 @@ export async function runMaintenancePass(
         );
         budget -= ended;
         if (ended > 0 || forgotten) {
-          logger?.warn(
-            `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
-              (forgotten ? ', and forgot the pool' : ''),
-          );
+          logger?.warn(poolRecovered(poolId, ended, forgotten));
         }
       }
       return batchSize - budget;

@@ -4,11 +4,11 @@ import type { MaintenancePassReport } from '../core/task-backend.interface';
 export interface MaintenanceSteps {
   /** Promote: due deferred tasks into their ready queues. */
   promote(): number | Promise<number>;
-  /** The reaper: tasks whose lease expired, retried or failed. */
+  /** Reap: tasks whose lease expired, retried or failed. */
   reap(): number | Promise<number>;
-  /** The tasks of pools whose heartbeat lapsed, retried or failed. */
+  /** Recover: the tasks of pools whose heartbeat lapsed, retried or failed. */
   recover(): number | Promise<number>;
-  /** History and ingress older than the result TTL. */
+  /** Trim: finished tasks past their retention (age and count), and ingress counts past the longest. */
   trim(): number | Promise<number>;
   /** When this pass ran, for health checks. */
   heartbeat(): void | Promise<void>;

@@ -210,7 +210,7 @@ export class TaskService implements TaskEnqueuer {
     overrides: TaskOverrides,
     now: Date,
   ): Date | null {
-    // null reads as not set, as it always has for runAfter.
+    // null reads as not set.
     const runAfter = overrides.runAfter ?? undefined;
     const delayMs = overrides.delayMs ?? undefined;
     if (runAfter === undefined && delayMs === undefined) return null;

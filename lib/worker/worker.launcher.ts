@@ -84,7 +84,7 @@ export class WorkerLauncher {
       bootRetryMs: BOOT_RETRY_MS,
       urgentGraceMs: URGENT_GRACE_MS,
       poolId,
-      poolTtlMs: options.heartbeatToleranceMs,
+      heartbeatToleranceMs: options.heartbeatToleranceMs,
       livenessCheckMs: LIVENESS_CHECK_MS,
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {

@@ -10,4 +10,5 @@ import { ThreadmillError } from './threadmill.error';
  */
 export class BackendUnavailableError extends ThreadmillError {
   readonly code = 'BACKEND_UNAVAILABLE';
+  override readonly retryable = true;
 }

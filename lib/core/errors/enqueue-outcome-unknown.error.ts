@@ -12,6 +12,7 @@ import { ThreadmillError } from './threadmill.error';
  */
 export class EnqueueOutcomeUnknownError extends ThreadmillError {
   readonly code = 'ENQUEUE_OUTCOME_UNKNOWN';
+  override readonly retryable = true;
 
   constructor(
     message: string,

@@ -11,6 +11,5 @@ import { ThreadmillError } from './threadmill.error';
  */
 export class PoolHeartbeatLapsedError extends ThreadmillError {
   readonly code = 'POOL_HEARTBEAT_LAPSED';
-  /** The same call can succeed once the pool has beaten again. */
-  readonly retryable = true;
+  override readonly retryable = true;
 }

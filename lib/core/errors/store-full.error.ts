@@ -10,6 +10,5 @@ import { ThreadmillError } from './threadmill.error';
  */
 export class StoreFullError extends ThreadmillError {
   readonly code = 'STORE_FULL';
-  /** The same call can succeed later, unchanged. */
-  readonly retryable = true;
+  override readonly retryable = true;
 }

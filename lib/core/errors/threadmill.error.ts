@@ -7,6 +7,12 @@
  */
 export abstract class ThreadmillError extends Error {
   abstract readonly code: string;
+  /**
+   * Whether the same call can succeed if sent again later, unchanged (an
+   * outage, a full store). An enqueue whose outcome is unknown is retryable
+   * with the same ids: a repeat finds what the first one stored.
+   */
+  readonly retryable: boolean = false;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -20,10 +20,9 @@ import type { TaskSlots } from './task-slots';
  * from 32 on, four beat two in one process (61k against 48k tasks/s at 100
  * slots, 58k against 44k at 32, the same Redis CPU per task). A pool child
  * drained as fast with four as with two (27.3k against 27.5k tasks/s, one
- * child of 100 threads): it has no idle time for more lanes to fill. It had
- * drained slower with four while it sent its parent a message per batch,
- * before the held-task journal; with a Redis further away than loopback,
- * more calls in flight hide more of each round trip.
+ * child of 100 threads): it has no idle time for more lanes to fill. With
+ * a Redis further away than loopback, more calls in flight hide more of
+ * each round trip.
  */
 export function acquireLanes(threads: number): number {
   if (threads < 8) return 1;

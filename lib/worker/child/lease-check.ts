@@ -1,7 +1,7 @@
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { holdsLease } from '../../core/unleased';
 
 /** A task the child runs, as the lease check sees it. */
 export interface RunningTask {
@@ -61,9 +61,7 @@ export class LeaseCheck {
         if (stored === undefined) continue;
         const held = this.deps.running().get(id)?.record;
         // Still this child's lease: RUNNING in the same attempt (not retried and taken by another worker).
-        const ours =
-          stored?.status === TaskResultStatus.RUNNING &&
-          stored.workerIds.length === held?.workerIds.length;
+        const ours = stored !== null && held !== undefined && holdsLease(stored, held);
         if (!ours) this.deps.leaseGone(id, stored?.status ?? 'expired');
       }
     } finally {

@@ -1,12 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
-import type { TaskRecord } from '../../core/task-record.interface';
-import { acquireFailed, orphanedLeasesReleased } from '../../core/worker.messages';
+import { orphanedLeasesUnleased, orphanSearchFailed } from '../../core/worker.messages';
+import { leasesUnder } from '../leases-under';
 import type { LeaseLedger } from './lease-ledger';
-
-/** Most running tasks per queue searched for leases an acquire left behind (one peek per queue). */
-const ORPHAN_SEARCH_LIMIT = 1000;
 
 export interface OrphanSearchDeps {
   readonly backend: TaskBackend;
@@ -62,21 +59,16 @@ export class OrphanSearch {
     const { backend, queues, identity, ledger, logger } = this.deps;
     const prefix = `${identity}-`;
     try {
-      const orphans: TaskRecord[] = [];
-      for (const queue of queues) {
-        for (const record of await backend.peek(queue, 'running', ORPHAN_SEARCH_LIMIT)) {
-          const holder = record.workerIds[record.workerIds.length - 1] ?? '';
-          if (holder.startsWith(prefix) && !ledger.has(record.id)) orphans.push(record);
-        }
-      }
+      const leased = await leasesUnder(backend, queues, prefix);
+      const orphans = leased.filter((record) => !ledger.has(record.id));
       if (orphans.length > 0) {
-        const released = await backend.unlease(orphans);
-        logger.warn(orphanedLeasesReleased(released, backend.alias));
+        const unleased = await backend.unlease(orphans);
+        logger.warn(orphanedLeasesUnleased(unleased, backend.alias));
       }
       this.possible = false;
       return true;
     } catch (error) {
-      logger.error(acquireFailed(backend.alias, error));
+      logger.error(orphanSearchFailed(backend.alias, error));
       return false;
     }
   }

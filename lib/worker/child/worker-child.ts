@@ -8,6 +8,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import {
   releaseFailed,
+  unleaseFailed,
   taskAbandoned,
   taskFinishedLine,
   taskStartedLine,
@@ -261,7 +262,7 @@ export class WorkerChild {
     const unleased = this.deps.backend.unlease(records).then(
       (): void => undefined,
       (error: unknown): void => {
-        this.deps.logger.error(releaseFailed(ids, error));
+        this.deps.logger.error(unleaseFailed(ids, error));
       },
     );
     this.releasing = this.releasing.then(() => unleased);

@@ -5,9 +5,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
 import { childCrashed, endAttempt, partOutcomes } from '../../lifecycle/ended-attempt';
-
-/** Most running tasks per queue searched for a crashed child's leases (one peek per queue). */
-const LEASE_SEARCH_LIMIT = 1000;
+import { leasesUnder } from '../leases-under';
 
 export interface CrashRecoveryDeps {
   readonly backend: TaskBackend;
@@ -80,11 +78,11 @@ export class CrashRecovery {
       // Never started, so never failed: back in their queues with no attempt counted.
       const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
       if (running.length === 0) {
-        if (unleased > 0) logger.warn(crashRecovered(pid, 0, unleased));
+        if (unleased > 0) logger.warn(crashRecovered(pid, { unleased }));
         return;
       }
       if (release) {
-        logger.warn(crashRecovered(pid, 0, unleased + (await backend.release(running))));
+        logger.warn(crashRecovered(pid, { unleased, released: await backend.release(running) }));
         return;
       }
       const now = new Date();
@@ -104,7 +102,7 @@ export class CrashRecovery {
       const failed = outcomes.filter((o) => o === 'acknowledged').length;
       const retried = retryOutcomes.filter((o) => o === 'retried').length;
       this.deps.counted(failed, failed);
-      logger.warn(crashRecovered(pid, failed, unleased, retried));
+      logger.warn(crashRecovered(pid, { failed, retried, unleased }));
     } catch (error) {
       logger.error(crashRecoveryFailed(pid, held, error));
     }
@@ -127,11 +125,7 @@ export class CrashRecovery {
   }
 
   /** RUNNING tasks whose latest worker id is one of this child's slots (`host:pid-slot`). */
-  private async leasedTo(pid: number): Promise<TaskRecord[]> {
-    const prefix = `${this.deps.host}:${pid}-`;
-    const segments = await Promise.all(
-      this.deps.queues.map((queue) => this.deps.backend.peek(queue, 'running', LEASE_SEARCH_LIMIT)),
-    );
-    return segments.flat().filter((r) => r.workerIds[r.workerIds.length - 1]?.startsWith(prefix));
+  private leasedTo(pid: number): Promise<TaskRecord[]> {
+    return leasesUnder(this.deps.backend, this.deps.queues, `${this.deps.host}:${pid}-`);
   }
 }

@@ -27,7 +27,7 @@ export interface MaintenanceScheduleDeps {
    */
   readonly poolId?: string;
   /** How long one beat keeps the pool alive (ms). */
-  readonly poolTtlMs?: number;
+  readonly heartbeatToleranceMs?: number;
 }
 
 /**
@@ -64,10 +64,10 @@ export class MaintenanceSchedule {
 
   /** Keeps this pool alive in the store; a failed beat is logged, the next one tries again. */
   async beat(): Promise<void> {
-    const { poolId, poolTtlMs, backend } = this.deps;
-    if (poolId === undefined || poolTtlMs === undefined) return;
+    const { poolId, heartbeatToleranceMs, backend } = this.deps;
+    if (poolId === undefined || heartbeatToleranceMs === undefined) return;
     try {
-      await backend.beatPool(poolId, poolTtlMs);
+      await backend.beatPool(poolId, heartbeatToleranceMs);
     } catch (error) {
       this.deps.logger.error(poolHeartbeatFailed(poolId, error));
     }

@@ -37,12 +37,12 @@ export interface WorkerPoolDeps {
   readonly urgentGraceMs: number;
   /**
    * This pool's id in the backend (its children acquire under it). With it the
-   * pool beats every maintenance interval, and once its beats stop for `poolTtlMs`
+   * pool beats every maintenance interval, and once its beats stop for `heartbeatToleranceMs`
    * any other pool's maintenance pass recovers what it held. Without it, no heartbeat.
    */
   readonly poolId?: string;
   /** How long one beat keeps the pool alive (ms). */
-  readonly poolTtlMs?: number;
+  readonly heartbeatToleranceMs?: number;
   /** Period of the check for children whose liveness beats stopped. */
   readonly livenessCheckMs: number;
 }

@@ -1,0 +1,34 @@
+import {
+  BackendUnavailableError,
+  EnqueueOutcomeUnknownError,
+  InvalidTaskError,
+  PoolHeartbeatLapsedError,
+  StoreFullError,
+  TaskAlreadyExistsError,
+  TaskResult,
+  type ThreadmillError,
+} from '../../../lib/core';
+import { readyRecord } from '../../helpers/ready-record';
+
+describe('ThreadmillError.retryable', () => {
+  const stored = readyRecord('default', { id: 'taken' });
+
+  it.each<[string, ThreadmillError, boolean]>([
+    ['an outage', new BackendUnavailableError('down'), true],
+    ['a full store', new StoreFullError('OOM'), true],
+    ['a lapsed pool heartbeat', new PoolHeartbeatLapsedError('lapsed'), true],
+    ['an enqueue whose outcome is unknown', new EnqueueOutcomeUnknownError('lost', ['a']), true],
+    ['an invalid task', new InvalidTaskError('bad'), false],
+    [
+      'an id already stored',
+      new TaskAlreadyExistsError(
+        'taken',
+        new TaskResult(stored, { getResult: async () => stored }),
+      ),
+      false,
+    ],
+  ])('says whether %s can succeed if sent again', (_what, error, retryable) => {
+    expect(error.retryable).toBe(retryable);
+    expect(error.code).toMatch(/^[A-Z_]+$/);
+  });
+});
