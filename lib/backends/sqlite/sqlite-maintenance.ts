@@ -6,19 +6,17 @@ import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import { TRIM_BATCH, type SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
+import type { SqlitePoolStatements } from './sqlite-pool-statements';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
-import {
-  META_MAINTENANCE_HEARTBEAT,
-  TRIM_BATCH,
-  type SqliteStatements,
-  type TaskRow,
-} from './sqlite-statements';
+import { META_MAINTENANCE_HEARTBEAT, type TaskRow } from './sqlite-schema';
 
 export interface SqliteMaintenanceDeps {
   readonly alias: string;
   readonly config: ResolvedSqliteBackendConfig;
   readonly db: Database;
-  readonly sql: SqliteStatements;
+  readonly sql: SqliteMaintenanceStatements;
+  readonly pools: SqlitePoolStatements;
   readonly rows: SqliteRows;
   /** Runs a database call: a closed backend or a SQLite failure is a BackendUnavailableError. */
   readonly guard: <T>(run: () => T) => T;
@@ -69,8 +67,8 @@ export class SqliteMaintenance implements MaintenanceStore {
   }
 
   async lapsedPools(max: number, ownPoolId: string | undefined): Promise<string[]> {
-    const { sql, alias } = this.deps;
-    const lapsed = this.deps.guard(() => sql.selectLapsedPools.all(alias, Date.now(), max));
+    const { pools, alias } = this.deps;
+    const lapsed = this.deps.guard(() => pools.selectLapsedPools.all(alias, Date.now(), max));
     return lapsed.filter((poolId) => poolId !== ownPoolId);
   }
 
@@ -149,11 +147,11 @@ export class SqliteMaintenance implements MaintenanceStore {
     max: number,
     end: EndAttempt,
   ): { ended: number; forgotten: boolean } {
-    const { sql, alias } = this.deps;
-    const rows = sql.selectPoolTasks.all(alias, poolId, max);
+    const { pools, alias } = this.deps;
+    const rows = pools.selectPoolTasks.all(alias, poolId, max);
     for (const row of rows) this.apply(row, now, end);
-    const forgotten = (sql.countPoolTasks.get(alias, poolId) ?? 0) === 0;
-    if (forgotten) sql.deletePool.run(alias, poolId);
+    const forgotten = (pools.countPoolTasks.get(alias, poolId) ?? 0) === 0;
+    if (forgotten) pools.deletePool.run(alias, poolId);
     return { ended: rows.length, forgotten };
   }
 

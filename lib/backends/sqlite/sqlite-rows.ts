@@ -10,7 +10,8 @@ import {
 import { delayUntil } from '../../core/run-after';
 import { unreadableRecord } from '../../core/unreadable-record';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
-import type { SqliteStatements, TaskRow } from './sqlite-statements';
+import type { TaskRow } from './sqlite-schema';
+import type { SqliteTaskStatements } from './sqlite-task-statements';
 
 /**
  * The `expires_at` of a task that has not finished: never. A waiting or
@@ -30,7 +31,7 @@ export class SqliteRows {
   constructor(
     private readonly alias: string,
     private readonly config: ResolvedSqliteBackendConfig,
-    private readonly sql: SqliteStatements,
+    private readonly sql: SqliteTaskStatements,
     private readonly logger: Logger,
   ) {}
 

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-statements';
+import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-schema';
 import { BackendUnavailableError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';

@@ -1,0 +1,89 @@
+import type { Transaction } from 'better-sqlite3';
+
+import {
+  assertDistinctIds,
+  deserializeRecord,
+  serializeRecord,
+  TaskAlreadyExistsError,
+  taskAlreadyExists,
+  TaskResult,
+  type TaskRecord,
+  type TaskRecordSource,
+} from '../../core';
+import { delayUntil } from '../../core/run-after';
+import type { SqliteConnection } from './sqlite-connection';
+import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
+
+/** Ready-queue score: priority first, then FIFO by enqueue time, as in the Redis backend. */
+const readyScore = (record: TaskRecord): number =>
+  -record.task.priority * 1e13 + record.enqueuedAt.getTime();
+
+/**
+ * How a SqliteBackend stores new tasks: a batch in one transaction, so it is
+ * stored whole or (an id already taken) not at all.
+ *
+ * @internal
+ */
+export class SqliteEnqueuer {
+  private readonly enqueueTx: Transaction<(records: readonly TaskRecord[], now: number) => void>;
+
+  /**
+   * @param results where the TaskResult of an id already taken reads from (the backend).
+   * @param workAdded tells this process's idle consumers that tasks became ready.
+   */
+  constructor(
+    private readonly alias: string,
+    private readonly connection: SqliteConnection,
+    private readonly results: TaskRecordSource,
+    private readonly workAdded: () => void,
+  ) {
+    this.enqueueTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
+      for (const record of records) this.store(record, now);
+    });
+  }
+
+  /** Stores the records (their queues already checked); TaskAlreadyExistsError stores none. */
+  enqueueMany(records: readonly TaskRecord[]): TaskRecord[] {
+    if (records.length === 0) return [];
+    assertDistinctIds(records);
+    this.connection.guard(() => this.enqueueTx.immediate(records, Date.now()));
+    this.workAdded();
+    return [...records];
+  }
+
+  /**
+   * Inside enqueueTx: write the task (ready, or deferred until runAfter) and
+   * an ingress event; TaskAlreadyExistsError (which rolls the whole
+   * transaction back) when its id is live or a result within resultTtl. An
+   * expired row the trim has not reached yet is replaced.
+   */
+  private store(record: TaskRecord, now: number): void {
+    const { tasks } = this.connection.sql;
+    const stored =
+      tasks.selectTask.get(this.alias, record.id, now) ??
+      tasks.selectResult.get(this.alias, record.id, now);
+    if (stored) {
+      const existing = deserializeRecord(record.id, stored.data);
+      throw new TaskAlreadyExistsError(
+        taskAlreadyExists(record.id, this.alias, existing.status),
+        new TaskResult(existing, this.results),
+      );
+    }
+    // As on Redis, runAfter becomes the wait left of it, added to the store's clock. Here that
+    // is the clock of the process in the transaction: a SQLite store's processes share one
+    // machine and so one clock, which only libfaketime per process can make differ.
+    const wait = delayUntil(record.task.runAfter, now);
+    const deferred = wait > 0;
+    tasks.insertTask.run({
+      alias: this.alias,
+      id: record.id,
+      queue: record.task.queue,
+      state: deferred ? 'deferred' : 'ready',
+      score: readyScore(record),
+      runAt: deferred ? now + wait : null,
+      expiresAt: LIVE_TASK_EXPIRES_AT,
+      data: serializeRecord(record),
+    });
+    tasks.insertIngress.run(this.alias, record.task.queue, now);
+  }
+}

@@ -1,0 +1,41 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+import type { TaskRow } from './sqlite-schema';
+
+/**
+ * The statements on worker pools, prepared once per connection: a pool's
+ * heartbeat deadline, the pools whose deadline lapsed, and the running tasks
+ * a pool holds (so a dead pool's tasks are found through one index range).
+ *
+ * @internal
+ */
+export class SqlitePoolStatements {
+  readonly selectPoolTasks: Statement<[alias: string, pool: string, limit: number], TaskRow>;
+  readonly countPoolTasks: Statement<[alias: string, pool: string], number>;
+  readonly upsertPool: Statement<[alias: string, pool: string, deadline: number]>;
+  readonly selectLapsedPools: Statement<[alias: string, now: number, limit: number], string>;
+  readonly deletePool: Statement<[alias: string, pool: string]>;
+
+  constructor(db: Database) {
+    this.selectPoolTasks = db.prepare(`
+      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
+      WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL
+      ORDER BY seq LIMIT ?`);
+    this.countPoolTasks = db
+      .prepare<[string, string], number>(
+        `SELECT COUNT(*) FROM threadmill_tasks
+         WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL`,
+      )
+      .pluck();
+    this.upsertPool = db.prepare(`
+      INSERT INTO threadmill_pools (alias, pool, deadline) VALUES (?, ?, ?)
+      ON CONFLICT (alias, pool) DO UPDATE SET deadline = excluded.deadline`);
+    this.selectLapsedPools = db
+      .prepare<[string, number, number], string>(
+        `SELECT pool FROM threadmill_pools WHERE alias = ? AND deadline <= ?
+         ORDER BY deadline LIMIT ?`,
+      )
+      .pluck();
+    this.deletePool = db.prepare(`DELETE FROM threadmill_pools WHERE alias = ? AND pool = ?`);
+  }
+}

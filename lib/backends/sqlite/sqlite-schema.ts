@@ -1,0 +1,153 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The SQLite backend's schema and its migrations (as `RedisKeys` is the Redis
+ * key layout); the statements that read and write it are prepared in the
+ * sqlite-*-statements.ts files.
+ *
+ * Layout. One database file can hold several aliases, so every row carries its
+ * `alias` and every index leads with it (the counterpart of the `{alias}` hash
+ * tag). The Redis sorted sets become states of one `threadmill_tasks` row, each
+ * with a partial index ordered the way its ZSET is scored:
+ *
+ * | table | holds |
+ * | --- | --- |
+ * | `threadmill_tasks` | unfinished tasks; `state` ready (by `score`, then `seq` = FIFO within one score), deferred (by `run_at`) or running (by `lease_until`) |
+ * | `threadmill_results` | finished tasks (the result *and* the per-status history), by `finished_at`, until `expires_at` |
+ * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
+ * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
+ * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ *
+ * @internal
+ */
+
+/** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/**
+ * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
+ * append-only: a released one is never edited, so every file can be upgraded.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE threadmill_tasks (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    alias       TEXT    NOT NULL,
+    id          TEXT    NOT NULL,
+    queue       TEXT    NOT NULL,
+    state       TEXT    NOT NULL CHECK (state IN ('ready', 'running', 'deferred')),
+    score       INTEGER NOT NULL,
+    run_at      INTEGER,
+    lease_until INTEGER,
+    expires_at  INTEGER NOT NULL,
+    data        TEXT    NOT NULL,
+    UNIQUE (alias, id)
+  );
+  CREATE INDEX threadmill_tasks_ready    ON threadmill_tasks (alias, queue, score, seq)  WHERE state = 'ready';
+  CREATE INDEX threadmill_tasks_deferred ON threadmill_tasks (alias, queue, run_at, seq) WHERE state = 'deferred';
+  CREATE INDEX threadmill_tasks_running  ON threadmill_tasks (alias, queue, lease_until, seq) WHERE state = 'running';
+  CREATE INDEX threadmill_tasks_expiry   ON threadmill_tasks (alias, expires_at);
+  CREATE INDEX threadmill_tasks_counts   ON threadmill_tasks (alias, queue, state, expires_at);
+
+  CREATE TABLE threadmill_results (
+    alias       TEXT    NOT NULL,
+    id          TEXT    NOT NULL,
+    queue       TEXT    NOT NULL,
+    status      TEXT    NOT NULL CHECK (status IN ('SUCCESSFUL', 'FAILED')),
+    finished_at INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    data        TEXT    NOT NULL,
+    PRIMARY KEY (alias, id)
+  );
+  CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at, expires_at);
+  CREATE INDEX threadmill_results_expiry  ON threadmill_results (alias, expires_at);
+
+  CREATE TABLE threadmill_ingress (
+    alias TEXT    NOT NULL,
+    queue TEXT    NOT NULL,
+    at    INTEGER NOT NULL
+  );
+  CREATE INDEX threadmill_ingress_window ON threadmill_ingress (alias, queue, at);
+  CREATE INDEX threadmill_ingress_age    ON threadmill_ingress (alias, at);
+
+  CREATE TABLE threadmill_meta (
+    alias TEXT NOT NULL,
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (alias, key)
+  );
+  `,
+  // 2: worker pools. A running task records the pool that holds it, and each
+  // pool's heartbeat deadline lives in threadmill_pools, so any pool's maintenance pass
+  // can recover a dead pool's tasks through one index range (its own tasks only).
+  `
+  ALTER TABLE threadmill_tasks ADD COLUMN pool TEXT;
+  CREATE INDEX threadmill_tasks_pool ON threadmill_tasks (alias, pool, seq)
+    WHERE state = 'running' AND pool IS NOT NULL;
+
+  CREATE TABLE threadmill_pools (
+    alias    TEXT    NOT NULL,
+    pool     TEXT    NOT NULL,
+    deadline INTEGER NOT NULL,
+    PRIMARY KEY (alias, pool)
+  );
+  CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
+  `,
+];
+
+/** Which ordered segment a peek reads; the finished ones come from the results table. */
+export type TaskState = 'ready' | 'running' | 'deferred';
+
+/** What a state row is ordered by, oldest/best first (the ZSET score of the Redis layout). */
+export const STATE_ORDER: Record<TaskState, string> = {
+  ready: 'score, seq',
+  running: 'lease_until, seq',
+  deferred: 'run_at, seq',
+};
+
+/**
+ * The partial index that serves each state in that order. Named explicitly:
+ * left to itself the planner prefers the expiry index and sorts every
+ * waiting task on each acquire (O(n) instead of O(log n)).
+ */
+export const STATE_INDEX: Record<TaskState, string> = {
+  ready: 'threadmill_tasks_ready',
+  running: 'threadmill_tasks_running',
+  deferred: 'threadmill_tasks_deferred',
+};
+
+/** A task row as the statements that lease, end or move it select it. */
+export interface TaskRow {
+  seq: number;
+  id: string;
+  queue: string;
+  data: string;
+}
+
+/** A task or result row as a read returns it. */
+export interface DataRow {
+  id: string;
+  data: string;
+}
+
+/** Meta keys; written once here so the maintenance pass and readers agree (stored names, kept as first released). */
+export const META_MAINTENANCE_HEARTBEAT = 'broker_heartbeat';
+
+/**
+ * Brings the schema to SQLITE_SCHEMA_VERSION inside BEGIN IMMEDIATE, so the
+ * pool's processes opening one new file at once migrate it exactly once.
+ */
+export function migrate(db: Database): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      db.exec(MIGRATIONS[version]);
+    }
+    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+/** The schema version a file is at (tests and diagnostics). */
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,113 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+import {
+  STATE_INDEX,
+  STATE_ORDER,
+  type DataRow,
+  type TaskRow,
+  type TaskState,
+} from './sqlite-schema';
+
+/**
+ * The statements a task's own lifecycle runs, prepared once per connection:
+ * stored (with its ingress event), leased from its ready queue, and ended
+ * (a result stored, or the row sent back ready or for its next attempt), plus
+ * the look-ups by id that decide whether an id is taken or an outcome stale.
+ *
+ * @internal
+ */
+export class SqliteTaskStatements {
+  readonly insertTask: Statement<
+    [
+      {
+        alias: string;
+        id: string;
+        queue: string;
+        state: TaskState;
+        score: number;
+        runAt: number | null;
+        expiresAt: number;
+        data: string;
+      },
+    ]
+  >;
+  readonly insertIngress: Statement<[alias: string, queue: string, at: number]>;
+  readonly hasReady: Statement<[alias: string, queue: string, now: number], number>;
+  readonly selectReady: Statement<
+    [alias: string, queue: string, now: number, limit: number],
+    TaskRow
+  >;
+  readonly markRunning: Statement<
+    [leaseUntil: number, expiresAt: number, data: string, pool: string | null, seq: number]
+  >;
+  readonly markRetry: Statement<
+    [state: TaskState, runAt: number | null, expiresAt: number, data: string, seq: number]
+  >;
+  readonly selectRunning: Statement<[alias: string, id: string], TaskRow>;
+  readonly deleteTask: Statement<[seq: number]>;
+  readonly upsertResult: Statement<
+    [
+      {
+        alias: string;
+        id: string;
+        queue: string;
+        status: string;
+        finishedAt: number;
+        expiresAt: number;
+        data: string;
+      },
+    ]
+  >;
+  readonly markReady: Statement<[expiresAt: number, data: string, seq: number]>;
+  readonly selectResult: Statement<[alias: string, id: string, now: number], DataRow>;
+  readonly selectTask: Statement<[alias: string, id: string, now: number], DataRow>;
+
+  constructor(db: Database) {
+    this.insertTask = db.prepare(`
+      INSERT INTO threadmill_tasks (alias, id, queue, state, score, run_at, lease_until, expires_at, data)
+      VALUES (@alias, @id, @queue, @state, @score, @runAt, NULL, @expiresAt, @data)
+      ON CONFLICT (alias, id) DO UPDATE SET
+        queue = excluded.queue, state = excluded.state, score = excluded.score,
+        run_at = excluded.run_at, lease_until = NULL, expires_at = excluded.expires_at, data = excluded.data`);
+    this.insertIngress = db.prepare(
+      `INSERT INTO threadmill_ingress (alias, queue, at) VALUES (?, ?, ?)`,
+    );
+    // Read without a write lock, so an idle consumer's check never blocks the producers.
+    this.hasReady = db
+      .prepare<[string, string, number], number>(
+        `SELECT EXISTS (SELECT 1 FROM threadmill_tasks INDEXED BY ${STATE_INDEX.ready}
+           WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?)`,
+      )
+      .pluck();
+    this.selectReady = db.prepare(`
+      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY ${STATE_INDEX.ready}
+      WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?
+      ORDER BY ${STATE_ORDER.ready} LIMIT ?`);
+    this.markRunning = db.prepare(`
+      UPDATE threadmill_tasks SET state = 'running', lease_until = ?, expires_at = ?, data = ?, pool = ?
+      WHERE seq = ?`);
+    this.markRetry = db.prepare(`
+      UPDATE threadmill_tasks SET state = ?, run_at = ?, lease_until = NULL, pool = NULL,
+        expires_at = ?, data = ?
+      WHERE seq = ?`);
+    this.selectRunning = db.prepare(`
+      SELECT seq, id, queue, data FROM threadmill_tasks
+      WHERE alias = ? AND id = ? AND state = 'running'`);
+    this.deleteTask = db.prepare(`DELETE FROM threadmill_tasks WHERE seq = ?`);
+    this.upsertResult = db.prepare(`
+      INSERT INTO threadmill_results (alias, id, queue, status, finished_at, expires_at, data)
+      VALUES (@alias, @id, @queue, @status, @finishedAt, @expiresAt, @data)
+      ON CONFLICT (alias, id) DO UPDATE SET
+        queue = excluded.queue, status = excluded.status, finished_at = excluded.finished_at,
+        expires_at = excluded.expires_at, data = excluded.data`);
+    this.markReady = db.prepare(`
+      UPDATE threadmill_tasks SET state = 'ready', lease_until = NULL, pool = NULL, expires_at = ?, data = ?
+      WHERE seq = ?`);
+    this.selectResult = db.prepare(
+      `SELECT id, data FROM threadmill_results WHERE alias = ? AND id = ? AND expires_at > ?`,
+    );
+    this.selectTask = db.prepare(
+      `SELECT id, data FROM threadmill_tasks WHERE alias = ? AND id = ? AND expires_at > ?`,
+    );
+  }
+}
