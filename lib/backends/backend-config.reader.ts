@@ -20,7 +20,7 @@ export interface CommonBackendOptions {
   resultTtl: number;
   /** Period of the maintenance pass the worker pool runs. */
   maintenanceInterval: number;
-  /** Most tasks promoted or reaped per maintenance pass. */
+  /** Most tasks promoted, reaped or recovered per maintenance pass. */
   batchSize: number;
   /** How long and how many finished tasks are kept, by queue and status. */
   retention: Retention;
