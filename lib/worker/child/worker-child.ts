@@ -6,19 +6,14 @@ import type { TaskBackend } from '../../core/task-backend.interface';
 import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import {
-  releaseFailed,
-  unleaseFailed,
-  taskAbandoned,
-  taskFinishedLine,
-  taskStartedLine,
-} from '../../core/worker.messages';
+import { taskAbandoned, taskFinishedLine, taskStartedLine } from '../../core/worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';
 import type { HeldJournal } from '../held-journal';
 import type { ChildExitReason, ParentChannel } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
 import { AcquireLanes } from './acquire-lanes';
 import { LeaseCheck, type RunningTask } from './lease-check';
+import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
@@ -85,7 +80,7 @@ export class WorkerChild {
   private readonly lanes: AcquireLanes;
   /** Leased and not yet finished: what an urgent stop releases. */
   private readonly held = new Map<string, Held>();
-  private releasing: Promise<void> = Promise.resolve();
+  private readonly giveBack: LeaseGiveBack;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
   /** Stopping to be replaced (see recycle), not because the pool asked. */
   private recycling = false;
@@ -103,6 +98,7 @@ export class WorkerChild {
     this.ledger = new LeaseLedger(deps.journal, deps.logger, () => {
       void deps.channel.send({ kind: 'journalFailed' });
     });
+    this.giveBack = new LeaseGiveBack(deps.backend, deps.logger, this.ledger);
     this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS);
     this.outcomes = new OutcomeQueue({
       backend: deps.backend,
@@ -242,30 +238,15 @@ export class WorkerChild {
     this.held.clear();
     if (held.length === 0) return;
     this.slots.vacate(...held.map((task) => task.slot));
-    const records = held.map((task) => task.record);
-    const ids = records.map((r) => r.id);
-    const release = this.deps.backend
-      .release(records)
-      .catch((error: unknown) => {
-        this.deps.logger.error(releaseFailed(ids, error));
-      })
-      .then(() => this.ledger.forget(ids));
     // settleAll waits for the release like it waits for acknowledgements.
-    this.releasing = this.releasing.then(() => release);
+    this.giveBack.release(held.map((task) => task.record));
     this.changes.notify();
   }
 
   /** Gives back a batch that never started (unlease: no attempt counted); settleAll waits for it. */
   private giveBackUnstarted(records: readonly TaskRecord[], slots: number[]): void {
     this.slots.vacate(...slots.slice(0, records.length));
-    const ids = records.map((r) => r.id);
-    const unleased = this.deps.backend.unlease(records).then(
-      (): void => undefined,
-      (error: unknown): void => {
-        this.deps.logger.error(unleaseFailed(ids, error));
-      },
-    );
-    this.releasing = this.releasing.then(() => unleased);
+    this.giveBack.unlease(records);
     this.changes.notify();
   }
 
@@ -285,7 +266,7 @@ export class WorkerChild {
     while (this.held.size > 0 || !this.outcomes.empty) {
       await (this.outcomes.flush ?? this.changes.next());
     }
-    await this.releasing;
+    await this.giveBack.answered;
   }
 
   /**

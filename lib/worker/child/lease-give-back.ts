@@ -1,0 +1,60 @@
+import type { LoggerService } from '@nestjs/common';
+
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { releaseFailed, unleaseFailed } from '../../core/worker.messages';
+import type { LeaseLedger } from './lease-ledger';
+
+/**
+ * The leases a child hands back instead of settling them: unfinished tasks
+ * released on an urgent stop (READY again, the run counted) and batches
+ * leased after it, which never started (unleased, no attempt counted). A
+ * failed give-back is logged, never thrown: those tasks stay leased until
+ * their lease runs out. A stopping child waits for `answered`.
+ *
+ * @internal
+ */
+export class LeaseGiveBack {
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly backend: TaskBackend,
+    private readonly logger: LoggerService,
+    private readonly ledger: LeaseLedger,
+  ) {}
+
+  /** Resolves once every give-back so far has been answered. */
+  get answered(): Promise<void> {
+    return this.pending;
+  }
+
+  /** Unfinished tasks this child held: back in their ready queues, then out of its ledger. */
+  release(records: readonly TaskRecord[]): void {
+    const ids = records.map((r) => r.id);
+    this.chain(
+      this.backend
+        .release(records)
+        .catch((error: unknown) => {
+          this.logger.error(releaseFailed(ids, error));
+        })
+        .then(() => this.ledger.forget(ids)),
+    );
+  }
+
+  /** A batch that never started (nor entered the ledger): back as if never leased. */
+  unlease(records: readonly TaskRecord[]): void {
+    const ids = records.map((r) => r.id);
+    this.chain(
+      this.backend.unlease(records).then(
+        (): void => undefined,
+        (error: unknown): void => {
+          this.logger.error(unleaseFailed(ids, error));
+        },
+      ),
+    );
+  }
+
+  private chain(step: Promise<void>): void {
+    this.pending = this.pending.then(() => step);
+  }
+}
