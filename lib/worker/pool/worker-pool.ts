@@ -1,7 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import {
   childBootFailed,
   childExited,
@@ -12,7 +8,6 @@ import {
   childWedged,
   exitCause,
   ipcSendFailed,
-  journalDirFailed,
   poolDrained,
   poolStarted,
   poolStopped,
@@ -23,6 +18,7 @@ import { asChildMessage, type ChildExitReason, type ParentMessage } from '../wor
 import type { WorkerOptions } from '../worker-options.interface';
 import { ChildWatchdog } from './child-watchdog';
 import { CrashRecovery } from './crash-recovery';
+import { JournalFolder } from './journal-folder';
 import { MaintenanceSchedule } from './maintenance-schedule';
 import { PoolSummary } from './pool-summary';
 import type { ForkedChild, PoolHealth, WorkerPoolDeps } from './worker-pool.deps';
@@ -53,11 +49,7 @@ export class WorkerPool {
   private finish: (() => void) | null = null;
   private stopRequested: () => void = () => undefined;
   private readonly stopping = new Promise<void>((resolve) => (this.stopRequested = resolve));
-  /** The children's journals live here while the pool runs. */
-  private journalDir = '';
-  /** False when the journals' folder could not be made: no child's journal is then whole. */
-  private journalsWhole = true;
-  private forked = 0;
+  private journals: JournalFolder | null = null;
   private readonly watchdog: ChildWatchdog;
   private readonly maintenance: MaintenanceSchedule;
   private readonly recovery: CrashRecovery;
@@ -113,7 +105,7 @@ export class WorkerPool {
     const { backend, processes, threads, queues } = this.options;
     this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
-    this.journalDir = this.makeJournalDir();
+    const journals = (this.journals = new JournalFolder(this.deps.journalRoot, this.deps.logger));
     try {
       // Alive before any child acquires under this pool's id; then one pass, so due
       // deferred tasks are ready and --exit-empty sees them. A stop meanwhile ends the wait.
@@ -133,29 +125,7 @@ export class WorkerPool {
       const { done, failed } = this.summary.counts;
       this.deps.logger.log(poolStopped(done, failed));
     } finally {
-      try {
-        rmSync(this.journalDir, { recursive: true, force: true });
-      } catch {
-        // It could not be made in the first place (see makeJournalDir), so it holds nothing.
-      }
-    }
-  }
-
-  /**
-   * A folder of its own for the children's journals. Where the temporary
-   * directory cannot be written, the children cannot journal either: each
-   * says so once and works on, and a crashed child's tasks are then found by
-   * the search of the running tasks (or the lease reaper).
-   */
-  private makeJournalDir(): string {
-    const root = this.deps.journalRoot ?? tmpdir();
-    const base = join(root, 'threadmill-pool-');
-    try {
-      return mkdtempSync(base);
-    } catch (error) {
-      this.deps.logger.error(journalDirFailed(root, error));
-      this.journalsWhole = false;
-      return `${base}${process.pid}`;
+      journals.remove();
     }
   }
 
@@ -176,7 +146,10 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const journal = join(this.journalDir, `child-${++this.forked}.held`);
+    const journals = this.journals;
+    // Children are started by run(), which made the folder first.
+    if (journals === null) return;
+    const journal = journals.next();
     const child = this.deps.forkChild(journal);
     const pid = child.pid;
     if (pid === undefined) {
@@ -194,7 +167,7 @@ export class WorkerPool {
       ready: false,
       exitReason: null,
       silentForMs: null,
-      journalWhole: this.journalsWhole,
+      journalWhole: journals.whole,
     };
     this.children.set(pid, state);
     this.deps.logger.log(childStarted(pid));
