@@ -258,7 +258,7 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
           `${logCount(/Acquiring from backend/g)} failed acquire(s), ` +
           `${logCount(/Storing the outcome of/g)} refused store(s), ` +
           `${logCount(/could not write its heartbeat/g)} failed beat(s), ` +
-          `${logCount(/acquire whose reply was lost/g)} orphan release(s)`,
+          `${logCount(/acquire whose reply was lost/g)} orphan unlease(s)`,
       ),
     );
     const clean =
