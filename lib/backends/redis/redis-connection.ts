@@ -4,30 +4,11 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
+import { BLOCK_SLICE_MS, RedisBlockingWaits } from './redis-blocking-waits';
 import { redisCallError, type LostReply } from './redis-errors';
 import type { RedisClient } from './redis-scripts';
 import { RedisServerCheck } from './redis-server-check';
 
-/**
- * How an idle wait ended. `token`: something became ready. `timeout`: nothing
- * did within this wait. `aborted`: the signal fired or the backend closed.
- */
-export type WakeOutcome = 'token' | 'timeout' | 'aborted';
-
-/** How an idle wait ended, and what the call sent behind it replied. */
-export interface Wake<T> {
-  outcome: WakeOutcome;
-  /** The follow-up's reply; undefined when it was not sent (a Cluster) or its reply was lost. */
-  followed?: T;
-  /** The wait was ended by cutting the connection: a token Redis handed over in that instant is lost. */
-  tokenMayBeLost: boolean;
-}
-
-/** Runs on the blocking connection right behind its BLPOP. */
-export type FollowUp<T> = (blocker: RedisClient) => Promise<T>;
-
-/** Longest single BLPOP; a longer wait is several in a row. */
-const BLOCK_SLICE_MS = 30_000;
 /** How much later than its timeout a BLPOP reply may come before the connection counts as dead. */
 const BLOCK_SLICE_GRACE_MS = 5000;
 
@@ -36,16 +17,13 @@ const BLOCK_SLICE_GRACE_MS = 5000;
 const MAX_RETRIES_PER_REQUEST = 1;
 const DISCONNECT_TIMEOUT_MS = 100;
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
-/** Between tries of CLIENT UNBLOCK that came before the BLPOP it was meant for. */
-const UNBLOCK_RETRY_MS = 5;
-const UNBLOCK_TRIES = 100;
 const IN_FLIGHT_LOST =
   'the connection dropped before the reply: the command may or may not have been applied';
 
 /**
  * The connections of one RedisBackend alias: one shared client for every
- * command, and blocking clients (one per concurrent idle wait, reused) for
- * BLPOP on wake-up lists, since a blocked connection can do nothing else.
+ * command, and the blocking clients of its idle waits (see
+ * RedisBlockingWaits), made and closed here like the shared one.
  * Turns every Redis failure into the typed error that says what it was (see
  * redisCallError), with the password masked.
  *
@@ -53,13 +31,11 @@ const IN_FLIGHT_LOST =
  */
 export class RedisConnection {
   readonly client: RedisClient;
+  /** The idle waits for wake-up tokens, each on a blocking client of its own. */
+  readonly blockingWaits: RedisBlockingWaits;
   private readonly ownsClient: boolean;
-  private readonly idleBlockers: RedisClient[] = [];
-  private readonly busyBlockers = new Set<RedisClient>();
   private readonly logger: Logger;
-  private closed = false;
-  /** Each blocking connection's CLIENT ID, asked once per connection (forgotten when it closes). */
-  private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
+  private isClosed = false;
   /** Why the main connection last failed (masked), until it is ready again. */
   private lastConnectionError: string | null = null;
   private readonly serverCheck: RedisServerCheck;
@@ -76,105 +52,12 @@ export class RedisConnection {
       this.watch(this.client, 'main');
     }
     this.serverCheck = new RedisServerCheck(this.client, settings, this.logger);
+    this.blockingWaits = new RedisBlockingWaits(this);
   }
 
-  /**
-   * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
-   * passes (at most one BLPOP slice: callers loop) or `signal` aborts; costs
-   * one BLPOP however long it waits. `follow` is sent right behind the BLPOP
-   * on the same connection, so Redis runs it the moment the wait ends, with
-   * no round trip back to us first: an idle worker's pickup is one hop
-   * shorter. A Cluster client routes each command alone, so there nothing is
-   * sent behind and the caller follows up itself. An abort ends the wait with
-   * CLIENT UNBLOCK from the main connection, so the follow-up still runs and
-   * its reply is not lost; only when that cannot be done is the blocking
-   * connection cut.
-   */
-  async waitForWake<T>(
-    keys: readonly string[],
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    follow: FollowUp<T>,
-  ): Promise<Wake<T>> {
-    if (signal?.aborted || this.closed) return { outcome: 'aborted', tokenMayBeLost: false };
-    if (timeoutMs <= 0) return { outcome: 'timeout', tokenMayBeLost: false };
-    const blocker = this.idleBlockers.pop() ?? this.createBlocker();
-    this.busyBlockers.add(blocker);
-    const pipelined = !(blocker instanceof Cluster);
-    let aborted = false;
-    let cut = false;
-    let settled = false;
-    let blockerId: Promise<number> | null = null;
-    const cutWait = (): void => {
-      if (settled) return;
-      cut = true;
-      blocker.disconnect();
-    };
-    const onAbort = (): void => {
-      aborted = true;
-      if (blockerId === null || this.client.status !== 'ready') {
-        cutWait();
-        return;
-      }
-      this.unblock(blockerId, () => settled).then((unblocked) => {
-        if (!unblocked) cutWait();
-      }, cutWait);
-    };
-    try {
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) return { outcome: 'aborted', tokenMayBeLost: false };
-      // See createBlocker for why a single BLPOP may not wait unbounded.
-      const slice = Math.max(Math.min(timeoutMs, BLOCK_SLICE_MS), 1);
-      if (pipelined) blockerId = this.blockerId(blocker);
-      // BLPOP takes seconds (decimals allowed since Redis 6); 0 would mean forever.
-      const popping = blocker.blpop(...keys, slice / 1000);
-      const [popped, followed] = await Promise.all([
-        popping,
-        pipelined ? follow(blocker) : undefined,
-      ]);
-      settled = true;
-      if (aborted || this.closed) return { outcome: 'aborted', followed, tokenMayBeLost: false };
-      return { outcome: popped === null ? 'timeout' : 'token', followed, tokenMayBeLost: false };
-    } catch (error) {
-      settled = true;
-      if (!aborted && !this.closed) throw this.failure(error);
-      return { outcome: 'aborted', tokenMayBeLost: true };
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.busyBlockers.delete(blocker);
-      if (cut || this.closed) blocker.disconnect();
-      else this.idleBlockers.push(blocker);
-    }
-  }
-
-  /**
-   * Ends a blocked BLPOP with CLIENT UNBLOCK (the reply is a timeout, and
-   * what was sent behind it runs). An UNBLOCK can reach Redis before the
-   * BLPOP it is meant for, so it is tried again until the wait has ended.
-   * False when it could not be done.
-   */
-  private async unblock(blockerId: Promise<number>, ended: () => boolean): Promise<boolean> {
-    const id = await blockerId;
-    for (let tries = 0; tries < UNBLOCK_TRIES && !ended(); tries++) {
-      if ((await this.client.client('UNBLOCK', id)) === 1) return true;
-      await new Promise((resolve) => setTimeout(resolve, UNBLOCK_RETRY_MS));
-    }
-    return ended();
-  }
-
-  /**
-   * The blocking connection's id, for CLIENT UNBLOCK; sent ahead of its first
-   * wait. A reconnected connection has a new id (and after a Redis restart an
-   * old one may name another client), so it is forgotten on close.
-   */
-  private blockerId(blocker: RedisClient): Promise<number> {
-    let id = this.blockerIds.get(blocker);
-    if (!id) {
-      id = blocker.client('ID');
-      id.catch(() => undefined); // only an abort needs it; a dead connection fails the BLPOP
-      this.blockerIds.set(blocker, id);
-    }
-    return id;
+  /** Once closed, every call fails and every wait ends as aborted. */
+  get closed(): boolean {
+    return this.isClosed;
   }
 
   /**
@@ -194,7 +77,7 @@ export class RedisConnection {
   async run<T>(call: () => Promise<T>, lostReply?: LostReply): Promise<T> {
     // A closed client would queue the call for a reconnect that never comes,
     // and its command timer would keep the process alive meanwhile.
-    if (this.closed) throw this.failure(new Error('the backend is closed'));
+    if (this.isClosed) throw this.failure(new Error('the backend is closed'));
     let sent = false;
     let abandoned = false;
     const send = (): Promise<T> => {
@@ -251,12 +134,9 @@ export class RedisConnection {
 
   /** Ends every connection; a client handed in by the user stays open (it is theirs). */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const blocker of [...this.idleBlockers.splice(0), ...this.busyBlockers]) {
-      blocker.disconnect();
-    }
-    this.busyBlockers.clear();
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.blockingWaits.disconnectAll();
     if (!this.ownsClient) return;
     // QUIT only over a live connection: on one that is (re)connecting it would
     // wait in the offline queue while the reconnect timer keeps the process alive.
@@ -333,7 +213,11 @@ export class RedisConnection {
     for (let item = inFlight.shift(); item; item = inFlight.shift()) item.command.reject(lost);
   }
 
-  private createBlocker(): RedisClient {
+  /**
+   * A new blocking client, for one idle wait at a time; `onClose` is told
+   * each time its connection closes (a reconnect may follow).
+   */
+  createBlocker(onClose: (blocker: RedisClient) => void): RedisClient {
     // A copy of the main client's settings, with a command timeout just above one
     // BLPOP slice: long enough never to cut a healthy wait, short enough that a
     // connection that died silently (no RST) cannot hang a wait forever.
@@ -352,7 +236,7 @@ export class RedisConnection {
             autoResendUnfulfilledCommands: false,
           });
     blocker.on('close', () => {
-      this.blockerIds.delete(blocker);
+      onClose(blocker);
       if (blocker instanceof Redis) this.failInFlight(blocker);
     });
     this.watch(blocker, 'blocking');
@@ -365,7 +249,7 @@ export class RedisConnection {
     client.on('error', (error: unknown) => {
       const text = this.mask(error instanceof Error ? error.message : String(error));
       if (client === this.client) this.lastConnectionError = text.replace(/\.+$/, '');
-      if (reported || this.closed) return;
+      if (reported || this.isClosed) return;
       reported = true;
       this.logger.warn(
         `${role} connection to ${this.settings.maskedTarget} failed: ${text} (retrying)`,

@@ -13,14 +13,13 @@ import { readLiveRecords, type LiveEntry } from './redis-live-records';
 import { RedisRecordCodec } from './redis-record.codec';
 import {
   ANY_POOL,
-  WAKE_BOUND,
   type AcknowledgeGroup,
   storeSettings,
   type HolderGuard,
-  type RedisScripts,
   type RetryItem,
   StoreReply,
-} from './redis-scripts';
+} from './redis-script-types';
+import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
 
 /** Most ids one script call moves or reaps: Lua's unpack() has a stack limit near 8000. */
 export const MAX_PER_CALL = 1000;

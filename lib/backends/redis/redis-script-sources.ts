@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { RedisClient } from './redis-scripts';
+
 /** How many KEYS a script takes: a fixed count, or a fixed count per item (variadic). */
 export interface ScriptKeyCount {
   /** KEYS before the per-item ones (all of them when the script is not variadic). */
@@ -108,4 +110,35 @@ export function scriptSource(name: RedisScriptName): { lua: string; numberOfKeys
   const lua = [...(shebang === null ? [] : [shebang]), ...functions, body].join('\n');
   scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
   return 'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed };
+}
+
+// ioredis adds a method per defineCommand; this is its shape. Arguments go
+// over as one array (ioredis flattens it), never spread: spreading a bulk
+// enqueue's hundred thousand arguments into a call overflows the stack.
+// A variadic script's array starts with its key count; a fixed one's, with its keys.
+export type ScriptCall = (args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * Every script registered on `client` with `defineCommand` (once per client:
+ * ioredis sends EVAL the first time on each socket and EVALSHA after, and
+ * resends on NOSCRIPT, so they survive a Redis restart or SCRIPT FLUSH), and
+ * the call of each.
+ */
+export function defineScriptCalls(client: RedisClient): Record<RedisScriptName, ScriptCall> {
+  const calls: Partial<Record<RedisScriptName, ScriptCall>> = {};
+  for (const name of Object.keys(REDIS_SCRIPTS) as RedisScriptName[]) {
+    calls[name] = defineScriptCall(client, name);
+  }
+  return calls as Record<RedisScriptName, ScriptCall>;
+}
+
+function defineScriptCall(client: RedisClient, name: RedisScriptName): ScriptCall {
+  // Namespaced so it cannot clash with a command a user defined on a shared client.
+  const command = `threadmill_${name}`;
+  if (typeof Reflect.get(client, command) !== 'function') {
+    const { lua, numberOfKeys } = scriptSource(name);
+    client.defineCommand(command, numberOfKeys === undefined ? { lua } : { lua, numberOfKeys });
+  }
+  const call = Reflect.get(client, command) as ScriptCall;
+  return call.bind(client);
 }

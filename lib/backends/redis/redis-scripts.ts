@@ -1,30 +1,23 @@
 import type { Cluster, Redis } from 'ioredis';
 
-import { delayUntil } from '../../core/run-after';
-import type { TaskRecord } from '../../core/task-record.interface';
-import type { RedisKeys } from './redis-keys';
-import { REDIS_SCRIPTS, scriptSource, type RedisScriptName } from './redis-script-sources';
+import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
+import type {
+  AcknowledgeGroup,
+  AcquireQueueKeys,
+  AcquireReply,
+  AcquiredRaw,
+  EnqueueClash,
+  EnqueueGroup,
+  EnqueueQueueKeys,
+  HolderGuard,
+  ReleaseItem,
+  RetryItem,
+  StoreReply,
+  StoreSettings,
+} from './redis-script-types';
 
 /** A client the backend talks through: one server or a cluster. */
 export type RedisClient = Redis | Cluster;
-
-/**
- * What a store script reports per record (acknowledge, acquire's stores,
- * retry): stored now, stale (not held), or already stored (not held, and
- * what is stored is this very record: an earlier call's reply was lost).
- */
-export enum StoreReply {
-  Stale = 0,
-  Stored = 1,
-  AlreadyStored = 2,
-}
-
-/** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
-export interface EnqueueClash {
-  id: string;
-  /** The hash fields in the order of TASK_HASH_FIELDS (null when absent). */
-  fields: (string | null)[];
-}
 
 /**
  * Most wake-up tokens a queue's list holds. Enough to wake that many idle
@@ -32,136 +25,9 @@ export interface EnqueueClash {
  */
 export const WAKE_BOUND = 128;
 
-// ioredis adds a method per defineCommand; this is its shape. Arguments go
-// over as one array (ioredis flattens it), never spread: spreading a bulk
-// enqueue's hundred thousand arguments into a call overflows the stack.
-// A variadic script's array starts with its key count; a fixed one's, with its keys.
-type ScriptCall = (args: (string | number)[]) => Promise<unknown>;
-
-/** The keys of one queue an enqueue writes to. */
-export interface EnqueueQueueKeys {
-  queueKey: string;
-  deferredKey: string;
-  /** The queue's ingress counts of an hour are this followed by the hour (of Redis's clock). */
-  ingressPrefix: string;
-  wakeKey: string;
-}
-
-/** Consecutive new tasks of one queue, priority and delay: two arguments per task. */
-export interface EnqueueGroup {
-  /** Index into the queues passed with the groups. */
-  queueIndex: number;
-  priority: number;
-  /** How long after Redis runs the enqueue the tasks are due (ms); null when ready now. */
-  delayMs: number | null;
-  ids: string[];
-  /** Each task's data (the live encoding), in the order of `ids`. */
-  data: string[];
-}
-
-export interface AcquireQueueKeys {
-  queueKey: string;
-  runningKey: string;
-  wakeKey: string;
-}
-
-/** One leased task as acquire.lua returns it. */
-export interface AcquiredRaw {
-  id: string;
-  /** null when the id had no task data. */
-  data: string | null;
-  startedAtMs: number;
-  workersJson: string;
-}
-
-/** Finished records of one queue and one final status: two arguments per record. */
-export interface AcknowledgeGroup {
-  runningKey: string;
-  /** The successful or failed history of the queue. */
-  historyKey: string;
-  ids: string[];
-  /** Each record's outcome (RedisRecordCodec.encodeFinished), in the order of `ids`. */
-  json: string[];
-}
-
-/** Where the keys a store derives from a task id start, and how long a result lives. */
-export interface StoreSettings {
-  resultTtlMs: number;
-  taskPrefix: string;
-  poolTasksPrefix: string;
-  /** The pool the stored tasks leave; see PoolHint. */
-  poolHint: PoolHint;
-}
-
-export interface RetryItem {
-  runningKey: string;
-  taskKey: string;
-  deferredKey: string;
-  queueKey: string;
-  wakeKey: string;
-  id: string;
-  /** The retried record in the live encoding (errors grown, runAfter moved). */
-  data: string;
-  workersJson: string;
-  /** Wait before the next attempt, measured on the deciding clock (ms); 0 when due now. */
-  delayMs: number;
-  /** Used only when the task's hash (which keeps its ready score) is gone. */
-  fallbackScore: number;
-}
-
-/** Which holder a reaper or recovery write may replace; a task leased again meanwhile is left alone. */
-export interface HolderGuard {
-  /** Only leases that ended by then (ms since epoch, Redis's clock). */
-  latestDeadlineMs?: number;
-  /** Only tasks this pool holds. */
-  poolId?: string;
-}
-
-/** The StoreSettings of an alias: its key prefixes and result TTL. */
-export function storeSettings(
-  keys: RedisKeys,
-  resultTtlMs: number,
-  poolHint: PoolHint,
-): StoreSettings {
-  return {
-    resultTtlMs,
-    taskPrefix: keys.taskPrefix,
-    poolTasksPrefix: keys.poolTasksPrefix,
-    poolHint,
-  };
-}
-
 /**
- * The pool whose task set an acknowledge takes its tasks out of: a pool id,
- * none (`''`: the caller belongs to no pool), or `'*'` to read each task's
- * own from its hash (the reaper, which acts for whoever held the task).
- */
-export type PoolHint = string;
-
-/** PoolHint for a caller that acts for every holder. */
-export const ANY_POOL: PoolHint = '*';
-
-export interface ReleaseItem {
-  runningKey: string;
-  queueKey: string;
-  taskKey: string;
-  wakeKey: string;
-  id: string;
-  /** Used only when the task's hash (which keeps its ready score) is gone. */
-  fallbackScore: number;
-  /**
-   * A task that never started: the workers list (JSON) its lease must still
-   * have, and the list to put back (the one before that lease). Absent for a
-   * task that ran.
-   */
-  unstarted?: { leasedWorkers: string; workersBefore: string };
-}
-
-/**
- * Typed calls of the Lua scripts in `lua/`. The scripts are registered on the
- * client with `defineCommand` once (ioredis sends EVAL the first time on each
- * socket and EVALSHA after, and resends on NOSCRIPT, so they survive a Redis
- * restart or SCRIPT FLUSH). Callers pass named keys and arguments; this class
+ * Typed calls of the Lua scripts in `lua/`, registered on the client once
+ * (see defineScriptCalls). Callers pass named keys and arguments; this class
  * lays them out as the script headers say.
  *
  * @internal
@@ -169,12 +35,8 @@ export interface ReleaseItem {
 export class RedisScripts {
   private readonly calls: Record<RedisScriptName, ScriptCall>;
 
-  constructor(private readonly client: RedisClient) {
-    const calls: Partial<Record<RedisScriptName, ScriptCall>> = {};
-    for (const name of Object.keys(REDIS_SCRIPTS) as RedisScriptName[]) {
-      calls[name] = this.define(name);
-    }
-    this.calls = calls as Record<RedisScriptName, ScriptCall>;
+  constructor(client: RedisClient) {
+    this.calls = defineScriptCalls(client);
   }
 
   /**
@@ -228,12 +90,7 @@ export class RedisScripts {
     },
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
-  ): Promise<{
-    stored: StoreReply[];
-    leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
-    /** How long ago the pool's heartbeat lapsed (ms, null when it has none). */
-    poolLapsed?: { lapsedMs: number | null };
-  }> {
+  ): Promise<AcquireReply> {
     const argv: (string | number)[] = [0, pool.poolTasksKey, pool.poolsKey];
     for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
@@ -412,52 +269,6 @@ export class RedisScripts {
   async beatPool(poolsKey: string, poolId: string, ttlMs: number): Promise<number> {
     return Number(await this.calls.beatPool([poolsKey, poolId, ttlMs]));
   }
-
-  private define(name: RedisScriptName): ScriptCall {
-    // Namespaced so it cannot clash with a command a user defined on a shared client.
-    const command = `threadmill_${name}`;
-    if (typeof Reflect.get(this.client, command) !== 'function') {
-      const { lua, numberOfKeys } = scriptSource(name);
-      this.client.defineCommand(
-        command,
-        numberOfKeys === undefined ? { lua } : { lua, numberOfKeys },
-      );
-    }
-    const call = Reflect.get(this.client, command) as ScriptCall;
-    return call.bind(this.client);
-  }
-}
-
-/**
- * The enqueue groups of `records` (whose queue indexes and encoded data are
- * `queueOf` and `data`): consecutive tasks alike in queue, priority and delay
- * share one, so enqueue order (FIFO) is kept. Each delay is what is left of
- * its runAfter at `now`, read on the enqueuer's clock right before the call.
- */
-export function enqueueGroups(
-  records: readonly TaskRecord[],
-  queueOf: readonly number[],
-  data: readonly string[],
-  now: number,
-): EnqueueGroup[] {
-  const groups: EnqueueGroup[] = [];
-  let group: EnqueueGroup | undefined;
-  records.forEach((record, i) => {
-    const queueIndex = queueOf[i];
-    const { priority } = record.task;
-    const delayMs = delayUntil(record.task.runAfter, now) || null;
-    if (
-      group?.queueIndex !== queueIndex ||
-      group.priority !== priority ||
-      group.delayMs !== delayMs
-    ) {
-      group = { queueIndex, priority, delayMs, ids: [], data: [] };
-      groups.push(group);
-    }
-    group.ids.push(record.id);
-    group.data.push(data[i]);
-  });
-  return groups;
 }
 
 /** Appends `a[i], b[i]` for every i: the (id, value) pairs of a group. */

@@ -1,0 +1,126 @@
+import { assertDistinctIds } from '../../core/distinct-ids';
+import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
+import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import { delayUntil } from '../../core/run-after';
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResult } from '../../core/task-result';
+import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
+import type { RedisBackendSettings } from './redis-backend-config.parser';
+import type { RedisCallGuard } from './redis-call-guard';
+import type { RedisConnection } from './redis-connection';
+import type { RedisKeys } from './redis-keys';
+import { PRIORITY_WEIGHT, type RedisRecordCodec } from './redis-record.codec';
+import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-script-types';
+import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
+
+/**
+ * Stores new tasks of one RedisBackend alias: a batch in one script call,
+ * all or none, refused whole when one of its ids is stored already.
+ *
+ * @internal
+ */
+export class RedisEnqueuer {
+  constructor(
+    private readonly settings: RedisBackendSettings,
+    private readonly keys: RedisKeys,
+    private readonly codec: RedisRecordCodec,
+    private readonly connection: RedisConnection,
+    private readonly scripts: RedisScripts,
+    private readonly guard: RedisCallGuard,
+    /** The backend the TaskResult of a clashing task reads through. */
+    private readonly backend: TaskBackend,
+  ) {}
+
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    this.guard.assertOpen();
+    if (records.length === 0) return [];
+    const queueIndexes = new Map<string, number>();
+    const queueKeys: EnqueueQueueKeys[] = [];
+    assertDistinctIds(records);
+    const ids = records.map((record) => record.id);
+    const queueOf = new Array<number>(records.length);
+    const data = new Array<string>(records.length);
+    records.forEach((record, i) => {
+      const queue = this.guard.queueOf(record);
+      let queueIndex = queueIndexes.get(queue);
+      if (queueIndex === undefined) {
+        queueIndex = queueKeys.length;
+        queueIndexes.set(queue, queueIndex);
+        queueKeys.push({
+          queueKey: this.keys.queue(queue),
+          deferredKey: this.keys.deferred(queue),
+          ingressPrefix: this.keys.ingressPrefix(queue),
+          wakeKey: this.keys.wake(queue),
+        });
+      }
+      queueOf[i] = queueIndex;
+      data[i] = this.codec.encodeLive(record);
+    });
+    const clash = await this.connection.run(
+      () =>
+        this.scripts.enqueue(
+          this.keys.sequence,
+          queueKeys,
+          // Delays are read now, as the call goes: the script adds them to Redis's clock.
+          enqueueGroups(records, queueOf, data, Date.now()),
+          {
+            taskPrefix: this.keys.taskPrefix,
+            resultTtlMs: this.settings.retention.longestMaxAgeMs,
+            priorityWeight: PRIORITY_WEIGHT,
+            wakeBound: WAKE_BOUND,
+          },
+        ),
+      (reason, cause) =>
+        new EnqueueOutcomeUnknownError(
+          enqueueOutcomeUnknown(this.settings.alias, ids, reason),
+          ids,
+          { cause },
+        ),
+    );
+    if (clash) throw this.alreadyExists(clash);
+    return [...records];
+  }
+
+  /** The error of an enqueue refused because a task with one of its ids is stored; it carries that task. */
+  private alreadyExists({ id, fields }: EnqueueClash): TaskAlreadyExistsError {
+    // The clash was seen with the hash's data present, so the record is there (or corrupt, which throws).
+    const record = this.codec.decodeStored(id, fields) as TaskRecord;
+    return new TaskAlreadyExistsError(
+      taskAlreadyExists(id, this.settings.alias, record.status),
+      new TaskResult(record, this.backend),
+    );
+  }
+}
+
+/**
+ * The enqueue groups of `records` (whose queue indexes and encoded data are
+ * `queueOf` and `data`): consecutive tasks alike in queue, priority and delay
+ * share one, so enqueue order (FIFO) is kept. Each delay is what is left of
+ * its runAfter at `now`, read on the enqueuer's clock right before the call.
+ */
+export function enqueueGroups(
+  records: readonly TaskRecord[],
+  queueOf: readonly number[],
+  data: readonly string[],
+  now: number,
+): EnqueueGroup[] {
+  const groups: EnqueueGroup[] = [];
+  let group: EnqueueGroup | undefined;
+  records.forEach((record, i) => {
+    const queueIndex = queueOf[i];
+    const { priority } = record.task;
+    const delayMs = delayUntil(record.task.runAfter, now) || null;
+    if (
+      group?.queueIndex !== queueIndex ||
+      group.priority !== priority ||
+      group.delayMs !== delayMs
+    ) {
+      group = { queueIndex, priority, delayMs, ids: [], data: [] };
+      groups.push(group);
+    }
+    group.ids.push(record.id);
+    group.data.push(data[i]);
+  });
+  return groups;
+}

@@ -1,0 +1,158 @@
+import type { Logger } from '@nestjs/common';
+
+import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { errorToRecord } from '../../core/task-serializer';
+import type { RedisBackendSettings } from './redis-backend-config.parser';
+import type { RedisCallGuard } from './redis-call-guard';
+import type { RedisConnection } from './redis-connection';
+import type { RedisKeys } from './redis-keys';
+import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
+import type { RedisRecordCodec } from './redis-record.codec';
+import {
+  type AcknowledgeGroup,
+  type AcquiredRaw,
+  type AcquireQueueKeys,
+  storeSettings,
+  type StoreReply,
+} from './redis-script-types';
+import { type RedisClient, RedisScripts } from './redis-scripts';
+import type { RedisSettler } from './redis-settler';
+
+/** What one acquire round trip did (see take). */
+export interface Taken {
+  stored: StoreReply[];
+  /** Null when every queue was empty, or when the pool may lease nothing. */
+  records: TaskRecord[] | null;
+  poolLapsed?: boolean;
+}
+
+/** What one acquire script call is asked to do. */
+export interface TakeCall {
+  max: number;
+  workerId: string;
+  workerJson: string;
+  poolId: string;
+  finished: readonly AcknowledgeGroup[];
+}
+
+/**
+ * One acquire round trip of a RedisBackend alias: stores what finished,
+ * leases, decodes what it leased and fails what cannot be read. Sent on the
+ * shared connection, or on a blocking one right behind its wait.
+ *
+ * @internal
+ */
+export class RedisLeaseTaker {
+  // Acquire keys per queue order: built once, reused by every call of a worker slot.
+  private readonly acquireKeyCache = new Map<string, AcquireQueueKeys[]>();
+  private readonly blockerScripts = new WeakMap<RedisClient, RedisScripts>();
+
+  constructor(
+    private readonly settings: RedisBackendSettings,
+    private readonly keys: RedisKeys,
+    private readonly codec: RedisRecordCodec,
+    private readonly connection: RedisConnection,
+    private readonly scripts: RedisScripts,
+    private readonly pools: RedisPoolHeartbeat,
+    private readonly settler: RedisSettler,
+    private readonly guard: RedisCallGuard,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * One round trip: stores what finished, leases, decodes, and fails what
+   * cannot be read. `records` is null when every queue was empty or the
+   * caller's pool may lease nothing (`poolLapsed`). `via` sends it on a
+   * blocking connection behind its wait.
+   */
+  async take(
+    queues: readonly string[],
+    queueKeys: AcquireQueueKeys[],
+    call: TakeCall,
+    via?: RedisScripts,
+  ): Promise<Taken> {
+    const acquiring = (scripts: RedisScripts) =>
+      scripts.acquire(
+        { poolTasksKey: this.keys.poolTasks(call.poolId), poolsKey: this.keys.pools },
+        queueKeys,
+        {
+          sentBehindWait: via !== undefined,
+          leaseTtlMs: this.settings.leaseTtl,
+          max: call.max,
+          workerJson: call.workerJson,
+          runningStatus: TaskResultStatus.RUNNING,
+          poolId: call.poolId,
+        },
+        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.pools.hint),
+        call.finished,
+      );
+    const { stored, leased, poolLapsed } = via
+      ? await acquiring(via)
+      : await this.connection.run(() => acquiring(this.scripts));
+    if (call.max > 0) this.pools.noteLeaseState(call.poolId, poolLapsed?.lapsedMs);
+    if (poolLapsed) return { stored, records: null, poolLapsed: true };
+    if (leased === null) return { stored, records: null };
+    const now = leased.nowMs;
+    const queue = queues[leased.queueIndex];
+    const records: TaskRecord[] = [];
+    let unreadable: TaskRecord[] | undefined;
+    for (const raw of leased.tasks) {
+      try {
+        records.push(this.leased(raw, now));
+      } catch (error) {
+        if (!(error instanceof CorruptTaskDataError)) throw error;
+        this.logger.warn(error.message);
+        (unreadable ??= []).push(
+          this.codec.unreadable(
+            raw.id,
+            queue,
+            new Date(now),
+            [call.workerId],
+            errorToRecord(error),
+          ),
+        );
+      }
+    }
+    if (unreadable) await this.settler.acknowledge(unreadable);
+    return { stored, records };
+  }
+
+  /** The acquire keys of `queues`, in their order; throws when the alias lacks one of them. */
+  acquireKeys(queues: readonly string[]): AcquireQueueKeys[] {
+    const cacheKey = queues.join(' ');
+    let keys = this.acquireKeyCache.get(cacheKey);
+    if (!keys) {
+      keys = queues.map((queue) => {
+        this.guard.assertQueue(queue);
+        return {
+          queueKey: this.keys.queue(queue),
+          runningKey: this.keys.running(queue),
+          wakeKey: this.keys.wake(queue),
+        };
+      });
+      this.acquireKeyCache.set(cacheKey, keys);
+    }
+    return keys;
+  }
+
+  /** The scripts defined on a blocking connection, for a call sent behind its wait. */
+  scriptsOn(blocker: RedisClient): RedisScripts {
+    let scripts = this.blockerScripts.get(blocker);
+    if (!scripts) {
+      scripts = new RedisScripts(blocker);
+      this.blockerScripts.set(blocker, scripts);
+    }
+    return scripts;
+  }
+
+  private leased(raw: AcquiredRaw, now: number): TaskRecord {
+    return this.codec.decodeLive(raw.id, raw.data, {
+      status: TaskResultStatus.RUNNING,
+      startedAt: String(raw.startedAtMs),
+      lastAttemptedAt: String(now),
+      workers: raw.workersJson,
+    });
+  }
+}

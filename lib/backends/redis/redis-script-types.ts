@@ -1,0 +1,150 @@
+import type { RedisKeys } from './redis-keys';
+
+// What the Lua scripts are given and what they reply, named as the scripts'
+// headers name them; RedisScripts lays them out as arguments.
+
+/**
+ * What a store script reports per record (acknowledge, acquire's stores,
+ * retry): stored now, stale (not held), or already stored (not held, and
+ * what is stored is this very record: an earlier call's reply was lost).
+ */
+export enum StoreReply {
+  Stale = 0,
+  Stored = 1,
+  AlreadyStored = 2,
+}
+
+/** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
+export interface EnqueueClash {
+  id: string;
+  /** The hash fields in the order of TASK_HASH_FIELDS (null when absent). */
+  fields: (string | null)[];
+}
+
+/** The keys of one queue an enqueue writes to. */
+export interface EnqueueQueueKeys {
+  queueKey: string;
+  deferredKey: string;
+  /** The queue's ingress counts of an hour are this followed by the hour (of Redis's clock). */
+  ingressPrefix: string;
+  wakeKey: string;
+}
+
+/** Consecutive new tasks of one queue, priority and delay: two arguments per task. */
+export interface EnqueueGroup {
+  /** Index into the queues passed with the groups. */
+  queueIndex: number;
+  priority: number;
+  /** How long after Redis runs the enqueue the tasks are due (ms); null when ready now. */
+  delayMs: number | null;
+  ids: string[];
+  /** Each task's data (the live encoding), in the order of `ids`. */
+  data: string[];
+}
+
+export interface AcquireQueueKeys {
+  queueKey: string;
+  runningKey: string;
+  wakeKey: string;
+}
+
+/** One leased task as acquire.lua returns it. */
+export interface AcquiredRaw {
+  id: string;
+  /** null when the id had no task data. */
+  data: string | null;
+  startedAtMs: number;
+  workersJson: string;
+}
+
+/** What acquire.lua replies: a StoreReply per finished record, then what it leased. */
+export interface AcquireReply {
+  stored: StoreReply[];
+  /** Null when every queue was empty (or the pool may lease nothing). */
+  leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
+  /** How long ago the pool's heartbeat lapsed (ms, null when it has none). */
+  poolLapsed?: { lapsedMs: number | null };
+}
+
+/** Finished records of one queue and one final status: two arguments per record. */
+export interface AcknowledgeGroup {
+  runningKey: string;
+  /** The successful or failed history of the queue. */
+  historyKey: string;
+  ids: string[];
+  /** Each record's outcome (RedisRecordCodec.encodeFinished), in the order of `ids`. */
+  json: string[];
+}
+
+/** Where the keys a store derives from a task id start, and how long a result lives. */
+export interface StoreSettings {
+  resultTtlMs: number;
+  taskPrefix: string;
+  poolTasksPrefix: string;
+  /** The pool the stored tasks leave; see PoolHint. */
+  poolHint: PoolHint;
+}
+
+export interface RetryItem {
+  runningKey: string;
+  taskKey: string;
+  deferredKey: string;
+  queueKey: string;
+  wakeKey: string;
+  id: string;
+  /** The retried record in the live encoding (errors grown, runAfter moved). */
+  data: string;
+  workersJson: string;
+  /** Wait before the next attempt, measured on the deciding clock (ms); 0 when due now. */
+  delayMs: number;
+  /** Used only when the task's hash (which keeps its ready score) is gone. */
+  fallbackScore: number;
+}
+
+/** Which holder a reaper or recovery write may replace; a task leased again meanwhile is left alone. */
+export interface HolderGuard {
+  /** Only leases that ended by then (ms since epoch, Redis's clock). */
+  latestDeadlineMs?: number;
+  /** Only tasks this pool holds. */
+  poolId?: string;
+}
+
+/** The StoreSettings of an alias: its key prefixes and result TTL. */
+export function storeSettings(
+  keys: RedisKeys,
+  resultTtlMs: number,
+  poolHint: PoolHint,
+): StoreSettings {
+  return {
+    resultTtlMs,
+    taskPrefix: keys.taskPrefix,
+    poolTasksPrefix: keys.poolTasksPrefix,
+    poolHint,
+  };
+}
+
+/**
+ * The pool whose task set an acknowledge takes its tasks out of: a pool id,
+ * none (`''`: the caller belongs to no pool), or `'*'` to read each task's
+ * own from its hash (the reaper, which acts for whoever held the task).
+ */
+export type PoolHint = string;
+
+/** PoolHint for a caller that acts for every holder. */
+export const ANY_POOL: PoolHint = '*';
+
+export interface ReleaseItem {
+  runningKey: string;
+  queueKey: string;
+  taskKey: string;
+  wakeKey: string;
+  id: string;
+  /** Used only when the task's hash (which keeps its ready score) is gone. */
+  fallbackScore: number;
+  /**
+   * A task that never started: the workers list (JSON) its lease must still
+   * have, and the list to put back (the one before that lease). Absent for a
+   * task that ran.
+   */
+  unstarted?: { leasedWorkers: string; workersBefore: string };
+}

@@ -1,0 +1,133 @@
+import type { Logger } from '@nestjs/common';
+
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { isRetry } from '../../core/retry-policy';
+import type { AcknowledgeOutcome, RetryOutcome } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
+import { acknowledgeUnfinished, retryNotReady } from '../../core/threadmill.messages';
+import type { RedisBackendSettings } from './redis-backend-config.parser';
+import type { RedisCallGuard } from './redis-call-guard';
+import type { RedisConnection } from './redis-connection';
+import type { RedisKeys } from './redis-keys';
+import type { RedisMaintenance } from './redis-maintenance';
+import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
+import type { RedisRecordCodec } from './redis-record.codec';
+import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script-types';
+import type { RedisScripts } from './redis-scripts';
+
+/**
+ * Settles the attempts of one RedisBackend alias: finished records stored
+ * (acknowledge), or sent back for their next attempt (retry), each only
+ * while its lease is still held. The acquire path stores finished records
+ * in its own script call, with the groups and outcomes made here.
+ *
+ * @internal
+ */
+export class RedisSettler {
+  constructor(
+    private readonly settings: RedisBackendSettings,
+    private readonly keys: RedisKeys,
+    private readonly codec: RedisRecordCodec,
+    private readonly connection: RedisConnection,
+    private readonly scripts: RedisScripts,
+    private readonly maintenance: RedisMaintenance,
+    private readonly pools: RedisPoolHeartbeat,
+    private readonly guard: RedisCallGuard,
+    private readonly logger: Logger,
+  ) {}
+
+  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    this.guard.assertOpen();
+    if (records.length === 0) return [];
+    const { groups, order } = this.finishedGroups(records);
+    const stored = await this.connection.run(() =>
+      this.scripts.acknowledge(
+        groups,
+        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.pools.hint),
+      ),
+    );
+    return this.outcomes(records, order, stored);
+  }
+
+  async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
+    this.guard.assertOpen();
+    if (records.length === 0) return [];
+    for (const record of records) {
+      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
+      this.guard.queueOf(record);
+    }
+    // Each runAfter was set on this process's clock: the wait left is read as the call goes.
+    const sent = await this.connection.run(() => this.maintenance.retry(records, Date.now()));
+    return sent.map((reply): RetryOutcome => {
+      if (reply === StoreReply.Stored) return 'retried';
+      return reply === StoreReply.AlreadyStored ? 'already-stored' : 'stale';
+    });
+  }
+
+  /**
+   * Finished records grouped by queue and final status (two arguments per
+   * record in the script); `order[k]` is the index in `records` of the k-th
+   * record across the groups. Throws InvalidTaskError for an unfinished record.
+   */
+  finishedGroups(records: readonly TaskRecord[]): {
+    groups: AcknowledgeGroup[];
+    order: number[];
+  } {
+    const groups: AcknowledgeGroup[] = [];
+    const indexes: number[][] = [];
+    // Per queue, the index in `groups` of its successful and its failed group (-1: none yet).
+    const byQueue = new Map<string, [number, number]>();
+    records.forEach((record, index) => {
+      if (!FINISHED_STATUSES.has(record.status)) {
+        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
+      }
+      const queue = this.guard.queueOf(record);
+      const segment = record.status === TaskResultStatus.SUCCESSFUL ? 0 : 1;
+      let ofQueue = byQueue.get(queue);
+      if (!ofQueue) {
+        ofQueue = [-1, -1];
+        byQueue.set(queue, ofQueue);
+      }
+      if (ofQueue[segment] < 0) {
+        ofQueue[segment] = groups.length;
+        groups.push({
+          runningKey: this.keys.running(queue),
+          historyKey: this.keys.history(queue, segment === 0 ? 'successful' : 'failed'),
+          ids: [],
+          json: [],
+        });
+        indexes.push([]);
+      }
+      const group = groups[ofQueue[segment]];
+      group.ids.push(record.id);
+      group.json.push(this.codec.encodeFinished(record));
+      indexes[ofQueue[segment]].push(index);
+    });
+    return { groups, order: indexes.flat() };
+  }
+
+  /** Store outcomes in the order of `records`, from the script's order across the groups. */
+  outcomes(
+    records: readonly TaskRecord[],
+    order: readonly number[],
+    stored: readonly StoreReply[],
+  ): AcknowledgeOutcome[] {
+    const outcomes = new Array<AcknowledgeOutcome>(records.length);
+    order.forEach((index, k) => {
+      if (stored[k] === StoreReply.Stored) {
+        outcomes[index] = 'acknowledged';
+        return;
+      }
+      if (stored[k] === StoreReply.AlreadyStored) {
+        outcomes[index] = 'already-stored';
+        return;
+      }
+      outcomes[index] = 'stale';
+      this.logger.debug(
+        `acknowledge of task ${records[index].id} was stale: it is no longer leased (reaped or recovered)`,
+      );
+    });
+    return outcomes;
+  }
+}
