@@ -6,13 +6,10 @@ import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult } from '../../core/task-result';
 import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
-import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
-import { PRIORITY_WEIGHT, type RedisRecordCodec } from './redis-record.codec';
+import type { RedisAliasContext } from './redis-alias-context';
+import { PRIORITY_WEIGHT } from './redis-record.codec';
 import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-script-types';
-import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
+import { WAKE_BOUND } from './redis-scripts';
 
 /**
  * Stores new tasks of one RedisBackend alias: a batch in one script call,
@@ -22,18 +19,13 @@ import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
  */
 export class RedisEnqueuer {
   constructor(
-    private readonly settings: RedisBackendSettings,
-    private readonly keys: RedisKeys,
-    private readonly codec: RedisRecordCodec,
-    private readonly connection: RedisConnection,
-    private readonly scripts: RedisScripts,
-    private readonly guard: RedisCallGuard,
+    private readonly context: RedisAliasContext,
     /** The backend the TaskResult of a clashing task reads through. */
     private readonly backend: TaskBackend,
   ) {}
 
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const queueIndexes = new Map<string, number>();
     const queueKeys: EnqueueQueueKeys[] = [];
@@ -42,38 +34,38 @@ export class RedisEnqueuer {
     const queueOf = new Array<number>(records.length);
     const data = new Array<string>(records.length);
     records.forEach((record, i) => {
-      const queue = this.guard.queueOf(record);
+      const queue = this.context.guard.queueOf(record);
       let queueIndex = queueIndexes.get(queue);
       if (queueIndex === undefined) {
         queueIndex = queueKeys.length;
         queueIndexes.set(queue, queueIndex);
         queueKeys.push({
-          queueKey: this.keys.queue(queue),
-          deferredKey: this.keys.deferred(queue),
-          ingressPrefix: this.keys.ingressPrefix(queue),
-          wakeKey: this.keys.wake(queue),
+          queueKey: this.context.keys.queue(queue),
+          deferredKey: this.context.keys.deferred(queue),
+          ingressPrefix: this.context.keys.ingressPrefix(queue),
+          wakeKey: this.context.keys.wake(queue),
         });
       }
       queueOf[i] = queueIndex;
-      data[i] = this.codec.encodeLive(record);
+      data[i] = this.context.codec.encodeLive(record);
     });
-    const clash = await this.connection.run(
+    const clash = await this.context.connection.run(
       () =>
-        this.scripts.enqueue(
-          this.keys.sequence,
+        this.context.scripts.enqueue(
+          this.context.keys.sequence,
           queueKeys,
           // Delays are read now, as the call goes: the script adds them to Redis's clock.
           enqueueGroups(records, queueOf, data, Date.now()),
           {
-            taskPrefix: this.keys.taskPrefix,
-            resultTtlMs: this.settings.retention.longestMaxAgeMs,
+            taskPrefix: this.context.keys.taskPrefix,
+            resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,
           },
         ),
       (reason, cause) =>
         new EnqueueOutcomeUnknownError(
-          enqueueOutcomeUnknown(this.settings.alias, ids, reason),
+          enqueueOutcomeUnknown(this.context.settings.alias, ids, reason),
           ids,
           { cause },
         ),
@@ -85,9 +77,9 @@ export class RedisEnqueuer {
   /** The error of an enqueue refused because a task with one of its ids is stored; it carries that task. */
   private alreadyExists({ id, fields }: EnqueueClash): TaskAlreadyExistsError {
     // The clash was seen with the hash's data present, so the record is there (or corrupt, which throws).
-    const record = this.codec.decodeStored(id, fields) as TaskRecord;
+    const record = this.context.codec.decodeStored(id, fields) as TaskRecord;
     return new TaskAlreadyExistsError(
-      taskAlreadyExists(id, this.settings.alias, record.status),
+      taskAlreadyExists(id, this.context.settings.alias, record.status),
       new TaskResult(record, this.backend),
     );
   }

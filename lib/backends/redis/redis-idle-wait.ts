@@ -1,9 +1,6 @@
-import type { Logger } from '@nestjs/common';
-
 import type { TaskRecord } from '../../core/task-record.interface';
 import { leasesLeftToReaper } from '../../core/threadmill.messages';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
+import type { RedisAliasContext } from './redis-alias-context';
 import type { RedisLeaseTaker, TakeCall } from './redis-lease-taker';
 import type { RedisReleaser } from './redis-releaser';
 import type { AcquireQueueKeys } from './redis-script-types';
@@ -18,12 +15,9 @@ import type { AcquireQueueKeys } from './redis-script-types';
  */
 export class RedisIdleWait {
   constructor(
-    private readonly alias: string,
-    private readonly connection: RedisConnection,
+    private readonly context: RedisAliasContext,
     private readonly taker: RedisLeaseTaker,
     private readonly releaser: RedisReleaser,
-    private readonly guard: RedisCallGuard,
-    private readonly logger: Logger,
   ) {}
 
   /**
@@ -45,7 +39,7 @@ export class RedisIdleWait {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
-      const wake = await this.connection.blockingWaits.waitForWake(
+      const wake = await this.context.connection.blockingWaits.waitForWake(
         wakeKeys,
         remaining,
         signal,
@@ -55,7 +49,7 @@ export class RedisIdleWait {
       if (wake.outcome === 'aborted') {
         // Leased as the wait was ended: the caller is stopping, so they go back in their place.
         if (records?.length) await this.giveBack(records);
-        if (wake.tokenMayBeLost && !this.guard.closed) await this.passOnWakeUps(queueKeys);
+        if (wake.tokenMayBeLost && !this.context.guard.closed) await this.passOnWakeUps(queueKeys);
         return [];
       }
       if (records?.length) return records;
@@ -70,7 +64,7 @@ export class RedisIdleWait {
     try {
       await this.releaser.unlease(records);
     } catch (error) {
-      this.logger.warn(leasesLeftToReaper(this.alias, records.length, error));
+      this.context.logger.warn(leasesLeftToReaper(this.context.alias, records.length, error));
     }
   }
 
@@ -81,13 +75,15 @@ export class RedisIdleWait {
    */
   private async passOnWakeUps(queueKeys: readonly AcquireQueueKeys[]): Promise<void> {
     try {
-      const { client } = this.connection;
+      const { client } = this.context.connection;
       const sizes = await Promise.all(queueKeys.map((keys) => client.zcard(keys.queueKey)));
       await Promise.all(
         queueKeys.filter((_, q) => sizes[q] > 0).map((keys) => client.lpush(keys.wakeKey, '1')),
       );
     } catch (error) {
-      this.logger.debug(`could not pass wake-ups on after an aborted wait: ${String(error)}`);
+      this.context.logger.debug(
+        `could not pass wake-ups on after an aborted wait: ${String(error)}`,
+      );
     }
   }
 }

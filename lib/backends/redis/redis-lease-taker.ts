@@ -1,15 +1,9 @@
-import type { Logger } from '@nestjs/common';
-
 import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { errorToRecord } from '../../core/task-serializer';
-import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
+import type { RedisAliasContext } from './redis-alias-context';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
-import type { RedisRecordCodec } from './redis-record.codec';
 import {
   type AcknowledgeGroup,
   type AcquiredRaw,
@@ -50,15 +44,9 @@ export class RedisLeaseTaker {
   private readonly blockerScripts = new WeakMap<RedisClient, RedisScripts>();
 
   constructor(
-    private readonly settings: RedisBackendSettings,
-    private readonly keys: RedisKeys,
-    private readonly codec: RedisRecordCodec,
-    private readonly connection: RedisConnection,
-    private readonly scripts: RedisScripts,
+    private readonly context: RedisAliasContext,
     private readonly pools: RedisPoolHeartbeat,
     private readonly settler: RedisSettler,
-    private readonly guard: RedisCallGuard,
-    private readonly logger: Logger,
   ) {}
 
   /**
@@ -75,22 +63,29 @@ export class RedisLeaseTaker {
   ): Promise<Taken> {
     const acquiring = (scripts: RedisScripts) =>
       scripts.acquire(
-        { poolTasksKey: this.keys.poolTasks(call.poolId), poolsKey: this.keys.pools },
+        {
+          poolTasksKey: this.context.keys.poolTasks(call.poolId),
+          poolsKey: this.context.keys.pools,
+        },
         queueKeys,
         {
           sentBehindWait: via !== undefined,
-          leaseTtlMs: this.settings.leaseTtl,
+          leaseTtlMs: this.context.settings.leaseTtl,
           max: call.max,
           workerJson: call.workerJson,
           runningStatus: TaskResultStatus.RUNNING,
           poolId: call.poolId,
         },
-        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.pools.hint),
+        storeSettings(
+          this.context.keys,
+          this.context.settings.retention.longestMaxAgeMs,
+          this.pools.hint,
+        ),
         call.finished,
       );
     const { stored, leased, poolLapsed } = via
       ? await acquiring(via)
-      : await this.connection.run(() => acquiring(this.scripts));
+      : await this.context.connection.run(() => acquiring(this.context.scripts));
     if (call.max > 0) this.pools.noteLeaseState(call.poolId, poolLapsed?.lapsedMs);
     if (poolLapsed) return { stored, records: null, poolLapsed: true };
     if (leased === null) return { stored, records: null };
@@ -103,9 +98,9 @@ export class RedisLeaseTaker {
         records.push(this.leased(raw, now));
       } catch (error) {
         if (!(error instanceof CorruptTaskDataError)) throw error;
-        this.logger.warn(error.message);
+        this.context.logger.warn(error.message);
         (unreadable ??= []).push(
-          this.codec.unreadable(
+          this.context.codec.unreadable(
             raw.id,
             queue,
             new Date(now),
@@ -125,11 +120,11 @@ export class RedisLeaseTaker {
     let keys = this.acquireKeyCache.get(cacheKey);
     if (!keys) {
       keys = queues.map((queue) => {
-        this.guard.assertQueue(queue);
+        this.context.guard.assertQueue(queue);
         return {
-          queueKey: this.keys.queue(queue),
-          runningKey: this.keys.running(queue),
-          wakeKey: this.keys.wake(queue),
+          queueKey: this.context.keys.queue(queue),
+          runningKey: this.context.keys.running(queue),
+          wakeKey: this.context.keys.wake(queue),
         };
       });
       this.acquireKeyCache.set(cacheKey, keys);
@@ -148,7 +143,7 @@ export class RedisLeaseTaker {
   }
 
   private leased(raw: AcquiredRaw, now: number): TaskRecord {
-    return this.codec.decodeLive(raw.id, raw.data, {
+    return this.context.codec.decodeLive(raw.id, raw.data, {
       status: TaskResultStatus.RUNNING,
       startedAt: String(raw.startedAtMs),
       lastAttemptedAt: String(now),

@@ -1,13 +1,7 @@
-import type { Logger } from '@nestjs/common';
-
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
 import { poolHeartbeatLapsed, poolHeartbeatResumed } from '../../core/threadmill.messages';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
-import type { RedisMaintenance } from './redis-maintenance';
+import type { RedisAliasContext } from './redis-alias-context';
 import { ANY_POOL, type PoolHint } from './redis-script-types';
-import type { RedisScripts } from './redis-scripts';
 
 /**
  * The pools one RedisBackend instance acts for: their heartbeats (beat,
@@ -26,15 +20,7 @@ export class RedisPoolHeartbeat {
   /** Pools this instance was refused leases for (heartbeat lapsed), and by how much (ms; null: none). */
   private readonly lapsedPools = new Map<string, number | null>();
 
-  constructor(
-    private readonly alias: string,
-    private readonly keys: RedisKeys,
-    private readonly scripts: RedisScripts,
-    private readonly connection: RedisConnection,
-    private readonly maintenance: RedisMaintenance,
-    private readonly guard: RedisCallGuard,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly context: RedisAliasContext) {}
 
   /** The pool the stores of this instance leave; see PoolHint. */
   get hint(): PoolHint {
@@ -43,14 +29,16 @@ export class RedisPoolHeartbeat {
 
   /** Alive until Redis's time plus `ttlMs` (see beatPool-1.lua), whatever this host's clock says. */
   async beat(poolId: string, ttlMs: number): Promise<void> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     this.note(poolId);
-    await this.connection.run(() => this.scripts.beatPool(this.keys.pools, poolId, ttlMs));
+    await this.context.connection.run(() =>
+      this.context.scripts.beatPool(this.context.keys.pools, poolId, ttlMs),
+    );
   }
 
   async retire(poolId: string): Promise<void> {
-    this.guard.assertOpen();
-    await this.connection.run(() => this.maintenance.forgetPool(poolId, true));
+    this.context.guard.assertOpen();
+    await this.context.connection.run(() => this.context.maintenance.forgetPool(poolId, true));
   }
 
   /** Notes that this instance acts for `poolId` (it acquires or beats for it). */
@@ -64,18 +52,18 @@ export class RedisPoolHeartbeat {
     if (poolId === '') return;
     if (lapsedMs !== undefined) {
       if (!this.lapsedPools.has(poolId)) {
-        this.logger.warn(poolHeartbeatLapsed(this.alias, poolId, lapsedMs));
+        this.context.logger.warn(poolHeartbeatLapsed(this.context.alias, poolId, lapsedMs));
       }
       this.lapsedPools.set(poolId, lapsedMs);
     } else if (this.lapsedPools.delete(poolId)) {
-      this.logger.log(poolHeartbeatResumed(this.alias, poolId));
+      this.context.logger.log(poolHeartbeatResumed(this.context.alias, poolId));
     }
   }
 
   /** The error of an acquire refused because `poolId`'s heartbeat lapsed, with by how much. */
   lapsedError(poolId: string): PoolHeartbeatLapsedError {
     return new PoolHeartbeatLapsedError(
-      poolHeartbeatLapsed(this.alias, poolId, this.lapsedPools.get(poolId) ?? null),
+      poolHeartbeatLapsed(this.context.alias, poolId, this.lapsedPools.get(poolId) ?? null),
     );
   }
 }

@@ -1,17 +1,10 @@
-import type { Logger } from '@nestjs/common';
-
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type { QueueSegment } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
-import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
-import type { RedisMaintenance } from './redis-maintenance';
-import { type RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
-import type { RedisScripts } from './redis-scripts';
+import type { RedisAliasContext } from './redis-alias-context';
+import { TASK_HASH_FIELDS } from './redis-record.codec';
 
 /**
  * What one RedisBackend alias reads without changing anything: the tasks of
@@ -21,28 +14,20 @@ import type { RedisScripts } from './redis-scripts';
  * @internal
  */
 export class RedisReader {
-  constructor(
-    private readonly settings: RedisBackendSettings,
-    private readonly keys: RedisKeys,
-    private readonly codec: RedisRecordCodec,
-    private readonly connection: RedisConnection,
-    private readonly scripts: RedisScripts,
-    private readonly maintenance: RedisMaintenance,
-    private readonly guard: RedisCallGuard,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly context: RedisAliasContext) {}
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
-    this.guard.assertOpen();
-    this.guard.assertQueue(queue);
+    this.context.guard.assertOpen();
+    this.context.guard.assertQueue(queue);
     if (count <= 0) return [];
-    return this.connection.run(async () => {
+    return this.context.connection.run(async () => {
       // History is scored by Redis's time: what is within resultTtl is measured on it too.
       const finished = segment === 'successful' || segment === 'failed';
       // Finished tasks within the longest retention; each queue and status's own limit is applied
       // by the trimming step of every pass.
       const since = finished
-        ? (await this.maintenance.storeNow()) - this.settings.retention.longestMaxAgeMs
+        ? (await this.context.maintenance.storeNow()) -
+          this.context.settings.retention.longestMaxAgeMs
         : 0;
       const found: TaskRecord[] = [];
       for (let offset = 0; found.length < count; offset += count) {
@@ -55,14 +40,14 @@ export class RedisReader {
   }
 
   async getResult(id: string): Promise<TaskRecord> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     // Live or finished, a task is its one hash.
-    const values = await this.connection.run(() =>
-      this.connection.client.hmget(this.keys.task(id), ...TASK_HASH_FIELDS),
+    const values = await this.context.connection.run(() =>
+      this.context.connection.client.hmget(this.context.keys.task(id), ...TASK_HASH_FIELDS),
     );
-    const record = this.codec.decodeStored(id, values);
+    const record = this.context.codec.decodeStored(id, values);
     if (record) return record;
-    throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.settings.alias));
+    throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.context.settings.alias));
   }
 
   /**
@@ -71,9 +56,9 @@ export class RedisReader {
    * how long ago the last maintenance pass ran.
    */
   async maintenanceHeartbeat(): Promise<Date | null> {
-    this.guard.assertOpen();
-    const { nowMs, maintenancePassMs } = await this.connection.run(() =>
-      this.scripts.storeTime(this.keys.maintenanceHeartbeat),
+    this.context.guard.assertOpen();
+    const { nowMs, maintenancePassMs } = await this.context.connection.run(() =>
+      this.context.scripts.storeTime(this.context.keys.maintenanceHeartbeat),
     );
     return maintenancePassMs === null
       ? null
@@ -88,19 +73,19 @@ export class RedisReader {
     count: number,
     since: number,
   ): Promise<string[]> {
-    const { client } = this.connection;
+    const { client } = this.context.connection;
     switch (segment) {
       case 'ready':
-        return client.zrange(this.keys.queue(queue), offset, offset + count - 1);
+        return client.zrange(this.context.keys.queue(queue), offset, offset + count - 1);
       case 'running':
-        return client.zrange(this.keys.running(queue), offset, offset + count - 1);
+        return client.zrange(this.context.keys.running(queue), offset, offset + count - 1);
       case 'deferred':
-        return client.zrange(this.keys.deferred(queue), offset, offset + count - 1);
+        return client.zrange(this.context.keys.deferred(queue), offset, offset + count - 1);
       case 'successful':
       case 'failed':
         // Newest first, and only within resultTtl (trimming may lag a maintenance interval).
         return client.zrevrangebyscore(
-          this.keys.history(queue, segment),
+          this.context.keys.history(queue, segment),
           '+inf',
           since,
           'LIMIT',
@@ -114,19 +99,19 @@ export class RedisReader {
   private async readMany(ids: readonly string[], segment: QueueSegment): Promise<TaskRecord[]> {
     if (ids.length === 0) return [];
     const finished = segment === 'successful' || segment === 'failed';
-    const pipeline = this.connection.client.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.task(id), ...TASK_HASH_FIELDS);
+    const pipeline = this.context.connection.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.context.keys.task(id), ...TASK_HASH_FIELDS);
     const replies = (await pipeline.exec()) ?? [];
     const records: TaskRecord[] = [];
     ids.forEach((id, i) => {
       const [error, values] = replies[i] ?? [null, null];
       if (error) return;
       try {
-        const record = this.codec.decodeStored(id, values as (string | null)[]);
+        const record = this.context.codec.decodeStored(id, values as (string | null)[]);
         // Listing and reading are two steps: a task listed live may have finished since.
         if (record && FINISHED_STATUSES.has(record.status) === finished) records.push(record);
       } catch (readError) {
-        this.logger.debug(`peek skipped task ${id}: ${String(readError)}`);
+        this.context.logger.debug(`peek skipped task ${id}: ${String(readError)}`);
       }
     });
     return records;

@@ -1,11 +1,9 @@
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
+import type { RedisAliasContext } from './redis-alias-context';
 import { RedisRecordCodec } from './redis-record.codec';
 import type { ReleaseItem } from './redis-script-types';
-import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
+import { WAKE_BOUND } from './redis-scripts';
 
 /**
  * Puts leased tasks of one RedisBackend alias back in their ready queue
@@ -15,12 +13,7 @@ import { type RedisScripts, WAKE_BOUND } from './redis-scripts';
  * @internal
  */
 export class RedisReleaser {
-  constructor(
-    private readonly keys: RedisKeys,
-    private readonly connection: RedisConnection,
-    private readonly scripts: RedisScripts,
-    private readonly guard: RedisCallGuard,
-  ) {}
+  constructor(private readonly context: RedisAliasContext) {}
 
   release(records: readonly TaskRecord[]): Promise<number> {
     return this.putBack(records, false);
@@ -31,15 +24,15 @@ export class RedisReleaser {
   }
 
   private async putBack(records: readonly TaskRecord[], unstarted: boolean): Promise<number> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     if (records.length === 0) return 0;
     const items = records.map((record): ReleaseItem => {
-      const queue = this.guard.queueOf(record);
+      const queue = this.context.guard.queueOf(record);
       return {
-        runningKey: this.keys.running(queue),
-        queueKey: this.keys.queue(queue),
-        taskKey: this.keys.task(record.id),
-        wakeKey: this.keys.wake(queue),
+        runningKey: this.context.keys.running(queue),
+        queueKey: this.context.keys.queue(queue),
+        taskKey: this.context.keys.task(record.id),
+        wakeKey: this.context.keys.wake(queue),
         id: record.id,
         fallbackScore: RedisRecordCodec.fallbackScore(record),
         ...(unstarted && {
@@ -50,8 +43,13 @@ export class RedisReleaser {
         }),
       };
     });
-    return this.connection.run(() =>
-      this.scripts.release(items, TaskResultStatus.READY, WAKE_BOUND, this.keys.poolTasksPrefix),
+    return this.context.connection.run(() =>
+      this.context.scripts.release(
+        items,
+        TaskResultStatus.READY,
+        WAKE_BOUND,
+        this.context.keys.poolTasksPrefix,
+      ),
     );
   }
 }

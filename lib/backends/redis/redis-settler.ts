@@ -1,20 +1,12 @@
-import type { Logger } from '@nestjs/common';
-
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { isRetry } from '../../core/retry-policy';
 import type { AcknowledgeOutcome, RetryOutcome } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
 import { acknowledgeUnfinished, retryNotReady } from '../../core/threadmill.messages';
-import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisCallGuard } from './redis-call-guard';
-import type { RedisConnection } from './redis-connection';
-import type { RedisKeys } from './redis-keys';
-import type { RedisMaintenance } from './redis-maintenance';
+import type { RedisAliasContext } from './redis-alias-context';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
-import type { RedisRecordCodec } from './redis-record.codec';
 import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script-types';
-import type { RedisScripts } from './redis-scripts';
 
 /**
  * Settles the attempts of one RedisBackend alias: finished records stored
@@ -26,39 +18,38 @@ import type { RedisScripts } from './redis-scripts';
  */
 export class RedisSettler {
   constructor(
-    private readonly settings: RedisBackendSettings,
-    private readonly keys: RedisKeys,
-    private readonly codec: RedisRecordCodec,
-    private readonly connection: RedisConnection,
-    private readonly scripts: RedisScripts,
-    private readonly maintenance: RedisMaintenance,
+    private readonly context: RedisAliasContext,
     private readonly pools: RedisPoolHeartbeat,
-    private readonly guard: RedisCallGuard,
-    private readonly logger: Logger,
   ) {}
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const { groups, order } = this.finishedGroups(records);
-    const stored = await this.connection.run(() =>
-      this.scripts.acknowledge(
+    const stored = await this.context.connection.run(() =>
+      this.context.scripts.acknowledge(
         groups,
-        storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, this.pools.hint),
+        storeSettings(
+          this.context.keys,
+          this.context.settings.retention.longestMaxAgeMs,
+          this.pools.hint,
+        ),
       ),
     );
     return this.outcomes(records, order, stored);
   }
 
   async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
-    this.guard.assertOpen();
+    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     for (const record of records) {
       if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
-      this.guard.queueOf(record);
+      this.context.guard.queueOf(record);
     }
     // Each runAfter was set on this process's clock: the wait left is read as the call goes.
-    const sent = await this.connection.run(() => this.maintenance.retry(records, Date.now()));
+    const sent = await this.context.connection.run(() =>
+      this.context.maintenance.retry(records, Date.now()),
+    );
     return sent.map((reply): RetryOutcome => {
       if (reply === StoreReply.Stored) return 'retried';
       return reply === StoreReply.AlreadyStored ? 'already-stored' : 'stale';
@@ -82,7 +73,7 @@ export class RedisSettler {
       if (!FINISHED_STATUSES.has(record.status)) {
         throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
       }
-      const queue = this.guard.queueOf(record);
+      const queue = this.context.guard.queueOf(record);
       const segment = record.status === TaskResultStatus.SUCCESSFUL ? 0 : 1;
       let ofQueue = byQueue.get(queue);
       if (!ofQueue) {
@@ -92,8 +83,8 @@ export class RedisSettler {
       if (ofQueue[segment] < 0) {
         ofQueue[segment] = groups.length;
         groups.push({
-          runningKey: this.keys.running(queue),
-          historyKey: this.keys.history(queue, segment === 0 ? 'successful' : 'failed'),
+          runningKey: this.context.keys.running(queue),
+          historyKey: this.context.keys.history(queue, segment === 0 ? 'successful' : 'failed'),
           ids: [],
           json: [],
         });
@@ -101,7 +92,7 @@ export class RedisSettler {
       }
       const group = groups[ofQueue[segment]];
       group.ids.push(record.id);
-      group.json.push(this.codec.encodeFinished(record));
+      group.json.push(this.context.codec.encodeFinished(record));
       indexes[ofQueue[segment]].push(index);
     });
     return { groups, order: indexes.flat() };
@@ -124,7 +115,7 @@ export class RedisSettler {
         return;
       }
       outcomes[index] = 'stale';
-      this.logger.debug(
+      this.context.logger.debug(
         `acknowledge of task ${records[index].id} was stale: it is no longer leased (reaped or recovered)`,
       );
     });

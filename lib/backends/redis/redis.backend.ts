@@ -106,54 +106,28 @@ export class RedisBackend implements TaskBackend {
       scripts,
       connection,
     );
-    const pools = new RedisPoolHeartbeat(
+    const context = {
       alias,
+      settings,
       keys,
-      scripts,
+      codec,
       connection,
+      scripts,
       maintenance,
       guard,
       logger,
-    );
+    };
+    const pools = new RedisPoolHeartbeat(context);
     this.pools = pools;
-    const settler = new RedisSettler(
-      settings,
-      keys,
-      codec,
-      connection,
-      scripts,
-      maintenance,
-      pools,
-      guard,
-      logger,
-    );
+    const settler = new RedisSettler(context, pools);
     this.settler = settler;
-    const releaser = new RedisReleaser(keys, connection, scripts, guard);
+    const releaser = new RedisReleaser(context);
     this.releaser = releaser;
-    const taker = new RedisLeaseTaker(
-      settings,
-      keys,
-      codec,
-      connection,
-      scripts,
-      pools,
-      settler,
-      guard,
-      logger,
-    );
-    const idleWait = new RedisIdleWait(alias, connection, taker, releaser, guard, logger);
+    const taker = new RedisLeaseTaker(context, pools, settler);
+    const idleWait = new RedisIdleWait(context, taker, releaser);
     this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard);
-    this.enqueuer = new RedisEnqueuer(settings, keys, codec, connection, scripts, guard, this);
-    this.reader = new RedisReader(
-      settings,
-      keys,
-      codec,
-      connection,
-      scripts,
-      maintenance,
-      guard,
-      logger,
-    );
+    this.enqueuer = new RedisEnqueuer(context, this);
+    this.reader = new RedisReader(context);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {

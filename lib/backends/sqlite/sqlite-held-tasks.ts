@@ -121,10 +121,7 @@ export class SqliteHeldTasks {
   private finish(record: TaskRecord, now: number): AcknowledgeOutcome {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
-    if (!row) {
-      const stored = tasks.selectResult.get(this.alias, record.id, now);
-      return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
-    }
+    if (!row) return notHeld(tasks.selectResult.get(this.alias, record.id, now), record);
     this.rows.finish(record, row, now);
     return 'acknowledged';
   }
@@ -133,10 +130,7 @@ export class SqliteHeldTasks {
   private requeue(record: TaskRecord, now: number): RetryOutcome {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
-    if (!row) {
-      const stored = tasks.selectTask.get(this.alias, record.id, now);
-      return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
-    }
+    if (!row) return notHeld(tasks.selectTask.get(this.alias, record.id, now), record);
     this.rows.requeue(record, row.seq, now);
     return 'retried';
   }
@@ -156,4 +150,15 @@ export class SqliteHeldTasks {
     tasks.markReady.run(LIVE_TASK_EXPIRES_AT, serializeRecord(ready), row.seq);
     return 1;
   }
+}
+
+/**
+ * What storing `record` found once its lease is no longer held: this very
+ * outcome, stored by an earlier call whose reply was lost, or nothing of ours.
+ */
+function notHeld(
+  stored: { data: string } | undefined,
+  record: TaskRecord,
+): 'already-stored' | 'stale' {
+  return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
 }

@@ -1,0 +1,28 @@
+import type { Logger } from '@nestjs/common';
+
+import type { RedisBackendSettings } from './redis-backend-config.parser';
+import type { RedisCallGuard } from './redis-call-guard';
+import type { RedisConnection } from './redis-connection';
+import type { RedisKeys } from './redis-keys';
+import type { RedisMaintenance } from './redis-maintenance';
+import type { RedisRecordCodec } from './redis-record.codec';
+import type { RedisScripts } from './redis-scripts';
+
+/**
+ * What every part of one RedisBackend alias works with, made once by the
+ * backend: its settings, key names, record codec, connections, scripts,
+ * maintenance store, the open-and-queue checks, and its logger.
+ *
+ * @internal
+ */
+export interface RedisAliasContext {
+  readonly alias: string;
+  readonly settings: RedisBackendSettings;
+  readonly keys: RedisKeys;
+  readonly codec: RedisRecordCodec;
+  readonly connection: RedisConnection;
+  readonly scripts: RedisScripts;
+  readonly maintenance: RedisMaintenance;
+  readonly guard: RedisCallGuard;
+  readonly logger: Logger;
+}
