@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 
+import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
@@ -106,9 +107,9 @@ export class EnqueueCommand extends CommandRunner {
     return parseWholeNumber('--count', value, 1);
   }
 
-  @Option({ flags: '--backend <alias>', description: "Backend alias. Default: the task's." })
+  @BackendOption('', "the task's")
   parseBackend(value: string): string {
-    return parseName('--backend', value);
+    return parseBackendOption(value);
   }
 }
 

@@ -1,10 +1,10 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, CommandRunner } from 'nest-commander';
 
+import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { TaskService } from '../task/task.service';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseName } from '../command/parse-option.util';
 
 /** The `result` options as commander hands them over. */
 export interface ResultCommandOptions {
@@ -42,12 +42,8 @@ export class ResultCommand extends CommandRunner {
     }
   }
 
-  @Option({
-    flags: '--backend <alias>',
-    description:
-      'Backend alias the task was enqueued on. Default: the only one configured, else "default".',
-  })
+  @BackendOption('the task was enqueued on')
   parseBackend(value: string): string {
-    return parseName('--backend', value);
+    return parseBackendOption(value);
   }
 }

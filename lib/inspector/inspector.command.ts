@@ -1,8 +1,8 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, CommandRunner } from 'nest-commander';
 
+import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { BackendRegistry } from '../backends/backend.registry';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseName } from '../command/parse-option.util';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';
@@ -54,11 +54,8 @@ export class InspectorCommand extends CommandRunner {
     }
   }
 
-  @Option({
-    flags: '--backend <alias>',
-    description: 'Backend alias to show first. Default: "default", or the first configured.',
-  })
+  @BackendOption('to show first', '"default", or the first configured')
   parseBackend(value: string): string {
-    return parseName('--backend', value);
+    return parseBackendOption(value);
   }
 }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 
 import { Command, CommandRunner, Option } from 'nest-commander';
 
+import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { BackendRegistry } from '../backends/backend.registry';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../command/parse-option.util';
@@ -95,13 +96,9 @@ export class WorkerCommand extends CommandRunner {
     await this.launcher.launch(backend, resolved);
   }
 
-  @Option({
-    flags: '--backend <alias>',
-    description:
-      'Backend alias whose queues are consumed. Default: the only one configured, else "default".',
-  })
+  @BackendOption('whose queues are consumed')
   parseBackend(value: string): string {
-    return parseName('--backend', value);
+    return parseBackendOption(value);
   }
 
   @Option({
