@@ -694,6 +694,32 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect((await acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
       });
 
+      it('recovers the pool that lapsed first when one pass has room for only one', async () => {
+        const small = await build({ batchSize: 1 });
+        const early = await small.enqueue(newRecord(small.alias));
+        const late = await small.enqueue(newRecord(small.alias));
+        // pool-late beats first but lapses last; a store that lists pools as they came would take it first.
+        await small.beatPool('pool-late', 800);
+        await small.beatPool('pool-early', 400);
+        for (const [poolId, workerId] of [
+          ['pool-early', 'e:1-1'],
+          ['pool-late', 'l:1-1'],
+        ]) {
+          await small.acquire(['default'], { workerId, timeoutMs: 0, poolId });
+        }
+        const leased = await small.getResult(late.id);
+        await waitFor(() => Date.now() > leased.lastAttemptedAt!.getTime() + 850, {
+          what: 'both heartbeats to lapse',
+        });
+        expect((await small.maintenancePass()).recovered).toBe(1);
+        await expect(small.getResult(early.id)).resolves.toMatchObject({
+          status: TaskResultStatus.FAILED,
+        });
+        await expect(small.getResult(late.id)).resolves.toMatchObject({
+          status: TaskResultStatus.RUNNING,
+        });
+      });
+
       it('never recovers the tasks of the pool that runs the pass, even when its beat lapsed', async () => {
         await backend.enqueue(newRecord(alias));
         await backend.beatPool('pool-a', 100);

@@ -67,6 +67,7 @@ export class MemoryMaintenance implements MaintenanceStore {
     const now = Date.now();
     return [...this.deps.store.pools]
       .filter(([poolId, deadline]) => deadline <= now && poolId !== ownPoolId)
+      .sort(([, a], [, b]) => a - b)
       .map(([poolId]) => poolId)
       .slice(0, max);
   }
