@@ -101,8 +101,9 @@ export const exitCause = (code: number | null, signal: NodeJS.Signals | null): s
   signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`;
 
 export const workerCrashed = (id: string, taskName: string, pid: number, cause: string): string =>
-  `Task "${taskName}" (${id}) was running in worker process ${pid}, which died with ${cause}; ` +
-  `the attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
+  `Task "${taskName}" (${id}) was held by worker process ${pid}, which died with ${cause}: it had ` +
+  `started, or was about to (a task is journaled before it starts, so the pool cannot tell which). ` +
+  `The attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
 
 /** What became of a dead child's tasks. */
 export interface CrashRecoveryCounts {
