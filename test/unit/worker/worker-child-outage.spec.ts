@@ -21,6 +21,7 @@ import {
 } from '../../helpers/memory-backend';
 import { TempJournal } from '../../helpers/temp-journal';
 import { waitFor } from '../../helpers/wait-for';
+import { workerOptions } from '../../helpers/worker-options';
 
 const RETRY_DELAY_MS = 50;
 
@@ -68,37 +69,23 @@ function childOn(
   options: Partial<WorkerOptions> = {},
   deps: Partial<WorkerChildDeps> = {},
 ) {
-  return new WorkerChild(
-    {
-      backend: backend.alias,
-      queues: ['default'],
-      processes: 1,
-      threads: 1,
-      maxTasks: null,
-      maxTasksJitter: 0,
-      exitEmpty: false,
-      livenessTimeoutMs: 30_000,
-      heartbeatToleranceMs: 30_000,
-      ...options,
-    },
-    {
-      backend,
-      runTask: async (r) => ({
-        ...r,
-        status: TaskResultStatus.SUCCESSFUL,
-        finishedAt: new Date(),
-        returnValue: null,
-      }),
-      channel: { send: async (message: ChildMessage) => void messages.push(message) },
-      journal: journals[journals.push(new TempJournal()) - 1].journal,
-      logger,
-      logTasks: false,
-      identity: 'host:42',
-      idleWaitMs: 60_000,
-      retryDelayMs: RETRY_DELAY_MS,
-      ...deps,
-    },
-  );
+  return new WorkerChild(workerOptions(backend.alias, options), {
+    backend,
+    runTask: async (r) => ({
+      ...r,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+      returnValue: null,
+    }),
+    channel: { send: async (message: ChildMessage) => void messages.push(message) },
+    journal: journals[journals.push(new TempJournal()) - 1].journal,
+    logger,
+    logTasks: false,
+    identity: 'host:42',
+    idleWaitMs: 60_000,
+    retryDelayMs: RETRY_DELAY_MS,
+    ...deps,
+  });
 }
 
 function quietLogger(): Logger {

@@ -13,6 +13,7 @@ import {
   retriedBy,
 } from '../../helpers/memory-backend';
 import { TempJournal } from '../../helpers/temp-journal';
+import { workerOptions } from '../../helpers/worker-options';
 
 /** A READY record that may be tried `retries` more times, each `delayMs` after the last. */
 function retrying(id: string, retries: number, delayMs = 0): TaskRecord {
@@ -46,37 +47,24 @@ async function setup(stored: (backend: MemoryBackend) => Promise<unknown> = asyn
   const logger = new Logger('test');
   jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
   jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-  const child = new WorkerChild(
-    {
-      backend: backend.alias,
-      queues: ['default'],
-      processes: 1,
-      threads: 3,
-      maxTasks: null,
-      maxTasksJitter: 0,
-      exitEmpty: true,
-      livenessTimeoutMs: 30_000,
-      heartbeatToleranceMs: 30_000,
-    },
-    {
-      backend,
-      // Every task fails: the child must decide between retry and acknowledge.
-      runTask: async (record) => ({
-        ...record,
-        status: TaskResultStatus.FAILED,
-        finishedAt: new Date(),
-        errors: [...record.errors, { className: 'Error', traceback: 'Error: boom' }],
-      }),
-      channel: { send: async (message: ChildMessage) => void messages.push(message) },
-      journal: journal.journal,
-      logger,
-      logTasks: false,
-      identity: 'host:42',
-      idleWaitMs: 60_000,
-      retryDelayMs: 10,
-      poolId: 'pool-1',
-    },
-  );
+  const child = new WorkerChild(workerOptions(backend.alias, { threads: 3, exitEmpty: true }), {
+    backend,
+    // Every task fails: the child must decide between retry and acknowledge.
+    runTask: async (record) => ({
+      ...record,
+      status: TaskResultStatus.FAILED,
+      finishedAt: new Date(),
+      errors: [...record.errors, { className: 'Error', traceback: 'Error: boom' }],
+    }),
+    channel: { send: async (message: ChildMessage) => void messages.push(message) },
+    journal: journal.journal,
+    logger,
+    logTasks: false,
+    identity: 'host:42',
+    idleWaitMs: 60_000,
+    retryDelayMs: 10,
+    poolId: 'pool-1',
+  });
   return { backend, spies, messages, child, journal };
 }
 

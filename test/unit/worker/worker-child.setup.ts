@@ -8,6 +8,7 @@ import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { memoryBackend } from '../../helpers/memory-backend';
 import { TempJournal } from '../../helpers/temp-journal';
+import { workerOptions } from '../../helpers/worker-options';
 
 /** A task run the test settles by hand. */
 export interface PendingRun {
@@ -92,21 +93,7 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
     leaseCheckMs: extras.leaseCheckMs,
     random: () => extras.random ?? 0,
   };
-  const child = new WorkerChild(
-    {
-      backend: backend.alias,
-      queues: ['default'],
-      processes: 1,
-      threads: 3,
-      maxTasks: null,
-      maxTasksJitter: 0,
-      exitEmpty: false,
-      livenessTimeoutMs: 30_000,
-      heartbeatToleranceMs: 30_000,
-      ...options,
-    },
-    deps,
-  );
+  const child = new WorkerChild(workerOptions(backend.alias, { threads: 3, ...options }), deps);
   return { backend, spies, runs, messages, child, deps, journal };
 }
 

@@ -22,6 +22,7 @@ import {
   recordsOf,
 } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
+import { workerOptions } from '../../helpers/worker-options';
 
 /** A forked child the test drives: it "sends" messages, journals held ids and "dies" on command. */
 class FakeChild extends EventEmitter implements ForkedChild {
@@ -105,35 +106,21 @@ function setup(
   for (const level of ['log', 'warn', 'error', 'debug'] as const) {
     jest.spyOn(logger, level).mockImplementation(() => undefined);
   }
-  const pool = new WorkerPool(
-    {
-      backend: backend.alias,
-      queues: ['default'],
-      processes: 2,
-      threads: 1,
-      maxTasks: null,
-      maxTasksJitter: 0,
-      exitEmpty: false,
-      livenessTimeoutMs: 30_000,
-      heartbeatToleranceMs: 30_000,
-      ...options,
+  const pool = new WorkerPool(workerOptions(backend.alias, { processes: 2, ...options }), {
+    backend,
+    host: 'host',
+    logger,
+    forkChild: (journalPath) => {
+      const child = new FakeChild(journalPath);
+      children.push(child);
+      return child;
     },
-    {
-      backend,
-      host: 'host',
-      logger,
-      forkChild: (journalPath) => {
-        const child = new FakeChild(journalPath);
-        children.push(child);
-        return child;
-      },
-      summaryIntervalMs: 60_000,
-      bootRetryMs: 10,
-      urgentGraceMs: 60_000,
-      livenessCheckMs: 60_000,
-      ...pools,
-    },
-  );
+    summaryIntervalMs: 60_000,
+    bootRetryMs: 10,
+    urgentGraceMs: 60_000,
+    livenessCheckMs: 60_000,
+    ...pools,
+  });
   return { backend, spies, children, pool, logger };
 }
 
