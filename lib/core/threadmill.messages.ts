@@ -261,3 +261,8 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
+
+export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
+  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
+    .map((q) => `"${q}"`)
+    .join(', ')}). Name one of those, or add it to the backend's queues.`;

@@ -12,6 +12,7 @@ import {
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
@@ -29,6 +30,8 @@ export interface ContractSettings {
 export interface ContractSubject {
   backend: TaskBackend;
   cleanup(): Promise<void>;
+  /** Another backend on the same store, as a restarted process opens it; absent for a store that is the instance. */
+  reopen?(): Promise<TaskBackend>;
 }
 
 export type ContractFactory = (settings: ContractSettings) => Promise<ContractSubject>;
@@ -915,6 +918,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

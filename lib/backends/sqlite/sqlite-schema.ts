@@ -17,12 +17,13 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -92,6 +93,15 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, pool)
   );
   CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
+  `,
+  // 3: paused queues. Stored, so every pool of the file (and one started
+  // later) stops leasing a queue's tasks; acquire reads it in the lease's own statement.
+  `
+  CREATE TABLE threadmill_paused_queues (
+    alias TEXT NOT NULL,
+    queue TEXT NOT NULL,
+    PRIMARY KEY (alias, queue)
+  );
   `,
 ];
 

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
+import { SqliteQueueStatements } from './sqlite-queue-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
 
@@ -15,12 +16,14 @@ import { SqliteTaskStatements } from './sqlite-task-statements';
 export class SqliteStatements {
   readonly tasks: SqliteTaskStatements;
   readonly pools: SqlitePoolStatements;
+  readonly queues: SqliteQueueStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
     this.pools = new SqlitePoolStatements(db);
+    this.queues = new SqliteQueueStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
   }
