@@ -54,6 +54,9 @@ export {
 } from './task/task-events';
 export { TaskRunner } from './worker/task-runner';
 
+export { QueueService } from './queue/queue.service';
+export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';
+
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';
