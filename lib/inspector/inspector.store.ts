@@ -69,6 +69,7 @@ export class InspectorStore {
       tabIndex: READY_TAB,
       focus: 'tasks',
       telemetry: null,
+      paused: [],
       ...NO_TASKS,
       error: null,
       now: clock(),
@@ -202,6 +203,7 @@ export class InspectorStore {
       queues: backend?.queues ?? [],
       queueIndex: 0,
       telemetry: null,
+      paused: [],
       error: null,
       ...this.emptyList(),
     });
