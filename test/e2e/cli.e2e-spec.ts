@@ -110,6 +110,8 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         ['default', 'paused', '3', '0', '0', '0', '0'],
         ['emails', 'active', '0', '0', '0', '0', '0'],
       ]);
+      // `queues` alone lists them.
+      await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
       const resumed = await run(['queues', 'resume', 'default', '--backend', alias]);
       expect(resumed).toMatchObject({ code: 0, stdout: expect.stringContaining('Resumed queue') });
       const json = await run(['queues', 'list', '--json']);
