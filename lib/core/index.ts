@@ -21,3 +21,4 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
+export * from './attempt-timeout';

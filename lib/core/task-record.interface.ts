@@ -16,6 +16,8 @@ export interface TaskDescriptor {
   readonly retries?: number;
   /** Wait between attempts; absent means the default backoff. */
   readonly backoff?: TaskBackoff;
+  /** Longest one attempt may run (ms); absent means no limit but the lease. */
+  readonly timeoutMs?: number;
 }
 
 /** One failed attempt: the thrown value's class name and its stack text. */

@@ -18,6 +18,7 @@ export interface TaskRecordJson {
     /** Only when set: records from before retries existed have neither, and read as no retries. */
     retries?: number;
     backoff?: TaskBackoff;
+    timeoutMs?: number;
   };
   status: TaskResultStatus;
   enqueuedAt: number;

@@ -16,6 +16,8 @@ export interface ResolvedTaskOptions {
   readonly backoff?: TaskBackoff;
   /** Absent when the task declares none: the pool's liveness timeout applies. */
   readonly blockingMs?: number;
+  /** Absent when the task declares none: an attempt may run until its lease ends. */
+  readonly timeoutMs?: number;
 }
 
 /**

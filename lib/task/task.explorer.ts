@@ -10,6 +10,8 @@ import {
   TaskContext,
   invalidBlockingMs,
   invalidName,
+  invalidTimeoutMs,
+  isValidTimeoutMs,
   invalidPriority,
   invalidRetryPolicy,
   retryPolicyProblem,
@@ -126,6 +128,10 @@ export class TaskExplorer implements OnModuleInit {
     if (blockingMs !== undefined && !(Number.isSafeInteger(blockingMs) && blockingMs > 0)) {
       throw new InvalidTaskError(invalidBlockingMs(name, blockingMs));
     }
+    const { timeoutMs } = options;
+    if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
+      throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
+    }
     return {
       name,
       queue,
@@ -135,6 +141,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     };
   }
 

@@ -18,7 +18,9 @@ import {
   invalidRetryPolicy,
   invalidRunAfter,
   invalidTaskId,
+  invalidTimeoutMs,
   idNeedsOneTask,
+  isValidTimeoutMs,
   isValidTaskId,
   isExecutingBackend,
   MAX_DELAY_MS,
@@ -27,6 +29,7 @@ import {
   queueNotConfigured,
   retryPolicyProblem,
   taskNameNotRegistered,
+  timeoutNotBelowLease,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -237,6 +240,16 @@ export class TaskService implements TaskEnqueuer {
     return new Date(now.getTime() + delayMs);
   }
 
+  /** A time limit the backend's lease would not cut short. */
+  private assertTimeout(name: string, backend: TaskBackend, timeoutMs: unknown): void {
+    if (!isValidTimeoutMs(timeoutMs)) throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
+    if (timeoutMs >= backend.leaseTtlMs) {
+      throw new InvalidTaskError(
+        timeoutNotBelowLease(name, timeoutMs, backend.alias, backend.leaseTtlMs),
+      );
+    }
+  }
+
   private buildRecord(
     definition: TaskDefinition,
     backend: TaskBackend,
@@ -260,6 +273,8 @@ export class TaskService implements TaskEnqueuer {
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);
     if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
+    const timeoutMs = overrides.timeoutMs ?? definition.options.timeoutMs;
+    if (timeoutMs !== undefined) this.assertTimeout(name, backend, timeoutMs);
     assertJsonSafe(args, name, 'args');
     // Measured as stored: a huge payload would slow every hop (Redis, network, the worker's parse).
     const limit = backend.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
@@ -278,6 +293,7 @@ export class TaskService implements TaskEnqueuer {
         // Only when set, so a task without a retry policy stores nothing extra.
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,

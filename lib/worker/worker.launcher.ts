@@ -123,7 +123,11 @@ export class WorkerLauncher {
         if (process.connected) process.send?.(message);
       },
       LIVENESS_BEAT_MS,
-      (name) => this.registry.find(name)?.options.blockingMs,
+      (name) => {
+        // A declared timeout is as long as the task means to hold its child, blocked or not.
+        const options = this.registry.find(name)?.options;
+        return options?.blockingMs ?? options?.timeoutMs;
+      },
     );
     const child = new WorkerChild(options, {
       backend,

@@ -553,6 +553,21 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect((await acquireOne()).task).toMatchObject({ retries: 3, backoff });
       });
 
+      it("stores an attempt's time limit with the task and reads it back through a retry", async () => {
+        const limited = withRetries(1);
+        const record = await backend.enqueue({
+          ...limited,
+          task: { ...limited.task, timeoutMs: 1500 },
+        });
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          task: { timeoutMs: 1500 },
+        });
+        const running = await acquireOne();
+        expect(running.task.timeoutMs).toBe(1500);
+        await expect(backend.retry([failedAttempt(running)])).resolves.toEqual(['retried']);
+        expect((await acquireOne()).task.timeoutMs).toBe(1500);
+      });
+
       it('defers a held task until its backoff passed, keeping its errors and attempts', async () => {
         const record = await backend.enqueue(
           withRetries(2, { type: 'fixed', delayMs: 300, jitter: false }),
