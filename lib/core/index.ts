@@ -21,3 +21,6 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
+export * from './schedule-store.interface';
+export * from './schedule-options.interface';
+export * from './schedule.messages';

@@ -17,6 +17,7 @@ import {
   takesContextMismatch,
   taskProviderNotStatic,
   type TaskOptions,
+  type TaskSchedule,
 } from '../core';
 import {
   TaskDefinition,
@@ -135,6 +136,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
+      ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
     };
   }
 
@@ -150,4 +152,12 @@ export class TaskExplorer implements OnModuleInit {
       throw new InvalidTaskError(taskProviderNotStatic(metatype.name, methodName, scope));
     }
   }
+}
+
+/** `schedule: {...}` or `schedule: [{...}, ...]` as a list, each entry copied. */
+function scheduleList(schedule: TaskSchedule | readonly TaskSchedule[]): TaskSchedule[] {
+  const list: readonly TaskSchedule[] = Array.isArray(schedule)
+    ? (schedule as readonly TaskSchedule[])
+    : [schedule as TaskSchedule];
+  return list.map((entry) => ({ ...entry }));
 }

@@ -27,6 +27,7 @@ import {
   queueNotConfigured,
   retryPolicyProblem,
   taskNameNotRegistered,
+  type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -136,10 +137,29 @@ export class TaskService implements TaskEnqueuer {
     return this.enqueueDefinition(definition, argsList, overrides);
   }
 
+  /**
+   * @internal Enqueues one run of a schedule's task by name, the schedule and
+   * tick recorded in its descriptor (see lib/schedule).
+   */
+  async enqueueScheduled(
+    name: string,
+    args: readonly unknown[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick,
+  ): Promise<TaskResult> {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
+    }
+    const [result] = await this.enqueueDefinition(definition, [args], overrides, tick);
+    return result;
+  }
+
   private async enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
+    tick?: ScheduledTick,
   ): Promise<TaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
@@ -147,7 +167,7 @@ export class TaskService implements TaskEnqueuer {
     }
     const now = new Date();
     const records = argsList.map((args) =>
-      this.buildRecord(definition, backend, args, overrides, now),
+      this.buildRecord(definition, backend, args, overrides, now, tick),
     );
     const stored = await backend.enqueueMany(records);
     const source = this.backends.sourceFor(backend.alias);
@@ -243,6 +263,7 @@ export class TaskService implements TaskEnqueuer {
     args: readonly unknown[],
     overrides: TaskOverrides,
     now: Date,
+    tick?: ScheduledTick,
   ): TaskRecord {
     const name = definition.name;
     const id = overrides.id ?? randomUUID();
@@ -278,6 +299,7 @@ export class TaskService implements TaskEnqueuer {
         // Only when set, so a task without a retry policy stores nothing extra.
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
+        ...(tick === undefined ? {} : { schedule: tick }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,
