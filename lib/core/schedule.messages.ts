@@ -77,3 +77,9 @@ export const schedulesSynced = (
 export const scheduleSyncFailed = (alias: string, error: unknown): string =>
   `The declared schedules of backend "${alias}" could not be synced; the schedules stored ` +
   `before keep running: ${error instanceof Error ? error.message : String(error)}`;
+
+export const scheduleCommandNeedsTiming = (): string =>
+  'schedules add: give exactly one of --cron <expression> and --every <ms>.';
+
+export const scheduleSubcommandMissing = (subcommands: readonly string[]): string =>
+  `schedules: name what to do: ${subcommands.join(', ')} (see --help).`;
