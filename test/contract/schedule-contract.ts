@@ -1,9 +1,11 @@
 import {
+  TaskResultStatus,
   isSchedulingBackend,
   type ScheduleEntry,
   type ScheduleStore,
   type TaskBackend,
 } from '../../lib/core';
+import { readyRecord } from '../helpers/ready-record';
 
 /**
  * The contract of a backend's ScheduleStore: add or replace, remove, list,
@@ -98,6 +100,29 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
         paused: true,
         origin: 'declared',
       });
+    });
+
+    it("keeps a scheduled task's tick with it, waiting, running and finished", async () => {
+      const { backend } = subject();
+      const plain = readyRecord(backend.alias, { name: 'contract.echo' });
+      const tickAt = new Date(1_780_000_000_000);
+      const scheduled = {
+        ...plain,
+        id: `schedule:nightly:${tickAt.getTime()}`,
+        task: { ...plain.task, schedule: { id: 'nightly', tickAt } },
+      };
+      await backend.enqueue(scheduled);
+      await expect(backend.getResult(scheduled.id)).resolves.toEqual(scheduled);
+      const [running] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+      expect(running.task.schedule).toEqual({ id: 'nightly', tickAt });
+      await backend.acknowledge([
+        { ...running, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue: 1 },
+      ]);
+      const finished = await backend.getResult(scheduled.id);
+      expect(finished.task).toEqual(scheduled.task);
+      // A task no schedule enqueued has no `schedule` key at all.
+      await backend.enqueue(plain);
+      expect(Object.keys((await backend.getResult(plain.id)).task)).not.toContain('schedule');
     });
 
     it('removes a schedule with its cursor and last tick', async () => {
