@@ -6,10 +6,15 @@ import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { EnqueueCommand } from './enqueue.command';
 import { ResultCommand } from './result.command';
+import { SchedulesAddCommand } from './schedules-add.command';
+import { SchedulesListCommand } from './schedules-list.command';
+import { SchedulesRemoveCommand } from './schedules-remove.command';
+import { SchedulesRunCommand } from './schedules-run.command';
+import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result` and `inspector`. Import it next to `ThreadmillModule.forRoot({
+ * `result`, `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
  * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the TaskRunner and the backends
@@ -33,6 +38,11 @@ import { ResultCommand } from './result.command';
     EnqueueCommand,
     ResultCommand,
     InspectorCommand,
+    SchedulesCommand,
+    SchedulesListCommand,
+    SchedulesAddCommand,
+    SchedulesRemoveCommand,
+    SchedulesRunCommand,
   ],
 })
 export class ThreadmillCommandsModule {}

@@ -1,3 +1,5 @@
+import type { TaskSchedule } from './schedule-options.interface';
+
 /**
  * How long a failed task waits before its next attempt.
  *
@@ -62,6 +64,11 @@ export interface TaskOptions {
    * Default: none (the lease is the only limit).
    */
   timeoutMs?: number;
+  /**
+   * Runs the task on a schedule (cron or a fixed interval), once per tick
+   * across every worker pool; several as an array. See docs/schedules.md.
+   */
+  schedule?: TaskSchedule | readonly TaskSchedule[];
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   takesContextMismatch,
   taskProviderNotStatic,
   type TaskOptions,
+  type TaskSchedule,
 } from '../core';
 import {
   TaskDefinition,
@@ -142,6 +143,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
     };
   }
 
@@ -157,4 +159,12 @@ export class TaskExplorer implements OnModuleInit {
       throw new InvalidTaskError(taskProviderNotStatic(metatype.name, methodName, scope));
     }
   }
+}
+
+/** `schedule: {...}` or `schedule: [{...}, ...]` as a list, each entry copied. */
+function scheduleList(schedule: TaskSchedule | readonly TaskSchedule[]): TaskSchedule[] {
+  const list: readonly TaskSchedule[] = Array.isArray(schedule)
+    ? (schedule as readonly TaskSchedule[])
+    : [schedule as TaskSchedule];
+  return list.map((entry) => ({ ...entry }));
 }

@@ -30,6 +30,7 @@ import {
   retryPolicyProblem,
   taskNameNotRegistered,
   timeoutNotBelowLease,
+  type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -139,10 +140,29 @@ export class TaskService implements TaskEnqueuer {
     return this.enqueueDefinition(definition, argsList, overrides);
   }
 
+  /**
+   * @internal Enqueues one run of a schedule's task by name, the schedule and
+   * tick recorded in its descriptor (see lib/schedule).
+   */
+  async enqueueScheduled(
+    name: string,
+    args: readonly unknown[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick,
+  ): Promise<TaskResult> {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
+    }
+    const [result] = await this.enqueueDefinition(definition, [args], overrides, tick);
+    return result;
+  }
+
   private async enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
+    tick?: ScheduledTick,
   ): Promise<TaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
@@ -150,7 +170,7 @@ export class TaskService implements TaskEnqueuer {
     }
     const now = new Date();
     const records = argsList.map((args) =>
-      this.buildRecord(definition, backend, args, overrides, now),
+      this.buildRecord(definition, backend, args, overrides, now, tick),
     );
     const stored = await backend.enqueueMany(records);
     const source = this.backends.sourceFor(backend.alias);
@@ -256,6 +276,7 @@ export class TaskService implements TaskEnqueuer {
     args: readonly unknown[],
     overrides: TaskOverrides,
     now: Date,
+    tick?: ScheduledTick,
   ): TaskRecord {
     const name = definition.name;
     const id = overrides.id ?? randomUUID();
@@ -294,6 +315,7 @@ export class TaskService implements TaskEnqueuer {
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(tick === undefined ? {} : { schedule: tick }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,

@@ -13,6 +13,7 @@ import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeRepeats } from './repeat-contract';
+import { describeScheduleStore } from './schedule-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -930,6 +931,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describeScheduleStore(() => ({ backend }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
+import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
 
 /**
@@ -17,11 +18,13 @@ export class SqliteStatements {
   readonly pools: SqlitePoolStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
+  readonly schedules: SqliteScheduleStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
     this.pools = new SqlitePoolStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
+    this.schedules = new SqliteScheduleStatements(db);
   }
 }

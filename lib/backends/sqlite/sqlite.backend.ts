@@ -18,6 +18,7 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../core';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { SqliteAcquirer } from './sqlite-acquirer';
 import {
@@ -29,6 +30,7 @@ import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
 import { SqliteMaintenance } from './sqlite-maintenance';
 import { SqlitePools } from './sqlite-pools';
+import { SqliteSchedules } from './sqlite-schedules';
 import { SqliteReads } from './sqlite-reads';
 import { SqliteRows } from './sqlite-rows';
 
@@ -76,6 +78,8 @@ export class SqliteBackend implements TaskBackend {
   private readonly pools: SqlitePools;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
+  /** Schedules, in the same file as the tasks. */
+  readonly schedules: ScheduleStore;
 
   constructor(
     readonly alias: string,
@@ -95,6 +99,7 @@ export class SqliteBackend implements TaskBackend {
     this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded);
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
     this.pools = new SqlitePools(alias, connection);
+    this.schedules = new SqliteSchedules(alias, connection);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.maintenance = new SqliteMaintenance({
       alias,

@@ -4,6 +4,7 @@ import { dirname, join, normalize } from 'node:path';
 
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
+import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 import { REPO, codeBlocks, docPages, handWrittenPages, readPage } from './doc-pages';
 
@@ -103,6 +104,7 @@ describe('README.md and docs/', () => {
   it.each([
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
+    ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
       commandOptions(command).map((meta) => [meta.flags, meta.description ?? '']),
