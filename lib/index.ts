@@ -29,7 +29,19 @@ export type {
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
 export type { TaskBackoff, TaskOptions, TaskOverrides } from './core/task-options.interface';
-export type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './core/task-record.interface';
+export type {
+  ScheduledTick,
+  TaskDescriptor,
+  TaskErrorRecord,
+  TaskRecord,
+} from './core/task-record.interface';
+export type {
+  ScheduleCatchUp,
+  ScheduleOptions,
+  ScheduleTiming,
+  TaskSchedule,
+} from './core/schedule-options.interface';
+export type { ScheduleOrigin } from './core/schedule-store.interface';
 export { TaskResult } from './core/task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';
 export {
@@ -53,6 +65,9 @@ export {
   type TaskEventName,
 } from './task/task-events';
 export { TaskRunner } from './worker/task-runner';
+export { ScheduleService, type ScheduleLookup } from './schedule/schedule.service';
+export type { ScheduleInfo } from './schedule/schedule-info';
+export type { ResolvedCatchUp } from './schedule/due-ticks';
 
 export { QueueService } from './queue/queue.service';
 export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';

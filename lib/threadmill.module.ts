@@ -4,6 +4,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DEFAULT_BACKEND_ALIAS, TaskResult, isExecutingBackend } from './core';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
+import { DeclaredSchedules } from './schedule/declared-schedules';
+import { ScheduleService } from './schedule/schedule.service';
 import { TaskEvents } from './task/task-events';
 import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
@@ -45,8 +47,8 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 };
 
 /**
- * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`, `QueueService`,
- * `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
+ * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
  * @example
@@ -74,8 +76,10 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskEvents,
     TaskService,
     TaskRunner,
+    DeclaredSchedules,
+    ScheduleService,
   ],
-  exports: [BackendRegistry, TaskRegistry, TaskEvents, TaskService, TaskRunner],
+  exports: [BackendRegistry, TaskRegistry, TaskEvents, TaskService, TaskRunner, ScheduleService],
 })
 export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {
   constructor(

@@ -10,10 +10,15 @@ import { QueuesPauseCommand } from './queues-pause.command';
 import { QueuesResumeCommand } from './queues-resume.command';
 import { QueuesCommand } from './queues.command';
 import { ResultCommand } from './result.command';
+import { SchedulesAddCommand } from './schedules-add.command';
+import { SchedulesListCommand } from './schedules-list.command';
+import { SchedulesRemoveCommand } from './schedules-remove.command';
+import { SchedulesRunCommand } from './schedules-run.command';
+import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `queues` (`list`, `pause`, `resume`) and `inspector`. Import it next to `ThreadmillModule.forRoot({
+ * `result`, `queues` (`list`, `pause`, `resume`), `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
  * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the QueueService, the TaskRunner
@@ -41,6 +46,11 @@ import { ResultCommand } from './result.command';
     QueuesPauseCommand,
     QueuesResumeCommand,
     InspectorCommand,
+    SchedulesCommand,
+    SchedulesListCommand,
+    SchedulesAddCommand,
+    SchedulesRemoveCommand,
+    SchedulesRunCommand,
   ],
 })
 export class ThreadmillCommandsModule {}

@@ -1,3 +1,5 @@
+import type { TaskSchedule } from './schedule-options.interface';
+
 /**
  * How long a failed task waits before its next attempt.
  *
@@ -53,6 +55,20 @@ export interface TaskOptions {
    * Default: none (the pool's liveness timeout).
    */
   blockingMs?: number;
+  /**
+   * Longest one attempt may run (ms, a whole number above 0, below the
+   * backend's lease). At the deadline the attempt's `TaskContext.signal`
+   * aborts with a `TaskTimeoutError` reason and the attempt fails with that
+   * error (retried per `retries`), whatever the method does afterwards. A
+   * task that never looks at the signal keeps its slot until it returns.
+   * Default: none (the lease is the only limit).
+   */
+  timeoutMs?: number;
+  /**
+   * Runs the task on a schedule (cron or a fixed interval), once per tick
+   * across every worker pool; several as an array. See docs/schedules.md.
+   */
+  schedule?: TaskSchedule | readonly TaskSchedule[];
 }
 
 /**
@@ -83,6 +99,8 @@ export interface TaskOverrides {
   retries?: number;
   /** Replaces the task's `backoff` for this call. */
   backoff?: TaskBackoff;
+  /** Replaces the task's `timeoutMs` for this call. */
+  timeoutMs?: number;
   /**
    * The task's id, instead of a new UUID: 1-200 letters, digits, `-`, `_`,
    * `.` or `:`. An id that is already stored (waiting, running, or finished

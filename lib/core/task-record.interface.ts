@@ -16,6 +16,17 @@ export interface TaskDescriptor {
   readonly retries?: number;
   /** Wait between attempts; absent means the default backoff. */
   readonly backoff?: TaskBackoff;
+  /** Longest one attempt may run (ms); absent means no limit but the lease. */
+  readonly timeoutMs?: number;
+  /** The schedule and tick that enqueued the task; absent for a task enqueued otherwise. */
+  readonly schedule?: ScheduledTick;
+}
+
+/** Which schedule enqueued a task, and for which tick. */
+export interface ScheduledTick {
+  readonly id: string;
+  /** The tick's time (the store's clock), or when it was triggered by hand. */
+  readonly tickAt: Date;
 }
 
 /** One failed attempt: the thrown value's class name and its stack text. */

@@ -43,6 +43,23 @@ export const deferNotSupported = (
 export const invalidBlockingMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
 
+export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
+
+export const timeoutNotBelowLease = (
+  taskName: string,
+  timeoutMs: number,
+  alias: string,
+  leaseTtlMs: number,
+): string =>
+  `Task "${taskName}": timeoutMs (${timeoutMs} ms) must be below the lease of backend "${alias}" ` +
+  `(leaseTtl ${leaseTtlMs} ms), which fails an unacknowledged attempt anyway. Lower timeoutMs or ` +
+  `raise the backend's leaseTtl.`;
+
+export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): string =>
+  `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
+  `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
+
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
 

@@ -10,6 +10,8 @@ import {
   TaskContext,
   invalidBlockingMs,
   invalidName,
+  invalidTimeoutMs,
+  isValidTimeoutMs,
   invalidPriority,
   invalidRetryPolicy,
   retryPolicyProblem,
@@ -17,6 +19,7 @@ import {
   takesContextMismatch,
   taskProviderNotStatic,
   type TaskOptions,
+  type TaskSchedule,
 } from '../core';
 import {
   TaskDefinition,
@@ -126,6 +129,10 @@ export class TaskExplorer implements OnModuleInit {
     if (blockingMs !== undefined && !(Number.isSafeInteger(blockingMs) && blockingMs > 0)) {
       throw new InvalidTaskError(invalidBlockingMs(name, blockingMs));
     }
+    const { timeoutMs } = options;
+    if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
+      throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
+    }
     return {
       name,
       queue,
@@ -135,6 +142,8 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
     };
   }
 
@@ -150,4 +159,12 @@ export class TaskExplorer implements OnModuleInit {
       throw new InvalidTaskError(taskProviderNotStatic(metatype.name, methodName, scope));
     }
   }
+}
+
+/** `schedule: {...}` or `schedule: [{...}, ...]` as a list, each entry copied. */
+function scheduleList(schedule: TaskSchedule | readonly TaskSchedule[]): TaskSchedule[] {
+  const list: readonly TaskSchedule[] = Array.isArray(schedule)
+    ? (schedule as readonly TaskSchedule[])
+    : [schedule as TaskSchedule];
+  return list.map((entry) => ({ ...entry }));
 }

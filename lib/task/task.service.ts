@@ -18,7 +18,9 @@ import {
   invalidRetryPolicy,
   invalidRunAfter,
   invalidTaskId,
+  invalidTimeoutMs,
   idNeedsOneTask,
+  isValidTimeoutMs,
   isValidTaskId,
   isExecutingBackend,
   MAX_DELAY_MS,
@@ -27,6 +29,8 @@ import {
   queueNotConfigured,
   retryPolicyProblem,
   taskNameNotRegistered,
+  timeoutNotBelowLease,
+  type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -136,10 +140,29 @@ export class TaskService implements TaskEnqueuer {
     return this.enqueueDefinition(definition, argsList, overrides);
   }
 
+  /**
+   * @internal Enqueues one run of a schedule's task by name, the schedule and
+   * tick recorded in its descriptor (see lib/schedule).
+   */
+  async enqueueScheduled(
+    name: string,
+    args: readonly unknown[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick,
+  ): Promise<TaskResult> {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
+    }
+    const [result] = await this.enqueueDefinition(definition, [args], overrides, tick);
+    return result;
+  }
+
   private async enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
+    tick?: ScheduledTick,
   ): Promise<TaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
@@ -147,7 +170,7 @@ export class TaskService implements TaskEnqueuer {
     }
     const now = new Date();
     const records = argsList.map((args) =>
-      this.buildRecord(definition, backend, args, overrides, now),
+      this.buildRecord(definition, backend, args, overrides, now, tick),
     );
     const stored = await backend.enqueueMany(records);
     const source = this.backends.sourceFor(backend.alias);
@@ -237,12 +260,23 @@ export class TaskService implements TaskEnqueuer {
     return new Date(now.getTime() + delayMs);
   }
 
+  /** A time limit the backend's lease would not cut short. */
+  private assertTimeout(name: string, backend: TaskBackend, timeoutMs: unknown): void {
+    if (!isValidTimeoutMs(timeoutMs)) throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
+    if (timeoutMs >= backend.leaseTtlMs) {
+      throw new InvalidTaskError(
+        timeoutNotBelowLease(name, timeoutMs, backend.alias, backend.leaseTtlMs),
+      );
+    }
+  }
+
   private buildRecord(
     definition: TaskDefinition,
     backend: TaskBackend,
     args: readonly unknown[],
     overrides: TaskOverrides,
     now: Date,
+    tick?: ScheduledTick,
   ): TaskRecord {
     const name = definition.name;
     const id = overrides.id ?? randomUUID();
@@ -260,6 +294,8 @@ export class TaskService implements TaskEnqueuer {
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);
     if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
+    const timeoutMs = overrides.timeoutMs ?? definition.options.timeoutMs;
+    if (timeoutMs !== undefined) this.assertTimeout(name, backend, timeoutMs);
     assertJsonSafe(args, name, 'args');
     // Measured as stored: a huge payload would slow every hop (Redis, network, the worker's parse).
     const limit = backend.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
@@ -278,6 +314,8 @@ export class TaskService implements TaskEnqueuer {
         // Only when set, so a task without a retry policy stores nothing extra.
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(tick === undefined ? {} : { schedule: tick }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import {
+  AttemptTimeout,
   TaskContext,
   TaskResult,
   TaskResultStatus,
@@ -54,17 +55,27 @@ export class TaskRunner {
       return failed;
     }
     this.events.emit('started', new TaskResult(record, source));
+    // A per-call limit was stored with the task; the declared one applies otherwise.
+    const timeout = new AttemptTimeout(
+      record,
+      record.task.timeoutMs ?? definition.options.timeoutMs,
+    );
     let finished: TaskRecord;
     try {
       // Every task runs in its context, so currentTaskContext() (and the child's
       // report of a rejection the task left behind) can tell which task it is.
-      const context = new TaskContext(new TaskResult(record, source));
+      const context = new TaskContext(new TaskResult(record, source), timeout.signal);
       const returned: unknown = await runInTaskContext(context, () =>
         definition.invoke(record.args, definition.options.takesContext ? context : null),
       );
-      finished = this.successful(record, returned);
+      // Past its deadline an attempt has failed, whatever the method returned after it.
+      finished = timeout.error
+        ? failedAttempt(record, timeout.error)
+        : this.successful(record, returned);
     } catch (thrown) {
-      finished = failedAttempt(record, thrown);
+      finished = failedAttempt(record, timeout.error ?? thrown);
+    } finally {
+      timeout.end();
     }
     this.events.emit('finished', new TaskResult(finished, source));
     return finished;

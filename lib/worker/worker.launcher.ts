@@ -10,6 +10,7 @@ import {
   taskLeftRejection,
   taskLeftUncaughtException,
 } from '../core/worker.messages';
+import { ScheduleService } from '../schedule/schedule.service';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
@@ -49,6 +50,7 @@ export class WorkerLauncher {
   constructor(
     private readonly runner: TaskRunner,
     private readonly registry: TaskRegistry,
+    private readonly schedules: ScheduleService,
   ) {}
 
   /** Whether this process is a child the pool forked. */
@@ -86,6 +88,7 @@ export class WorkerLauncher {
       poolId,
       heartbeatToleranceMs: options.heartbeatToleranceMs,
       livenessCheckMs: LIVENESS_CHECK_MS,
+      schedules: this.schedules.forPool(backend, new Logger('Schedules')),
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {
       logger.log(shutdownRequested(cause, urgent));
@@ -123,7 +126,11 @@ export class WorkerLauncher {
         if (process.connected) process.send?.(message);
       },
       LIVENESS_BEAT_MS,
-      (name) => this.registry.find(name)?.options.blockingMs,
+      (name) => {
+        // A declared timeout is as long as the task means to hold its child, blocked or not.
+        const options = this.registry.find(name)?.options;
+        return options?.blockingMs ?? options?.timeoutMs;
+      },
     );
     const child = new WorkerChild(options, {
       backend,

@@ -14,6 +14,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
+import { describeScheduleStore } from './schedule-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -556,6 +557,21 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect((await acquireOne()).task).toMatchObject({ retries: 3, backoff });
       });
 
+      it("stores an attempt's time limit with the task and reads it back through a retry", async () => {
+        const limited = withRetries(1);
+        const record = await backend.enqueue({
+          ...limited,
+          task: { ...limited.task, timeoutMs: 1500 },
+        });
+        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+          task: { timeoutMs: 1500 },
+        });
+        const running = await acquireOne();
+        expect(running.task.timeoutMs).toBe(1500);
+        await expect(backend.retry([failedAttempt(running)])).resolves.toEqual(['retried']);
+        expect((await acquireOne()).task.timeoutMs).toBe(1500);
+      });
+
       it('defers a held task until its backoff passed, keeping its errors and attempts', async () => {
         const record = await backend.enqueue(
           withRetries(2, { type: 'fixed', delayMs: 300, jitter: false }),
@@ -919,6 +935,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeScheduleStore(() => ({ backend }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

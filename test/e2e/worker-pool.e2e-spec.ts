@@ -278,6 +278,29 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(cli.process.exitCode).toBeNull();
   });
 
+  it('fails an attempt at its timeout through its signal, retries it, and frees its slot', async () => {
+    const cli = startWorker(['--processes', '1', '--threads', '1'], {
+      THREADMILL_MAINTENANCE_INTERVAL_MS: '100',
+    });
+    const plain = taskRecord(alias, 'fixture.untilAborted', []);
+    const limited: TaskRecord = {
+      ...plain,
+      task: { ...plain.task, timeoutMs: 200, retries: 1, backoff: { type: 'fixed', delayMs: 0 } },
+    };
+    const after = taskRecord(alias, 'sample.echo', ['after the timeout']);
+    await backend.enqueueMany([limited, after]);
+    const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED);
+    expect(timedOut.errors.map((e) => e.className)).toEqual([
+      'TaskTimeoutError',
+      'TaskTimeoutError',
+    ]);
+    expect(timedOut.errors[0].traceback).toContain('ran past its timeoutMs (200 ms)');
+    // One slot: the echo runs only because a timed-out attempt gave its slot back.
+    const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
+    expect(done.returnValue).toEqual(['after the timeout']);
+    expect(cli.process.exitCode).toBeNull();
+  });
+
   it('enqueues and reads results from the command line, and exits 2 on usage errors', async () => {
     const run = async (args: string[]): Promise<{ code: number | null; out: string }> => {
       const cli = startCli(args, { THREADMILL_LOG_LEVEL: 'error' });

@@ -30,11 +30,13 @@ import {
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
+import { MemorySchedules } from './memory-schedules';
 import { copyRecord } from './memory-record-copy';
 import { MemoryStore } from './memory-store';
 import { MemoryWaiters } from './memory-waiters';
@@ -59,6 +61,8 @@ export class MemoryBackend implements ExecutingBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
+  /** Schedules, kept in this process like everything else here. */
+  readonly schedules: ScheduleStore = new MemorySchedules();
 
   private readonly options: CommonBackendOptions & { immediate: boolean };
   private readonly store: MemoryStore;

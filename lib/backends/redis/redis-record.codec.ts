@@ -6,6 +6,7 @@ import {
   recordFromJson,
   recordFromParsedJson,
   recordToJson,
+  scheduleToJson,
   type TaskRecordJson,
 } from '../../core/task-serializer';
 import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
@@ -114,6 +115,8 @@ export class RedisRecordCodec {
     if (task.backend !== this.alias) compactTask.backend = task.backend;
     if (task.retries !== undefined) compactTask.retries = task.retries;
     if (task.backoff !== undefined) compactTask.backoff = task.backoff;
+    if (task.timeoutMs !== undefined) compactTask.timeoutMs = task.timeoutMs;
+    if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -186,6 +189,8 @@ export class RedisRecordCodec {
         // Spread only when stored, so a task without a retry policy reads back without the keys.
         ...(task.retries === undefined ? {} : { retries: task.retries }),
         ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
+        ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
+        ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -60,6 +60,11 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1 },
     uses: ['storeClock', 'callSkippingWrongType'],
   },
+  putSchedule: { file: 'putSchedule-2.lua', keys: { fixed: 2 } },
+  removeSchedule: { file: 'removeSchedule-3.lua', keys: { fixed: 3 } },
+  readSchedules: { file: 'readSchedules-3.lua', keys: { fixed: 3 } },
+  dueSchedules: { file: 'dueSchedules-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
+  advanceSchedule: { file: 'advanceSchedule-2.lua', keys: { fixed: 2 } },
 } as const satisfies Record<
   string,
   { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }

@@ -148,3 +148,19 @@ export interface ReleaseItem {
    */
   unstarted?: { leasedWorkers: string; workersBefore: string };
 }
+
+/** The three keys of an alias's schedules (see RedisKeys). */
+export interface ScheduleKeys {
+  cursorsKey: string;
+  entriesKey: string;
+  lastTicksKey: string;
+}
+
+/** One schedule as the schedule scripts return it (null: absent). */
+export interface ScheduleRaw {
+  id: string;
+  entryJson: string | null;
+  /** The cursor's score as Redis formats it. */
+  cursor: string | null;
+  lastTickJson: string | null;
+}

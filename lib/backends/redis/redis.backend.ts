@@ -13,6 +13,7 @@ import type {
   RetryOutcome,
   TaskBackend,
 } from '../../core/task-backend.interface';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
@@ -29,6 +30,7 @@ import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
+import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
 import { RedisSettler } from './redis-settler';
 import { RedisTelemetry } from './redis-telemetry';
@@ -74,6 +76,8 @@ export class RedisBackend implements TaskBackend {
   private readonly settler: RedisSettler;
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
+  /** Schedules, under the alias's hash tag like its tasks. */
+  readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
 
   /**
@@ -130,6 +134,7 @@ export class RedisBackend implements TaskBackend {
     this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard);
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
+    this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
   }
 

@@ -17,13 +17,14 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -94,7 +95,24 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
   `,
-  // 3: paused queues. Stored, so every pool of the file (and one started
+  // 3: schedules. A pass finds the due ones through one range of the
+  // next-tick index; a paused schedule has no next tick, so it is not in it.
+  `
+  CREATE TABLE threadmill_schedules (
+    alias          TEXT    NOT NULL,
+    id             TEXT    NOT NULL,
+    definition     TEXT    NOT NULL,
+    origin         TEXT    NOT NULL CHECK (origin IN ('declared', 'runtime')),
+    paused         INTEGER NOT NULL,
+    next_tick      INTEGER,
+    last_tick      INTEGER,
+    last_task_id   TEXT,
+    PRIMARY KEY (alias, id)
+  );
+  CREATE INDEX threadmill_schedules_due ON threadmill_schedules (alias, next_tick)
+    WHERE next_tick IS NOT NULL;
+  `,
+  // 4: paused queues. Stored, so every pool of the file (and one started
   // later) stops leasing a queue's tasks; acquire reads it in the lease's own statement.
   `
   CREATE TABLE threadmill_paused_queues (

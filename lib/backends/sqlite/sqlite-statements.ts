@@ -4,6 +4,7 @@ import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteQueueStatements } from './sqlite-queue-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
+import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
 
 /**
@@ -19,6 +20,7 @@ export class SqliteStatements {
   readonly queues: SqliteQueueStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
+  readonly schedules: SqliteScheduleStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -26,5 +28,6 @@ export class SqliteStatements {
     this.queues = new SqliteQueueStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
+    this.schedules = new SqliteScheduleStatements(db);
   }
 }

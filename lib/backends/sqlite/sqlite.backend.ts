@@ -18,6 +18,7 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../core';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { SqliteAcquirer } from './sqlite-acquirer';
 import {
@@ -30,6 +31,7 @@ import { SqliteHeldTasks } from './sqlite-held-tasks';
 import { SqliteMaintenance } from './sqlite-maintenance';
 import { SqlitePausedQueues } from './sqlite-paused-queues';
 import { SqlitePools } from './sqlite-pools';
+import { SqliteSchedules } from './sqlite-schedules';
 import { SqliteReads } from './sqlite-reads';
 import { SqliteRows } from './sqlite-rows';
 
@@ -78,6 +80,8 @@ export class SqliteBackend implements TaskBackend {
   private readonly paused: SqlitePausedQueues;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
+  /** Schedules, in the same file as the tasks. */
+  readonly schedules: ScheduleStore;
 
   constructor(
     readonly alias: string,
@@ -97,6 +101,7 @@ export class SqliteBackend implements TaskBackend {
     this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded);
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
     this.pools = new SqlitePools(alias, connection);
+    this.schedules = new SqliteSchedules(alias, connection);
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.maintenance = new SqliteMaintenance({

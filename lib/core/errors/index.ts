@@ -20,3 +20,5 @@ export * from './task-already-exists.error';
 export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
 export * from './unknown-queue.error';
+export * from './task-timeout.error';
+export * from './unknown-schedule.error';

@@ -5,7 +5,8 @@ import type { ChildMessage } from '../worker-ipc';
  * A child's sign of life to its pool: an `alive` message every `everyMs`,
  * sent from a timer, so it stops exactly when a task blocks the event loop
  * (a `while (true) {}`, or long synchronous work). With it goes the longest
- * bound a running task declared (`@Task({ blockingMs })`), so the pool's
+ * bound a running task declared (`@Task({ blockingMs })`, else its
+ * `timeoutMs`), so the pool's
  * watchdog gives such a task its time and no more. A task that raises the
  * bound is announced before it starts, while the loop can still send.
  *
@@ -20,7 +21,7 @@ export class LivenessBeat {
   constructor(
     private readonly send: (message: ChildMessage) => void,
     private readonly everyMs: number,
-    /** The bound a task declares (its `blockingMs`), by task name. */
+    /** The bound a task declares (its `blockingMs`, else its `timeoutMs`), by task name. */
     private readonly blockingMsOf: (taskName: string) => number | undefined,
   ) {}
 

@@ -7,6 +7,7 @@ import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
 import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
 import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
+import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 import { REPO, codeBlocks, docPages, handWrittenPages, readPage } from './doc-pages';
 
@@ -109,6 +110,7 @@ describe('README.md and docs/', () => {
     ['### `queues list` options', QueuesListCommand],
     ['### `queues pause` options', QueuesPauseCommand],
     ['### `queues resume` options', QueuesResumeCommand],
+    ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
       commandOptions(command).map((meta) => [meta.flags, meta.description ?? '']),

@@ -210,6 +210,27 @@ describe('TaskService', () => {
       expect('backoff' in plain.task).toBe(false);
     });
 
+    it('stores a per-call timeout with the task, and none when neither the call nor the task sets one', async () => {
+      const limited = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { timeoutMs: 5_000 });
+      expect(limited.task.timeoutMs).toBe(5_000);
+      const plain = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
+      expect('timeoutMs' in plain.task).toBe(false);
+    });
+
+    it.each([0, -1, 1.5, '100'])('refuses timeoutMs %p', async (timeoutMs) => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { timeoutMs: timeoutMs as number }),
+        'Task "GreetingTasks.greet": timeoutMs must be a whole number of milliseconds above 0',
+      );
+    });
+
+    it("refuses a timeout the backend's lease would cut short", async () => {
+      await refuses(
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { timeoutMs: 2 * 60 * 60 * 1000 }),
+        'must be below the lease of backend "default"',
+      );
+    });
+
     it('refuses a queue the backend does not serve', async () => {
       await refuses(
         tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { queue: 'emails' }),

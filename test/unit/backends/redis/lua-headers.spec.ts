@@ -6,6 +6,7 @@ import {
   REDIS_SCRIPTS,
   type RedisScriptName,
 } from '../../../../lib/backends/redis/redis-script-sources';
+import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
 /**
@@ -28,6 +29,11 @@ function recordingClient() {
     beatPool: 1,
     storeTime: [1, null],
     trimFinished: 0,
+    putSchedule: 1,
+    removeSchedule: 1,
+    readSchedules: [],
+    dueSchedules: [1],
+    advanceSchedule: 1,
   };
   const client = {
     defineCommand(name: string, definition: { numberOfKeys?: number }) {
@@ -115,6 +121,18 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await scripts.beatPool('k', 'p', 1);
   await scripts.storeTime('k');
   await scripts.trimFinished('k', { taskPrefix: 'p', maxAgeMs: 1, maxCount: null, max: 1 });
+  const schedules = new RedisScheduleScripts(client);
+  const scheduleKeys = { cursorsKey: 'k', entriesKey: 'k', lastTicksKey: 'k' };
+  await schedules.putSchedule(scheduleKeys, { id: 's', entryJson: '{}', nextTickMs: 1 });
+  await schedules.removeSchedule(scheduleKeys, 's');
+  await schedules.readSchedules(scheduleKeys, null);
+  await schedules.dueSchedules(scheduleKeys, 1);
+  await schedules.advanceSchedule(scheduleKeys, {
+    id: 's',
+    fromMs: 1,
+    toMs: 2,
+    lastTickJson: null,
+  });
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
     const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;
