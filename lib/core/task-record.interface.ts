@@ -1,5 +1,6 @@
 import type { TaskBackoff } from './task-options.interface';
 import type { TaskResultStatus } from './task-result-status.enum';
+import type { TaskUniqueness } from './unique-key';
 
 /** What a task was enqueued as: resolved options, fixed at enqueue. */
 export interface TaskDescriptor {
@@ -16,6 +17,8 @@ export interface TaskDescriptor {
   readonly retries?: number;
   /** Wait between attempts; absent means the default backoff. */
   readonly backoff?: TaskBackoff;
+  /** Its unique key, mode and ttl; absent for a task without a key (nothing extra stored). */
+  readonly unique?: TaskUniqueness;
 }
 
 /** One failed attempt: the thrown value's class name and its stack text. */

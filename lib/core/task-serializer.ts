@@ -5,6 +5,7 @@ import type { TaskBackoff } from './task-options.interface';
 import type { TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { corruptTaskData, notJsonSafe } from './threadmill.messages';
+import type { TaskUniqueness } from './unique-key';
 
 /** The stored JSON shape of a TaskRecord: times as epoch milliseconds. */
 export interface TaskRecordJson {
@@ -18,6 +19,7 @@ export interface TaskRecordJson {
     /** Only when set: records from before retries existed have neither, and read as no retries. */
     retries?: number;
     backoff?: TaskBackoff;
+    unique?: TaskUniqueness;
   };
   status: TaskResultStatus;
   enqueuedAt: number;

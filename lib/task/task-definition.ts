@@ -1,4 +1,4 @@
-import type { TaskBackoff, TaskContext } from '../core';
+import type { TaskBackoff, TaskContext, TaskUniqueOptions } from '../core';
 
 /** A provider class as users refer to it in `enqueue(MailTasks, ...)`. */
 export type TaskProviderClass = abstract new (...args: never[]) => object;
@@ -16,6 +16,8 @@ export interface ResolvedTaskOptions {
   readonly backoff?: TaskBackoff;
   /** Absent when the task declares none: the pool's liveness timeout applies. */
   readonly blockingMs?: number;
+  /** Absent when the task derives no unique key. */
+  readonly unique?: TaskUniqueOptions;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 } from './task-definition';
 import { TaskMetadataAccessor } from './task-metadata.accessor';
 import { TaskRegistry } from './task.registry';
+import { checkTaskUnique } from './task-uniqueness';
 
 /**
  * Finds every `@Task` method on the application's providers at bootstrap and
@@ -126,6 +127,7 @@ export class TaskExplorer implements OnModuleInit {
     if (blockingMs !== undefined && !(Number.isSafeInteger(blockingMs) && blockingMs > 0)) {
       throw new InvalidTaskError(invalidBlockingMs(name, blockingMs));
     }
+    if (options.unique !== undefined) checkTaskUnique(name, options.unique);
     return {
       name,
       queue,
@@ -135,6 +137,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
+      ...(options.unique === undefined ? {} : { unique: { ...options.unique } }),
     };
   }
 

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
+  EnqueuedTaskResult,
   InvalidTaskError,
   PRIORITY_MAX,
   PRIORITY_MIN,
@@ -37,6 +38,7 @@ import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskRegistry } from './task.registry';
+import { uniquenessOf } from './task-uniqueness';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
@@ -83,6 +85,7 @@ export class TaskService implements TaskEnqueuer {
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
    * @throws TaskAlreadyExistsError when `overrides.id` is already stored (it carries that task).
+   * @throws UniqueKeyHeldError when a window holds the key but its task is no longer stored.
    * @throws StoreFullError when the store is full: nothing was stored, try again later.
    * @throws EnqueueOutcomeUnknownError when the reply was lost: the task may be stored.
    */
@@ -91,13 +94,15 @@ export class TaskService implements TaskEnqueuer {
     method: K,
     args: TaskArgs<C[K]>,
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>> {
     const [result] = await this.enqueueMany(taskClass, method, [args], overrides);
     return result;
   }
 
   /**
    * Enqueues one run per argument list in one backend call: all or none.
+   * Lists that share a unique key act as if enqueued one by one: the first
+   * makes the task, the rest get it back.
    *
    * @throws InvalidTaskError as `enqueue` does, before anything is stored.
    */
@@ -106,7 +111,7 @@ export class TaskService implements TaskEnqueuer {
     method: K,
     argsList: readonly TaskArgs<C[K]>[],
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>[]> {
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
     return this.enqueueDefinition<TaskReturn<C[K]>>(
       this.definitionOf(taskClass, method),
       argsList,
@@ -128,7 +133,7 @@ export class TaskService implements TaskEnqueuer {
     name: string,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult[]> {
+  ): Promise<EnqueuedTaskResult[]> {
     const definition = this.registry.find(name);
     if (!definition) {
       throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
@@ -140,7 +145,7 @@ export class TaskService implements TaskEnqueuer {
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
-  ): Promise<TaskResult<T>[]> {
+  ): Promise<EnqueuedTaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
       throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
@@ -151,10 +156,13 @@ export class TaskService implements TaskEnqueuer {
     );
     const stored = await backend.enqueueMany(records);
     const source = this.backends.sourceFor(backend.alias);
-    const results = stored.map((record) => new TaskResult<T>(record, source));
+    // A key's holder comes back in place of the record sent, under its own id.
+    const results = stored.map(
+      (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
+    );
     // An immediate backend already announced the enqueue before running the task.
     if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
-      for (const result of results) this.events.emit('enqueued', result);
+      for (const result of results) if (result.created) this.events.emit('enqueued', result);
     }
     return results;
   }
@@ -255,7 +263,11 @@ export class TaskService implements TaskEnqueuer {
     if (!backend.queues.includes(queue)) {
       throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
     }
-    const runAfter = this.runAfterOf(name, backend, overrides, now);
+    const unique = uniquenessOf(name, definition.options.unique, backend, args, overrides);
+    const runAfter =
+      unique?.mode === 'debounce'
+        ? new Date(now.getTime() + (unique.ttlMs ?? 0))
+        : this.runAfterOf(name, backend, overrides, now);
     const retries = overrides.retries ?? definition.options.retries;
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);
@@ -278,6 +290,7 @@ export class TaskService implements TaskEnqueuer {
         // Only when set, so a task without a retry policy stores nothing extra.
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
+        ...(unique === undefined ? {} : { unique }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,

@@ -19,3 +19,4 @@ export * from './enqueue-outcome-unknown.error';
 export * from './task-already-exists.error';
 export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
+export * from './unique-key-held.error';
