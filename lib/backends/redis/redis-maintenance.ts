@@ -171,6 +171,16 @@ export class RedisMaintenance implements MaintenanceStore {
     return 0;
   }
 
+  /** One HSCAN page of the unique key index: the keys whose task is final or gone forgotten. */
+  forgetFreeKeys(max: number): Promise<number> {
+    return this.connection.run(() =>
+      this.scripts.unique.forgetFreeKeys(
+        { uniqueKeysKey: this.keys.uniqueKeys, cursorKey: this.keys.uniqueKeysCursor },
+        { taskPrefix: this.keys.taskPrefix, count: Math.min(max, MAX_PER_CALL) },
+      ),
+    );
+  }
+
   markPass(): Promise<void> {
     return this.connection.run(async () => this.heartbeat(await this.storeNow()));
   }

@@ -114,6 +114,7 @@ export class RedisRecordCodec {
     if (task.backend !== this.alias) compactTask.backend = task.backend;
     if (task.retries !== undefined) compactTask.retries = task.retries;
     if (task.backoff !== undefined) compactTask.backoff = task.backoff;
+    if (task.unique !== undefined) compactTask.unique = task.unique;
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -186,6 +187,7 @@ export class RedisRecordCodec {
         // Spread only when stored, so a task without a retry policy reads back without the keys.
         ...(task.retries === undefined ? {} : { retries: task.retries }),
         ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
+        ...(task.unique === undefined ? {} : { unique: task.unique }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

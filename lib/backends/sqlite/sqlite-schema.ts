@@ -17,12 +17,13 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -92,6 +93,19 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, pool)
   );
   CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
+  `,
+  // 3: unique keys. A key's row names its holder; whether it still holds is
+  // read from the holder's own row in the transaction that enqueues, so a
+  // row whose holder ended needs no write to stop holding.
+  `
+  CREATE TABLE threadmill_unique_keys (
+    alias      TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    holder     TEXT    NOT NULL,
+    mode       TEXT    NOT NULL,
+    window_end INTEGER,
+    PRIMARY KEY (alias, key)
+  );
   `,
 ];
 

@@ -4,6 +4,7 @@ import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
+import { SqliteUniqueStatements } from './sqlite-unique-statements';
 
 /**
  * Every statement the backend runs, prepared once per connection, grouped by
@@ -17,11 +18,13 @@ export class SqliteStatements {
   readonly pools: SqlitePoolStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
+  readonly unique: SqliteUniqueStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
     this.pools = new SqlitePoolStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
+    this.unique = new SqliteUniqueStatements(db);
   }
 }

@@ -1,0 +1,111 @@
+import type { ScriptCall } from './redis-script-sources';
+import type {
+  EnqueueQueueKeys,
+  UniqueEnqueueItem,
+  UniqueEnqueueOutcome,
+  UniqueEnqueueReply,
+} from './redis-script-types';
+
+/**
+ * Typed calls of the unique-key scripts (enqueueUnique.lua,
+ * forgetFreeKeys-2.lua), laid out as their headers say. Reached through
+ * `RedisScripts.unique`, which registers them with the others.
+ *
+ * @internal
+ */
+export class RedisUniqueScripts {
+  constructor(private readonly calls: Record<'enqueueUnique' | 'forgetFreeKeys', ScriptCall>) {}
+
+  /** Stores the tasks as their keys decide (all or none); see UniqueEnqueueReply. */
+  async enqueue(
+    keys: { sequenceKey: string; uniqueKeysKey: string },
+    queues: readonly EnqueueQueueKeys[],
+    items: readonly UniqueEnqueueItem[],
+    args: {
+      taskPrefix: string;
+      windowPrefix: string;
+      resultTtlMs: number;
+      priorityWeight: number;
+      wakeBound: number;
+      runningStatus: string;
+    },
+  ): Promise<UniqueEnqueueReply> {
+    const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
+    for (const queue of queues) {
+      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
+    }
+    argv[0] = argv.length - 1;
+    argv.push(
+      args.wakeBound,
+      args.priorityWeight,
+      args.taskPrefix,
+      args.resultTtlMs,
+      args.windowPrefix,
+      args.runningStatus,
+    );
+    for (const item of items) {
+      argv.push(
+        item.queueIndex + 1,
+        item.priority,
+        item.delayMs ?? '',
+        item.id,
+        item.data,
+        item.unique?.key ?? '',
+        item.unique?.mode ?? '',
+        item.unique?.windowTtlMs ?? '',
+      );
+    }
+    const reply = (await this.calls.enqueueUnique(argv)) as (string | number | null)[];
+    if (reply[0] === -1) {
+      return {
+        kind: 'clash',
+        clash: { id: reply[1] as string, fields: reply.slice(2) as (string | null)[] },
+      };
+    }
+    if (reply[0] === -2) {
+      return {
+        kind: 'windowGone',
+        key: reply[1] as string,
+        holderId: reply[2] as string,
+        windowEndMs: Number(reply[3]),
+      };
+    }
+    return { kind: 'done', outcomes: readOutcomes(reply, items.length) };
+  }
+
+  /** Forgets the keys of one HSCAN page of the index whose task is final or gone; how many. */
+  async forgetFreeKeys(
+    keys: { uniqueKeysKey: string; cursorKey: string },
+    args: { taskPrefix: string; count: number },
+  ): Promise<number> {
+    return (await this.calls.forgetFreeKeys([
+      keys.uniqueKeysKey,
+      keys.cursorKey,
+      args.taskPrefix,
+      args.count,
+    ])) as number;
+  }
+}
+
+function readOutcomes(reply: readonly (string | number | null)[], count: number) {
+  const outcomes: UniqueEnqueueOutcome[] = [];
+  let i = 1;
+  while (outcomes.length < count) {
+    const kind = reply[i];
+    if (kind === 0) {
+      outcomes.push({ kind: 'stored' });
+      i += 1;
+    } else if (kind === 1) {
+      const fields = reply.slice(i + 2, i + 8) as (string | null)[];
+      outcomes.push({ kind: 'returned', id: reply[i + 1] as string, fields });
+      i += 8;
+    } else if (kind === 2) {
+      outcomes.push({ kind: 'replaced', id: reply[i + 1] as string });
+      i += 2;
+    } else {
+      outcomes.push({ kind: 'returnedWritten', index: (reply[i + 1] as number) - 1 });
+      i += 2;
+    }
+  }
+  return outcomes;
+}
