@@ -13,6 +13,7 @@ import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeRepeats } from './repeat-contract';
+import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -915,6 +916,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describeUniqueKeys(() => ({ backend, alias, build }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -18,6 +18,8 @@ function recordingClient() {
   const calls = new Map<RedisScriptName, (string | number)[]>();
   const replies: Record<RedisScriptName, unknown> = {
     enqueue: [2],
+    enqueueUnique: [0, 0, 0],
+    forgetFreeKeys: 0,
     acquire: [2, 1, 1, 0],
     acknowledge: [1, 1],
     retry: [1, 1],
@@ -70,6 +72,24 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
     [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
     { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
+  );
+  const item = { queueIndex: 0, priority: 0, delayMs: null, id: 'i', data: '{}', unique: null };
+  await scripts.unique.enqueue(
+    { sequenceKey: 'seq', uniqueKeysKey: 'u' },
+    two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
+    two(item),
+    {
+      taskPrefix: 'p',
+      windowPrefix: 'w',
+      resultTtlMs: 1,
+      priorityWeight: 1,
+      wakeBound: 1,
+      runningStatus: 'RUNNING',
+    },
+  );
+  await scripts.unique.forgetFreeKeys(
+    { uniqueKeysKey: 'u', cursorKey: 'c' },
+    { taskPrefix: 'p', count: 1 },
   );
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
