@@ -95,3 +95,8 @@ function deriveKey(
   }
   return key;
 }
+
+/** When a debounced task is due: `ttlMs` from `now` (the store counts the wait on its clock); else null. */
+export function debounceStart(unique: TaskUniqueness | undefined, now: Date): Date | null {
+  return unique?.mode === 'debounce' ? new Date(now.getTime() + (unique.ttlMs ?? 0)) : null;
+}

@@ -38,7 +38,7 @@ import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskRegistry } from './task.registry';
-import { uniquenessOf } from './task-uniqueness';
+import { debounceStart, uniquenessOf } from './task-uniqueness';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
@@ -80,7 +80,7 @@ export class TaskService implements TaskEnqueuer {
    * @param taskClass the provider class that declares the task.
    * @param method the `@Task` method's name.
    * @param args the method's arguments (without the TaskContext).
-   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy and id for this call.
+   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy, id and unique key.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
@@ -126,7 +126,7 @@ export class TaskService implements TaskEnqueuer {
    *
    * @param name the task's stable name, e.g. `'MailTasks.sendWelcome'`.
    * @param argsList one argument list per run to enqueue.
-   * @param overrides priority, queue, backend and runAfter for these runs.
+   * @param overrides as `enqueue`'s, for these runs.
    * @throws InvalidTaskError when no `@Task` has this name, or as `enqueue` does.
    */
   async enqueueByName(
@@ -264,10 +264,7 @@ export class TaskService implements TaskEnqueuer {
       throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
     }
     const unique = uniquenessOf(name, definition.options.unique, backend, args, overrides);
-    const runAfter =
-      unique?.mode === 'debounce'
-        ? new Date(now.getTime() + (unique.ttlMs ?? 0))
-        : this.runAfterOf(name, backend, overrides, now);
+    const runAfter = debounceStart(unique, now) ?? this.runAfterOf(name, backend, overrides, now);
     const retries = overrides.retries ?? definition.options.retries;
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);

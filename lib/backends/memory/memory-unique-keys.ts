@@ -35,10 +35,6 @@ export class MemoryUniqueKeys {
     private readonly store: MemoryStore,
   ) {}
 
-  get size(): number {
-    return this.holds.size;
-  }
-
   /** Stores `records` (ids already checked) as their keys decide; per record, what was stored or returned. */
   enqueue(records: readonly TaskRecord[], now: number): TaskRecord[] {
     const plan = planUniqueEnqueue(this.alias, records, (key) => this.holdOf(key, now), now);
