@@ -16,7 +16,11 @@ export const UNIQUE_MODES: readonly UniqueMode[] = ['unfinished', 'window', 'deb
 /** The mode of a key that names none. */
 export const DEFAULT_UNIQUE_MODE: UniqueMode = 'unfinished';
 
-/** A task's unique key as stored with it (`TaskDescriptor.unique`). */
+/**
+ * A task's unique key as stored with it (`TaskDescriptor.unique`).
+ *
+ * @publicApi
+ */
 export interface TaskUniqueness {
   readonly key: string;
   readonly mode: UniqueMode;

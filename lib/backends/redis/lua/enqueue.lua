@@ -114,12 +114,13 @@ local weight = tonumber(ARGV[2])
 local bound = tonumber(ARGV[1])
 local hour = math.floor(second / 3600)
 -- Ingress and tokens are written once per run of groups on one queue (usually the whole call).
+local expireAt = (hour + 1) * 3600000 + tonumber(ARGV[4])
 local runQueue, runIngress, runReadied = nil, 0, 0
 local function endRun()
   countEnqueued(
     KEYS[4 * runQueue] .. hour,
     second,
-    (hour + 1) * 3600000 + tonumber(ARGV[4]),
+    expireAt,
     runIngress,
     KEYS[4 * runQueue + 1],
     runReadied,
