@@ -113,11 +113,6 @@ export class RedisKeys {
     return `${this.prefix}unique`;
   }
 
-  /** STRING cursor of the maintenance pass's HSCAN over `uniqueKeys`. */
-  get uniqueKeysCursor(): string {
-    return `${this.prefix}unique-cursor`;
-  }
-
   /** STRING holding a key's window (value = holder id), which expires when the window ends. */
   uniqueWindow(key: string): string {
     return `${this.uniqueWindowPrefix}${key}`;

@@ -36,8 +36,8 @@ export const REDIS_SCRIPTS = {
     uses: ['storeClock', 'countEnqueued'],
   },
   forgetFreeKeys: {
-    file: 'forgetFreeKeys-2.lua',
-    keys: { fixed: 2 },
+    file: 'forgetFreeKeys-1.lua',
+    keys: { fixed: 1 },
     uses: ['callSkippingWrongType'],
   },
   // Per item: a queue (3 keys) and a group of finished records (2 keys).

@@ -8,7 +8,7 @@ import type {
 
 /**
  * Typed calls of the unique-key scripts (enqueueUnique.lua,
- * forgetFreeKeys-2.lua), laid out as their headers say. Reached through
+ * forgetFreeKeys-1.lua), laid out as their headers say. Reached through
  * `RedisScripts.unique`, which registers them with the others.
  *
  * @internal
@@ -73,17 +73,21 @@ export class RedisUniqueScripts {
     return { kind: 'done', outcomes: readOutcomes(reply, items.length) };
   }
 
-  /** Forgets the keys of one HSCAN page of the index whose task is final or gone; how many. */
+  /**
+   * Forgets the keys of one HSCAN page of the index (from `cursor`) whose
+   * task is final or gone; how many, and the cursor to go on from.
+   */
   async forgetFreeKeys(
-    keys: { uniqueKeysKey: string; cursorKey: string },
-    args: { taskPrefix: string; count: number },
-  ): Promise<number> {
-    return (await this.calls.forgetFreeKeys([
-      keys.uniqueKeysKey,
-      keys.cursorKey,
+    uniqueKeysKey: string,
+    args: { taskPrefix: string; cursor: string; count: number },
+  ): Promise<{ forgotten: number; cursor: string }> {
+    const [forgotten, cursor] = (await this.calls.forgetFreeKeys([
+      uniqueKeysKey,
       args.taskPrefix,
+      args.cursor,
       args.count,
-    ])) as number;
+    ])) as [number, string];
+    return { forgotten, cursor };
   }
 }
 

@@ -13,7 +13,7 @@
   Who holds a key: the window STRING while it lives (it expires by itself,
   PX), else the index HASH. A holder holds while its task is unfinished: its
   hash has data and no outcome. The index keeps a field whose holder ended
-  until the maintenance pass forgets it (forgetFreeKeys-2.lua); it is read
+  until the maintenance pass forgets it (forgetFreeKeys-1.lua); it is read
   as free here at once. The decision is decideUnique's (lib/core/unique-key.ts):
   debounce replaces a holder that waits never started in this queue (its
   data, score and due time; its id kept); a live window returns its holder,
