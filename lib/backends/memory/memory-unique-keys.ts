@@ -42,7 +42,12 @@ export class MemoryUniqueKeys {
     return plan.returned.map(copyRecord);
   }
 
-  /** Runs `run` for a record of immediate mode, which finishes before the next one is decided. */
+  /**
+   * Immediate mode: decides one keyed record and, when its key makes a task,
+   * takes the key and runs it (`run` stores it before its first await, so
+   * the decision, the take and the store are still one synchronous step);
+   * otherwise the holder comes back, unrun.
+   */
   async enqueueImmediate(
     record: TaskRecord,
     run: (record: TaskRecord) => Promise<TaskRecord>,
@@ -61,8 +66,13 @@ export class MemoryUniqueKeys {
    * again after the others. How many went.
    */
   forgetFree(max: number, now: number): number {
+    const looked: [string, MemoryKeyHold][] = [];
+    for (const entry of this.holds) {
+      if (looked.length >= max) break;
+      looked.push(entry);
+    }
     let forgotten = 0;
-    for (const [key, hold] of [...this.holds.entries()].slice(0, max)) {
+    for (const [key, hold] of looked) {
       this.holds.delete(key);
       const state = this.stateOf(hold.holderId, now);
       const windowHeld = hold.windowEnd !== null && hold.windowEnd > now;
