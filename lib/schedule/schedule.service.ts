@@ -217,7 +217,8 @@ export class ScheduleService {
       const nextTickMs = paused
         ? null
         : new TickSequence(definition.rule).nextAfter(await store.scheduleClock());
-      await store.putSchedule({ ...stored, paused, nextTickMs });
+      const { id: storedId, definition: text, origin } = stored;
+      await store.putSchedule({ id: storedId, definition: text, origin, paused, nextTickMs });
     }
     return this.get(id, { backend: alias });
   }

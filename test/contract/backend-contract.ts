@@ -15,6 +15,7 @@ import { waitFor } from '../helpers/wait-for';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
+import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -936,6 +937,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeRepeats(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeScheduleStore(() => ({ backend }));
+    describeUniqueKeys(() => ({ backend, alias, build }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

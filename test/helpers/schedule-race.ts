@@ -7,7 +7,7 @@ import {
   type TaskRecord,
 } from '../../lib/core';
 import { definitionText, resolveSchedule } from '../../lib/schedule/schedule-definition';
-import { ScheduleTicker } from '../../lib/schedule/schedule-ticker';
+import { ScheduleTicker, type ScheduleTickerDeps } from '../../lib/schedule/schedule-ticker';
 import { readyRecord } from './ready-record';
 
 /** The schedule store of a backend that must have one. */
@@ -17,25 +17,29 @@ export function storeOf(backend: TaskBackend): ScheduleStore {
 }
 
 /**
- * A ScheduleTicker on `backend` as a pool's main process has one, its ticks
- * enqueued straight through the backend (the task layer's records, with the
- * tick in the descriptor), and overlap read from the stored task.
+ * How a pool's main process enqueues a tick, straight through the backend:
+ * the task layer's record, its id derived, the tick in the descriptor.
  */
+export function enqueueTickOn(backend: TaskBackend): ScheduleTickerDeps['enqueueTick'] {
+  return async (scheduleId, definition, tickMs, taskId) => {
+    const record = readyRecord(backend.alias, {
+      id: taskId,
+      name: definition.task,
+      args: [...definition.args],
+    });
+    await backend.enqueue({
+      ...record,
+      task: { ...record.task, schedule: { id: scheduleId, tickAt: new Date(tickMs) } },
+    });
+  };
+}
+
+/** A ScheduleTicker on `backend` as a pool's main process has one (overlap allowed). */
 export function tickerOn(backend: TaskBackend): ScheduleTicker {
   return new ScheduleTicker({
     store: storeOf(backend),
     logger: new Logger('ScheduleRace'),
-    enqueueTick: async (scheduleId, definition, tickMs, taskId) => {
-      const record = readyRecord(backend.alias, {
-        id: taskId,
-        name: definition.task,
-        args: [...definition.args],
-      });
-      await backend.enqueue({
-        ...record,
-        task: { ...record.task, schedule: { id: scheduleId, tickAt: new Date(tickMs) } },
-      });
-    },
+    enqueueTick: enqueueTickOn(backend),
     isLive: async () => false,
   });
 }

@@ -6,6 +6,7 @@ import { SqliteQueueStatements } from './sqlite-queue-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
 import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
+import { SqliteUniqueStatements } from './sqlite-unique-statements';
 
 /**
  * Every statement the backend runs, prepared once per connection, grouped by
@@ -21,6 +22,7 @@ export class SqliteStatements {
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
   readonly schedules: SqliteScheduleStatements;
+  readonly unique: SqliteUniqueStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -29,5 +31,6 @@ export class SqliteStatements {
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
     this.schedules = new SqliteScheduleStatements(db);
+    this.unique = new SqliteUniqueStatements(db);
   }
 }

@@ -22,3 +22,4 @@ export * from './pool-heartbeat-lapsed.error';
 export * from './unknown-queue.error';
 export * from './task-timeout.error';
 export * from './unknown-schedule.error';
+export * from './unique-key-held.error';

@@ -13,7 +13,8 @@ import {
 import { isSchedulingBackend, type ScheduleStore } from '../../../lib/core';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
-import { BrokenScheduleTasks, ReportTasks } from '../../fixtures/schedule.tasks';
+import { derivedScheduleId } from '../../../lib/schedule/declared-schedules';
+import { BrokenScheduleTasks, ReportTasks, TwinScheduleTasks } from '../../fixtures/schedule.tasks';
 
 /** A logger that keeps what it was told, so a test can show nothing went wrong. */
 class KeptLogger {
@@ -286,5 +287,23 @@ describe('ScheduleService', () => {
     await expect(schedules.remove('cleanup')).resolves.toBe(true);
     await expect(schedules.remove('cleanup')).resolves.toBe(false);
     await expect(schedules.list()).resolves.toEqual([]);
+  });
+});
+
+describe('declared schedule ids', () => {
+  it('are derived from the task name and index, characters a task id lacks made _', () => {
+    expect(derivedScheduleId('reports.nightly', 0)).toBe('reports.nightly.0');
+    expect(derivedScheduleId('Mail/Tasks@send', 2)).toBe('Mail_Tasks_send.2');
+  });
+
+  it('stop the application at bootstrap when two share one', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [ThreadmillModule.forRoot({ backends: { default: { backend: MemoryBackend } } })],
+      providers: [ReportTasks, TwinScheduleTasks],
+    }).compile();
+    // Not closed: Nest's close would run the failing bootstrap again (no connection is open).
+    await expect(moduleRef.init()).rejects.toThrow(
+      /Two declared schedules have the id "reports.hourly" \(on ReportTasks.nightly .* and on TwinScheduleTasks.twin/,
+    );
   });
 });

@@ -60,6 +60,26 @@ describe('RedisBackend schedules', () => {
     expect(took[25]).toBeLessThan(1);
   });
 
+  it("decides what is due on Redis's clock, whatever this process's clock says", async () => {
+    const backend = fixture.backend();
+    const store = storeOf(backend);
+    const [seconds, micros] = await fixture.admin.time();
+    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const entry = { definition: '{}', origin: 'runtime' as const, paused: false };
+    await store.putSchedule({ ...entry, id: 'due', nextTickMs: redisNow - 1 });
+    await store.putSchedule({ ...entry, id: 'later', nextTickMs: redisNow + 600_000 });
+    // A host clock ten minutes ahead would take "later" for due; the store's does not.
+    const spy = jest.spyOn(Date, 'now').mockReturnValue(redisNow + 3_600_000);
+    try {
+      const { nowMs, due } = await store.dueSchedules(10);
+      expect(due.map((entry) => entry.id)).toEqual(['due']);
+      expect(nowMs).toBeGreaterThanOrEqual(redisNow);
+      expect(nowMs).toBeLessThan(redisNow + 60_000);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('keeps schedules under the alias hash tag', async () => {
     const backend = fixture.backend();
     await scheduleDueSince(backend, 'tagged', 60_000, 0);
