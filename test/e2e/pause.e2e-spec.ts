@@ -117,7 +117,8 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
     // A pool restarted while the queue is paused keeps to the pause.
     pools[0].process.kill('SIGTERM');
     await expect(pools[0].exited).resolves.toMatchObject({ code: 0 });
-    await startPool();
+    const restarted = await startPool();
+    expect(restarted.output()).toContain(`Queue "emails" of backend "${alias}" is paused`);
     // The restarted pool is watched a second at least, its slots idle and asking.
     const watchEnd = Math.max(pausedAt + WATCH_MS, Date.now() + 1000);
     await waitFor(() => Date.now() >= watchEnd, {
