@@ -28,7 +28,14 @@ export type {
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
-export type { TaskBackoff, TaskOptions, TaskOverrides } from './core/task-options.interface';
+export type {
+  TaskBackoff,
+  TaskOptions,
+  TaskOverrides,
+  TaskUniqueOptions,
+  UniqueOverrides,
+} from './core/task-options.interface';
+export type { TaskUniqueness, UniqueMode } from './core/unique-key';
 export type {
   ScheduledTick,
   TaskDescriptor,
@@ -43,6 +50,7 @@ export type {
 } from './core/schedule-options.interface';
 export type { ScheduleOrigin } from './core/schedule-store.interface';
 export { TaskResult } from './core/task-result';
+export { EnqueuedTaskResult } from './core/enqueued-task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';
 export {
   DEFAULT_BACKEND_ALIAS,

@@ -1,5 +1,6 @@
 import type { TaskBackoff } from './task-options.interface';
 import type { TaskResultStatus } from './task-result-status.enum';
+import type { TaskUniqueness } from './unique-key';
 
 /** What a task was enqueued as: resolved options, fixed at enqueue. */
 export interface TaskDescriptor {
@@ -20,6 +21,8 @@ export interface TaskDescriptor {
   readonly timeoutMs?: number;
   /** The schedule and tick that enqueued the task; absent for a task enqueued otherwise. */
   readonly schedule?: ScheduledTick;
+  /** Its unique key, mode and ttl; absent for a task without a key (nothing extra stored). */
+  readonly unique?: TaskUniqueness;
 }
 
 /** Which schedule enqueued a task, and for which tick. */

@@ -5,6 +5,7 @@ import type { TaskBackoff } from './task-options.interface';
 import type { ScheduledTick, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { corruptTaskData, notJsonSafe } from './threadmill.messages';
+import type { TaskUniqueness } from './unique-key';
 
 /** The stored JSON shape of a TaskRecord: times as epoch milliseconds. */
 export interface TaskRecordJson {
@@ -21,6 +22,7 @@ export interface TaskRecordJson {
     timeoutMs?: number;
     /** Only for a task a schedule enqueued; `tickAt` in epoch ms. */
     schedule?: { id: string; tickAt: number };
+    unique?: TaskUniqueness;
   };
   status: TaskResultStatus;
   enqueuedAt: number;

@@ -28,6 +28,7 @@ import {
 } from './task-definition';
 import { TaskMetadataAccessor } from './task-metadata.accessor';
 import { TaskRegistry } from './task.registry';
+import { checkTaskUnique } from './task-uniqueness';
 
 /**
  * Finds every `@Task` method on the application's providers at bootstrap and
@@ -133,6 +134,7 @@ export class TaskExplorer implements OnModuleInit {
     if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
       throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
     }
+    if (options.unique !== undefined) checkTaskUnique(name, options.unique);
     return {
       name,
       queue,
@@ -144,6 +146,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(blockingMs === undefined ? {} : { blockingMs }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
+      ...(options.unique === undefined ? {} : { unique: { ...options.unique } }),
     };
   }
 

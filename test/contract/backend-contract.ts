@@ -14,6 +14,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
+import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -932,6 +933,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeScheduleStore(() => ({ backend }));
+    describeUniqueKeys(() => ({ backend, alias, build }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

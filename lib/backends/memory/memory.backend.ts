@@ -38,6 +38,7 @@ import { MemoryReads } from './memory-reads';
 import { MemorySchedules } from './memory-schedules';
 import { copyRecord } from './memory-record-copy';
 import { MemoryStore } from './memory-store';
+import { MemoryUniqueKeys } from './memory-unique-keys';
 import { MemoryWaiters } from './memory-waiters';
 
 /**
@@ -68,6 +69,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly reads: MemoryReads;
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
+  private readonly uniqueKeys: MemoryUniqueKeys;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
 
@@ -85,8 +87,10 @@ export class MemoryBackend implements ExecutingBackend {
     this.queues = reader.queues;
     this.store = new MemoryStore(alias, this.queues, this.options);
     this.reads = new MemoryReads(alias, this.store);
+    this.uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
       store: this.store,
+      uniqueKeys: this.uniqueKeys,
       longestMaxAgeMs: this.options.retention.longestMaxAgeMs,
       workAdded: () => this.waiters.wake(),
     });
@@ -119,10 +123,21 @@ export class MemoryBackend implements ExecutingBackend {
     for (const record of records) this.assertNotStored(record.id);
     if (this.options.immediate) {
       const finished: TaskRecord[] = [];
-      for (const record of records) finished.push(await this.immediate.run(record));
+      for (const record of records) {
+        finished.push(
+          record.task.unique
+            ? await this.uniqueKeys.enqueueImmediate(record, (made) => this.immediate.run(made))
+            : await this.immediate.run(record),
+        );
+      }
       return finished;
     }
     const now = Date.now();
+    if (records.some((record) => record.task.unique)) {
+      const stored = this.uniqueKeys.enqueue(records, now);
+      this.waiters.wake();
+      return stored;
+    }
     for (const record of records) this.store.add(copyRecord(record), now);
     this.waiters.wake();
     return records.map(copyRecord);

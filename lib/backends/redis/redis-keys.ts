@@ -123,6 +123,21 @@ export class RedisKeys {
     return `${this.prefix}schedule-last-ticks`;
   }
 
+  /** HASH of unique keys: field = key, value = id of the task that took it. */
+  get uniqueKeys(): string {
+    return `${this.prefix}unique`;
+  }
+
+  /** STRING holding a key's window (value = holder id), which expires when the window ends. */
+  uniqueWindow(key: string): string {
+    return `${this.uniqueWindowPrefix}${key}`;
+  }
+
+  /** Prefix of every window STRING; enqueueUnique derives a key's from it. */
+  get uniqueWindowPrefix(): string {
+    return `${this.prefix}unique-window:`;
+  }
+
   /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */
   get scanPattern(): string {
     return `${this.prefix.replace(GLOB_SPECIAL, (char) => `\\${char}`)}*`;

@@ -117,6 +117,7 @@ export class RedisRecordCodec {
     if (task.backoff !== undefined) compactTask.backoff = task.backoff;
     if (task.timeoutMs !== undefined) compactTask.timeoutMs = task.timeoutMs;
     if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
+    if (task.unique !== undefined) compactTask.unique = task.unique;
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -191,6 +192,7 @@ export class RedisRecordCodec {
         ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
         ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
         ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
+        ...(task.unique === undefined ? {} : { unique: task.unique }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -14,7 +14,7 @@ export interface ScriptKeyCount {
 
 /** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
 export type LuaFunctionName =
-  'callInSlices' | 'callSkippingWrongType' | 'storeClock' | 'storeFinished';
+  'callInSlices' | 'callSkippingWrongType' | 'countEnqueued' | 'storeClock' | 'storeFinished';
 
 /**
  * Every Lua script, with the key count its header documents. The file name
@@ -27,7 +27,18 @@ export const REDIS_SCRIPTS = {
   enqueue: {
     file: 'enqueue.lua',
     keys: { fixed: 1, perItem: 4 },
-    uses: ['storeClock', 'callInSlices'],
+    uses: ['storeClock', 'callInSlices', 'countEnqueued'],
+  },
+  // A batch with any unique key; per item a queue (4 keys).
+  enqueueUnique: {
+    file: 'enqueueUnique.lua',
+    keys: { fixed: 2, perItem: 4 },
+    uses: ['storeClock', 'countEnqueued'],
+  },
+  forgetFreeKeys: {
+    file: 'forgetFreeKeys-1.lua',
+    keys: { fixed: 1 },
+    uses: ['callSkippingWrongType'],
   },
   // Per item: a queue (3 keys) and a group of finished records (2 keys).
   acquire: {

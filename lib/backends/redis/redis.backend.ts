@@ -136,8 +136,8 @@ export class RedisBackend implements TaskBackend {
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    await this.enqueuer.enqueueMany([record]);
-    return record;
+    const [stored] = await this.enqueuer.enqueueMany([record]);
+    return stored;
   }
 
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

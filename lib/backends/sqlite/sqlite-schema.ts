@@ -18,12 +18,13 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
+ * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -110,6 +111,19 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX threadmill_schedules_due ON threadmill_schedules (alias, next_tick)
     WHERE next_tick IS NOT NULL;
+  `,
+  // 4: unique keys. A key's row names its holder; whether it still holds is
+  // read from the holder's own row in the transaction that enqueues, so a
+  // row whose holder ended needs no write to stop holding.
+  `
+  CREATE TABLE threadmill_unique_keys (
+    alias      TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    holder     TEXT    NOT NULL,
+    mode       TEXT    NOT NULL,
+    window_end INTEGER,
+    PRIMARY KEY (alias, key)
+  );
   `,
 ];
 

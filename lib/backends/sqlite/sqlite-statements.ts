@@ -5,6 +5,7 @@ import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
 import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
+import { SqliteUniqueStatements } from './sqlite-unique-statements';
 
 /**
  * Every statement the backend runs, prepared once per connection, grouped by
@@ -19,6 +20,7 @@ export class SqliteStatements {
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
   readonly schedules: SqliteScheduleStatements;
+  readonly unique: SqliteUniqueStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -26,5 +28,6 @@ export class SqliteStatements {
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
     this.schedules = new SqliteScheduleStatements(db);
+    this.unique = new SqliteUniqueStatements(db);
   }
 }

@@ -110,12 +110,13 @@ export class SqliteBackend implements TaskBackend {
       rows,
       guard: (run) => connection.guard(run),
       workAdded,
+      forgetFreeKeys: (max) => this.enqueuer.forgetFreeKeys(max),
     });
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    await this.enqueueMany([record]);
-    return record;
+    const [stored] = await this.enqueueMany([record]);
+    return stored;
   }
 
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

@@ -21,3 +21,4 @@ export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
 export * from './task-timeout.error';
 export * from './unknown-schedule.error';
+export * from './unique-key-held.error';
