@@ -16,7 +16,11 @@ import {
   ConfigurableModuleClass,
   OPTIONS_TYPE,
 } from './threadmill.module-definition';
-import { createBackendAliasProviders, createBackendRegistryProvider } from './threadmill.providers';
+import {
+  BACKEND_SERVICES,
+  createBackendAliasProviders,
+  createBackendRegistryProvider,
+} from './threadmill.providers';
 import { TaskRunner } from './worker/task-runner';
 
 /**
@@ -44,7 +48,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 
 /**
  * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
- * `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
  * @example
@@ -120,8 +124,13 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
         ...(definition.providers ?? []),
         createBackendRegistryProvider(aliases),
         ...createBackendAliasProviders(aliases),
+        ...BACKEND_SERVICES,
       ],
-      exports: [...(definition.exports ?? []), ...aliases.map((alias) => getBackendToken(alias))],
+      exports: [
+        ...(definition.exports ?? []),
+        ...aliases.map((alias) => getBackendToken(alias)),
+        ...BACKEND_SERVICES,
+      ],
     };
   }
 

@@ -22,6 +22,7 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
+export * from './known-queue';
 export * from './attempt-timeout';
 export * from './schedule-store.interface';
 export * from './schedule-options.interface';

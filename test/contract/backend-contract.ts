@@ -12,6 +12,7 @@ import {
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
 import { describeUniqueKeys } from './unique-contract';
@@ -31,6 +32,8 @@ export interface ContractSettings {
 export interface ContractSubject {
   backend: TaskBackend;
   cleanup(): Promise<void>;
+  /** Another backend on the same store, as a restarted process opens it; absent for a store that is the instance. */
+  reopen?(): Promise<TaskBackend>;
 }
 
 export type ContractFactory = (settings: ContractSettings) => Promise<ContractSubject>;
@@ -932,6 +935,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
 

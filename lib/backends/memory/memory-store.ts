@@ -57,6 +57,8 @@ export class MemoryStore {
   readonly pools = new Map<string, number>();
   /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
   readonly poolTasks = new Map<string, Set<string>>();
+  /** Queues whose tasks are not leased until resumed. */
+  readonly paused = new Set<string>();
 
   constructor(
     private readonly alias: string,
@@ -113,7 +115,7 @@ export class MemoryStore {
     this.enter(state, record, now);
   }
 
-  /** Leases up to `max` ready tasks of the first of `queues` that has any. */
+  /** Leases up to `max` ready tasks of the first of `queues` that has any and is not paused. */
   take(
     queues: readonly string[],
     workerId: string,
@@ -122,7 +124,7 @@ export class MemoryStore {
   ): TaskRecord[] {
     for (const queue of queues) {
       const state = this.queueStates.get(queue);
-      if (!state || state.ready.size === 0) continue;
+      if (!state || state.ready.size === 0 || this.paused.has(queue)) continue;
       return state.ready.take(max).map((id) => this.start(id, queue, workerId, poolId));
     }
     return [];

@@ -25,6 +25,7 @@ import { RedisIdleWait } from './redis-idle-wait';
 import { RedisKeys } from './redis-keys';
 import { RedisLeaseTaker } from './redis-lease-taker';
 import { RedisMaintenance } from './redis-maintenance';
+import { RedisPausedQueues } from './redis-paused-queues';
 import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
@@ -77,6 +78,7 @@ export class RedisBackend implements TaskBackend {
   private readonly reader: RedisReader;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
+  private readonly paused: RedisPausedQueues;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -133,6 +135,7 @@ export class RedisBackend implements TaskBackend {
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
+    this.paused = new RedisPausedQueues(context);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -189,6 +192,19 @@ export class RedisBackend implements TaskBackend {
 
   unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.releaser.unlease(records);
+  }
+
+  pauseQueue(queue: string): Promise<void> {
+    return this.paused.pause(queue);
+  }
+
+  /** Wakes consumers blocked on the queue's wake-up list (see resumeQueue-3.lua). */
+  resumeQueue(queue: string): Promise<void> {
+    return this.paused.resume(queue);
+  }
+
+  pausedQueues(): Promise<string[]> {
+    return this.paused.list();
   }
 
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

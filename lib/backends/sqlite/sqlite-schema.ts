@@ -19,12 +19,13 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
+ * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 4;
+export const SQLITE_SCHEMA_VERSION = 5;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -123,6 +124,15 @@ const MIGRATIONS: readonly string[] = [
     mode       TEXT    NOT NULL,
     window_end INTEGER,
     PRIMARY KEY (alias, key)
+  );
+  `,
+  // 5: paused queues. Stored, so every pool of the file (and one started
+  // later) stops leasing a queue's tasks; acquire reads it in the lease's own statement.
+  `
+  CREATE TABLE threadmill_paused_queues (
+    alias TEXT NOT NULL,
+    queue TEXT NOT NULL,
+    PRIMARY KEY (alias, queue)
   );
   `,
 ];

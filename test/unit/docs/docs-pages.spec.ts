@@ -3,6 +3,9 @@ import { hostname } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
+import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
+import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
+import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
@@ -104,6 +107,9 @@ describe('README.md and docs/', () => {
   it.each([
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
+    ['### `queues list` options', QueuesListCommand],
+    ['### `queues pause` options', QueuesPauseCommand],
+    ['### `queues resume` options', QueuesResumeCommand],
     ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
