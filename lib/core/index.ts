@@ -21,4 +21,5 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
-export * from './attempt-timeout';
+export * from './attempt-control';
+export * from './cancelled-record';

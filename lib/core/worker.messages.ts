@@ -234,3 +234,9 @@ export const leasesReaped = (alias: string, count: number): string =>
 export const poolRecovered = (poolId: string, ended: number, forgotten: boolean): string =>
   `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
   (forgotten ? ', and forgot the pool' : '');
+
+export const cancelPollFailed = (poolId: string, error: unknown): string =>
+  `Reading the cancel requests of pool ${poolId} failed (tried again shortly): ${String(error)}`;
+
+export const taskCancelRequested = (id: string, taskName: string): string =>
+  `Task "${taskName}" (${id}): cancel requested, its signal is aborted.`;

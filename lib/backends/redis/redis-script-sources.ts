@@ -51,7 +51,8 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 3 },
     uses: ['storeClock', 'callSkippingWrongType'],
   },
-  forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 }, uses: ['storeClock'] },
+  forgetPool: { file: 'forgetPool-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
+  cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   trimFinished: {

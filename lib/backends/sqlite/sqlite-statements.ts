@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
+import { SqliteCancelStatements } from './sqlite-cancel-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
@@ -17,11 +18,13 @@ export class SqliteStatements {
   readonly pools: SqlitePoolStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
+  readonly cancels: SqliteCancelStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
     this.pools = new SqlitePoolStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
+    this.cancels = new SqliteCancelStatements(db);
   }
 }

@@ -11,6 +11,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type CancelRequest,
+  type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type QueueSegment,
@@ -24,6 +26,7 @@ import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
+import { SqliteCancels } from './sqlite-cancels';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
@@ -76,6 +79,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly pools: SqlitePools;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
+  private readonly cancels: SqliteCancels;
 
   constructor(
     readonly alias: string,
@@ -96,6 +100,7 @@ export class SqliteBackend implements TaskBackend {
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
     this.pools = new SqlitePools(alias, connection);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
+    this.cancels = new SqliteCancels(alias, connection, rows);
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -160,6 +165,18 @@ export class SqliteBackend implements TaskBackend {
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.heldTasks.giveBack(records, true);
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    return this.cancels.cancel(id);
+  }
+
+  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    return this.cancels.requests(poolId);
+  }
+
+  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    this.cancels.drop(poolId, ids);
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

@@ -20,3 +20,4 @@ export * from './task-already-exists.error';
 export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
 export * from './task-timeout.error';
+export * from './task-cancelled.error';
