@@ -4,12 +4,13 @@ import { InspectorCommand } from '../inspector/inspector.command';
 import { WorkerCommand } from '../worker/worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
+import { CancelCommand } from './cancel.command';
 import { EnqueueCommand } from './enqueue.command';
 import { ResultCommand } from './result.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result` and `inspector`. Import it next to `ThreadmillModule.forRoot({
+ * `result`, `cancel` and `inspector`. Import it next to `ThreadmillModule.forRoot({
  * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the TaskRunner and the backends
@@ -32,6 +33,7 @@ import { ResultCommand } from './result.command';
     WorkerCommand,
     EnqueueCommand,
     ResultCommand,
+    CancelCommand,
     InspectorCommand,
   ],
 })

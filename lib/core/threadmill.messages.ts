@@ -63,6 +63,9 @@ export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): s
 export const taskCancelled = (id: string, taskName: string): string =>
   `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
 
+export const invalidCancelFilter = (filter: string): string =>
+  `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
+
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
 
