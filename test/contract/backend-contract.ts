@@ -12,6 +12,7 @@ import {
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describeCancels } from './cancel-contract';
 import { describeRepeats } from './repeat-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
@@ -911,11 +912,11 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const telemetry = await backend.telemetry(60_000);
         expect(Object.keys(telemetry.queues).sort()).toEqual([...QUEUES].sort());
         expect(telemetry.queues.default).toEqual({
-          counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0 },
+          counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0, cancelled: 0 },
           rates: { intervalMs: 60_000, ingress: 4, egress: 1, failed: 0 },
         });
         expect(telemetry.queues.emails).toEqual({
-          counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1 },
+          counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1, cancelled: 0 },
           rates: { intervalMs: 60_000, ingress: 1, egress: 1, failed: 1 },
         });
         expect(telemetry.queues.low.counts).toEqual({
@@ -924,12 +925,14 @@ export function describeBackendContract(label: string, factory: ContractFactory)
           deferred: 0,
           successful: 0,
           failed: 0,
+          cancelled: 0,
         });
         expect(b.status).toBe(TaskResultStatus.RUNNING);
       });
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describeCancels(() => ({ backend, alias }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {
