@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 
+import { CancelCommand } from '../../../lib/cli/cancel.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
@@ -103,6 +104,7 @@ describe('README.md and docs/', () => {
   it.each([
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
+    ['### `cancel` options', CancelCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
       commandOptions(command).map((meta) => [meta.flags, meta.description ?? '']),
