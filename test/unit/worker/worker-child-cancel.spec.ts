@@ -30,7 +30,8 @@ describe('WorkerChild cancel requests', () => {
     const { backend, runs, child, aborted, spies } = setupCancellingChild();
     await backend.beatPool(POOL, 60_000);
     // Retries left: a CANCELLED attempt must still never be retried.
-    await backend.enqueueMany([readyTask('a', { retries: 3 }), readyTask('b')]);
+    const a = readyTask('a');
+    await backend.enqueueMany([{ ...a, task: { ...a.task, retries: 3 } }, readyTask('b')]);
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'the first run' });
     await expect(backend.cancel('a')).resolves.toMatchObject({ outcome: 'requested' });
