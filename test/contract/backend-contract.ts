@@ -434,6 +434,24 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         expect([counts.successful, counts.failed]).toEqual([2, 0]);
       });
 
+      it('trims cancelled tasks to their own limit, like every final status', async () => {
+        backend = await build({ retention: { cancelled: { maxCount: 1 } } });
+        alias = backend.alias;
+        const cancelled: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const { id } = await backend.enqueue(newRecord(alias));
+          await backend.cancel(id);
+          cancelled.push(id);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await backend.maintenancePass();
+        await expect(backend.getResult(cancelled[0])).rejects.toThrow(TaskResultDoesNotExist);
+        await expect(backend.getResult(cancelled[1])).resolves.toMatchObject({
+          status: TaskResultStatus.CANCELLED,
+        });
+        expect((await backend.telemetry(60_000)).queues.default.counts.cancelled).toBe(1);
+      });
+
       it("applies a queue's own limits before the status's", async () => {
         backend = await build({
           retention: {
