@@ -98,7 +98,7 @@ export interface AcquireReply {
 /** Finished records of one queue and one final status: two arguments per record. */
 export interface AcknowledgeGroup {
   runningKey: string;
-  /** The successful or failed history of the queue. */
+  /** The successful, failed or cancelled history of the queue. */
   historyKey: string;
   ids: string[];
   /** Each record's outcome (RedisRecordCodec.encodeFinished), in the order of `ids`. */
