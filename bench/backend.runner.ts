@@ -72,6 +72,14 @@ export abstract class BackendRunner implements QueueRunner {
     for (let i = 0; i < n; i++) await this.backend.enqueue(this.record([]));
   }
 
+  async enqueueSequentialKeyed(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      const record = this.record([]);
+      const unique = { key: `bench-${record.id}`, mode: 'unfinished' } as const;
+      await this.backend.enqueue({ ...record, task: { ...record.task, unique } });
+    }
+  }
+
   async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
     await inParallel(n, inFlight, async () => {
       await this.backend.enqueue(this.record([]));

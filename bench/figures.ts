@@ -3,6 +3,7 @@ import { median, type WindowCost } from './metrics';
 import { NOT_APPLICABLE, ratioOf, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
 import type { RunnerResults } from './suite';
+import { keyedEnqueueRow } from './unique-figures';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
@@ -192,6 +193,7 @@ export function buildFigures(
       ...values,
       target: mode === 'bulk' ? bulkEnqueueTarget(values.beeQueue) : undefined,
     });
+    if (mode === 'sequential') rows.push(keyedEnqueueRow(every));
   }
 
   for (const p of ['p50', 'p95', 'p99'] as const) {

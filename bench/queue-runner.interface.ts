@@ -39,6 +39,11 @@ export interface QueueRunner {
 
   /** One enqueue awaited after the other. */
   enqueueSequential(n: number): Promise<void>;
+  /**
+   * As enqueueSequential, each with a unique key of its own (so each makes a
+   * task): what a key costs. Only Threadmill's runners have it.
+   */
+  enqueueSequentialKeyed?(n: number): Promise<void>;
   /** `inFlight` enqueues outstanding at any time. */
   enqueueConcurrent(n: number, inFlight: number): Promise<void>;
   /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */

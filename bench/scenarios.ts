@@ -19,7 +19,8 @@ export interface BacklogSamples {
   settled: DrainSample[];
 }
 
-export type EnqueueMode = 'sequential' | 'concurrent' | 'bulk';
+/** `sequentialKeyed`: sequential, each with a unique key; only for a runner that has it. */
+export type EnqueueMode = 'sequential' | 'sequentialKeyed' | 'concurrent' | 'bulk';
 
 export interface LatencySample {
   sent: number;
@@ -89,6 +90,8 @@ export class Scenarios {
       switch (mode) {
         case 'sequential':
           return runner.enqueueSequential(tasks);
+        case 'sequentialKeyed':
+          return (runner.enqueueSequentialKeyed ?? runner.enqueueSequential).call(runner, tasks);
         case 'concurrent':
           return runner.enqueueConcurrent(tasks, width);
         case 'bulk':

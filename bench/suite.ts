@@ -68,11 +68,14 @@ export class Suite {
 
     const enqueueRuns: [EnqueueMode, number, number][] = [
       ['sequential', c.sequentialTasks, 1],
+      ['sequentialKeyed', c.sequentialTasks, 1],
       ['concurrent', c.enqueueTasks, c.enqueueInFlight],
       ['bulk', c.enqueueTasks, c.bulkBatch],
     ];
     for (const [mode, tasks, width] of enqueueRuns) {
-      await this.repeat(runners, async (runner, rep) => {
+      const measured =
+        mode === 'sequentialKeyed' ? runners.filter((r) => r.enqueueSequentialKeyed) : runners;
+      await this.repeat(measured, async (runner, rep) => {
         const cost = await this.scenarios.enqueue(runner, mode, tasks, width);
         const entry = (results[runner.name].enqueue[mode] ??= { tasks, costs: [] });
         entry.costs.push(cost);

@@ -31,9 +31,29 @@ export type {
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
-export type { TaskBackoff, TaskOptions, TaskOverrides } from './core/task-options.interface';
-export type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './core/task-record.interface';
+export type {
+  TaskBackoff,
+  TaskOptions,
+  TaskOverrides,
+  TaskUniqueOptions,
+  UniqueOverrides,
+} from './core/task-options.interface';
+export type { TaskUniqueness, UniqueMode } from './core/unique-key';
+export type {
+  ScheduledTick,
+  TaskDescriptor,
+  TaskErrorRecord,
+  TaskRecord,
+} from './core/task-record.interface';
+export type {
+  ScheduleCatchUp,
+  ScheduleOptions,
+  ScheduleTiming,
+  TaskSchedule,
+} from './core/schedule-options.interface';
+export type { ScheduleOrigin } from './core/schedule-store.interface';
 export { TaskResult } from './core/task-result';
+export { EnqueuedTaskResult } from './core/enqueued-task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';
 export {
   DEFAULT_BACKEND_ALIAS,
@@ -62,6 +82,9 @@ export {
   type TaskEventName,
 } from './task/task-events';
 export { TaskRunner } from './worker/task-runner';
+export { ScheduleService, type ScheduleLookup } from './schedule/schedule.service';
+export type { ScheduleInfo } from './schedule/schedule-info';
+export type { ResolvedCatchUp } from './schedule/due-ticks';
 
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';

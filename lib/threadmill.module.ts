@@ -4,6 +4,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DEFAULT_BACKEND_ALIAS, TaskResult, isExecutingBackend } from './core';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
+import { DeclaredSchedules } from './schedule/declared-schedules';
+import { ScheduleService } from './schedule/schedule.service';
 import { TaskEvents } from './task/task-events';
 import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
@@ -43,7 +45,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 
 /**
  * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
- * `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
  * @example
@@ -72,8 +74,18 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskService,
     TaskControlService,
     TaskRunner,
+    DeclaredSchedules,
+    ScheduleService,
   ],
-  exports: [BackendRegistry, TaskRegistry, TaskEvents, TaskService, TaskControlService, TaskRunner],
+  exports: [
+    BackendRegistry,
+    TaskRegistry,
+    TaskEvents,
+    TaskService,
+    TaskControlService,
+    TaskRunner,
+    ScheduleService,
+  ],
 })
 export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {
   constructor(

@@ -192,6 +192,7 @@ export class AgainstSuite {
   private enqueue(mode: EnqueueMode, tasks: number, width: number): Measurement<WindowCost> {
     const label = {
       sequential: 'enqueue, sequential',
+      sequentialKeyed: 'enqueue, sequential, with a unique key',
       concurrent: `enqueue, ${width} in flight`,
       bulk: `enqueue, bulk of ${width}`,
     }[mode];

@@ -22,13 +22,15 @@ export interface EnqueueCommandOptions {
   runAfter?: Date;
   delay?: number;
   count?: number;
+  key?: string;
   backend?: string;
 }
 
 /**
  * `threadmill enqueue <task>`: enqueue a registered task by its stable name
  * and print the new result ids, one a line. `--count N` stores N copies in one
- * bulk call (for drains and load tests).
+ * bulk call (for drains and load tests). With `--key`, a task that holds the
+ * key is printed instead of a new one.
  *
  * @internal
  */
@@ -52,6 +54,7 @@ export class EnqueueCommand extends CommandRunner {
       queue: options.queue,
       runAfter: options.runAfter,
       delayMs: options.delay,
+      key: options.key,
       backend: options.backend,
     };
     const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
@@ -105,6 +108,15 @@ export class EnqueueCommand extends CommandRunner {
   })
   parseCount(value: string): number {
     return parseWholeNumber('--count', value, 1);
+  }
+
+  @Option({
+    flags: '--key <key>',
+    description:
+      "Unique key: while a task with it is unfinished, print that task's id instead of making one.",
+  })
+  parseKey(value: string): string {
+    return parseName('--key', value);
   }
 
   @BackendOption('', "the task's")

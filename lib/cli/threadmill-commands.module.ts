@@ -7,10 +7,15 @@ import { CommandOutputWriter } from '../command/command-output.writer';
 import { CancelCommand } from './cancel.command';
 import { EnqueueCommand } from './enqueue.command';
 import { ResultCommand } from './result.command';
+import { SchedulesAddCommand } from './schedules-add.command';
+import { SchedulesListCommand } from './schedules-list.command';
+import { SchedulesRemoveCommand } from './schedules-remove.command';
+import { SchedulesRunCommand } from './schedules-run.command';
+import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `cancel` and `inspector`. Import it next to `ThreadmillModule.forRoot({
+ * `result`, `cancel`, `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
  * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the TaskRunner and the backends
@@ -35,6 +40,11 @@ import { ResultCommand } from './result.command';
     ResultCommand,
     CancelCommand,
     InspectorCommand,
+    SchedulesCommand,
+    SchedulesListCommand,
+    SchedulesAddCommand,
+    SchedulesRemoveCommand,
+    SchedulesRunCommand,
   ],
 })
 export class ThreadmillCommandsModule {}

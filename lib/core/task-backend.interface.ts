@@ -150,10 +150,20 @@ export interface TaskBackend {
   /**
    * Store a new READY task (or deferred, with `task.runAfter` in the future).
    * Throws TaskAlreadyExistsError (with the stored task) when its id is
-   * already stored, and stores nothing.
+   * already stored, and stores nothing. A record with `task.unique` is
+   * decided by its key (planUniqueEnqueue) in the same atomic step that
+   * stores it: when the key is held, the holder is returned in its place
+   * (under the holder's own id, which is how the caller tells), or, in
+   * debounce mode, the waiting holder takes the record's data and due time
+   * and is returned; UniqueKeyHeldError when a window holds a key whose task
+   * is gone. Ids are checked before keys.
    */
   enqueue(record: TaskRecord): Promise<TaskRecord>;
-  /** Store many tasks at once; all or none (TaskAlreadyExistsError for the first stored id). */
+  /**
+   * Store many tasks at once; all or none (TaskAlreadyExistsError for the
+   * first stored id). Per record, in order, what `enqueue` of it would
+   * return, the records decided as if sent one by one.
+   */
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]>;
   /**
    * Take up to `max` of the best ready tasks from the first non-empty queue in

@@ -1,3 +1,6 @@
+import type { TaskSchedule } from './schedule-options.interface';
+import type { UniqueMode } from './unique-key';
+
 /**
  * How long a failed task waits before its next attempt.
  *
@@ -18,6 +21,32 @@ export interface TaskBackoff {
   maxDelayMs?: number;
   /** Draw each wait from [wait / 2, wait]. Default: true. */
   jitter?: boolean;
+}
+
+/**
+ * Per-call unique options (`using({ key, unique })`): they replace the
+ * task's `unique.mode` and `unique.ttlMs` for this call.
+ *
+ * @publicApi
+ */
+export interface UniqueOverrides {
+  /** Default: the task's, else `'unfinished'`. */
+  mode?: UniqueMode;
+  /** The window or debounce wait (ms, a whole number from 1 to 1 year); required by both. */
+  ttlMs?: number;
+}
+
+/**
+ * A task's unique key, derived from each enqueue's arguments (`@Task({ unique })`).
+ *
+ * @publicApi
+ */
+export interface TaskUniqueOptions extends UniqueOverrides {
+  /**
+   * The key of an enqueue, from its arguments: 1-200 letters, digits, `-`,
+   * `_`, `.` or `:`. A call's `using({ key })` replaces it.
+   */
+  key: (...args: never[]) => string;
 }
 
 /**
@@ -62,6 +91,17 @@ export interface TaskOptions {
    * Default: none (the lease is the only limit).
    */
   timeoutMs?: number;
+  /**
+   * Runs the task on a schedule (cron or a fixed interval), once per tick
+   * across every worker pool; several as an array. See docs/schedules.md.
+   */
+  schedule?: TaskSchedule | readonly TaskSchedule[];
+  /**
+   * Dedupe enqueues by a key derived from the arguments: while the key is
+   * held, an enqueue returns the task that holds it (see UniqueMode).
+   * Default: none (every enqueue makes a task).
+   */
+  unique?: TaskUniqueOptions;
 }
 
 /**
@@ -103,4 +143,14 @@ export interface TaskOverrides {
    * one argument list refuses it (InvalidTaskError).
    */
   id?: string;
+  /**
+   * A unique key for this enqueue (the charset and length of `id`): while a
+   * task with this key holds it (see UniqueMode), the enqueue returns that
+   * task instead of making one (`created` is false). Replaces a key the
+   * task derives from its arguments. In `enqueueMany` each argument list
+   * gets it, as if they were enqueued one by one.
+   */
+  key?: string;
+  /** Mode and ttlMs of the key for this call. */
+  unique?: UniqueOverrides;
 }

@@ -1,5 +1,6 @@
 import type { TaskBackoff } from './task-options.interface';
 import type { TaskResultStatus } from './task-result-status.enum';
+import type { TaskUniqueness } from './unique-key';
 
 /** What a task was enqueued as: resolved options, fixed at enqueue. */
 export interface TaskDescriptor {
@@ -18,6 +19,17 @@ export interface TaskDescriptor {
   readonly backoff?: TaskBackoff;
   /** Longest one attempt may run (ms); absent means no limit but the lease. */
   readonly timeoutMs?: number;
+  /** The schedule and tick that enqueued the task; absent for a task enqueued otherwise. */
+  readonly schedule?: ScheduledTick;
+  /** Its unique key, mode and ttl; absent for a task without a key (nothing extra stored). */
+  readonly unique?: TaskUniqueness;
+}
+
+/** Which schedule enqueued a task, and for which tick. */
+export interface ScheduledTick {
+  readonly id: string;
+  /** The tick's time (the store's clock), or when it was triggered by hand. */
+  readonly tickAt: Date;
 }
 
 /** One failed attempt: the thrown value's class name and its stack text. */

@@ -48,6 +48,10 @@ export class TaskResult<T = unknown> {
   get args(): readonly unknown[] {
     return this.record.args;
   }
+  /** The task's unique key, or null when it was enqueued without one. */
+  get key(): string | null {
+    return this.record.task.unique?.key ?? null;
+  }
   get backend(): string {
     return this.record.task.backend;
   }

@@ -2,9 +2,10 @@ import { CorruptTaskDataError } from './errors/corrupt-task-data.error';
 import { InvalidTaskError } from './errors/invalid-task.error';
 import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
-import type { TaskErrorRecord, TaskRecord } from './task-record.interface';
+import type { ScheduledTick, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { corruptTaskData, notJsonSafe } from './threadmill.messages';
+import type { TaskUniqueness } from './unique-key';
 
 /** The stored JSON shape of a TaskRecord: times as epoch milliseconds. */
 export interface TaskRecordJson {
@@ -19,6 +20,9 @@ export interface TaskRecordJson {
     retries?: number;
     backoff?: TaskBackoff;
     timeoutMs?: number;
+    /** Only for a task a schedule enqueued; `tickAt` in epoch ms. */
+    schedule?: { id: string; tickAt: number };
+    unique?: TaskUniqueness;
   };
   status: TaskResultStatus;
   enqueuedAt: number;
@@ -115,10 +119,24 @@ const ms = (date: Date | null): number | null => (date === null ? null : date.ge
 const date = (value: number | null | undefined): Date | null =>
   value === null || value === undefined ? null : new Date(value);
 
+/** A scheduled task's tick as stored: the time as epoch ms. */
+export function scheduleToJson(tick: ScheduledTick): { id: string; tickAt: number } {
+  return { id: tick.id, tickAt: tick.tickAt.getTime() };
+}
+
+export function scheduleFromJson(json: { id: string; tickAt: number }): ScheduledTick {
+  return { id: json.id, tickAt: new Date(json.tickAt) };
+}
+
 export function recordToJson(record: TaskRecord): TaskRecordJson {
+  const { schedule, ...task } = record.task;
   const json: TaskRecordJson = {
     id: record.id,
-    task: { ...record.task, runAfter: ms(record.task.runAfter) },
+    task: {
+      ...task,
+      runAfter: ms(task.runAfter),
+      ...(schedule && { schedule: scheduleToJson(schedule) }),
+    },
     status: record.status,
     enqueuedAt: record.enqueuedAt.getTime(),
     startedAt: ms(record.startedAt),
@@ -133,9 +151,14 @@ export function recordToJson(record: TaskRecord): TaskRecordJson {
 }
 
 export function recordFromJson(json: TaskRecordJson): TaskRecord {
+  const { schedule, ...task } = json.task;
   const record: TaskRecord = {
     id: json.id,
-    task: { ...json.task, runAfter: date(json.task.runAfter) },
+    task: {
+      ...task,
+      runAfter: date(task.runAfter),
+      ...(schedule && { schedule: scheduleFromJson(schedule) }),
+    },
     status: json.status,
     enqueuedAt: new Date(json.enqueuedAt),
     startedAt: date(json.startedAt),

@@ -26,3 +26,14 @@ const TASK_ID = /^[A-Za-z0-9_.:-]+$/;
 export function isValidTaskId(id: unknown): id is string {
   return typeof id === 'string' && id.length <= TASK_ID_MAX_LENGTH && TASK_ID.test(id);
 }
+
+/**
+ * Longest schedule id: its ticks' task ids (`schedule:<id>:<epoch ms>`) must
+ * stay within TASK_ID_MAX_LENGTH.
+ */
+export const SCHEDULE_ID_MAX_LENGTH = 150;
+
+/** Whether `id` can be a schedule's id (the characters of a task id). */
+export function isValidScheduleId(id: unknown): id is string {
+  return typeof id === 'string' && id.length <= SCHEDULE_ID_MAX_LENGTH && TASK_ID.test(id);
+}

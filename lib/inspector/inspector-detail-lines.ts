@@ -45,6 +45,11 @@ export function detailLines(record: TaskRecord, now: Date): DetailLine[] {
   field('queue', record.task.queue);
   field('priority', String(record.task.priority));
   field('backend', record.task.backend);
+  const { unique } = record.task;
+  if (unique) {
+    const ttl = unique.ttlMs === undefined ? '' : `, ${unique.ttlMs} ms`;
+    field('unique key', `${unique.key} (${unique.mode}${ttl})`);
+  }
   field('runAfter', timeValue(record.task.runAfter, now));
   field('enqueuedAt', timeValue(record.enqueuedAt, now));
   field('startedAt', timeValue(record.startedAt, now));

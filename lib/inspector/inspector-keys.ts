@@ -33,7 +33,9 @@ export type InspectorCommand =
   | { readonly kind: 'stepTab'; readonly step: 1 | -1 }
   | { readonly kind: 'move'; readonly step: number }
   | { readonly kind: 'enter' }
-  | { readonly kind: 'closeDetail' };
+  | { readonly kind: 'closeDetail' }
+  /** Between the task list and the Schedules view. */
+  | { readonly kind: 'toggleSchedules' };
 
 /** Rows Page Up and Page Down move by. */
 const PAGE_STEP = 10;
@@ -59,6 +61,7 @@ function singleKeyCommand(key: InspectorKey): InspectorCommand | undefined {
   if (input === 'q' && !key.ctrl) return { kind: 'quit' };
   if (key.tab) return { kind: 'cycleFocus', step: key.shift ? -1 : 1 };
   if (input === 'r') return { kind: 'refresh' };
+  if (input === 's') return { kind: 'toggleSchedules' };
   if (/^[1-6]$/.test(input)) return { kind: 'selectTab', tabIndex: Number(input) - 1 };
   if (key.leftArrow) return { kind: 'stepTab', step: -1 };
   if (key.rightArrow) return { kind: 'stepTab', step: 1 };

@@ -1,10 +1,12 @@
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import type { StoredSchedule } from '../core/schedule-store.interface';
 import {
   backendUnreachable,
   inspectorRetrying,
   inspectorTaskGone,
 } from '../core/threadmill.messages';
 import { promiseTimeout } from '../utils/promise-timeout.util';
+import { type InspectorScheduleRow, scheduleRow } from './inspector-schedules';
 import type { InspectorBackend, InspectorStateCell } from './inspector-state';
 import { INSPECTOR_TABS } from './inspector.view';
 
@@ -30,6 +32,7 @@ export class InspectorReads {
   private countsSeq = 0;
   private tasksSeq = 0;
   private detailSeq = 0;
+  private schedulesSeq = 0;
   private countsInFlight = false;
   /** The current list read has not answered yet. */
   private tasksPending = false;
@@ -59,6 +62,42 @@ export class InspectorReads {
   dropTaskReads(): void {
     this.tasksSeq++;
     this.detailSeq++;
+  }
+
+  /** The schedules read still out is dropped (another backend, or the view closed). */
+  dropSchedulesRead(): void {
+    this.schedulesSeq++;
+  }
+
+  /**
+   * The backend's schedules, each with its last tick's task status (a read
+   * per schedule, at most `pageSize` of them). Never rejects.
+   */
+  loadSchedules(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const seq = ++this.schedulesSeq;
+    return this.read('schedules', (backend) => this.scheduleRows(backend)).then(
+      (schedules) => {
+        if (seq !== this.schedulesSeq || this.stopped) return;
+        const scheduleIndex = Math.min(
+          this.state.get().scheduleIndex,
+          Math.max(0, schedules.length - 1),
+        );
+        this.state.set({ schedules, scheduleIndex, now: this.settings.clock() });
+      },
+      (error: unknown) => {
+        if (seq === this.schedulesSeq && !this.stopped) this.unreachable(error);
+      },
+    );
+  }
+
+  private async scheduleRows(backend: InspectorBackend): Promise<InspectorScheduleRow[]> {
+    const stored = backend.schedules ? await backend.schedules.listSchedules() : [];
+    const rows: InspectorScheduleRow[] = [];
+    for (const schedule of stored.slice(0, this.settings.pageSize)) {
+      rows.push(scheduleRow(schedule, await lastStatus(backend, schedule)));
+    }
+    return rows;
   }
 
   /** The detail read still out is dropped (another task is open, or none). */
@@ -173,5 +212,19 @@ export class InspectorReads {
       error: `${inspectorRetrying(this.settings.refreshIntervalMs)} ${backendUnreachable(alias, reason)}`,
       now: this.settings.clock(),
     });
+  }
+}
+
+/** The status of a schedule's last tick's task: `expired` once its result is gone. */
+async function lastStatus(
+  backend: InspectorBackend,
+  schedule: StoredSchedule,
+): Promise<InspectorScheduleRow['lastStatus']> {
+  if (schedule.lastTick === null) return null;
+  try {
+    return (await backend.getResult(schedule.lastTick.taskId)).status;
+  } catch (error) {
+    if (error instanceof TaskResultDoesNotExist) return 'expired';
+    throw error;
   }
 }

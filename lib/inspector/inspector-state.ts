@@ -1,6 +1,8 @@
 import type { BackendTelemetry } from '../core/backend-telemetry.interface';
+import type { ScheduleStore } from '../core/schedule-store.interface';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
+import type { InspectorScheduleRow } from './inspector-schedules';
 
 /**
  * What the inspector holds and is given, as plain data: the state the screen
@@ -18,7 +20,13 @@ export type InspectorPane = 'backends' | 'queues' | 'tasks' | 'detail';
 export type InspectorBackend = Pick<
   TaskBackend,
   'alias' | 'queues' | 'peek' | 'telemetry' | 'getResult'
->;
+> & {
+  /** The backend's schedules, read only (absent: the Schedules view is empty). */
+  readonly schedules?: Pick<ScheduleStore, 'listSchedules'>;
+};
+
+/** What the right-hand pane lists: the selected queue's tasks, or the backend's schedules. */
+export type InspectorView = 'tasks' | 'schedules';
 
 export interface InspectorState {
   readonly aliases: readonly string[];
@@ -40,6 +48,10 @@ export interface InspectorState {
   /** Why the detail may be out of date (the task expired), or null. */
   readonly detailNote: string | null;
   readonly detailScroll: number;
+  readonly view: InspectorView;
+  /** The backend's schedules (at most `pageSize`); null until the view's first read answered. */
+  readonly schedules: readonly InspectorScheduleRow[] | null;
+  readonly scheduleIndex: number;
   /** Why the backend cannot be read right now, or null while it answers. */
   readonly error: string | null;
   /** When the state was last refreshed from the backend (relative times count from here). */

@@ -9,6 +9,7 @@ import { renderDetailPane } from './inspector-detail-pane';
 import { renderSidebar } from './inspector-sidebar';
 import type { InspectorStoreOptions } from './inspector-state';
 import { errorRows, renderKeyHelp, renderStatus, renderTitle } from './inspector-status-lines';
+import { renderScheduleTable } from './inspector-schedule-table';
 import { renderTaskTable } from './inspector-task-table';
 import { InspectorStore } from './inspector.store';
 
@@ -18,7 +19,8 @@ import { InspectorStore } from './inspector.store';
  * tsconfig needs no JSX setting, and with React and Ink passed in (an
  * InkRuntime) because they are loaded at run time (see ink.loader.ts). Each
  * region of the screen is drawn by its own file (inspector-status-lines.ts,
- * inspector-sidebar.ts, inspector-task-table.ts, inspector-detail-pane.ts).
+ * inspector-sidebar.ts, inspector-task-table.ts or inspector-schedule-table.ts,
+ * inspector-detail-pane.ts).
  *
  * @internal
  */
@@ -107,7 +109,9 @@ export function renderInspector(runtime: InkRuntime, store: InspectorStore): Rea
         ui.Box,
         { height: box.topHeight },
         renderSidebar(ui, state, box),
-        renderTaskTable(ui, state, box, tableScroll),
+        state.view === 'schedules'
+          ? renderScheduleTable(ui, state, box, tableScroll)
+          : renderTaskTable(ui, state, box, tableScroll),
       ),
       renderDetailPane(ui, state, box),
       renderKeyHelp(ui),

@@ -70,6 +70,9 @@ export class InspectorStore {
       focus: 'tasks',
       telemetry: null,
       ...NO_TASKS,
+      view: 'tasks',
+      schedules: null,
+      scheduleIndex: 0,
       error: null,
       now: clock(),
     };
@@ -93,7 +96,10 @@ export class InspectorStore {
       this.holdNotifications = false;
       this.notify();
     });
-    this.timer = setInterval(() => void this.reads.refreshCounts(), this.refreshIntervalMs);
+    this.timer = setInterval(() => {
+      void this.reads.refreshCounts();
+      if (this.state.view === 'schedules') void this.reads.loadSchedules();
+    }, this.refreshIntervalMs);
   }
 
   stop(): void {
@@ -129,6 +135,7 @@ export class InspectorStore {
     void this.reads.refreshCounts();
     void this.reads.loadTasks();
     this.reads.reloadDetail();
+    if (this.state.view === 'schedules') void this.reads.loadSchedules();
   }
 
   private apply(key: InspectorKey): InspectorAction {
@@ -163,6 +170,9 @@ export class InspectorStore {
       case 'closeDetail':
         this.closeDetail();
         break;
+      case 'toggleSchedules':
+        this.toggleSchedules();
+        break;
     }
   }
 
@@ -181,7 +191,28 @@ export class InspectorStore {
     this.set({ focus: panes[(at + step + panes.length) % panes.length] });
   }
 
+  /** `s`: the Schedules view in place of the task list, read now and on every refresh; `s` again goes back. */
+  private toggleSchedules(): void {
+    this.reads.dropSchedulesRead();
+    if (this.state.view === 'schedules') {
+      this.set({ view: 'tasks', schedules: null, scheduleIndex: 0 });
+      return;
+    }
+    this.reads.dropDetailRead();
+    this.set({
+      view: 'schedules',
+      schedules: null,
+      scheduleIndex: 0,
+      detail: null,
+      detailNote: null,
+      detailScroll: 0,
+      focus: this.listFocus(),
+    });
+    void this.reads.loadSchedules();
+  }
+
   private selectTab(tabIndex: number): void {
+    if (this.state.view === 'schedules') this.toggleSchedules();
     if (tabIndex === this.state.tabIndex) return;
     this.set({ tabIndex, ...this.emptyList(), focus: this.listFocus() });
     void this.reads.loadTasks();
@@ -204,9 +235,13 @@ export class InspectorStore {
       telemetry: null,
       error: null,
       ...this.emptyList(),
+      schedules: null,
+      scheduleIndex: 0,
     });
     void this.reads.refreshCounts();
     void this.reads.loadTasks();
+    this.reads.dropSchedulesRead();
+    if (this.state.view === 'schedules') void this.reads.loadSchedules();
   }
 
   private emptyList(): Partial<InspectorState> {
@@ -227,6 +262,9 @@ export class InspectorStore {
       this.selectBackend(clamp(this.state.aliasIndex + step, this.state.aliases.length));
     } else if (focus === 'queues') {
       this.selectQueue(clamp(this.state.queueIndex + step, this.state.queues.length));
+    } else if (focus === 'tasks' && this.state.view === 'schedules') {
+      const rows = this.state.schedules?.length ?? 0;
+      if (rows > 0) this.set({ scheduleIndex: clamp(this.state.scheduleIndex + step, rows) });
     } else if (focus === 'tasks') {
       if (this.state.tasks.length > 0) {
         this.set({ taskIndex: clamp(this.state.taskIndex + step, this.state.tasks.length) });
@@ -243,7 +281,7 @@ export class InspectorStore {
       this.set({ focus: 'tasks' });
       return;
     }
-    if (focus !== 'tasks') return;
+    if (focus !== 'tasks' || this.state.view === 'schedules') return;
     const task = this.state.tasks[this.state.taskIndex];
     if (task === undefined) return;
     this.reads.dropDetailRead();

@@ -25,7 +25,7 @@ export interface MaintenanceLimits {
  * (AcknowledgementTimeout: retried per their policy, else FAILED), the tasks
  * of pools whose heartbeat lapsed ended the same way (WorkerLost) and those
  * pools forgotten, finished tasks trimmed to their retention (age and count, by
- * queue and status), and the pass recorded. A failing
+ * queue and status) with the unique keys they held, and the pass recorded. A failing
  * step is reported and never stops the steps after it.
  */
 export async function runMaintenancePass(
@@ -70,6 +70,8 @@ export async function runMaintenancePass(
       for (const { queue, status, limit } of retention.limits(queues)) {
         trimmed += await store.trimFinished(queue, status, limit);
       }
+      // Keys freed by tasks that finished or were trimmed: the key index stays bounded.
+      await store.forgetFreeKeys(batchSize);
       return trimmed;
     },
     heartbeat: () => store.markPass(),

@@ -36,6 +36,11 @@ export interface MaintenanceStore {
   trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): Promise<number>;
   /** Enqueue counts (ingress) older than the longest retention; how many went. */
   trimCounts(): Promise<number>;
+  /**
+   * Unique keys that no longer hold (their task final or gone, no window
+   * left) dropped from the key index, among at most `max` looked at; how many went.
+   */
+  forgetFreeKeys(max: number): Promise<number>;
   /** Records that a pass completed now, for health checks. */
   markPass(): Promise<void>;
 }

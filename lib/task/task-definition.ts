@@ -1,4 +1,4 @@
-import type { TaskBackoff, TaskContext } from '../core';
+import type { TaskBackoff, TaskContext, TaskSchedule, TaskUniqueOptions } from '../core';
 
 /** A provider class as users refer to it in `enqueue(MailTasks, ...)`. */
 export type TaskProviderClass = abstract new (...args: never[]) => object;
@@ -18,6 +18,10 @@ export interface ResolvedTaskOptions {
   readonly blockingMs?: number;
   /** Absent when the task declares none: an attempt may run until its lease ends. */
   readonly timeoutMs?: number;
+  /** The schedules declared on the task, as written (lib/schedule checks them at bootstrap). */
+  readonly schedules?: readonly TaskSchedule[];
+  /** Absent when the task derives no unique key. */
+  readonly unique?: TaskUniqueOptions;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { TaskOverrides, TaskResult } from '../core';
+import type { EnqueuedTaskResult, TaskOverrides, TaskResult } from '../core';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 
 /** What a handle needs from the service; keeps the two files free of a cycle. */
@@ -8,13 +8,13 @@ export interface TaskEnqueuer {
     method: K,
     args: TaskArgs<C[K]>,
     overrides?: TaskOverrides,
-  ): Promise<TaskResult<TaskReturn<C[K]>>>;
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>>;
   enqueueMany<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
     argsList: readonly TaskArgs<C[K]>[],
     overrides?: TaskOverrides,
-  ): Promise<TaskResult<TaskReturn<C[K]>>[]>;
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]>;
   resultOf<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
@@ -47,7 +47,7 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
   /**
    * A handle whose enqueues use these per-call overrides (merged over this handle's).
    *
-   * @param overrides priority, queue, backend and runAfter.
+   * @param overrides priority, queue, backend, runAfter, id, key and the rest of TaskOverrides.
    */
   using(overrides: TaskOverrides): TaskHandle<C, K> {
     return new TaskHandle(this.enqueuer, this.taskClass, this.method, {
@@ -61,7 +61,7 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    *
    * @throws InvalidTaskError when the arguments or the options cannot be accepted.
    */
-  enqueue(...args: TaskArgs<C[K]>): Promise<TaskResult<TaskReturn<C[K]>>> {
+  enqueue(...args: TaskArgs<C[K]>): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>> {
     return this.enqueuer.enqueue(this.taskClass, this.method, args, this.overrides);
   }
 
@@ -70,7 +70,9 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    *
    * @throws InvalidTaskError when any arguments or the options cannot be accepted.
    */
-  enqueueMany(argsList: readonly TaskArgs<C[K]>[]): Promise<TaskResult<TaskReturn<C[K]>>[]> {
+  enqueueMany(
+    argsList: readonly TaskArgs<C[K]>[],
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
     return this.enqueuer.enqueueMany(this.taskClass, this.method, argsList, this.overrides);
   }
 

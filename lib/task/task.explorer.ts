@@ -19,6 +19,7 @@ import {
   takesContextMismatch,
   taskProviderNotStatic,
   type TaskOptions,
+  type TaskSchedule,
 } from '../core';
 import {
   TaskDefinition,
@@ -27,6 +28,7 @@ import {
 } from './task-definition';
 import { TaskMetadataAccessor } from './task-metadata.accessor';
 import { TaskRegistry } from './task.registry';
+import { checkTaskUnique } from './task-uniqueness';
 
 /**
  * Finds every `@Task` method on the application's providers at bootstrap and
@@ -132,6 +134,7 @@ export class TaskExplorer implements OnModuleInit {
     if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
       throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
     }
+    if (options.unique !== undefined) checkTaskUnique(name, options.unique);
     return {
       name,
       queue,
@@ -142,6 +145,8 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
+      ...(options.unique === undefined ? {} : { unique: { ...options.unique } }),
     };
   }
 
@@ -157,4 +162,12 @@ export class TaskExplorer implements OnModuleInit {
       throw new InvalidTaskError(taskProviderNotStatic(metatype.name, methodName, scope));
     }
   }
+}
+
+/** `schedule: {...}` or `schedule: [{...}, ...]` as a list, each entry copied. */
+function scheduleList(schedule: TaskSchedule | readonly TaskSchedule[]): TaskSchedule[] {
+  const list: readonly TaskSchedule[] = Array.isArray(schedule)
+    ? (schedule as readonly TaskSchedule[])
+    : [schedule as TaskSchedule];
+  return list.map((entry) => ({ ...entry }));
 }

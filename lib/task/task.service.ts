@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
+  EnqueuedTaskResult,
   InvalidTaskError,
   PRIORITY_MAX,
   PRIORITY_MIN,
@@ -30,6 +31,7 @@ import {
   retryPolicyProblem,
   taskNameNotRegistered,
   timeoutNotBelowLease,
+  type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
@@ -40,6 +42,7 @@ import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskRegistry } from './task.registry';
+import { debounceStart, uniquenessOf } from './task-uniqueness';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
@@ -81,11 +84,12 @@ export class TaskService implements TaskEnqueuer {
    * @param taskClass the provider class that declares the task.
    * @param method the `@Task` method's name.
    * @param args the method's arguments (without the TaskContext).
-   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy and id for this call.
+   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy, id and unique key.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
    * @throws TaskAlreadyExistsError when `overrides.id` is already stored (it carries that task).
+   * @throws UniqueKeyHeldError when a window holds the key but its task is no longer stored.
    * @throws StoreFullError when the store is full: nothing was stored, try again later.
    * @throws EnqueueOutcomeUnknownError when the reply was lost: the task may be stored.
    */
@@ -94,13 +98,15 @@ export class TaskService implements TaskEnqueuer {
     method: K,
     args: TaskArgs<C[K]>,
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>> {
     const [result] = await this.enqueueMany(taskClass, method, [args], overrides);
     return result;
   }
 
   /**
    * Enqueues one run per argument list in one backend call: all or none.
+   * Lists that share a unique key act as if enqueued one by one: the first
+   * makes the task, the rest get it back.
    *
    * @throws InvalidTaskError as `enqueue` does, before anything is stored.
    */
@@ -109,7 +115,7 @@ export class TaskService implements TaskEnqueuer {
     method: K,
     argsList: readonly TaskArgs<C[K]>[],
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>[]> {
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
     return this.enqueueDefinition<TaskReturn<C[K]>>(
       this.definitionOf(taskClass, method),
       argsList,
@@ -124,14 +130,14 @@ export class TaskService implements TaskEnqueuer {
    *
    * @param name the task's stable name, e.g. `'MailTasks.sendWelcome'`.
    * @param argsList one argument list per run to enqueue.
-   * @param overrides priority, queue, backend and runAfter for these runs.
+   * @param overrides as `enqueue`'s, for these runs.
    * @throws InvalidTaskError when no `@Task` has this name, or as `enqueue` does.
    */
   async enqueueByName(
     name: string,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides = {},
-  ): Promise<TaskResult[]> {
+  ): Promise<EnqueuedTaskResult[]> {
     const definition = this.registry.find(name);
     if (!definition) {
       throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
@@ -139,25 +145,47 @@ export class TaskService implements TaskEnqueuer {
     return this.enqueueDefinition(definition, argsList, overrides);
   }
 
+  /**
+   * @internal Enqueues one run of a schedule's task by name, the schedule and
+   * tick recorded in its descriptor (see lib/schedule).
+   */
+  async enqueueScheduled(
+    name: string,
+    args: readonly unknown[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick,
+  ): Promise<TaskResult> {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
+    }
+    const [result] = await this.enqueueDefinition(definition, [args], overrides, tick);
+    return result;
+  }
+
   private async enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
-  ): Promise<TaskResult<T>[]> {
+    tick?: ScheduledTick,
+  ): Promise<EnqueuedTaskResult<T>[]> {
     const backend = this.backendFor(definition, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
       throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
     }
     const now = new Date();
     const records = argsList.map((args) =>
-      this.buildRecord(definition, backend, args, overrides, now),
+      this.buildRecord(definition, backend, args, overrides, now, tick),
     );
     const stored = await backend.enqueueMany(records);
     const source = this.backends.sourceFor(backend.alias);
-    const results = stored.map((record) => new TaskResult<T>(record, source));
+    // A key's holder comes back in place of the record sent, under its own id.
+    const results = stored.map(
+      (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
+    );
     // An immediate backend already announced the enqueue before running the task.
     if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
-      for (const result of results) this.events.emit('enqueued', result);
+      for (const result of results) if (result.created) this.events.emit('enqueued', result);
     }
     return results;
   }
@@ -256,6 +284,7 @@ export class TaskService implements TaskEnqueuer {
     args: readonly unknown[],
     overrides: TaskOverrides,
     now: Date,
+    tick?: ScheduledTick,
   ): TaskRecord {
     const name = definition.name;
     const id = overrides.id ?? randomUUID();
@@ -268,7 +297,8 @@ export class TaskService implements TaskEnqueuer {
     if (!backend.queues.includes(queue)) {
       throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
     }
-    const runAfter = this.runAfterOf(name, backend, overrides, now);
+    const unique = uniquenessOf(name, definition.options.unique, backend, args, overrides);
+    const runAfter = debounceStart(unique, now) ?? this.runAfterOf(name, backend, overrides, now);
     const retries = overrides.retries ?? definition.options.retries;
     const backoff = overrides.backoff ?? definition.options.backoff;
     const retryProblem = retryPolicyProblem(retries, backoff);
@@ -294,6 +324,8 @@ export class TaskService implements TaskEnqueuer {
         ...(retries === undefined ? {} : { retries }),
         ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(tick === undefined ? {} : { schedule: tick }),
+        ...(unique === undefined ? {} : { unique }),
       },
       status: TaskResultStatus.READY,
       enqueuedAt: now,

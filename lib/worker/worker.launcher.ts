@@ -10,6 +10,7 @@ import {
   taskLeftRejection,
   taskLeftUncaughtException,
 } from '../core/worker.messages';
+import { ScheduleService } from '../schedule/schedule.service';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
@@ -51,6 +52,7 @@ export class WorkerLauncher {
   constructor(
     private readonly runner: TaskRunner,
     private readonly registry: TaskRegistry,
+    private readonly schedules: ScheduleService,
   ) {}
 
   /** Whether this process is a child the pool forked. */
@@ -88,6 +90,7 @@ export class WorkerLauncher {
       poolId,
       heartbeatToleranceMs: options.heartbeatToleranceMs,
       livenessCheckMs: LIVENESS_CHECK_MS,
+      schedules: this.schedules.forPool(backend, new Logger('Schedules')),
     });
     const signals = new ShutdownSignals(({ urgent, cause }) => {
       logger.log(shutdownRequested(cause, urgent));

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultDoesNotExist, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import {
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
 import { startCli, type RunningCli } from '../helpers/cli-process';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
@@ -141,7 +146,7 @@ export interface Audit {
 
 /** Reads every enqueued id back and cross-checks it with the journal. */
 export async function audit(
-  backend: RedisBackend,
+  backend: Pick<TaskBackend, 'getResult'>,
   ids: readonly string[],
   journal: string,
 ): Promise<Audit> {
@@ -212,7 +217,10 @@ export async function audit(
  * happen in time (the audit then says which ids are stuck). A lost id never
  * shows in the counts: the audit finds those.
  */
-export async function settledAt(backend: RedisBackend, timeoutMs: number): Promise<number | null> {
+export async function settledAt(
+  backend: Pick<TaskBackend, 'telemetry'>,
+  timeoutMs: number,
+): Promise<number | null> {
   try {
     return await waitFor(
       async () => {
@@ -231,7 +239,10 @@ export async function settledAt(backend: RedisBackend, timeoutMs: number): Promi
 }
 
 /** settledAt, as whether it happened in time. */
-export async function settled(backend: RedisBackend, timeoutMs: number): Promise<boolean> {
+export async function settled(
+  backend: Pick<TaskBackend, 'telemetry'>,
+  timeoutMs: number,
+): Promise<boolean> {
   return (await settledAt(backend, timeoutMs)) !== null;
 }
 

@@ -14,6 +14,8 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
 import { describeRepeats } from './repeat-contract';
+import { describeScheduleStore } from './schedule-contract';
+import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -951,6 +953,8 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
+    describeScheduleStore(() => ({ backend }));
+    describeUniqueKeys(() => ({ backend, alias, build }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

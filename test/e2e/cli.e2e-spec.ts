@@ -91,6 +91,20 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       expect(JSON.parse(shown.stdout)).toMatchObject({ id: ids[0], status: 'READY' });
     });
 
+    it('enqueue --key prints the task that holds the key instead of a new one', async () => {
+      const first = await run(['enqueue', 'sample.echo', '--args', '["a"]', '--key', 'user-42']);
+      expect(first.code).toBe(0);
+      const [id] = first.stdout.trim().split('\n');
+      const again = await run(['enqueue', 'sample.echo', '--args', '["b"]', '--key', 'user-42']);
+      expect(again.code).toBe(0);
+      expect(again.stdout.trim()).toBe(id);
+      const shown = await run(['result', id]);
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        args: ['a'],
+        task: { unique: { key: 'user-42', mode: 'unfinished' } },
+      });
+    });
+
     it('--help', async () => {
       const help = await run(['--help']);
       expect(help.code).toBe(0);
@@ -125,7 +139,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "inspector").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "inspector", "schedules").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });
@@ -143,6 +157,11 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         'backend "nope" is configured',
       ],
       ['a task name not registered', ['enqueue', 'no.such.task'], 'no.such.task'],
+      [
+        'a unique key with a character ids cannot have',
+        ['enqueue', 'sample.echo', '--key', 'a/b'],
+        'unique key "a/b" is invalid',
+      ],
     ])('%s', async (_what, args, message) => {
       const outcome = await run(args);
       expect(outcome.code).toBe(2);

@@ -182,10 +182,25 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
     ['a priority out of range', '{"args":[],"priority":101}', /priority 101 is invalid/],
     ['a runAfter that is no date', '{"args":[],"runAfter":"soon"}', /"runAfter" must be an ISO/],
     ['a queue the backend lacks', '{"args":[],"queue":"nope"}', /queue "nope" is not configured/],
+    ['a key that is no string', '{"args":[],"key":7}', /"key" must be a string/],
+    ['a key ids cannot have', '{"args":[],"key":"a b"}', /unique key "a b" is invalid/],
   ])('answers 400 with the reason for %s', async (_label, body, reason) => {
     const response = await post('/tasks/sample.echo', body);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { message: string }).message).toMatch(reason);
+  });
+
+  it('answers a body with a key with the task that holds it, saying whether it was made', async () => {
+    // Deferred for years, so no worker ends it (which frees the key) between the two requests.
+    const body = JSON.stringify({ args: ['x'], key: 'order-7', runAfter: '2099-01-01T00:00:00Z' });
+    const first = (await (await post('/tasks/sample.echo', body)).json()) as Record<
+      string,
+      unknown
+    >;
+    const second = await post('/tasks/sample.echo', body);
+    expect(second.status).toBe(202);
+    expect(first.created).toBe(true);
+    expect(await second.json()).toEqual({ id: first.id, created: false });
   });
 
   it('answers 400 for a task name nobody registered, and 404 for an unknown id', async () => {

@@ -1,7 +1,13 @@
 // Compiled by `tsc --noEmit` (the first step of `npm test`), never run. Each
 // `@ts-expect-error` line must stay a compile error: if the typed enqueue API
 // stopped checking arguments, tsc would fail on the now-unused directive.
-import { TaskService, type TaskArgs, type TaskResult, type TaskReturn } from '../../lib';
+import {
+  TaskService,
+  type TaskArgs,
+  type TaskOptions,
+  type TaskResult,
+  type TaskReturn,
+} from '../../lib';
 import { GreetingTasks } from '../fixtures/greeting.tasks';
 
 type Equal<A, B> =
@@ -54,4 +60,27 @@ export async function typedEnqueue(tasks: TaskService): Promise<void> {
   void wrong;
   // @ts-expect-error an unknown override
   await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { delay: 5 });
+
+  // A unique key per call, and whether the enqueue made the task.
+  const keyed = await tasks.task(GreetingTasks, 'greet').using({ key: 'user-42' }).enqueue('Ada');
+  const created: boolean = keyed.created;
+  const key: string | null = keyed.key;
+  void created;
+  void key;
+  await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
+    key: 'k',
+    unique: { mode: 'window', ttlMs: 1000 },
+  });
+  // A derive function takes the method's parameters.
+  const derived: TaskOptions = {
+    unique: { key: (userId: string) => `welcome:${userId}`, mode: 'debounce', ttlMs: 5000 },
+  };
+  void derived;
+  // @ts-expect-error no such mode
+  await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { key: 'k', unique: { mode: 'always' } });
+  // @ts-expect-error a key is a string
+  await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { key: 42 });
+  // @ts-expect-error a derive function returns the key
+  const noKey: TaskOptions = { unique: { key: (userId: string) => userId.length } };
+  void noKey;
 }

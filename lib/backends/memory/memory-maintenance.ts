@@ -4,9 +4,11 @@ import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interfa
 import type { ResolvedLimit } from '../../lifecycle/retention';
 import { readyScore } from './memory-ready-queue';
 import type { MemoryLease, MemoryStore } from './memory-store';
+import type { MemoryUniqueKeys } from './memory-unique-keys';
 
 export interface MemoryMaintenanceDeps {
   readonly store: MemoryStore;
+  readonly uniqueKeys: MemoryUniqueKeys;
   /** The longest any result is kept, in ms: enqueue counts older than it go. */
   readonly longestMaxAgeMs: number;
   /** Tasks became ready: waiting acquires look again. */
@@ -131,6 +133,10 @@ export class MemoryMaintenance implements MaintenanceStore {
       state.ingress.splice(0, firstKept < 0 ? state.ingress.length : firstKept);
     }
     return trimmed;
+  }
+
+  async forgetFreeKeys(max: number): Promise<number> {
+    return this.deps.uniqueKeys.forgetFree(max, Date.now());
   }
 
   async markPass(): Promise<void> {

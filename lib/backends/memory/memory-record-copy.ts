@@ -14,7 +14,13 @@ const copyJson = <T>(value: T): T =>
 export function copyRecord(record: TaskRecord): TaskRecord {
   const copy: TaskRecord = {
     ...record,
-    task: { ...record.task, runAfter: copyDate(record.task.runAfter) },
+    task: {
+      ...record.task,
+      runAfter: copyDate(record.task.runAfter),
+      ...(record.task.schedule && {
+        schedule: { id: record.task.schedule.id, tickAt: new Date(record.task.schedule.tickAt) },
+      }),
+    },
     enqueuedAt: new Date(record.enqueuedAt.getTime()),
     startedAt: copyDate(record.startedAt),
     finishedAt: copyDate(record.finishedAt),

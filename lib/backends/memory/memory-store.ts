@@ -102,6 +102,18 @@ export class MemoryStore {
     this.enter(state, record, now);
   }
 
+  /**
+   * A waiting task (ready or deferred, never started) replaced by `record`,
+   * its id's new data (debounce): ready or deferred again as `record` says.
+   */
+  replaceWaiting(record: TaskRecord, now: number): void {
+    const state = this.queue(record.task.queue);
+    state.ready.remove(record.id);
+    state.deferred.delete(record.id);
+    this.tasks.set(record.id, record);
+    this.enter(state, record, now);
+  }
+
   /** Leases up to `max` ready tasks of the first of `queues` that has any. */
   take(
     queues: readonly string[],

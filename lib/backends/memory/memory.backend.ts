@@ -31,14 +31,17 @@ import {
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryCancels } from './memory-cancels';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
+import { MemorySchedules } from './memory-schedules';
 import { copyRecord } from './memory-record-copy';
 import { MemoryStore } from './memory-store';
+import { MemoryUniqueKeys } from './memory-unique-keys';
 import { MemoryWaiters } from './memory-waiters';
 
 /**
@@ -61,6 +64,8 @@ export class MemoryBackend implements ExecutingBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
+  /** Schedules, kept in this process like everything else here. */
+  readonly schedules: ScheduleStore = new MemorySchedules();
 
   private readonly options: CommonBackendOptions & { immediate: boolean };
   private readonly store: MemoryStore;
@@ -68,6 +73,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
   private readonly cancels: MemoryCancels;
+  private readonly uniqueKeys: MemoryUniqueKeys;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
 
@@ -85,8 +91,10 @@ export class MemoryBackend implements ExecutingBackend {
     this.queues = reader.queues;
     this.store = new MemoryStore(alias, this.queues, this.options);
     this.reads = new MemoryReads(alias, this.store);
+    this.uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
       store: this.store,
+      uniqueKeys: this.uniqueKeys,
       longestMaxAgeMs: this.options.retention.longestMaxAgeMs,
       workAdded: () => this.waiters.wake(),
     });
@@ -120,10 +128,21 @@ export class MemoryBackend implements ExecutingBackend {
     for (const record of records) this.assertNotStored(record.id);
     if (this.options.immediate) {
       const finished: TaskRecord[] = [];
-      for (const record of records) finished.push(await this.immediate.run(record));
+      for (const record of records) {
+        finished.push(
+          record.task.unique
+            ? await this.uniqueKeys.enqueueImmediate(record, (made) => this.immediate.run(made))
+            : await this.immediate.run(record),
+        );
+      }
       return finished;
     }
     const now = Date.now();
+    if (records.some((record) => record.task.unique)) {
+      const stored = this.uniqueKeys.enqueue(records, now);
+      this.waiters.wake();
+      return stored;
+    }
     for (const record of records) this.store.add(copyRecord(record), now);
     this.waiters.wake();
     return records.map(copyRecord);

@@ -1,14 +1,22 @@
 import { assertDistinctIds } from '../../core/distinct-ids';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
 import { delayUntil } from '../../core/run-after';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult } from '../../core/task-result';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
+import { uniqueKeyHeld } from '../../core/unique-key.messages';
 import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import { PRIORITY_WEIGHT } from './redis-record.codec';
-import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-script-types';
+import type {
+  EnqueueClash,
+  EnqueueGroup,
+  EnqueueQueueKeys,
+  UniqueEnqueueItem,
+} from './redis-script-types';
 import { WAKE_BOUND } from './redis-scripts';
 
 /**
@@ -49,6 +57,9 @@ export class RedisEnqueuer {
       queueOf[i] = queueIndex;
       data[i] = this.context.codec.encodeLive(record);
     });
+    if (records.some((record) => record.task.unique !== undefined)) {
+      return this.enqueueKeyed(records, queueKeys, queueOf, data);
+    }
     const clash = await this.context.connection.run(
       () =>
         this.context.scripts.enqueue(
@@ -63,15 +74,91 @@ export class RedisEnqueuer {
             wakeBound: WAKE_BOUND,
           },
         ),
-      (reason, cause) =>
-        new EnqueueOutcomeUnknownError(
-          enqueueOutcomeUnknown(this.context.settings.alias, ids, reason),
-          ids,
-          { cause },
-        ),
+      (reason, cause) => this.outcomeUnknown(ids, reason, cause),
     );
     if (clash) throw this.alreadyExists(clash);
     return [...records];
+  }
+
+  /**
+   * A batch with unique keys, whole through enqueueUnique.lua (so it stays
+   * one atomic step); per record what was stored, or the holder of its key.
+   */
+  private async enqueueKeyed(
+    records: readonly TaskRecord[],
+    queueKeys: readonly EnqueueQueueKeys[],
+    queueOf: readonly number[],
+    data: readonly string[],
+  ): Promise<TaskRecord[]> {
+    const { keys, settings } = this.context;
+    const ids = records.map((record) => record.id);
+    // Delays are read now, as the call goes: the script adds them to Redis's clock.
+    const now = Date.now();
+    const items = records.map((record, i): UniqueEnqueueItem => {
+      const { unique } = record.task;
+      return {
+        queueIndex: queueOf[i],
+        priority: record.task.priority,
+        delayMs: delayUntil(record.task.runAfter, now) || null,
+        id: record.id,
+        data: data[i],
+        unique: unique
+          ? {
+              key: unique.key,
+              mode: unique.mode,
+              windowTtlMs: unique.mode === 'window' ? (unique.ttlMs ?? null) : null,
+            }
+          : null,
+      };
+    });
+    const reply = await this.context.connection.run(
+      () =>
+        this.context.scripts.unique.enqueue(
+          { sequenceKey: keys.sequence, uniqueKeysKey: keys.uniqueKeys },
+          queueKeys,
+          items,
+          {
+            taskPrefix: keys.taskPrefix,
+            windowPrefix: keys.uniqueWindowPrefix,
+            resultTtlMs: settings.retention.longestMaxAgeMs,
+            priorityWeight: PRIORITY_WEIGHT,
+            wakeBound: WAKE_BOUND,
+            runningStatus: TaskResultStatus.RUNNING,
+          },
+        ),
+      (reason, cause) => this.outcomeUnknown(ids, reason, cause),
+    );
+    if (reply.kind === 'clash') throw this.alreadyExists(reply.clash);
+    if (reply.kind === 'windowGone') {
+      const endsAt = new Date(reply.windowEndMs);
+      throw new UniqueKeyHeldError(
+        uniqueKeyHeld(reply.key, settings.alias, reply.holderId, endsAt),
+        reply.key,
+        reply.holderId,
+        endsAt,
+      );
+    }
+    const returned: TaskRecord[] = [];
+    reply.outcomes.forEach((outcome, i) => {
+      if (outcome.kind === 'stored') returned.push(records[i]);
+      else if (outcome.kind === 'replaced') returned.push({ ...records[i], id: outcome.id });
+      else if (outcome.kind === 'returnedWritten') returned.push(returned[outcome.index]);
+      // Seen with its data present, so the record is there (or corrupt, which throws).
+      else returned.push(this.context.codec.decodeStored(outcome.id, outcome.fields) as TaskRecord);
+    });
+    return returned;
+  }
+
+  private outcomeUnknown(
+    ids: readonly string[],
+    reason: string,
+    cause: unknown,
+  ): EnqueueOutcomeUnknownError {
+    return new EnqueueOutcomeUnknownError(
+      enqueueOutcomeUnknown(this.context.settings.alias, ids, reason),
+      ids,
+      { cause },
+    );
   }
 
   /** The error of an enqueue refused because a task with one of its ids is stored; it carries that task. */

@@ -119,6 +119,36 @@ export class RedisKeys {
     return `${this.prefix}broker:heartbeat`;
   }
 
+  /** ZSET of schedule cursors, score = next tick due (ms, Redis's clock); a paused schedule has none. */
+  get scheduleCursors(): string {
+    return `${this.prefix}schedule-cursors`;
+  }
+
+  /** HASH of schedules, field = schedule id, value = its entry (definition, origin, paused) as JSON. */
+  get scheduleEntries(): string {
+    return `${this.prefix}schedules`;
+  }
+
+  /** HASH of each schedule's last tick, field = schedule id, value = tick time and task id as JSON. */
+  get scheduleLastTicks(): string {
+    return `${this.prefix}schedule-last-ticks`;
+  }
+
+  /** HASH of unique keys: field = key, value = id of the task that took it. */
+  get uniqueKeys(): string {
+    return `${this.prefix}unique`;
+  }
+
+  /** STRING holding a key's window (value = holder id), which expires when the window ends. */
+  uniqueWindow(key: string): string {
+    return `${this.uniqueWindowPrefix}${key}`;
+  }
+
+  /** Prefix of every window STRING; enqueueUnique derives a key's from it. */
+  get uniqueWindowPrefix(): string {
+    return `${this.prefix}unique-window:`;
+  }
+
   /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */
   get scanPattern(): string {
     return `${this.prefix.replace(GLOB_SPECIAL, (char) => `\\${char}`)}*`;

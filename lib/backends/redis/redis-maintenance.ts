@@ -38,6 +38,9 @@ export const MAX_PER_CALL = 1000;
  * @internal
  */
 export class RedisMaintenance implements MaintenanceStore {
+  /** Where the next forgetFreeKeys goes on in the unique key index ('0': from the start). */
+  private uniqueKeysCursor = '0';
+
   constructor(
     private readonly settings: RedisBackendSettings,
     private readonly keys: RedisKeys,
@@ -170,6 +173,23 @@ export class RedisMaintenance implements MaintenanceStore {
   /** Ingress counts expire by themselves (each hour's hash, after resultTtl): nothing to trim. */
   async trimCounts(): Promise<number> {
     return 0;
+  }
+
+  /**
+   * One HSCAN page of the unique key index: the keys whose task is final or
+   * gone forgotten. The cursor is this process's: each pool walks the index
+   * on its own, and a cursor is only a place to go on from.
+   */
+  async forgetFreeKeys(max: number): Promise<number> {
+    const { forgotten, cursor } = await this.connection.run(() =>
+      this.scripts.unique.forgetFreeKeys(this.keys.uniqueKeys, {
+        taskPrefix: this.keys.taskPrefix,
+        cursor: this.uniqueKeysCursor,
+        count: Math.min(max, MAX_PER_CALL),
+      }),
+    );
+    this.uniqueKeysCursor = cursor;
+    return forgotten;
   }
 
   markPass(): Promise<void> {

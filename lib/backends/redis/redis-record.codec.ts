@@ -6,6 +6,7 @@ import {
   recordFromJson,
   recordFromParsedJson,
   recordToJson,
+  scheduleToJson,
   type TaskRecordJson,
 } from '../../core/task-serializer';
 import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
@@ -115,6 +116,8 @@ export class RedisRecordCodec {
     if (task.retries !== undefined) compactTask.retries = task.retries;
     if (task.backoff !== undefined) compactTask.backoff = task.backoff;
     if (task.timeoutMs !== undefined) compactTask.timeoutMs = task.timeoutMs;
+    if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
+    if (task.unique !== undefined) compactTask.unique = task.unique;
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -188,6 +191,8 @@ export class RedisRecordCodec {
         ...(task.retries === undefined ? {} : { retries: task.retries }),
         ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
         ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
+        ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
+        ...(task.unique === undefined ? {} : { unique: task.unique }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -14,7 +14,7 @@ export interface ScriptKeyCount {
 
 /** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
 export type LuaFunctionName =
-  'callInSlices' | 'callSkippingWrongType' | 'storeClock' | 'storeFinished';
+  'callInSlices' | 'callSkippingWrongType' | 'countEnqueued' | 'storeClock' | 'storeFinished';
 
 /**
  * Every Lua script, with the key count its header documents. The file name
@@ -27,7 +27,18 @@ export const REDIS_SCRIPTS = {
   enqueue: {
     file: 'enqueue.lua',
     keys: { fixed: 1, perItem: 4 },
-    uses: ['storeClock', 'callInSlices'],
+    uses: ['storeClock', 'callInSlices', 'countEnqueued'],
+  },
+  // A batch with any unique key; per item a queue (4 keys).
+  enqueueUnique: {
+    file: 'enqueueUnique.lua',
+    keys: { fixed: 2, perItem: 4 },
+    uses: ['storeClock', 'countEnqueued'],
+  },
+  forgetFreeKeys: {
+    file: 'forgetFreeKeys-1.lua',
+    keys: { fixed: 1 },
+    uses: ['callSkippingWrongType'],
   },
   // Per item: a queue (3 keys) and a group of finished records (2 keys).
   acquire: {
@@ -60,6 +71,11 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1 },
     uses: ['storeClock', 'callSkippingWrongType'],
   },
+  putSchedule: { file: 'putSchedule-2.lua', keys: { fixed: 2 } },
+  removeSchedule: { file: 'removeSchedule-3.lua', keys: { fixed: 3 } },
+  readSchedules: { file: 'readSchedules-3.lua', keys: { fixed: 3 } },
+  dueSchedules: { file: 'dueSchedules-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
+  advanceSchedule: { file: 'advanceSchedule-2.lua', keys: { fixed: 2 } },
 } as const satisfies Record<
   string,
   { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }

@@ -177,3 +177,49 @@ export interface ReleaseItem {
    */
   unstarted?: { leasedWorkers: string; workersBefore: string };
 }
+
+/** The three keys of an alias's schedules (see RedisKeys). */
+export interface ScheduleKeys {
+  cursorsKey: string;
+  entriesKey: string;
+  lastTicksKey: string;
+}
+
+/** One schedule as the schedule scripts return it (null: absent). */
+export interface ScheduleRaw {
+  id: string;
+  entryJson: string | null;
+  /** The cursor's score as Redis formats it. */
+  cursor: string | null;
+  lastTickJson: string | null;
+}
+
+/** One record of an enqueue with unique keys (enqueueUnique.lua): eight arguments. */
+export interface UniqueEnqueueItem {
+  /** Index into the queues passed with the items. */
+  queueIndex: number;
+  priority: number;
+  /** How long after Redis runs the enqueue the task is due (ms); null when ready now. */
+  delayMs: number | null;
+  id: string;
+  /** The live encoding. */
+  data: string;
+  /** Its unique key, mode and window ttl; null for a record without a key. */
+  unique: { key: string; mode: string; windowTtlMs: number | null } | null;
+}
+
+/** What enqueueUnique did with one record. */
+export type UniqueEnqueueOutcome =
+  | { kind: 'stored' }
+  /** The key's stored holder returned: its id and hash fields (TASK_HASH_FIELDS order). */
+  | { kind: 'returned'; id: string; fields: (string | null)[] }
+  /** This record's data stored under the waiting holder's id (debounce). */
+  | { kind: 'replaced'; id: string }
+  /** The holder that record `index` of this call wrote, returned. */
+  | { kind: 'returnedWritten'; index: number };
+
+/** The reply of enqueueUnique: a refusal (nothing written), or an outcome per record. */
+export type UniqueEnqueueReply =
+  | { kind: 'clash'; clash: EnqueueClash }
+  | { kind: 'windowGone'; key: string; holderId: string; windowEndMs: number }
+  | { kind: 'done'; outcomes: UniqueEnqueueOutcome[] };

@@ -18,6 +18,7 @@ import type {
   StoreReply,
   StoreSettings,
 } from './redis-script-types';
+import { RedisUniqueScripts } from './redis-unique-scripts';
 
 /** A client the backend talks through: one server or a cluster. */
 export type RedisClient = Redis | Cluster;
@@ -37,9 +38,12 @@ export const WAKE_BOUND = 128;
  */
 export class RedisScripts {
   private readonly calls: Record<RedisScriptName, ScriptCall>;
+  /** The unique-key scripts, registered with the rest. */
+  readonly unique: RedisUniqueScripts;
 
   constructor(client: RedisClient) {
     this.calls = defineScriptCalls(client);
+    this.unique = new RedisUniqueScripts(this.calls);
   }
 
   /**

@@ -15,6 +15,7 @@ import type {
   RetryOutcome,
   TaskBackend,
 } from '../../core/task-backend.interface';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
@@ -31,6 +32,7 @@ import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
+import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
 import { RedisSettler } from './redis-settler';
 import { RedisTelemetry } from './redis-telemetry';
@@ -77,6 +79,8 @@ export class RedisBackend implements TaskBackend {
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
   private readonly canceller: RedisCanceller;
+  /** Schedules, under the alias's hash tag like its tasks. */
+  readonly schedules: ScheduleStore;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -133,11 +137,12 @@ export class RedisBackend implements TaskBackend {
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
+    this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    await this.enqueuer.enqueueMany([record]);
-    return record;
+    const [stored] = await this.enqueuer.enqueueMany([record]);
+    return stored;
   }
 
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

@@ -3,6 +3,7 @@ import type { Transaction } from 'better-sqlite3';
 import {
   assertDistinctIds,
   deserializeRecord,
+  planUniqueEnqueue,
   serializeRecord,
   TaskAlreadyExistsError,
   taskAlreadyExists,
@@ -13,6 +14,7 @@ import {
 import { delayUntil } from '../../core/run-after';
 import type { SqliteConnection } from './sqlite-connection';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
+import { SqliteUniqueKeys } from './sqlite-unique-keys';
 
 /** Ready-queue score: priority first, then FIFO by enqueue time, as in the Redis backend. */
 const readyScore = (record: TaskRecord): number =>
@@ -25,7 +27,10 @@ const readyScore = (record: TaskRecord): number =>
  * @internal
  */
 export class SqliteEnqueuer {
-  private readonly enqueueTx: Transaction<(records: readonly TaskRecord[], now: number) => void>;
+  private readonly enqueueTx: Transaction<
+    (records: readonly TaskRecord[], now: number) => readonly TaskRecord[]
+  >;
+  private readonly uniqueKeys: SqliteUniqueKeys;
 
   /**
    * @param results where the TaskResult of an id already taken reads from (the backend).
@@ -37,18 +42,56 @@ export class SqliteEnqueuer {
     private readonly results: TaskRecordSource,
     private readonly workAdded: () => void,
   ) {
+    this.uniqueKeys = new SqliteUniqueKeys(alias, connection);
     this.enqueueTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
-      for (const record of records) this.store(record, now);
+      if (!records.some((record) => record.task.unique)) {
+        for (const record of records) this.store(record, now);
+        return records;
+      }
+      return this.storeKeyed(records, now);
     });
   }
 
-  /** Stores the records (their queues already checked); TaskAlreadyExistsError stores none. */
+  /**
+   * Stores the records (their queues already checked); TaskAlreadyExistsError
+   * or UniqueKeyHeldError stores none. Per record, what was stored, or the
+   * holder of its unique key returned in its place.
+   */
   enqueueMany(records: readonly TaskRecord[]): TaskRecord[] {
     if (records.length === 0) return [];
     assertDistinctIds(records);
-    this.connection.guard(() => this.enqueueTx.immediate(records, Date.now()));
+    const stored = this.connection.guard(() => this.enqueueTx.immediate(records, Date.now()));
     this.workAdded();
-    return [...records];
+    return [...stored];
+  }
+
+  /** Rows of unique keys that no longer hold, at most `max`; how many went. */
+  forgetFreeKeys(max: number): number {
+    return this.connection.guard(() => this.uniqueKeys.forgetFree(max, Date.now()));
+  }
+
+  /**
+   * Inside enqueueTx, a batch with unique keys: every id checked first (a
+   * taken id is refused even when its key would return a holder), then the
+   * keys decided as if the records came one by one, then the writes.
+   */
+  private storeKeyed(records: readonly TaskRecord[], now: number): readonly TaskRecord[] {
+    for (const record of records) this.assertIdFree(record, now);
+    const plan = planUniqueEnqueue(
+      this.alias,
+      records,
+      (key) => this.uniqueKeys.holdOf(key, now),
+      now,
+    );
+    for (const write of plan.writes) {
+      if (write.kind === 'replace') {
+        this.uniqueKeys.replace(write.record, readyScore(write.record), now);
+        continue;
+      }
+      this.store(write.record, now);
+      if (write.taken) this.uniqueKeys.take(write.record.id, write.taken);
+    }
+    return plan.returned;
   }
 
   /**
@@ -59,16 +102,7 @@ export class SqliteEnqueuer {
    */
   private store(record: TaskRecord, now: number): void {
     const { tasks } = this.connection.sql;
-    const stored =
-      tasks.selectTask.get(this.alias, record.id, now) ??
-      tasks.selectResult.get(this.alias, record.id, now);
-    if (stored) {
-      const existing = deserializeRecord(record.id, stored.data);
-      throw new TaskAlreadyExistsError(
-        taskAlreadyExists(record.id, this.alias, existing.status),
-        new TaskResult(existing, this.results),
-      );
-    }
+    this.assertIdFree(record, now);
     // As on Redis, runAfter becomes the wait left of it, added to the store's clock. Here that
     // is the clock of the process in the transaction: a SQLite store's processes share one
     // machine and so one clock, which only libfaketime per process can make differ.
@@ -85,5 +119,19 @@ export class SqliteEnqueuer {
       data: serializeRecord(record),
     });
     tasks.insertIngress.run(this.alias, record.task.queue, now);
+  }
+
+  private assertIdFree(record: TaskRecord, now: number): void {
+    const { tasks } = this.connection.sql;
+    const stored =
+      tasks.selectTask.get(this.alias, record.id, now) ??
+      tasks.selectResult.get(this.alias, record.id, now);
+    if (stored) {
+      const existing = deserializeRecord(record.id, stored.data);
+      throw new TaskAlreadyExistsError(
+        taskAlreadyExists(record.id, this.alias, existing.status),
+        new TaskResult(existing, this.results),
+      );
+    }
   }
 }

@@ -22,6 +22,8 @@ export interface SqliteMaintenanceDeps {
   readonly guard: <T>(run: () => T) => T;
   /** Tasks became ready: waiting consumers of this process look again. */
   readonly workAdded: () => void;
+  /** Rows of unique keys that no longer hold dropped, at most `max`; how many went. */
+  readonly forgetFreeKeys: (max: number) => number;
 }
 
 /**
@@ -80,6 +82,10 @@ export class SqliteMaintenance implements MaintenanceStore {
     const outcome = this.deps.guard(() => this.endPoolTx.immediate(poolId, Date.now(), max, end));
     this.withWork(outcome.ended);
     return outcome;
+  }
+
+  async forgetFreeKeys(max: number): Promise<number> {
+    return this.deps.forgetFreeKeys(max);
   }
 
   async trimFinished(

@@ -17,13 +17,15 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
+ * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 5;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -94,11 +96,41 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX threadmill_pools_deadline ON threadmill_pools (alias, deadline);
   `,
-  // 3: cancelling. CANCELLED is a final status (a CHECK cannot be altered, so
+  // 3: schedules. A pass finds the due ones through one range of the
+  // next-tick index; a paused schedule has no next tick, so it is not in it.
+  `
+  CREATE TABLE threadmill_schedules (
+    alias          TEXT    NOT NULL,
+    id             TEXT    NOT NULL,
+    definition     TEXT    NOT NULL,
+    origin         TEXT    NOT NULL CHECK (origin IN ('declared', 'runtime')),
+    paused         INTEGER NOT NULL,
+    next_tick      INTEGER,
+    last_tick      INTEGER,
+    last_task_id   TEXT,
+    PRIMARY KEY (alias, id)
+  );
+  CREATE INDEX threadmill_schedules_due ON threadmill_schedules (alias, next_tick)
+    WHERE next_tick IS NOT NULL;
+  `,
+  // 4: unique keys. A key's row names its holder; whether it still holds is
+  // read from the holder's own row in the transaction that enqueues, so a
+  // row whose holder ended needs no write to stop holding.
+  `
+  CREATE TABLE threadmill_unique_keys (
+    alias      TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    holder     TEXT    NOT NULL,
+    mode       TEXT    NOT NULL,
+    window_end INTEGER,
+    PRIMARY KEY (alias, key)
+  );
+  `,
+  // 5: cancelling. CANCELLED is a final status (a CHECK cannot be altered, so
   // the results table is rebuilt), and a running task's cancel request waits
   // in threadmill_cancels for the pool that holds it; a forgotten pool's go with it.
   `
-  CREATE TABLE threadmill_results_v3 (
+  CREATE TABLE threadmill_results_v5 (
     alias       TEXT    NOT NULL,
     id          TEXT    NOT NULL,
     queue       TEXT    NOT NULL,
@@ -108,10 +140,10 @@ const MIGRATIONS: readonly string[] = [
     data        TEXT    NOT NULL,
     PRIMARY KEY (alias, id)
   );
-  INSERT INTO threadmill_results_v3 SELECT alias, id, queue, status, finished_at, expires_at, data
+  INSERT INTO threadmill_results_v5 SELECT alias, id, queue, status, finished_at, expires_at, data
     FROM threadmill_results;
   DROP TABLE threadmill_results;
-  ALTER TABLE threadmill_results_v3 RENAME TO threadmill_results;
+  ALTER TABLE threadmill_results_v5 RENAME TO threadmill_results;
   CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at, expires_at);
   CREATE INDEX threadmill_results_expiry  ON threadmill_results (alias, expires_at);
 

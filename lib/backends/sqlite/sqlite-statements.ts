@@ -4,7 +4,9 @@ import { SqliteCancelStatements } from './sqlite-cancel-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
+import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
+import { SqliteUniqueStatements } from './sqlite-unique-statements';
 
 /**
  * Every statement the backend runs, prepared once per connection, grouped by
@@ -19,6 +21,8 @@ export class SqliteStatements {
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
   readonly cancels: SqliteCancelStatements;
+  readonly schedules: SqliteScheduleStatements;
+  readonly unique: SqliteUniqueStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -26,5 +30,7 @@ export class SqliteStatements {
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
     this.cancels = new SqliteCancelStatements(db);
+    this.schedules = new SqliteScheduleStatements(db);
+    this.unique = new SqliteUniqueStatements(db);
   }
 }

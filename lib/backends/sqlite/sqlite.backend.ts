@@ -20,6 +20,7 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../core';
+import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { SqliteAcquirer } from './sqlite-acquirer';
 import {
@@ -32,6 +33,7 @@ import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
 import { SqliteMaintenance } from './sqlite-maintenance';
 import { SqlitePools } from './sqlite-pools';
+import { SqliteSchedules } from './sqlite-schedules';
 import { SqliteReads } from './sqlite-reads';
 import { SqliteRows } from './sqlite-rows';
 
@@ -80,6 +82,8 @@ export class SqliteBackend implements TaskBackend {
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
+  /** Schedules, in the same file as the tasks. */
+  readonly schedules: ScheduleStore;
 
   constructor(
     readonly alias: string,
@@ -99,6 +103,7 @@ export class SqliteBackend implements TaskBackend {
     this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded);
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
     this.pools = new SqlitePools(alias, connection);
+    this.schedules = new SqliteSchedules(alias, connection);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
     this.maintenance = new SqliteMaintenance({
@@ -110,12 +115,13 @@ export class SqliteBackend implements TaskBackend {
       rows,
       guard: (run) => connection.guard(run),
       workAdded,
+      forgetFreeKeys: (max) => this.enqueuer.forgetFreeKeys(max),
     });
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    await this.enqueueMany([record]);
-    return record;
+    const [stored] = await this.enqueueMany([record]);
+    return stored;
   }
 
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

@@ -21,3 +21,5 @@ export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
 export * from './task-timeout.error';
 export * from './task-cancelled.error';
+export * from './unknown-schedule.error';
+export * from './unique-key-held.error';

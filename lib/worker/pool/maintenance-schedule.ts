@@ -8,6 +8,7 @@ import {
   poolHeartbeatFailed,
   storeUnreachableAtStart,
 } from '../../core/worker.messages';
+import type { PoolSchedules } from '../../schedule/schedule.service';
 import { withinMs } from '../../utils/sleep.util';
 
 /**
@@ -28,6 +29,8 @@ export interface MaintenanceScheduleDeps {
   readonly poolId?: string;
   /** How long one beat keeps the pool alive (ms). */
   readonly heartbeatToleranceMs?: number;
+  /** The backend's schedules: synced once before the first pass, their due ticks enqueued after each. */
+  readonly schedules?: PoolSchedules;
 }
 
 /**
@@ -73,6 +76,14 @@ export class MaintenanceSchedule {
     }
   }
 
+  /**
+   * The declared schedules made the code's, before the first pass (so it
+   * ticks what this code declares); never rejects.
+   */
+  async syncSchedules(): Promise<void> {
+    await this.deps.schedules?.sync();
+  }
+
   /** One beat and pass now; never rejects. */
   passNow(): Promise<void> {
     this.pass = this.runPass();
@@ -113,6 +124,8 @@ export class MaintenanceSchedule {
     } catch (error) {
       this.deps.logger.error(maintenancePassFailed(error));
     }
+    // Here only, in the pool's main process: one ticker per pool, never per child.
+    await this.deps.schedules?.tick();
   }
 
   private async retire(): Promise<void> {

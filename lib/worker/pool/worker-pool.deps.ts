@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
+import type { PoolSchedules } from '../../schedule/schedule.service';
 import type { ParentMessage } from '../worker-ipc';
 
 /** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
@@ -45,6 +46,8 @@ export interface WorkerPoolDeps {
   readonly heartbeatToleranceMs?: number;
   /** Period of the check for children whose liveness beats stopped. */
   readonly livenessCheckMs: number;
+  /** The backend's schedules, ticked by this pool's maintenance passes; none without. */
+  readonly schedules?: PoolSchedules;
 }
 
 /** The pool's state as its health endpoint reports it. */

@@ -111,6 +111,7 @@ export class WorkerPool {
       // deferred tasks are ready and --exit-empty sees them. A stop meanwhile ends the wait.
       await this.unlessStopped(this.maintenance.checkStore());
       await this.unlessStopped(this.maintenance.beat());
+      await this.unlessStopped(this.maintenance.syncSchedules());
       await this.unlessStopped(this.maintenance.passNow());
       this.maintenance.start();
       this.summary.start();

@@ -8,7 +8,7 @@ export interface EnqueueRequest {
   overrides: TaskOverrides;
 }
 
-const FIELDS = new Set(['args', 'priority', 'queue', 'runAfter']);
+const FIELDS = new Set(['args', 'priority', 'queue', 'runAfter', 'key']);
 
 /** Turns an untrusted JSON body into arguments and overrides, or a 400 that says what is wrong. */
 export function parseEnqueueRequest(body: unknown): EnqueueRequest {
@@ -20,10 +20,10 @@ export function parseEnqueueRequest(body: unknown): EnqueueRequest {
   const unknown = Object.keys(fields).filter((key) => !FIELDS.has(key));
   if (unknown.length > 0) {
     throw new BadRequestException(
-      `Unknown field(s) ${unknown.map((k) => `"${k}"`).join(', ')}; expected args, priority, queue, runAfter.`,
+      `Unknown field(s) ${unknown.map((k) => `"${k}"`).join(', ')}; expected args, priority, queue, runAfter, key.`,
     );
   }
-  const { args = [], priority, queue, runAfter } = fields;
+  const { args = [], priority, queue, runAfter, key } = fields;
   if (!Array.isArray(args)) throw new BadRequestException('"args" must be a JSON array.');
   const overrides: TaskOverrides = {};
   if (priority !== undefined) {
@@ -40,6 +40,10 @@ export function parseEnqueueRequest(body: unknown): EnqueueRequest {
       throw new BadRequestException('"runAfter" must be an ISO 8601 date string.');
     }
     overrides.runAfter = date;
+  }
+  if (key !== undefined) {
+    if (typeof key !== 'string') throw new BadRequestException('"key" must be a string.');
+    overrides.key = key;
   }
   return { args, overrides };
 }

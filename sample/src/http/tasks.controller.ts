@@ -32,17 +32,23 @@ export class TasksController {
     private readonly control: TaskControlService,
   ) {}
 
-  /** `POST /tasks/sample.echo` with `{ "args": [1, 2] }` → 202 `{ "id": "..." }`. */
+  /**
+   * `POST /tasks/sample.echo` with `{ "args": [1, 2] }` → 202 `{ "id": "...", "created": true }`.
+   * With `"key"`, a task that holds the key answers instead (`created: false`).
+   */
   @Post(':name')
   @HttpCode(HttpStatus.ACCEPTED)
-  async enqueue(@Param('name') name: string, @Body() body: unknown): Promise<{ id: string }> {
+  async enqueue(
+    @Param('name') name: string,
+    @Body() body: unknown,
+  ): Promise<{ id: string; created: boolean }> {
     const { args, overrides } = parseEnqueueRequest(body);
     try {
       const [result] = await this.tasks.enqueueByName(name, [args], {
         backend: sampleConfig.alias,
         ...overrides,
       });
-      return { id: result.id };
+      return { id: result.id, created: result.created };
     } catch (error) {
       if (error instanceof InvalidTaskError) throw new BadRequestException(error.message);
       throw error;

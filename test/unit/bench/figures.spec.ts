@@ -304,3 +304,35 @@ describe('bench figures: backlog slices', () => {
     expect(fresh.met).toBeNull();
   });
 });
+
+describe('bench figures: a unique key on sequential enqueue', () => {
+  /** A runner whose keyed sequential enqueue took `ratio` times as long as its plain one. */
+  const keyed = (ratio: number | null): RunnerResults => {
+    const runner = results({ bulk: 100_000, p99: 1, memory: 600 });
+    runner.enqueue.sequential = { tasks: 1000, costs: [cost(0.5), cost(0.4), cost(0.6)] };
+    if (ratio !== null) {
+      runner.enqueue.sequentialKeyed = { tasks: 1000, costs: [cost(0.5 * ratio)] };
+    }
+    return runner;
+  };
+  const keyedRow = (threadmill: RunnerResults) =>
+    row(
+      buildFigures(QUICK, { [THREADMILL]: threadmill, [BULLMQ]: bullmq }, {}),
+      'enqueue.sequentialKeyed',
+    );
+
+  it('reports the keyed time as a ratio of the plain one, next to the sequential row, met up to 1.3×', () => {
+    const rows = buildFigures(QUICK, { [THREADMILL]: keyed(1.2), [BULLMQ]: bullmq }, {});
+    const keys = rows.map((r) => r.key);
+    expect(keys.indexOf('enqueue.sequentialKeyed')).toBe(keys.indexOf('enqueue.sequential') + 1);
+    const met = keyedRow(keyed(1.2));
+    expect(met.threadmill).toBeCloseTo(1.2);
+    expect(met.bullmq).toBeNull();
+    expect(met).toMatchObject({ target: '≤ 1.3× plain', met: true, better: 'lower' });
+    expect(keyedRow(keyed(1.5)).met).toBe(false);
+  });
+
+  it('has no figure for a runner that measured no keyed enqueue', () => {
+    expect(keyedRow(keyed(null))).toMatchObject({ threadmill: null, met: null });
+  });
+});

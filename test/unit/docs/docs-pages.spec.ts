@@ -5,6 +5,7 @@ import { dirname, join, normalize } from 'node:path';
 import { CancelCommand } from '../../../lib/cli/cancel.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
+import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 import { REPO, codeBlocks, docPages, handWrittenPages, readPage } from './doc-pages';
 
@@ -105,6 +106,7 @@ describe('README.md and docs/', () => {
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
     ['### `cancel` options', CancelCommand],
+    ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
       commandOptions(command).map((meta) => [meta.flags, meta.description ?? '']),

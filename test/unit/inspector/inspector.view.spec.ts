@@ -269,6 +269,16 @@ describe('inspector view', () => {
       const text = detailLines(record, now).map((l) => l.text);
       expect(text.find((t) => t.startsWith('returnValue '))).toContain('{');
       expect(text.join('\n')).toContain('"sent": true');
+      expect(text.find((t) => t.startsWith('unique key '))).toBeUndefined();
+    });
+
+    it('shows the unique key of a task that has one, with its mode and ttl', async () => {
+      const record = enqueued('t-2');
+      const unique = { key: 'digest:7', mode: 'debounce', ttlMs: 5000 } as const;
+      const text = detailLines(await stored({ ...record, task: { ...record.task, unique } }), now);
+      expect(text.map((l) => l.text)).toContain(
+        `${'unique key'.padEnd(16)}digest:7 (debounce, 5000 ms)`,
+      );
     });
   });
 });

@@ -11,6 +11,7 @@ import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { WorkerPool } from '../../../lib/worker/pool/worker-pool';
 import type { ForkedChild } from '../../../lib/worker/pool/worker-pool.deps';
+import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
 import {
   acknowledgeSucceeded,
   batchesOf,
@@ -21,6 +22,7 @@ import {
   readyTask,
   recordsOf,
 } from '../../helpers/memory-backend';
+import { scheduleDueSince, tasksOfSchedule, tickerOn } from '../../helpers/schedule-race';
 import { waitFor } from '../../helpers/wait-for';
 import { workerOptions } from '../../helpers/worker-options';
 
@@ -88,6 +90,7 @@ function setup(
     heartbeatToleranceMs?: number;
     journalRoot?: string;
     livenessCheckMs?: number;
+    schedules?: PoolSchedules;
   } = {},
   backendOptions: MemoryBackendOptions = {},
 ) {
@@ -151,6 +154,35 @@ describe('WorkerPool', () => {
     expect(await backend.maintenanceHeartbeat()).not.toBeNull();
     pool.stop(false);
     children.forEach((child) => child.die(0));
+    await run;
+  });
+
+  it('syncs the schedules before its first pass and enqueues their due ticks after every pass', async () => {
+    const steps: string[] = [];
+    const backend = memoryBackend();
+    const cursor = await scheduleDueSince(backend, 'minutely', 60_000, 0);
+    const ticker = tickerOn(backend);
+    const { spies, children, pool } = setup(
+      { processes: 1 },
+      {
+        schedules: {
+          sync: async () => {
+            steps.push(`sync after ${spies.maintenancePass.mock.calls.length} passes`);
+          },
+          tick: async () => {
+            steps.push(`tick after ${spies.maintenancePass.mock.calls.length} passes`);
+            await ticker.pass();
+          },
+        },
+      },
+    );
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    expect(steps).toEqual(['sync after 0 passes', 'tick after 1 passes']);
+    const [task] = await tasksOfSchedule(backend, 'minutely');
+    expect(task.task.schedule?.tickAt.getTime()).toBe(cursor);
+    pool.stop(false);
+    children[0].die(0);
     await run;
   });
 

@@ -114,28 +114,18 @@ local weight = tonumber(ARGV[2])
 local bound = tonumber(ARGV[1])
 local hour = math.floor(second / 3600)
 -- Ingress and tokens are written once per run of groups on one queue (usually the whole call).
+local expireAt = (hour + 1) * 3600000 + tonumber(ARGV[4])
 local runQueue, runIngress, runReadied = nil, 0, 0
 local function endRun()
-  local ingressKey = KEYS[4 * runQueue] .. hour
-  if runIngress > 0 and redis.call('HINCRBY', ingressKey, second, runIngress) == runIngress then
-    redis.call('PEXPIREAT', ingressKey, (hour + 1) * 3600000 + tonumber(ARGV[4]))
-  end
-  if runReadied > 0 then
-    local wakeKey = KEYS[4 * runQueue + 1]
-    local length
-    if runReadied == 1 then
-      length = redis.call('LPUSH', wakeKey, '1')
-    else
-      local tokens = {}
-      for t = 1, math.min(runReadied, bound) do
-        tokens[t] = '1'
-      end
-      length = redis.call('LPUSH', wakeKey, unpack(tokens))
-    end
-    if length > 2 * bound then
-      redis.call('LTRIM', wakeKey, 0, bound - 1)
-    end
-  end
+  countEnqueued(
+    KEYS[4 * runQueue] .. hour,
+    second,
+    expireAt,
+    runIngress,
+    KEYS[4 * runQueue + 1],
+    runReadied,
+    bound
+  )
   runIngress, runReadied = 0, 0
 end
 

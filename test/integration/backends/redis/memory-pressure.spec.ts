@@ -124,6 +124,29 @@ describe('RedisBackend under memory pressure', () => {
       }
     });
 
+    it('refuses a keyed enqueue whole, and still forgets the keys of ended tasks while full', async () => {
+      const backend = backendOn();
+      const keyed = (key: string): TaskRecord => {
+        const record = readyRecord(backend.alias);
+        return { ...record, task: { ...record.task, unique: { key, mode: 'unfinished' } } };
+      };
+      const ended = await backend.enqueue(keyed('ended'));
+      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.acknowledge([succeeded(leased)]);
+      const keys = new RedisKeys(backend.alias);
+      await fill();
+      await expect(backend.enqueue(keyed('new'))).rejects.toThrow(
+        /is full and refused enqueueUnique\.lua/,
+      );
+      const report = await backend.maintenancePass();
+      expect(report.failedSteps.map((failed) => failed.step)).not.toContain('trim');
+      expect(await admin.hkeys(keys.uniqueKeys)).toEqual([]);
+      await free();
+      await expect(backend.getResult(ended.id)).resolves.toMatchObject({
+        status: TaskResultStatus.SUCCESSFUL,
+      });
+    });
+
     it('still serves reads while full: a worker can see what it holds', async () => {
       const backend = backendOn();
       const record = await backend.enqueue(readyRecord(backend.alias));

@@ -181,6 +181,28 @@ describe('SqliteBackend (SQLite specifics)', () => {
   });
 
   describe('maintenance pass', () => {
+    it('forgets the unique keys of ended tasks, and keeps a live window and an unfinished holder', async () => {
+      const backend = open();
+      const keyed = (key: string, mode: 'unfinished' | 'window'): TaskRecord => {
+        const record = newRecord(alias);
+        const unique = mode === 'window' ? { key, mode, ttlMs: 60_000 } : { key, mode };
+        return { ...record, task: { ...record.task, unique } };
+      };
+      await backend.enqueueMany([
+        keyed('ended', 'unfinished'),
+        keyed('window', 'window'),
+        keyed('waiting', 'unfinished'),
+      ]);
+      const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+      await backend.acknowledge(leased.map((record) => succeed(record, null)));
+      await backend.maintenancePass();
+      const keys = openRaw()
+        .prepare('SELECT key FROM threadmill_unique_keys ORDER BY key')
+        .pluck()
+        .all();
+      expect(keys).toEqual(['waiting', 'window']);
+    });
+
     it('promotes and reaps at most batchSize tasks per pass', async () => {
       const backend = open({ batchSize: 2, leaseTtl: 50 });
       await backend.enqueueMany([1, 2, 3].map(() => newRecord(alias)));

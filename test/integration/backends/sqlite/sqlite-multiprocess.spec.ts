@@ -118,6 +118,34 @@ describe('SqliteBackend across processes', () => {
     expect(Date.now() - committed).toBeLessThan(1000);
   });
 
+  it('makes one task of one unique key enqueued at once by 4 processes, in each mode', async () => {
+    const producers = Array.from({ length: 4 }, () =>
+      spawnChild('sqlite-enqueuer.child.ts', { url, alias }),
+    );
+    await Promise.all(producers.map((child) => nextMessage(child, isMessage('ready'), STARTUP)));
+    const modes = [
+      { key: 'once', mode: 'unfinished' },
+      { key: 'window', mode: 'window', ttlMs: 60_000 },
+      { key: 'debounce', mode: 'debounce', ttlMs: 60_000 },
+    ] as const;
+    const backend = open();
+    for (const unique of modes) {
+      const replies = producers.map((child) =>
+        nextMessage(child, isMessage('enqueued'), { what: `ids of ${unique.mode}` }),
+      );
+      for (const child of producers) command(child, { type: 'enqueue', count: 25, unique });
+      const ids = (await Promise.all(replies)).flatMap((reply) => reply.ids);
+      expect(ids).toHaveLength(100);
+      expect(new Set(ids).size).toBe(1);
+      await expect(backend.getResult(ids[0])).resolves.toMatchObject({ task: { unique } });
+    }
+    const waiting = [
+      ...(await backend.peek('default', 'ready', 0)),
+      ...(await backend.peek('default', 'deferred', 0)),
+    ];
+    expect(waiting).toHaveLength(modes.length);
+  });
+
   it('keeps every acknowledged enqueue when the producing process is killed with SIGKILL', async () => {
     const producer = spawnChild('sqlite-enqueuer.child.ts', { url, alias });
     await nextMessage(producer, isMessage('ready'), STARTUP);

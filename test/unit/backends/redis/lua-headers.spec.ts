@@ -6,6 +6,7 @@ import {
   REDIS_SCRIPTS,
   type RedisScriptName,
 } from '../../../../lib/backends/redis/redis-script-sources';
+import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
 /**
@@ -18,6 +19,8 @@ function recordingClient() {
   const calls = new Map<RedisScriptName, (string | number)[]>();
   const replies: Record<RedisScriptName, unknown> = {
     enqueue: [2],
+    enqueueUnique: [0, 0, 0],
+    forgetFreeKeys: [0, '0'],
     acquire: [2, 1, 1, 0],
     acknowledge: [1, 1],
     retry: [1, 1],
@@ -28,6 +31,11 @@ function recordingClient() {
     storeTime: [1, null],
     trimFinished: 0,
     cancel: 1,
+    putSchedule: 1,
+    removeSchedule: 1,
+    readSchedules: [],
+    dueSchedules: [1],
+    advanceSchedule: 1,
   };
   const client = {
     defineCommand(name: string, definition: { numberOfKeys?: number }) {
@@ -72,6 +80,21 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
     { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
   );
+  const item = { queueIndex: 0, priority: 0, delayMs: null, id: 'i', data: '{}', unique: null };
+  await scripts.unique.enqueue(
+    { sequenceKey: 'seq', uniqueKeysKey: 'u' },
+    two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
+    two(item),
+    {
+      taskPrefix: 'p',
+      windowPrefix: 'w',
+      resultTtlMs: 1,
+      priorityWeight: 1,
+      wakeBound: 1,
+      runningStatus: 'RUNNING',
+    },
+  );
+  await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
     { poolTasksKey: 'pool', poolsKey: 'pools' },
@@ -117,6 +140,18 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await scripts.beatPool('k', 'p', 1);
   await scripts.storeTime('k');
   await scripts.trimFinished('k', { taskPrefix: 'p', maxAgeMs: 1, maxCount: null, max: 1 });
+  const schedules = new RedisScheduleScripts(client);
+  const scheduleKeys = { cursorsKey: 'k', entriesKey: 'k', lastTicksKey: 'k' };
+  await schedules.putSchedule(scheduleKeys, { id: 's', entryJson: '{}', nextTickMs: 1 });
+  await schedules.removeSchedule(scheduleKeys, 's');
+  await schedules.readSchedules(scheduleKeys, null);
+  await schedules.dueSchedules(scheduleKeys, 1);
+  await schedules.advanceSchedule(scheduleKeys, {
+    id: 's',
+    fromMs: 1,
+    toMs: 2,
+    lastTickJson: null,
+  });
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
     const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;
@@ -196,8 +231,9 @@ describe('Lua script headers', () => {
   // Redis 7 refuses a script that declares flags, and lacks allow-oom, whole and before
   // it runs when memory is over maxmemory; one without flags runs until its first refused
   // write and stops halfway. So every script declares them, and none allows OOM but the
-  // one whose only writes delete (trimming results frees memory, which a full Redis needs).
-  const DELETES_ONLY = new Set(['trimFinished-1.lua']);
+  // ones whose only writes delete (trimming results and forgetting ended unique keys free
+  // memory, which a full Redis needs).
+  const DELETES_ONLY = new Set(['trimFinished-1.lua', 'forgetFreeKeys-1.lua']);
   it.each(luaFiles)('%s starts with a #!lua line that allows OOM only to delete', (file) => {
     const text = readFileSync(join(LUA_DIR, file), 'utf8');
     const [first] = text.split('\n');
@@ -209,7 +245,8 @@ describe('Lua script headers', () => {
     const writes = [...text.matchAll(/redis\.call\('([A-Z]+)'/g)].map((m) => m[1]);
     expect(
       writes.filter(
-        (command) => !['ZRANGEBYSCORE', 'ZCARD', 'ZRANGE', 'DEL', 'ZREM'].includes(command),
+        (command) =>
+          !['ZRANGEBYSCORE', 'ZCARD', 'ZRANGE', 'HSCAN', 'DEL', 'ZREM', 'HDEL'].includes(command),
       ),
     ).toEqual([]);
   });

@@ -1,0 +1,115 @@
+import type { ScriptCall } from './redis-script-sources';
+import type {
+  EnqueueQueueKeys,
+  UniqueEnqueueItem,
+  UniqueEnqueueOutcome,
+  UniqueEnqueueReply,
+} from './redis-script-types';
+
+/**
+ * Typed calls of the unique-key scripts (enqueueUnique.lua,
+ * forgetFreeKeys-1.lua), laid out as their headers say. Reached through
+ * `RedisScripts.unique`, which registers them with the others.
+ *
+ * @internal
+ */
+export class RedisUniqueScripts {
+  constructor(private readonly calls: Record<'enqueueUnique' | 'forgetFreeKeys', ScriptCall>) {}
+
+  /** Stores the tasks as their keys decide (all or none); see UniqueEnqueueReply. */
+  async enqueue(
+    keys: { sequenceKey: string; uniqueKeysKey: string },
+    queues: readonly EnqueueQueueKeys[],
+    items: readonly UniqueEnqueueItem[],
+    args: {
+      taskPrefix: string;
+      windowPrefix: string;
+      resultTtlMs: number;
+      priorityWeight: number;
+      wakeBound: number;
+      runningStatus: string;
+    },
+  ): Promise<UniqueEnqueueReply> {
+    const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
+    for (const queue of queues) {
+      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
+    }
+    argv[0] = argv.length - 1;
+    argv.push(
+      args.wakeBound,
+      args.priorityWeight,
+      args.taskPrefix,
+      args.resultTtlMs,
+      args.windowPrefix,
+      args.runningStatus,
+    );
+    for (const item of items) {
+      argv.push(
+        item.queueIndex + 1,
+        item.priority,
+        item.delayMs ?? '',
+        item.id,
+        item.data,
+        item.unique?.key ?? '',
+        item.unique?.mode ?? '',
+        item.unique?.windowTtlMs ?? '',
+      );
+    }
+    const reply = (await this.calls.enqueueUnique(argv)) as (string | number | null)[];
+    if (reply[0] === -1) {
+      return {
+        kind: 'clash',
+        clash: { id: reply[1] as string, fields: reply.slice(2) as (string | null)[] },
+      };
+    }
+    if (reply[0] === -2) {
+      return {
+        kind: 'windowGone',
+        key: reply[1] as string,
+        holderId: reply[2] as string,
+        windowEndMs: Number(reply[3]),
+      };
+    }
+    return { kind: 'done', outcomes: readOutcomes(reply, items.length) };
+  }
+
+  /**
+   * Forgets the keys of one HSCAN page of the index (from `cursor`) whose
+   * task is final or gone; how many, and the cursor to go on from.
+   */
+  async forgetFreeKeys(
+    uniqueKeysKey: string,
+    args: { taskPrefix: string; cursor: string; count: number },
+  ): Promise<{ forgotten: number; cursor: string }> {
+    const [forgotten, cursor] = (await this.calls.forgetFreeKeys([
+      uniqueKeysKey,
+      args.taskPrefix,
+      args.cursor,
+      args.count,
+    ])) as [number, string];
+    return { forgotten, cursor };
+  }
+}
+
+function readOutcomes(reply: readonly (string | number | null)[], count: number) {
+  const outcomes: UniqueEnqueueOutcome[] = [];
+  let i = 1;
+  while (outcomes.length < count) {
+    const kind = reply[i];
+    if (kind === 0) {
+      outcomes.push({ kind: 'stored' });
+      i += 1;
+    } else if (kind === 1) {
+      const fields = reply.slice(i + 2, i + 8) as (string | null)[];
+      outcomes.push({ kind: 'returned', id: reply[i + 1] as string, fields });
+      i += 8;
+    } else if (kind === 2) {
+      outcomes.push({ kind: 'replaced', id: reply[i + 1] as string });
+      i += 2;
+    } else {
+      outcomes.push({ kind: 'returnedWritten', index: (reply[i + 1] as number) - 1 });
+      i += 2;
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,70 @@
+import { CommandRunner, SubCommand } from 'nest-commander';
+
+import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { ScheduleInfo } from '../schedule/schedule-info';
+import { ScheduleService } from '../schedule/schedule.service';
+
+/** The `schedules list` options as commander hands them over. */
+export interface SchedulesListCommandOptions {
+  backend?: string;
+}
+
+/** The columns of `schedules list`, one schedule a line, tab-separated. */
+const COLUMNS = ['id', 'task', 'when', 'state', 'next tick', 'last tick', 'last task', 'status'];
+
+/**
+ * `threadmill schedules list`: every schedule of a backend with its next
+ * tick, last tick and the last tick's task and status.
+ *
+ * @internal
+ */
+@SubCommand({
+  name: 'list',
+  description: 'List the schedules with their next tick, last tick and its task status.',
+})
+export class SchedulesListCommand extends CommandRunner {
+  constructor(
+    private readonly schedules: ScheduleService,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run(_params: string[], options: SchedulesListCommandOptions = {}): Promise<void> {
+    try {
+      const schedules = await this.schedules.list({ backend: options.backend });
+      this.output.line(COLUMNS.join('\t'));
+      for (const schedule of schedules) this.output.line(listLine(schedule).join('\t'));
+    } catch (error) {
+      if (error instanceof UnknownBackendError || error instanceof InvalidTaskError) {
+        return this.output.usageError(error.message);
+      }
+      throw error;
+    }
+  }
+
+  @BackendOption('whose schedules are listed')
+  parseBackend(value: string): string {
+    return parseBackendOption(value);
+  }
+}
+
+function listLine(schedule: ScheduleInfo): string[] {
+  const when =
+    schedule.cron === undefined
+      ? `every ${schedule.every} ms`
+      : `${schedule.cron} (${schedule.timezone})`;
+  return [
+    schedule.id,
+    schedule.task,
+    when,
+    `${schedule.paused ? 'paused' : 'active'}, ${schedule.origin}`,
+    schedule.nextTickAt?.toISOString() ?? '-',
+    schedule.lastTick?.at.toISOString() ?? '-',
+    schedule.lastTick?.taskId ?? '-',
+    schedule.lastTick ? (schedule.lastTick.status ?? 'expired') : '-',
+  ];
+}

@@ -1,0 +1,56 @@
+import { CommandRunner, SubCommand } from 'nest-commander';
+
+import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { scheduleNotFound } from '../core/schedule.messages';
+import { BackendRegistry } from '../backends/backend.registry';
+import { ScheduleService } from '../schedule/schedule.service';
+
+/** The `schedules remove` options as commander hands them over. */
+export interface SchedulesRemoveCommandOptions {
+  backend?: string;
+}
+
+/**
+ * `threadmill schedules remove <id>`: remove a schedule; exit 1 when none has
+ * the id. A declared one comes back when a pool next starts with it in the code.
+ *
+ * @internal
+ */
+@SubCommand({
+  name: 'remove',
+  arguments: '<id>',
+  argsDescription: { id: 'the schedule id' },
+  description: 'Remove a schedule.',
+})
+export class SchedulesRemoveCommand extends CommandRunner {
+  constructor(
+    private readonly schedules: ScheduleService,
+    private readonly backends: BackendRegistry,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run([id]: string[], options: SchedulesRemoveCommandOptions = {}): Promise<void> {
+    try {
+      if (await this.schedules.remove(id, { backend: options.backend })) {
+        return this.output.line(id);
+      }
+      const alias = options.backend ?? this.backends.defaultAlias;
+      this.output.failure(scheduleNotFound(id, alias));
+    } catch (error) {
+      if (error instanceof UnknownBackendError || error instanceof InvalidTaskError) {
+        return this.output.usageError(error.message);
+      }
+      throw error;
+    }
+  }
+
+  @BackendOption('that stores the schedule')
+  parseBackend(value: string): string {
+    return parseBackendOption(value);
+  }
+}

@@ -1,0 +1,34 @@
+import { Command, CommandRunner } from 'nest-commander';
+
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { scheduleSubcommandMissing } from '../core/schedule.messages';
+import { SchedulesAddCommand } from './schedules-add.command';
+import { SchedulesListCommand } from './schedules-list.command';
+import { SchedulesRemoveCommand } from './schedules-remove.command';
+import { SchedulesRunCommand } from './schedules-run.command';
+
+/**
+ * `threadmill schedules <list|add|remove|run>`: manage the schedules stored
+ * in a backend. Alone, a usage error naming the subcommands.
+ *
+ * @internal
+ */
+@Command({
+  name: 'schedules',
+  description: 'Manage schedules: list, add, remove, run.',
+  subCommands: [
+    SchedulesListCommand,
+    SchedulesAddCommand,
+    SchedulesRemoveCommand,
+    SchedulesRunCommand,
+  ],
+})
+export class SchedulesCommand extends CommandRunner {
+  constructor(private readonly output: CommandOutputWriter) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    this.output.usageError(scheduleSubcommandMissing(['list', 'add', 'remove', 'run']));
+  }
+}

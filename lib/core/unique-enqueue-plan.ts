@@ -1,0 +1,120 @@
+import { UniqueKeyHeldError } from './errors/unique-key-held.error';
+import type { TaskRecord } from './task-record.interface';
+import { decideUnique, type HolderState, type UniqueMode } from './unique-key';
+import { uniqueKeyHeld } from './unique-key.messages';
+
+/** A key's hold as a store reads it in the step that enqueues. */
+export interface StoredKeyHold {
+  readonly holderId: string;
+  /** When a window on the key ends (ms, the store's clock); null for none. */
+  readonly windowEnd: number | null;
+  /** The holder's stored record (waiting, running or a live result); null when gone. */
+  readonly holder: TaskRecord | null;
+  readonly state: HolderState;
+}
+
+/** A key taken by a task this enqueue makes. */
+export interface KeyTaken {
+  readonly key: string;
+  readonly mode: UniqueMode;
+  readonly windowEnd: number | null;
+}
+
+/** One write of a planned enqueue, in order. */
+export type EnqueueWrite =
+  /** Store a new task; with `taken`, it takes that key. */
+  | { readonly kind: 'add'; record: TaskRecord; readonly taken?: KeyTaken }
+  /** Replace a waiting, never-started task (same id, same queue) with `record`: debounce. */
+  | { readonly kind: 'replace'; record: TaskRecord };
+
+/** What a store writes for an enqueue, and what it returns per record sent. */
+export interface EnqueuePlan {
+  readonly writes: EnqueueWrite[];
+  /** Per record sent, in order: the record stored, or the holder returned (its own id). */
+  readonly returned: TaskRecord[];
+}
+
+/**
+ * The writes of one enqueue of `records` with unique keys, as if they were
+ * sent one by one: a key taken by an earlier record of the batch holds for
+ * the later ones. Nothing is written here; a store runs it and then applies
+ * the writes inside the same transaction (SQLite) or synchronous step
+ * (memory), so the check and the take are one atomic step. Throws
+ * UniqueKeyHeldError, before any write, when a window holds a key whose
+ * task is gone.
+ *
+ * @param holdOf the key's stored hold, read from the store, or undefined when none.
+ * @param now the store's clock (ms).
+ */
+export function planUniqueEnqueue(
+  alias: string,
+  records: readonly TaskRecord[],
+  holdOf: (key: string) => StoredKeyHold | undefined,
+  now: number,
+): EnqueuePlan {
+  const writes: EnqueueWrite[] = [];
+  const returned: TaskRecord[] = [];
+  // Keys this batch has taken or replaced: their holder is the planned write, waiting and fresh.
+  const planned = new Map<string, { write: EnqueueWrite; windowEnd: number | null }>();
+  for (const record of records) {
+    const unique = record.task.unique;
+    if (unique === undefined) {
+      writes.push({ kind: 'add', record });
+      returned.push(record);
+      continue;
+    }
+    const local = planned.get(unique.key);
+    const hold: StoredKeyHold | undefined = local
+      ? {
+          holderId: local.write.record.id,
+          windowEnd: local.windowEnd,
+          holder: local.write.record,
+          state: 'fresh',
+        }
+      : holdOf(unique.key);
+    const windowEnd = hold?.windowEnd ?? null;
+    const windowHeld = windowEnd !== null && windowEnd > now;
+    const holder = hold?.holder ?? null;
+    // Debounce replaces only a holder waiting in the queue the enqueue names.
+    const state =
+      hold === undefined
+        ? 'gone'
+        : hold.state === 'fresh' && holder?.task.queue !== record.task.queue
+          ? 'started'
+          : hold.state;
+    const decision = decideUnique(unique.mode, state, windowHeld);
+    if (decision === 'gone' && hold) {
+      throw new UniqueKeyHeldError(
+        uniqueKeyHeld(unique.key, alias, hold.holderId, new Date(windowEnd ?? now)),
+        unique.key,
+        hold.holderId,
+        new Date(windowEnd ?? now),
+      );
+    }
+    if ((decision === 'return' || decision === 'replace') && holder) {
+      if (decision === 'return') {
+        returned.push(holder);
+        continue;
+      }
+      const replaced: TaskRecord = { ...record, id: holder.id };
+      if (local) local.write.record = replaced;
+      else {
+        const write: EnqueueWrite = { kind: 'replace', record: replaced };
+        writes.push(write);
+        planned.set(unique.key, { write, windowEnd });
+      }
+      returned.push(replaced);
+      continue;
+    }
+    const taken: KeyTaken = {
+      key: unique.key,
+      mode: unique.mode,
+      windowEnd: unique.mode === 'window' ? now + (unique.ttlMs ?? 0) : null,
+    };
+    const write: EnqueueWrite = { kind: 'add', record, taken };
+    writes.push(write);
+    planned.set(unique.key, { write, windowEnd: taken.windowEnd });
+    returned.push(record);
+  }
+  return { writes, returned };
+}

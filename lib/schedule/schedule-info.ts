@@ -1,0 +1,70 @@
+import type { ScheduleOrigin, StoredSchedule, TaskResultStatus } from '../core';
+import type { ResolvedCatchUp } from './due-ticks';
+import type { ScheduleDefinition } from './schedule-definition';
+
+/**
+ * A stored schedule as `ScheduleService.list` and `get` report it.
+ *
+ * @publicApi
+ */
+export interface ScheduleInfo {
+  readonly id: string;
+  /** The alias of the backend that stores it and its tasks. */
+  readonly backend: string;
+  readonly task: string;
+  readonly cron?: string;
+  readonly timezone?: string;
+  readonly every?: number;
+  readonly args: readonly unknown[];
+  /** Absent: the task's own. */
+  readonly queue?: string;
+  readonly priority?: number;
+  readonly catchUp: ResolvedCatchUp;
+  readonly overlap: 'allow' | 'skip';
+  /** `declared` in code (`@Task({ schedule })`), or added at `runtime`. */
+  readonly origin: ScheduleOrigin;
+  readonly paused: boolean;
+  /** The next tick due (the store's clock); null while paused. */
+  readonly nextTickAt: Date | null;
+  /**
+   * The last tick a pass handled, its task's id and that task's status (null
+   * once the task's result expired).
+   */
+  readonly lastTick: {
+    readonly at: Date;
+    readonly taskId: string;
+    readonly status: TaskResultStatus | null;
+  } | null;
+}
+
+/** What list and get report for one stored schedule whose definition was read. */
+export function scheduleInfo(
+  stored: StoredSchedule,
+  definition: ScheduleDefinition,
+  backend: string,
+  lastStatus: TaskResultStatus | null,
+): ScheduleInfo {
+  const { rule } = definition;
+  return {
+    id: stored.id,
+    backend,
+    task: definition.task,
+    ...('cron' in rule ? { cron: rule.cron, timezone: rule.timezone } : { every: rule.every }),
+    args: definition.args,
+    ...(definition.queue === undefined ? {} : { queue: definition.queue }),
+    ...(definition.priority === undefined ? {} : { priority: definition.priority }),
+    catchUp: definition.catchUp,
+    overlap: definition.overlap,
+    origin: stored.origin,
+    paused: stored.paused,
+    nextTickAt: stored.nextTickMs === null ? null : new Date(stored.nextTickMs),
+    lastTick:
+      stored.lastTick === null
+        ? null
+        : {
+            at: new Date(stored.lastTick.tickMs),
+            taskId: stored.lastTick.taskId,
+            status: lastStatus,
+          },
+  };
+}

@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable, type LoggerService } from '@nestjs/common';
+
+import {
+  InvalidTaskError,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  UnknownScheduleError,
+  backendStoresNoSchedules,
+  corruptSchedule,
+  isSchedulingBackend,
+  queueNotConfigured,
+  scheduleNotFound,
+  scheduleTaskNotRegistered,
+  schedulesSynced,
+  scheduleSyncFailed,
+  type ScheduleOptions,
+  type ScheduleStore,
+  type StoredSchedule,
+  type TaskBackend,
+  type TaskResult,
+} from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import { TaskRegistry } from '../task/task.registry';
+import { TaskService } from '../task/task.service';
+import { DeclaredSchedules } from './declared-schedules';
+import { definitionText, parseDefinition, resolveSchedule } from './schedule-definition';
+import { scheduleInfo, type ScheduleInfo } from './schedule-info';
+import { syncDeclared } from './schedule-sync';
+import { ScheduleTicker } from './schedule-ticker';
+import { TickSequence } from './tick-sequence';
+
+/**
+ * Which backend's schedules a call is about. Default: the app's default backend.
+ *
+ * @publicApi
+ */
+export interface ScheduleLookup {
+  backend?: string;
+}
+
+/** What a worker pool's main process does with schedules (see MaintenanceSchedule). */
+export interface PoolSchedules {
+  /** Makes the stored declared schedules the code's; once, before the first pass. */
+  sync(): Promise<void>;
+  /** Enqueues the due ticks; after every pass. */
+  tick(): Promise<void>;
+}
+
+/**
+ * Manages schedules at run time: add or replace one by id, remove, list,
+ * trigger a run now, pause and resume. Each tick is enqueued exactly once by
+ * the worker pools' maintenance passes (docs/schedules.md).
+ *
+ * @example
+ * ```ts
+ * await this.schedules.add('cleanup', { task: 'Maintenance.cleanup', cron: '0 * * * *' });
+ * await this.schedules.pause('cleanup');
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class ScheduleService {
+  constructor(
+    private readonly registry: TaskRegistry,
+    private readonly backends: BackendRegistry,
+    private readonly tasks: TaskService,
+    private readonly declared: DeclaredSchedules,
+  ) {}
+
+  /**
+   * Adds a schedule, or replaces the one with this id. Its first tick is the
+   * first after now; replacing it with the same definition keeps its next
+   * tick, and a paused one stays paused.
+   *
+   * @param id 1-150 letters, digits, `-`, `_`, `.` or `:`.
+   * @param options the task's name, `cron` (with `timezone`) or `every`, args, queue,
+   *   priority, backend, catchUp and overlap.
+   * @throws InvalidTaskError naming the schedule and the option at fault.
+   * @throws UnknownBackendError when no backend has the alias.
+   */
+  async add(id: string, options: ScheduleOptions): Promise<ScheduleInfo> {
+    const task = this.registry.find(options.task);
+    if (!task) {
+      throw new InvalidTaskError(scheduleTaskNotRegistered(id, options.task, this.registry.names));
+    }
+    const definition = resolveSchedule(id, options.task, options, 'ScheduleService.add');
+    const alias = options.backend ?? task.options.backend ?? this.backends.defaultAlias;
+    const { backend, store } = this.storeOf(alias);
+    const queue = definition.queue ?? task.options.queue;
+    if (!backend.queues.includes(queue)) {
+      throw new InvalidTaskError(queueNotConfigured(task.name, queue, alias, backend.queues));
+    }
+    const text = definitionText(definition);
+    const existing = await store.getSchedule(id);
+    if (existing?.origin !== 'runtime' || existing.definition !== text) {
+      const paused = existing?.paused ?? false;
+      const nextTickMs = paused
+        ? null
+        : new TickSequence(definition.rule).nextAfter(await store.scheduleClock());
+      await store.putSchedule({ id, definition: text, origin: 'runtime', paused, nextTickMs });
+    }
+    return this.get(id, { backend: alias });
+  }
+
+  /** Removes a schedule (declared ones come back when a pool starts with them). Whether it was stored. */
+  async remove(id: string, lookup: ScheduleLookup = {}): Promise<boolean> {
+    return this.storeOf(this.aliasOf(lookup)).store.removeSchedule(id);
+  }
+
+  /** Every schedule one backend stores, by id, with its next and last tick. */
+  async list(lookup: ScheduleLookup = {}): Promise<ScheduleInfo[]> {
+    const alias = this.aliasOf(lookup);
+    const { store } = this.storeOf(alias);
+    const infos: ScheduleInfo[] = [];
+    for (const stored of await store.listSchedules()) {
+      const info = await this.infoOf(stored, alias);
+      if (info) infos.push(info);
+    }
+    return infos;
+  }
+
+  /** @throws UnknownScheduleError when no schedule has this id. */
+  async get(id: string, lookup: ScheduleLookup = {}): Promise<ScheduleInfo> {
+    const alias = this.aliasOf(lookup);
+    const stored = await this.storedOf(id, alias);
+    const info = await this.infoOf(stored, alias);
+    if (!info) throw new InvalidTaskError(corruptSchedule(id));
+    return info;
+  }
+
+  /**
+   * Enqueues one run of the schedule's task now, outside its ticks (its next
+   * tick and overlap are unchanged); its context's `tickAt` is now.
+   *
+   * @throws UnknownScheduleError when no schedule has this id.
+   */
+  async trigger(id: string, lookup: ScheduleLookup = {}): Promise<TaskResult> {
+    const info = await this.get(id, lookup);
+    const { store } = this.storeOf(info.backend);
+    const tickAt = new Date(await store.scheduleClock());
+    return this.tasks.enqueueScheduled(
+      info.task,
+      info.args,
+      this.overridesOf(info, `schedule:${id}:run:${randomUUID()}`),
+      { id, tickAt },
+    );
+  }
+
+  /** Stops the schedule's ticks until `resume`. @throws UnknownScheduleError. */
+  async pause(id: string, lookup: ScheduleLookup = {}): Promise<ScheduleInfo> {
+    return this.setPaused(id, this.aliasOf(lookup), true);
+  }
+
+  /**
+   * Ticks again from now: ticks due while it was paused are not enqueued.
+   * @throws UnknownScheduleError.
+   */
+  async resume(id: string, lookup: ScheduleLookup = {}): Promise<ScheduleInfo> {
+    return this.setPaused(id, this.aliasOf(lookup), false);
+  }
+
+  /** @internal What a pool's main process on `backend` runs; undefined when it stores no schedules. */
+  forPool(backend: TaskBackend, logger: LoggerService): PoolSchedules | undefined {
+    if (!isSchedulingBackend(backend)) return undefined;
+    const store = backend.schedules;
+    const ticker = new ScheduleTicker({
+      store,
+      logger,
+      enqueueTick: async (scheduleId, definition, tickMs, taskId) => {
+        await this.tasks.enqueueScheduled(
+          definition.task,
+          definition.args,
+          this.overridesOf({ ...definition, backend: backend.alias }, taskId),
+          { id: scheduleId, tickAt: new Date(tickMs) },
+        );
+      },
+      isLive: async (taskId) => {
+        const status = await this.statusOf(backend, taskId);
+        return status === TaskResultStatus.READY || status === TaskResultStatus.RUNNING;
+      },
+    });
+    return {
+      sync: async () => {
+        try {
+          const counts = await syncDeclared(store, this.declared.forBackend(backend.alias));
+          logger.log(schedulesSynced(backend.alias, counts));
+        } catch (error) {
+          logger.error(scheduleSyncFailed(backend.alias, error));
+        }
+      },
+      tick: async () => {
+        await ticker.pass();
+      },
+    };
+  }
+
+  private overridesOf(
+    target: { backend: string; queue?: string; priority?: number },
+    id: string,
+  ): { id: string; backend: string; queue?: string; priority?: number } {
+    return {
+      id,
+      backend: target.backend,
+      ...(target.queue === undefined ? {} : { queue: target.queue }),
+      ...(target.priority === undefined ? {} : { priority: target.priority }),
+    };
+  }
+
+  private async setPaused(id: string, alias: string, paused: boolean): Promise<ScheduleInfo> {
+    const { store } = this.storeOf(alias);
+    const stored = await this.storedOf(id, alias);
+    if (stored.paused !== paused) {
+      const definition = parseDefinition(stored.definition);
+      if (!definition) throw new InvalidTaskError(corruptSchedule(id));
+      const nextTickMs = paused
+        ? null
+        : new TickSequence(definition.rule).nextAfter(await store.scheduleClock());
+      const { id: storedId, definition: text, origin } = stored;
+      await store.putSchedule({ id: storedId, definition: text, origin, paused, nextTickMs });
+    }
+    return this.get(id, { backend: alias });
+  }
+
+  private async storedOf(id: string, alias: string): Promise<StoredSchedule> {
+    const stored = await this.storeOf(alias).store.getSchedule(id);
+    if (!stored) throw new UnknownScheduleError(scheduleNotFound(id, alias));
+    return stored;
+  }
+
+  private async infoOf(stored: StoredSchedule, alias: string): Promise<ScheduleInfo | null> {
+    const definition = parseDefinition(stored.definition);
+    if (!definition) return null;
+    const status = stored.lastTick
+      ? await this.statusOf(this.backends.get(alias), stored.lastTick.taskId)
+      : null;
+    return scheduleInfo(stored, definition, alias, status);
+  }
+
+  private async statusOf(backend: TaskBackend, taskId: string): Promise<TaskResultStatus | null> {
+    try {
+      return (await backend.getResult(taskId)).status;
+    } catch (error) {
+      // Finished longer ago than its retention: the status is no longer known.
+      if (error instanceof TaskResultDoesNotExist) return null;
+      throw error;
+    }
+  }
+
+  private aliasOf(lookup: ScheduleLookup): string {
+    return lookup.backend ?? this.backends.defaultAlias;
+  }
+
+  private storeOf(alias: string): { backend: TaskBackend; store: ScheduleStore } {
+    const backend = this.backends.get(alias);
+    if (!isSchedulingBackend(backend)) {
+      throw new InvalidTaskError(backendStoresNoSchedules(alias));
+    }
+    return { backend, store: backend.schedules };
+  }
+}

@@ -1,0 +1,75 @@
+import { Logger } from '@nestjs/common';
+
+import {
+  isSchedulingBackend,
+  type ScheduleStore,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { definitionText, resolveSchedule } from '../../lib/schedule/schedule-definition';
+import { ScheduleTicker, type ScheduleTickerDeps } from '../../lib/schedule/schedule-ticker';
+import { readyRecord } from './ready-record';
+
+/** The schedule store of a backend that must have one. */
+export function storeOf(backend: TaskBackend): ScheduleStore {
+  if (!isSchedulingBackend(backend)) throw new TypeError(`${backend.alias} stores no schedules`);
+  return backend.schedules;
+}
+
+/**
+ * How a pool's main process enqueues a tick, straight through the backend:
+ * the task layer's record, its id derived, the tick in the descriptor.
+ */
+export function enqueueTickOn(backend: TaskBackend): ScheduleTickerDeps['enqueueTick'] {
+  return async (scheduleId, definition, tickMs, taskId) => {
+    const record = readyRecord(backend.alias, {
+      id: taskId,
+      name: definition.task,
+      args: [...definition.args],
+    });
+    await backend.enqueue({
+      ...record,
+      task: { ...record.task, schedule: { id: scheduleId, tickAt: new Date(tickMs) } },
+    });
+  };
+}
+
+/** A ScheduleTicker on `backend` as a pool's main process has one (overlap allowed). */
+export function tickerOn(backend: TaskBackend): ScheduleTicker {
+  return new ScheduleTicker({
+    store: storeOf(backend),
+    logger: new Logger('ScheduleRace'),
+    enqueueTick: enqueueTickOn(backend),
+    isLive: async () => false,
+  });
+}
+
+/**
+ * Stores schedule `id` ticking every `everyMs`, its cursor on the tick at or
+ * before `agoMs` before the store's now; returns that cursor.
+ */
+export async function scheduleDueSince(
+  backend: TaskBackend,
+  id: string,
+  everyMs: number,
+  agoMs: number,
+): Promise<number> {
+  const store = storeOf(backend);
+  const definition = resolveSchedule(id, 'race.task', { every: everyMs, args: [id] }, 'spec');
+  const cursor = Math.floor(((await store.scheduleClock()) - agoMs) / everyMs) * everyMs;
+  await store.putSchedule({
+    id,
+    definition: definitionText(definition),
+    origin: 'runtime',
+    paused: false,
+    nextTickMs: cursor,
+  });
+  return cursor;
+}
+
+/** Every task of the default queue's ready segment that schedule `id` enqueued, by tick. */
+export async function tasksOfSchedule(backend: TaskBackend, id: string): Promise<TaskRecord[]> {
+  return (await backend.peek('default', 'ready', 10_000))
+    .filter((record) => record.task.schedule?.id === id)
+    .sort((a, b) => a.task.schedule!.tickAt.getTime() - b.task.schedule!.tickAt.getTime());
+}
