@@ -79,6 +79,18 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
     });
 
+    it("forgets a pool's requests with the pool", async () => {
+      const { backend } = subject();
+      const task = await backend.enqueue(record());
+      const [running] = await acquireAll('pool-a');
+      await backend.cancel(task.id);
+      // The task finished before the pool saw the request; the pool then stops cleanly.
+      await backend.acknowledge([cancelledRecord(running, new Date())]);
+      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.retirePool('pool-a');
+      await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+    });
+
     it('stores an acknowledged CANCELLED attempt in the cancelled history', async () => {
       const { backend } = subject();
       await backend.enqueue(record());

@@ -139,7 +139,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "inspector", "schedules").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "inspector", "schedules").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });
