@@ -60,6 +60,10 @@ export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): s
   `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
   `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
 
+export const invalidHardStopAfterMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
+  `(got ${String(value)}).`;
+
 export const taskCancelled = (id: string, taskName: string): string =>
   `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
 

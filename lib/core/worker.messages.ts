@@ -240,3 +240,9 @@ export const cancelPollFailed = (poolId: string, error: unknown): string =>
 
 export const taskCancelRequested = (id: string, taskName: string): string =>
   `Task "${taskName}" (${id}): cancel requested, its signal is aborted.`;
+
+export const childHardStopped = (pid: number, id: string): string =>
+  `Worker child ${pid} still runs cancelled task ${id} past its cancel.hardStopAfterMs: killing ` +
+  `it and starting another; the task ends CANCELLED, the others it held go back to their queues.`;
+
+export const hardStopCause = (id: string): string => `killed to stop cancelled task ${id}`;

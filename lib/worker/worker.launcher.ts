@@ -148,6 +148,7 @@ export class WorkerLauncher {
       poolId: process.env[WORKER_POOL_ENV] || undefined,
       leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.maintenanceIntervalMs),
       cancelPoll: { everyMs: CANCEL_POLL_MS, requestTtlMs: CANCEL_REQUEST_TTL_MS },
+      hardStopAfterMs: (name) => this.registry.find(name)?.options.cancel?.hardStopAfterMs,
       liveness,
     });
     // What a task leaves behind must not take its neighbours down. A rejection

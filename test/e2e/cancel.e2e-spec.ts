@@ -122,6 +122,43 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     await waitFor(async () => (await cancelKeys()).length === 0, { what: 'the request removed' });
   });
 
+  it('hard-stops a task that ignores its signal: its child is replaced, the others it held are released', async () => {
+    const stubborn = readyRecord(alias, { name: 'fixture.ignoresCancel' });
+    const neighbour = readyRecord(alias, { name: 'sample.sleep', args: [1_500] });
+    await backend.enqueueMany([stubborn, neighbour]);
+    const pool = startCli(
+      ['worker', '--backend', alias, '--processes', '1', '--threads', '2'],
+      env(),
+      started,
+    );
+    await waitFor(
+      async () =>
+        (await statusOf(stubborn.id)) === TaskResultStatus.RUNNING &&
+        (await statusOf(neighbour.id)) === TaskResultStatus.RUNNING,
+      { timeoutMs: 30_000, what: 'both tasks running in one child' },
+    );
+    await backend.cancel(stubborn.id);
+    const cancelled = await waitFor(
+      async () => {
+        const record = await backend.getResult(stubborn.id);
+        return record.status === TaskResultStatus.CANCELLED ? record : null;
+      },
+      { timeoutMs: 10_000, what: 'the stubborn task CANCELLED' },
+    );
+    expect(cancelled.workerIds).toHaveLength(1);
+    expect(pool.output()).toContain(`still runs cancelled task ${stubborn.id}`);
+    // Released, not failed: it runs again in the new child, with no error recorded.
+    const again = await waitFor(
+      async () => {
+        const record = await backend.getResult(neighbour.id);
+        return record.status === TaskResultStatus.SUCCESSFUL ? record : null;
+      },
+      { timeoutMs: 30_000, what: 'the neighbour done in the replacement child' },
+    );
+    expect(again.errors).toEqual([]);
+    expect(new Set(again.workerIds.map((w) => /:(\d+)-\d+$/.exec(w)?.[1])).size).toBe(2);
+  });
+
   it('cancel <id> of a waiting task prints "cancelled", and no worker ever runs it', async () => {
     const waiting = readyRecord(alias, { name: 'sample.echo', args: [1] });
     const other = readyRecord(alias, { name: 'sample.echo', args: [2] });

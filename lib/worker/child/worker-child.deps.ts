@@ -35,6 +35,8 @@ export interface WorkerChildDeps {
    * which an unhandled one is dropped; omitted (or no poolId), none runs.
    */
   readonly cancelPoll?: { everyMs: number; requestTtlMs: number };
+  /** A task's declared `cancel.hardStopAfterMs`, by its name (none: cooperative only). */
+  readonly hardStopAfterMs?: (taskName: string) => number | undefined;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
   /** Told when each task starts and ends: the liveness beat, which carries their declared bounds. */

@@ -250,9 +250,16 @@ export class WorkerChild {
   private cancelHeld(id: string): boolean {
     const task = this.held.get(id);
     if (!task) return false;
-    if (!task.cancel.signal.aborted) {
-      this.deps.logger.log(taskCancelRequested(id, task.record.task.name));
-      task.cancel.abort();
+    if (task.cancel.signal.aborted) return true;
+    this.deps.logger.log(taskCancelRequested(id, task.record.task.name));
+    task.cancel.abort();
+    const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
+    if (graceMs !== undefined) {
+      // Still running after its grace: only the pool can stop it, by ending this process.
+      const timer = setTimeout(() => {
+        if (this.held.get(id) === task) void this.deps.channel.send({ kind: 'hardStop', id });
+      }, graceMs);
+      timer.unref();
     }
     return true;
   }

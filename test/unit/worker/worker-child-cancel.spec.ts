@@ -75,4 +75,24 @@ describe('WorkerChild cancel requests', () => {
     child.stop(false);
     await done;
   });
+
+  it('asks the pool for a hard stop when a cancelled task declaring one still runs after its grace', async () => {
+    const { backend, runs, child, deps, messages } = setupChild(
+      { threads: 2 },
+      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000 } },
+    );
+    // Both tasks ignore their signal; only 'stubborn' declares a hard stop.
+    deps.hardStopAfterMs = (name) => (name === 'stubborn' ? 30 : undefined);
+    await backend.beatPool(POOL, 60_000);
+    await backend.enqueueMany([readyTask('a', { name: 'stubborn' }), readyTask('b')]);
+    const done = child.run();
+    await waitFor(() => runs.length === 2, { what: 'two runs' });
+    await backend.cancel('a');
+    await backend.cancel('b');
+    await waitFor(() => messages.some((m) => m.kind === 'hardStop'), { what: 'a hard stop' });
+    expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([{ kind: 'hardStop', id: 'a' }]);
+    runs.forEach((run) => run.succeed());
+    child.stop(false);
+    await done;
+  });
 });
