@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 import {
-  FINISHED_STATUSES,
   InvalidTaskError,
   TaskResult,
+  TaskResultDoesNotExist,
   invalidCancelFilter,
   type CancelOutcome,
   type QueueSegment,
@@ -99,8 +99,8 @@ export class TaskControlService {
   }
 
   /**
-   * One segment, in batches: what is cancelled leaves the segment, so the
-   * next read starts past only the tasks of other names it skipped.
+   * One segment, in batches: what is cancelled leaves the segment, so each
+   * read asks for one batch more than the tasks it already passed over.
    */
   private async cancelSegment(
     backend: TaskBackend,
@@ -112,24 +112,30 @@ export class TaskControlService {
     let count = 0;
     const skipped = new Set<string>();
     for (;;) {
-      const records = await backend.peek(queue, segment, skipped.size + batch);
-      const targets = records.filter(
-        (r) => !skipped.has(r.id) && (taskName === null || r.task.name === taskName),
-      );
-      for (const record of records) {
-        if (taskName !== null && record.task.name !== taskName) skipped.add(record.id);
+      const limit = skipped.size + batch;
+      const records = await backend.peek(queue, segment, limit);
+      const fresh = records.filter((r) => !skipped.has(r.id));
+      for (const record of fresh) {
+        if (taskName === null || record.task.name === taskName) {
+          if ((await this.cancelIfThere(backend, record.id)) === 'cancelled') {
+            count++;
+            continue;
+          }
+        }
+        // Another task's, or not cancelled here (it started or finished): never looked at again.
+        skipped.add(record.id);
       }
-      for (const record of targets) {
-        const { outcome, record: after } = await backend.cancel(record.id).catch(() => ({
-          // Gone meanwhile (finished and expired): nothing to cancel.
-          outcome: 'already-final' as const,
-          record,
-        }));
-        if (outcome === 'cancelled' && FINISHED_STATUSES.has(after.status)) count++;
-        // Not cancelled here (it started, or finished): never looked at again.
-        else skipped.add(record.id);
-      }
-      if (records.length < skipped.size + batch || targets.length === 0) return count;
+      if (records.length < limit || fresh.length === 0) return count;
+    }
+  }
+
+  /** A task gone meanwhile (finished and expired) has nothing left to cancel. */
+  private async cancelIfThere(backend: TaskBackend, id: string): Promise<CancelOutcome | null> {
+    try {
+      return (await backend.cancel(id)).outcome;
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) return null;
+      throw error;
     }
   }
 }
