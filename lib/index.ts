@@ -86,6 +86,9 @@ export { ScheduleService, type ScheduleLookup } from './schedule/schedule.servic
 export type { ScheduleInfo } from './schedule/schedule-info';
 export type { ResolvedCatchUp } from './schedule/due-ticks';
 
+export { QueueService } from './queue/queue.service';
+export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';
+
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';
 export { InjectBackend } from './backends/inject-backend.decorator';

@@ -17,7 +17,11 @@ import {
   ConfigurableModuleClass,
   OPTIONS_TYPE,
 } from './threadmill.module-definition';
-import { createBackendAliasProviders, createBackendRegistryProvider } from './threadmill.providers';
+import {
+  BACKEND_SERVICES,
+  createBackendAliasProviders,
+  createBackendRegistryProvider,
+} from './threadmill.providers';
 import { TaskRunner } from './worker/task-runner';
 
 /**
@@ -45,7 +49,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 
 /**
  * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
- * `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
  * @example
@@ -130,8 +134,13 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
         ...(definition.providers ?? []),
         createBackendRegistryProvider(aliases),
         ...createBackendAliasProviders(aliases),
+        ...BACKEND_SERVICES,
       ],
-      exports: [...(definition.exports ?? []), ...aliases.map((alias) => getBackendToken(alias))],
+      exports: [
+        ...(definition.exports ?? []),
+        ...aliases.map((alias) => getBackendToken(alias)),
+        ...BACKEND_SERVICES,
+      ],
     };
   }
 

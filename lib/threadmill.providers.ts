@@ -1,4 +1,4 @@
-import type { FactoryProvider } from '@nestjs/common';
+import type { FactoryProvider, Type } from '@nestjs/common';
 
 import {
   InvalidBackendConfigError,
@@ -11,6 +11,7 @@ import {
 import { BackendConfigReader } from './backends/backend-config.reader';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
+import { QueueService } from './queue/queue.service';
 import { THREADMILL_MODULE_OPTIONS } from './threadmill.module-definition';
 import type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 
@@ -78,6 +79,14 @@ export function createBackendRegistryProvider(
     inject: [THREADMILL_MODULE_OPTIONS],
   };
 }
+
+/**
+ * The services that act on the configured backends through the registry,
+ * provided and exported with it.
+ *
+ * @internal
+ */
+export const BACKEND_SERVICES: readonly Type[] = [QueueService];
 
 /**
  * One injectable token per alias (`@InjectBackend(alias)`), resolved through the

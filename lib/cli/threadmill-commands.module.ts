@@ -6,6 +6,10 @@ import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { CancelCommand } from './cancel.command';
 import { EnqueueCommand } from './enqueue.command';
+import { QueuesListCommand } from './queues-list.command';
+import { QueuesPauseCommand } from './queues-pause.command';
+import { QueuesResumeCommand } from './queues-resume.command';
+import { QueuesCommand } from './queues.command';
 import { ResultCommand } from './result.command';
 import { SchedulesAddCommand } from './schedules-add.command';
 import { SchedulesListCommand } from './schedules-list.command';
@@ -15,11 +19,12 @@ import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `cancel`, `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
- * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
+ * `result`, `cancel`, `queues` (`list`, `pause`, `resume`), `schedules` and
+ * `inspector`. Import it next to `ThreadmillModule.forRoot({ isGlobal: true,
+ * ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
- * because the commands need the TaskService, the TaskRunner and the backends
- * that forRoot configured).
+ * because the commands need the TaskService, the QueueService, the TaskRunner
+ * and the backends that forRoot configured).
  *
  * @example
  * ```ts
@@ -39,6 +44,10 @@ import { SchedulesCommand } from './schedules.command';
     EnqueueCommand,
     ResultCommand,
     CancelCommand,
+    QueuesCommand,
+    QueuesListCommand,
+    QueuesPauseCommand,
+    QueuesResumeCommand,
     InspectorCommand,
     SchedulesCommand,
     SchedulesListCommand,

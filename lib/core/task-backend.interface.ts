@@ -233,6 +233,23 @@ export interface TaskBackend {
   cancelRequests(poolId: string): Promise<CancelRequest[]>;
   /** Removes requests of pool `poolId`: handled, or stale (their task finished first). */
   dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Stop leasing tasks of `queue`, for every pool of this store, until
+   * `resumeQueue`: stored, so a pool started later sees it too. Acquire
+   * checks it atomically with taking the lease, so no task of the queue
+   * starts once this resolves; running tasks finish and enqueue still
+   * stores. Pausing a paused queue changes nothing. Throws UnknownQueueError
+   * for a queue the alias does not configure.
+   */
+  pauseQueue(queue: string): Promise<void>;
+  /**
+   * Lease tasks of `queue` again, and wake idle consumers so they take its
+   * waiting tasks at once. Resuming a queue that is not paused changes
+   * nothing. Throws UnknownQueueError for a queue the alias does not configure.
+   */
+  resumeQueue(queue: string): Promise<void>;
+  /** The paused queues of this alias, in no particular order. */
+  pausedQueues(): Promise<string[]>;
   /** Up to `count` tasks of one segment, best first; expired data is skipped. */
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
   /** Counts per queue and rates over the last `intervalMs`. */

@@ -288,3 +288,15 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
+
+export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
+  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
+    .map((q) => `"${q}"`)
+    .join(', ')}). Name one of those, or add it to the backend's queues.`;
+
+export const queuePaused = (queue: string, alias: string): string =>
+  `Paused queue "${queue}" of backend "${alias}": no worker pool starts its tasks (running ones ` +
+  `finish, enqueues are stored) until \`threadmill queues resume ${queue}\`.`;
+
+export const queueResumed = (queue: string, alias: string): string =>
+  `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;

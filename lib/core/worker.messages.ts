@@ -155,6 +155,14 @@ export const storeUnreachableAtStart = (alias: string, error: unknown): string =
   `Backend "${alias}" does not answer (${describe(error)}). The pool keeps trying and takes ` +
   `tasks once it does; a stop signal ends it meanwhile.`;
 
+export const queuePausedAtStart = (alias: string, queue: string): string =>
+  `Queue "${queue}" of backend "${alias}" is paused: no pool starts its tasks until ` +
+  `\`threadmill queues resume ${queue}\` (this pool takes its other queues meanwhile).`;
+
+export const pausedQueuesUnread = (alias: string, error: unknown): string =>
+  `Could not read which queues of backend "${alias}" are paused (${describe(error)}); the ` +
+  `pool starts all the same and leases only what is not paused.`;
+
 export const maintenancePassFailed = (error: unknown): string =>
   `Maintenance pass failed: ${describe(error)}`;
 

@@ -17,7 +17,7 @@ import type { HealthThresholds, ThreadmillHealthOptions } from './health-thresho
 
 type TerminusModule = typeof import('@nestjs/terminus');
 
-/** Numbers only, so dashboards can graph them and no connection string can leak. */
+/** Numbers only (`paused` is 1 or 0), so dashboards can graph them and no connection string can leak. */
 type QueueDetails = Record<string, number>;
 
 const THRESHOLD_READERS: Record<keyof HealthThresholds, (stats: QueueStats) => number> = {
@@ -27,10 +27,15 @@ const THRESHOLD_READERS: Record<keyof HealthThresholds, (stats: QueueStats) => n
   maxFailedInWindow: (stats) => stats.rates.failed,
 };
 
+/** Thresholds a paused queue is not held to: its backlog grows by design until it is resumed. */
+const PAUSE_EXEMPT: ReadonlySet<keyof HealthThresholds> = new Set(['maxReady']);
+
 /**
  * A `@nestjs/terminus` health indicator for one Threadmill backend: the
  * backend answers, its maintenance heartbeat is fresh, and no queue crosses the
- * given thresholds. Details carry every queue's counts and rates.
+ * given thresholds. Details carry every queue's counts, rates and whether it
+ * is paused; a paused queue is not a fault (and its backlog is not held to
+ * `maxReady`).
  *
  * `@nestjs/terminus` is an optional peer dependency: it is loaded on the
  * first check, so apps that never check health do not need it.
@@ -69,11 +74,13 @@ export class ThreadmillHealthIndicator {
 
     let heartbeat: Date | null;
     let queues: Record<string, QueueStats>;
+    let pausedQueues: string[];
     try {
-      [heartbeat, { queues }] = await promiseTimeout(
+      [heartbeat, { queues }, pausedQueues] = await promiseTimeout(
         Promise.all([
           backend.ping().then(() => backend.maintenanceHeartbeat()),
           backend.telemetry(options.windowMs ?? 60_000),
+          backend.pausedQueues(),
         ]),
         timeoutMs,
         `Backend "${alias}"`,
@@ -85,13 +92,17 @@ export class ThreadmillHealthIndicator {
       });
     }
 
+    const paused = new Set(pausedQueues);
     const heartbeatAgeMs =
       heartbeat === null ? null : Math.max(0, Date.now() - heartbeat.getTime());
     const details = {
       backend: alias,
       heartbeatAgeMs,
       queues: Object.fromEntries(
-        Object.entries(queues).map(([queue, stats]) => [queue, this.queueDetails(stats)]),
+        Object.entries(queues).map(([queue, stats]) => [
+          queue,
+          this.queueDetails(stats, paused.has(queue)),
+        ]),
       ),
     };
 
@@ -103,7 +114,9 @@ export class ThreadmillHealthIndicator {
     }
     for (const [queue, stats] of Object.entries(queues)) {
       for (const [threshold, read] of Object.entries(THRESHOLD_READERS)) {
-        const limit = options.thresholds?.[threshold as keyof HealthThresholds];
+        const name = threshold as keyof HealthThresholds;
+        if (paused.has(queue) && PAUSE_EXEMPT.has(name)) continue;
+        const limit = options.thresholds?.[name];
         if (limit !== undefined && read(stats) > limit) {
           problems.push(thresholdCrossed(queue, threshold, read(stats), limit));
         }
@@ -115,9 +128,10 @@ export class ThreadmillHealthIndicator {
       : session.down({ ...details, message: problems.join(' ') });
   }
 
-  private queueDetails(stats: QueueStats): QueueDetails {
+  private queueDetails(stats: QueueStats, paused: boolean): QueueDetails {
     return {
       ...stats.counts,
+      paused: paused ? 1 : 0,
       ingress: stats.rates.ingress,
       egress: stats.rates.egress,
       failedInWindow: stats.rates.failed,

@@ -113,12 +113,14 @@ export class InspectorReads {
     this.countsInFlight = true;
     const seq = ++this.countsSeq;
     const { refreshIntervalMs, clock } = this.settings;
-    return this.read('telemetry', (b) => b.telemetry(refreshIntervalMs))
+    return this.read('telemetry', (b) =>
+      Promise.all([b.telemetry(refreshIntervalMs), b.pausedQueues()]),
+    )
       .then(
-        (telemetry) => {
+        ([telemetry, paused]) => {
           if (seq !== this.countsSeq || this.stopped) return;
           const recovered = this.state.get().error !== null;
-          this.state.set({ telemetry, error: null, now: clock() });
+          this.state.set({ telemetry, paused, error: null, now: clock() });
           // The list may have failed while the backend was down: read it again.
           if (recovered || (!this.state.get().tasksLoaded && !this.tasksPending)) {
             void this.loadTasks();

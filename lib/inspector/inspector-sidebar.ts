@@ -7,7 +7,7 @@ import { queueLine } from './inspector.view';
 
 /**
  * The inspector's left column: the backend selector (only with several
- * aliases) above the queue list with each queue's counts.
+ * aliases) above the queue list with each queue's counts, a paused one marked.
  *
  * @internal
  */
@@ -36,7 +36,7 @@ export function renderSidebar(
     );
   }
   const queueTexts = state.queues.map((q) =>
-    queueLine(q, state.telemetry?.queues[q]?.counts, innerLeft - 2),
+    queueLine(q, state.telemetry?.queues[q]?.counts, innerLeft - 2, state.paused.includes(q)),
   );
   left.push(
     h(

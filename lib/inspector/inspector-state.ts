@@ -19,7 +19,7 @@ export type InspectorPane = 'backends' | 'queues' | 'tasks' | 'detail';
  */
 export type InspectorBackend = Pick<
   TaskBackend,
-  'alias' | 'queues' | 'peek' | 'telemetry' | 'getResult'
+  'alias' | 'queues' | 'peek' | 'telemetry' | 'pausedQueues' | 'getResult'
 > & {
   /** The backend's schedules, read only (absent: the Schedules view is empty). */
   readonly schedules?: Pick<ScheduleStore, 'listSchedules'>;
@@ -38,6 +38,8 @@ export interface InspectorState {
   readonly focus: InspectorPane;
   /** Last telemetry of the selected backend; null until the first answer. */
   readonly telemetry: BackendTelemetry | null;
+  /** The paused queues of the selected backend, read with the telemetry. */
+  readonly paused: readonly string[];
   /** The first `pageSize` tasks of the selected queue and tab, best first. */
   readonly tasks: readonly TaskRecord[];
   /** False until the first peek of the current queue and tab answered. */

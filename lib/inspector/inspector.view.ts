@@ -57,12 +57,24 @@ export function ratesLine(rates: QueueRates): string {
   );
 }
 
-/** A queue in the queue list: its name and how many tasks wait and run, in `width` characters. */
-export function queueLine(name: string, counts: QueueCounts | undefined, width: number): string {
+/** What marks a paused queue in the queue list, before its counts. */
+export const PAUSED_MARK = '‖';
+
+/**
+ * A queue in the queue list: its name, PAUSED_MARK when it is paused, and how
+ * many tasks wait and run, in `width` characters.
+ */
+export function queueLine(
+  name: string,
+  counts: QueueCounts | undefined,
+  width: number,
+  paused = false,
+): string {
   const summary =
-    counts === undefined
+    (paused ? `${PAUSED_MARK} ` : '') +
+    (counts === undefined
       ? '?'
-      : `${abbreviateCount(counts.ready)} ▸ ${abbreviateCount(counts.running)}`;
+      : `${abbreviateCount(counts.ready)} ▸ ${abbreviateCount(counts.running)}`);
   const nameWidth = Math.max(1, width - summary.length - 1);
   return `${fit(name, nameWidth)} ${summary}`.slice(0, Math.max(width, 0));
 }

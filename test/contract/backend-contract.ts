@@ -13,6 +13,7 @@ import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
+import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
 import { describeUniqueKeys } from './unique-contract';
@@ -32,6 +33,8 @@ export interface ContractSettings {
 export interface ContractSubject {
   backend: TaskBackend;
   cleanup(): Promise<void>;
+  /** Another backend on the same store, as a restarted process opens it; absent for a store that is the instance. */
+  reopen?(): Promise<TaskBackend>;
 }
 
 export type ContractFactory = (settings: ContractSettings) => Promise<ContractSubject>;
@@ -953,6 +956,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
+    describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
 

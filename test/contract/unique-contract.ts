@@ -168,9 +168,15 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
       it('makes a new task that takes the key once the holder runs', async () => {
         const { backend } = subject();
         const first = await backend.enqueue(keyed({ ...unique, ttlMs: 1 }));
-        await waitFor(async () => (await backend.maintenancePass()).promoted > 0, {
-          what: 'the debounced task to be promoted',
-        });
+        // Due after 1 ms: stored ready at once when that passed before the enqueue went out.
+        await waitFor(
+          async () => {
+            await backend.maintenancePass();
+            const ready = await backend.peek('default', 'ready', 10);
+            return ready.some((record) => record.id === first.id);
+          },
+          { what: 'the debounced task to be ready' },
+        );
         const [running] = await acquireAll(backend);
         expect(running.id).toBe(first.id);
         const next = keyed(unique, { args: ['next'] });

@@ -91,6 +91,41 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       expect(JSON.parse(shown.stdout)).toMatchObject({ id: ids[0], status: 'READY' });
     });
 
+    it('queues pause, list and resume: a message on stdout, the state in the table and the JSON', async () => {
+      await run(['enqueue', 'sample.echo', '--count', '3']);
+      const paused = await run(['queues', 'pause', 'default']);
+      expect(paused).toMatchObject({
+        code: 0,
+        stdout: expect.stringContaining('Paused queue "default"'),
+      });
+      const table = await run(['queues', 'list']);
+      expect(table.code).toBe(0);
+      expect(
+        table.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split(/\s+/)),
+      ).toEqual([
+        ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED'],
+        ['default', 'paused', '3', '0', '0', '0', '0'],
+        ['emails', 'active', '0', '0', '0', '0', '0'],
+      ]);
+      // `queues` alone lists them.
+      await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
+      const resumed = await run(['queues', 'resume', 'default', '--backend', alias]);
+      expect(resumed).toMatchObject({ code: 0, stdout: expect.stringContaining('Resumed queue') });
+      const json = await run(['queues', 'list', '--json']);
+      expect(JSON.parse(json.stdout)).toEqual([
+        {
+          queue: 'default',
+          backend: alias,
+          counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0 },
+          state: { paused: false },
+        },
+        expect.objectContaining({ queue: 'emails', state: { paused: false } }),
+      ]);
+    });
+
     it('enqueue --key prints the task that holds the key instead of a new one', async () => {
       const first = await run(['enqueue', 'sample.echo', '--args', '["a"]', '--key', 'user-42']);
       expect(first.code).toBe(0);
@@ -139,7 +174,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "inspector", "schedules").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "queues", "inspector", "schedules").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });
@@ -157,6 +192,14 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         'backend "nope" is configured',
       ],
       ['a task name not registered', ['enqueue', 'no.such.task'], 'no.such.task'],
+      ['a queue to pause not configured', ['queues', 'pause', 'nope'], 'has no queue "nope"'],
+      ['a queue to resume not configured', ['queues', 'resume', 'nope'], 'has no queue "nope"'],
+      ['a queue to pause not named', ['queues', 'pause'], "missing required argument 'queue'"],
+      [
+        'a backend of queues list not configured',
+        ['queues', 'list', '--backend', 'nope'],
+        'backend "nope" is configured',
+      ],
       [
         'a unique key with a character ids cannot have',
         ['enqueue', 'sample.echo', '--key', 'a/b'],

@@ -38,3 +38,19 @@ export function readyRecord(
     workerIds: [],
   };
 }
+
+/** A RUNNING record as a worker holds it after acquire: `readyRecord` leased to `workerId`. */
+export function runningRecord(
+  alias: string,
+  fields: ReadyRecordFields = {},
+  workerId = 'host:1-0',
+): TaskRecord {
+  const record = readyRecord(alias, fields);
+  return {
+    ...record,
+    status: TaskResultStatus.RUNNING,
+    startedAt: record.enqueuedAt,
+    lastAttemptedAt: record.enqueuedAt,
+    workerIds: [workerId],
+  };
+}

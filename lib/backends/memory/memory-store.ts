@@ -58,6 +58,8 @@ export class MemoryStore {
   readonly poolTasks = new Map<string, Set<string>>();
   /** Pool id -> task id -> when its cancel was requested (ms); see MemoryCancels. */
   readonly cancelRequests = new Map<string, Map<string, number>>();
+  /** Queues whose tasks are not leased until resumed. */
+  readonly paused = new Set<string>();
 
   constructor(
     private readonly alias: string,
@@ -114,7 +116,7 @@ export class MemoryStore {
     this.enter(state, record, now);
   }
 
-  /** Leases up to `max` ready tasks of the first of `queues` that has any. */
+  /** Leases up to `max` ready tasks of the first of `queues` that has any and is not paused. */
   take(
     queues: readonly string[],
     workerId: string,
@@ -123,7 +125,7 @@ export class MemoryStore {
   ): TaskRecord[] {
     for (const queue of queues) {
       const state = this.queueStates.get(queue);
-      if (!state || state.ready.size === 0) continue;
+      if (!state || state.ready.size === 0 || this.paused.has(queue)) continue;
       return state.ready.take(max).map((id) => this.start(id, queue, workerId, poolId));
     }
     return [];

@@ -1,6 +1,7 @@
 import {
   acknowledgeThenAcquire,
   assertDistinctIds,
+  assertKnownQueue,
   BackendUnavailableError,
   FINISHED_STATUSES,
   InvalidTaskError,
@@ -227,6 +228,24 @@ export class MemoryBackend implements ExecutingBackend {
   async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
     this.assertOpen();
     this.cancels.drop(poolId, ids);
+  }
+
+  async pauseQueue(queue: string): Promise<void> {
+    this.assertOpen();
+    assertKnownQueue(this.alias, this.queues, queue);
+    this.store.paused.add(queue);
+  }
+
+  async resumeQueue(queue: string): Promise<void> {
+    this.assertOpen();
+    assertKnownQueue(this.alias, this.queues, queue);
+    // Idle acquires look again at once: the queue's waiting tasks are theirs now.
+    if (this.store.paused.delete(queue)) this.waiters.wake();
+  }
+
+  async pausedQueues(): Promise<string[]> {
+    this.assertOpen();
+    return [...this.store.paused];
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

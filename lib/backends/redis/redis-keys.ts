@@ -77,6 +77,14 @@ export class RedisKeys {
     return `${this.prefix}wake:${queue}`;
   }
 
+  /**
+   * SET of the names of the alias's paused queues: acquire leases nothing
+   * of them until they are resumed.
+   */
+  get paused(): string {
+    return `${this.prefix}paused`;
+  }
+
   /** STRING counter of enqueued tasks: the FIFO tie-break inside a ready score. */
   get sequence(): string {
     return `${this.prefix}sequence`;

@@ -66,6 +66,7 @@ export class RedisLeaseTaker {
         {
           poolTasksKey: this.context.keys.poolTasks(call.poolId),
           poolsKey: this.context.keys.pools,
+          pausedKey: this.context.keys.paused,
         },
         queueKeys,
         {
@@ -75,6 +76,7 @@ export class RedisLeaseTaker {
           workerJson: call.workerJson,
           runningStatus: TaskResultStatus.RUNNING,
           poolId: call.poolId,
+          queueNames: queues.join(' '),
         },
         storeSettings(
           this.context.keys,

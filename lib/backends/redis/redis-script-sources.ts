@@ -43,7 +43,7 @@ export const REDIS_SCRIPTS = {
   // Per item: a queue (3 keys) and a group of finished records (2 keys).
   acquire: {
     file: 'acquire.lua',
-    keys: { fixed: 2, perItem: 5 },
+    keys: { fixed: 3, perItem: 5 },
     uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
   },
   acknowledge: {
@@ -64,6 +64,7 @@ export const REDIS_SCRIPTS = {
   },
   forgetPool: { file: 'forgetPool-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
+  resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 } },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   trimFinished: {

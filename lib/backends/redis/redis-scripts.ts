@@ -81,9 +81,10 @@ export class RedisScripts {
    * then leases up to `max` tasks from the first non-empty queue (null when
    * all are empty), in one call. `poolLapsed` when the caller's pool may
    * lease nothing (its heartbeat lapsed by Redis's clock, or is missing).
+   * A paused queue (a member of `pausedKey`) is skipped.
    */
   async acquire(
-    pool: { poolTasksKey: string; poolsKey: string },
+    fixed: { poolTasksKey: string; poolsKey: string; pausedKey: string },
     queues: readonly AcquireQueueKeys[],
     args: {
       /** Sent behind an idle wait: it runs when the wait ends (see acquire.lua). */
@@ -94,11 +95,13 @@ export class RedisScripts {
       runningStatus: string;
       /** The caller's pool, or empty when it belongs to none. */
       poolId: string;
+      /** The queues' names in the order of `queues`, separated by spaces. */
+      queueNames: string;
     },
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
   ): Promise<AcquireReply> {
-    const argv: (string | number)[] = [0, pool.poolTasksKey, pool.poolsKey];
+    const argv: (string | number)[] = [0, fixed.poolTasksKey, fixed.poolsKey, fixed.pausedKey];
     for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
     argv[0] = argv.length - 1;
@@ -114,6 +117,7 @@ export class RedisScripts {
       store.resultTtlMs,
       store.poolTasksPrefix,
       store.poolHint,
+      args.queueNames,
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(argv)) as (string | number | null)[];
@@ -287,6 +291,23 @@ export class RedisScripts {
       string | null,
     ];
     return { nowMs: Number(now), maintenancePassMs: pass === null ? null : Number(pass) };
+  }
+
+  /**
+   * Takes a queue out of the paused set and, when it was paused, gives its
+   * ready tasks wake-up tokens (at most `wakeBound`); returns how many.
+   */
+  async resumeQueue(
+    keys: { pausedKey: string; queueKey: string; wakeKey: string },
+    args: { queue: string; wakeBound: number },
+  ): Promise<number> {
+    return (await this.calls.resumeQueue([
+      keys.pausedKey,
+      keys.queueKey,
+      keys.wakeKey,
+      args.queue,
+      args.wakeBound,
+    ])) as number;
   }
 
   /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */

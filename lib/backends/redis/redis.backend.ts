@@ -28,6 +28,7 @@ import { RedisIdleWait } from './redis-idle-wait';
 import { RedisKeys } from './redis-keys';
 import { RedisLeaseTaker } from './redis-lease-taker';
 import { RedisMaintenance } from './redis-maintenance';
+import { RedisPausedQueues } from './redis-paused-queues';
 import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
@@ -81,6 +82,7 @@ export class RedisBackend implements TaskBackend {
   private readonly canceller: RedisCanceller;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
+  private readonly paused: RedisPausedQueues;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -138,6 +140,7 @@ export class RedisBackend implements TaskBackend {
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
+    this.paused = new RedisPausedQueues(context);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -206,6 +209,19 @@ export class RedisBackend implements TaskBackend {
 
   dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
     return this.canceller.drop(poolId, ids);
+  }
+
+  pauseQueue(queue: string): Promise<void> {
+    return this.paused.pause(queue);
+  }
+
+  /** Wakes consumers blocked on the queue's wake-up list (see resumeQueue-3.lua). */
+  resumeQueue(queue: string): Promise<void> {
+    return this.paused.resume(queue);
+  }
+
+  pausedQueues(): Promise<string[]> {
+    return this.paused.list();
   }
 
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

@@ -84,7 +84,7 @@ export class SqliteAcquirer {
 
   /**
    * Inside a write transaction: claim up to `max` of the first non-empty
-   * queue; unreadable rows are failed, never returned.
+   * queue that is not paused; unreadable rows are failed, never returned.
    */
   take(
     queues: readonly string[],
@@ -97,7 +97,14 @@ export class SqliteAcquirer {
     for (const queue of queues) {
       const taken: TaskRecord[] = [];
       for (;;) {
-        const rows = tasks.selectReady.all(this.alias, queue, now, max - taken.length);
+        const rows = tasks.selectReady.all(
+          this.alias,
+          queue,
+          now,
+          this.alias,
+          queue,
+          max - taken.length,
+        );
         if (rows.length === 0) break;
         for (const row of rows) {
           const stored = this.rows.read(row, now);
@@ -141,7 +148,9 @@ export class SqliteAcquirer {
       const marker = this.changeMarker();
       if (this.emptyAt.get(key) === marker) return [];
       const now = Date.now();
-      if (!queues.some((queue) => tasks.hasReady.get(this.alias, queue, now) === 1)) {
+      if (
+        !queues.some((queue) => tasks.hasReady.get(this.alias, queue, now, this.alias, queue) === 1)
+      ) {
         this.emptyAt.set(key, marker);
         return [];
       }

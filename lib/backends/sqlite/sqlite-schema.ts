@@ -19,13 +19,14 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
+ * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 5;
+export const SQLITE_SCHEMA_VERSION = 6;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -126,11 +127,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, key)
   );
   `,
-  // 5: cancelling. CANCELLED is a final status (a CHECK cannot be altered, so
+  // 5: paused queues. Stored, so every pool of the file (and one started
+  // later) stops leasing a queue's tasks; acquire reads it in the lease's own statement.
+  `
+  CREATE TABLE threadmill_paused_queues (
+    alias TEXT NOT NULL,
+    queue TEXT NOT NULL,
+    PRIMARY KEY (alias, queue)
+  );
+  `,
+  // 6: cancelling. CANCELLED is a final status (a CHECK cannot be altered, so
   // the results table is rebuilt), and a running task's cancel request waits
   // in threadmill_cancels for the pool that holds it; a forgotten pool's go with it.
   `
-  CREATE TABLE threadmill_results_v5 (
+  CREATE TABLE threadmill_results_v6 (
     alias       TEXT    NOT NULL,
     id          TEXT    NOT NULL,
     queue       TEXT    NOT NULL,
@@ -140,10 +150,10 @@ const MIGRATIONS: readonly string[] = [
     data        TEXT    NOT NULL,
     PRIMARY KEY (alias, id)
   );
-  INSERT INTO threadmill_results_v5 SELECT alias, id, queue, status, finished_at, expires_at, data
+  INSERT INTO threadmill_results_v6 SELECT alias, id, queue, status, finished_at, expires_at, data
     FROM threadmill_results;
   DROP TABLE threadmill_results;
-  ALTER TABLE threadmill_results_v5 RENAME TO threadmill_results;
+  ALTER TABLE threadmill_results_v6 RENAME TO threadmill_results;
   CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at, expires_at);
   CREATE INDEX threadmill_results_expiry  ON threadmill_results (alias, expires_at);
 

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { SqliteCancelStatements } from './sqlite-cancel-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
+import { SqliteQueueStatements } from './sqlite-queue-statements';
 import { SqliteReadStatements } from './sqlite-read-statements';
 import { SqliteScheduleStatements } from './sqlite-schedule-statements';
 import { SqliteTaskStatements } from './sqlite-task-statements';
@@ -18,6 +19,7 @@ import { SqliteUniqueStatements } from './sqlite-unique-statements';
 export class SqliteStatements {
   readonly tasks: SqliteTaskStatements;
   readonly pools: SqlitePoolStatements;
+  readonly queues: SqliteQueueStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
   readonly cancels: SqliteCancelStatements;
@@ -27,6 +29,7 @@ export class SqliteStatements {
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
     this.pools = new SqlitePoolStatements(db);
+    this.queues = new SqliteQueueStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
     this.cancels = new SqliteCancelStatements(db);

@@ -9,6 +9,13 @@ import {
 } from './sqlite-schema';
 
 /**
+ * The queue is not paused (bound to the alias and queue again). Part of the
+ * lease's own statements, so nothing of a queue paused before them is taken;
+ * it depends on no row, so SQLite evaluates it once per statement.
+ */
+const NOT_PAUSED = `NOT EXISTS (SELECT 1 FROM threadmill_paused_queues WHERE alias = ? AND queue = ?)`;
+
+/**
  * The statements a task's own lifecycle runs, prepared once per connection:
  * stored (with its ingress event), leased from its ready queue, and ended
  * (a result stored, or the row sent back ready or for its next attempt), plus
@@ -32,9 +39,19 @@ export class SqliteTaskStatements {
     ]
   >;
   readonly insertIngress: Statement<[alias: string, queue: string, at: number]>;
-  readonly hasReady: Statement<[alias: string, queue: string, now: number], number>;
+  readonly hasReady: Statement<
+    [alias: string, queue: string, now: number, pausedAlias: string, pausedQueue: string],
+    number
+  >;
   readonly selectReady: Statement<
-    [alias: string, queue: string, now: number, limit: number],
+    [
+      alias: string,
+      queue: string,
+      now: number,
+      pausedAlias: string,
+      pausedQueue: string,
+      limit: number,
+    ],
     TaskRow
   >;
   readonly markRunning: Statement<
@@ -74,14 +91,15 @@ export class SqliteTaskStatements {
     );
     // Read without a write lock, so an idle consumer's check never blocks the producers.
     this.hasReady = db
-      .prepare<[string, string, number], number>(
+      .prepare<[string, string, number, string, string], number>(
         `SELECT EXISTS (SELECT 1 FROM threadmill_tasks INDEXED BY ${STATE_INDEX.ready}
-           WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?)`,
+           WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?)
+           AND ${NOT_PAUSED}`,
       )
       .pluck();
     this.selectReady = db.prepare(`
       SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY ${STATE_INDEX.ready}
-      WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ?
+      WHERE alias = ? AND queue = ? AND state = 'ready' AND expires_at > ? AND ${NOT_PAUSED}
       ORDER BY ${STATE_ORDER.ready} LIMIT ?`);
     this.markRunning = db.prepare(`
       UPDATE threadmill_tasks SET state = 'running', lease_until = ?, expires_at = ?, data = ?, pool = ?

@@ -32,6 +32,7 @@ import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
 import { SqliteMaintenance } from './sqlite-maintenance';
+import { SqlitePausedQueues } from './sqlite-paused-queues';
 import { SqlitePools } from './sqlite-pools';
 import { SqliteSchedules } from './sqlite-schedules';
 import { SqliteReads } from './sqlite-reads';
@@ -79,6 +80,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly enqueuer: SqliteEnqueuer;
   private readonly heldTasks: SqliteHeldTasks;
   private readonly pools: SqlitePools;
+  private readonly paused: SqlitePausedQueues;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
@@ -104,6 +106,7 @@ export class SqliteBackend implements TaskBackend {
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
     this.pools = new SqlitePools(alias, connection);
     this.schedules = new SqliteSchedules(alias, connection);
+    this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
     this.maintenance = new SqliteMaintenance({
@@ -183,6 +186,18 @@ export class SqliteBackend implements TaskBackend {
 
   async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
     this.cancels.drop(poolId, ids);
+  }
+
+  async pauseQueue(queue: string): Promise<void> {
+    this.paused.pause(queue);
+  }
+
+  async resumeQueue(queue: string): Promise<void> {
+    this.paused.resume(queue);
+  }
+
+  async pausedQueues(): Promise<string[]> {
+    return this.paused.list();
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

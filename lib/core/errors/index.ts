@@ -19,6 +19,7 @@ export * from './enqueue-outcome-unknown.error';
 export * from './task-already-exists.error';
 export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
+export * from './unknown-queue.error';
 export * from './task-timeout.error';
 export * from './task-cancelled.error';
 export * from './unknown-schedule.error';

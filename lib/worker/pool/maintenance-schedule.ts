@@ -5,7 +5,9 @@ import type { TaskBackend } from '../../core/task-backend.interface';
 import {
   maintenancePassFailed,
   maintenanceStepFailed,
+  pausedQueuesUnread,
   poolHeartbeatFailed,
+  queuePausedAtStart,
   storeUnreachableAtStart,
 } from '../../core/worker.messages';
 import type { PoolSchedules } from '../../schedule/schedule.service';
@@ -31,6 +33,8 @@ export interface MaintenanceScheduleDeps {
   readonly heartbeatToleranceMs?: number;
   /** The backend's schedules: synced once before the first pass, their due ticks enqueued after each. */
   readonly schedules?: PoolSchedules;
+  /** The queues this pool consumes: those paused are named at start. */
+  readonly queues?: readonly string[];
 }
 
 /**
@@ -62,6 +66,21 @@ export class MaintenanceSchedule {
     } catch (error) {
       if (error instanceof UnsupportedStoreError) throw error;
       this.deps.logger.error(storeUnreachableAtStart(this.deps.backend.alias, error));
+      return;
+    }
+    await this.namePausedQueues();
+  }
+
+  /** A pool that starts on a paused queue says so: otherwise its idle slots would be a mystery. */
+  private async namePausedQueues(): Promise<void> {
+    const { backend, logger, queues = [] } = this.deps;
+    try {
+      const paused = new Set(await backend.pausedQueues());
+      for (const queue of queues.filter((q) => paused.has(q))) {
+        logger.warn(queuePausedAtStart(backend.alias, queue));
+      }
+    } catch (error) {
+      logger.warn(pausedQueuesUnread(backend.alias, error));
     }
   }
 

@@ -55,7 +55,7 @@ export class WorkerPool {
       checkEveryMs: deps.livenessCheckMs,
       onWedged: (pid, silentForMs) => this.killWedged(pid, silentForMs),
     });
-    this.maintenance = new MaintenanceSchedule(deps);
+    this.maintenance = new MaintenanceSchedule({ ...deps, queues: options.queues });
     this.summary = new PoolSummary(deps.logger, deps.summaryIntervalMs, () => this.children.size);
     this.recovery = new CrashRecovery({
       ...deps,

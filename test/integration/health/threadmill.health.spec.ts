@@ -120,6 +120,28 @@ describe('ThreadmillHealthIndicator', () => {
       expect(over.queue.queues).toMatchObject({ default: { ready: 2 } });
     });
 
+    it('reports a paused queue in its details, up, its backlog not held to maxReady', async () => {
+      await backend.maintenancePass();
+      await backend.pauseQueue('emails');
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
+      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
+      const result = await indicator.isHealthy('queue', {
+        backend: alias,
+        thresholds: { maxReady: 1 },
+      });
+      expect(result.queue).toMatchObject({
+        status: 'up',
+        queues: { default: { paused: 0 }, emails: { paused: 1, ready: 2 } },
+      });
+      await backend.resumeQueue('emails');
+      const resumed = await indicator.isHealthy('queue', {
+        backend: alias,
+        thresholds: { maxReady: 1 },
+      });
+      expect(resumed.queue.status).toBe('down');
+      expect(resumed.queue.message).toBe('Queue "emails": maxReady is 2, above the limit of 1.');
+    });
+
     it('can leave the maintenance check out, for a web app probe', async () => {
       const result = await indicator.isHealthy('queue', {
         backend: alias,

@@ -82,15 +82,9 @@ describe('planUniqueEnqueue', () => {
 
   it('replaces a fresh stored holder in debounce mode, but not one waiting in another queue', () => {
     const holder = keyed('h', debounce);
-    const replaced = planUniqueEnqueue(
-      'a',
-      [keyed('x', debounce)],
-      () => hold(holder, 'fresh'),
-      NOW,
-    );
-    expect(replaced.writes).toEqual([
-      { kind: 'replace', record: { ...keyed('x', debounce), id: 'h' } },
-    ]);
+    const replacement = keyed('x', debounce);
+    const replaced = planUniqueEnqueue('a', [replacement], () => hold(holder, 'fresh'), NOW);
+    expect(replaced.writes).toEqual([{ kind: 'replace', record: { ...replacement, id: 'h' } }]);
     const elsewhere = planUniqueEnqueue(
       'a',
       [keyed('y', debounce, 'emails')],

@@ -4,6 +4,9 @@ import { dirname, join, normalize } from 'node:path';
 
 import { CancelCommand } from '../../../lib/cli/cancel.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
+import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
+import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
+import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
@@ -106,6 +109,9 @@ describe('README.md and docs/', () => {
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
     ['### `cancel` options', CancelCommand],
+    ['### `queues list` options', QueuesListCommand],
+    ['### `queues pause` options', QueuesPauseCommand],
+    ['### `queues resume` options', QueuesResumeCommand],
     ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(

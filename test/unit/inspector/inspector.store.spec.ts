@@ -85,6 +85,23 @@ describe('inspector store', () => {
     }
   });
 
+  it('reads which queues are paused with the counts, and sees a resume on its next refresh', async () => {
+    const backend = await backendWithReady('default', 2, { queues: ['default', 'emails'] });
+    await backend.pauseQueue('emails');
+    jest.useFakeTimers();
+    try {
+      const s = open([backend]);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(s.getState().paused).toEqual(['emails']);
+      await backend.resumeQueue('emails');
+      await jest.advanceTimersByTimeAsync(2000);
+      expect(s.getState().paused).toEqual([]);
+    } finally {
+      store?.stop();
+      jest.useRealTimers();
+    }
+  });
+
   it('keeps the selected task across a refresh when it still exists', async () => {
     const backend = await backendWithReady('default', 5);
     const s = open([backend]);

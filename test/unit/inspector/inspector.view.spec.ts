@@ -4,6 +4,7 @@ import {
   detailLines,
   fitColumns,
   queueLine,
+  PAUSED_MARK,
   ratesLine,
   relativeTime,
   scrollOffset,
@@ -160,6 +161,8 @@ describe('inspector view', () => {
     expect(queueLine('emails', counts, 20)).toBe('emails      1.2M ▸ 4');
     expect(queueLine('a-very-long-queue-name', counts, 20)).toHaveLength(20);
     expect(queueLine('emails', undefined, 12)).toBe('emails     ?');
+    // A paused queue is marked before its counts.
+    expect(queueLine('emails', counts, 20, true)).toBe(`emails    ${PAUSED_MARK} 1.2M ▸ 4`);
   });
 
   it("says a queue's throughput over the telemetry window", () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Injectable } from '@nestjs/common';
@@ -14,6 +13,7 @@ import {
   currentTaskContext,
   type TaskRecord,
 } from '../../../lib';
+import { runningRecord } from '../../helpers/ready-record';
 
 /** Tasks with a time limit: one that honours its signal, one that ignores it. */
 @Injectable()
@@ -51,26 +51,8 @@ class TimedTasks {
 }
 
 function running(name: string, args: unknown[], timeoutMs?: number): TaskRecord {
-  const now = new Date();
-  return {
-    id: randomUUID(),
-    task: {
-      name,
-      queue: 'default',
-      priority: 0,
-      runAfter: null,
-      backend: 'default',
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    },
-    status: TaskResultStatus.RUNNING,
-    enqueuedAt: now,
-    startedAt: now,
-    finishedAt: null,
-    lastAttemptedAt: now,
-    args,
-    errors: [],
-    workerIds: ['host:1-0'],
-  };
+  const record = runningRecord('default', { name, args });
+  return timeoutMs === undefined ? record : { ...record, task: { ...record.task, timeoutMs } };
 }
 
 describe('TaskRunner: timeouts', () => {

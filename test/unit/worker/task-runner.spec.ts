@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { Test, type TestingModule } from '@nestjs/testing';
 
 import {
@@ -11,23 +9,11 @@ import {
   type TaskRecord,
 } from '../../../lib';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
+import { runningRecord } from '../../helpers/ready-record';
 
 /** A RUNNING record as a worker would hand it over after acquire. */
-function running(name: string, args: unknown[]): TaskRecord {
-  const now = new Date();
-  return {
-    id: randomUUID(),
-    task: { name, queue: 'default', priority: 0, runAfter: null, backend: 'default' },
-    status: TaskResultStatus.RUNNING,
-    enqueuedAt: now,
-    startedAt: now,
-    finishedAt: null,
-    lastAttemptedAt: now,
-    args,
-    errors: [],
-    workerIds: ['host:1-0'],
-  };
-}
+const running = (name: string, args: unknown[]): TaskRecord =>
+  runningRecord('default', { name, args });
 
 describe('TaskRunner', () => {
   let moduleRef: TestingModule;

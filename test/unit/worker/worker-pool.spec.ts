@@ -157,6 +157,20 @@ describe('WorkerPool', () => {
     await run;
   });
 
+  it('names the paused queues among its own at start, and starts all the same', async () => {
+    const { backend, children, pool, logger } = setup({ processes: 1 });
+    await backend.pauseQueue('default');
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'the child' });
+    expect(jest.mocked(logger.warn).mock.calls.map(([message]) => String(message))).toContain(
+      `Queue "default" of backend "${backend.alias}" is paused: no pool starts its tasks until ` +
+        '`threadmill queues resume default` (this pool takes its other queues meanwhile).',
+    );
+    pool.stop(false);
+    children.forEach((child) => child.die(0));
+    await run;
+  });
+
   it('syncs the schedules before its first pass and enqueues their due ticks after every pass', async () => {
     const steps: string[] = [];
     const backend = memoryBackend();

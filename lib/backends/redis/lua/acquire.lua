@@ -40,18 +40,25 @@
   or was never written: another pool's maintenance pass may be recovering the pool's
   tasks as lost at this moment, and a task leased now would be failed (or
   run twice) by that recovery. The caller stores its finished tasks all the
-  same, is told, and waits for its pool to beat again.
+  same, is told, and waits for its pool to beat again. A paused queue (a
+  member of the paused set) is skipped, here where the lease is taken, so no
+  task of it starts once the pause is stored. Asking costs one SCARD per
+  leasing call while nothing is paused; only when something is, the queue
+  names (ARGV[12]) are read. Its tokens are dropped with the others' when
+  nothing is leased, so an enqueue to a paused queue wakes an idle consumer
+  once, not a chain of them (resumeQueue-3.lua pushes them again).
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   KEYS[2] live pools (ZSET) score = heartbeat deadline (ms); read only when ARGV[7] is not empty
+  KEYS[3] paused queues (SET) of the alias, member = queue name; read only when ARGV[3] > 0
   Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
-  KEYS[3q] ready queue (ZSET) score = -priority * weight + enqueue sequence
-  KEYS[3q+1] running set (ZSET) score = lease deadline (ms)
-  KEYS[3q+2] wake-up tokens (LIST) of the queue
+  KEYS[3q+1] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[3q+2] running set (ZSET) score = lease deadline (ms)
+  KEYS[3q+3] wake-up tokens (LIST) of the queue
   then 2 per group of finished records sharing a queue and a final status,
   group g (from 1, after the Q = ARGV[8] queues) uses
-  KEYS[3Q+2g+1] running set (ZSET) of the group's queue
-  KEYS[3Q+2g+2] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
+  KEYS[3Q+2g+2] running set (ZSET) of the group's queue
+  KEYS[3Q+2g+3] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS
@@ -67,6 +74,7 @@
   ARGV[9] result TTL (ms)
   ARGV[10] pool task set key prefix (string)
   ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
+  ARGV[12] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
   Then per group of finished records, in KEYS order: its record count n,
   then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
@@ -86,7 +94,7 @@ local workerJson = ARGV[4]
 local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
-local storing = #KEYS > 3 * queueCount + 2
+local storing = #KEYS > 3 * queueCount + 3
 local checksPool = pool ~= '' and max > 0
 -- Redis's time, read only when something is stored or leased; `now` is its text, for writing.
 local clock, now = nil, nil
@@ -97,7 +105,7 @@ end
 -- An idle worker's pickup stores nothing: on its cold path every table built counts.
 local out = { 0 }
 if storing then
-  local stored = storeFinished(3 * queueCount + 3, 12, {
+  local stored = storeFinished(3 * queueCount + 4, 13, {
     resultTtl = ARGV[9],
     latest = nil,
     requiredPool = '',
@@ -122,11 +130,24 @@ if checksPool then
   end
 end
 
+-- Queue index -> true for the paused ones; nil while nothing is paused (one SCARD to know).
+local paused = nil
+if max > 0 and redis.call('SCARD', KEYS[3]) > 0 then
+  local names = {}
+  for name in string.gmatch(ARGV[12], '%S+') do
+    names[#names + 1] = name
+  end
+  paused = {}
+  for q, isMember in ipairs(redis.call('SMISMEMBER', KEYS[3], unpack(names))) do
+    paused[q] = isMember == 1
+  end
+end
+
 -- Built once per call: the workers list of a task on its first attempt.
 local firstWorkers = '[' .. workerJson .. ']'
 for q = 1, max > 0 and queueCount or 0 do
-  local queueKey = KEYS[3 * q]
-  local popped = redis.call('ZPOPMIN', queueKey, max)
+  local queueKey = KEYS[3 * q + 1]
+  local popped = (paused and paused[q]) and {} or redis.call('ZPOPMIN', queueKey, max)
   if #popped > 0 then
     if not clock then
       clock, now = storeClock()
@@ -175,7 +196,7 @@ for q = 1, max > 0 and queueCount or 0 do
       out[n + 4] = workers
       n = n + 4
     end
-    local runningKey = KEYS[3 * q + 1]
+    local runningKey = KEYS[3 * q + 2]
     if #popped >= 2 * SEED_FROM and redis.call('EXISTS', runningKey) == 0 then
       -- Created with a member too long for a listpack, the set is a skiplist for good (see above).
       -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
@@ -192,7 +213,7 @@ for q = 1, max > 0 and queueCount or 0 do
     -- it in one call goes first: an idle worker's pickup (sent behind its wait) usually took
     -- the only task, so the queue is asked; a busy worker usually leaves a backlog whose
     -- tokens nobody popped, so the token list is.
-    local wakeKey = KEYS[3 * q + 2]
+    local wakeKey = KEYS[3 * q + 3]
     if #popped < 2 * max then
       redis.call('DEL', wakeKey)
     else
@@ -211,7 +232,7 @@ for q = 1, max > 0 and queueCount or 0 do
 end
 if max > 0 then
   for q = 1, queueCount do
-    redis.call('DEL', KEYS[3 * q + 2])
+    redis.call('DEL', KEYS[3 * q + 3])
   end
 end
 out[#out + 1] = 0

@@ -78,9 +78,10 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     // then on the blocking connection the BLPOP and the acquire sent behind it, which
     // ran when the BLPOP timed out. Neither read Redis's TIME: a look that leases
     // nothing has no time to write. The connection's CLIENT ID (for an abort) was
-    // taken by the warm-up's wait.
+    // taken by the warm-up's wait. Each look asks once whether any queue is paused (SCARD).
     expect(delta).toEqual({
       evalsha: 2,
+      scard: 2,
       zpopmin: 4,
       del: 4,
       blpop: 1,

@@ -18,14 +18,12 @@ afterAll(async () => {
 
 describeBackendContract('RedisBackend', async (settings) => {
   const { alias, queues, ...options } = settings;
-  const backend = new RedisBackend(alias, {
-    backend: RedisBackend,
-    url: testRedisUrl(),
-    queues,
-    options,
-  });
+  const open = () =>
+    new RedisBackend(alias, { backend: RedisBackend, url: testRedisUrl(), queues, options });
+  const backend = open();
   return {
     backend,
+    reopen: async () => open(),
     cleanup: async () => {
       await removeAliasKeys(admin, alias);
     },

@@ -8,20 +8,23 @@ import { describeBackendContract } from '../../../contract/backend-contract';
 // A fresh database file per test: nothing one test stores can leak into another.
 describeBackendContract('sqlite', async (settings) => {
   const dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-contract-'));
-  const backend = new SqliteBackend(settings.alias, {
-    backend: SqliteBackend,
-    url: `sqlite://${join(dir, 'threadmill.db')}`,
-    queues: settings.queues,
-    options: {
-      leaseTtl: settings.leaseTtl,
-      resultTtl: settings.resultTtl,
-      maintenanceInterval: settings.maintenanceInterval,
-      batchSize: settings.batchSize,
-      ...(settings.retention && { retention: settings.retention }),
-    },
-  });
+  const open = () =>
+    new SqliteBackend(settings.alias, {
+      backend: SqliteBackend,
+      url: `sqlite://${join(dir, 'threadmill.db')}`,
+      queues: settings.queues,
+      options: {
+        leaseTtl: settings.leaseTtl,
+        resultTtl: settings.resultTtl,
+        maintenanceInterval: settings.maintenanceInterval,
+        batchSize: settings.batchSize,
+        ...(settings.retention && { retention: settings.retention }),
+      },
+    });
+  const backend = open();
   return {
     backend,
+    reopen: async () => open(),
     // The contract closes the backend after cleanup; the directory goes with the file handle released by then.
     cleanup: async () => {
       await backend.close();

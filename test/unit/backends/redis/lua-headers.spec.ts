@@ -27,6 +27,7 @@ function recordingClient() {
     release: 2,
     promoteDeferred: 0,
     forgetPool: 1,
+    resumeQueue: 0,
     beatPool: 1,
     storeTime: [1, null],
     trimFinished: 0,
@@ -61,6 +62,7 @@ const ACQUIRE_ARGS = {
   workerJson: '"w"',
   runningStatus: 'RUNNING',
   poolId: '',
+  queueNames: 'q q',
 };
 const STORE = {
   resultTtlMs: 1,
@@ -97,7 +99,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
-    { poolTasksKey: 'pool', poolsKey: 'pools' },
+    { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused' },
     two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }),
     ACQUIRE_ARGS,
     STORE,
@@ -136,6 +138,10 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { max: 1, taskPrefix: 'p', wakeBound: 1 },
+  );
+  await scripts.resumeQueue(
+    { pausedKey: 'k', queueKey: 'k', wakeKey: 'k' },
+    { queue: 'q', wakeBound: 1 },
   );
   await scripts.beatPool('k', 'p', 1);
   await scripts.storeTime('k');
@@ -301,7 +307,7 @@ describe('Lua script headers', () => {
     expect(body).not.toMatch(/'(READY|RUNNING|SUCCESSFUL|FAILED)'/);
   });
 
-  it("acquire lays out its pool's 2 KEYS, 3 per queue, then 2 per group of finished records", async () => {
+  it("acquire lays out its pool's 2 KEYS, the paused set, 3 per queue, then 2 per group of finished records", async () => {
     const { client, calls } = recordingClient();
     const queue = (q: string) => ({
       queueKey: `ready${q}`,
@@ -309,25 +315,31 @@ describe('Lua script headers', () => {
       wakeKey: `wake${q}`,
     });
     await new RedisScripts(client).acquire(
-      { poolTasksKey: 'pool', poolsKey: 'pools' },
+      { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused' },
       [queue('A'), queue('B'), queue('C')],
       ACQUIRE_ARGS,
       STORE,
       [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
     );
     const [count, ...rest] = calls.get('acquire') ?? [];
-    expect(count).toBe(13);
-    expect(rest.slice(0, 13)).toEqual(
-      ['pool', 'pools', 'readyA', 'runningA', 'wakeA', 'readyB', 'runningB', 'wakeB'].concat([
-        'readyC',
-        'runningC',
-        'wakeC',
+    expect(count).toBe(14);
+    expect(rest.slice(0, 14)).toEqual(
+      [
+        'pool',
+        'pools',
+        'paused',
+        'readyA',
         'runningA',
-        'doneA',
-      ]),
+        'wakeA',
+        'readyB',
+        'runningB',
+        'wakeB',
+      ].concat(['readyC', 'runningC', 'wakeC', 'runningA', 'doneA']),
     );
     // ARGV[8] says how many queues KEYS names, so the script finds the groups after them.
-    expect(rest[13 + 7]).toBe(3);
+    expect(rest[14 + 7]).toBe(3);
+    // ARGV[12] names the queues, so the script can tell which of them are paused.
+    expect(rest[14 + 11]).toBe(ACQUIRE_ARGS.queueNames);
   });
 
   it.each(

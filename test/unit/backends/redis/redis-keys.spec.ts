@@ -21,7 +21,12 @@ describe('RedisKeys', () => {
       failed: 'threadmill:{orders}:results:emails:failed',
       ingress: 'threadmill:{orders}:ingress:emails:493000',
     });
-    for (const extra of [keys.wake('emails'), keys.sequence, keys.maintenanceHeartbeat]) {
+    for (const extra of [
+      keys.wake('emails'),
+      keys.sequence,
+      keys.maintenanceHeartbeat,
+      keys.paused,
+    ]) {
       expect(extra.startsWith('threadmill:{orders}:')).toBe(true);
     }
     expect(keys.task('abc').startsWith(keys.taskPrefix)).toBe(true);

@@ -1,0 +1,43 @@
+import { assertKnownQueue } from '../../core/known-queue';
+import type { RedisAliasContext } from './redis-alias-context';
+import { WAKE_BOUND } from './redis-scripts';
+
+/**
+ * The paused queues of one RedisBackend alias: a SET of queue names that
+ * acquire.lua reads where it takes a lease. A resume gives the queue's ready
+ * tasks wake-up tokens (resumeQueue-3.lua), so consumers blocked on its list
+ * take them at once.
+ *
+ * @internal
+ */
+export class RedisPausedQueues {
+  constructor(private readonly context: RedisAliasContext) {}
+
+  async pause(queue: string): Promise<void> {
+    this.assertKnown(queue);
+    const { connection, keys } = this.context;
+    await connection.run(() => connection.client.sadd(keys.paused, queue));
+  }
+
+  async resume(queue: string): Promise<void> {
+    this.assertKnown(queue);
+    const { connection, keys, scripts } = this.context;
+    await connection.run(() =>
+      scripts.resumeQueue(
+        { pausedKey: keys.paused, queueKey: keys.queue(queue), wakeKey: keys.wake(queue) },
+        { queue, wakeBound: WAKE_BOUND },
+      ),
+    );
+  }
+
+  async list(): Promise<string[]> {
+    this.context.guard.assertOpen();
+    const { connection, keys } = this.context;
+    return connection.run(() => connection.client.smembers(keys.paused));
+  }
+
+  private assertKnown(queue: string): void {
+    this.context.guard.assertOpen();
+    assertKnownQueue(this.context.alias, this.context.settings.queues, queue);
+  }
+}

@@ -1,0 +1,54 @@
+import { SubCommand, CommandRunner } from 'nest-commander';
+
+import { BackendRegistry } from '../backends/backend.registry';
+import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { UnknownQueueError } from '../core/errors/unknown-queue.error';
+import { queueResumed } from '../core/threadmill.messages';
+import { QueueService } from '../queue/queue.service';
+
+/** The `queues resume` options as commander hands them over. */
+export interface QueuesResumeCommandOptions {
+  backend?: string;
+}
+
+/**
+ * `threadmill queues resume <queue>`: pools start the queue's tasks again,
+ * idle workers at once.
+ *
+ * @internal
+ */
+@SubCommand({
+  name: 'resume',
+  arguments: '<queue>',
+  argsDescription: { queue: 'a queue of the backend, e.g. emails' },
+  description:
+    'Let every worker pool start tasks of a paused queue again; idle workers take them at once.',
+})
+export class QueuesResumeCommand extends CommandRunner {
+  constructor(
+    private readonly queues: QueueService,
+    private readonly backends: BackendRegistry,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run([queue]: string[], options: QueuesResumeCommandOptions = {}): Promise<void> {
+    try {
+      await this.queues.resume(queue, { backend: options.backend });
+    } catch (error) {
+      if (error instanceof UnknownQueueError || error instanceof UnknownBackendError) {
+        return this.output.usageError(error.message);
+      }
+      throw error;
+    }
+    this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
+  }
+
+  @BackendOption('of the queue')
+  parseBackend(value: string): string {
+    return parseBackendOption(value);
+  }
+}

@@ -1,0 +1,35 @@
+import type { QueueCounts } from '../core/backend-telemetry.interface';
+
+/**
+ * What is set on one queue of a backend for every pool at once, stored by the
+ * backend so a pool started later sees it too.
+ *
+ * @publicApi
+ */
+export interface QueueState {
+  /** No pool starts a task of the queue until it is resumed; enqueue still stores. */
+  paused: boolean;
+}
+
+/**
+ * One queue as `QueueService.list` reports it.
+ *
+ * @publicApi
+ */
+export interface QueueSummary {
+  queue: string;
+  /** The backend alias the queue belongs to. */
+  backend: string;
+  counts: QueueCounts;
+  state: QueueState;
+}
+
+/**
+ * Which backend a `QueueService` call acts on.
+ *
+ * @publicApi
+ */
+export interface QueueTargetOptions {
+  /** The backend alias; the only one configured, else `default`, when absent. */
+  backend?: string;
+}

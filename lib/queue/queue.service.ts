@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+
+import { assertKnownQueue, type TaskBackend } from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import type { QueueState, QueueSummary, QueueTargetOptions } from './queue-state.interface';
+
+/** The telemetry window `list` asks for; only its counts are reported, which no window changes. */
+const COUNTS_WINDOW_MS = 60_000;
+
+/**
+ * Pauses and resumes queues for every worker pool at once, and lists each
+ * queue's counts and state. The state is stored by the backend: a pool
+ * started (or restarted) later sees it too. A paused queue's tasks start
+ * nowhere (running ones finish, enqueue still stores them) until it is
+ * resumed, when idle workers take them at once.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly queues: QueueService) {}
+ *
+ * await this.queues.pause('emails');
+ * const [emails] = (await this.queues.list()).filter((q) => q.queue === 'emails');
+ * await this.queues.resume('emails');
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class QueueService {
+  constructor(private readonly backends: BackendRegistry) {}
+
+  /**
+   * Stops every pool from starting tasks of `queue`; resolves once stored.
+   *
+   * @param queue a queue the backend configures.
+   * @param options which backend alias.
+   * @throws UnknownBackendError for an alias that is not configured.
+   * @throws UnknownQueueError for a queue the backend does not configure.
+   */
+  async pause(queue: string, options: QueueTargetOptions = {}): Promise<void> {
+    await this.knownQueueOf(queue, options).pauseQueue(queue);
+  }
+
+  /**
+   * Lets every pool start tasks of `queue` again; idle workers take them at once.
+   *
+   * @param queue a queue the backend configures.
+   * @param options which backend alias.
+   * @throws UnknownBackendError for an alias that is not configured.
+   * @throws UnknownQueueError for a queue the backend does not configure.
+   */
+  async resume(queue: string, options: QueueTargetOptions = {}): Promise<void> {
+    await this.knownQueueOf(queue, options).resumeQueue(queue);
+  }
+
+  /**
+   * The state of one queue.
+   *
+   * @throws UnknownBackendError for an alias that is not configured.
+   * @throws UnknownQueueError for a queue the backend does not configure.
+   */
+  async state(queue: string, options: QueueTargetOptions = {}): Promise<QueueState> {
+    const paused = await this.knownQueueOf(queue, options).pausedQueues();
+    return { paused: paused.includes(queue) };
+  }
+
+  /**
+   * Every queue of the backend, in its configured order, with its counts
+   * (one telemetry read for all of them) and its state.
+   *
+   * @throws UnknownBackendError for an alias that is not configured.
+   */
+  async list(options: QueueTargetOptions = {}): Promise<QueueSummary[]> {
+    const backend = this.backendOf(options);
+    const [telemetry, pausedQueues] = await Promise.all([
+      backend.telemetry(COUNTS_WINDOW_MS),
+      backend.pausedQueues(),
+    ]);
+    const paused = new Set(pausedQueues);
+    return backend.queues.map((queue) => ({
+      queue,
+      backend: backend.alias,
+      counts: telemetry.queues[queue].counts,
+      state: { paused: paused.has(queue) },
+    }));
+  }
+
+  private backendOf(options: QueueTargetOptions): TaskBackend {
+    return this.backends.get(options.backend ?? this.backends.defaultAlias);
+  }
+
+  private knownQueueOf(queue: string, options: QueueTargetOptions): TaskBackend {
+    const backend = this.backendOf(options);
+    assertKnownQueue(backend.alias, backend.queues, queue);
+    return backend;
+  }
+}

@@ -1,0 +1,149 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+
+import Redis from 'ioredis';
+
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { startCli, type RunningCli } from '../helpers/cli-process';
+import { readyRecord } from '../helpers/ready-record';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+import { SAMPLE_DIST } from '../setup/build-sample-cli';
+
+// Pausing a queue for every pool at once, on the real CLI, real pools and the
+// run's real Redis. Every test has its own backend alias, so its own keys.
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+const POOLS = 3;
+/**
+ * How long a paused queue is watched for a task that starts. Kept at 3 s (at
+ * most 4 s) so the suite stays fast: with 12 idle slots over 3 pools, a task
+ * leased in spite of the pause would start within milliseconds.
+ */
+const WATCH_MS = 3000;
+
+describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
+  jest.setTimeout(120_000);
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  const running: RunningCli[] = [];
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: ['default', 'emails'],
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterEach(async () => {
+    for (const cli of running.splice(0)) await cli.killGroup();
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+  });
+
+  const env = (): Record<string, string> => ({
+    REDIS_URL: testRedisUrl(),
+    THREADMILL_ALIAS: alias,
+    THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
+  });
+
+  /** A small pool (one child of 4 slots), resolved once its child is ready. */
+  async function startPool(): Promise<RunningCli> {
+    const pool = startCli(
+      ['worker', '--backend', alias, '--processes', '1', '--threads', '4'],
+      env(),
+      running,
+    );
+    await waitFor(() => pool.liveChildren().length === 1, {
+      timeoutMs: 60_000,
+      what: 'the pool child to be ready',
+    });
+    return pool;
+  }
+
+  /** One `threadmill` command run to its end: its exit code and stdout. */
+  function command(args: string[]): Promise<{ code: number | null; stdout: string }> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [CLI, ...args],
+        { cwd: ROOT, env: { ...process.env, ...env(), NO_COLOR: '1' } },
+        (error, stdout) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout });
+        },
+      );
+    });
+  }
+
+  const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
+    Promise.all(records.map((r) => backend.getResult(r.id)));
+
+  const sleeps = (count: number, queue: string, ms: number): TaskRecord[] =>
+    Array.from({ length: count }, () =>
+      readyRecord(alias, { name: 'sample.sleep', args: [ms], queue }),
+    );
+
+  it('no pool starts a task of a paused queue, even after a restart, and resume drains it', async () => {
+    const pools = await Promise.all(Array.from({ length: POOLS }, () => startPool()));
+
+    // Tasks flowing on all 12 slots, then the pause: those running finish, no other starts.
+    const emails = sleeps(120, 'emails', 100);
+    await backend.enqueueMany(emails);
+    await waitFor(
+      async () =>
+        (await results(emails)).filter((r) => r.status !== TaskResultStatus.READY).length >= 12,
+      { what: 'the pools to be busy with the queue' },
+    );
+    await backend.pauseQueue('emails');
+    const pausedAt = Date.now();
+
+    // The other queue is served meanwhile.
+    const others = sleeps(8, 'default', 10);
+    await backend.enqueueMany(others);
+    await waitFor(
+      async () => (await results(others)).every((r) => r.status === TaskResultStatus.SUCCESSFUL),
+      { what: 'the tasks of the queue that is not paused' },
+    );
+
+    // A pool restarted while the queue is paused keeps to the pause.
+    pools[0].process.kill('SIGTERM');
+    await expect(pools[0].exited).resolves.toMatchObject({ code: 0 });
+    const restarted = await startPool();
+    expect(restarted.output()).toContain(`Queue "emails" of backend "${alias}" is paused`);
+    // The restarted pool is watched a second at least, its slots idle and asking.
+    const watchEnd = Math.max(pausedAt + WATCH_MS, Date.now() + 1000);
+    await waitFor(() => Date.now() >= watchEnd, {
+      timeoutMs: WATCH_MS + 1000,
+      intervalMs: 100,
+      what: 'the watch to end',
+    });
+    const watched = await results(emails);
+    const started = watched.filter((r) => r.startedAt !== null);
+    // Leased before the pause was stored (Redis's clock and ours are this host's).
+    const lateStarts = started.filter((r) => r.startedAt!.getTime() > pausedAt);
+    expect(lateStarts.map((r) => r.startedAt)).toEqual([]);
+    expect(started.length).toBeLessThan(emails.length);
+    // Those running at the pause finished; the others wait.
+    expect(watched.filter((r) => r.status === TaskResultStatus.RUNNING)).toEqual([]);
+
+    const listed = await command(['queues', 'list', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ queue: 'default', state: { paused: false } }),
+      expect.objectContaining({ queue: 'emails', state: { paused: true } }),
+    ]);
+    await expect(command(['queues', 'resume', 'emails'])).resolves.toMatchObject({ code: 0 });
+    await waitFor(
+      async () => (await results(emails)).every((r) => r.status === TaskResultStatus.SUCCESSFUL),
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the resumed queue to drain' },
+    );
+  });
+});

@@ -1,0 +1,103 @@
+import { Test, type TestingModule } from '@nestjs/testing';
+
+import {
+  BackendRegistry,
+  MemoryBackend,
+  QueueService,
+  TaskService,
+  ThreadmillModule,
+  UnknownBackendError,
+  UnknownQueueError,
+} from '../../../lib';
+import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
+
+describe('QueueService', () => {
+  let moduleRef: TestingModule;
+  let queues: QueueService;
+  let tasks: TaskService;
+  let backends: BackendRegistry;
+
+  beforeEach(async () => {
+    moduleRef = await Test.createTestingModule({
+      imports: [
+        ThreadmillModule.forRoot({
+          backends: {
+            default: { backend: MemoryBackend, queues: ['default', 'loud'] },
+            other: { backend: MemoryBackend, queues: ['default', 'reports'] },
+          },
+        }),
+      ],
+      providers: [Greeter, GreetingTasks],
+    }).compile();
+    await moduleRef.init();
+    queues = moduleRef.get(QueueService);
+    tasks = moduleRef.get(TaskService);
+    backends = moduleRef.get(BackendRegistry);
+  });
+
+  afterEach(async () => {
+    await moduleRef.close();
+  });
+
+  const take = (alias: string, queue: string) =>
+    backends.get(alias).acquire([queue], { workerId: 'host:1-0', timeoutMs: 0 });
+
+  it('lists every queue in configured order with its counts and state', async () => {
+    await tasks.enqueue(GreetingTasks, 'shout', ['Ada', 2]);
+    await tasks.enqueue(GreetingTasks, 'shout', ['Grace', 1]);
+    await take('default', 'loud');
+    await queues.pause('loud');
+    await expect(queues.list()).resolves.toEqual([
+      {
+        queue: 'default',
+        backend: 'default',
+        counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 0 },
+        state: { paused: false },
+      },
+      {
+        queue: 'loud',
+        backend: 'default',
+        counts: { ready: 1, running: 1, deferred: 0, successful: 0, failed: 0 },
+        state: { paused: true },
+      },
+    ]);
+  });
+
+  it('pauses a queue of the named backend only, and resumes it', async () => {
+    await queues.pause('default', { backend: 'other' });
+    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({ paused: true });
+    await expect(queues.state('default')).resolves.toEqual({ paused: false });
+    expect((await queues.list({ backend: 'other' })).map((q) => [q.queue, q.state])).toEqual([
+      ['default', { paused: true }],
+      ['reports', { paused: false }],
+    ]);
+    await queues.resume('default', { backend: 'other' });
+    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({
+      paused: false,
+    });
+  });
+
+  it('stops leasing a paused queue, and leases it again once resumed', async () => {
+    const shout = await tasks.enqueue(GreetingTasks, 'shout', ['Ada', 2]);
+    await queues.pause('loud');
+    await expect(take('default', 'loud')).resolves.toEqual([]);
+    await queues.resume('loud');
+    expect((await take('default', 'loud')).map((r) => r.id)).toEqual([shout.id]);
+  });
+
+  it('refuses an unknown queue with a message that lists the configured ones', async () => {
+    const error = await queues.pause('lound').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownQueueError);
+    expect((error as Error).message).toBe(
+      'Threadmill backend "default" has no queue "lound" (configured: "default", "loud"). ' +
+        "Name one of those, or add it to the backend's queues.",
+    );
+    await expect(queues.resume('reports')).rejects.toThrow(UnknownQueueError);
+    await expect(queues.state('reports')).rejects.toThrow(UnknownQueueError);
+  });
+
+  it('refuses an unknown backend alias', async () => {
+    await expect(queues.pause('default', { backend: 'nope' })).rejects.toThrow(UnknownBackendError);
+    await expect(queues.list({ backend: 'nope' })).rejects.toThrow(/"default", "other"/);
+  });
+});
