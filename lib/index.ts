@@ -14,6 +14,9 @@ export type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  CancelOutcome,
+  CancelRequest,
+  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
@@ -64,6 +67,12 @@ export type { ThreadmillModuleOptions } from './threadmill-module-options.interf
 
 export { Task } from './task/task.decorator';
 export { TaskService } from './task/task.service';
+export {
+  TaskControlService,
+  type CancelWaitingOptions,
+  type TaskCancellation,
+  type WaitingTaskFilter,
+} from './task/task-control.service';
 export { TaskHandle } from './task/task-handle';
 export type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task/task-method.types';
 export {

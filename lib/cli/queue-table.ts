@@ -1,6 +1,15 @@
 import type { QueueSummary } from '../queue/queue-state.interface';
 
-const COLUMNS = ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED'];
+const COLUMNS = [
+  'QUEUE',
+  'STATE',
+  'READY',
+  'RUNNING',
+  'DEFERRED',
+  'SUCCESSFUL',
+  'FAILED',
+  'CANCELLED',
+];
 
 /**
  * The queues of `threadmill queues list` as a plain text table, one line per
@@ -13,9 +22,14 @@ export function queueTable(queues: readonly QueueSummary[]): string[] {
   const rows = queues.map(({ queue, state, counts }) => [
     queue,
     state.paused ? 'paused' : 'active',
-    ...[counts.ready, counts.running, counts.deferred, counts.successful, counts.failed].map(
-      String,
-    ),
+    ...[
+      counts.ready,
+      counts.running,
+      counts.deferred,
+      counts.successful,
+      counts.failed,
+      counts.cancelled,
+    ].map(String),
   ]);
   const widths = COLUMNS.map((title, c) => Math.max(title.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]): string =>

@@ -60,6 +60,16 @@ export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): s
   `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
   `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
 
+export const invalidHardStopAfterMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
+  `(got ${String(value)}).`;
+
+export const taskCancelled = (id: string, taskName: string): string =>
+  `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
+
+export const invalidCancelFilter = (filter: string): string =>
+  `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
+
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
 
@@ -191,7 +201,7 @@ export const leasesLeftToReaper = (alias: string, count: number, cause: unknown)
   `Threadmill backend "${alias}": ${count} task(s) leased as a wait was aborted could not be released (${String(cause)}); they run again once their lease expires.`;
 
 export const acknowledgeUnfinished = (id: string, status: string): string =>
-  `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;
+  `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL, FAILED or CANCELLED records are stored as results.`;
 
 export const retryNotReady = (id: string, status: string): string =>
   `Task ${id} cannot be retried with status ${status}: pass the READY record nextAttempt() returned.`;

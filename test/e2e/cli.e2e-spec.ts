@@ -106,9 +106,9 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
           .split('\n')
           .map((line) => line.split(/\s+/)),
       ).toEqual([
-        ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED'],
-        ['default', 'paused', '3', '0', '0', '0', '0'],
-        ['emails', 'active', '0', '0', '0', '0', '0'],
+        ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED', 'CANCELLED'],
+        ['default', 'paused', '3', '0', '0', '0', '0', '0'],
+        ['emails', 'active', '0', '0', '0', '0', '0', '0'],
       ]);
       // `queues` alone lists them.
       await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
@@ -119,7 +119,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         {
           queue: 'default',
           backend: alias,
-          counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0 },
+          counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
           state: { paused: false },
         },
         expect.objectContaining({ queue: 'emails', state: { paused: false } }),
@@ -174,7 +174,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "queues", "inspector", "schedules").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "queues", "inspector", "schedules").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });

@@ -22,6 +22,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type CancelRequest,
+  type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type ExecutingBackend,
@@ -33,6 +35,7 @@ import {
 import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
+import { MemoryCancels } from './memory-cancels';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
@@ -70,6 +73,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly reads: MemoryReads;
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
+  private readonly cancels: MemoryCancels;
   private readonly uniqueKeys: MemoryUniqueKeys;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
@@ -96,6 +100,7 @@ export class MemoryBackend implements ExecutingBackend {
       workAdded: () => this.waiters.wake(),
     });
     this.immediate = new MemoryImmediateRunner(alias, this.store);
+    this.cancels = new MemoryCancels(alias, this.store);
     this.runsOnEnqueue = this.options.immediate;
     this.maintenanceIntervalMs = this.options.maintenanceInterval;
     this.leaseTtlMs = this.options.leaseTtl;
@@ -208,6 +213,21 @@ export class MemoryBackend implements ExecutingBackend {
     const released = this.store.giveBack(records, back);
     if (released > 0) this.waiters.wake();
     return released;
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    this.assertOpen();
+    return this.cancels.cancel(id, Date.now());
+  }
+
+  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    this.assertOpen();
+    return this.cancels.requestsOf(poolId);
+  }
+
+  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    this.assertOpen();
+    this.cancels.drop(poolId, ids);
   }
 
   async pauseQueue(queue: string): Promise<void> {

@@ -6,6 +6,9 @@ import type {
   AcquireQueueKeys,
   AcquireReply,
   AcquiredRaw,
+  CancelArgs,
+  CancelKeys,
+  CancelReply,
   EnqueueClash,
   EnqueueGroup,
   EnqueueQueueKeys,
@@ -232,16 +235,33 @@ export class RedisScripts {
    * Returns whether it was forgotten.
    */
   async forgetPool(
-    keys: { poolsKey: string; poolTasksKey: string },
+    keys: { poolsKey: string; poolTasksKey: string; cancelsKey: string },
     args: { poolId: string; stopping: boolean },
   ): Promise<boolean> {
     const reply = await this.calls.forgetPool([
       keys.poolsKey,
       keys.poolTasksKey,
+      keys.cancelsKey,
       args.poolId,
       args.stopping ? 1 : 0,
     ]);
     return reply === 1;
+  }
+
+  /** Cancels one task if it is still as the caller read it (see cancel-5.lua). */
+  async cancel(keys: CancelKeys, args: CancelArgs): Promise<CancelReply> {
+    return (await this.calls.cancel([
+      keys.queueKey,
+      keys.deferredKey,
+      keys.runningKey,
+      keys.historyKey,
+      keys.taskKey,
+      args.id,
+      args.workersSeen,
+      args.outcome,
+      args.resultTtlMs,
+      args.cancelsPrefix,
+    ])) as CancelReply;
   }
 
   /**

@@ -7,6 +7,8 @@ import type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  CancelRequest,
+  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
@@ -19,6 +21,7 @@ import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
+import { RedisCanceller } from './redis-canceller';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
@@ -76,6 +79,7 @@ export class RedisBackend implements TaskBackend {
   private readonly settler: RedisSettler;
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
+  private readonly canceller: RedisCanceller;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
@@ -134,6 +138,7 @@ export class RedisBackend implements TaskBackend {
     this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard);
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
+    this.canceller = new RedisCanceller(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
   }
@@ -192,6 +197,18 @@ export class RedisBackend implements TaskBackend {
 
   unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.releaser.unlease(records);
+  }
+
+  cancel(id: string): Promise<CancelResult> {
+    return this.canceller.cancel(id);
+  }
+
+  cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    return this.canceller.requests(poolId);
+  }
+
+  dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    return this.canceller.drop(poolId, ids);
   }
 
   pauseQueue(queue: string): Promise<void> {

@@ -11,6 +11,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type CancelRequest,
+  type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type QueueSegment,
@@ -25,6 +27,7 @@ import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
+import { SqliteCancels } from './sqlite-cancels';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
@@ -80,6 +83,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly paused: SqlitePausedQueues;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
+  private readonly cancels: SqliteCancels;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
 
@@ -104,6 +108,7 @@ export class SqliteBackend implements TaskBackend {
     this.schedules = new SqliteSchedules(alias, connection);
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
+    this.cancels = new SqliteCancels(alias, connection, rows);
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -169,6 +174,18 @@ export class SqliteBackend implements TaskBackend {
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.heldTasks.giveBack(records, true);
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    return this.cancels.cancel(id);
+  }
+
+  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    return this.cancels.requests(poolId);
+  }
+
+  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    this.cancels.drop(poolId, ids);
   }
 
   async pauseQueue(queue: string): Promise<void> {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 
+import { CancelCommand } from '../../../lib/cli/cancel.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
 import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
@@ -107,6 +108,7 @@ describe('README.md and docs/', () => {
   it.each([
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
+    ['### `cancel` options', CancelCommand],
     ['### `queues list` options', QueuesListCommand],
     ['### `queues pause` options', QueuesPauseCommand],
     ['### `queues resume` options', QueuesResumeCommand],

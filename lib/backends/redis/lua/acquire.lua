@@ -58,7 +58,7 @@
   then 2 per group of finished records sharing a queue and a final status,
   group g (from 1, after the Q = ARGV[8] queues) uses
   KEYS[3Q+2g+2] running set (ZSET) of the group's queue
-  KEYS[3Q+2g+3] history (ZSET) successful or failed set of the queue, scored by the time it was stored
+  KEYS[3Q+2g+3] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS

@@ -31,6 +31,7 @@ function recordingClient() {
     beatPool: 1,
     storeTime: [1, null],
     trimFinished: 0,
+    cancel: 1,
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -126,7 +127,14 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     1,
     'p',
   );
-  await scripts.forgetPool({ poolsKey: 'k', poolTasksKey: 'k' }, { poolId: 'p', stopping: false });
+  await scripts.forgetPool(
+    { poolsKey: 'k', poolTasksKey: 'k', cancelsKey: 'k' },
+    { poolId: 'p', stopping: false },
+  );
+  await scripts.cancel(
+    { queueKey: 'k', deferredKey: 'k', runningKey: 'k', historyKey: 'k', taskKey: 'k' },
+    { id: 'i', workersSeen: '', outcome: '{}', resultTtlMs: 1, cancelsPrefix: 'p' },
+  );
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { max: 1, taskPrefix: 'p', wakeBound: 1 },
