@@ -1,4 +1,7 @@
-// What a user is told about controlling running work: time limits, cancelling, pausing a queue.
+/**
+ * The user-facing sentences of controlling running work (time limits,
+ * cancelling, pausing a queue), written once (as threadmill.messages.ts).
+ */
 
 export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
