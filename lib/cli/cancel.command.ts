@@ -35,7 +35,7 @@ export class CancelCommand extends CommandRunner {
       const { outcome, result } = await this.control.cancel(id, options.backend);
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -38,7 +38,7 @@ export class QueuesPauseCommand extends CommandRunner {
     try {
       await this.queues.pause(queue, { backend: options.backend });
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
     this.output.line(queuePaused(queue, options.backend ?? this.backends.defaultAlias));
   }

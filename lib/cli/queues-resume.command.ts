@@ -37,7 +37,7 @@ export class QueuesResumeCommand extends CommandRunner {
     try {
       await this.queues.resume(queue, { backend: options.backend });
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
     this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
   }
