@@ -70,6 +70,9 @@ export const taskCancelled = (id: string, taskName: string): string =>
 export const invalidCancelFilter = (filter: string): string =>
   `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
 
+export const invalidFinishedFilter = (call: 'retryAll' | 'removeAll', filter: string): string =>
+  `${call} needs { queue, status${call === 'retryAll' ? ": 'FAILED' | 'CANCELLED'" : ": 'FAILED' | 'CANCELLED' | 'SUCCESSFUL'"}, task? }, got ${filter}.`;
+
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
 

@@ -36,6 +36,7 @@ import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryCancels } from './memory-cancels';
+import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
@@ -74,6 +75,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
   private readonly cancels: MemoryCancels;
+  private readonly finished: MemoryFinishedTasks;
   private readonly uniqueKeys: MemoryUniqueKeys;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
@@ -101,6 +103,7 @@ export class MemoryBackend implements ExecutingBackend {
     });
     this.immediate = new MemoryImmediateRunner(alias, this.store);
     this.cancels = new MemoryCancels(alias, this.store);
+    this.finished = new MemoryFinishedTasks(this.store, this.uniqueKeys);
     this.runsOnEnqueue = this.options.immediate;
     this.maintenanceIntervalMs = this.options.maintenanceInterval;
     this.leaseTtlMs = this.options.leaseTtl;
@@ -218,6 +221,18 @@ export class MemoryBackend implements ExecutingBackend {
   async cancel(id: string): Promise<CancelResult> {
     this.assertOpen();
     return this.cancels.cancel(id, Date.now());
+  }
+
+  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    if (!this.finished.retry(finished, retried, Date.now())) return false;
+    this.waiters.wake();
+    return true;
+  }
+
+  async removeFinished(finished: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    return this.finished.remove(finished, Date.now());
   }
 
   async cancelRequests(poolId: string): Promise<CancelRequest[]> {
