@@ -35,6 +35,10 @@ export interface BenchConfig {
   backlogSlots: number;
   /** Pool runs: `--processes`, `--threads`, and how many tasks each drains. */
   poolRuns: readonly PoolRun[];
+  /** Schedules stored, none due, for the maintenance pass figure. */
+  idleSchedules: number;
+  /** Schedule ticks of a maintenance pass measured on them; the figure is per pass. */
+  schedulePasses: number;
   warmupTasks: number;
 }
 
@@ -61,6 +65,8 @@ export const FULL: BenchConfig = {
     { processes: 1, threads: 100, tasks: 300_000 },
     { processes: 2, threads: 100, tasks: 300_000 },
   ],
+  idleSchedules: 1000,
+  schedulePasses: 2000,
   warmupTasks: 2000,
 };
 
@@ -82,5 +88,7 @@ export const QUICK: BenchConfig = {
   backlogSlice: 3000,
   backlogSlots: 100,
   poolRuns: [{ processes: 1, threads: 100, tasks: 3000 }],
+  idleSchedules: 1000,
+  schedulePasses: 200,
   warmupTasks: 300,
 };

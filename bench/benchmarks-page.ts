@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
+import { IDLE_SCHEDULE_PASS_KEY } from './schedule-figures';
 
 /** Where a whole full run publishes its figures, relative to the project root. */
 export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
@@ -54,7 +55,7 @@ export function renderBenchmarksPage(report: BenchReport): string {
     '',
     '## How each figure is taken',
     '',
-    ...howEachFigureIsTaken(config),
+    ...howEachFigureIsTaken(config, figures),
     '',
   ].join('\n');
 }
@@ -185,7 +186,7 @@ function count(n: number): string {
   return String(n);
 }
 
-function howEachFigureIsTaken(c: BenchConfig): string[] {
+function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): string[] {
   const costSlots = Math.max(...c.drainSlots);
   const largest = count(Math.max(...c.backlogs));
   const smallest = count(Math.min(...c.backlogs));
@@ -220,6 +221,14 @@ function howEachFigureIsTaken(c: BenchConfig): string[] {
       `**Redis memory per waiting task**: \`used_memory\` after enqueuing ${count(c.memoryTasks)} tasks with a ${c.payloadBytes}-character payload, minus before, over the tasks.`,
       `**backlog**: B + ${c.reps + 1} × ${slice} tasks enqueued; one slice of ${slice} drained at ${c.backlogSlots} slots right after the fill (for ${largest}, its own row "right after the fill"), then, once Redis has settled, ${c.reps} more slices while at least B stay waiting, whose median is the figure. ` +
         `"Throughput kept" is the ${largest} figure over the ${smallest} one.`,
+      // A report from before the row has neither the row nor its sizes.
+      ...(figures.some((row) => row.key === IDLE_SCHEDULE_PASS_KEY)
+        ? [
+            `**maintenance pass, schedules**: ${count(c.idleSchedules)} schedules stored through the Redis backend's schedule store (untimed), each ticking every 1 to 24 hours with its next tick over an hour away, so none is due; then ${count(c.schedulePasses)} times the schedule tick of a pool's maintenance pass (\`ScheduleTicker.pass\`, whose read of the due schedules, \`dueSchedules\`, finds none), after one that loads the script. ` +
+              "The figure is Redis's own accounting: the `INFO commandstats` `usec` of the script calls (a script's includes the commands it runs) over the passes, so Redis's time, without the round trip. " +
+              'Threadmill on Redis only: BullMQ and Bee-Queue are not measured (`–`), and SQLite has no Redis time (`n/a`).',
+          ]
+        : []),
       '**Redis settled before each drain**: Redis grows a hash table by moving its entries to one twice the size a little at a time (one bucket per command that touches the table, and 1 ms per `hz` tick), and until the move is done every lookup pays for it. ' +
         'A fill that crosses a power of two of keys (a million tasks cross 2^20) leaves such a move behind, which at the default `hz` of 10 outlasts the drain. ' +
         'A queue that has held its backlog for a while has no move going, so after every fill the benchmark waits until `DEBUG HTSTATS` shows no table being resized (the private server runs with `enable-debug-command local`, and at `hz` 500 while it waits), for every library alike. ' +

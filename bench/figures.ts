@@ -2,6 +2,7 @@ import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { NOT_APPLICABLE, ratioOf, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
+import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
 import { keyedEnqueueRow } from './unique-figures';
 
@@ -259,6 +260,7 @@ export function buildFigures(
       ...memory,
       target: memoryTarget(memory.threadmill, memory.beeQueue),
     },
+    idleSchedulePassRow(config, redisOnly),
   );
 
   const waitingLabel = (backlog: number): string =>

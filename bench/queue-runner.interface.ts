@@ -49,6 +49,13 @@ export interface QueueRunner {
   /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */
   enqueueBulk(n: number, batch: number): Promise<void>;
 
+  /**
+   * Stores `schedules` schedules none of which comes due during the run, and
+   * returns the schedule tick of a pool's maintenance pass on them (resolving
+   * with the ticks it enqueued). Only Threadmill's Redis runner has it.
+   */
+  prepareSchedulePasses?(schedules: number): Promise<() => Promise<number>>;
+
   /** An idle consumer with `slots` slots that reports each task it starts. */
   startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer>;
   /** Enqueues one task carrying `seq`. */

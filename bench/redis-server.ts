@@ -10,6 +10,13 @@ export type InfoFields = Record<string, string>;
 /** Per-command counters of `INFO commandstats`, `calls` only. */
 export type CommandCalls = Record<string, number>;
 
+/**
+ * Per-command counters of `INFO commandstats`: calls, and the microseconds
+ * Redis spent running them (a script's include the commands it ran, which
+ * are also counted under their own names).
+ */
+export type CommandStats = Record<string, { calls: number; usec: number }>;
+
 /** The server's timer rate while it settles: each tick gives its tables 1 ms of resizing. */
 const SETTLE_HZ = 500;
 const SETTLE_POLL_MS = 50;
@@ -110,11 +117,22 @@ export class BenchRedisServer {
   /** `calls` per command (lower case, `cmdstat_` stripped), commands run inside Lua included. */
   async commandCalls(): Promise<CommandCalls> {
     const calls: CommandCalls = {};
-    for (const [field, value] of Object.entries(await this.info('commandstats'))) {
-      const match = /calls=(\d+)/.exec(value);
-      if (field.startsWith('cmdstat_') && match) calls[field.slice(8)] = Number(match[1]);
+    for (const [name, stats] of Object.entries(await this.commandStats())) {
+      calls[name] = stats.calls;
     }
     return calls;
+  }
+
+  /** `calls` and `usec` per command (lower case, `cmdstat_` stripped), commands run inside Lua included. */
+  async commandStats(): Promise<CommandStats> {
+    const stats: CommandStats = {};
+    for (const [field, value] of Object.entries(await this.info('commandstats'))) {
+      const match = /calls=(\d+),usec=(\d+)/.exec(value);
+      if (field.startsWith('cmdstat_') && match) {
+        stats[field.slice(8)] = { calls: Number(match[1]), usec: Number(match[2]) };
+      }
+    }
+    return stats;
   }
 
   async usedMemory(): Promise<number> {

@@ -22,6 +22,21 @@ export interface BacklogSamples {
 /** `sequentialKeyed`: sequential, each with a unique key; only for a runner that has it. */
 export type EnqueueMode = 'sequential' | 'sequentialKeyed' | 'concurrent' | 'bulk';
 
+/** `passes` schedule ticks of a maintenance pass over `schedules` schedules, none due. */
+export interface SchedulePassSample {
+  schedules: number;
+  passes: number;
+  /** Script calls (EVALSHA, EVAL) Redis ran for them. */
+  scriptCalls: number;
+  /** Redis's time in those calls, the commands they ran included (µs, INFO commandstats). */
+  scriptMicros: number;
+  /** Commands Redis ran, those inside the scripts included. */
+  commands: number;
+}
+
+/** The commands a script call arrives as; their `usec` holds the commands the script ran. */
+const SCRIPT_COMMANDS = ['evalsha', 'eval'] as const;
+
 export interface LatencySample {
   sent: number;
   seen: number;
@@ -145,6 +160,44 @@ export class Scenarios {
       p95Ms: percentile(latencies, 95),
       p99Ms: percentile(latencies, 99),
       maxMs: percentile(latencies, 100),
+    };
+  }
+
+  /**
+   * The schedule tick of a pool's maintenance pass when nothing is due:
+   * `schedules` stored (untimed), one pass that loads the script, then
+   * `passes` passes, charged by Redis's own accounting: the INFO commandstats
+   * `usec` of the script calls, which is Redis's time for the pass and
+   * leaves the round trip out.
+   */
+  async schedulePasses(
+    runner: QueueRunner,
+    schedules: number,
+    passes: number,
+  ): Promise<SchedulePassSample> {
+    if (!runner.prepareSchedulePasses) throw new Error(`${runner.name} stores no schedules`);
+    await this.reset(runner);
+    const pass = await runner.prepareSchedulePasses(schedules);
+    await pass();
+    const before = await this.server.commandStats();
+    let ticks = 0;
+    for (let i = 0; i < passes; i++) ticks += await pass();
+    const after = await this.server.commandStats();
+    // A tick enqueued would make it another figure than that of a pass with nothing due.
+    if (ticks > 0) throw new Error(`${ticks} schedule ticks came due in the passes`);
+    const delta = (name: string, field: 'calls' | 'usec'): number =>
+      (after[name]?.[field] ?? 0) - (before[name]?.[field] ?? 0);
+    const sum = (names: readonly string[], field: 'calls' | 'usec'): number =>
+      names.reduce((total, name) => total + delta(name, field), 0);
+    return {
+      schedules,
+      passes,
+      scriptCalls: sum(SCRIPT_COMMANDS, 'calls'),
+      scriptMicros: sum(SCRIPT_COMMANDS, 'usec'),
+      commands: sum(
+        Object.keys(after).filter((name) => name !== 'info'),
+        'calls',
+      ),
     };
   }
 

@@ -6,6 +6,7 @@ import type {
   DrainSample,
   EnqueueMode,
   LatencySample,
+  SchedulePassSample,
   Scenarios,
 } from './scenarios';
 
@@ -17,6 +18,8 @@ export interface RunnerResults {
   latency: LatencySample[];
   memoryPerTaskBytes: number | null;
   backlog: Record<number, BacklogSamples>;
+  /** One sample per repetition; empty for a runner without schedules on Redis. */
+  schedulePasses: SchedulePassSample[];
   /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
   roundTripsCounted: boolean;
 }
@@ -28,6 +31,7 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     latency: [],
     memoryPerTaskBytes: null,
     backlog: {},
+    schedulePasses: [],
     roundTripsCounted: runner.roundTripsCounted ?? true,
   };
 }
@@ -97,6 +101,23 @@ export class Suite {
         `latency ${runner.name} #${rep + 1}: p50 ${sample.p50Ms.toFixed(2)} / p95 ${sample.p95Ms.toFixed(2)} / p99 ${sample.p99Ms.toFixed(2)} ms (${sample.seen}/${sample.sent} seen)`,
       );
     });
+
+    // Only Threadmill's Redis runner stores schedules here: the figure is Redis's time.
+    await this.repeat(
+      runners.filter((r) => r.prepareSchedulePasses),
+      async (runner, rep) => {
+        const sample = await this.scenarios.schedulePasses(
+          runner,
+          c.idleSchedules,
+          c.schedulePasses,
+        );
+        results[runner.name].schedulePasses.push(sample);
+        const perPass = (n: number): string => (n / sample.passes).toFixed(1);
+        this.log(
+          `schedule passes ${runner.name} #${rep + 1}: ${perPass(sample.scriptMicros)} µs of Redis time per pass (${perPass(sample.scriptCalls)} script calls, ${perPass(sample.commands)} commands)`,
+        );
+      },
+    );
 
     // Redis memory says nothing about a queue kept elsewhere.
     for (const runner of runners.filter((r) => (r.store ?? 'redis') === 'redis')) {

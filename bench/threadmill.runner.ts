@@ -1,8 +1,9 @@
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
 import type { BackendConstructor } from '../lib/core/backend-config.interface';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
-import { BackendRunner } from './backend.runner';
+import { BackendRunner, TASK_NAME } from './backend.runner';
 import { THREADMILL } from './figures';
+import { storeIdleSchedules } from './schedule-pass';
 
 export { TASK_NAME } from './backend.runner';
 
@@ -39,6 +40,10 @@ export class ThreadmillRunner extends BackendRunner {
     const backend = new Backend(alias, { backend: Backend, url, queues: [queue] });
     await backend.ping();
     return new ThreadmillRunner(name, backend, queue);
+  }
+
+  prepareSchedulePasses(schedules: number): Promise<() => Promise<number>> {
+    return storeIdleSchedules(this.backend, TASK_NAME, schedules);
   }
 
   close(): Promise<void> {

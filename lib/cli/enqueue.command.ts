@@ -1,7 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
@@ -62,8 +61,7 @@ export class EnqueueCommand extends CommandRunner {
       const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
       for (const result of results) this.output.line(result.id);
     } catch (error) {
-      if (error instanceof InvalidTaskError) return this.output.usageError(error.message);
-      throw error;
+      this.output.refused(error);
     }
   }
 

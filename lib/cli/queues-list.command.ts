@@ -2,7 +2,6 @@ import { Option, SubCommand, CommandRunner } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { QueueService } from '../queue/queue.service';
 import { queueTable } from './queue-table';
 
@@ -36,8 +35,7 @@ export class QueuesListCommand extends CommandRunner {
       if (options.json) this.output.line(JSON.stringify(queues, null, 2));
       else for (const line of queueTable(queues)) this.output.line(line);
     } catch (error) {
-      if (error instanceof UnknownBackendError) return this.output.usageError(error.message);
-      throw error;
+      this.output.refused(error);
     }
   }
 

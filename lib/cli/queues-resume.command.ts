@@ -3,8 +3,6 @@ import { SubCommand, CommandRunner } from 'nest-commander';
 import { BackendRegistry } from '../backends/backend.registry';
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { UnknownQueueError } from '../core/errors/unknown-queue.error';
 import { queueResumed } from '../core/threadmill.messages';
 import { QueueService } from '../queue/queue.service';
 
@@ -39,10 +37,7 @@ export class QueuesResumeCommand extends CommandRunner {
     try {
       await this.queues.resume(queue, { backend: options.backend });
     } catch (error) {
-      if (error instanceof UnknownQueueError || error instanceof UnknownBackendError) {
-        return this.output.usageError(error.message);
-      }
-      throw error;
+      this.output.refused(error);
     }
     this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
   }

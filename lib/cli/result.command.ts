@@ -1,8 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { TaskService } from '../task/task.service';
 import { CommandOutputWriter } from '../command/command-output.writer';
 
@@ -36,9 +34,7 @@ export class ResultCommand extends CommandRunner {
       const result = await this.tasks.getResult(id, options.backend);
       this.output.line(JSON.stringify(result, null, 2));
     } catch (error) {
-      if (error instanceof TaskResultDoesNotExist) return this.output.failure(error.message);
-      if (error instanceof UnknownBackendError) return this.output.usageError(error.message);
-      throw error;
+      this.output.refused(error);
     }
   }
 

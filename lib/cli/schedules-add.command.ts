@@ -3,8 +3,6 @@ import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { parseJsonArray, parseName, parseWholeNumber } from '../command/parse-option.util';
-import { InvalidTaskError } from '../core/errors/invalid-task.error';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { scheduleCommandNeedsTiming } from '../core/schedule.messages';
 import type { ScheduleOptions } from '../core/schedule-options.interface';
 import { ScheduleService } from '../schedule/schedule.service';
@@ -54,10 +52,7 @@ export class SchedulesAddCommand extends CommandRunner {
       const added = await this.schedules.add(id, schedule);
       this.output.line(`${added.id}\t${added.nextTickAt?.toISOString() ?? 'paused'}`);
     } catch (error) {
-      if (error instanceof InvalidTaskError || error instanceof UnknownBackendError) {
-        return this.output.usageError(error.message);
-      }
-      throw error;
+      this.output.refused(error);
     }
   }
 

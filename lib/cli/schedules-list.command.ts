@@ -2,8 +2,6 @@ import { CommandRunner, SubCommand } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import type { ScheduleInfo } from '../schedule/schedule-info';
 import { ScheduleService } from '../schedule/schedule.service';
 
@@ -39,10 +37,7 @@ export class SchedulesListCommand extends CommandRunner {
       this.output.line(COLUMNS.join('\t'));
       for (const schedule of schedules) this.output.line(listLine(schedule).join('\t'));
     } catch (error) {
-      if (error instanceof UnknownBackendError || error instanceof InvalidTaskError) {
-        return this.output.usageError(error.message);
-      }
-      throw error;
+      this.output.refused(error);
     }
   }
 

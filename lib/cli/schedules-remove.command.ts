@@ -2,8 +2,6 @@ import { CommandRunner, SubCommand } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { scheduleNotFound } from '../core/schedule.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { ScheduleService } from '../schedule/schedule.service';
@@ -42,10 +40,7 @@ export class SchedulesRemoveCommand extends CommandRunner {
       const alias = options.backend ?? this.backends.defaultAlias;
       this.output.failure(scheduleNotFound(id, alias));
     } catch (error) {
-      if (error instanceof UnknownBackendError || error instanceof InvalidTaskError) {
-        return this.output.usageError(error.message);
-      }
-      throw error;
+      this.output.refused(error);
     }
   }
 

@@ -2,9 +2,6 @@ import { CommandRunner, SubCommand } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { InvalidTaskError } from '../core/errors/invalid-task.error';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
-import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
 import { ScheduleService } from '../schedule/schedule.service';
 
 /** The `schedules run` options as commander hands them over. */
@@ -37,11 +34,7 @@ export class SchedulesRunCommand extends CommandRunner {
       const result = await this.schedules.trigger(id, { backend: options.backend });
       this.output.line(result.id);
     } catch (error) {
-      if (error instanceof UnknownScheduleError) return this.output.failure(error.message);
-      if (error instanceof UnknownBackendError || error instanceof InvalidTaskError) {
-        return this.output.usageError(error.message);
-      }
-      throw error;
+      this.output.refused(error);
     }
   }
 

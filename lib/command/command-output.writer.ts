@@ -1,7 +1,26 @@
 import { Injectable } from '@nestjs/common';
 
+import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { UnknownQueueError } from '../core/errors/unknown-queue.error';
+import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
 import { usageLine } from '../core/worker.messages';
 import { ExitCode } from './exit-code';
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** What a command line can name wrong (a task, queue, alias or option): exit code 2. */
+const USAGE_ERRORS: readonly ErrorClass[] = [
+  InvalidTaskError,
+  InvalidCommandOptionError,
+  UnknownBackendError,
+  UnknownQueueError,
+];
+
+/** What a command line can name that is not stored (a result, a schedule): exit code 1. */
+const MISSING_ERRORS: readonly ErrorClass[] = [TaskResultDoesNotExist, UnknownScheduleError];
 
 /**
  * Where the commands print: results to stdout, errors to stderr with the exit
@@ -27,5 +46,18 @@ export class CommandOutputWriter {
   failure(message: string): void {
     process.stderr.write(usageLine(message));
     process.exitCode = ExitCode.Failure;
+  }
+
+  /**
+   * Reports an error a command expects, the same way for every command: what
+   * its command line named wrong as a usage error, what it named that is not
+   * stored as a failure. Anything else is rethrown, for the CLI to report as
+   * a failure (a store that does not answer, a bug).
+   */
+  refused(error: unknown): void {
+    if (!(error instanceof Error)) throw error;
+    if (USAGE_ERRORS.some((type) => error instanceof type)) return this.usageError(error.message);
+    if (MISSING_ERRORS.some((type) => error instanceof type)) return this.failure(error.message);
+    throw error;
   }
 }

@@ -10,6 +10,7 @@ import {
   writeBenchmarksPage,
 } from '../../../bench/benchmarks-page';
 import type { BenchMeta, BenchReport, ReportedRow } from '../../../bench/report';
+import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
 
 function figure(fields: Partial<ReportedRow> & Pick<ReportedRow, 'key' | 'label'>): ReportedRow {
   return {
@@ -195,6 +196,25 @@ describe('docs/benchmarks.md', () => {
     // The sizes come from the run's configuration.
     expect(how).toContain('20k tasks enqueued first');
     expect(how).toContain('after enqueuing 100k tasks with a 100-character');
+  });
+
+  it('explains the maintenance pass row when the table has it, with the run’s sizes', () => {
+    const passRow = figure({
+      key: IDLE_SCHEDULE_PASS_KEY,
+      label: 'maintenance pass, 1,000 schedules none due: Redis time per pass',
+      unit: 'µs',
+      better: 'lower',
+      threadmill: 40,
+      sqlite: 'n/a',
+      target: '< 1000 µs',
+      met: true,
+    });
+    const withRow = renderBenchmarksPage({ ...REPORT, figures: [...FIGURES, passRow] });
+    const how = section(withRow, '## How each figure is taken');
+    expect(how).toContain('- **maintenance pass, schedules**: 1000 schedules stored');
+    expect(how).toContain('then 2000 times the schedule tick');
+    // A report from before the row has no sizes for it to name.
+    expect(section(page, '## How each figure is taken')).not.toContain('maintenance pass');
   });
 
   it('marks what a report did not record instead of guessing it', () => {

@@ -11,7 +11,8 @@ import {
 } from '../../../bench/figures';
 import type { WindowCost } from '../../../bench/metrics';
 import { renderTable, toReported, type FigureRow, type ReportedRow } from '../../../bench/report';
-import type { BacklogSamples, DrainSample } from '../../../bench/scenarios';
+import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
+import type { BacklogSamples, DrainSample, SchedulePassSample } from '../../../bench/scenarios';
 import type { RunnerResults } from '../../../bench/suite';
 
 /** A window of `seconds` that made `roundTrips` round trips. */
@@ -53,6 +54,7 @@ function results(f: Figures): RunnerResults {
     ],
     memoryPerTaskBytes: f.memory,
     backlog: {},
+    schedulePasses: [],
     roundTripsCounted: f.roundTripsCounted ?? true,
   };
 }
@@ -334,5 +336,57 @@ describe('bench figures: a unique key on sequential enqueue', () => {
 
   it('has no figure for a runner that measured no keyed enqueue', () => {
     expect(keyedRow(keyed(null))).toMatchObject({ threadmill: null, met: null });
+  });
+});
+
+describe('bench figures: a maintenance pass over 1,000 schedules none due', () => {
+  /** One repetition of 200 passes that took `microsPerPass` of Redis's time each. */
+  const sample = (microsPerPass: number): SchedulePassSample => ({
+    schedules: 1000,
+    passes: 200,
+    scriptCalls: 200,
+    scriptMicros: microsPerPass * 200,
+    commands: 600,
+  });
+  const passes = (...microsPerPass: number[]): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    schedulePasses: microsPerPass.map(sample),
+  });
+  const figures = (threadmill: RunnerResults): FigureRow[] =>
+    buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: threadmill,
+        [BULLMQ]: bullmq,
+        [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+        [SQLITE]: results({ bulk: 40_000, p99: 3, memory: 0 }),
+      },
+      {},
+    );
+  const passRow = (threadmill: RunnerResults): ReportedRow =>
+    row(figures(threadmill), IDLE_SCHEDULE_PASS_KEY);
+
+  it('reports the median Redis time per pass, met under 1000 µs', () => {
+    const met = passRow(passes(40, 25, 900));
+    expect(met.threadmill).toBeCloseTo(40);
+    expect(met).toMatchObject({ unit: 'µs', better: 'lower', target: '< 1000 µs', met: true });
+    expect(passRow(passes(999)).met).toBe(true);
+    expect(passRow(passes(1000)).met).toBe(false);
+    expect(passRow(passes(1500, 1200, 30)).met).toBe(false);
+  });
+
+  it('is Threadmill’s on Redis alone: BullMQ and Bee-Queue empty, SQLite not applicable', () => {
+    const only = passRow(passes(40));
+    expect(only).toMatchObject({ bullmq: null, beeQueue: null, sqlite: 'n/a', ratio: null });
+    const line = renderTable(figures(passes(40)).map(toReported))
+      .split('\n')
+      .find((text) => text.startsWith('| maintenance pass'));
+    expect(line).toBe(
+      '| maintenance pass, 1,000 schedules none due: Redis time per pass (µs, lower is better) | 40.0 | – | – | – | < 1000 µs | met | n/a | n/a |',
+    );
+  });
+
+  it('has no figure, and judges nothing, when no pass was measured', () => {
+    expect(passRow(passes())).toMatchObject({ threadmill: null, met: null });
   });
 });
