@@ -2,8 +2,6 @@ import { Command, CommandRunner } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
-import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { TaskControlService } from '../task/task-control.service';
 
 /** The `cancel` options as commander hands them over. */
@@ -37,9 +35,7 @@ export class CancelCommand extends CommandRunner {
       const { outcome, result } = await this.control.cancel(id, options.backend);
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
     } catch (error) {
-      if (error instanceof TaskResultDoesNotExist) return this.output.failure(error.message);
-      if (error instanceof UnknownBackendError) return this.output.usageError(error.message);
-      throw error;
+      this.output.refused(error);
     }
   }
 
