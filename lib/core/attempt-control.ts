@@ -1,7 +1,7 @@
 import { TaskCancelledError } from './errors/task-cancelled.error';
 import { TaskTimeoutError } from './errors/task-timeout.error';
 import type { TaskRecord } from './task-record.interface';
-import { taskCancelled, taskTimedOut } from './threadmill.messages';
+import { taskCancelled, taskTimedOut } from './control.messages';
 
 /** A whole number of milliseconds above 0: what `timeoutMs` accepts. */
 export function isValidTimeoutMs(value: unknown): value is number {

@@ -3,7 +3,7 @@ import { recordWith } from './record-with';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { errorToRecord } from './task-serializer';
-import { taskCancelled } from './threadmill.messages';
+import { taskCancelled } from './control.messages';
 
 /**
  * The final record of a cancelled task, written once for every path (a

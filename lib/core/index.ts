@@ -33,3 +33,4 @@ export * from './schedule.messages';
 export * from './unique-key';
 export * from './unique-key.messages';
 export * from './unique-enqueue-plan';
+export * from './control.messages';

@@ -43,33 +43,6 @@ export const deferNotSupported = (
 export const invalidBlockingMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
 
-export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
-
-export const timeoutNotBelowLease = (
-  taskName: string,
-  timeoutMs: number,
-  alias: string,
-  leaseTtlMs: number,
-): string =>
-  `Task "${taskName}": timeoutMs (${timeoutMs} ms) must be below the lease of backend "${alias}" ` +
-  `(leaseTtl ${leaseTtlMs} ms), which fails an unacknowledged attempt anyway. Lower timeoutMs or ` +
-  `raise the backend's leaseTtl.`;
-
-export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): string =>
-  `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
-  `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
-
-export const invalidHardStopAfterMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
-  `(got ${String(value)}).`;
-
-export const taskCancelled = (id: string, taskName: string): string =>
-  `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
-
-export const invalidCancelFilter = (filter: string): string =>
-  `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
-
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
 
@@ -288,15 +261,3 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
-
-export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
-  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
-    .map((q) => `"${q}"`)
-    .join(', ')}). Name one of those, or add it to the backend's queues.`;
-
-export const queuePaused = (queue: string, alias: string): string =>
-  `Paused queue "${queue}" of backend "${alias}": no worker pool starts its tasks (running ones ` +
-  `finish, enqueues are stored) until \`threadmill queues resume ${queue}\`.`;
-
-export const queueResumed = (queue: string, alias: string): string =>
-  `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;
