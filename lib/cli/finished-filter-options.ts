@@ -1,5 +1,5 @@
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
-import { manualTarget } from '../core/manual-control.messages';
+import { manualTarget } from '../core/control.messages';
 import type { FinishedTaskFilter } from '../task/task-control.service';
 
 /** The bulk options of `retry` and `remove` as commander hands them over. */

@@ -4,7 +4,7 @@ import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { parseName } from '../command/parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
-import { notRetried } from '../core/manual-control.messages';
+import { notRetried } from '../core/control.messages';
 import { invalidOptionValue } from '../core/worker.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';

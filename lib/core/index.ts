@@ -25,7 +25,6 @@ export * from './distinct-ids';
 export * from './attempt-control';
 export * from './cancelled-record';
 export * from './manual-retry';
-export * from './manual-control.messages';
 export * from './known-queue';
 export * from './schedule-store.interface';
 export * from './schedule-options.interface';
