@@ -7,6 +7,8 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../lib/core';
+import { BackendRegistry } from '../../lib/backends/backend.registry';
+import { TaskControlService } from '../../lib/task/task-control.service';
 import { readyRecord } from '../helpers/ready-record';
 
 /**
@@ -124,6 +126,24 @@ export function describeManualControl(
       await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
       const next = keyed();
       await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
+    });
+
+    it('retries and removes in bulk, batch by batch, and counts what it did', async () => {
+      const { backend } = subject();
+      const control = new TaskControlService(new BackendRegistry([backend]));
+      for (let i = 0; i < 5; i++) await failedTask({ name: i < 3 ? 'a.task' : 'b.task' });
+      const peek = jest.spyOn(backend, 'peek');
+      const filter = { queue: 'default', status: 'FAILED' as const };
+      await expect(control.retryAll({ ...filter, task: 'a.task' }, { batchSize: 2 })).resolves.toBe(
+        3,
+      );
+      // Never more than a batch beyond the two other-name tasks passed over.
+      for (const [, , count] of peek.mock.calls) expect(count).toBeLessThanOrEqual(4);
+      peek.mockRestore();
+      await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(3);
+      await expect(control.removeAll(filter, { batchSize: 1 })).resolves.toBe(2);
+      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      expect(counts).toMatchObject({ ready: 3, failed: 0 });
     });
   });
 }
