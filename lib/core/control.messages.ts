@@ -1,5 +1,8 @@
-// What a user is told about controlling running work: time limits, cancelling, pausing a queue,
-// retrying and removing finished tasks by hand.
+/**
+ * The user-facing sentences of controlling running work (time limits,
+ * cancelling, pausing a queue, retrying and removing finished tasks by
+ * hand), written once (as threadmill.messages.ts).
+ */
 
 export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;

@@ -5,6 +5,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { RedisControlScripts } from './redis-control-scripts';
 import { TASK_HASH_FIELDS } from './redis-record.codec';
 import { CancelReply } from './redis-script-types';
 
@@ -20,11 +21,15 @@ const REQUESTS_READ = 1000;
  * @internal
  */
 export class RedisCanceller {
-  constructor(private readonly context: RedisAliasContext) {}
+  private readonly scripts: RedisControlScripts;
+
+  constructor(private readonly context: RedisAliasContext) {
+    this.scripts = new RedisControlScripts(context.connection.client);
+  }
 
   async cancel(id: string): Promise<CancelResult> {
     this.context.guard.assertOpen();
-    const { keys, connection, scripts, settings } = this.context;
+    const { keys, connection, settings } = this.context;
     // Each turn loses only to a lease taken in between, so a few always suffice in practice.
     for (;;) {
       const { record, workersSeen } = await this.read(id);
@@ -32,7 +37,7 @@ export class RedisCanceller {
       const queue = this.context.guard.queueOf(record);
       const cancelled = cancelledRecord(record, new Date());
       const reply = await connection.run(() =>
-        scripts.cancel(
+        this.scripts.cancel(
           {
             queueKey: keys.queue(queue),
             deferredKey: keys.deferred(queue),

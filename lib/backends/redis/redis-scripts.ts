@@ -6,9 +6,6 @@ import type {
   AcquireQueueKeys,
   AcquireReply,
   AcquiredRaw,
-  CancelArgs,
-  CancelKeys,
-  CancelReply,
   EnqueueClash,
   EnqueueGroup,
   EnqueueQueueKeys,
@@ -248,22 +245,6 @@ export class RedisScripts {
     return reply === 1;
   }
 
-  /** Cancels one task if it is still as the caller read it (see cancel-5.lua). */
-  async cancel(keys: CancelKeys, args: CancelArgs): Promise<CancelReply> {
-    return (await this.calls.cancel([
-      keys.queueKey,
-      keys.deferredKey,
-      keys.runningKey,
-      keys.historyKey,
-      keys.taskKey,
-      args.id,
-      args.workersSeen,
-      args.outcome,
-      args.resultTtlMs,
-      args.cancelsPrefix,
-    ])) as CancelReply;
-  }
-
   /**
    * Removes the finished tasks of one history set past their retention (age
    * by Redis's time, then the oldest beyond `maxCount`), at most `max`;
@@ -291,23 +272,6 @@ export class RedisScripts {
       string | null,
     ];
     return { nowMs: Number(now), maintenancePassMs: pass === null ? null : Number(pass) };
-  }
-
-  /**
-   * Takes a queue out of the paused set and, when it was paused, gives its
-   * ready tasks wake-up tokens (at most `wakeBound`); returns how many.
-   */
-  async resumeQueue(
-    keys: { pausedKey: string; queueKey: string; wakeKey: string },
-    args: { queue: string; wakeBound: number },
-  ): Promise<number> {
-    return (await this.calls.resumeQueue([
-      keys.pausedKey,
-      keys.queueKey,
-      keys.wakeKey,
-      args.queue,
-      args.wakeBound,
-    ])) as number;
   }
 
   /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */

@@ -6,6 +6,7 @@ import {
   REDIS_SCRIPTS,
   type RedisScriptName,
 } from '../../../../lib/backends/redis/redis-script-sources';
+import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
 import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
@@ -134,7 +135,8 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { poolsKey: 'k', poolTasksKey: 'k', cancelsKey: 'k' },
     { poolId: 'p', stopping: false },
   );
-  await scripts.cancel(
+  const control = new RedisControlScripts(client);
+  await control.cancel(
     { queueKey: 'k', deferredKey: 'k', runningKey: 'k', historyKey: 'k', taskKey: 'k' },
     { id: 'i', workersSeen: '', outcome: '{}', resultTtlMs: 1, cancelsPrefix: 'p' },
   );
@@ -142,7 +144,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { max: 1, taskPrefix: 'p', wakeBound: 1 },
   );
-  await scripts.resumeQueue(
+  await control.resumeQueue(
     { pausedKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { queue: 'q', wakeBound: 1 },
   );
