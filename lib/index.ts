@@ -70,9 +70,13 @@ export { TaskService } from './task/task.service';
 export {
   TaskControlService,
   type CancelWaitingOptions,
+  type FinishedTaskFilter,
+  type ManualControlOptions,
   type TaskCancellation,
+  type TaskRetry,
   type WaitingTaskFilter,
 } from './task/task-control.service';
+export type { ManualRetryOutcome, RemoveOutcome } from './core/manual-retry';
 export { TaskHandle } from './task/task-handle';
 export type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task/task-method.types';
 export {

@@ -5,6 +5,8 @@ import { WorkerCommand } from '../worker/worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { CancelCommand } from './cancel.command';
+import { RemoveCommand } from './remove.command';
+import { RetryCommand } from './retry.command';
 import { EnqueueCommand } from './enqueue.command';
 import { QueuesListCommand } from './queues-list.command';
 import { QueuesPauseCommand } from './queues-pause.command';
@@ -44,6 +46,8 @@ import { SchedulesCommand } from './schedules.command';
     EnqueueCommand,
     ResultCommand,
     CancelCommand,
+    RetryCommand,
+    RemoveCommand,
     QueuesCommand,
     QueuesListCommand,
     QueuesPauseCommand,

@@ -24,6 +24,7 @@ export * from './validate-name.util';
 export * from './distinct-ids';
 export * from './attempt-control';
 export * from './cancelled-record';
+export * from './manual-retry';
 export * from './known-queue';
 export * from './schedule-store.interface';
 export * from './schedule-options.interface';

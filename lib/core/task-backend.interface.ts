@@ -229,6 +229,23 @@ export interface TaskBackend {
    * `TaskResultDoesNotExist` for an unknown or expired id.
    */
   cancel(id: string): Promise<CancelResult>;
+  /**
+   * Store `retried` (manualRetryRecord of `finished`) in place of the final
+   * task `finished`, in one atomic step: out of its history segment, READY
+   * in its ready queue at once (with a wake-up), its result no longer
+   * expiring. Only while the stored task is still `finished`
+   * (isSameFinished); returns false, changing nothing, when it changed or
+   * is gone since it was read.
+   */
+  retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean>;
+  /**
+   * Delete the final task `finished`, in one atomic step: its record, its
+   * history entry, and its unique key's index entry when it holds it (a
+   * window still runs out on its own). Only while the stored task is still
+   * `finished` (isSameFinished); returns false, changing nothing, when it
+   * changed or is gone since it was read.
+   */
+  removeFinished(finished: TaskRecord): Promise<boolean>;
   /** The cancel requests addressed to pool `poolId`, oldest first: one cheap read, polled by its children. */
   cancelRequests(poolId: string): Promise<CancelRequest[]>;
   /** Removes requests of pool `poolId`: handled, or stale (their task finished first). */

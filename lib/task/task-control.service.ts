@@ -1,15 +1,26 @@
 import { Injectable } from '@nestjs/common';
 
 import {
+  FINISHED_STATUSES,
   InvalidTaskError,
+  invalidFinishedFilter,
+  manualRetryRecord,
+  RETRYABLE_BY_HAND,
+  TaskResultStatus,
   TaskResult,
   TaskResultDoesNotExist,
   invalidCancelFilter,
   type CancelOutcome,
+  type ManualRetryOutcome,
+  type RemoveOutcome,
+  assertKnownQueue,
+  finishedSegment,
   type QueueSegment,
   type TaskBackend,
+  type TaskRecord,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import { sweepSegment } from './segment-sweep';
 
 /** What `cancel` did, and the task as it stands after it. */
 export interface TaskCancellation<T = unknown> {
@@ -33,18 +44,40 @@ export interface CancelWaitingOptions {
   batchSize?: number;
 }
 
+/** What `retry` did, and the task as it stands after it. */
+export interface TaskRetry<T = unknown> {
+  outcome: ManualRetryOutcome;
+  result: TaskResult<T>;
+}
+
+/** Which final tasks `retryAll` / `removeAll` act on: one queue's, of one status, of one task name or any. */
+export interface FinishedTaskFilter {
+  queue: string;
+  /** The task name; default: every task of the queue. */
+  task?: string;
+  /** `retryAll` takes FAILED or CANCELLED; `removeAll` any final status. */
+  status: 'FAILED' | 'CANCELLED' | 'SUCCESSFUL';
+}
+
+export interface ManualControlOptions {
+  /** The backend alias; default: the only configured, else `'default'`. */
+  backend?: string;
+}
+
 const DEFAULT_BATCH = 100;
 const WAITING_SEGMENTS: readonly QueueSegment[] = ['ready', 'deferred'];
 
 /**
  * Stops tasks: one by id (waiting or running), or every waiting task of a
- * queue or task name. Also reached as `TaskService.cancel` and a task
- * handle's `cancel`.
+ * queue or task name. Retries and removes final tasks by hand: one by id,
+ * or those of a queue, status and task name, in batches.
  *
  * @example
  * ```ts
  * const { outcome } = await this.control.cancel(id); // 'cancelled' | 'requested' | 'already-final'
  * const count = await this.control.cancelWaiting({ queue: 'emails' });
+ * await this.control.retry(id); // 'retried' | 'not-final' | 'successful'
+ * await this.control.removeAll({ queue: 'emails', status: 'SUCCESSFUL' });
  * ```
  * @publicApi
  */
@@ -92,41 +125,122 @@ export class TaskControlService {
     let count = 0;
     for (const queue of queues) {
       for (const segment of WAITING_SEGMENTS) {
-        count += await this.cancelSegment(backend, queue, segment, taskName, batch);
+        count += await sweepSegment(
+          backend,
+          { queue, segment, taskName, batch },
+          // Not cancelled here (it started or finished): passed over, never looked at again.
+          async (record) => (await this.cancelIfThere(backend, record.id)) === 'cancelled',
+        );
       }
     }
     return count;
   }
 
   /**
-   * One segment, in batches: what is cancelled leaves the segment, so each
-   * read asks for one batch more than the tasks it already passed over.
+   * Sends a FAILED or CANCELLED task back as a new attempt: READY in its
+   * queue at once, its errors and worker ids kept (its history shows),
+   * `finishedAt` cleared. The retry budget is not renewed (attempts count
+   * over all its runs), so a task whose retries were used up runs exactly
+   * once more; one with retries left keeps them. Two retries of one task at
+   * once make one new attempt (the other reports `not-final`).
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
    */
-  private async cancelSegment(
-    backend: TaskBackend,
-    queue: string,
-    segment: QueueSegment,
-    taskName: string | null,
-    batch: number,
-  ): Promise<number> {
-    let count = 0;
-    const skipped = new Set<string>();
+  async retry<T = unknown>(id: string, options: ManualControlOptions = {}): Promise<TaskRetry<T>> {
+    const alias = options.backend ?? this.backends.defaultAlias;
+    const backend = this.backends.get(alias);
+    // Each turn loses only to a change made in between (another retry), after which it reads again.
     for (;;) {
-      const limit = skipped.size + batch;
-      const records = await backend.peek(queue, segment, limit);
-      const fresh = records.filter((r) => !skipped.has(r.id));
-      for (const record of fresh) {
-        if (taskName === null || record.task.name === taskName) {
-          if ((await this.cancelIfThere(backend, record.id)) === 'cancelled') {
-            count++;
-            continue;
-          }
-        }
-        // Another task's, or not cancelled here (it started or finished): never looked at again.
-        skipped.add(record.id);
+      const record = await backend.getResult(id);
+      const done = await this.retryRecord(backend, record);
+      if (done) {
+        const result = new TaskResult<T>(done.record, this.backends.sourceFor(alias));
+        return { outcome: done.outcome, result };
       }
-      if (records.length < limit || fresh.length === 0) return count;
     }
+  }
+
+  /**
+   * Deletes a final task: its record, its history entry (so peek and
+   * telemetry no longer count it) and its unique key's hold. A waiting or
+   * running task is left alone (`not-final`): cancel it first.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async remove(id: string, options: ManualControlOptions = {}): Promise<RemoveOutcome> {
+    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    for (;;) {
+      const record = await backend.getResult(id);
+      if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
+      if (await backend.removeFinished(record)) return 'removed';
+    }
+  }
+
+  /**
+   * Retries (as `retry`) every FAILED or CANCELLED task of a queue, of one
+   * task name or any, reading `batchSize` tasks per call.
+   *
+   * @returns how many tasks were sent back.
+   * @throws InvalidTaskError when the status is not FAILED or CANCELLED.
+   */
+  async retryAll(filter: FinishedTaskFilter, options: CancelWaitingOptions = {}): Promise<number> {
+    if (!RETRYABLE_BY_HAND.has(filter.status as TaskResultStatus)) {
+      throw new InvalidTaskError(invalidFinishedFilter('retryAll', JSON.stringify(filter)));
+    }
+    return this.sweepFinished(filter, options, async (backend, record) =>
+      backend.retryFinished(record, manualRetryRecord(record)),
+    );
+  }
+
+  /**
+   * Removes (as `remove`) every task of a queue in one final status, of one
+   * task name or any, reading `batchSize` tasks per call.
+   *
+   * @returns how many tasks were removed.
+   * @throws InvalidTaskError when the status is not a final one.
+   */
+  async removeAll(filter: FinishedTaskFilter, options: CancelWaitingOptions = {}): Promise<number> {
+    if (!FINISHED_STATUSES.has(filter.status as TaskResultStatus)) {
+      throw new InvalidTaskError(invalidFinishedFilter('removeAll', JSON.stringify(filter)));
+    }
+    return this.sweepFinished(filter, options, (backend, record) => backend.removeFinished(record));
+  }
+
+  private async sweepFinished(
+    filter: FinishedTaskFilter,
+    options: CancelWaitingOptions,
+    act: (backend: TaskBackend, record: TaskRecord) => Promise<boolean>,
+  ): Promise<number> {
+    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    assertKnownQueue(backend.alias, backend.queues, filter.queue);
+    const handled = new Set<string>();
+    const where = {
+      queue: filter.queue,
+      segment: finishedSegment(filter.status as TaskResultStatus),
+      taskName: filter.task ?? null,
+      batch: Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH)),
+    };
+    return sweepSegment(backend, where, async (record) => {
+      // A task retried here that failed again meanwhile is not retried twice by one call.
+      if (handled.has(record.id) || !(await act(backend, record))) return false;
+      handled.add(record.id);
+      return true;
+    });
+  }
+
+  /** The retry of a task as read: its outcome, or null when it changed meanwhile. */
+  private async retryRecord(
+    backend: TaskBackend,
+    record: TaskRecord,
+  ): Promise<{ outcome: ManualRetryOutcome; record: TaskRecord } | null> {
+    if (record.status === TaskResultStatus.SUCCESSFUL) return { outcome: 'successful', record };
+    if (!RETRYABLE_BY_HAND.has(record.status)) return { outcome: 'not-final', record };
+    const retried = manualRetryRecord(record);
+    return (await backend.retryFinished(record, retried))
+      ? { outcome: 'retried', record: retried }
+      : null;
   }
 
   /** A task gone meanwhile (finished and expired) has nothing left to cancel. */

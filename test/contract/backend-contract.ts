@@ -13,6 +13,7 @@ import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
+import { describeManualControl } from './manual-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
@@ -956,6 +957,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
+    describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));

@@ -32,6 +32,7 @@ import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryCancels } from './memory-cancels';
 import { MemoryEnqueuer } from './memory-enqueuer';
+import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
@@ -69,6 +70,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
   private readonly cancels: MemoryCancels;
+  private readonly finished: MemoryFinishedTasks;
   private readonly enqueuer: MemoryEnqueuer;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
@@ -105,6 +107,7 @@ export class MemoryBackend implements ExecutingBackend {
       backend: this,
     });
     this.cancels = new MemoryCancels(alias, this.store);
+    this.finished = new MemoryFinishedTasks(this.store, uniqueKeys);
     this.runsOnEnqueue = this.options.immediate;
     this.maintenanceIntervalMs = this.options.maintenanceInterval;
     this.leaseTtlMs = this.options.leaseTtl;
@@ -199,6 +202,18 @@ export class MemoryBackend implements ExecutingBackend {
   async cancel(id: string): Promise<CancelResult> {
     this.assertOpen();
     return this.cancels.cancel(id, Date.now());
+  }
+
+  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    if (!this.finished.retry(finished, retried, Date.now())) return false;
+    this.waiters.wake();
+    return true;
+  }
+
+  async removeFinished(finished: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    return this.finished.remove(finished, Date.now());
   }
 
   async cancelRequests(poolId: string): Promise<CancelRequest[]> {

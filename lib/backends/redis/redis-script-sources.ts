@@ -64,6 +64,8 @@ export const REDIS_SCRIPTS = {
   },
   forgetPool: { file: 'forgetPool-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
+  retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
+  removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
   resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 } },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },

@@ -43,6 +43,26 @@ export interface CancelArgs {
   cancelsPrefix: string;
 }
 
+/** The keys of a final task that retryFinished-4.lua and removeFinished-3.lua touch. */
+export interface FinishedTaskKeys {
+  taskKey: string;
+  /** The history set of its final status in its queue. */
+  historyKey: string;
+}
+
+/** What retryFinished-4.lua stores: the READY record, while the outcome read is still stored. */
+export interface RetryFinishedArgs {
+  id: string;
+  /** The task's `outcome` field as read: the script acts only if it is unchanged. */
+  outcomeSeen: string;
+  readyStatus: string;
+  /** The READY record (RedisRecordCodec.encodeLive). */
+  data: string;
+  workersJson: string;
+  fallbackScore: number;
+  wakeBound: number;
+}
+
 /** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
 export interface EnqueueClash {
   id: string;

@@ -22,6 +22,7 @@ import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
+import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
@@ -80,6 +81,7 @@ export class RedisBackend implements TaskBackend {
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
   private readonly canceller: RedisCanceller;
+  private readonly finished: RedisFinishedTasks;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
@@ -139,6 +141,7 @@ export class RedisBackend implements TaskBackend {
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
+    this.finished = new RedisFinishedTasks(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
   }
@@ -201,6 +204,14 @@ export class RedisBackend implements TaskBackend {
 
   cancel(id: string): Promise<CancelResult> {
     return this.canceller.cancel(id);
+  }
+
+  retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    return this.finished.retry(finished, retried);
+  }
+
+  removeFinished(finished: TaskRecord): Promise<boolean> {
+    return this.finished.remove(finished);
   }
 
   cancelRequests(poolId: string): Promise<CancelRequest[]> {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 
 import { SqliteCancelStatements } from './sqlite-cancel-statements';
+import { SqliteFinishedStatements } from './sqlite-finished-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteQueueStatements } from './sqlite-queue-statements';
@@ -23,6 +24,7 @@ export class SqliteStatements {
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
   readonly cancels: SqliteCancelStatements;
+  readonly finished: SqliteFinishedStatements;
   readonly schedules: SqliteScheduleStatements;
   readonly unique: SqliteUniqueStatements;
 
@@ -33,6 +35,7 @@ export class SqliteStatements {
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
     this.cancels = new SqliteCancelStatements(db);
+    this.finished = new SqliteFinishedStatements(db);
     this.schedules = new SqliteScheduleStatements(db);
     this.unique = new SqliteUniqueStatements(db);
   }

@@ -28,6 +28,7 @@ import {
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
+import { SqliteFinishedTasks } from './sqlite-finished-tasks';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
@@ -84,6 +85,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
+  private readonly finished: SqliteFinishedTasks;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
 
@@ -109,6 +111,7 @@ export class SqliteBackend implements TaskBackend {
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
+    this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -178,6 +181,14 @@ export class SqliteBackend implements TaskBackend {
 
   async cancel(id: string): Promise<CancelResult> {
     return this.cancels.cancel(id);
+  }
+
+  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    return this.finished.retry(finished, retried);
+  }
+
+  async removeFinished(finished: TaskRecord): Promise<boolean> {
+    return this.finished.remove(finished);
   }
 
   async cancelRequests(poolId: string): Promise<CancelRequest[]> {

@@ -7,6 +7,7 @@ import {
   type RedisScriptName,
 } from '../../../../lib/backends/redis/redis-script-sources';
 import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
+import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
@@ -33,6 +34,8 @@ function recordingClient() {
     storeTime: [1, null],
     trimFinished: 0,
     cancel: 1,
+    retryFinished: 1,
+    removeFinished: 1,
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -160,6 +163,23 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     toMs: 2,
     lastTickJson: null,
   });
+  const finished = new RedisFinishedScripts(client);
+  await finished.retryFinished(
+    { taskKey: 'k', historyKey: 'k', queueKey: 'k', wakeKey: 'k' },
+    {
+      id: 'i',
+      outcomeSeen: '{}',
+      readyStatus: 'READY',
+      data: '{}',
+      workersJson: '[]',
+      fallbackScore: 0,
+      wakeBound: 1,
+    },
+  );
+  await finished.removeFinished(
+    { taskKey: 'k', historyKey: 'k', uniqueKeysKey: 'u' },
+    { id: 'i', outcomeSeen: '{}', uniqueKey: null },
+  );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
     const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;
