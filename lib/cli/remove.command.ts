@@ -46,7 +46,7 @@ export class RemoveCommand extends CommandRunner {
       this.output.line(JSON.stringify({ outcome }));
       if (outcome !== 'removed') this.output.failure(notRemoved(target.id));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

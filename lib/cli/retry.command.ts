@@ -47,7 +47,7 @@ export class RetryCommand extends CommandRunner {
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
       if (outcome !== 'retried') this.output.failure(notRetried(target.id, outcome));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 
