@@ -1,80 +1,28 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-
-import Redis from 'ioredis';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
-import { startCli, type RunningCli } from '../helpers/cli-process';
+import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 
 // Cancelling on the real CLI and a real pool: a running task's signal aborted
 // by the pool that holds it, a waiting task that never runs, and the
 // `cancel` command's output and exit codes.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
-
 describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   jest.setTimeout(60_000);
-  let alias: string;
-  let backend: RedisBackend;
-  let redis: Redis;
-  const started: RunningCli[] = [];
+  const stage = cliStage();
 
-  beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: ['default', 'emails'],
-    });
-    redis = new Redis(testRedisUrl());
-  });
-
-  afterEach(async () => {
-    for (const cli of started.splice(0)) await cli.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
-  });
-
-  const env = (): Record<string, string> => ({
-    REDIS_URL: testRedisUrl(),
-    THREADMILL_ALIAS: alias,
-    THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
-  });
-
-  /** Runs a command to its end. */
-  function run(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, ...args],
-        { cwd: ROOT, env: { ...process.env, ...env(), NO_COLOR: '1' } },
-        (error, stdout) => {
-          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout });
-        },
-      );
-    });
-  }
-
-  /** Every pool's cancel request set of this alias that exists. */
+  /** Every pool's cancel request set of the alias that exists. */
   async function cancelKeys(): Promise<string[]> {
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(
+      const [next, keys] = await stage.redis.scan(
         cursor,
         'MATCH',
-        `${new RedisKeys(alias).cancelsPrefix}*`,
+        `${new RedisKeys(stage.alias).cancelsPrefix}*`,
         'COUNT',
         1000,
       );
@@ -85,13 +33,13 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   }
 
   const statusOf = async (id: string): Promise<TaskResultStatus> =>
-    (await backend.getResult(id)).status;
+    (await stage.backend.getResult(id)).status;
 
   it('stops a running 60 s sample.sleep within 2 s, CANCELLED, and its slot takes the next task', async () => {
-    const sleeper = readyRecord(alias, { name: 'sample.sleep', args: [60_000] });
-    const next = readyRecord(alias, { name: 'sample.echo', args: ['next'] });
-    await backend.enqueueMany([sleeper, next]);
-    startCli(['worker', '--backend', alias, '--processes', '1', '--threads', '1'], env(), started);
+    const sleeper = readyRecord(stage.alias, { name: 'sample.sleep', args: [60_000] });
+    const next = readyRecord(stage.alias, { name: 'sample.echo', args: ['next'] });
+    await stage.backend.enqueueMany([sleeper, next]);
+    stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
     await waitFor(async () => (await statusOf(sleeper.id)) === TaskResultStatus.RUNNING, {
       timeoutMs: 30_000,
       what: 'the sleep running',
@@ -99,10 +47,10 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     expect(await statusOf(next.id)).toBe(TaskResultStatus.READY);
 
     const asked = Date.now();
-    await expect(backend.cancel(sleeper.id)).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(stage.backend.cancel(sleeper.id)).resolves.toMatchObject({ outcome: 'requested' });
     const cancelled = await waitFor(
       async () => {
-        const record = await backend.getResult(sleeper.id);
+        const record = await stage.backend.getResult(sleeper.id);
         return record.status === TaskResultStatus.CANCELLED ? record : null;
       },
       { timeoutMs: 2_000, intervalMs: 25, what: 'the sleep CANCELLED' },
@@ -112,7 +60,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     expect(cancelled.workerIds).toHaveLength(1);
     const done: TaskRecord = await waitFor(
       async () => {
-        const record = await backend.getResult(next.id);
+        const record = await stage.backend.getResult(next.id);
         return record.status === TaskResultStatus.SUCCESSFUL ? record : null;
       },
       { timeoutMs: 10_000, what: 'the next task done in the freed slot' },
@@ -123,24 +71,28 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   });
 
   it('hard-stops a task that ignores its signal: its child is replaced, the others it held are released', async () => {
-    const stubborn = readyRecord(alias, { name: 'fixture.ignoresCancel' });
-    const neighbour = readyRecord(alias, { name: 'sample.sleep', args: [1_500] });
-    await backend.enqueueMany([stubborn, neighbour]);
-    const pool = startCli(
-      ['worker', '--backend', alias, '--processes', '1', '--threads', '2'],
-      env(),
-      started,
-    );
+    const stubborn = readyRecord(stage.alias, { name: 'fixture.ignoresCancel' });
+    const neighbour = readyRecord(stage.alias, { name: 'sample.sleep', args: [1_500] });
+    await stage.backend.enqueueMany([stubborn, neighbour]);
+    const pool = stage.start([
+      'worker',
+      '--backend',
+      stage.alias,
+      '--processes',
+      '1',
+      '--threads',
+      '2',
+    ]);
     await waitFor(
       async () =>
         (await statusOf(stubborn.id)) === TaskResultStatus.RUNNING &&
         (await statusOf(neighbour.id)) === TaskResultStatus.RUNNING,
       { timeoutMs: 30_000, what: 'both tasks running in one child' },
     );
-    await backend.cancel(stubborn.id);
+    await stage.backend.cancel(stubborn.id);
     const cancelled = await waitFor(
       async () => {
-        const record = await backend.getResult(stubborn.id);
+        const record = await stage.backend.getResult(stubborn.id);
         return record.status === TaskResultStatus.CANCELLED ? record : null;
       },
       { timeoutMs: 10_000, what: 'the stubborn task CANCELLED' },
@@ -150,7 +102,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     // Released, not failed: it runs again in the new child, with no error recorded.
     const again = await waitFor(
       async () => {
-        const record = await backend.getResult(neighbour.id);
+        const record = await stage.backend.getResult(neighbour.id);
         return record.status === TaskResultStatus.SUCCESSFUL ? record : null;
       },
       { timeoutMs: 30_000, what: 'the neighbour done in the replacement child' },
@@ -160,34 +112,34 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   });
 
   it('cancel <id> of a waiting task prints "cancelled", and no worker ever runs it', async () => {
-    const waiting = readyRecord(alias, { name: 'sample.echo', args: [1] });
-    const other = readyRecord(alias, { name: 'sample.echo', args: [2] });
-    await backend.enqueueMany([waiting, other]);
+    const waiting = readyRecord(stage.alias, { name: 'sample.echo', args: [1] });
+    const other = readyRecord(stage.alias, { name: 'sample.echo', args: [2] });
+    await stage.backend.enqueueMany([waiting, other]);
 
-    const cancelled = await run(['cancel', waiting.id]);
+    const cancelled = await stage.command(['cancel', waiting.id]);
     expect(cancelled.code).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({
       outcome: 'cancelled',
       result: { id: waiting.id, status: 'CANCELLED' },
     });
 
-    const pool = startCli(['worker', '--backend', alias, '--exit-empty'], env(), started);
+    const pool = stage.start(['worker', '--backend', stage.alias, '--exit-empty']);
     await expect(pool.exited).resolves.toMatchObject({ code: 0 });
-    await expect(backend.getResult(other.id)).resolves.toMatchObject({
+    await expect(stage.backend.getResult(other.id)).resolves.toMatchObject({
       status: TaskResultStatus.SUCCESSFUL,
     });
-    await expect(backend.getResult(waiting.id)).resolves.toMatchObject({
+    await expect(stage.backend.getResult(waiting.id)).resolves.toMatchObject({
       status: TaskResultStatus.CANCELLED,
       workerIds: [],
     });
 
-    const again = await run(['cancel', waiting.id]);
+    const again = await stage.command(['cancel', waiting.id]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'already-final' });
   });
 
   it('cancel <id> of an unknown id exits 1 and prints nothing on stdout', async () => {
-    const outcome = await run(['cancel', randomUUID()]);
+    const outcome = await stage.command(['cancel', randomUUID()]);
     expect(outcome).toEqual({ code: 1, stdout: '' });
   });
 });

@@ -1,23 +1,12 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-
-import Redis from 'ioredis';
-
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
-import { startCli, type RunningCli } from '../helpers/cli-process';
+import type { RunningCli } from '../helpers/cli-process';
+import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 
 // Pausing a queue for every pool at once, on the real CLI, real pools and the
 // run's real Redis. Every test has its own backend alias, so its own keys.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 const POOLS = 3;
 /**
  * How long a paused queue is watched for a task that starts. Kept at 3 s (at
@@ -28,41 +17,19 @@ const WATCH_MS = 3000;
 
 describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
   jest.setTimeout(120_000);
-  let alias: string;
-  let backend: RedisBackend;
-  let redis: Redis;
-  const running: RunningCli[] = [];
-
-  beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: ['default', 'emails'],
-    });
-    redis = new Redis(testRedisUrl());
-  });
-
-  afterEach(async () => {
-    for (const cli of running.splice(0)) await cli.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
-  });
-
-  const env = (): Record<string, string> => ({
-    REDIS_URL: testRedisUrl(),
-    THREADMILL_ALIAS: alias,
-    THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
-  });
+  const stage = cliStage();
 
   /** A small pool (one child of 4 slots), resolved once its child is ready. */
   async function startPool(): Promise<RunningCli> {
-    const pool = startCli(
-      ['worker', '--backend', alias, '--processes', '1', '--threads', '4'],
-      env(),
-      running,
-    );
+    const pool = stage.start([
+      'worker',
+      '--backend',
+      stage.alias,
+      '--processes',
+      '1',
+      '--threads',
+      '4',
+    ]);
     await waitFor(() => pool.liveChildren().length === 1, {
       timeoutMs: 60_000,
       what: 'the pool child to be ready',
@@ -70,26 +37,12 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
     return pool;
   }
 
-  /** One `threadmill` command run to its end: its exit code and stdout. */
-  function command(args: string[]): Promise<{ code: number | null; stdout: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, ...args],
-        { cwd: ROOT, env: { ...process.env, ...env(), NO_COLOR: '1' } },
-        (error, stdout) => {
-          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout });
-        },
-      );
-    });
-  }
-
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-    Promise.all(records.map((r) => backend.getResult(r.id)));
+    Promise.all(records.map((r) => stage.backend.getResult(r.id)));
 
   const sleeps = (count: number, queue: string, ms: number): TaskRecord[] =>
     Array.from({ length: count }, () =>
-      readyRecord(alias, { name: 'sample.sleep', args: [ms], queue }),
+      readyRecord(stage.alias, { name: 'sample.sleep', args: [ms], queue }),
     );
 
   it('no pool starts a task of a paused queue, even after a restart, and resume drains it', async () => {
@@ -97,18 +50,18 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
 
     // Tasks flowing on all 12 slots, then the pause: those running finish, no other starts.
     const emails = sleeps(120, 'emails', 100);
-    await backend.enqueueMany(emails);
+    await stage.backend.enqueueMany(emails);
     await waitFor(
       async () =>
         (await results(emails)).filter((r) => r.status !== TaskResultStatus.READY).length >= 12,
       { what: 'the pools to be busy with the queue' },
     );
-    await backend.pauseQueue('emails');
+    await stage.backend.pauseQueue('emails');
     const pausedAt = Date.now();
 
     // The other queue is served meanwhile.
     const others = sleeps(8, 'default', 10);
-    await backend.enqueueMany(others);
+    await stage.backend.enqueueMany(others);
     await waitFor(
       async () => (await results(others)).every((r) => r.status === TaskResultStatus.SUCCESSFUL),
       { what: 'the tasks of the queue that is not paused' },
@@ -118,7 +71,7 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
     pools[0].process.kill('SIGTERM');
     await expect(pools[0].exited).resolves.toMatchObject({ code: 0 });
     const restarted = await startPool();
-    expect(restarted.output()).toContain(`Queue "emails" of backend "${alias}" is paused`);
+    expect(restarted.output()).toContain(`Queue "emails" of backend "${stage.alias}" is paused`);
     // The restarted pool is watched a second at least, its slots idle and asking.
     const watchEnd = Math.max(pausedAt + WATCH_MS, Date.now() + 1000);
     await waitFor(() => Date.now() >= watchEnd, {
@@ -135,12 +88,12 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
     // Those running at the pause finished; the others wait.
     expect(watched.filter((r) => r.status === TaskResultStatus.RUNNING)).toEqual([]);
 
-    const listed = await command(['queues', 'list', '--json']);
+    const listed = await stage.command(['queues', 'list', '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([
       expect.objectContaining({ queue: 'default', state: { paused: false } }),
       expect.objectContaining({ queue: 'emails', state: { paused: true } }),
     ]);
-    await expect(command(['queues', 'resume', 'emails'])).resolves.toMatchObject({ code: 0 });
+    await expect(stage.command(['queues', 'resume', 'emails'])).resolves.toMatchObject({ code: 0 });
     await waitFor(
       async () => (await results(emails)).every((r) => r.status === TaskResultStatus.SUCCESSFUL),
       { timeoutMs: 30_000, intervalMs: 100, what: 'the resumed queue to drain' },
