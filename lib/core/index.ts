@@ -23,6 +23,7 @@ export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
 export * from './known-queue';
+export * from './queue-limits';
 export * from './attempt-timeout';
 export * from './schedule-store.interface';
 export * from './schedule-options.interface';
