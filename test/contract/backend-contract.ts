@@ -5,6 +5,7 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   nextAttempt,
+  type QueueConfig,
   type TaskBackend,
   type TaskBackoff,
   type TaskRecord,
@@ -12,6 +13,7 @@ import {
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
@@ -20,7 +22,8 @@ import { describeUniqueKeys } from './unique-contract';
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
   alias: string;
-  queues: string[];
+  /** Names, or names with their limits as a backend's `queues` takes them. */
+  queues: (string | QueueConfig)[];
   leaseTtl: number;
   resultTtl: number;
   maintenanceInterval: number;
@@ -936,6 +939,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
 

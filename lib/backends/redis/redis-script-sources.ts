@@ -40,10 +40,10 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1 },
     uses: ['callSkippingWrongType'],
   },
-  // Per item: a queue (3 keys) and a group of finished records (2 keys).
+  // Per item: a queue (4 keys) and a group of finished records (2 keys).
   acquire: {
     file: 'acquire.lua',
-    keys: { fixed: 3, perItem: 5 },
+    keys: { fixed: 4, perItem: 6 },
     uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
   },
   acknowledge: {
@@ -64,6 +64,7 @@ export const REDIS_SCRIPTS = {
   },
   forgetPool: { file: 'forgetPool-2.lua', keys: { fixed: 2 }, uses: ['storeClock'] },
   resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 } },
+  storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 } },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   trimFinished: {

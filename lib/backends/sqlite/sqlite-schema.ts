@@ -20,6 +20,8 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
+ * | `threadmill_queue_limits` | each queue's limits, stored or seeded from the configuration |
+ * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
  *
  * @internal
  */
@@ -134,6 +136,23 @@ const MIGRATIONS: readonly string[] = [
     queue TEXT NOT NULL,
     PRIMARY KEY (alias, queue)
   );
+  `,
+  // 6: queue limits, as encodeLimits writes them ("0 0 0" for cleared), and
+  // the start times a rate-limited queue's sliding window counts. Both are
+  // read and written in the lease's own transaction.
+  `
+  CREATE TABLE threadmill_queue_limits (
+    alias  TEXT NOT NULL,
+    queue  TEXT NOT NULL,
+    limits TEXT NOT NULL,
+    PRIMARY KEY (alias, queue)
+  );
+  CREATE TABLE threadmill_queue_starts (
+    alias TEXT    NOT NULL,
+    queue TEXT    NOT NULL,
+    at    INTEGER NOT NULL
+  );
+  CREATE INDEX threadmill_queue_starts_window ON threadmill_queue_starts (alias, queue, at);
   `,
 ];
 
