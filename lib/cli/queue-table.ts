@@ -1,6 +1,16 @@
+import { limitsWord } from '../core/threadmill.messages';
 import type { QueueSummary } from '../queue/queue-state.interface';
 
-const COLUMNS = ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED'];
+const COLUMNS = [
+  'QUEUE',
+  'STATE',
+  'READY',
+  'RUNNING',
+  'DEFERRED',
+  'SUCCESSFUL',
+  'FAILED',
+  'LIMITS',
+];
 
 /**
  * The queues of `threadmill queues list` as a plain text table, one line per
@@ -16,11 +26,14 @@ export function queueTable(queues: readonly QueueSummary[]): string[] {
     ...[counts.ready, counts.running, counts.deferred, counts.successful, counts.failed].map(
       String,
     ),
+    limitsWord(state.limits),
   ]);
   const widths = COLUMNS.map((title, c) => Math.max(title.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]): string =>
     cells
-      .map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+      .map((cell, c) =>
+        c < 2 || c === COLUMNS.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]),
+      )
       .join('  ')
       .trimEnd();
   return [line(COLUMNS), ...rows.map(line)];

@@ -5,6 +5,7 @@ import { WorkerCommand } from '../worker/worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { EnqueueCommand } from './enqueue.command';
+import { QueuesLimitCommand } from './queues-limit.command';
 import { QueuesListCommand } from './queues-list.command';
 import { QueuesPauseCommand } from './queues-pause.command';
 import { QueuesResumeCommand } from './queues-resume.command';
@@ -18,7 +19,7 @@ import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `queues` (`list`, `pause`, `resume`), `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
+ * `result`, `queues` (`list`, `pause`, `resume`, `limit`), `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
  * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the QueueService, the TaskRunner
@@ -45,6 +46,7 @@ import { SchedulesCommand } from './schedules.command';
     QueuesListCommand,
     QueuesPauseCommand,
     QueuesResumeCommand,
+    QueuesLimitCommand,
     InspectorCommand,
     SchedulesCommand,
     SchedulesListCommand,

@@ -2,6 +2,7 @@
  * Every user-facing sentence, written once. Each names what is at fault and
  * what to do about it.
  */
+import type { QueueLimits } from './queue-limits';
 import type { TaskRecord } from './task-record.interface';
 import { TASK_ID_MAX_LENGTH } from './validate-name.util';
 
@@ -290,3 +291,19 @@ export const queuePaused = (queue: string, alias: string): string =>
 
 export const queueResumed = (queue: string, alias: string): string =>
   `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;
+
+/** Limits in one word (no spaces, for a table column): `concurrency=5,rate=100/1000ms`, `-` for none. */
+export const limitsWord = (limits: QueueLimits | null): string => {
+  const parts: string[] = [];
+  if (limits?.concurrency !== undefined) parts.push(`concurrency=${limits.concurrency}`);
+  if (limits?.rateLimit) parts.push(`rate=${limits.rateLimit.max}/${limits.rateLimit.perMs}ms`);
+  return parts.length > 0 ? parts.join(',') : '-';
+};
+
+export const queueLimitsSet = (queue: string, alias: string, limits: QueueLimits | null): string =>
+  limits
+    ? `Limited queue "${queue}" of backend "${alias}" across every worker pool: ${limitsWord(limits)}.`
+    : `Lifted the limits of queue "${queue}" of backend "${alias}": its tasks start as workers take them.`;
+
+export const limitOptionsMissing = (): string =>
+  'give --concurrency <n>, --rate <max/perMs> or both, or --clear alone to lift the limits';

@@ -5,6 +5,7 @@ import { dirname, join, normalize } from 'node:path';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
 import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
+import { QueuesLimitCommand } from '../../../lib/cli/queues-limit.command';
 import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
@@ -110,6 +111,7 @@ describe('README.md and docs/', () => {
     ['### `queues list` options', QueuesListCommand],
     ['### `queues pause` options', QueuesPauseCommand],
     ['### `queues resume` options', QueuesResumeCommand],
+    ['### `queues limit` options', QueuesLimitCommand],
     ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
