@@ -49,7 +49,7 @@ export function readQueueEntry(
     }
     const extra = Object.keys(rate).filter((key) => key !== 'max' && key !== 'perMs');
     if (extra.length > 0) fail(`${where}.rateLimit`, `has "${extra[0]}"; it is { max, perMs }`);
-    limits.rateLimit = { max: rate.max as number, perMs: rate.perMs as number };
+    limits.rateLimit = { max: rate.max, perMs: rate.perMs };
   }
   return { name: entry.name, limits: Object.keys(limits).length > 0 ? limits : null };
 }

@@ -42,25 +42,22 @@ export class SqliteQueueStatements {
       `SELECT queue, limits FROM threadmill_queue_limits WHERE alias = ?`,
     );
     this.selectQueueLimits = db
-      .prepare<
-        [string, string],
-        string
-      >(`SELECT limits FROM threadmill_queue_limits WHERE alias = ? AND queue = ?`)
+      .prepare<[string, string], string>(
+        `SELECT limits FROM threadmill_queue_limits WHERE alias = ? AND queue = ?`,
+      )
       .pluck();
     this.countRunning = db
-      .prepare<
-        [string, string],
-        number
-      >(`SELECT COUNT(*) FROM threadmill_tasks WHERE alias = ? AND queue = ? AND state = 'running'`)
+      .prepare<[string, string], number>(
+        `SELECT COUNT(*) FROM threadmill_tasks WHERE alias = ? AND queue = ? AND state = 'running'`,
+      )
       .pluck();
     this.trimStarts = db.prepare(
       `DELETE FROM threadmill_queue_starts WHERE alias = ? AND queue = ? AND at <= ?`,
     );
     this.selectStarts = db
-      .prepare<
-        [string, string],
-        number
-      >(`SELECT at FROM threadmill_queue_starts WHERE alias = ? AND queue = ? ORDER BY at`)
+      .prepare<[string, string], number>(
+        `SELECT at FROM threadmill_queue_starts WHERE alias = ? AND queue = ? ORDER BY at`,
+      )
       .pluck();
     this.insertStart = db.prepare(
       `INSERT INTO threadmill_queue_starts (alias, queue, at) VALUES (?, ?, ?)`,

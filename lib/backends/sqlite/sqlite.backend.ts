@@ -98,7 +98,9 @@ export class SqliteBackend implements TaskBackend {
     const connection = new SqliteConnection(alias, this.config);
     const rows = new SqliteRows(alias, this.config, connection.sql.tasks, this.logger);
     // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
-    const limits = new SqliteQueueLimits(alias, this.queues, connection, () => acquirer.workAdded());
+    const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>
+      acquirer.workAdded(),
+    );
     const acquirer = new SqliteAcquirer(alias, this.config, connection, rows, limits);
     const workAdded = () => acquirer.workAdded();
     limits.seed(this.config.limits);
