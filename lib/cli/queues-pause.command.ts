@@ -39,6 +39,7 @@ export class QueuesPauseCommand extends CommandRunner {
       await this.queues.pause(queue, { backend: options.backend });
     } catch (error) {
       this.output.refused(error);
+      return;
     }
     this.output.line(queuePaused(queue, options.backend ?? this.backends.defaultAlias));
   }

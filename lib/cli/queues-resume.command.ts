@@ -38,6 +38,7 @@ export class QueuesResumeCommand extends CommandRunner {
       await this.queues.resume(queue, { backend: options.backend });
     } catch (error) {
       this.output.refused(error);
+      return;
     }
     this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
   }
