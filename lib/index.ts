@@ -14,6 +14,9 @@ export type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  CancelOutcome,
+  CancelRequest,
+  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
@@ -64,6 +67,16 @@ export type { ThreadmillModuleOptions } from './threadmill-module-options.interf
 
 export { Task } from './task/task.decorator';
 export { TaskService } from './task/task.service';
+export {
+  TaskControlService,
+  type CancelWaitingOptions,
+  type FinishedTaskFilter,
+  type ManualControlOptions,
+  type TaskCancellation,
+  type TaskRetry,
+  type WaitingTaskFilter,
+} from './task/task-control.service';
+export type { ManualRetryOutcome, RemoveOutcome } from './core/manual-retry';
 export { TaskHandle } from './task/task-handle';
 export type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task/task-method.types';
 export {

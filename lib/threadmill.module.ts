@@ -10,6 +10,7 @@ import { TaskEvents } from './task/task-events';
 import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
 import { TaskRegistry } from './task/task.registry';
+import { TaskControlService } from './task/task-control.service';
 import { TaskService } from './task/task.service';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -75,11 +76,20 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskExplorer,
     TaskEvents,
     TaskService,
+    TaskControlService,
     TaskRunner,
     DeclaredSchedules,
     ScheduleService,
   ],
-  exports: [BackendRegistry, TaskRegistry, TaskEvents, TaskService, TaskRunner, ScheduleService],
+  exports: [
+    BackendRegistry,
+    TaskRegistry,
+    TaskEvents,
+    TaskService,
+    TaskControlService,
+    TaskRunner,
+    ScheduleService,
+  ],
 })
 export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {
   constructor(

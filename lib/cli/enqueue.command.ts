@@ -61,7 +61,7 @@ export class EnqueueCommand extends CommandRunner {
       const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
       for (const result of results) this.output.line(result.id);
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

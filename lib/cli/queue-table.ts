@@ -1,4 +1,4 @@
-import { limitsWord } from '../core/threadmill.messages';
+import { limitsWord } from '../core/control.messages';
 import type { QueueSummary } from '../queue/queue-state.interface';
 
 const COLUMNS = [
@@ -9,6 +9,7 @@ const COLUMNS = [
   'DEFERRED',
   'SUCCESSFUL',
   'FAILED',
+  'CANCELLED',
   'LIMITS',
 ];
 
@@ -23,9 +24,14 @@ export function queueTable(queues: readonly QueueSummary[]): string[] {
   const rows = queues.map(({ queue, state, counts }) => [
     queue,
     state.paused ? 'paused' : 'active',
-    ...[counts.ready, counts.running, counts.deferred, counts.successful, counts.failed].map(
-      String,
-    ),
+    ...[
+      counts.ready,
+      counts.running,
+      counts.deferred,
+      counts.successful,
+      counts.failed,
+      counts.cancelled,
+    ].map(String),
     limitsWord(state.limits),
   ]);
   const widths = COLUMNS.map((title, c) => Math.max(title.length, ...rows.map((r) => r[c].length)));

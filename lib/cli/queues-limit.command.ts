@@ -6,7 +6,7 @@ import { CommandOutputWriter } from '../command/command-output.writer';
 import { parseWholeNumber } from '../command/parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import type { QueueLimits, QueueRateLimit } from '../core/queue-limits';
-import { limitOptionsMissing, queueLimitsSet } from '../core/threadmill.messages';
+import { limitOptionsMissing, queueLimitsSet } from '../core/control.messages';
 import { invalidOptionValue } from '../core/worker.messages';
 import { QueueService } from '../queue/queue.service';
 

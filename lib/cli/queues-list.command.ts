@@ -35,7 +35,7 @@ export class QueuesListCommand extends CommandRunner {
       if (options.json) this.output.line(JSON.stringify(queues, null, 2));
       else for (const line of queueTable(queues)) this.output.line(line);
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -3,7 +3,7 @@ import { SubCommand, CommandRunner } from 'nest-commander';
 import { BackendRegistry } from '../backends/backend.registry';
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { queuePaused } from '../core/threadmill.messages';
+import { queuePaused } from '../core/control.messages';
 import { QueueService } from '../queue/queue.service';
 
 /** The `queues pause` options as commander hands them over. */
@@ -38,8 +38,7 @@ export class QueuesPauseCommand extends CommandRunner {
     try {
       await this.queues.pause(queue, { backend: options.backend });
     } catch (error) {
-      this.output.refused(error);
-      return;
+      return this.output.refused(error);
     }
     this.output.line(queuePaused(queue, options.backend ?? this.backends.defaultAlias));
   }

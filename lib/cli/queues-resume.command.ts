@@ -3,7 +3,7 @@ import { SubCommand, CommandRunner } from 'nest-commander';
 import { BackendRegistry } from '../backends/backend.registry';
 import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { queueResumed } from '../core/threadmill.messages';
+import { queueResumed } from '../core/control.messages';
 import { QueueService } from '../queue/queue.service';
 
 /** The `queues resume` options as commander hands them over. */
@@ -37,8 +37,7 @@ export class QueuesResumeCommand extends CommandRunner {
     try {
       await this.queues.resume(queue, { backend: options.backend });
     } catch (error) {
-      this.output.refused(error);
-      return;
+      return this.output.refused(error);
     }
     this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
   }

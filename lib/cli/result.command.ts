@@ -34,7 +34,7 @@ export class ResultCommand extends CommandRunner {
       const result = await this.tasks.getResult(id, options.backend);
       this.output.line(JSON.stringify(result, null, 2));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -52,7 +52,7 @@ export class SchedulesAddCommand extends CommandRunner {
       const added = await this.schedules.add(id, schedule);
       this.output.line(`${added.id}\t${added.nextTickAt?.toISOString() ?? 'paused'}`);
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -37,7 +37,7 @@ export class SchedulesListCommand extends CommandRunner {
       this.output.line(COLUMNS.join('\t'));
       for (const schedule of schedules) this.output.line(listLine(schedule).join('\t'));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -40,7 +40,7 @@ export class SchedulesRemoveCommand extends CommandRunner {
       const alias = options.backend ?? this.backends.defaultAlias;
       this.output.failure(scheduleNotFound(id, alias));
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

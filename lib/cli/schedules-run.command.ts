@@ -34,7 +34,7 @@ export class SchedulesRunCommand extends CommandRunner {
       const result = await this.schedules.trigger(id, { backend: options.backend });
       this.output.line(result.id);
     } catch (error) {
-      this.output.refused(error);
+      return this.output.refused(error);
     }
   }
 

@@ -4,6 +4,9 @@ import { InspectorCommand } from '../inspector/inspector.command';
 import { WorkerCommand } from '../worker/worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from '../command/command-output.writer';
+import { CancelCommand } from './cancel.command';
+import { RemoveCommand } from './remove.command';
+import { RetryCommand } from './retry.command';
 import { EnqueueCommand } from './enqueue.command';
 import { QueuesLimitCommand } from './queues-limit.command';
 import { QueuesListCommand } from './queues-list.command';
@@ -19,8 +22,10 @@ import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `queues` (`list`, `pause`, `resume`, `limit`), `schedules` and `inspector`. Import it next to `ThreadmillModule.forRoot({
- * isGlobal: true, ... })` in the module you give `runThreadmillCli`, so the
+ * `result`, `cancel`, `queues` (`list`, `pause`, `resume`,
+ * `limit`), `schedules` and
+ * `inspector`. Import it next to `ThreadmillModule.forRoot({ isGlobal: true,
+ * ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the QueueService, the TaskRunner
  * and the backends that forRoot configured).
@@ -42,6 +47,9 @@ import { SchedulesCommand } from './schedules.command';
     WorkerCommand,
     EnqueueCommand,
     ResultCommand,
+    CancelCommand,
+    RetryCommand,
+    RemoveCommand,
     QueuesCommand,
     QueuesListCommand,
     QueuesPauseCommand,

@@ -5,13 +5,14 @@ export interface QueueCounts {
   deferred: number;
   successful: number;
   failed: number;
+  cancelled: number;
 }
 
 /** Tasks that entered (ingress) and finished (egress) a queue within a window. */
 export interface QueueRates {
   intervalMs: number;
   ingress: number;
-  /** Finished within the window: successful plus failed. */
+  /** Finished within the window: successful, failed and cancelled. */
   egress: number;
   /** The failed part of egress, so health checks can alert on a failure burst. */
   failed: number;

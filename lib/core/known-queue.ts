@@ -1,5 +1,5 @@
 import { UnknownQueueError } from './errors/unknown-queue.error';
-import { unknownQueue } from './threadmill.messages';
+import { unknownQueue } from './control.messages';
 
 /**
  * Throws UnknownQueueError unless `queue` is one of the alias's `queues`: a

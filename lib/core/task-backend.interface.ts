@@ -1,9 +1,10 @@
 import type { BackendTelemetry } from './backend-telemetry.interface';
 import type { QueueLimits } from './queue-limits';
 import type { TaskRecord } from './task-record.interface';
+import { TaskResultStatus } from './task-result-status.enum';
 
 /** The segments of a queue a task can be in; `peek` and telemetry speak of these. */
-export type QueueSegment = 'ready' | 'running' | 'deferred' | 'successful' | 'failed';
+export type QueueSegment = 'ready' | 'running' | 'deferred' | 'successful' | 'failed' | 'cancelled';
 
 export const QUEUE_SEGMENTS: readonly QueueSegment[] = [
   'ready',
@@ -11,7 +12,21 @@ export const QUEUE_SEGMENTS: readonly QueueSegment[] = [
   'deferred',
   'successful',
   'failed',
+  'cancelled',
 ];
+
+/** The segments that hold finished tasks, one per final status (history). */
+export type FinishedSegment = Extract<QueueSegment, 'successful' | 'failed' | 'cancelled'>;
+
+/** The history segment of a final status. */
+export function finishedSegment(status: TaskResultStatus): FinishedSegment {
+  if (status === TaskResultStatus.SUCCESSFUL) return 'successful';
+  return status === TaskResultStatus.CANCELLED ? 'cancelled' : 'failed';
+}
+
+export function isFinishedSegment(segment: QueueSegment): segment is FinishedSegment {
+  return segment === 'successful' || segment === 'failed' || segment === 'cancelled';
+}
 
 /** What a backend can do beyond the minimum; enqueue validation asks these. */
 export interface BackendFeatures {
@@ -78,6 +93,26 @@ export interface AcknowledgeAndAcquireResult {
  */
 export type RetryOutcome = 'retried' | 'stale' | 'already-stored';
 
+/**
+ * What `cancel` did: a waiting task was stored CANCELLED (`cancelled`), a
+ * running one's pool was asked to stop it (`requested`), or the task had
+ * already finished and nothing changed (`already-final`).
+ */
+export type CancelOutcome = 'cancelled' | 'requested' | 'already-final';
+
+/** `cancel`'s outcome and the task as it stands after it. */
+export interface CancelResult {
+  outcome: CancelOutcome;
+  record: TaskRecord;
+}
+
+/** A request to stop a running task, addressed to the pool that holds it. */
+export interface CancelRequest {
+  id: string;
+  /** When it was made, by the store's clock. */
+  requestedAt: Date;
+}
+
 /** Who runs a maintenance pass. */
 export interface MaintenancePassOptions {
   /**
@@ -138,7 +173,7 @@ export interface TaskBackend {
    */
   acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]>;
   /**
-   * Store finished records (SUCCESSFUL or FAILED) whose lease is still held;
+   * Store finished records (SUCCESSFUL, FAILED or CANCELLED) whose lease is still held;
    * each outcome says what happened (see AcknowledgeOutcome).
    */
   acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]>;
@@ -187,6 +222,35 @@ export interface TaskBackend {
   beatPool(poolId: string, ttlMs: number): Promise<void>;
   /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
   retirePool(poolId: string): Promise<void>;
+  /**
+   * Cancel one task, atomically: a ready or deferred task leaves its queue
+   * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;
+   * a running one gets a cancel request for the pool that holds it (see
+   * `cancelRequests`); a finished one is left as it is. Throws
+   * `TaskResultDoesNotExist` for an unknown or expired id.
+   */
+  cancel(id: string): Promise<CancelResult>;
+  /**
+   * Store `retried` (manualRetryRecord of `finished`) in place of the final
+   * task `finished`, in one atomic step: out of its history segment, READY
+   * in its ready queue at once (with a wake-up), its result no longer
+   * expiring. Only while the stored task is still `finished`
+   * (isSameFinished); returns false, changing nothing, when it changed or
+   * is gone since it was read.
+   */
+  retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean>;
+  /**
+   * Delete the final task `finished`, in one atomic step: its record, its
+   * history entry, and its unique key's index entry when it holds it (a
+   * window still runs out on its own). Only while the stored task is still
+   * `finished` (isSameFinished); returns false, changing nothing, when it
+   * changed or is gone since it was read.
+   */
+  removeFinished(finished: TaskRecord): Promise<boolean>;
+  /** The cancel requests addressed to pool `poolId`, oldest first: one cheap read, polled by its children. */
+  cancelRequests(poolId: string): Promise<CancelRequest[]>;
+  /** Removes requests of pool `poolId`: handled, or stale (their task finished first). */
+  dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void>;
   /**
    * Stop leasing tasks of `queue`, for every pool of this store, until
    * `resumeQueue`: stored, so a pool started later sees it too. Acquire

@@ -2,7 +2,7 @@ import type { TaskBackend } from './task-backend.interface';
 import type { TaskRecord } from './task-record.interface';
 
 /**
- * Runs one RUNNING record and returns it finished (SUCCESSFUL or FAILED); never throws
+ * Runs one RUNNING record and returns it finished (SUCCESSFUL, FAILED or CANCELLED); never throws
  * for a failing task. The module hands one to backends that run tasks at enqueue, so
  * a backend never needs to know how tasks are found or called.
  */

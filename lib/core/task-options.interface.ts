@@ -92,6 +92,15 @@ export interface TaskOptions {
    */
   timeoutMs?: number;
   /**
+   * What a cancel of a running attempt may do beyond aborting its signal.
+   * `hardStopAfterMs`: if the attempt still runs this long (ms, a whole
+   * number above 0) after its signal aborted, the pool kills its child on
+   * purpose and starts another; the attempt ends CANCELLED and the other
+   * tasks that child held go back to their queue (released, never failed).
+   * Default: none (a task that ignores its signal runs to its end).
+   */
+  cancel?: { hardStopAfterMs: number };
+  /**
    * Runs the task on a schedule (cron or a fixed interval), once per tick
    * across every worker pool; several as an array. See docs/schedules.md.
    */

@@ -9,10 +9,13 @@ export enum TaskResultStatus {
   RUNNING = 'RUNNING',
   SUCCESSFUL = 'SUCCESSFUL',
   FAILED = 'FAILED',
+  /** Stopped on request (`tasks.cancel`): final, never retried. */
+  CANCELLED = 'CANCELLED',
 }
 
 /** Statuses after which a task never runs again. */
 export const FINISHED_STATUSES: ReadonlySet<TaskResultStatus> = new Set([
   TaskResultStatus.SUCCESSFUL,
   TaskResultStatus.FAILED,
+  TaskResultStatus.CANCELLED,
 ]);

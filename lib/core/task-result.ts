@@ -1,6 +1,6 @@
 import { TaskNotSuccessfulError } from './errors/task-not-successful.error';
 import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
-import { TaskResultStatus } from './task-result-status.enum';
+import { FINISHED_STATUSES, TaskResultStatus } from './task-result-status.enum';
 import { taskNotSuccessful } from './threadmill.messages';
 
 /** Where `TaskResult.refresh()` reads the newest state from. */
@@ -65,11 +65,9 @@ export class TaskResult<T = unknown> {
   get attempts(): number {
     return this.record.workerIds.length;
   }
+  /** SUCCESSFUL, FAILED or CANCELLED: it will never run again. */
   get isFinished(): boolean {
-    return (
-      this.record.status === TaskResultStatus.SUCCESSFUL ||
-      this.record.status === TaskResultStatus.FAILED
-    );
+    return FINISHED_STATUSES.has(this.record.status);
   }
 
   /**

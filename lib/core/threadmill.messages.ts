@@ -2,7 +2,6 @@
  * Every user-facing sentence, written once. Each names what is at fault and
  * what to do about it.
  */
-import type { QueueLimits } from './queue-limits';
 import type { TaskRecord } from './task-record.interface';
 import { TASK_ID_MAX_LENGTH } from './validate-name.util';
 
@@ -43,23 +42,6 @@ export const deferNotSupported = (
 
 export const invalidBlockingMs = (taskName: string, value: unknown): string =>
   `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
-
-export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
-
-export const timeoutNotBelowLease = (
-  taskName: string,
-  timeoutMs: number,
-  alias: string,
-  leaseTtlMs: number,
-): string =>
-  `Task "${taskName}": timeoutMs (${timeoutMs} ms) must be below the lease of backend "${alias}" ` +
-  `(leaseTtl ${leaseTtlMs} ms), which fails an unacknowledged attempt anyway. Lower timeoutMs or ` +
-  `raise the backend's leaseTtl.`;
-
-export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): string =>
-  `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
-  `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
 
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
   `Task "${taskName}": ${problem}. See docs/retries.md.`;
@@ -192,7 +174,7 @@ export const leasesLeftToReaper = (alias: string, count: number, cause: unknown)
   `Threadmill backend "${alias}": ${count} task(s) leased as a wait was aborted could not be released (${String(cause)}); they run again once their lease expires.`;
 
 export const acknowledgeUnfinished = (id: string, status: string): string =>
-  `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL or FAILED records are stored as results.`;
+  `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL, FAILED or CANCELLED records are stored as results.`;
 
 export const retryNotReady = (id: string, status: string): string =>
   `Task ${id} cannot be retried with status ${status}: pass the READY record nextAttempt() returned.`;
@@ -279,31 +261,3 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
-
-export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
-  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
-    .map((q) => `"${q}"`)
-    .join(', ')}). Name one of those, or add it to the backend's queues.`;
-
-export const queuePaused = (queue: string, alias: string): string =>
-  `Paused queue "${queue}" of backend "${alias}": no worker pool starts its tasks (running ones ` +
-  `finish, enqueues are stored) until \`threadmill queues resume ${queue}\`.`;
-
-export const queueResumed = (queue: string, alias: string): string =>
-  `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;
-
-/** Limits in one word (no spaces, for a table column): `concurrency=5,rate=100/1000ms`, `-` for none. */
-export const limitsWord = (limits: QueueLimits | null): string => {
-  const parts: string[] = [];
-  if (limits?.concurrency !== undefined) parts.push(`concurrency=${limits.concurrency}`);
-  if (limits?.rateLimit) parts.push(`rate=${limits.rateLimit.max}/${limits.rateLimit.perMs}ms`);
-  return parts.length > 0 ? parts.join(',') : '-';
-};
-
-export const queueLimitsSet = (queue: string, alias: string, limits: QueueLimits | null): string =>
-  limits
-    ? `Limited queue "${queue}" of backend "${alias}" across every worker pool: ${limitsWord(limits)}.`
-    : `Lifted the limits of queue "${queue}" of backend "${alias}": its tasks start as workers take them.`;
-
-export const limitOptionsMissing = (): string =>
-  'give --concurrency <n>, --rate <max/perMs> or both, or --clear alone to lift the limits';

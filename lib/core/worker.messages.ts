@@ -242,3 +242,15 @@ export const leasesReaped = (alias: string, count: number): string =>
 export const poolRecovered = (poolId: string, ended: number, forgotten: boolean): string =>
   `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
   (forgotten ? ', and forgot the pool' : '');
+
+export const cancelPollFailed = (poolId: string, error: unknown): string =>
+  `Reading the cancel requests of pool ${poolId} failed (tried again shortly): ${String(error)}`;
+
+export const taskCancelRequested = (id: string, taskName: string): string =>
+  `Task "${taskName}" (${id}): cancel requested, its signal is aborted.`;
+
+export const childHardStopped = (pid: number, id: string): string =>
+  `Worker child ${pid} still runs cancelled task ${id} past its cancel.hardStopAfterMs: killing ` +
+  `it and starting another; the task ends CANCELLED, the others it held go back to their queues.`;
+
+export const hardStopCause = (id: string): string => `killed to stop cancelled task ${id}`;

@@ -11,7 +11,7 @@ export interface HealthThresholds {
   maxRunning?: number;
   /** Most deferred tasks in one queue. */
   maxDeferred?: number;
-  /** Most tasks that FAILED within `windowMs` in one queue. */
+  /** Most tasks that FAILED within `windowMs` in one queue (a CANCELLED one is not a failure). */
   maxFailedInWindow?: number;
 }
 

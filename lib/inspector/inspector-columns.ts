@@ -140,6 +140,13 @@ export const TAB_COLUMNS: Readonly<Record<QueueSegment, readonly TaskColumn[]>> 
     attemptsColumn,
     workersColumn,
   ],
+  cancelled: [
+    idColumn,
+    taskColumn,
+    timeColumn('FINISHED', 70, (r) => r.finishedAt),
+    attemptsColumn,
+    workersColumn,
+  ],
 };
 
 /**

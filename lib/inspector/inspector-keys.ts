@@ -62,7 +62,7 @@ function singleKeyCommand(key: InspectorKey): InspectorCommand | undefined {
   if (key.tab) return { kind: 'cycleFocus', step: key.shift ? -1 : 1 };
   if (input === 'r') return { kind: 'refresh' };
   if (input === 's') return { kind: 'toggleSchedules' };
-  if (/^[1-5]$/.test(input)) return { kind: 'selectTab', tabIndex: Number(input) - 1 };
+  if (/^[1-6]$/.test(input)) return { kind: 'selectTab', tabIndex: Number(input) - 1 };
   if (key.leftArrow) return { kind: 'stepTab', step: -1 };
   if (key.rightArrow) return { kind: 'stepTab', step: 1 };
   if (key.upArrow || input === 'k') return { kind: 'move', step: -1 };

@@ -13,7 +13,7 @@ import { ratesLine, wrapLines } from './inspector.view';
 
 const TITLE = 'Threadmill inspector';
 const KEY_HELP =
-  '↑↓/jk move  ←→/1-5 tab  ⏎ select  ⇥ pane  esc close  s schedules  r refresh  q quit';
+  '↑↓/jk move  ←→/1-6 tab  ⏎ select  ⇥ pane  esc close  s schedules  r refresh  q quit';
 /**
  * Most rows the status line may grow to while the backend cannot be read: the
  * reason (a refused password, an unknown host) comes at the end of the message,

@@ -31,13 +31,14 @@ export { type DetailLine, detailLines, type DetailTone } from './inspector-detai
  * @internal
  */
 
-/** The tabs in key order: `1` is Running ... `5` is Failed. */
+/** The tabs in key order: `1` is Running ... `5` is Failed, `6` Cancelled. */
 export const INSPECTOR_TABS: readonly { segment: QueueSegment; title: string }[] = [
   { segment: 'running', title: 'Running' },
   { segment: 'ready', title: 'Ready' },
   { segment: 'deferred', title: 'Deferred' },
   { segment: 'successful', title: 'Successful' },
   { segment: 'failed', title: 'Failed' },
+  { segment: 'cancelled', title: 'Cancelled' },
 ];
 
 /** `Ready 1.2k`: a tab's title with its abbreviated count (`?` while unknown). */

@@ -18,6 +18,7 @@ export interface ResolvedTaskOptions {
   readonly blockingMs?: number;
   /** Absent when the task declares none: an attempt may run until its lease ends. */
   readonly timeoutMs?: number;
+  readonly cancel?: { readonly hardStopAfterMs: number };
   /** The schedules declared on the task, as written (lib/schedule checks them at bootstrap). */
   readonly schedules?: readonly TaskSchedule[];
   /** Absent when the task derives no unique key. */

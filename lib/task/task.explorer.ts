@@ -10,6 +10,7 @@ import {
   TaskContext,
   invalidBlockingMs,
   invalidName,
+  invalidHardStopAfterMs,
   invalidTimeoutMs,
   isValidTimeoutMs,
   invalidPriority,
@@ -134,6 +135,10 @@ export class TaskExplorer implements OnModuleInit {
     if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
       throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
     }
+    const hardStopAfterMs = options.cancel?.hardStopAfterMs;
+    if (options.cancel !== undefined && !isValidTimeoutMs(hardStopAfterMs)) {
+      throw new InvalidTaskError(invalidHardStopAfterMs(name, hardStopAfterMs));
+    }
     if (options.unique !== undefined) checkTaskUnique(name, options.unique);
     return {
       name,
@@ -145,6 +150,7 @@ export class TaskExplorer implements OnModuleInit {
       ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
       ...(blockingMs === undefined ? {} : { blockingMs }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(hardStopAfterMs === undefined ? {} : { cancel: { hardStopAfterMs } }),
       ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
       ...(options.unique === undefined ? {} : { unique: { ...options.unique } }),
     };

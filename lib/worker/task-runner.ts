@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 
 import {
-  AttemptTimeout,
+  AttemptControl,
+  TaskCancelledError,
   TaskContext,
   TaskResult,
   TaskResultStatus,
   UnknownTaskError,
   assertJsonSafe,
+  cancelledRecord,
   failedAttempt,
   normalizeJson,
   recordWith,
@@ -42,10 +44,12 @@ export class TaskRunner {
 
   /**
    * @param record a RUNNING record as `acquire` returned it.
-   * @returns the record SUCCESSFUL with the JSON-normalized return value, or FAILED with
-   *   the thrown value appended to `errors`; `finishedAt` set either way.
+   * @param cancel aborted when the task's cancel is requested: the attempt's
+   *   signal aborts with a TaskCancelledError and the attempt ends CANCELLED.
+   * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
+   *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way.
    */
-  async run(record: TaskRecord): Promise<TaskRecord> {
+  async run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
     const source = this.backends.sourceFor(record.task.backend);
     const definition = this.registry.find(record.task.name);
     if (!definition) {
@@ -56,29 +60,39 @@ export class TaskRunner {
     }
     this.events.emit('started', new TaskResult(record, source));
     // A per-call limit was stored with the task; the declared one applies otherwise.
-    const timeout = new AttemptTimeout(
+    const control = new AttemptControl(
       record,
       record.task.timeoutMs ?? definition.options.timeoutMs,
+      cancel,
     );
     let finished: TaskRecord;
     try {
+      // Cancelled before it started: the method is never called.
+      if (control.error) throw control.error;
       // Every task runs in its context, so currentTaskContext() (and the child's
       // report of a rejection the task left behind) can tell which task it is.
-      const context = new TaskContext(new TaskResult(record, source), timeout.signal);
+      const context = new TaskContext(new TaskResult(record, source), control.signal);
       const returned: unknown = await runInTaskContext(context, () =>
         definition.invoke(record.args, definition.options.takesContext ? context : null),
       );
-      // Past its deadline an attempt has failed, whatever the method returned after it.
-      finished = timeout.error
-        ? failedAttempt(record, timeout.error)
+      // Past its deadline or cancelled, an attempt has ended so, whatever the method returned after it.
+      finished = control.error
+        ? this.stopped(record, control.error)
         : this.successful(record, returned);
     } catch (thrown) {
-      finished = failedAttempt(record, timeout.error ?? thrown);
+      finished = this.stopped(record, control.error ?? thrown);
     } finally {
-      timeout.end();
+      control.end();
     }
     this.events.emit('finished', new TaskResult(finished, source));
     return finished;
+  }
+
+  /** A cancel ends the attempt CANCELLED (final); anything else fails it. */
+  private stopped(record: TaskRecord, reason: unknown): TaskRecord {
+    return reason instanceof TaskCancelledError
+      ? cancelledRecord(record, new Date(), reason)
+      : failedAttempt(record, reason);
   }
 
   private successful(record: TaskRecord, returned: unknown): TaskRecord {

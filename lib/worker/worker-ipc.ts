@@ -33,7 +33,13 @@ export type ChildMessage =
    * The child's journal could not be written: after its death the pool cannot
    * tell a lease it never received from one it started.
    */
-  | { readonly kind: 'journalFailed' };
+  | { readonly kind: 'journalFailed' }
+  /**
+   * A cancelled task (`id`) still runs past its `cancel.hardStopAfterMs`:
+   * the pool kills this child on purpose, the task ends CANCELLED and the
+   * others it held are released.
+   */
+  | { readonly kind: 'hardStop'; readonly id: string };
 
 export type ParentMessage =
   /** Stop acquiring; finish (or, when urgent, release) what is held, then exit. */
@@ -50,6 +56,7 @@ const CHILD_KINDS: ReadonlySet<string> = new Set([
   'exiting',
   'alive',
   'journalFailed',
+  'hardStop',
 ]);
 
 const hasKind = (value: unknown): value is { kind: unknown } =>

@@ -28,6 +28,8 @@ import {
   IDLE_ACQUIRE_WAIT_MS,
   LIVENESS_BEAT_MS,
   LIVENESS_CHECK_MS,
+  CANCEL_POLL_MS,
+  CANCEL_REQUEST_TTL_MS,
   LEASE_CHECK_MIN_MS,
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
@@ -134,7 +136,7 @@ export class WorkerLauncher {
     );
     const child = new WorkerChild(options, {
       backend,
-      runTask: (record) => this.runner.run(record),
+      runTask: (record, cancel) => this.runner.run(record, cancel),
       channel,
       journal,
       logger,
@@ -145,6 +147,8 @@ export class WorkerLauncher {
       retryDelayMs: RETRY_DELAY_MS,
       poolId: process.env[WORKER_POOL_ENV] || undefined,
       leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.maintenanceIntervalMs),
+      cancelPoll: { everyMs: CANCEL_POLL_MS, requestTtlMs: CANCEL_REQUEST_TTL_MS },
+      hardStopAfterMs: (name) => this.registry.find(name)?.options.cancel?.hardStopAfterMs,
       liveness,
     });
     // What a task leaves behind must not take its neighbours down. A rejection

@@ -13,6 +13,8 @@ import {
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { describeCancels } from './cancel-contract';
+import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
@@ -439,6 +441,24 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         }
         const { counts } = (await backend.telemetry(60_000)).queues.default;
         expect([counts.successful, counts.failed]).toEqual([2, 0]);
+      });
+
+      it('trims cancelled tasks to their own limit, like every final status', async () => {
+        backend = await build({ retention: { cancelled: { maxCount: 1 } } });
+        alias = backend.alias;
+        const cancelled: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const { id } = await backend.enqueue(newRecord(alias));
+          await backend.cancel(id);
+          cancelled.push(id);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await backend.maintenancePass();
+        await expect(backend.getResult(cancelled[0])).rejects.toThrow(TaskResultDoesNotExist);
+        await expect(backend.getResult(cancelled[1])).resolves.toMatchObject({
+          status: TaskResultStatus.CANCELLED,
+        });
+        expect((await backend.telemetry(60_000)).queues.default.counts.cancelled).toBe(1);
       });
 
       it("applies a queue's own limits before the status's", async () => {
@@ -919,11 +939,11 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const telemetry = await backend.telemetry(60_000);
         expect(Object.keys(telemetry.queues).sort()).toEqual([...QUEUES].sort());
         expect(telemetry.queues.default).toEqual({
-          counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0 },
+          counts: { ready: 1, running: 1, deferred: 1, successful: 1, failed: 0, cancelled: 0 },
           rates: { intervalMs: 60_000, ingress: 4, egress: 1, failed: 0 },
         });
         expect(telemetry.queues.emails).toEqual({
-          counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1 },
+          counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 1, cancelled: 0 },
           rates: { intervalMs: 60_000, ingress: 1, egress: 1, failed: 1 },
         });
         expect(telemetry.queues.low.counts).toEqual({
@@ -932,12 +952,15 @@ export function describeBackendContract(label: string, factory: ContractFactory)
           deferred: 0,
           successful: 0,
           failed: 0,
+          cancelled: 0,
         });
         expect(b.status).toBe(TaskResultStatus.RUNNING);
       });
     });
 
     describeRepeats(() => ({ backend, alias }));
+    describeCancels(() => ({ backend, alias }));
+    describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));

@@ -106,9 +106,19 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
           .split('\n')
           .map((line) => line.split(/\s+/)),
       ).toEqual([
-        ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED', 'LIMITS'],
-        ['default', 'paused', '3', '0', '0', '0', '0', '-'],
-        ['emails', 'active', '0', '0', '0', '0', '0', '-'],
+        [
+          'QUEUE',
+          'STATE',
+          'READY',
+          'RUNNING',
+          'DEFERRED',
+          'SUCCESSFUL',
+          'FAILED',
+          'CANCELLED',
+          'LIMITS',
+        ],
+        ['default', 'paused', '3', '0', '0', '0', '0', '0', '-'],
+        ['emails', 'active', '0', '0', '0', '0', '0', '0', '-'],
       ]);
       // `queues` alone lists them.
       await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
@@ -119,7 +129,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         {
           queue: 'default',
           backend: alias,
-          counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0 },
+          counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
           state: { paused: false, limits: null },
         },
         expect.objectContaining({ queue: 'emails', state: { paused: false, limits: null } }),
@@ -141,7 +151,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
         stdout: expect.stringContaining('concurrency=5,rate=100/1000ms'),
       });
       const table = await run(['queues', 'list']);
-      expect(table.stdout).toMatch(/emails\s+active(\s+0){5}\s+concurrency=5,rate=100\/1000ms/);
+      expect(table.stdout).toMatch(/emails\s+active(\s+0){6}\s+concurrency=5,rate=100\/1000ms/);
       const json = await run(['queues', 'list', '--json']);
       expect(JSON.parse(json.stdout)[1].state.limits).toEqual({
         concurrency: 5,
@@ -158,6 +168,45 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       expect(
         JSON.parse((await run(['queues', 'list', '--json'])).stdout)[1].state.limits,
       ).toBeNull();
+    });
+
+    it('retry and remove: a cancelled task back READY, then removed once final again', async () => {
+      const [id] = (await run(['enqueue', 'sample.echo'])).stdout.trim().split('\n');
+      await expect(run(['cancel', id])).resolves.toMatchObject({ code: 0 });
+      const retried = await run(['retry', id]);
+      expect(retried.code).toBe(0);
+      expect(JSON.parse(retried.stdout)).toMatchObject({
+        outcome: 'retried',
+        result: { id, status: 'READY', finishedAt: null },
+      });
+      // Waiting again: not removed, and told to cancel first (exit 1).
+      const refused = await run(['remove', id]);
+      expect(refused).toMatchObject({ code: 1, stdout: '{"outcome":"not-final"}\n' });
+      expect(refused.stderr).toContain('cancel it first');
+      await run(['cancel', id]);
+      await expect(run(['remove', id])).resolves.toMatchObject({
+        code: 0,
+        stdout: '{"outcome":"removed"}\n',
+      });
+      await expect(run(['result', id])).resolves.toMatchObject({ code: 1 });
+    });
+
+    it('retry and remove by queue and status print how many', async () => {
+      const ids = (await run(['enqueue', 'sample.echo', '--count', '3'])).stdout.trim().split('\n');
+      for (const id of ids) await run(['cancel', id]);
+      const bulk = ['--queue', 'default', '--status', 'CANCELLED'];
+      await expect(run(['retry', ...bulk])).resolves.toMatchObject({
+        code: 0,
+        stdout: '{"retried":3}\n',
+      });
+      await expect(run(['remove', ...bulk])).resolves.toMatchObject({
+        code: 0,
+        stdout: '{"removed":0}\n',
+      });
+      await expect(run(['retry', ids[0], ...bulk])).resolves.toMatchObject({ code: 2 });
+      await expect(
+        run(['retry', '--queue', 'default', '--status', 'SUCCESSFUL']),
+      ).resolves.toMatchObject({ code: 2 });
     });
 
     it('enqueue --key prints the task that holds the key instead of a new one', async () => {
@@ -208,7 +257,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "queues", "inspector", "schedules").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "retry", "remove", "queues", "inspector", "schedules").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });

@@ -83,7 +83,14 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
       expect(result.workerIds).toHaveLength(1);
     }
     const { counts } = (await backend.telemetry(600_000)).queues.default;
-    expect(counts).toEqual({ ready: 0, running: 0, deferred: 0, successful: 300, failed: 0 });
+    expect(counts).toEqual({
+      ready: 0,
+      running: 0,
+      deferred: 0,
+      successful: 300,
+      failed: 0,
+      cancelled: 0,
+    });
   });
 
   it('fails the task of a child that died with WorkerCrashed and runs the rest', async () => {

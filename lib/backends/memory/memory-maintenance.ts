@@ -1,4 +1,4 @@
-import { isRetry, TaskResultStatus } from '../../core';
+import { finishedSegment, isRetry, TaskResultStatus } from '../../core';
 import type { EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
 import type { ResolvedLimit } from '../../lifecycle/retention';
@@ -89,7 +89,7 @@ export class MemoryMaintenance implements MaintenanceStore {
       else store.dropLease(id);
     }
     const forgotten = !store.poolTasks.has(poolId);
-    if (forgotten) store.pools.delete(poolId);
+    if (forgotten) store.forgetPool(poolId);
     if (ids.length > 0) this.deps.workAdded();
     return { ended: ids.length, forgotten };
   }
@@ -103,7 +103,7 @@ export class MemoryMaintenance implements MaintenanceStore {
     const { store } = this.deps;
     const state = store.queueStates.get(queue);
     if (!state) return 0;
-    const history = state.history[status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed'];
+    const history = state.history[finishedSegment(status)];
     const horizon = Date.now() - limit.maxAgeMs;
     const newestFirst = [...history].sort((a, b) => b[1] - a[1]);
     let trimmed = 0;

@@ -2,11 +2,12 @@ import {
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type BackendTelemetry,
+  type FinishedSegment,
   type QueueSegment,
   type TaskRecord,
 } from '../../core';
 import { copyRecord } from './memory-record-copy';
-import type { FinishedSegment, MemoryStore } from './memory-store';
+import type { MemoryStore } from './memory-store';
 
 /**
  * What callers and operators read of a MemoryBackend: a segment's tasks,
@@ -41,6 +42,7 @@ export class MemoryReads {
         break;
       case 'successful':
       case 'failed':
+      case 'cancelled':
         // Newest first: what an operator looking at history wants to see.
         ids = [...state.history[segment].entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
         break;
@@ -68,6 +70,7 @@ export class MemoryReads {
           .map(([, finishedAt]) => finishedAt);
       const successful = live('successful');
       const failed = live('failed');
+      const cancelled = live('cancelled');
       const failedInWindow = failed.filter((t) => t >= since).length;
       telemetry.queues[queue] = {
         counts: {
@@ -76,11 +79,15 @@ export class MemoryReads {
           deferred: state.deferred.size,
           successful: successful.length,
           failed: failed.length,
+          cancelled: cancelled.length,
         },
         rates: {
           intervalMs,
           ingress: state.ingress.filter((t) => t >= since).length,
-          egress: successful.filter((t) => t >= since).length + failedInWindow,
+          egress:
+            successful.filter((t) => t >= since).length +
+            failedInWindow +
+            cancelled.filter((t) => t >= since).length,
           failed: failedInWindow,
         },
       };

@@ -5,7 +5,9 @@ import {
   queueNotConfigured,
   serializeRecord,
   taskResultDoesNotExist,
+  finishedSegment,
   type AcknowledgeOutcome,
+  type FinishedSegment,
   type RetryOutcome,
   type TaskRecord,
 } from '../../core';
@@ -14,9 +16,6 @@ import type { CommonBackendOptions } from '../backend-config.reader';
 import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
-
-/** The history segments, one per final outcome. */
-export type FinishedSegment = 'successful' | 'failed';
 
 /** What one queue holds besides the task records themselves. */
 export interface MemoryQueueState {
@@ -58,6 +57,8 @@ export class MemoryStore {
   readonly pools = new Map<string, number>();
   /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
   readonly poolTasks = new Map<string, Set<string>>();
+  /** Pool id -> task id -> when its cancel was requested (ms); see MemoryCancels. */
+  readonly cancelRequests = new Map<string, Map<string, number>>();
   /** Queues whose tasks are not leased until resumed. */
   readonly paused = new Set<string>();
   readonly limits: MemoryLimits;
@@ -74,7 +75,7 @@ export class MemoryStore {
       this.queueStates.set(queue, {
         ready: new MemoryReadyQueue(),
         deferred: new Map(),
-        history: { successful: new Map(), failed: new Map() },
+        history: { successful: new Map(), failed: new Map(), cancelled: new Map() },
         ingress: [],
       });
     }
@@ -235,9 +236,10 @@ export class MemoryStore {
       record,
       expiresAt: now + this.options.retention.longestMaxAgeMs,
     });
-    const segment: FinishedSegment =
-      record.status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
-    this.queue(queue).history[segment].set(record.id, record.finishedAt?.getTime() ?? now);
+    this.queue(queue).history[finishedSegment(record.status)].set(
+      record.id,
+      record.finishedAt?.getTime() ?? now,
+    );
   }
 
   /** Ends a lease, and its pool's claim on the task with it. */
@@ -257,7 +259,13 @@ export class MemoryStore {
   retirePool(poolId: string, now: number): void {
     // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
     if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.set(poolId, now);
-    else this.pools.delete(poolId);
+    else this.forgetPool(poolId);
+  }
+
+  /** A pool that holds nothing is forgotten, and the cancel requests addressed to it with it. */
+  forgetPool(poolId: string): void {
+    this.pools.delete(poolId);
+    this.cancelRequests.delete(poolId);
   }
 
   /**

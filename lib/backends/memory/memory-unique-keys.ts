@@ -83,6 +83,11 @@ export class MemoryUniqueKeys {
     return forgotten;
   }
 
+  /** Drops the hold on `key` if `holderId` holds it (its task was removed). */
+  release(key: string, holderId: string): void {
+    if (this.holds.get(key)?.holderId === holderId) this.holds.delete(key);
+  }
+
   private holdOf(key: string, now: number): StoredKeyHold | undefined {
     const hold = this.holds.get(key);
     if (!hold) return undefined;

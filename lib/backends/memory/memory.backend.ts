@@ -1,6 +1,5 @@
 import {
   acknowledgeThenAcquire,
-  assertDistinctIds,
   assertKnownQueue,
   BackendUnavailableError,
   FINISHED_STATUSES,
@@ -10,11 +9,7 @@ import {
   backendClosed,
   holdsLease,
   isRetry,
-  queueNotConfigured,
   retryNotReady,
-  TaskAlreadyExistsError,
-  taskAlreadyExists,
-  TaskResult,
   unleasedRecord,
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
@@ -22,6 +17,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type CancelRequest,
+  type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type ExecutingBackend,
@@ -34,11 +31,13 @@ import {
 import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
+import { MemoryCancels } from './memory-cancels';
+import { MemoryEnqueuer } from './memory-enqueuer';
+import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
 import { MemorySchedules } from './memory-schedules';
-import { copyRecord } from './memory-record-copy';
 import { MemoryStore } from './memory-store';
 import { MemoryUniqueKeys } from './memory-unique-keys';
 import { MemoryWaiters } from './memory-waiters';
@@ -71,7 +70,9 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly reads: MemoryReads;
   private readonly maintenance: MemoryMaintenance;
   private readonly immediate: MemoryImmediateRunner;
-  private readonly uniqueKeys: MemoryUniqueKeys;
+  private readonly cancels: MemoryCancels;
+  private readonly finished: MemoryFinishedTasks;
+  private readonly enqueuer: MemoryEnqueuer;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
 
@@ -89,14 +90,25 @@ export class MemoryBackend implements ExecutingBackend {
     this.queues = reader.queues;
     this.store = new MemoryStore(alias, this.queues, this.options);
     this.reads = new MemoryReads(alias, this.store);
-    this.uniqueKeys = new MemoryUniqueKeys(alias, this.store);
+    const uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
       store: this.store,
-      uniqueKeys: this.uniqueKeys,
+      uniqueKeys,
       longestMaxAgeMs: this.options.retention.longestMaxAgeMs,
       workAdded: () => this.waiters.wake(),
     });
     this.immediate = new MemoryImmediateRunner(alias, this.store);
+    this.enqueuer = new MemoryEnqueuer({
+      alias,
+      queues: this.queues,
+      immediate: this.options.immediate ? this.immediate : null,
+      store: this.store,
+      uniqueKeys,
+      workAdded: () => this.waiters.wake(),
+      backend: this,
+    });
+    this.cancels = new MemoryCancels(alias, this.store);
+    this.finished = new MemoryFinishedTasks(this.store, uniqueKeys);
     this.runsOnEnqueue = this.options.immediate;
     this.maintenanceIntervalMs = this.options.maintenanceInterval;
     this.leaseTtlMs = this.options.leaseTtl;
@@ -119,30 +131,7 @@ export class MemoryBackend implements ExecutingBackend {
 
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
     this.assertOpen();
-    // Validate all before storing any, so a bulk enqueue is all or none.
-    for (const record of records) this.assertEnqueueable(record);
-    assertDistinctIds(records);
-    for (const record of records) this.assertNotStored(record.id);
-    if (this.options.immediate) {
-      const finished: TaskRecord[] = [];
-      for (const record of records) {
-        finished.push(
-          record.task.unique
-            ? await this.uniqueKeys.enqueueImmediate(record, (made) => this.immediate.run(made))
-            : await this.immediate.run(record),
-        );
-      }
-      return finished;
-    }
-    const now = Date.now();
-    if (records.some((record) => record.task.unique)) {
-      const stored = this.uniqueKeys.enqueue(records, now);
-      this.waiters.wake();
-      return stored;
-    }
-    for (const record of records) this.store.add(copyRecord(record), now);
-    this.waiters.wake();
-    return records.map(copyRecord);
+    return this.enqueuer.enqueueMany(records);
   }
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
@@ -215,6 +204,33 @@ export class MemoryBackend implements ExecutingBackend {
     const released = this.store.giveBack(records, back);
     if (released > 0) this.waiters.wake();
     return released;
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    this.assertOpen();
+    return this.cancels.cancel(id, Date.now());
+  }
+
+  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    if (!this.finished.retry(finished, retried, Date.now())) return false;
+    this.waiters.wake();
+    return true;
+  }
+
+  async removeFinished(finished: TaskRecord): Promise<boolean> {
+    this.assertOpen();
+    return this.finished.remove(finished, Date.now());
+  }
+
+  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    this.assertOpen();
+    return this.cancels.requestsOf(poolId);
+  }
+
+  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    this.assertOpen();
+    this.cancels.drop(poolId, ids);
   }
 
   async pauseQueue(queue: string): Promise<void> {
@@ -294,25 +310,5 @@ export class MemoryBackend implements ExecutingBackend {
 
   private assertOpen(): void {
     if (this.closed) throw new BackendUnavailableError(backendClosed(this.alias));
-  }
-
-  private assertEnqueueable(record: TaskRecord): void {
-    if (!this.store.queueStates.has(record.task.queue)) {
-      throw new InvalidTaskError(
-        queueNotConfigured(record.task.name, record.task.queue, this.alias, this.queues),
-      );
-    }
-    if (this.options.immediate) this.immediate.assertRunnable(record);
-  }
-
-  /** Throws TaskAlreadyExistsError, with the stored task, when `id` is waiting, running or a live result. */
-  private assertNotStored(id: string): void {
-    const stored = this.store.find(id, Date.now());
-    if (stored) {
-      throw new TaskAlreadyExistsError(
-        taskAlreadyExists(id, this.alias, stored.status),
-        new TaskResult(copyRecord(stored), this),
-      );
-    }
   }
 }

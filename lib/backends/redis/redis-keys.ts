@@ -1,7 +1,5 @@
+import type { FinishedSegment } from '../../core/task-backend.interface';
 import { THREADMILL_NAMESPACE } from '../../core/threadmill.constants';
-
-/** The two history sets a finished task can land in. */
-export type FinishedSegment = 'successful' | 'failed';
 
 // Characters SCAN MATCH treats as glob syntax; an alias may legally contain them.
 const GLOB_SPECIAL = /[*?[\]\\]/g;
@@ -119,6 +117,19 @@ export class RedisKeys {
   /** Prefix of every pool's task set; scripts derive a task's set from the pool named in its hash. */
   get poolTasksPrefix(): string {
     return `${this.prefix}pool-tasks:`;
+  }
+
+  /**
+   * ZSET of the cancel requests addressed to one pool: id of a running task
+   * it holds, score = when the cancel was requested (ms, Redis's clock).
+   */
+  cancels(poolId: string): string {
+    return `${this.cancelsPrefix}${poolId}`;
+  }
+
+  /** Prefix of every pool's cancel requests; cancel-5.lua appends the pool named in a task's hash. */
+  get cancelsPrefix(): string {
+    return `${this.prefix}cancels:`;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 
 import { delayUntil } from '../../core/run-after';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { finishedSegment } from '../../core/task-backend.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { partOutcomes, type EndAttempt } from '../../lifecycle/ended-attempt';
 import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
@@ -158,7 +159,7 @@ export class RedisMaintenance implements MaintenanceStore {
   }
 
   trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): Promise<number> {
-    const segment = status === TaskResultStatus.SUCCESSFUL ? 'successful' : 'failed';
+    const segment = finishedSegment(status);
     return this.connection.run(() =>
       this.scripts.trimFinished(this.keys.history(queue, segment), {
         taskPrefix: this.keys.taskPrefix,
@@ -195,10 +196,14 @@ export class RedisMaintenance implements MaintenanceStore {
     return this.connection.run(async () => this.heartbeat(await this.storeNow()));
   }
 
-  /** Forgets a pool that holds nothing (see forgetPool-2.lua); `stopping` lapses it first. */
+  /** Forgets a pool that holds nothing (see forgetPool-3.lua); `stopping` lapses it first. */
   async forgetPool(poolId: string, stopping: boolean): Promise<boolean> {
     return this.scripts.forgetPool(
-      { poolsKey: this.keys.pools, poolTasksKey: this.keys.poolTasks(poolId) },
+      {
+        poolsKey: this.keys.pools,
+        poolTasksKey: this.keys.poolTasks(poolId),
+        cancelsKey: this.keys.cancels(poolId),
+      },
       { poolId, stopping },
     );
   }

@@ -1,5 +1,6 @@
 import { assertKnownQueue } from '../../core/known-queue';
 import type { RedisAliasContext } from './redis-alias-context';
+import { RedisControlScripts } from './redis-control-scripts';
 import { WAKE_BOUND } from './redis-scripts';
 
 /** The paused set's member that says some queue has limits; no queue name has a colon. */
@@ -14,7 +15,11 @@ const LIMITS_FLAG = ':limits';
  * @internal
  */
 export class RedisPausedQueues {
-  constructor(private readonly context: RedisAliasContext) {}
+  private readonly scripts: RedisControlScripts;
+
+  constructor(private readonly context: RedisAliasContext) {
+    this.scripts = new RedisControlScripts(context.connection.client);
+  }
 
   async pause(queue: string): Promise<void> {
     this.assertKnown(queue);
@@ -24,9 +29,9 @@ export class RedisPausedQueues {
 
   async resume(queue: string): Promise<void> {
     this.assertKnown(queue);
-    const { connection, keys, scripts } = this.context;
+    const { connection, keys } = this.context;
     await connection.run(() =>
-      scripts.resumeQueue(
+      this.scripts.resumeQueue(
         { pausedKey: keys.paused, queueKey: keys.queue(queue), wakeKey: keys.wake(queue) },
         { queue, wakeBound: WAKE_BOUND },
       ),

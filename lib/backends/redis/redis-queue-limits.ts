@@ -1,6 +1,7 @@
 import { assertKnownQueue } from '../../core/known-queue';
 import { decodeLimits, encodeLimits, type QueueLimits } from '../../core/queue-limits';
 import type { RedisAliasContext } from './redis-alias-context';
+import { RedisControlScripts } from './redis-control-scripts';
 import { WAKE_BOUND } from './redis-scripts';
 
 /**
@@ -15,8 +16,10 @@ import { WAKE_BOUND } from './redis-scripts';
 export class RedisQueueLimits {
   private seeding: Promise<void> | null = null;
   private seeded: boolean;
+  private readonly scripts: RedisControlScripts;
 
   constructor(private readonly context: RedisAliasContext) {
+    this.scripts = new RedisControlScripts(context.connection.client);
     this.seeded = Object.keys(context.settings.limits).length === 0;
   }
 
@@ -63,9 +66,9 @@ export class RedisQueueLimits {
   }
 
   private async store(queue: string, encoded: string, onlyIfAbsent: boolean): Promise<void> {
-    const { connection, keys, scripts } = this.context;
+    const { connection, keys } = this.context;
     await connection.run(() =>
-      scripts.storeQueueLimits(
+      this.scripts.storeQueueLimits(
         {
           pausedKey: keys.paused,
           limitsKey: keys.limits,

@@ -1,5 +1,5 @@
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import type { QueueSegment } from '../../core/task-backend.interface';
+import { isFinishedSegment, type QueueSegment } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
@@ -22,7 +22,7 @@ export class RedisReader {
     if (count <= 0) return [];
     return this.context.connection.run(async () => {
       // History is scored by Redis's time: what is within resultTtl is measured on it too.
-      const finished = segment === 'successful' || segment === 'failed';
+      const finished = isFinishedSegment(segment);
       // Finished tasks within the longest retention; each queue and status's own limit is applied
       // by the trimming step of every pass.
       const since = finished
@@ -83,6 +83,7 @@ export class RedisReader {
         return client.zrange(this.context.keys.deferred(queue), offset, offset + count - 1);
       case 'successful':
       case 'failed':
+      case 'cancelled':
         // Newest first, and only within resultTtl (trimming may lag a maintenance interval).
         return client.zrevrangebyscore(
           this.context.keys.history(queue, segment),
@@ -98,7 +99,7 @@ export class RedisReader {
   /** The records of ids in one segment; ids whose data expired or cannot be read are skipped. */
   private async readMany(ids: readonly string[], segment: QueueSegment): Promise<TaskRecord[]> {
     if (ids.length === 0) return [];
-    const finished = segment === 'successful' || segment === 'failed';
+    const finished = isFinishedSegment(segment);
     const pipeline = this.context.connection.client.pipeline();
     for (const id of ids) pipeline.hmget(this.context.keys.task(id), ...TASK_HASH_FIELDS);
     const replies = (await pipeline.exec()) ?? [];

@@ -52,7 +52,7 @@ export const TASK_HASH_FIELDS = [
  * `data` keeps the rest (task, enqueuedAt, args).
  */
 interface OutcomeJson {
-  /** status: SUCCESSFUL or FAILED */
+  /** status: SUCCESSFUL, FAILED or CANCELLED */
   s: TaskResultStatus;
   /** finishedAt (ms) */
   f: number | null;

@@ -14,6 +14,55 @@ export enum StoreReply {
   AlreadyStored = 2,
 }
 
+/** What cancel-5.lua did. */
+export enum CancelReply {
+  Changed = -1,
+  Missing = 0,
+  Cancelled = 1,
+  Requested = 2,
+  AlreadyFinal = 3,
+}
+
+/** The keys of one task's queue and its hash that a cancel touches. */
+export interface CancelKeys {
+  queueKey: string;
+  deferredKey: string;
+  runningKey: string;
+  /** The queue's cancelled history. */
+  historyKey: string;
+  taskKey: string;
+}
+
+export interface CancelArgs {
+  id: string;
+  /** The task's `workers` field as read ('' when absent): the script acts only if it is unchanged. */
+  workersSeen: string;
+  /** The CANCELLED outcome (RedisRecordCodec.encodeFinished). */
+  outcome: string;
+  resultTtlMs: number;
+  cancelsPrefix: string;
+}
+
+/** The keys of a final task that retryFinished-4.lua and removeFinished-3.lua touch. */
+export interface FinishedTaskKeys {
+  taskKey: string;
+  /** The history set of its final status in its queue. */
+  historyKey: string;
+}
+
+/** What retryFinished-4.lua stores: the READY record, while the outcome read is still stored. */
+export interface RetryFinishedArgs {
+  id: string;
+  /** The task's `outcome` field as read: the script acts only if it is unchanged. */
+  outcomeSeen: string;
+  readyStatus: string;
+  /** The READY record (RedisRecordCodec.encodeLive). */
+  data: string;
+  workersJson: string;
+  fallbackScore: number;
+  wakeBound: number;
+}
+
 /** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
 export interface EnqueueClash {
   id: string;
@@ -73,7 +122,7 @@ export interface AcquireReply {
 /** Finished records of one queue and one final status: two arguments per record. */
 export interface AcknowledgeGroup {
   runningKey: string;
-  /** The successful or failed history of the queue. */
+  /** The successful, failed or cancelled history of the queue. */
   historyKey: string;
   ids: string[];
   /** Each record's outcome (RedisRecordCodec.encodeFinished), in the order of `ids`. */

@@ -244,12 +244,13 @@ export class RedisScripts {
    * Returns whether it was forgotten.
    */
   async forgetPool(
-    keys: { poolsKey: string; poolTasksKey: string },
+    keys: { poolsKey: string; poolTasksKey: string; cancelsKey: string },
     args: { poolId: string; stopping: boolean },
   ): Promise<boolean> {
     const reply = await this.calls.forgetPool([
       keys.poolsKey,
       keys.poolTasksKey,
+      keys.cancelsKey,
       args.poolId,
       args.stopping ? 1 : 0,
     ]);
@@ -283,51 +284,6 @@ export class RedisScripts {
       string | null,
     ];
     return { nowMs: Number(now), maintenancePassMs: pass === null ? null : Number(pass) };
-  }
-
-  /**
-   * Takes a queue out of the paused set and, when it was paused, gives its
-   * ready tasks wake-up tokens (at most `wakeBound`); returns how many.
-   */
-  async resumeQueue(
-    keys: { pausedKey: string; queueKey: string; wakeKey: string },
-    args: { queue: string; wakeBound: number },
-  ): Promise<number> {
-    return (await this.calls.resumeQueue([
-      keys.pausedKey,
-      keys.queueKey,
-      keys.wakeKey,
-      args.queue,
-      args.wakeBound,
-    ])) as number;
-  }
-
-  /**
-   * Stores a queue's limits (`encoded` as encodeLimits writes them; only
-   * when it has none stored, for `onlyIfAbsent`), keeps the paused set's
-   * ':limits' flag in step, and gives its ready tasks wake-up tokens.
-   */
-  async storeQueueLimits(
-    keys: {
-      pausedKey: string;
-      limitsKey: string;
-      queueKey: string;
-      wakeKey: string;
-      rateKey: string;
-    },
-    args: { queue: string; encoded: string; onlyIfAbsent: boolean; wakeBound: number },
-  ): Promise<number> {
-    return (await this.calls.storeQueueLimits([
-      keys.pausedKey,
-      keys.limitsKey,
-      keys.queueKey,
-      keys.wakeKey,
-      keys.rateKey,
-      args.queue,
-      args.encoded,
-      args.onlyIfAbsent ? 1 : 0,
-      args.wakeBound,
-    ])) as number;
   }
 
   /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */

@@ -1,8 +1,13 @@
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { isRetry } from '../../core/retry-policy';
-import type { AcknowledgeOutcome, RetryOutcome } from '../../core/task-backend.interface';
+import {
+  finishedSegment,
+  type AcknowledgeOutcome,
+  type FinishedSegment,
+  type RetryOutcome,
+} from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { FINISHED_STATUSES, TaskResultStatus } from '../../core/task-result-status.enum';
+import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { acknowledgeUnfinished, retryNotReady } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
@@ -67,33 +72,34 @@ export class RedisSettler {
   } {
     const groups: AcknowledgeGroup[] = [];
     const indexes: number[][] = [];
-    // Per queue, the index in `groups` of its successful and its failed group (-1: none yet).
-    const byQueue = new Map<string, [number, number]>();
+    // Per queue, the index in `groups` of its group of each final segment (none yet: absent).
+    const byQueue = new Map<string, Partial<Record<FinishedSegment, number>>>();
     records.forEach((record, index) => {
       if (!FINISHED_STATUSES.has(record.status)) {
         throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
       }
       const queue = this.context.guard.queueOf(record);
-      const segment = record.status === TaskResultStatus.SUCCESSFUL ? 0 : 1;
+      const segment = finishedSegment(record.status);
       let ofQueue = byQueue.get(queue);
       if (!ofQueue) {
-        ofQueue = [-1, -1];
+        ofQueue = {};
         byQueue.set(queue, ofQueue);
       }
-      if (ofQueue[segment] < 0) {
-        ofQueue[segment] = groups.length;
+      let at = ofQueue[segment];
+      if (at === undefined) {
+        at = ofQueue[segment] = groups.length;
         groups.push({
           runningKey: this.context.keys.running(queue),
-          historyKey: this.context.keys.history(queue, segment === 0 ? 'successful' : 'failed'),
+          historyKey: this.context.keys.history(queue, segment),
           ids: [],
           json: [],
         });
         indexes.push([]);
       }
-      const group = groups[ofQueue[segment]];
+      const group = groups[at];
       group.ids.push(record.id);
       group.json.push(this.context.codec.encodeFinished(record));
-      indexes[ofQueue[segment]].push(index);
+      indexes[at].push(index);
     });
     return { groups, order: indexes.flat() };
   }

@@ -5,6 +5,9 @@ import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
 import type { RedisScripts } from './redis-scripts';
 
+/** Counts read per queue before its ingress reads (see `read`). */
+const READS_PER_QUEUE = 9;
+
 /**
  * The telemetry of one RedisBackend alias: counts per segment and rates over
  * a window. History scores and ingress seconds are Redis's time (the scripts
@@ -35,6 +38,7 @@ export class RedisTelemetry {
     for (const queue of this.queues) {
       const successful = this.keys.history(queue, 'successful');
       const failed = this.keys.history(queue, 'failed');
+      const cancelled = this.keys.history(queue, 'cancelled');
       pipeline
         .zcard(this.keys.queue(queue))
         .zcard(this.keys.running(queue))
@@ -42,7 +46,9 @@ export class RedisTelemetry {
         .zcount(successful, kept, '+inf')
         .zcount(failed, kept, '+inf')
         .zcount(successful, windowStart, '+inf')
-        .zcount(failed, windowStart, '+inf');
+        .zcount(failed, windowStart, '+inf')
+        .zcount(cancelled, kept, '+inf')
+        .zcount(cancelled, windowStart, '+inf');
     }
     const ingressReads = this.queues.map((queue) =>
       this.readIngress(pipeline, queue, windowStart, now),
@@ -52,20 +58,24 @@ export class RedisTelemetry {
       if (error) throw this.connection.failure(error);
       return value;
     });
-    const numbers = values.slice(0, this.queues.length * 7).map(Number);
-    let nextIngressReply = this.queues.length * 7;
+    const numbers = values.slice(0, this.queues.length * READS_PER_QUEUE).map(Number);
+    let nextIngressReply = this.queues.length * READS_PER_QUEUE;
     const queues: Record<string, QueueStats> = {};
     this.queues.forEach((queue, q) => {
-      const [ready, running, deferred, successful, failed, doneOk, doneFailed] = numbers.slice(
-        q * 7,
-        q * 7 + 7,
-      );
+      const [ready, running, deferred, successful, failed, doneOk, doneFailed, ...rest] =
+        numbers.slice(q * READS_PER_QUEUE, (q + 1) * READS_PER_QUEUE);
+      const [cancelled, doneCancelled] = rest;
       const { replies: ingressReplies, sum } = ingressReads[q];
       const ingress = sum(values.slice(nextIngressReply, nextIngressReply + ingressReplies));
       nextIngressReply += ingressReplies;
       queues[queue] = {
-        counts: { ready, running, deferred, successful, failed },
-        rates: { intervalMs, ingress, egress: doneOk + doneFailed, failed: doneFailed },
+        counts: { ready, running, deferred, successful, failed, cancelled },
+        rates: {
+          intervalMs,
+          ingress,
+          egress: doneOk + doneFailed + doneCancelled,
+          failed: doneFailed,
+        },
       };
     });
     return { queues };

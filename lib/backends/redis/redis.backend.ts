@@ -8,6 +8,8 @@ import type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
+  CancelRequest,
+  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
@@ -20,6 +22,8 @@ import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
+import { RedisCanceller } from './redis-canceller';
+import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
@@ -78,6 +82,8 @@ export class RedisBackend implements TaskBackend {
   private readonly settler: RedisSettler;
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
+  private readonly canceller: RedisCanceller;
+  private readonly finished: RedisFinishedTasks;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
@@ -138,6 +144,8 @@ export class RedisBackend implements TaskBackend {
     this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, this.limits);
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
+    this.canceller = new RedisCanceller(context);
+    this.finished = new RedisFinishedTasks(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
   }
@@ -196,6 +204,26 @@ export class RedisBackend implements TaskBackend {
 
   unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.releaser.unlease(records);
+  }
+
+  cancel(id: string): Promise<CancelResult> {
+    return this.canceller.cancel(id);
+  }
+
+  retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    return this.finished.retry(finished, retried);
+  }
+
+  removeFinished(finished: TaskRecord): Promise<boolean> {
+    return this.finished.remove(finished);
+  }
+
+  cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    return this.canceller.requests(poolId);
+  }
+
+  dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    return this.canceller.drop(poolId, ids);
   }
 
   pauseQueue(queue: string): Promise<void> {

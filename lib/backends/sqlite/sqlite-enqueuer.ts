@@ -17,7 +17,7 @@ import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
 import { SqliteUniqueKeys } from './sqlite-unique-keys';
 
 /** Ready-queue score: priority first, then FIFO by enqueue time, as in the Redis backend. */
-const readyScore = (record: TaskRecord): number =>
+export const readyScore = (record: TaskRecord): number =>
   -record.task.priority * 1e13 + record.enqueuedAt.getTime();
 
 /**

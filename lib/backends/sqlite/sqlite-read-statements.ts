@@ -15,6 +15,8 @@ export interface ResultCountRow {
   failed: number;
   successfulInWindow: number;
   failedInWindow: number;
+  cancelled: number;
+  cancelledInWindow: number;
 }
 
 /**
@@ -73,7 +75,9 @@ export class SqliteReadStatements {
       SELECT ${countFinished('SUCCESSFUL', '@since')} AS successful,
              ${countFinished('FAILED', '@since')} AS failed,
              ${countFinished('SUCCESSFUL', '@windowStart')} AS successfulInWindow,
-             ${countFinished('FAILED', '@windowStart')} AS failedInWindow`);
+             ${countFinished('FAILED', '@windowStart')} AS failedInWindow,
+             ${countFinished('CANCELLED', '@since')} AS cancelled,
+             ${countFinished('CANCELLED', '@windowStart')} AS cancelledInWindow`);
     this.countIngress = db
       .prepare<[string, string, number], number>(
         `SELECT COUNT(*) FROM threadmill_ingress WHERE alias = ? AND queue = ? AND at >= ?`,

@@ -2,9 +2,9 @@ import type { Logger } from '@nestjs/common';
 
 import {
   deserializeRecord,
+  isFinishedSegment,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
-  TaskResultStatus,
   type BackendTelemetry,
   type QueueSegment,
   type TaskRecord,
@@ -33,11 +33,11 @@ export class SqliteReads {
     const now = Date.now();
     const limit = count > 0 ? Math.trunc(count) : -1;
     const rows = this.connection.guard(() =>
-      segment === 'successful' || segment === 'failed'
+      isFinishedSegment(segment)
         ? reads.peekResults.all(
             this.alias,
             queue,
-            segment === 'successful' ? TaskResultStatus.SUCCESSFUL : TaskResultStatus.FAILED,
+            segment.toUpperCase(),
             now - this.config.retention.longestMaxAgeMs,
             now,
             limit,
@@ -80,11 +80,15 @@ export class SqliteReads {
               deferred: tasks?.deferred ?? 0,
               successful: results?.successful ?? 0,
               failed: results?.failed ?? 0,
+              cancelled: results?.cancelled ?? 0,
             },
             rates: {
               intervalMs,
               ingress,
-              egress: (results?.successfulInWindow ?? 0) + (results?.failedInWindow ?? 0),
+              egress:
+                (results?.successfulInWindow ?? 0) +
+                (results?.failedInWindow ?? 0) +
+                (results?.cancelledInWindow ?? 0),
               failed: results?.failedInWindow ?? 0,
             },
           };

@@ -3,6 +3,7 @@ import type { Logger } from '@nestjs/common';
 import {
   CorruptTaskDataError,
   deserializeRecord,
+  FINISHED_STATUSES,
   serializeRecord,
   TaskResultStatus,
   type TaskRecord,
@@ -95,10 +96,8 @@ export class SqliteRows {
       alias: this.alias,
       id: record.id,
       queue,
-      status:
-        record.status === TaskResultStatus.SUCCESSFUL
-          ? TaskResultStatus.SUCCESSFUL
-          : TaskResultStatus.FAILED,
+      // Only final statuses are stored as results (the table checks it).
+      status: FINISHED_STATUSES.has(record.status) ? record.status : TaskResultStatus.FAILED,
       finishedAt: record.finishedAt?.getTime() ?? now,
       // The longest any result is kept; the trimming step applies each queue and status's own limit.
       expiresAt: now + this.config.retention.longestMaxAgeMs,

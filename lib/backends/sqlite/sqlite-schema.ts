@@ -20,6 +20,7 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
+ * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
  * | `threadmill_queue_limits` | each queue's limits, stored or seeded from the configuration |
  * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
  *
@@ -27,7 +28,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 6;
+export const SQLITE_SCHEMA_VERSION = 7;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -137,7 +138,39 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, queue)
   );
   `,
-  // 6: queue limits, as encodeLimits writes them ("0 0 0" for cleared), and
+  // 6: cancelling. CANCELLED is a final status (a CHECK cannot be altered, so
+  // the results table is rebuilt), and a running task's cancel request waits
+  // in threadmill_cancels for the pool that holds it; a forgotten pool's go with it.
+  `
+  CREATE TABLE threadmill_results_v6 (
+    alias       TEXT    NOT NULL,
+    id          TEXT    NOT NULL,
+    queue       TEXT    NOT NULL,
+    status      TEXT    NOT NULL CHECK (status IN ('SUCCESSFUL', 'FAILED', 'CANCELLED')),
+    finished_at INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    data        TEXT    NOT NULL,
+    PRIMARY KEY (alias, id)
+  );
+  INSERT INTO threadmill_results_v6 SELECT alias, id, queue, status, finished_at, expires_at, data
+    FROM threadmill_results;
+  DROP TABLE threadmill_results;
+  ALTER TABLE threadmill_results_v6 RENAME TO threadmill_results;
+  CREATE INDEX threadmill_results_history ON threadmill_results (alias, queue, status, finished_at, expires_at);
+  CREATE INDEX threadmill_results_expiry  ON threadmill_results (alias, expires_at);
+
+  CREATE TABLE threadmill_cancels (
+    alias        TEXT    NOT NULL,
+    pool         TEXT    NOT NULL,
+    id           TEXT    NOT NULL,
+    requested_at INTEGER NOT NULL,
+    PRIMARY KEY (alias, pool, id)
+  );
+  CREATE TRIGGER threadmill_pools_forgotten AFTER DELETE ON threadmill_pools BEGIN
+    DELETE FROM threadmill_cancels WHERE alias = OLD.alias AND pool = OLD.pool;
+  END;
+  `,
+  // 7: queue limits, as encodeLimits writes them ("0 0 0" for cleared), and
   // the start times a rate-limited queue's sliding window counts. Both are
   // read and written in the lease's own transaction.
   `

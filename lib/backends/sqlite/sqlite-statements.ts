@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
 
+import { SqliteCancelStatements } from './sqlite-cancel-statements';
+import { SqliteFinishedStatements } from './sqlite-finished-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteQueueStatements } from './sqlite-queue-statements';
@@ -21,6 +23,8 @@ export class SqliteStatements {
   readonly queues: SqliteQueueStatements;
   readonly maintenance: SqliteMaintenanceStatements;
   readonly reads: SqliteReadStatements;
+  readonly cancels: SqliteCancelStatements;
+  readonly finished: SqliteFinishedStatements;
   readonly schedules: SqliteScheduleStatements;
   readonly unique: SqliteUniqueStatements;
 
@@ -30,6 +34,8 @@ export class SqliteStatements {
     this.queues = new SqliteQueueStatements(db);
     this.maintenance = new SqliteMaintenanceStatements(db);
     this.reads = new SqliteReadStatements(db);
+    this.cancels = new SqliteCancelStatements(db);
+    this.finished = new SqliteFinishedStatements(db);
     this.schedules = new SqliteScheduleStatements(db);
     this.unique = new SqliteUniqueStatements(db);
   }

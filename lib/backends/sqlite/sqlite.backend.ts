@@ -11,6 +11,8 @@ import {
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
+  type CancelRequest,
+  type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type QueueLimits,
@@ -26,6 +28,8 @@ import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
+import { SqliteCancels } from './sqlite-cancels';
+import { SqliteFinishedTasks } from './sqlite-finished-tasks';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
@@ -83,6 +87,8 @@ export class SqliteBackend implements TaskBackend {
   private readonly limits: SqliteQueueLimits;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
+  private readonly cancels: SqliteCancels;
+  private readonly finished: SqliteFinishedTasks;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
 
@@ -113,6 +119,8 @@ export class SqliteBackend implements TaskBackend {
     this.schedules = new SqliteSchedules(alias, connection);
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
+    this.cancels = new SqliteCancels(alias, connection, rows);
+    this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -178,6 +186,26 @@ export class SqliteBackend implements TaskBackend {
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.heldTasks.giveBack(records, true);
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    return this.cancels.cancel(id);
+  }
+
+  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
+    return this.finished.retry(finished, retried);
+  }
+
+  async removeFinished(finished: TaskRecord): Promise<boolean> {
+    return this.finished.remove(finished);
+  }
+
+  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
+    return this.cancels.requests(poolId);
+  }
+
+  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+    this.cancels.drop(poolId, ids);
   }
 
   async pauseQueue(queue: string): Promise<void> {

@@ -21,5 +21,6 @@ export * from './unsupported-store.error';
 export * from './pool-heartbeat-lapsed.error';
 export * from './unknown-queue.error';
 export * from './task-timeout.error';
+export * from './task-cancelled.error';
 export * from './unknown-schedule.error';
 export * from './unique-key-held.error';

@@ -36,7 +36,7 @@ export interface OutcomeQueueDeps {
 
 /**
  * The outcomes of a child's finished attempts until the store has them:
- * acknowledged (SUCCESSFUL or FAILED) or sent back for another attempt
+ * acknowledged (SUCCESSFUL, FAILED or CANCELLED) or sent back for another attempt
  * (retried). Attempts that finish in one turn of the event loop share one
  * call; a busy child hands its acknowledgements to the next acquire instead
  * (acknowledgeAndAcquire, one round trip for both). A refused store (a full

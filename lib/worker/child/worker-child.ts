@@ -1,17 +1,20 @@
-import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
-import type { TaskBackend } from '../../core/task-backend.interface';
 import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { taskAbandoned, taskFinishedLine, taskStartedLine } from '../../core/worker.messages';
+import {
+  taskAbandoned,
+  taskCancelRequested,
+  taskFinishedLine,
+  taskStartedLine,
+} from '../../core/worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';
-import type { HeldJournal } from '../held-journal';
-import type { ChildExitReason, ParentChannel } from '../worker-ipc';
+import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
 import { AcquireLanes } from './acquire-lanes';
+import { CancelWatch } from './cancel-watch';
 import { LeaseCheck, type RunningTask } from './lease-check';
 import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
@@ -19,37 +22,9 @@ import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
 import { ProgressReport } from './progress-report';
 import { TaskSlots } from './task-slots';
+import type { WorkerChildDeps } from './worker-child.deps';
 
-/** Runs one RUNNING record and returns it finished; `TaskRunner.run` in the app. */
-export type RunTask = (record: TaskRecord) => Promise<TaskRecord>;
-
-export interface WorkerChildDeps {
-  readonly backend: TaskBackend;
-  readonly runTask: RunTask;
-  readonly channel: ParentChannel;
-  /** Where the ids this child holds are kept for the pool's main process. */
-  readonly journal: HeldJournal;
-  readonly logger: LoggerService;
-  /** Whether per-task lines are logged; decided once so a silent pool builds no strings. */
-  readonly logTasks: boolean;
-  /** `host:pid`, the prefix of every slot's worker id. */
-  readonly identity: string;
-  /** How long one idle acquire blocks before it is re-issued. */
-  readonly idleWaitMs: number;
-  /** Pause after a failed acquire or store before trying again. */
-  readonly retryDelayMs: number;
-  /** The pool this child belongs to: its acquires are recorded under it (dead-pool recovery). */
-  readonly poolId?: string;
-  /** Period of the check for tasks whose lease is gone (see LeaseCheck); omitted, none runs. */
-  readonly leaseCheckMs?: number;
-  /** Draws the recycling jitter; `Math.random` outside tests. */
-  readonly random?: () => number;
-  /** Told when each task starts and ends: the liveness beat, which carries their declared bounds. */
-  readonly liveness?: {
-    started(record: TaskRecord): void;
-    ended(record: TaskRecord): void;
-  };
-}
+export type { RunTask, WorkerChildDeps } from './worker-child.deps';
 
 /** Longest a settled task waits before the parent's counts include it. */
 const PROGRESS_REPORT_MS = 250;
@@ -57,6 +32,8 @@ const PROGRESS_REPORT_MS = 250;
 /** A leased task this child runs (or is about to start). */
 interface Held extends RunningTask {
   readonly slot: number;
+  /** Aborted by a cancel request: the attempt's signal aborts with it. */
+  readonly cancel: AbortController;
 }
 
 /**
@@ -77,6 +54,7 @@ export class WorkerChild {
   private readonly orphans: OrphanSearch;
   private readonly progress: ProgressReport;
   private readonly leaseCheck: LeaseCheck | null;
+  private readonly cancelWatch: CancelWatch | null;
   private readonly lanes: AcquireLanes;
   /** Leased and not yet finished: what an urgent stop releases. */
   private readonly held = new Map<string, Held>();
@@ -135,6 +113,7 @@ export class WorkerChild {
             running: () => this.held,
             leaseGone: (id, status) => this.abandon(id, status),
           });
+    this.cancelWatch = CancelWatch.of(deps, (id) => this.cancelHeld(id));
   }
 
   /** Tasks this child will still acquire before it recycles itself. */
@@ -146,6 +125,7 @@ export class WorkerChild {
   async run(): Promise<ChildExitReason> {
     await this.deps.channel.send({ kind: 'ready' });
     this.leaseCheck?.start();
+    this.cancelWatch?.start();
     try {
       const reasons = await this.lanes.run();
       const reason = reasons.includes('recycled') ? 'recycled' : reasons[0];
@@ -154,6 +134,7 @@ export class WorkerChild {
       return this.stopMode === 'none' ? reason : 'stopped';
     } finally {
       this.leaseCheck?.stop();
+      this.cancelWatch?.stop();
       await this.progress.send();
     }
   }
@@ -191,23 +172,26 @@ export class WorkerChild {
       this.giveBackUnstarted(records, slots);
       return;
     }
-    records.forEach((record, i) => this.held.set(record.id, { record, slot: slots[i], since }));
+    const batch = records.map((record, i): Held => {
+      const task = { record, slot: slots[i], since, cancel: new AbortController() };
+      this.held.set(record.id, task);
+      return task;
+    });
     // In the journal before any starts: a task that kills this process must not be forgotten.
     this.ledger.hold(records.map((r) => r.id));
-    records.forEach((record, i) =>
-      this.start(this.stampSlot(record, batchWorkerId, slots[i]), slots[i]),
-    );
+    for (const task of batch)
+      this.start(this.stampSlot(task.record, batchWorkerId, task.slot), task);
     // Another lane waiting for a change may find more work now.
     this.changes.notify();
   }
 
-  private start(record: TaskRecord, slot: number): void {
+  private start(record: TaskRecord, { slot, cancel }: Held): void {
     this.deps.liveness?.started(record);
     const started = this.deps.logTasks ? performance.now() : 0;
     if (this.deps.logTasks) {
       this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
     }
-    this.deps.runTask(record).then(
+    this.deps.runTask(record, cancel.signal).then(
       (result) => this.finish(result, slot, started),
       (error: unknown) => this.finish(failedAttempt(record, error), slot, started),
     );
@@ -224,7 +208,8 @@ export class WorkerChild {
           taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
         );
       }
-      // A failed attempt with attempts left goes back for a retry; deciding costs nothing on success.
+      // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
+      // success. A CANCELLED one is final: it is stored as it is, never retried.
       this.outcomes.add(
         result.status === TaskResultStatus.FAILED ? nextAttempt(result, null, new Date()) : result,
       );
@@ -259,6 +244,24 @@ export class WorkerChild {
     this.deps.logger.warn(taskAbandoned(id, task.record.task.name, status));
     this.ledger.forget([id]);
     this.changes.notify();
+  }
+
+  /** A cancel request for `id`: aborts its attempt's signal when this child holds it. */
+  private cancelHeld(id: string): boolean {
+    const task = this.held.get(id);
+    if (!task) return false;
+    if (task.cancel.signal.aborted) return true;
+    this.deps.logger.log(taskCancelRequested(id, task.record.task.name));
+    task.cancel.abort();
+    const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
+    if (graceMs !== undefined) {
+      // Still running after its grace: only the pool can stop it, by ending this process.
+      const timer = setTimeout(() => {
+        if (this.held.get(id) === task) void this.deps.channel.send({ kind: 'hardStop', id });
+      }, graceMs);
+      timer.unref();
+    }
+    return true;
   }
 
   /** Resolves once nothing leased is unfinished, unstored or unreleased. */

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { cancelledRecord } from '../../core/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
 import { childCrashed, endAttempt, partOutcomes } from '../../lifecycle/ended-attempt';
@@ -33,6 +34,8 @@ export interface DeadChild {
   readonly journalWhole: boolean;
   /** Put its tasks back in their queues instead of ending their attempts (the pool is stopping). */
   readonly release: boolean;
+  /** The cancelled task it was killed to stop (a hard stop): stored CANCELLED, never released. */
+  readonly cancelled?: string | null;
 }
 
 /**
@@ -74,7 +77,11 @@ export class CrashRecovery {
         if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
       }
       const unstarted = await this.unreported(child, byId);
-      const running = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
+      const live = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
+      const stopped = live.filter((r) => r.id === child.cancelled);
+      const running = live.filter((r) => r.id !== child.cancelled);
+      if (stopped.length > 0)
+        await backend.acknowledge(stopped.map((r) => cancelledRecord(r, new Date())));
       // Never started, so never failed: back in their queues with no attempt counted.
       const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
       if (running.length === 0) {

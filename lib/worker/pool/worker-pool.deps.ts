@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';
-import type { ParentMessage } from '../worker-ipc';
+import type { ChildExitReason, ParentMessage } from '../worker-ipc';
 
 /** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
 export interface ForkedChild {
@@ -63,4 +63,20 @@ export interface PoolHealth {
   readonly failed: number;
   /** Children whose event loop stopped answering, killed and not yet gone. */
   readonly childrenWedged: number;
+}
+
+/** What the pool's main process knows of one child. */
+export interface ChildState {
+  readonly process: ForkedChild;
+  readonly pid: number;
+  /** Its HeldJournal: the task ids it acquired and has not stored or released. */
+  readonly journal: string;
+  ready: boolean;
+  exitReason: ChildExitReason | null;
+  /** Set when the pool killed it for not answering: how long it had been silent (ms). */
+  silentForMs: number | null;
+  /** False once its journal failed (or had no folder): it may lack leases the child started. */
+  journalWhole: boolean;
+  /** Set when the pool killed it to stop this cancelled task (a hard stop). */
+  hardStopped: string | null;
 }

@@ -2,11 +2,13 @@ import {
   childBootFailed,
   childExited,
   childForkFailed,
+  childHardStopped,
   childKilledAfterGrace,
   childReady,
   childStarted,
   childWedged,
   exitCause,
+  hardStopCause,
   ipcSendFailed,
   poolDrained,
   poolStarted,
@@ -14,27 +16,14 @@ import {
   wedgedCause,
 } from '../../core/worker.messages';
 import { HeldJournal } from '../held-journal';
-import { asChildMessage, type ChildExitReason, type ParentMessage } from '../worker-ipc';
+import { asChildMessage, type ParentMessage } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
 import { ChildWatchdog } from './child-watchdog';
 import { CrashRecovery } from './crash-recovery';
 import { JournalFolder } from './journal-folder';
 import { MaintenanceSchedule } from './maintenance-schedule';
 import { PoolSummary } from './pool-summary';
-import type { ForkedChild, PoolHealth, WorkerPoolDeps } from './worker-pool.deps';
-
-interface ChildState {
-  readonly process: ForkedChild;
-  readonly pid: number;
-  /** Its HeldJournal: the task ids it acquired and has not stored or released. */
-  readonly journal: string;
-  ready: boolean;
-  exitReason: ChildExitReason | null;
-  /** Set when the pool killed it for not answering: how long it had been silent (ms). */
-  silentForMs: number | null;
-  /** False once its journal failed (or had no folder): it may lack leases the child started. */
-  journalWhole: boolean;
-}
+import type { ChildState, PoolHealth, WorkerPoolDeps } from './worker-pool.deps';
 
 /**
  * The pool's main process: supervises `processes` children, replaces those
@@ -169,6 +158,7 @@ export class WorkerPool {
       exitReason: null,
       silentForMs: null,
       journalWhole: journals.whole,
+      hardStopped: null,
     };
     this.children.set(pid, state);
     this.deps.logger.log(childStarted(pid));
@@ -202,6 +192,12 @@ export class WorkerPool {
       case 'journalFailed':
         state.journalWhole = false;
         return;
+      case 'hardStop':
+        if (state.hardStopped !== null) return;
+        state.hardStopped = message.id;
+        this.deps.logger.warn(childHardStopped(state.pid, message.id));
+        state.process.kill('SIGKILL');
+        return;
     }
   }
 
@@ -209,7 +205,11 @@ export class WorkerPool {
     this.children.delete(state.pid);
     this.watchdog.forget(state.pid);
     const cause =
-      state.silentForMs === null ? exitCause(code, signal) : wedgedCause(state.silentForMs);
+      state.hardStopped !== null
+        ? hardStopCause(state.hardStopped)
+        : state.silentForMs === null
+          ? exitCause(code, signal)
+          : wedgedCause(state.silentForMs);
     this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
@@ -218,8 +218,11 @@ export class WorkerPool {
     if (held.length > 0 || crashed) {
       // An urgent stop gives tasks back; so does a kill for silence while the pool stops:
       // those tasks were not given up on, only out of time.
+      // A hard stop is the pool's own decision, not a crash: the others are released too.
       const release =
-        this.stopMode === 'urgent' || (state.silentForMs !== null && this.stopMode !== 'none');
+        this.stopMode === 'urgent' ||
+        state.hardStopped !== null ||
+        (state.silentForMs !== null && this.stopMode !== 'none');
       this.recovery.recover({
         pid: state.pid,
         held,
@@ -227,6 +230,7 @@ export class WorkerPool {
         searchLeases: crashed,
         journalWhole: state.journalWhole,
         release,
+        cancelled: state.hardStopped,
       });
     }
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {

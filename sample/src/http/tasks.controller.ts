@@ -13,7 +13,9 @@ import {
 import {
   InvalidTaskError,
   TaskResultDoesNotExist,
+  TaskControlService,
   TaskService,
+  type CancelOutcome,
   type TaskRecord,
 } from '../../../lib';
 import { sampleConfig } from '../sample.config';
@@ -25,7 +27,10 @@ import { parseEnqueueRequest } from './enqueue-request';
  */
 @Controller('tasks')
 export class TasksController {
-  constructor(private readonly tasks: TaskService) {}
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly control: TaskControlService,
+  ) {}
 
   /**
    * `POST /tasks/sample.echo` with `{ "args": [1, 2] }` → 202 `{ "id": "...", "created": true }`.
@@ -46,6 +51,22 @@ export class TasksController {
       return { id: result.id, created: result.created };
     } catch (error) {
       if (error instanceof InvalidTaskError) throw new BadRequestException(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * `POST /tasks/:id/cancel` → `{ "outcome": "cancelled" | "requested" | "already-final", "result": ... }`,
+   * or 404 when it never existed or expired.
+   */
+  @Post(':id/cancel')
+  @HttpCode(HttpStatus.OK)
+  async cancel(@Param('id') id: string): Promise<{ outcome: CancelOutcome; result: TaskRecord }> {
+    try {
+      const { outcome, result } = await this.control.cancel(id, sampleConfig.alias);
+      return { outcome, result: result.toRecord() };
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) throw new NotFoundException(error.message);
       throw error;
     }
   }

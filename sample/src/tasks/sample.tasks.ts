@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { Task } from '../../../lib';
+import { Task, currentTaskContext } from '../../../lib';
 
 /** What `sample.cpu` reports, so a caller can see which process ran it and when. */
 export interface CpuReport {
@@ -22,10 +22,10 @@ export class SampleTasks {
     return args;
   }
 
-  /** Waits `ms` without holding the CPU (an I/O-bound task). */
+  /** Waits `ms` without holding the CPU (an I/O-bound task); a cancel or timeout ends the wait. */
   @Task({ name: 'sample.sleep' })
   async sleep(ms: number): Promise<number> {
-    await delay(ms);
+    await delay(ms, undefined, { signal: currentTaskContext()?.signal });
     return ms;
   }
 

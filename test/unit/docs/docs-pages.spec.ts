@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 
+import { CancelCommand } from '../../../lib/cli/cancel.command';
+import { RemoveCommand } from '../../../lib/cli/remove.command';
+import { RetryCommand } from '../../../lib/cli/retry.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
 import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
@@ -108,6 +111,9 @@ describe('README.md and docs/', () => {
   it.each([
     ['### `enqueue` options', EnqueueCommand],
     ['### `result` options', ResultCommand],
+    ['### `cancel` options', CancelCommand],
+    ['### `retry` options', RetryCommand],
+    ['### `remove` options', RemoveCommand],
     ['### `queues list` options', QueuesListCommand],
     ['### `queues pause` options', QueuesPauseCommand],
     ['### `queues resume` options', QueuesResumeCommand],

@@ -134,15 +134,30 @@ describe('inspector view', () => {
   });
 
   it('labels tabs with their key and abbreviated count', () => {
-    const counts = { ready: 1_234_567, running: 3, deferred: 0, successful: 12_000, failed: 999 };
+    const counts = {
+      ready: 1_234_567,
+      running: 3,
+      deferred: 0,
+      successful: 12_000,
+      failed: 999,
+      cancelled: 2,
+    };
     expect(tabLabel(0, 'running', counts)).toBe('1 Running 3');
     expect(tabLabel(1, 'ready', counts)).toBe('2 Ready 1.2M');
     expect(tabLabel(3, 'successful', counts)).toBe('4 Successful 12k');
     expect(tabLabel(4, 'failed', null)).toBe('5 Failed ?');
+    expect(tabLabel(5, 'cancelled', counts)).toBe('6 Cancelled 2');
   });
 
   it('fits a queue line to its width with ready and running counts', () => {
-    const counts = { ready: 1_200_000, running: 4, deferred: 0, successful: 0, failed: 0 };
+    const counts = {
+      ready: 1_200_000,
+      running: 4,
+      deferred: 0,
+      successful: 0,
+      failed: 0,
+      cancelled: 0,
+    };
     expect(queueLine('emails', counts, 20)).toBe('emails      1.2M ▸ 4');
     expect(queueLine('a-very-long-queue-name', counts, 20)).toHaveLength(20);
     expect(queueLine('emails', undefined, 12)).toBe('emails     ?');

@@ -54,13 +54,13 @@ describe('QueueService', () => {
       {
         queue: 'default',
         backend: 'default',
-        counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 0 },
+        counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
         state: { paused: false, limits: null },
       },
       {
         queue: 'loud',
         backend: 'default',
-        counts: { ready: 1, running: 1, deferred: 0, successful: 0, failed: 0 },
+        counts: { ready: 1, running: 1, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
         state: { paused: true, limits: null },
       },
     ]);

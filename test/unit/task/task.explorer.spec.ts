@@ -138,6 +138,10 @@ describe('TaskExplorer', () => {
     [{ priority: 500 }, 'Task "Custom.run": priority 500 is invalid'],
     [{ priority: 0.5 }, 'Task "Custom.run": priority 0.5 is invalid'],
     [{ timeoutMs: 0 }, 'Task "Custom.run": timeoutMs must be a whole number of milliseconds'],
+    [
+      { cancel: { hardStopAfterMs: 1.5 } },
+      'Task "Custom.run": cancel.hardStopAfterMs must be a whole number of milliseconds',
+    ],
   ])('refuses @Task(%p) at bootstrap', async (options, message) => {
     await expect(discover([taskClass(options)])).rejects.toThrow(message);
   });

@@ -40,6 +40,9 @@ export interface ChildSetupExtras {
   /** Opens the child's journal in the TempJournal's folder instead of the usual one. */
   journalIn?: (dir: string) => HeldJournal;
   backend?: MemoryBackendOptions;
+  /** The pool the child belongs to, and its cancel poll. */
+  poolId?: string;
+  cancelPoll?: WorkerChildDeps['cancelPoll'];
 }
 
 /**
@@ -91,6 +94,8 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
     idleWaitMs: 60_000,
     retryDelayMs: 10,
     leaseCheckMs: extras.leaseCheckMs,
+    poolId: extras.poolId,
+    cancelPoll: extras.cancelPoll,
     random: () => extras.random ?? 0,
   };
   const child = new WorkerChild(workerOptions(backend.alias, { threads: 3, ...options }), deps);

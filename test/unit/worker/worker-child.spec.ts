@@ -83,9 +83,9 @@ describe('WorkerChild', () => {
     const { backend, runs, child, deps, journal } = setupChild({ threads: 2 });
     const heldAtStart: string[][] = [];
     const runTask = deps.runTask;
-    deps.runTask = (record) => {
+    deps.runTask = (record, cancel) => {
       heldAtStart.push(journal.held());
-      return runTask(record);
+      return runTask(record, cancel);
     };
     await enqueueReady(backend, 'a', 'b');
     const done = child.run();

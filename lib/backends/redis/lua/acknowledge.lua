@@ -16,7 +16,7 @@
   Variadic KEYS: 2 per group of records sharing a queue and a final status,
   group g (from 1) uses
   KEYS[2g-1] running set (ZSET) of the group's queue
-  KEYS[2g] history (ZSET) successful or failed set of the queue, scored by the time it was stored
+  KEYS[2g] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[6] .. id (HASH), pool task set = ARGV[4] ..
   pool id (SET), same hash tag as KEYS

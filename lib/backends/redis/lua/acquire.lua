@@ -73,7 +73,7 @@
   then 2 per group of finished records sharing a queue and a final status,
   group g (from 1, after the Q = ARGV[8] queues) uses
   KEYS[4Q+2g+3] running set (ZSET) of the group's queue
-  KEYS[4Q+2g+4] history (ZSET) successful or failed set of the queue, scored by the time it was stored
+  KEYS[4Q+2g+4] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS

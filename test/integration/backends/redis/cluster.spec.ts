@@ -139,6 +139,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
         deferred: 0,
         successful: 1,
         failed: 1,
+        cancelled: 0,
       });
       expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([woken.id]);
       await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);

@@ -44,7 +44,7 @@ describe('RedisBackend peek and telemetry', () => {
     await backend.enqueue(readyRecord(backend.alias));
     const telemetry = await backend.telemetry(1000);
     expect(telemetry.queues.default).toEqual({
-      counts: { ready: 1, running: 0, deferred: 0, successful: 1, failed: 0 },
+      counts: { ready: 1, running: 0, deferred: 0, successful: 1, failed: 0, cancelled: 0 },
       rates: { intervalMs: 1000, ingress: 1, egress: 0, failed: 0 },
     });
   });

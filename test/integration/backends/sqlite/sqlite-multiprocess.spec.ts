@@ -92,6 +92,7 @@ describe('SqliteBackend across processes', () => {
       deferred: 0,
       successful: 4000,
       failed: 0,
+      cancelled: 0,
     });
     const sample = await producer.getResult(records[1234].id);
     expect(sample.status).toBe(TaskResultStatus.SUCCESSFUL);

@@ -6,6 +6,8 @@ import {
   REDIS_SCRIPTS,
   type RedisScriptName,
 } from '../../../../lib/backends/redis/redis-script-sources';
+import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
+import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
@@ -32,6 +34,9 @@ function recordingClient() {
     beatPool: 1,
     storeTime: [1, null],
     trimFinished: 0,
+    cancel: 1,
+    retryFinished: 1,
+    removeFinished: 1,
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -127,16 +132,24 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     1,
     'p',
   );
-  await scripts.forgetPool({ poolsKey: 'k', poolTasksKey: 'k' }, { poolId: 'p', stopping: false });
+  await scripts.forgetPool(
+    { poolsKey: 'k', poolTasksKey: 'k', cancelsKey: 'k' },
+    { poolId: 'p', stopping: false },
+  );
+  const control = new RedisControlScripts(client);
+  await control.cancel(
+    { queueKey: 'k', deferredKey: 'k', runningKey: 'k', historyKey: 'k', taskKey: 'k' },
+    { id: 'i', workersSeen: '', outcome: '{}', resultTtlMs: 1, cancelsPrefix: 'p' },
+  );
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { max: 1, taskPrefix: 'p', wakeBound: 1 },
   );
-  await scripts.resumeQueue(
+  await control.resumeQueue(
     { pausedKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { queue: 'q', wakeBound: 1 },
   );
-  await scripts.storeQueueLimits(
+  await control.storeQueueLimits(
     { pausedKey: 'k', limitsKey: 'k', queueKey: 'k', wakeKey: 'k', rateKey: 'k' },
     { queue: 'q', encoded: '1 0 0', onlyIfAbsent: false, wakeBound: 1 },
   );
@@ -155,6 +168,23 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     toMs: 2,
     lastTickJson: null,
   });
+  const finished = new RedisFinishedScripts(client);
+  await finished.retryFinished(
+    { taskKey: 'k', historyKey: 'k', queueKey: 'k', wakeKey: 'k' },
+    {
+      id: 'i',
+      outcomeSeen: '{}',
+      readyStatus: 'READY',
+      data: '{}',
+      workersJson: '[]',
+      fallbackScore: 0,
+      wakeBound: 1,
+    },
+  );
+  await finished.removeFinished(
+    { taskKey: 'k', historyKey: 'k', uniqueKeysKey: 'u' },
+    { id: 'i', outcomeSeen: '{}', uniqueKey: null },
+  );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
     const fixed = definitions.get(`threadmill_${name}`)?.numberOfKeys;

@@ -3,7 +3,9 @@
   Forget a worker pool's heartbeat once it holds nothing: after a clean stop
   (which also lapses it at once, so if something is still held the next
   maintenance pass recovers it instead of waiting for the heartbeat to run out),
-  or after a maintenance pass recovered everything a dead pool held. A pool that
+  or after a maintenance pass recovered everything a dead pool held. The
+  cancel requests addressed to it go with it: no child of it is left to
+  handle them. A pool that
   beat again meanwhile is alive and is kept: deadlines are Redis's time
   (beatPool-1.lua), and so is the time they are compared with (storeClock).
   The #!lua line makes Redis refuse the call before it runs when memory is
@@ -11,6 +13,7 @@
 
   KEYS[1] live pools (ZSET) score = heartbeat deadline (ms, Redis's clock)
   KEYS[2] task set (SET) of the pool
+  KEYS[3] cancel requests (ZSET) of the pool, score = request time (ms)
 
   ARGV[1] pool id (string)
   ARGV[2] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
@@ -33,4 +36,5 @@ if redis.call('SCARD', KEYS[2]) > 0 then
   return 0
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[3])
 return 1

@@ -1,0 +1,66 @@
+import {
+  cancelledRecord,
+  FINISHED_STATUSES,
+  TaskResultDoesNotExist,
+  taskResultDoesNotExist,
+  type CancelRequest,
+  type CancelResult,
+} from '../../core';
+import { copyRecord } from './memory-record-copy';
+import type { MemoryStore } from './memory-store';
+
+/**
+ * Cancelling tasks of one MemoryBackend, each in one synchronous change: a
+ * waiting task leaves its queue and is stored CANCELLED, a running one gets
+ * a request for the pool that holds it (a lease without a pool: under `''`).
+ *
+ * @internal
+ */
+export class MemoryCancels {
+  constructor(
+    private readonly alias: string,
+    private readonly store: MemoryStore,
+  ) {}
+
+  private get requests(): Map<string, Map<string, number>> {
+    return this.store.cancelRequests;
+  }
+
+  cancel(id: string, now: number): CancelResult {
+    const { store } = this;
+    const record = store.find(id, now);
+    if (!record) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    if (FINISHED_STATUSES.has(record.status)) {
+      return { outcome: 'already-final', record: copyRecord(record) };
+    }
+    const lease = store.leases.get(id);
+    if (lease) {
+      const pool = lease.poolId ?? '';
+      let ofPool = this.requests.get(pool);
+      if (!ofPool) this.requests.set(pool, (ofPool = new Map<string, number>()));
+      if (!ofPool.has(id)) ofPool.set(id, now);
+      return { outcome: 'requested', record: copyRecord(record) };
+    }
+    const state = store.queue(record.task.queue);
+    state.ready.remove(id);
+    state.deferred.delete(id);
+    const cancelled = cancelledRecord(record, new Date(now));
+    store.finish(record.task.queue, cancelled, now);
+    return { outcome: 'cancelled', record: copyRecord(cancelled) };
+  }
+
+  requestsOf(poolId: string): CancelRequest[] {
+    const ofPool = this.requests.get(poolId);
+    if (!ofPool) return [];
+    return [...ofPool.entries()]
+      .sort((a, b) => a[1] - b[1])
+      .map(([id, at]) => ({ id, requestedAt: new Date(at) }));
+  }
+
+  drop(poolId: string, ids: readonly string[]): void {
+    const ofPool = this.requests.get(poolId);
+    if (!ofPool) return;
+    for (const id of ids) ofPool.delete(id);
+    if (ofPool.size === 0) this.requests.delete(poolId);
+  }
+}

@@ -1,0 +1,64 @@
+#!lua
+--[[
+  Cancel one task, in one step: a waiting (ready or deferred) task leaves its
+  queue and is stored CANCELLED at once, so no worker can lease it
+  afterwards; a running one gets a cancel request in the set of the pool
+  that holds it (the hash's `pool`, '' for a lease without a pool), which
+  that pool's children poll; a finished one is left alone. The CANCELLED
+  outcome is built by the caller from the task as it read it, so the task
+  is cancelled only while its `workers` field is still what the caller saw:
+  a task leased (and perhaps retried) in between is reported changed, and
+  the caller reads it again. The #!lua line makes Redis refuse the call
+  before it runs when memory is over maxmemory. Scores are Redis's time
+  (storeClock), like every other history score and request time.
+
+  KEYS[1] ready queue (ZSET) of the task's queue
+  KEYS[2] deferred set (ZSET) of the task's queue
+  KEYS[3] running set (ZSET) of the task's queue
+  KEYS[4] history (ZSET) cancelled set of the queue, scored by the time it was stored
+  KEYS[5] task hash (HASH)
+
+  Derived keys: cancel requests of a pool = ARGV[5] .. pool id (ZSET, score =
+  request time, ms), same hash tag as KEYS
+
+  ARGV[1] task id (string)
+  ARGV[2] the task's `workers` field as the caller read it, empty when absent (string)
+  ARGV[3] the CANCELLED outcome (JSON, see RedisRecordCodec.encodeFinished)
+  ARGV[4] result TTL (ms)
+  ARGV[5] cancel request key prefix (string)
+
+  Returns 1 cancelled (stored CANCELLED), 2 requested (running: a request
+  for its pool), 3 already final (nothing changed), 0 nothing stored under
+  the id, -1 changed since the caller read it (nothing changed)
+  Errors OOM before anything runs when Redis is over maxmemory
+]]
+
+local id = ARGV[1]
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  return 0
+end
+if redis.call('HEXISTS', KEYS[5], 'outcome') == 1 then
+  return 3
+end
+local now, nowText = storeClock()
+if redis.call('ZSCORE', KEYS[3], id) ~= false then
+  local pool = redis.call('HGET', KEYS[5], 'pool')
+  if type(pool) ~= 'string' then
+    pool = ''
+  end
+  -- The first request's time is kept: its age bounds how long it waits to be handled.
+  redis.call('ZADD', ARGV[5] .. pool, 'NX', nowText, id)
+  return 2
+end
+local workers = redis.call('HGET', KEYS[5], 'workers')
+if (workers or '') ~= ARGV[2] then
+  return -1
+end
+local removed = redis.call('ZREM', KEYS[1], id) + redis.call('ZREM', KEYS[2], id)
+if removed == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[5], 'outcome', ARGV[3])
+redis.call('PEXPIRE', KEYS[5], ARGV[4])
+redis.call('ZADD', KEYS[4], nowText, id)
+return 1

@@ -1,0 +1,106 @@
+import { cancelledRecord } from '../../core/cancelled-record';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import type { CancelRequest, CancelResult } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
+import type { RedisAliasContext } from './redis-alias-context';
+import { RedisControlScripts } from './redis-control-scripts';
+import { TASK_HASH_FIELDS } from './redis-record.codec';
+import { CancelReply } from './redis-script-types';
+
+/** Most requests one poll reads: far more than a pool can hold cancelled at once. */
+const REQUESTS_READ = 1000;
+
+/**
+ * Cancels tasks of one RedisBackend alias (cancel-5.lua) and serves the
+ * pools' cancel requests. The CANCELLED record is built here from the task
+ * as read, and stored by the script only while the task is as it was read;
+ * a task leased in between is read again.
+ *
+ * @internal
+ */
+export class RedisCanceller {
+  private readonly scripts: RedisControlScripts;
+
+  constructor(private readonly context: RedisAliasContext) {
+    this.scripts = new RedisControlScripts(context.connection.client);
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    this.context.guard.assertOpen();
+    const { keys, connection, settings } = this.context;
+    // Each turn loses only to a lease taken in between, so a few always suffice in practice.
+    for (;;) {
+      const { record, workersSeen } = await this.read(id);
+      if (FINISHED_STATUSES.has(record.status)) return { outcome: 'already-final', record };
+      const queue = this.context.guard.queueOf(record);
+      const cancelled = cancelledRecord(record, new Date());
+      const reply = await connection.run(() =>
+        this.scripts.cancel(
+          {
+            queueKey: keys.queue(queue),
+            deferredKey: keys.deferred(queue),
+            runningKey: keys.running(queue),
+            historyKey: keys.history(queue, 'cancelled'),
+            taskKey: keys.task(id),
+          },
+          {
+            id,
+            workersSeen,
+            outcome: this.context.codec.encodeFinished(cancelled),
+            resultTtlMs: settings.retention.longestMaxAgeMs,
+            cancelsPrefix: keys.cancelsPrefix,
+          },
+        ),
+      );
+      switch (reply) {
+        case CancelReply.Cancelled:
+          return { outcome: 'cancelled', record: cancelled };
+        case CancelReply.Requested:
+          return { outcome: 'requested', record };
+        case CancelReply.AlreadyFinal:
+          return { outcome: 'already-final', record: (await this.read(id)).record };
+        case CancelReply.Missing:
+          throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.context.alias));
+        case CancelReply.Changed:
+          continue;
+      }
+    }
+  }
+
+  async requests(poolId: string): Promise<CancelRequest[]> {
+    this.context.guard.assertOpen();
+    const flat = await this.context.connection.run(() =>
+      this.context.connection.client.zrange(
+        this.context.keys.cancels(poolId),
+        0,
+        REQUESTS_READ - 1,
+        'WITHSCORES',
+      ),
+    );
+    const requests: CancelRequest[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      requests.push({ id: flat[i], requestedAt: new Date(Number(flat[i + 1])) });
+    }
+    return requests;
+  }
+
+  async drop(poolId: string, ids: readonly string[]): Promise<void> {
+    this.context.guard.assertOpen();
+    if (ids.length === 0) return;
+    await this.context.connection.run(() =>
+      this.context.connection.client.zrem(this.context.keys.cancels(poolId), ...ids),
+    );
+  }
+
+  /** The task and its raw `workers` field (the script's guard); TaskResultDoesNotExist when none. */
+  private async read(id: string): Promise<{ record: TaskRecord; workersSeen: string }> {
+    const values = await this.context.connection.run(() =>
+      this.context.connection.client.hmget(this.context.keys.task(id), ...TASK_HASH_FIELDS),
+    );
+    const record = this.context.codec.decodeStored(id, values);
+    if (!record) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.context.alias));
+    return { record, workersSeen: values[4] ?? '' };
+  }
+}

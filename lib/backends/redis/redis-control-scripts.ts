@@ -1,0 +1,79 @@
+import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
+import type { CancelArgs, CancelKeys, CancelReply } from './redis-script-types';
+import type { RedisClient } from './redis-scripts';
+
+/**
+ * Typed calls of the scripts that control work already stored (cancel-5.lua,
+ * resumeQueue-3.lua, storeQueueLimits-5.lua), beside RedisScripts and registered the same way
+ * (defineScriptCalls, once per client).
+ *
+ * @internal
+ */
+export class RedisControlScripts {
+  private readonly calls: Record<RedisScriptName, ScriptCall>;
+
+  constructor(client: RedisClient) {
+    this.calls = defineScriptCalls(client);
+  }
+
+  /** Cancels one task if it is still as the caller read it (see cancel-5.lua). */
+  async cancel(keys: CancelKeys, args: CancelArgs): Promise<CancelReply> {
+    return (await this.calls.cancel([
+      keys.queueKey,
+      keys.deferredKey,
+      keys.runningKey,
+      keys.historyKey,
+      keys.taskKey,
+      args.id,
+      args.workersSeen,
+      args.outcome,
+      args.resultTtlMs,
+      args.cancelsPrefix,
+    ])) as CancelReply;
+  }
+
+  /**
+   * Takes a queue out of the paused set and, when it was paused, gives its
+   * ready tasks wake-up tokens (at most `wakeBound`); returns how many.
+   */
+  async resumeQueue(
+    keys: { pausedKey: string; queueKey: string; wakeKey: string },
+    args: { queue: string; wakeBound: number },
+  ): Promise<number> {
+    return (await this.calls.resumeQueue([
+      keys.pausedKey,
+      keys.queueKey,
+      keys.wakeKey,
+      args.queue,
+      args.wakeBound,
+    ])) as number;
+  }
+
+  /**
+   * Stores a queue's limits (`encoded` as encodeLimits writes them; only
+   * when it has none stored, for `onlyIfAbsent`), keeps the paused set's
+   * ':limits' flag in step, and gives its ready tasks wake-up tokens.
+   */
+  async storeQueueLimits(
+    keys: {
+      pausedKey: string;
+      limitsKey: string;
+      queueKey: string;
+      wakeKey: string;
+      rateKey: string;
+    },
+    args: { queue: string; encoded: string; onlyIfAbsent: boolean; wakeBound: number },
+  ): Promise<number> {
+    return (await this.calls.storeQueueLimits([
+      keys.pausedKey,
+      keys.limitsKey,
+      keys.queueKey,
+      keys.wakeKey,
+      keys.rateKey,
+      args.queue,
+      args.encoded,
+      args.onlyIfAbsent ? 1 : 0,
+      args.wakeBound,
+    ])) as number;
+  }
+}

@@ -1,0 +1,68 @@
+import type { Transaction } from 'better-sqlite3';
+
+import {
+  cancelledRecord,
+  deserializeRecord,
+  TaskResultDoesNotExist,
+  taskResultDoesNotExist,
+  type CancelRequest,
+  type CancelResult,
+} from '../../core';
+import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteRows } from './sqlite-rows';
+
+/**
+ * Cancelling tasks of one SqliteBackend, each in one write transaction: a
+ * waiting task leaves its queue and is stored CANCELLED, a running one gets
+ * a request for the pool that holds it (`''` for a lease without a pool),
+ * which that pool's children poll.
+ *
+ * @internal
+ */
+export class SqliteCancels {
+  private readonly cancelTx: Transaction<(id: string, now: number) => CancelResult>;
+  private readonly dropTx: Transaction<(poolId: string, ids: readonly string[]) => void>;
+
+  constructor(
+    private readonly alias: string,
+    private readonly connection: SqliteConnection,
+    private readonly rows: SqliteRows,
+  ) {
+    const { db, sql } = connection;
+    this.cancelTx = db.transaction((id: string, now: number): CancelResult => {
+      const row = sql.cancels.selectTask.get(alias, id);
+      if (!row) {
+        const result = sql.tasks.selectResult.get(alias, id, now);
+        if (!result) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, alias));
+        return { outcome: 'already-final', record: deserializeRecord(id, result.data) };
+      }
+      const record = deserializeRecord(id, row.data);
+      if (row.state === 'running') {
+        sql.cancels.insertRequest.run(alias, row.pool ?? '', id, now);
+        return { outcome: 'requested', record };
+      }
+      const cancelled = cancelledRecord(record, new Date(now));
+      this.rows.finish(cancelled, row, now);
+      return { outcome: 'cancelled', record: cancelled };
+    });
+    this.dropTx = db.transaction((poolId: string, ids: readonly string[]) => {
+      for (const id of ids) sql.cancels.deleteRequest.run(alias, poolId, id);
+    });
+  }
+
+  cancel(id: string): CancelResult {
+    return this.connection.guard(() => this.cancelTx.immediate(id, Date.now()));
+  }
+
+  requests(poolId: string): CancelRequest[] {
+    const { cancels } = this.connection.sql;
+    return this.connection
+      .guard(() => cancels.selectRequests.all(this.alias, poolId))
+      .map((row) => ({ id: row.id, requestedAt: new Date(row.requestedAt) }));
+  }
+
+  drop(poolId: string, ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.connection.guard(() => this.dropTx.immediate(poolId, ids));
+  }
+}

@@ -1,0 +1,77 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+
+import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { CommandOutputWriter } from '../command/command-output.writer';
+import { parseName } from '../command/parse-option.util';
+import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
+import { notRetried } from '../core/control.messages';
+import { invalidOptionValue } from '../core/worker.messages';
+import { TaskControlService } from '../task/task-control.service';
+import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';
+
+/** The `retry` options as commander hands them over. */
+export type RetryCommandOptions = FinishedFilterOptions;
+
+/**
+ * `threadmill retry <id>`: send a FAILED or CANCELLED task back as a new
+ * attempt and print `{ outcome, result }` as JSON; exit 1 when it was not
+ * retried (not finished, or successful) or does not exist. With `--queue`
+ * and `--status` instead of an id, retries those tasks in batches and
+ * prints `{ "retried": n }`.
+ *
+ * @internal
+ */
+@Command({
+  name: 'retry',
+  arguments: '[id]',
+  argsDescription: { id: 'a result id as enqueue printed it' },
+  description: 'Send a FAILED or CANCELLED task (or all of a queue) back as a new attempt.',
+})
+export class RetryCommand extends CommandRunner {
+  constructor(
+    private readonly control: TaskControlService,
+    private readonly output: CommandOutputWriter,
+  ) {
+    super();
+  }
+
+  async run([id]: string[], options: RetryCommandOptions = {}): Promise<void> {
+    try {
+      const target = finishedTarget('retry', id, options);
+      const backend = { backend: options.backend };
+      if ('filter' in target) {
+        const retried = await this.control.retryAll(target.filter, backend);
+        return this.output.line(JSON.stringify({ retried }));
+      }
+      const { outcome, result } = await this.control.retry(target.id, backend);
+      this.output.line(JSON.stringify({ outcome, result }, null, 2));
+      if (outcome !== 'retried') this.output.failure(notRetried(target.id, outcome));
+    } catch (error) {
+      return this.output.refused(error);
+    }
+  }
+
+  @Option({
+    flags: '--queue <queue>',
+    description: 'Retry every task of this queue instead of one id.',
+  })
+  parseQueue(value: string): string {
+    return parseName('--queue', value);
+  }
+
+  @Option({ flags: '--status <status>', description: 'With --queue: FAILED or CANCELLED.' })
+  parseStatus(value: string): 'FAILED' | 'CANCELLED' {
+    if (value === 'FAILED' || value === 'CANCELLED') return value;
+    throw new InvalidCommandOptionError(invalidOptionValue('--status', 'FAILED or CANCELLED'));
+  }
+
+  @Option({ flags: '--task <name>', description: 'With --queue: only tasks of this name.' })
+  parseTask(value: string): string {
+    return parseName('--task', value);
+  }
+
+  @BackendOption('the task was enqueued on')
+  parseBackend(value: string): string {
+    return parseBackendOption(value);
+  }
+}

@@ -1,0 +1,24 @@
+import { TaskCancelledError } from './errors/task-cancelled.error';
+import { recordWith } from './record-with';
+import type { TaskRecord } from './task-record.interface';
+import { TaskResultStatus } from './task-result-status.enum';
+import { errorToRecord } from './task-serializer';
+import { taskCancelled } from './control.messages';
+
+/**
+ * The final record of a cancelled task, written once for every path (a
+ * waiting task cancelled by a backend, a running attempt that stopped on its
+ * signal): CANCELLED, finished `now`, the TaskCancelledError appended to its
+ * errors so the result says why it ended. Never retried.
+ */
+export function cancelledRecord(
+  record: TaskRecord,
+  now: Date,
+  error = new TaskCancelledError(taskCancelled(record.id, record.task.name)),
+): TaskRecord {
+  return recordWith(record, {
+    status: TaskResultStatus.CANCELLED,
+    finishedAt: now,
+    errors: [...record.errors, errorToRecord(error)],
+  });
+}

@@ -1,0 +1,82 @@
+import type { QueueLimits } from './queue-limits';
+
+/**
+ * The user-facing sentences of controlling running work (time limits,
+ * cancelling, pausing a queue, retrying and removing finished tasks by
+ * hand), written once (as threadmill.messages.ts).
+ */
+
+export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
+
+export const timeoutNotBelowLease = (
+  taskName: string,
+  timeoutMs: number,
+  alias: string,
+  leaseTtlMs: number,
+): string =>
+  `Task "${taskName}": timeoutMs (${timeoutMs} ms) must be below the lease of backend "${alias}" ` +
+  `(leaseTtl ${leaseTtlMs} ms), which fails an unacknowledged attempt anyway. Lower timeoutMs or ` +
+  `raise the backend's leaseTtl.`;
+
+export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): string =>
+  `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
+  `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
+
+export const invalidHardStopAfterMs = (taskName: string, value: unknown): string =>
+  `Task "${taskName}": cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
+  `(got ${String(value)}).`;
+
+export const taskCancelled = (id: string, taskName: string): string =>
+  `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
+
+export const invalidCancelFilter = (filter: string): string =>
+  `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
+
+export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
+  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
+    .map((q) => `"${q}"`)
+    .join(', ')}). Name one of those, or add it to the backend's queues.`;
+
+export const queuePaused = (queue: string, alias: string): string =>
+  `Paused queue "${queue}" of backend "${alias}": no worker pool starts its tasks (running ones ` +
+  `finish, enqueues are stored) until \`threadmill queues resume ${queue}\`.`;
+
+export const queueResumed = (queue: string, alias: string): string =>
+  `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;
+
+const STATUSES = {
+  retryAll: "'FAILED' | 'CANCELLED'",
+  removeAll: "'FAILED' | 'CANCELLED' | 'SUCCESSFUL'",
+};
+
+export const invalidFinishedFilter = (call: 'retryAll' | 'removeAll', filter: string): string =>
+  `${call} needs { queue, status: ${STATUSES[call]}, task? }, got ${filter}.`;
+
+export const manualTarget = (command: 'retry' | 'remove'): string =>
+  `${command} needs a task id, or --queue and --status (and optionally --task) naming which ` +
+  `final tasks, not both.`;
+
+export const notRetried = (id: string, outcome: 'not-final' | 'successful'): string =>
+  outcome === 'successful'
+    ? `Task ${id} succeeded and is not retried; enqueue a new task to run it again.`
+    : `Task ${id} has not finished (waiting or running), so there is nothing to retry.`;
+
+export const notRemoved = (id: string): string =>
+  `Task ${id} has not finished (waiting or running); cancel it first, then remove it.`;
+
+/** Limits in one word (no spaces, for a table column): `concurrency=5,rate=100/1000ms`, `-` for none. */
+export const limitsWord = (limits: QueueLimits | null): string => {
+  const parts: string[] = [];
+  if (limits?.concurrency !== undefined) parts.push(`concurrency=${limits.concurrency}`);
+  if (limits?.rateLimit) parts.push(`rate=${limits.rateLimit.max}/${limits.rateLimit.perMs}ms`);
+  return parts.length > 0 ? parts.join(',') : '-';
+};
+
+export const queueLimitsSet = (queue: string, alias: string, limits: QueueLimits | null): string =>
+  limits
+    ? `Limited queue "${queue}" of backend "${alias}" across every worker pool: ${limitsWord(limits)}.`
+    : `Lifted the limits of queue "${queue}" of backend "${alias}": its tasks start as workers take them.`;
+
+export const limitOptionsMissing = (): string =>
+  'give --concurrency <n>, --rate <max/perMs> or both, or --clear alone to lift the limits';

@@ -1,0 +1,53 @@
+import { recordWith } from './record-with';
+import type { TaskRecord } from './task-record.interface';
+import { TaskResultStatus } from './task-result-status.enum';
+
+/**
+ * What a retry by hand did: the task is READY again as a new attempt
+ * (`retried`), or nothing changed because it has not finished (`not-final`:
+ * waiting or running) or it succeeded (`successful`: enqueue a new task to
+ * run it again).
+ */
+export type ManualRetryOutcome = 'retried' | 'not-final' | 'successful';
+
+/**
+ * What a removal did: the final task's record and history entry are gone
+ * (`removed`), or nothing changed because it has not finished (`not-final`:
+ * cancel it first).
+ */
+export type RemoveOutcome = 'removed' | 'not-final';
+
+/** The final statuses an operator may send back for another attempt. */
+export const RETRYABLE_BY_HAND: ReadonlySet<TaskResultStatus> = new Set([
+  TaskResultStatus.FAILED,
+  TaskResultStatus.CANCELLED,
+]);
+
+/**
+ * The record of a final task retried by hand, written once for every
+ * backend: READY in its queue now (`runAfter` cleared), `finishedAt`
+ * cleared, its errors and worker ids kept so its history shows. The retry
+ * budget is not renewed: attempts still count over every worker id, so a
+ * task whose retries were used up runs exactly once more (nextAttempt fails
+ * it after that attempt), and one cancelled with retries left keeps them.
+ */
+export function manualRetryRecord(record: TaskRecord): TaskRecord {
+  return recordWith(record, {
+    task: { ...record.task, runAfter: null },
+    status: TaskResultStatus.READY,
+    finishedAt: null,
+  });
+}
+
+/**
+ * Whether `stored` is still the very final record `read` was: same status
+ * and finish time. A backend stores a retry or a removal only while this
+ * holds, so two of them racing on one task make one change.
+ */
+export function isSameFinished(stored: TaskRecord, read: TaskRecord): boolean {
+  return (
+    stored.status === read.status &&
+    (stored.finishedAt?.getTime() ?? null) === (read.finishedAt?.getTime() ?? null) &&
+    stored.errors.length === read.errors.length
+  );
+}

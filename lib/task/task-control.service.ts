@@ -1,0 +1,255 @@
+import { Injectable } from '@nestjs/common';
+
+import {
+  FINISHED_STATUSES,
+  InvalidTaskError,
+  invalidFinishedFilter,
+  manualRetryRecord,
+  RETRYABLE_BY_HAND,
+  TaskResultStatus,
+  TaskResult,
+  TaskResultDoesNotExist,
+  invalidCancelFilter,
+  type CancelOutcome,
+  type ManualRetryOutcome,
+  type RemoveOutcome,
+  assertKnownQueue,
+  finishedSegment,
+  type QueueSegment,
+  type TaskBackend,
+  type TaskRecord,
+} from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import { sweepSegment } from './segment-sweep';
+
+/** What `cancel` did, and the task as it stands after it. */
+export interface TaskCancellation<T = unknown> {
+  /**
+   * `cancelled`: it was waiting and is now final CANCELLED, it will never run;
+   * `requested`: it is running, and the pool that holds it aborts its
+   * signal within about a second (the attempt then ends CANCELLED);
+   * `already-final`: it had finished, nothing changed.
+   */
+  outcome: CancelOutcome;
+  result: TaskResult<T>;
+}
+
+/** Which waiting tasks `cancelWaiting` cancels: those of a queue, or of a task name (in every queue). */
+export type WaitingTaskFilter = { queue: string } | { taskName: string };
+
+export interface CancelWaitingOptions {
+  /** The backend alias; default: the only configured, else `'default'`. */
+  backend?: string;
+  /** Tasks read per call to the store (default 100). */
+  batchSize?: number;
+}
+
+/** What `retry` did, and the task as it stands after it. */
+export interface TaskRetry<T = unknown> {
+  outcome: ManualRetryOutcome;
+  result: TaskResult<T>;
+}
+
+/** Which final tasks `retryAll` / `removeAll` act on: one queue's, of one status, of one task name or any. */
+export interface FinishedTaskFilter {
+  queue: string;
+  /** The task name; default: every task of the queue. */
+  task?: string;
+  /** `retryAll` takes FAILED or CANCELLED; `removeAll` any final status. */
+  status: 'FAILED' | 'CANCELLED' | 'SUCCESSFUL';
+}
+
+export interface ManualControlOptions {
+  /** The backend alias; default: the only configured, else `'default'`. */
+  backend?: string;
+}
+
+const DEFAULT_BATCH = 100;
+const WAITING_SEGMENTS: readonly QueueSegment[] = ['ready', 'deferred'];
+
+/**
+ * Stops tasks: one by id (waiting or running), or every waiting task of a
+ * queue or task name. Retries and removes final tasks by hand: one by id,
+ * or those of a queue, status and task name, in batches.
+ *
+ * @example
+ * ```ts
+ * const { outcome } = await this.control.cancel(id); // 'cancelled' | 'requested' | 'already-final'
+ * const count = await this.control.cancelWaiting({ queue: 'emails' });
+ * await this.control.retry(id); // 'retried' | 'not-final' | 'successful'
+ * await this.control.removeAll({ queue: 'emails', status: 'SUCCESSFUL' });
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class TaskControlService {
+  constructor(private readonly backends: BackendRegistry) {}
+
+  /**
+   * Cancels one task. A waiting (ready or deferred) task is stored CANCELLED
+   * at once and never runs; a running one's `TaskContext.signal` is aborted
+   * with a `TaskCancelledError` by the pool that holds it, and its attempt
+   * ends CANCELLED (final, never retried). A finished task is left alone.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async cancel<T = unknown>(
+    id: string,
+    backend: string = this.backends.defaultAlias,
+  ): Promise<TaskCancellation<T>> {
+    const { outcome, record } = await this.backends.get(backend).cancel(id);
+    return { outcome, result: new TaskResult<T>(record, this.backends.sourceFor(backend)) };
+  }
+
+  /**
+   * Cancels every task waiting (ready or deferred) in a queue, or of a task
+   * name in any queue, reading `batchSize` tasks per call. A task that
+   * started between the read and its cancel is asked to stop like any
+   * running task, and not counted.
+   *
+   * @returns how many waiting tasks were cancelled.
+   * @throws InvalidTaskError when the filter names neither a queue nor a task.
+   */
+  async cancelWaiting(
+    filter: WaitingTaskFilter,
+    options: CancelWaitingOptions = {},
+  ): Promise<number> {
+    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    const batch = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH));
+    const queues = 'queue' in filter ? [filter.queue] : backend.queues;
+    const taskName = 'taskName' in filter ? filter.taskName : null;
+    if (queues.length === 0 || (taskName === null && !('queue' in filter))) {
+      throw new InvalidTaskError(invalidCancelFilter(JSON.stringify(filter)));
+    }
+    let count = 0;
+    for (const queue of queues) {
+      for (const segment of WAITING_SEGMENTS) {
+        count += await sweepSegment(
+          backend,
+          { queue, segment, taskName, batch },
+          // Not cancelled here (it started or finished): passed over, never looked at again.
+          async (record) => (await this.cancelIfThere(backend, record.id)) === 'cancelled',
+        );
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Sends a FAILED or CANCELLED task back as a new attempt: READY in its
+   * queue at once, its errors and worker ids kept (its history shows),
+   * `finishedAt` cleared. The retry budget is not renewed (attempts count
+   * over all its runs), so a task whose retries were used up runs exactly
+   * once more; one with retries left keeps them. Two retries of one task at
+   * once make one new attempt (the other reports `not-final`).
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async retry<T = unknown>(id: string, options: ManualControlOptions = {}): Promise<TaskRetry<T>> {
+    const alias = options.backend ?? this.backends.defaultAlias;
+    const backend = this.backends.get(alias);
+    // Each turn loses only to a change made in between (another retry), after which it reads again.
+    for (;;) {
+      const record = await backend.getResult(id);
+      const done = await this.retryRecord(backend, record);
+      if (done) {
+        const result = new TaskResult<T>(done.record, this.backends.sourceFor(alias));
+        return { outcome: done.outcome, result };
+      }
+    }
+  }
+
+  /**
+   * Deletes a final task: its record, its history entry (so peek and
+   * telemetry no longer count it) and its unique key's hold. A waiting or
+   * running task is left alone (`not-final`): cancel it first.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async remove(id: string, options: ManualControlOptions = {}): Promise<RemoveOutcome> {
+    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    for (;;) {
+      const record = await backend.getResult(id);
+      if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
+      if (await backend.removeFinished(record)) return 'removed';
+    }
+  }
+
+  /**
+   * Retries (as `retry`) every FAILED or CANCELLED task of a queue, of one
+   * task name or any, reading `batchSize` tasks per call.
+   *
+   * @returns how many tasks were sent back.
+   * @throws InvalidTaskError when the status is not FAILED or CANCELLED.
+   */
+  async retryAll(filter: FinishedTaskFilter, options: CancelWaitingOptions = {}): Promise<number> {
+    if (!RETRYABLE_BY_HAND.has(filter.status as TaskResultStatus)) {
+      throw new InvalidTaskError(invalidFinishedFilter('retryAll', JSON.stringify(filter)));
+    }
+    return this.sweepFinished(filter, options, async (backend, record) =>
+      backend.retryFinished(record, manualRetryRecord(record)),
+    );
+  }
+
+  /**
+   * Removes (as `remove`) every task of a queue in one final status, of one
+   * task name or any, reading `batchSize` tasks per call.
+   *
+   * @returns how many tasks were removed.
+   * @throws InvalidTaskError when the status is not a final one.
+   */
+  async removeAll(filter: FinishedTaskFilter, options: CancelWaitingOptions = {}): Promise<number> {
+    if (!FINISHED_STATUSES.has(filter.status as TaskResultStatus)) {
+      throw new InvalidTaskError(invalidFinishedFilter('removeAll', JSON.stringify(filter)));
+    }
+    return this.sweepFinished(filter, options, (backend, record) => backend.removeFinished(record));
+  }
+
+  private async sweepFinished(
+    filter: FinishedTaskFilter,
+    options: CancelWaitingOptions,
+    act: (backend: TaskBackend, record: TaskRecord) => Promise<boolean>,
+  ): Promise<number> {
+    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    assertKnownQueue(backend.alias, backend.queues, filter.queue);
+    const handled = new Set<string>();
+    const where = {
+      queue: filter.queue,
+      segment: finishedSegment(filter.status as TaskResultStatus),
+      taskName: filter.task ?? null,
+      batch: Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH)),
+    };
+    return sweepSegment(backend, where, async (record) => {
+      // A task retried here that failed again meanwhile is not retried twice by one call.
+      if (handled.has(record.id) || !(await act(backend, record))) return false;
+      handled.add(record.id);
+      return true;
+    });
+  }
+
+  /** The retry of a task as read: its outcome, or null when it changed meanwhile. */
+  private async retryRecord(
+    backend: TaskBackend,
+    record: TaskRecord,
+  ): Promise<{ outcome: ManualRetryOutcome; record: TaskRecord } | null> {
+    if (record.status === TaskResultStatus.SUCCESSFUL) return { outcome: 'successful', record };
+    if (!RETRYABLE_BY_HAND.has(record.status)) return { outcome: 'not-final', record };
+    const retried = manualRetryRecord(record);
+    return (await backend.retryFinished(record, retried))
+      ? { outcome: 'retried', record: retried }
+      : null;
+  }
+
+  /** A task gone meanwhile (finished and expired) has nothing left to cancel. */
+  private async cancelIfThere(backend: TaskBackend, id: string): Promise<CancelOutcome | null> {
+    try {
+      return (await backend.cancel(id)).outcome;
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import {
+  TaskCancelledError,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  cancelledRecord,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { readyRecord } from '../helpers/ready-record';
+
+/**
+ * The contract of cancelling: a waiting or deferred task is stored CANCELLED
+ * at once and can never be leased afterwards, a running one's request is
+ * seen by the pool that holds it only, a CANCELLED attempt is stored in its
+ * own history, and a finished task or an unknown id change nothing. Part of
+ * describeBackendContract, run on every backend.
+ */
+export function describeCancels(subject: () => { backend: TaskBackend; alias: string }): void {
+  describe('cancel', () => {
+    const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
+      readyRecord(subject().alias, { name: 'contract.echo', ...fields });
+    const acquireAll = async (poolId?: string): Promise<TaskRecord[]> => {
+      const { backend } = subject();
+      if (poolId !== undefined) await backend.beatPool(poolId, 60_000);
+      return backend.acquire(['default'], {
+        workerId: 'host:1-0',
+        max: 10,
+        timeoutMs: 0,
+        ...(poolId === undefined ? {} : { poolId }),
+      });
+    };
+
+    it('stores a waiting task CANCELLED at once, and it is never acquired', async () => {
+      const { backend } = subject();
+      const waiting = await backend.enqueue(record());
+      const { outcome, record: cancelled } = await backend.cancel(waiting.id);
+      expect(outcome).toBe('cancelled');
+      expect(cancelled.status).toBe(TaskResultStatus.CANCELLED);
+      expect(cancelled.finishedAt).toBeInstanceOf(Date);
+      expect(cancelled.errors.at(-1)?.className).toBe(TaskCancelledError.name);
+      await expect(backend.getResult(waiting.id)).resolves.toEqual(cancelled);
+      await expect(acquireAll()).resolves.toEqual([]);
+      await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+      expect((await backend.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
+        waiting.id,
+      ]);
+      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      expect(counts).toMatchObject({ ready: 0, cancelled: 1, failed: 0 });
+    });
+
+    it('cancels a deferred task, which no maintenance pass promotes afterwards', async () => {
+      const { backend } = subject();
+      const deferred = await backend.enqueue(record({ runAfter: new Date(Date.now() + 200) }));
+      await expect(backend.cancel(deferred.id)).resolves.toMatchObject({ outcome: 'cancelled' });
+      await expect(backend.peek('default', 'deferred', 10)).resolves.toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await backend.maintenancePass();
+      await expect(acquireAll()).resolves.toEqual([]);
+      await expect(backend.getResult(deferred.id)).resolves.toMatchObject({
+        status: TaskResultStatus.CANCELLED,
+      });
+    });
+
+    it("records a running task's request for its own pool only, until dropped", async () => {
+      const { backend } = subject();
+      const task = await backend.enqueue(record());
+      const [running] = await acquireAll('pool-a');
+      const { outcome, record: after } = await backend.cancel(task.id);
+      expect(outcome).toBe('requested');
+      expect(after.status).toBe(TaskResultStatus.RUNNING);
+      const requests = await backend.cancelRequests('pool-a');
+      expect(requests.map((r) => r.id)).toEqual([running.id]);
+      expect(requests[0].requestedAt).toBeInstanceOf(Date);
+      await expect(backend.cancelRequests('pool-b')).resolves.toEqual([]);
+      // Asked twice, one request.
+      await backend.cancel(task.id);
+      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.dropCancelRequests('pool-a', [running.id]);
+      await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+    });
+
+    it("forgets a pool's requests with the pool", async () => {
+      const { backend } = subject();
+      const task = await backend.enqueue(record());
+      const [running] = await acquireAll('pool-a');
+      await backend.cancel(task.id);
+      // The task finished before the pool saw the request; the pool then stops cleanly.
+      await backend.acknowledge([cancelledRecord(running, new Date())]);
+      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.retirePool('pool-a');
+      await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+    });
+
+    it('stores an acknowledged CANCELLED attempt in the cancelled history', async () => {
+      const { backend } = subject();
+      await backend.enqueue(record());
+      const [running] = await acquireAll('pool-a');
+      const cancelled = cancelledRecord(running, new Date());
+      await expect(backend.acknowledge([cancelled])).resolves.toEqual(['acknowledged']);
+      await expect(backend.getResult(running.id)).resolves.toEqual(cancelled);
+      expect((await backend.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
+        running.id,
+      ]);
+      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
+      await expect(backend.peek('default', 'running', 10)).resolves.toEqual([]);
+    });
+
+    it('leaves a finished task as it is, and says so', async () => {
+      const { backend } = subject();
+      await backend.enqueue(record());
+      const [running] = await acquireAll();
+      const done: TaskRecord = {
+        ...running,
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: new Date(),
+        returnValue: 1,
+      };
+      await backend.acknowledge([done]);
+      await expect(backend.cancel(done.id)).resolves.toEqual({
+        outcome: 'already-final',
+        record: done,
+      });
+      await expect(backend.getResult(done.id)).resolves.toEqual(done);
+      const waiting = await backend.enqueue(record());
+      await backend.cancel(waiting.id);
+      await expect(backend.cancel(waiting.id)).resolves.toMatchObject({
+        outcome: 'already-final',
+        record: { status: TaskResultStatus.CANCELLED },
+      });
+    });
+
+    it('throws TaskResultDoesNotExist for an unknown id', async () => {
+      await expect(subject().backend.cancel('no-such-id')).rejects.toThrow(TaskResultDoesNotExist);
+    });
+  });
+}

@@ -1,0 +1,149 @@
+import {
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  cancelledRecord,
+  failedAttempt,
+  manualRetryRecord,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { BackendRegistry } from '../../lib/backends/backend.registry';
+import { TaskControlService } from '../../lib/task/task-control.service';
+import { readyRecord } from '../helpers/ready-record';
+
+/**
+ * The contract of retrying and removing final tasks by hand: a FAILED or
+ * CANCELLED task goes back READY and acquirable with its history kept, a
+ * removed one leaves no record, history entry or key hold, and both act
+ * only while the stored task is still the final one read (two retries of
+ * one task make one attempt). Part of describeBackendContract, run on every
+ * backend.
+ */
+export function describeManualControl(
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  describe('retry and remove by hand', () => {
+    const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
+      readyRecord(subject().alias, { name: 'contract.echo', ...fields });
+    const acquireAll = (): Promise<TaskRecord[]> =>
+      subject().backend.acquire(['default'], { workerId: 'host:1-0', max: 10, timeoutMs: 0 });
+
+    /** A task that ran once and failed, as stored. */
+    const failedTask = async (fields: Parameters<typeof readyRecord>[1] = {}) => {
+      const { backend } = subject();
+      await backend.enqueue(record(fields));
+      const [running] = await acquireAll();
+      const failed = failedAttempt(running, new Error('boom'));
+      await expect(backend.acknowledge([failed])).resolves.toEqual(['acknowledged']);
+      return backend.getResult(failed.id);
+    };
+
+    it('sends a FAILED task back READY and acquirable, its errors and worker ids kept', async () => {
+      const { backend } = subject();
+      const failed = await failedTask();
+      const retried = manualRetryRecord(failed);
+      await expect(backend.retryFinished(failed, retried)).resolves.toBe(true);
+      const stored = await backend.getResult(failed.id);
+      expect(stored).toMatchObject({ status: TaskResultStatus.READY, finishedAt: null });
+      expect(stored.errors).toEqual(failed.errors);
+      expect(stored.workerIds).toEqual(failed.workerIds);
+      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
+      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([failed.id]);
+      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      expect(counts).toMatchObject({ ready: 1, failed: 0 });
+      const [again] = await acquireAll();
+      expect(again.id).toBe(failed.id);
+      expect(again.workerIds).toHaveLength(2);
+      expect(again.errors).toEqual(failed.errors);
+    });
+
+    it('sends a CANCELLED task back READY, out of the cancelled history', async () => {
+      const { backend } = subject();
+      const waiting = await backend.enqueue(record());
+      const { record: cancelled } = await backend.cancel(waiting.id);
+      await expect(backend.retryFinished(cancelled, manualRetryRecord(cancelled))).resolves.toBe(
+        true,
+      );
+      await expect(backend.peek('default', 'cancelled', 10)).resolves.toEqual([]);
+      const [again] = await acquireAll();
+      expect(again.id).toBe(waiting.id);
+      expect(again.errors.at(-1)?.className).toBe('TaskCancelledError');
+    });
+
+    it('retries a task twice at once into one new attempt', async () => {
+      const { backend } = subject();
+      const failed = await failedTask();
+      const both = await Promise.all([
+        backend.retryFinished(failed, manualRetryRecord(failed)),
+        backend.retryFinished(failed, manualRetryRecord(failed)),
+      ]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      await expect(acquireAll()).resolves.toHaveLength(1);
+      await expect(acquireAll()).resolves.toEqual([]);
+    });
+
+    it('changes nothing when the task is not the final one read', async () => {
+      const { backend } = subject();
+      const waiting = await backend.enqueue(record());
+      const pretend = cancelledRecord(waiting, new Date());
+      await expect(backend.retryFinished(pretend, manualRetryRecord(pretend))).resolves.toBe(false);
+      await expect(backend.removeFinished(pretend)).resolves.toBe(false);
+      await expect(backend.getResult(waiting.id)).resolves.toEqual(waiting);
+      const gone = cancelledRecord(record(), new Date());
+      await expect(backend.retryFinished(gone, manualRetryRecord(gone))).resolves.toBe(false);
+      await expect(backend.removeFinished(gone)).resolves.toBe(false);
+    });
+
+    it('removes a final task: its record and its history entry, so peek and telemetry drop it', async () => {
+      const { backend } = subject();
+      const failed = await failedTask();
+      await expect(backend.removeFinished(failed)).resolves.toBe(true);
+      await expect(backend.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
+      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      expect(counts).toMatchObject({ ready: 0, running: 0, failed: 0 });
+      await expect(backend.removeFinished(failed)).resolves.toBe(false);
+    });
+
+    it('removes a successful keyed task, after which its key makes a new task', async () => {
+      const { backend } = subject();
+      const unique = { key: 'report:1', mode: 'unfinished' as const };
+      const keyed = (): TaskRecord => {
+        const plain = record();
+        return { ...plain, task: { ...plain.task, unique } };
+      };
+      await backend.enqueue(keyed());
+      const [running] = await acquireAll();
+      const done: TaskRecord = {
+        ...running,
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: new Date(),
+        returnValue: 1,
+      };
+      await backend.acknowledge([done]);
+      const stored = await backend.getResult(done.id);
+      await expect(backend.removeFinished(stored)).resolves.toBe(true);
+      await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
+      const next = keyed();
+      await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
+    });
+
+    it('retries and removes in bulk, batch by batch, and counts what it did', async () => {
+      const { backend } = subject();
+      const control = new TaskControlService(new BackendRegistry([backend]));
+      for (let i = 0; i < 5; i++) await failedTask({ name: i < 3 ? 'a.task' : 'b.task' });
+      const peek = jest.spyOn(backend, 'peek');
+      const filter = { queue: 'default', status: 'FAILED' as const };
+      await expect(control.retryAll({ ...filter, task: 'a.task' }, { batchSize: 2 })).resolves.toBe(
+        3,
+      );
+      // Never more than a batch beyond the two other-name tasks passed over.
+      for (const [, , count] of peek.mock.calls) expect(count).toBeLessThanOrEqual(4);
+      peek.mockRestore();
+      await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(3);
+      await expect(control.removeAll(filter, { batchSize: 1 })).resolves.toBe(2);
+      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      expect(counts).toMatchObject({ ready: 3, failed: 0 });
+    });
+  });
+}

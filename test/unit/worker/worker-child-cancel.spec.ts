@@ -1,0 +1,98 @@
+import { TaskResultStatus, cancelledRecord, type TaskRecord } from '../../../lib/core';
+import { countsOf, readyTask } from '../../helpers/memory-backend';
+import { waitFor } from '../../helpers/wait-for';
+import { setupChild } from './worker-child.setup';
+
+const POOL = 'pool-1';
+
+/** A child of POOL that polls its cancel requests every 20 ms; its tasks end CANCELLED on their signal. */
+function setupCancellingChild(requestTtlMs = 60_000) {
+  const setup = setupChild(
+    { threads: 1 },
+    { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs } },
+  );
+  const aborted: string[] = [];
+  const runTask = setup.deps.runTask;
+  // As TaskRunner does: an attempt whose signal aborts for a cancel ends CANCELLED.
+  setup.deps.runTask = (record, cancel) =>
+    new Promise<TaskRecord>((resolve, reject) => {
+      cancel.addEventListener('abort', () => {
+        aborted.push(record.id);
+        resolve(cancelledRecord(record, new Date()));
+      });
+      runTask(record, cancel).then(resolve, reject);
+    });
+  return { ...setup, aborted };
+}
+
+describe('WorkerChild cancel requests', () => {
+  it("aborts a running task's signal on its pool's request, stores it CANCELLED and takes the next task", async () => {
+    const { backend, runs, child, aborted, spies } = setupCancellingChild();
+    await backend.beatPool(POOL, 60_000);
+    // Retries left: a CANCELLED attempt must still never be retried.
+    const a = readyTask('a');
+    await backend.enqueueMany([{ ...a, task: { ...a.task, retries: 3 } }, readyTask('b')]);
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the first run' });
+    await expect(backend.cancel('a')).resolves.toMatchObject({ outcome: 'requested' });
+    await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
+    expect(aborted).toEqual(['a']);
+    await expect(backend.getResult('a')).resolves.toMatchObject({
+      status: TaskResultStatus.CANCELLED,
+    });
+    // Handled requests are removed.
+    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+      what: 'the request dropped',
+    });
+    expect(spies.acknowledge.mock.calls.flat(2).map((r) => r.status)).not.toContain(
+      TaskResultStatus.READY,
+    );
+    runs[1].succeed();
+    await waitFor(async () => (await countsOf(backend)).successful === 1, { what: 'b stored' });
+    expect(await countsOf(backend)).toMatchObject({ cancelled: 1, successful: 1, ready: 0 });
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+  });
+
+  it('does not stop a task it does not hold, and drops the request once stale', async () => {
+    const { backend, runs, child } = setupCancellingChild(50);
+    await backend.beatPool(POOL, 60_000);
+    await backend.beatPool('other', 60_000);
+    await backend.enqueueMany([readyTask('held-elsewhere'), readyTask('mine')]);
+    // Another child of the same pool holds the first task.
+    await backend.acquire(['default'], { workerId: 'h:1-1', timeoutMs: 0, poolId: POOL });
+    await backend.cancel('held-elsewhere');
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'a run' });
+    // Not this child's to stop: left alone, and dropped once older than the bound.
+    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+      what: 'the stale request dropped',
+    });
+    await expect(backend.getResult('held-elsewhere')).resolves.toMatchObject({
+      status: TaskResultStatus.RUNNING,
+    });
+    runs[0].succeed();
+    child.stop(false);
+    await done;
+  });
+
+  it('asks the pool for a hard stop when a cancelled task declaring one still runs after its grace', async () => {
+    const { backend, runs, child, deps, messages } = setupChild(
+      { threads: 2 },
+      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000 } },
+    );
+    // Both tasks ignore their signal; only 'stubborn' declares a hard stop.
+    deps.hardStopAfterMs = (name) => (name === 'stubborn' ? 30 : undefined);
+    await backend.beatPool(POOL, 60_000);
+    await backend.enqueueMany([readyTask('a', { name: 'stubborn' }), readyTask('b')]);
+    const done = child.run();
+    await waitFor(() => runs.length === 2, { what: 'two runs' });
+    await backend.cancel('a');
+    await backend.cancel('b');
+    await waitFor(() => messages.some((m) => m.kind === 'hardStop'), { what: 'a hard stop' });
+    expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([{ kind: 'hardStop', id: 'a' }]);
+    runs.forEach((run) => run.succeed());
+    child.stop(false);
+    await done;
+  });
+});
