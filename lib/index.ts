@@ -92,6 +92,7 @@ export type { ResolvedCatchUp } from './schedule/due-ticks';
 
 export { QueueService } from './queue/queue.service';
 export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';
+export type { QueueConfig, QueueLimits, QueueRateLimit } from './core/queue-limits';
 
 export { BackendRegistry } from './backends/backend.registry';
 export { getBackendToken } from './backends/get-backend-token.util';

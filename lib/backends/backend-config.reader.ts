@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../core/backend-config.interface';
+import type { QueueLimits } from '../core/queue-limits';
 import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
 import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
@@ -11,6 +12,7 @@ import {
 } from '../core/threadmill.messages';
 import { isValidName } from '../core/validate-name.util';
 import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
+import { readQueueEntry } from './queue-config.reader';
 
 /** The options every backend has, with the same meaning and defaults. */
 export interface CommonBackendOptions {
@@ -24,6 +26,8 @@ export interface CommonBackendOptions {
   batchSize: number;
   /** How long and how many finished tasks are kept, by queue and status. */
   retention: Retention;
+  /** The configured limits by queue: they seed the store's while it has none for the queue. */
+  limits: Readonly<Record<string, QueueLimits>>;
 }
 
 /** A 1 h lease, results kept 1 day, a maintenance pass every second moving at most 100 tasks. */
@@ -65,8 +69,10 @@ export function shownValue(value: unknown): string {
  * @internal
  */
 export class BackendConfigReader {
-  /** The queues the alias serves, checked. */
+  /** The names of the queues the alias serves, checked. */
   readonly queues: string[];
+  /** The limits configured beside the queue names, by queue (only limited queues). */
+  readonly limits: Readonly<Record<string, QueueLimits>>;
   private readonly options: Record<string, unknown>;
 
   /**
@@ -79,8 +85,11 @@ export class BackendConfigReader {
     backendName: string,
     ownOptions: readonly string[],
   ) {
-    BackendConfigReader.checkShared(alias, config);
-    this.queues = [...(config.queues ?? [DEFAULT_QUEUE])];
+    const entries = BackendConfigReader.checkShared(alias, config);
+    this.queues = entries.map((entry) => entry.name as string);
+    const limits: Record<string, QueueLimits> = {};
+    for (const entry of entries) if (entry.limits) limits[entry.name as string] = entry.limits;
+    this.limits = limits;
     const options: unknown = config.options ?? {};
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       this.fail('options', 'must be an object of options');
@@ -111,8 +120,11 @@ export class BackendConfigReader {
     return read;
   }
 
-  /** What every alias must satisfy whatever its backend: its name and its queue names. */
-  static checkShared(alias: string, config: BackendConfig): void {
+  /**
+   * What every alias must satisfy whatever its backend: its name, its queue
+   * names and their limits. Each queue's name and limits.
+   */
+  static checkShared(alias: string, config: BackendConfig): ReturnType<typeof readQueueEntry>[] {
     if (!isValidName(alias)) {
       throw new InvalidBackendConfigError(invalidName('backend alias', String(alias)));
     }
@@ -123,12 +135,18 @@ export class BackendConfigReader {
     if (!Array.isArray(queues) || queues.length === 0) {
       fail('must be a non-empty array of queue names');
     }
-    for (const queue of queues as unknown[]) {
-      if (!isValidName(queue)) fail(`is invalid: ${invalidName('queue', String(queue))}`);
+    const entries = (queues as unknown[]).map((entry, index) =>
+      readQueueEntry(entry, index, (option, problem) => {
+        throw new InvalidBackendConfigError(invalidBackendOption(alias, option, problem));
+      }),
+    );
+    for (const { name } of entries) {
+      if (!isValidName(name)) fail(`is invalid: ${invalidName('queue', String(name))}`);
     }
-    if (new Set(queues as unknown[]).size !== (queues as unknown[]).length) {
+    if (new Set(entries.map((entry) => entry.name)).size !== entries.length) {
       fail('lists a queue twice');
     }
+    return entries;
   }
 
   /** The common options, each checked, defaults filled in. */
@@ -143,6 +161,7 @@ export class BackendConfigReader {
       ),
       batchSize: this.wholeNumber('batchSize', COMMON_BACKEND_DEFAULTS.batchSize, 1),
       retention: new Retention(this.retentionOptions(), resultTtl, this.queues),
+      limits: this.limits,
     };
   }
 

@@ -1,3 +1,4 @@
+import { limitsWord } from '../core/control.messages';
 import type { QueueSummary } from '../queue/queue-state.interface';
 
 const COLUMNS = [
@@ -9,6 +10,7 @@ const COLUMNS = [
   'SUCCESSFUL',
   'FAILED',
   'CANCELLED',
+  'LIMITS',
 ];
 
 /**
@@ -30,11 +32,14 @@ export function queueTable(queues: readonly QueueSummary[]): string[] {
       counts.failed,
       counts.cancelled,
     ].map(String),
+    limitsWord(state.limits),
   ]);
   const widths = COLUMNS.map((title, c) => Math.max(title.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]): string =>
     cells
-      .map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+      .map((cell, c) =>
+        c < 2 || c === COLUMNS.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]),
+      )
       .join('  ')
       .trimEnd();
   return [line(COLUMNS), ...rows.map(line)];

@@ -1,5 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 
+import { QueuesLimitCommand } from './queues-limit.command';
 import { QueuesListCommand } from './queues-list.command';
 import { QueuesPauseCommand } from './queues-pause.command';
 import { QueuesResumeCommand } from './queues-resume.command';
@@ -12,8 +13,9 @@ import { QueuesResumeCommand } from './queues-resume.command';
  */
 @Command({
   name: 'queues',
-  description: 'List the queues of a backend with their counts and state, or pause or resume one.',
-  subCommands: [QueuesListCommand, QueuesPauseCommand, QueuesResumeCommand],
+  description:
+    'List the queues of a backend with their counts, state and limits, or pause, resume or limit one.',
+  subCommands: [QueuesListCommand, QueuesPauseCommand, QueuesResumeCommand, QueuesLimitCommand],
 })
 export class QueuesCommand extends CommandRunner {
   constructor(private readonly list: QueuesListCommand) {

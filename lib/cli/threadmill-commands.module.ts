@@ -8,6 +8,7 @@ import { CancelCommand } from './cancel.command';
 import { RemoveCommand } from './remove.command';
 import { RetryCommand } from './retry.command';
 import { EnqueueCommand } from './enqueue.command';
+import { QueuesLimitCommand } from './queues-limit.command';
 import { QueuesListCommand } from './queues-list.command';
 import { QueuesPauseCommand } from './queues-pause.command';
 import { QueuesResumeCommand } from './queues-resume.command';
@@ -21,7 +22,8 @@ import { SchedulesCommand } from './schedules.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
- * `result`, `cancel`, `queues` (`list`, `pause`, `resume`), `schedules` and
+ * `result`, `cancel`, `queues` (`list`, `pause`, `resume`,
+ * `limit`), `schedules` and
  * `inspector`. Import it next to `ThreadmillModule.forRoot({ isGlobal: true,
  * ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
@@ -52,6 +54,7 @@ import { SchedulesCommand } from './schedules.command';
     QueuesListCommand,
     QueuesPauseCommand,
     QueuesResumeCommand,
+    QueuesLimitCommand,
     InspectorCommand,
     SchedulesCommand,
     SchedulesListCommand,

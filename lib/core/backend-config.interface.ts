@@ -1,3 +1,4 @@
+import type { QueueConfig } from './queue-limits';
 import type { TaskBackend } from './task-backend.interface';
 
 /**
@@ -10,8 +11,11 @@ export interface BackendConfig<Options extends object = Record<string, unknown>>
   backend: BackendConstructor;
   /** Connection string, for backends that connect somewhere. */
   url?: string;
-  /** Queues this alias serves. Default: `['default']`. */
-  queues?: string[];
+  /**
+   * Queues this alias serves, each a name or a name with its limits
+   * (`{ name, concurrency?, rateLimit? }`). Default: `['default']`.
+   */
+  queues?: (string | QueueConfig)[];
   options?: Options;
 }
 

@@ -1,3 +1,5 @@
+import type { QueueLimits } from './queue-limits';
+
 /**
  * The user-facing sentences of controlling running work (time limits,
  * cancelling, pausing a queue, retrying and removing finished tasks by
@@ -62,3 +64,19 @@ export const notRetried = (id: string, outcome: 'not-final' | 'successful'): str
 
 export const notRemoved = (id: string): string =>
   `Task ${id} has not finished (waiting or running); cancel it first, then remove it.`;
+
+/** Limits in one word (no spaces, for a table column): `concurrency=5,rate=100/1000ms`, `-` for none. */
+export const limitsWord = (limits: QueueLimits | null): string => {
+  const parts: string[] = [];
+  if (limits?.concurrency !== undefined) parts.push(`concurrency=${limits.concurrency}`);
+  if (limits?.rateLimit) parts.push(`rate=${limits.rateLimit.max}/${limits.rateLimit.perMs}ms`);
+  return parts.length > 0 ? parts.join(',') : '-';
+};
+
+export const queueLimitsSet = (queue: string, alias: string, limits: QueueLimits | null): string =>
+  limits
+    ? `Limited queue "${queue}" of backend "${alias}" across every worker pool: ${limitsWord(limits)}.`
+    : `Lifted the limits of queue "${queue}" of backend "${alias}": its tasks start as workers take them.`;
+
+export const limitOptionsMissing = (): string =>
+  'give --concurrency <n>, --rate <max/perMs> or both, or --clear alone to lift the limits';

@@ -26,6 +26,7 @@ export * from './attempt-control';
 export * from './cancelled-record';
 export * from './manual-retry';
 export * from './known-queue';
+export * from './queue-limits';
 export * from './schedule-store.interface';
 export * from './schedule-options.interface';
 export * from './schedule.messages';

@@ -1,4 +1,5 @@
 import type { BackendTelemetry } from './backend-telemetry.interface';
+import type { QueueLimits } from './queue-limits';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 
@@ -267,6 +268,18 @@ export interface TaskBackend {
   resumeQueue(queue: string): Promise<void>;
   /** The paused queues of this alias, in no particular order. */
   pausedQueues(): Promise<string[]>;
+  /**
+   * Stores `queue`'s limits for every pool of the store, checked in the same
+   * atomic step that takes a lease; null lifts them (and keeps the configured
+   * ones from coming back). Idle consumers look again at once. Throws
+   * UnknownQueueError for a queue the alias does not configure.
+   */
+  setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void>;
+  /**
+   * The limits in force, by queue (limited queues only): the stored ones,
+   * which the configured ones seed for a queue the store has none for.
+   */
+  queueLimits(): Promise<Record<string, QueueLimits>>;
   /** Up to `count` tasks of one segment, best first; expired data is skipped. */
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
   /** Counts per queue and rates over the last `intervalMs`. */

@@ -1,4 +1,5 @@
 import type { QueueCounts } from '../core/backend-telemetry.interface';
+import type { QueueLimits } from '../core/queue-limits';
 
 /**
  * What is set on one queue of a backend for every pool at once, stored by the
@@ -9,6 +10,8 @@ import type { QueueCounts } from '../core/backend-telemetry.interface';
 export interface QueueState {
   /** No pool starts a task of the queue until it is resumed; enqueue still stores. */
   paused: boolean;
+  /** What the queue may run across every pool; null when it is unlimited. */
+  limits: QueueLimits | null;
 }
 
 /**

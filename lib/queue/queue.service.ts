@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { assertKnownQueue, type TaskBackend } from '../core';
+import { assertKnownQueue, hasLimits, type QueueLimits, type TaskBackend } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { QueueState, QueueSummary, QueueTargetOptions } from './queue-state.interface';
 
@@ -8,11 +8,12 @@ import type { QueueState, QueueSummary, QueueTargetOptions } from './queue-state
 const COUNTS_WINDOW_MS = 60_000;
 
 /**
- * Pauses and resumes queues for every worker pool at once, and lists each
- * queue's counts and state. The state is stored by the backend: a pool
- * started (or restarted) later sees it too. A paused queue's tasks start
- * nowhere (running ones finish, enqueue still stores them) until it is
- * resumed, when idle workers take them at once.
+ * Pauses and resumes queues for every worker pool at once, sets their
+ * limits, and lists each queue's counts and state. The state is stored by
+ * the backend: a pool started (or restarted) later sees it too. A paused
+ * queue's tasks start nowhere (running ones finish, enqueue still stores
+ * them) until it is resumed, when idle workers take them at once. A limited
+ * queue starts at most what its limits leave room for, across every pool.
  *
  * @example
  * ```ts
@@ -53,14 +54,38 @@ export class QueueService {
   }
 
   /**
+   * Sets `queue`'s limits for every pool at once; null (or `{}`) lifts them.
+   * Stored by the backend, it wins over the limits configured beside the
+   * queue's name (those only seed a store that has none for the queue), so
+   * it outlives restarts. Idle workers look again at once.
+   *
+   * @param queue a queue the backend configures.
+   * @param limits `concurrency`: most tasks running at once; `rateLimit`: most starts per sliding window.
+   * @param options which backend alias.
+   * @throws UnknownBackendError for an alias that is not configured.
+   * @throws UnknownQueueError for a queue the backend does not configure.
+   */
+  async setLimits(
+    queue: string,
+    limits: QueueLimits | null,
+    options: QueueTargetOptions = {},
+  ): Promise<void> {
+    await this.knownQueueOf(queue, options).setQueueLimits(
+      queue,
+      hasLimits(limits) ? limits : null,
+    );
+  }
+
+  /**
    * The state of one queue.
    *
    * @throws UnknownBackendError for an alias that is not configured.
    * @throws UnknownQueueError for a queue the backend does not configure.
    */
   async state(queue: string, options: QueueTargetOptions = {}): Promise<QueueState> {
-    const paused = await this.knownQueueOf(queue, options).pausedQueues();
-    return { paused: paused.includes(queue) };
+    const backend = this.knownQueueOf(queue, options);
+    const [paused, limits] = await Promise.all([backend.pausedQueues(), backend.queueLimits()]);
+    return { paused: paused.includes(queue), limits: limits[queue] ?? null };
   }
 
   /**
@@ -71,16 +96,17 @@ export class QueueService {
    */
   async list(options: QueueTargetOptions = {}): Promise<QueueSummary[]> {
     const backend = this.backendOf(options);
-    const [telemetry, pausedQueues] = await Promise.all([
+    const [telemetry, pausedQueues, limits] = await Promise.all([
       backend.telemetry(COUNTS_WINDOW_MS),
       backend.pausedQueues(),
+      backend.queueLimits(),
     ]);
     const paused = new Set(pausedQueues);
     return backend.queues.map((queue) => ({
       queue,
       backend: backend.alias,
       counts: telemetry.queues[queue].counts,
-      state: { paused: paused.has(queue) },
+      state: { paused: paused.has(queue), limits: limits[queue] ?? null },
     }));
   }
 

@@ -5,6 +5,7 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   nextAttempt,
+  type QueueConfig,
   type TaskBackend,
   type TaskBackoff,
   type TaskRecord,
@@ -14,6 +15,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
 import { describeManualControl } from './manual-contract';
+import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
@@ -22,7 +24,8 @@ import { describeUniqueKeys } from './unique-contract';
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
   alias: string;
-  queues: string[];
+  /** Names, or names with their limits as a backend's `queues` takes them. */
+  queues: (string | QueueConfig)[];
   leaseTtl: number;
   resultTtl: number;
   maintenanceInterval: number;
@@ -959,6 +962,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeCancels(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
 

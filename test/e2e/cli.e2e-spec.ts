@@ -106,9 +106,19 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
           .split('\n')
           .map((line) => line.split(/\s+/)),
       ).toEqual([
-        ['QUEUE', 'STATE', 'READY', 'RUNNING', 'DEFERRED', 'SUCCESSFUL', 'FAILED', 'CANCELLED'],
-        ['default', 'paused', '3', '0', '0', '0', '0', '0'],
-        ['emails', 'active', '0', '0', '0', '0', '0', '0'],
+        [
+          'QUEUE',
+          'STATE',
+          'READY',
+          'RUNNING',
+          'DEFERRED',
+          'SUCCESSFUL',
+          'FAILED',
+          'CANCELLED',
+          'LIMITS',
+        ],
+        ['default', 'paused', '3', '0', '0', '0', '0', '0', '-'],
+        ['emails', 'active', '0', '0', '0', '0', '0', '0', '-'],
       ]);
       // `queues` alone lists them.
       await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
@@ -120,10 +130,44 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
           queue: 'default',
           backend: alias,
           counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
-          state: { paused: false },
+          state: { paused: false, limits: null },
         },
-        expect.objectContaining({ queue: 'emails', state: { paused: false } }),
+        expect.objectContaining({ queue: 'emails', state: { paused: false, limits: null } }),
       ]);
+    });
+
+    it("queues limit sets, shows and lifts a queue's limits; refuses no limit or a bad rate", async () => {
+      const limited = await run([
+        'queues',
+        'limit',
+        'emails',
+        '--concurrency',
+        '5',
+        '--rate',
+        '100/1000',
+      ]);
+      expect(limited).toMatchObject({
+        code: 0,
+        stdout: expect.stringContaining('concurrency=5,rate=100/1000ms'),
+      });
+      const table = await run(['queues', 'list']);
+      expect(table.stdout).toMatch(/emails\s+active(\s+0){6}\s+concurrency=5,rate=100\/1000ms/);
+      const json = await run(['queues', 'list', '--json']);
+      expect(JSON.parse(json.stdout)[1].state.limits).toEqual({
+        concurrency: 5,
+        rateLimit: { max: 100, perMs: 1000 },
+      });
+      await expect(run(['queues', 'limit', 'emails'])).resolves.toMatchObject({ code: 2 });
+      await expect(run(['queues', 'limit', 'emails', '--rate', '100'])).resolves.toMatchObject({
+        code: 2,
+      });
+      await expect(run(['queues', 'limit', 'emails', '--clear'])).resolves.toMatchObject({
+        code: 0,
+        stdout: expect.stringContaining('Lifted the limits'),
+      });
+      expect(
+        JSON.parse((await run(['queues', 'list', '--json'])).stdout)[1].state.limits,
+      ).toBeNull();
     });
 
     it('retry and remove: a cancelled task back READY, then removed once final again', async () => {

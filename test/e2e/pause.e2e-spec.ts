@@ -90,8 +90,8 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
 
     const listed = await stage.command(['queues', 'list', '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([
-      expect.objectContaining({ queue: 'default', state: { paused: false } }),
-      expect.objectContaining({ queue: 'emails', state: { paused: true } }),
+      expect.objectContaining({ queue: 'default', state: { paused: false, limits: null } }),
+      expect.objectContaining({ queue: 'emails', state: { paused: true, limits: null } }),
     ]);
     await expect(stage.command(['queues', 'resume', 'emails'])).resolves.toMatchObject({ code: 0 });
     await waitFor(

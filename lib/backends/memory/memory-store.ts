@@ -13,6 +13,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
+import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
 
@@ -36,7 +37,7 @@ export interface MemoryLease {
 }
 
 /** What the store needs of the backend's options. */
-export type MemoryStoreOptions = Pick<CommonBackendOptions, 'leaseTtl' | 'retention'>;
+export type MemoryStoreOptions = Pick<CommonBackendOptions, 'leaseTtl' | 'retention' | 'limits'>;
 
 /**
  * Everything one MemoryBackend stores, and the changes that keep its maps in
@@ -60,12 +61,16 @@ export class MemoryStore {
   readonly cancelRequests = new Map<string, Map<string, number>>();
   /** Queues whose tasks are not leased until resumed. */
   readonly paused = new Set<string>();
+  readonly limits: MemoryLimits;
+  /** When the last take found a rate-limited queue full: ms until its window admits a start. */
+  limitWaitMs = 0;
 
   constructor(
     private readonly alias: string,
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
   ) {
+    this.limits = new MemoryLimits(options.limits);
     for (const queue of queues) {
       this.queueStates.set(queue, {
         ready: new MemoryReadyQueue(),
@@ -116,19 +121,39 @@ export class MemoryStore {
     this.enter(state, record, now);
   }
 
-  /** Leases up to `max` ready tasks of the first of `queues` that has any and is not paused. */
+  /**
+   * Leases up to `max` ready tasks of the first of `queues` that has any, is
+   * not paused and whose limits leave room (at most that room).
+   */
   take(
     queues: readonly string[],
     workerId: string,
     max: number,
     poolId: string | undefined,
   ): TaskRecord[] {
+    const now = Date.now();
+    this.limitWaitMs = 0;
     for (const queue of queues) {
       const state = this.queueStates.get(queue);
       if (!state || state.ready.size === 0 || this.paused.has(queue)) continue;
-      return state.ready.take(max).map((id) => this.start(id, queue, workerId, poolId));
+      const limited = this.limits.room(queue, () => this.runningOf(queue), now);
+      if (limited?.room === 0) {
+        if (limited.waitMs > 0) {
+          this.limitWaitMs = Math.min(this.limitWaitMs || Infinity, limited.waitMs);
+        }
+        continue;
+      }
+      const ids = state.ready.take(Math.min(max, limited?.room ?? max));
+      this.limits.started(queue, ids.length, now);
+      return ids.map((id) => this.start(id, queue, workerId, poolId));
     }
     return [];
+  }
+
+  private runningOf(queue: string): number {
+    let running = 0;
+    for (const lease of this.leases.values()) if (lease.queue === queue) running++;
+    return running;
   }
 
   /** A task (already out of its ready queue) leased to `workerId`; a copy of it running. */

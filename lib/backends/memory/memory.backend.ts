@@ -24,6 +24,7 @@ import {
   type ExecutingBackend,
   type QueueSegment,
   type RetryOutcome,
+  type QueueLimits,
   type TaskExecutor,
   type TaskRecord,
 } from '../../core';
@@ -142,7 +143,10 @@ export class MemoryBackend implements ExecutingBackend {
       if (taken.length > 0) return taken;
       const remaining = deadline - Date.now();
       if (remaining <= 0 || options.signal?.aborted || this.closed) return [];
-      if (!(await this.waiters.waitForWork(remaining, options.signal))) return [];
+      // A full rate window admits again at a known time, with no wake-up to announce it.
+      const waitMs = this.store.limitWaitMs > 0 ? this.store.limitWaitMs : remaining;
+      const woken = await this.waiters.waitForWork(Math.min(remaining, waitMs), options.signal);
+      if (!woken && waitMs >= remaining) return [];
     }
   }
 
@@ -162,7 +166,10 @@ export class MemoryBackend implements ExecutingBackend {
       }
     }
     const now = Date.now();
-    return records.map((record) => this.store.acknowledge(record, now));
+    const outcomes = records.map((record) => this.store.acknowledge(record, now));
+    // A finished task frees its share of a concurrency limit for the waiting consumers.
+    if (this.store.limits.any()) this.waiters.wake();
+    return outcomes;
   }
 
   async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
@@ -242,6 +249,18 @@ export class MemoryBackend implements ExecutingBackend {
   async pausedQueues(): Promise<string[]> {
     this.assertOpen();
     return [...this.store.paused];
+  }
+
+  async setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
+    this.assertOpen();
+    assertKnownQueue(this.alias, this.queues, queue);
+    this.store.limits.set(queue, limits);
+    this.waiters.wake();
+  }
+
+  async queueLimits(): Promise<Record<string, QueueLimits>> {
+    this.assertOpen();
+    return this.store.limits.all();
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

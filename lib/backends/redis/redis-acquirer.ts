@@ -10,6 +10,7 @@ import type { RedisIdleWait } from './redis-idle-wait';
 import type { RedisLeaseTaker, TakeCall, Taken } from './redis-lease-taker';
 import { MAX_PER_CALL } from './redis-maintenance';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
+import type { RedisQueueLimits } from './redis-queue-limits';
 import type { AcquireQueueKeys } from './redis-script-types';
 import type { RedisSettler } from './redis-settler';
 
@@ -35,6 +36,7 @@ export class RedisAcquirer {
     private readonly settler: RedisSettler,
     private readonly pools: RedisPoolHeartbeat,
     private readonly guard: RedisCallGuard,
+    private readonly limits: RedisQueueLimits,
   ) {}
 
   /**
@@ -63,6 +65,9 @@ export class RedisAcquirer {
     if (queues.length === 0) {
       return { acknowledged: await this.settler.acknowledge(finished), acquired: [] };
     }
+    // The configured limits are in the store before this instance's first lease.
+    const seeding = this.limits.ready();
+    if (seeding) await seeding;
     const { groups, order } = this.settler.finishedGroups(finished);
     const { workerId, signal } = options;
     const poolId = options.poolId ?? '';
@@ -103,7 +108,8 @@ export class RedisAcquirer {
         throw error;
       }
       if (!stopping) {
-        if (taken.records === null && !taken.poolLapsed) {
+        // A full limited queue is not an empty one: its next look must not be skipped.
+        if (taken.records === null && !taken.poolLapsed && !taken.limitWaitMs) {
           this.foundEmptyAt.set(queueKeys, Date.now());
         } else {
           this.foundEmptyAt.delete(queueKeys);
@@ -124,9 +130,18 @@ export class RedisAcquirer {
       }
       if (taken.records === null) {
         // No token means nothing became ready: every path that readies a task
-        // (enqueue, promote, release, a full acquire) pushes one. So no second look.
-        const woken = await this.idleWait.waitThenTake(queues, queueKeys, call, deadline, signal);
-        if (woken !== null && woken !== 'lapsed') return result(this.sawWork(queueKeys, woken));
+        // (enqueue, promote, release, a full acquire) pushes one. So no second look,
+        // but when a limited queue was full: no token says when its limit admits again,
+        // so the wait ends by then and the loop looks again.
+        const until = taken.limitWaitMs
+          ? Math.min(deadline, Date.now() + taken.limitWaitMs)
+          : deadline;
+        const woken = await this.idleWait.waitThenTake(queues, queueKeys, call, until, signal);
+        if (woken !== null && woken !== 'lapsed') {
+          const lookAgain = woken.length === 0 && until < deadline && signal?.aborted !== true;
+          if (!lookAgain || this.guard.closed) return result(this.sawWork(queueKeys, woken));
+          continue;
+        }
         // A token, and the lease is ours to make (nothing rode behind the wait), or the
         // pool lapsed while it waited: look now.
       } else if (taken.records.length > 0) {

@@ -1,4 +1,5 @@
 import type { BackendConfig } from '../../core/backend-config.interface';
+import type { QueueConfig } from '../../core/queue-limits';
 import type { RedisBackendOptions } from './redis-backend-options.interface';
 import { RedisBackend } from './redis.backend';
 
@@ -22,7 +23,7 @@ const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
  */
 export function redisBackendConfigFromEnv(
   settings: {
-    queues?: string[];
+    queues?: (string | QueueConfig)[];
     options?: Omit<RedisBackendOptions, 'clusterNodes' | 'client'>;
     env?: Record<string, string | undefined>;
   } = {},

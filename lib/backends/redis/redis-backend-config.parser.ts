@@ -2,6 +2,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { Retention } from '../../lifecycle/retention';
+import type { QueueLimits } from '../../core/queue-limits';
 import { BackendConfigReader } from '../backend-config.reader';
 import {
   REDIS_BACKEND_DEFAULTS,
@@ -22,6 +23,8 @@ export interface RedisBackendSettings {
   resultTtl: number;
   /** How long and how many finished tasks are kept, by queue and status. */
   retention: Retention;
+  /** The configured limits by queue, seeded into the store where it has none. */
+  limits: Readonly<Record<string, QueueLimits>>;
   maintenanceInterval: number;
   batchSize: number;
   connectTimeout: number;

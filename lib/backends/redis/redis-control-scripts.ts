@@ -4,7 +4,7 @@ import type { RedisClient } from './redis-scripts';
 
 /**
  * Typed calls of the scripts that control work already stored (cancel-5.lua,
- * resumeQueue-3.lua), beside RedisScripts and registered the same way
+ * resumeQueue-3.lua, storeQueueLimits-5.lua), beside RedisScripts and registered the same way
  * (defineScriptCalls, once per client).
  *
  * @internal
@@ -45,6 +45,34 @@ export class RedisControlScripts {
       keys.queueKey,
       keys.wakeKey,
       args.queue,
+      args.wakeBound,
+    ])) as number;
+  }
+
+  /**
+   * Stores a queue's limits (`encoded` as encodeLimits writes them; only
+   * when it has none stored, for `onlyIfAbsent`), keeps the paused set's
+   * ':limits' flag in step, and gives its ready tasks wake-up tokens.
+   */
+  async storeQueueLimits(
+    keys: {
+      pausedKey: string;
+      limitsKey: string;
+      queueKey: string;
+      wakeKey: string;
+      rateKey: string;
+    },
+    args: { queue: string; encoded: string; onlyIfAbsent: boolean; wakeBound: number },
+  ): Promise<number> {
+    return (await this.calls.storeQueueLimits([
+      keys.pausedKey,
+      keys.limitsKey,
+      keys.queueKey,
+      keys.wakeKey,
+      keys.rateKey,
+      args.queue,
+      args.encoded,
+      args.onlyIfAbsent ? 1 : 0,
       args.wakeBound,
     ])) as number;
   }

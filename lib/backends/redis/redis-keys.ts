@@ -85,6 +85,20 @@ export class RedisKeys {
     return `${this.prefix}paused`;
   }
 
+  /**
+   * HASH of queue limits, field = queue name, value = 'concurrency max
+   * perMs' (0 for none); acquire reads it only while the paused set holds
+   * ':limits'.
+   */
+  get limits(): string {
+    return `${this.prefix}limits`;
+  }
+
+  /** ZSET of one rate-limited queue's starts within its window, score = start time (ms). */
+  rate(queue: string): string {
+    return `${this.prefix}rate:${queue}`;
+  }
+
   /** STRING counter of enqueued tasks: the FIFO tie-break inside a ready score. */
   get sequence(): string {
     return `${this.prefix}sequence`;

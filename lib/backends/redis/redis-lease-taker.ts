@@ -20,6 +20,8 @@ export interface Taken {
   /** Null when every queue was empty, or when the pool may lease nothing. */
   records: TaskRecord[] | null;
   poolLapsed?: boolean;
+  /** Nothing leased and a limited queue was full: ms until it may admit a start. */
+  limitWaitMs?: number;
 }
 
 /** What one acquire script call is asked to do. */
@@ -67,6 +69,7 @@ export class RedisLeaseTaker {
           poolTasksKey: this.context.keys.poolTasks(call.poolId),
           poolsKey: this.context.keys.pools,
           pausedKey: this.context.keys.paused,
+          limitsKey: this.context.keys.limits,
         },
         queueKeys,
         {
@@ -85,12 +88,13 @@ export class RedisLeaseTaker {
         ),
         call.finished,
       );
-    const { stored, leased, poolLapsed } = via
+    const { stored, leased, poolLapsed, limitWaitMs } = via
       ? await acquiring(via)
       : await this.context.connection.run(() => acquiring(this.context.scripts));
     if (call.max > 0) this.pools.noteLeaseState(call.poolId, poolLapsed?.lapsedMs);
     if (poolLapsed) return { stored, records: null, poolLapsed: true };
-    if (leased === null) return { stored, records: null };
+    if (leased === null)
+      return limitWaitMs ? { stored, records: null, limitWaitMs } : { stored, records: null };
     const now = leased.nowMs;
     const queue = queues[leased.queueIndex];
     const records: TaskRecord[] = [];
@@ -127,6 +131,7 @@ export class RedisLeaseTaker {
           queueKey: this.context.keys.queue(queue),
           runningKey: this.context.keys.running(queue),
           wakeKey: this.context.keys.wake(queue),
+          rateKey: this.context.keys.rate(queue),
         };
       });
       this.acquireKeyCache.set(cacheKey, keys);

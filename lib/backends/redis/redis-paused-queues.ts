@@ -3,6 +3,9 @@ import type { RedisAliasContext } from './redis-alias-context';
 import { RedisControlScripts } from './redis-control-scripts';
 import { WAKE_BOUND } from './redis-scripts';
 
+/** The paused set's member that says some queue has limits; no queue name has a colon. */
+const LIMITS_FLAG = ':limits';
+
 /**
  * The paused queues of one RedisBackend alias: a SET of queue names that
  * acquire.lua reads where it takes a lease. A resume gives the queue's ready
@@ -38,7 +41,9 @@ export class RedisPausedQueues {
   async list(): Promise<string[]> {
     this.context.guard.assertOpen();
     const { connection, keys } = this.context;
-    return connection.run(() => connection.client.smembers(keys.paused));
+    const members = await connection.run(() => connection.client.smembers(keys.paused));
+    // ':limits' flags that some queue has limits (see acquire.lua); it names no queue.
+    return members.filter((member) => member !== LIMITS_FLAG);
   }
 
   private assertKnown(queue: string): void {

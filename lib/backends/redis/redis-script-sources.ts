@@ -40,10 +40,10 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1 },
     uses: ['callSkippingWrongType'],
   },
-  // Per item: a queue (3 keys) and a group of finished records (2 keys).
+  // Per item: a queue (4 keys) and a group of finished records (2 keys).
   acquire: {
     file: 'acquire.lua',
-    keys: { fixed: 3, perItem: 5 },
+    keys: { fixed: 4, perItem: 6 },
     uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
   },
   acknowledge: {
@@ -67,6 +67,7 @@ export const REDIS_SCRIPTS = {
   retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
   removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
   resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 } },
+  storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 } },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   trimFinished: {

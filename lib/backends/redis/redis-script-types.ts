@@ -95,6 +95,8 @@ export interface AcquireQueueKeys {
   queueKey: string;
   runningKey: string;
   wakeKey: string;
+  /** The queue's rate window, read only while it has a rate limit. */
+  rateKey: string;
 }
 
 /** One leased task as acquire.lua returns it. */
@@ -113,6 +115,8 @@ export interface AcquireReply {
   leased: { queueIndex: number; nowMs: number; tasks: AcquiredRaw[] } | null;
   /** How long ago the pool's heartbeat lapsed (ms, null when it has none). */
   poolLapsed?: { lapsedMs: number | null };
+  /** Nothing leased and a limited queue was full: ms until it may admit a start. */
+  limitWaitMs?: number;
 }
 
 /** Finished records of one queue and one final status: two arguments per record. */

@@ -78,10 +78,11 @@ export class RedisScripts {
    * then leases up to `max` tasks from the first non-empty queue (null when
    * all are empty), in one call. `poolLapsed` when the caller's pool may
    * lease nothing (its heartbeat lapsed by Redis's clock, or is missing).
-   * A paused queue (a member of `pausedKey`) is skipped.
+   * A paused queue (a member of `pausedKey`) is skipped; a limited one
+   * (`limitsKey`) leases at most its room.
    */
   async acquire(
-    fixed: { poolTasksKey: string; poolsKey: string; pausedKey: string },
+    fixed: { poolTasksKey: string; poolsKey: string; pausedKey: string; limitsKey: string },
     queues: readonly AcquireQueueKeys[],
     args: {
       /** Sent behind an idle wait: it runs when the wait ends (see acquire.lua). */
@@ -98,8 +99,16 @@ export class RedisScripts {
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
   ): Promise<AcquireReply> {
-    const argv: (string | number)[] = [0, fixed.poolTasksKey, fixed.poolsKey, fixed.pausedKey];
-    for (const queue of queues) argv.push(queue.queueKey, queue.runningKey, queue.wakeKey);
+    const argv: (string | number)[] = [
+      0,
+      fixed.poolTasksKey,
+      fixed.poolsKey,
+      fixed.pausedKey,
+      fixed.limitsKey,
+    ];
+    for (const queue of queues) {
+      argv.push(queue.queueKey, queue.runningKey, queue.wakeKey, queue.rateKey);
+    }
     for (const group of finished) argv.push(group.runningKey, group.historyKey);
     argv[0] = argv.length - 1;
     argv.push(
@@ -121,7 +130,10 @@ export class RedisScripts {
     const storedCount = reply[0] as number;
     const stored = reply.slice(1, storedCount + 1) as StoreReply[];
     const queueIndex = reply[storedCount + 1] as number;
-    if (queueIndex === 0) return { stored, leased: null };
+    if (queueIndex === 0) {
+      const limitWaitMs = Number(reply[storedCount + 2]);
+      return limitWaitMs > 0 ? { stored, leased: null, limitWaitMs } : { stored, leased: null };
+    }
     if (queueIndex < 0) {
       const now = Number(reply[storedCount + 2]);
       const deadline = reply[storedCount + 3];

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import type { QueueLimits } from '../../core/queue-limits';
 import type {
   AcknowledgeAndAcquireResult,
   AcknowledgeOutcome,
@@ -30,6 +31,7 @@ import { RedisKeys } from './redis-keys';
 import { RedisLeaseTaker } from './redis-lease-taker';
 import { RedisMaintenance } from './redis-maintenance';
 import { RedisPausedQueues } from './redis-paused-queues';
+import { RedisQueueLimits } from './redis-queue-limits';
 import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
@@ -85,6 +87,7 @@ export class RedisBackend implements TaskBackend {
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
+  private readonly limits: RedisQueueLimits;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -137,7 +140,8 @@ export class RedisBackend implements TaskBackend {
     this.releaser = releaser;
     const taker = new RedisLeaseTaker(context, pools, settler);
     const idleWait = new RedisIdleWait(context, taker, releaser);
-    this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard);
+    this.limits = new RedisQueueLimits(context);
+    this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, this.limits);
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
@@ -233,6 +237,15 @@ export class RedisBackend implements TaskBackend {
 
   pausedQueues(): Promise<string[]> {
     return this.paused.list();
+  }
+
+  /** Wakes consumers blocked on the queue's wake-up list (see storeQueueLimits-5.lua). */
+  setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
+    return this.limits.set(queue, limits);
+  }
+
+  queueLimits(): Promise<Record<string, QueueLimits>> {
+    return this.limits.all();
   }
 
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

@@ -8,6 +8,7 @@ import {
 } from '../../core';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteQueueLimits } from './sqlite-queue-limits';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
 import { SqliteWaiter } from './sqlite-waiter';
 
@@ -42,12 +43,15 @@ export class SqliteAcquirer {
   private readonly emptyAt = new Map<string, string>();
   private localChanges = 0;
   private readonly acquireTx: Transaction<Take>;
+  /** When the last take found a rate-limited queue full: ms until its window admits a start. */
+  private limitWaitMs = 0;
 
   constructor(
     private readonly alias: string,
     private readonly config: ResolvedSqliteBackendConfig,
     private readonly connection: SqliteConnection,
     private readonly rows: SqliteRows,
+    private readonly limits: SqliteQueueLimits,
   ) {
     this.acquireTx = connection.db.transaction<Take>((queues, workerId, max, now, poolId) =>
       this.take(queues, workerId, max, now, poolId),
@@ -66,7 +70,9 @@ export class SqliteAcquirer {
       if (taken.length > 0) return taken;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
-      await this.waiter.wait(Math.min(delay, remaining), signal);
+      // A full rate window admits again at a known time: no need to back off past it.
+      const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
+      await this.waiter.wait(Math.min(delay, remaining, limitWaitMs), signal);
       delay = Math.min(delay * 2, this.config.maxPollInterval);
     }
   }
@@ -84,7 +90,8 @@ export class SqliteAcquirer {
 
   /**
    * Inside a write transaction: claim up to `max` of the first non-empty
-   * queue that is not paused; unreadable rows are failed, never returned.
+   * queue that is not paused and whose limits leave room (at most that
+   * room); unreadable rows are failed, never returned.
    */
   take(
     queues: readonly string[],
@@ -94,7 +101,16 @@ export class SqliteAcquirer {
     poolId: string | null,
   ): TaskRecord[] {
     const { tasks } = this.connection.sql;
+    this.limitWaitMs = 0;
     for (const queue of queues) {
+      const limited = this.limits.room(queue, now);
+      if (limited?.room === 0) {
+        if (limited.waitMs > 0) {
+          this.limitWaitMs = Math.min(this.limitWaitMs || Infinity, limited.waitMs);
+        }
+        continue;
+      }
+      const most = Math.min(max, limited?.room ?? max);
       const taken: TaskRecord[] = [];
       for (;;) {
         const rows = tasks.selectReady.all(
@@ -103,7 +119,7 @@ export class SqliteAcquirer {
           now,
           this.alias,
           queue,
-          max - taken.length,
+          most - taken.length,
         );
         if (rows.length === 0) break;
         for (const row of rows) {
@@ -125,8 +141,9 @@ export class SqliteAcquirer {
           );
           taken.push(running);
         }
-        if (taken.length >= max) break;
+        if (taken.length >= most) break;
       }
+      if (limited) this.limits.started(queue, taken.length, now);
       if (taken.length > 0) return taken;
     }
     return [];

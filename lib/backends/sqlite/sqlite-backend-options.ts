@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 import type { BackendConfig } from '../../core';
+import type { QueueLimits } from '../../core/queue-limits';
 import type { Retention } from '../../lifecycle/retention';
 import type { BackendOptions } from '../backend-options.interface';
 import { BackendConfigReader } from '../backend-config.reader';
@@ -38,6 +39,8 @@ export interface ResolvedSqliteBackendConfig extends Required<
   retention: Retention;
   filename: string;
   queues: string[];
+  /** The configured limits by queue, seeded into the file. */
+  limits: Readonly<Record<string, QueueLimits>>;
 }
 
 /**

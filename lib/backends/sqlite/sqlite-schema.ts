@@ -21,12 +21,14 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
+ * | `threadmill_queue_limits` | each queue's limits, stored or seeded from the configuration |
+ * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 6;
+export const SQLITE_SCHEMA_VERSION = 7;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -167,6 +169,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER threadmill_pools_forgotten AFTER DELETE ON threadmill_pools BEGIN
     DELETE FROM threadmill_cancels WHERE alias = OLD.alias AND pool = OLD.pool;
   END;
+  `,
+  // 7: queue limits, as encodeLimits writes them ("0 0 0" for cleared), and
+  // the start times a rate-limited queue's sliding window counts. Both are
+  // read and written in the lease's own transaction.
+  `
+  CREATE TABLE threadmill_queue_limits (
+    alias  TEXT NOT NULL,
+    queue  TEXT NOT NULL,
+    limits TEXT NOT NULL,
+    PRIMARY KEY (alias, queue)
+  );
+  CREATE TABLE threadmill_queue_starts (
+    alias TEXT    NOT NULL,
+    queue TEXT    NOT NULL,
+    at    INTEGER NOT NULL
+  );
+  CREATE INDEX threadmill_queue_starts_window ON threadmill_queue_starts (alias, queue, at);
   `,
 ];
 

@@ -15,6 +15,7 @@ import {
   type CancelResult,
   type MaintenancePassOptions,
   type MaintenancePassReport,
+  type QueueLimits,
   type QueueSegment,
   type RetryOutcome,
   type TaskBackend,
@@ -34,6 +35,7 @@ import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
 import { SqliteMaintenance } from './sqlite-maintenance';
 import { SqlitePausedQueues } from './sqlite-paused-queues';
+import { SqliteQueueLimits } from './sqlite-queue-limits';
 import { SqlitePools } from './sqlite-pools';
 import { SqliteSchedules } from './sqlite-schedules';
 import { SqliteReads } from './sqlite-reads';
@@ -82,6 +84,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly heldTasks: SqliteHeldTasks;
   private readonly pools: SqlitePools;
   private readonly paused: SqlitePausedQueues;
+  private readonly limits: SqliteQueueLimits;
   private readonly reads: SqliteReads;
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
@@ -100,8 +103,14 @@ export class SqliteBackend implements TaskBackend {
 
     const connection = new SqliteConnection(alias, this.config);
     const rows = new SqliteRows(alias, this.config, connection.sql.tasks, this.logger);
-    const acquirer = new SqliteAcquirer(alias, this.config, connection, rows);
+    // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
+    const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>
+      acquirer.workAdded(),
+    );
+    const acquirer = new SqliteAcquirer(alias, this.config, connection, rows, limits);
     const workAdded = () => acquirer.workAdded();
+    limits.seed(this.config.limits);
+    this.limits = limits;
     this.connection = connection;
     this.acquirer = acquirer;
     this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded);
@@ -209,6 +218,14 @@ export class SqliteBackend implements TaskBackend {
 
   async pausedQueues(): Promise<string[]> {
     return this.paused.list();
+  }
+
+  async setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
+    this.limits.set(queue, limits);
+  }
+
+  async queueLimits(): Promise<Record<string, QueueLimits>> {
+    return this.limits.all();
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

@@ -8,6 +8,7 @@ import { RetryCommand } from '../../../lib/cli/retry.command';
 import { EnqueueCommand } from '../../../lib/cli/enqueue.command';
 import { QueuesListCommand } from '../../../lib/cli/queues-list.command';
 import { QueuesPauseCommand } from '../../../lib/cli/queues-pause.command';
+import { QueuesLimitCommand } from '../../../lib/cli/queues-limit.command';
 import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
@@ -116,6 +117,7 @@ describe('README.md and docs/', () => {
     ['### `queues list` options', QueuesListCommand],
     ['### `queues pause` options', QueuesPauseCommand],
     ['### `queues resume` options', QueuesResumeCommand],
+    ['### `queues limit` options', QueuesLimitCommand],
     ['### `schedules add` options', SchedulesAddCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(

@@ -23,7 +23,10 @@ describe('QueueService', () => {
         ThreadmillModule.forRoot({
           backends: {
             default: { backend: MemoryBackend, queues: ['default', 'loud'] },
-            other: { backend: MemoryBackend, queues: ['default', 'reports'] },
+            other: {
+              backend: MemoryBackend,
+              queues: ['default', { name: 'reports', concurrency: 2 }],
+            },
           },
         }),
       ],
@@ -52,29 +55,54 @@ describe('QueueService', () => {
         queue: 'default',
         backend: 'default',
         counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
-        state: { paused: false },
+        state: { paused: false, limits: null },
       },
       {
         queue: 'loud',
         backend: 'default',
         counts: { ready: 1, running: 1, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
-        state: { paused: true },
+        state: { paused: true, limits: null },
       },
     ]);
   });
 
   it('pauses a queue of the named backend only, and resumes it', async () => {
     await queues.pause('default', { backend: 'other' });
-    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({ paused: true });
-    await expect(queues.state('default')).resolves.toEqual({ paused: false });
+    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({
+      paused: true,
+      limits: null,
+    });
+    await expect(queues.state('default')).resolves.toEqual({ paused: false, limits: null });
     expect((await queues.list({ backend: 'other' })).map((q) => [q.queue, q.state])).toEqual([
-      ['default', { paused: true }],
-      ['reports', { paused: false }],
+      ['default', { paused: true, limits: null }],
+      ['reports', { paused: false, limits: { concurrency: 2 } }],
     ]);
     await queues.resume('default', { backend: 'other' });
     await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({
       paused: false,
+      limits: null,
     });
+  });
+
+  it('sets limits at run time over the configured ones, and lifts them with null or {}', async () => {
+    const other = { backend: 'other' };
+    await queues.setLimits('reports', { rateLimit: { max: 10, perMs: 1000 } }, other);
+    await expect(queues.state('reports', other)).resolves.toEqual({
+      paused: false,
+      limits: { rateLimit: { max: 10, perMs: 1000 } },
+    });
+    await queues.setLimits('loud', { concurrency: 1 });
+    await tasks.enqueue(GreetingTasks, 'shout', ['Ada', 2]);
+    await tasks.enqueue(GreetingTasks, 'shout', ['Grace', 1]);
+    await expect(take('default', 'loud')).resolves.toHaveLength(1);
+    await expect(take('default', 'loud')).resolves.toEqual([]);
+    await queues.setLimits('loud', {});
+    await expect(take('default', 'loud')).resolves.toHaveLength(1);
+    await queues.setLimits('reports', null, other);
+    expect((await queues.list(other)).map((q) => q.state.limits)).toEqual([null, null]);
+    await expect(queues.setLimits('reports', { concurrency: 1 })).rejects.toThrow(
+      UnknownQueueError,
+    );
   });
 
   it('stops leasing a paused queue, and leases it again once resumed', async () => {

@@ -46,19 +46,34 @@
   leasing call while nothing is paused; only when something is, the queue
   names (ARGV[12]) are read. Its tokens are dropped with the others' when
   nothing is leased, so an enqueue to a paused queue wakes an idle consumer
-  once, not a chain of them (resumeQueue-3.lua pushes them again).
+  once, not a chain of them (resumeQueue-3.lua pushes them again). A
+  queue's limits ride on the same read: while any queue has limits, the
+  paused set holds the member ':limits' (no queue name has a colon), so the
+  one SMISMEMBER that reads the pause also says whether to read the limits
+  hash (one HMGET). An unlimited alias pays nothing more. A limited queue
+  leases at most its room: its concurrency less its running set's ZCARD, and
+  its rate limit's max less the starts in its sliding window (a ZSET of
+  start times on Redis's clock, trimmed by ZREMRANGEBYSCORE, each start
+  added as it is leased). A full queue is skipped like a paused one, its
+  tokens dropped with the others' when nothing is leased; the reply then
+  says when its window admits a start, so the caller bounds its wait by it.
+  A finish frees a concurrency share without a wake-up token, so a queue
+  full by its concurrency says CONCURRENCY_RECHECK_MS: a waiting caller looks
+  again that soon, and only while a limited queue is full.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   KEYS[2] live pools (ZSET) score = heartbeat deadline (ms); read only when ARGV[7] is not empty
-  KEYS[3] paused queues (SET) of the alias, member = queue name; read only when ARGV[3] > 0
-  Variadic KEYS: then 3 per queue, queue q (from 1, in consumption order) uses
-  KEYS[3q+1] ready queue (ZSET) score = -priority * weight + enqueue sequence
-  KEYS[3q+2] running set (ZSET) score = lease deadline (ms)
-  KEYS[3q+3] wake-up tokens (LIST) of the queue
+  KEYS[3] paused queues (SET) of the alias, member = queue name or ':limits'; read only when ARGV[3] > 0
+  KEYS[4] queue limits (HASH) field = queue name, value = 'concurrency max perMs' (0 for none); read only when KEYS[3] holds ':limits'
+  Variadic KEYS: then 4 per queue, queue q (from 1, in consumption order) uses
+  KEYS[4q+1] ready queue (ZSET) score = -priority * weight + enqueue sequence
+  KEYS[4q+2] running set (ZSET) score = lease deadline (ms)
+  KEYS[4q+3] wake-up tokens (LIST) of the queue
+  KEYS[4q+4] rate window (ZSET) member = start time and task id, score = start time (ms); only for a rate-limited queue
   then 2 per group of finished records sharing a queue and a final status,
   group g (from 1, after the Q = ARGV[8] queues) uses
-  KEYS[3Q+2g+2] running set (ZSET) of the group's queue
-  KEYS[3Q+2g+3] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
+  KEYS[4Q+2g+3] running set (ZSET) of the group's queue
+  KEYS[4Q+2g+4] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
 
   Derived keys: task hash = ARGV[5] .. id (HASH), pool task set = ARGV[10] ..
   pool id (SET), same hash tag as KEYS
@@ -80,6 +95,7 @@
 
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when
+  q = 0, then the ms until a limited queue skipped as full may admit a start (0 for none); when
   q > 0, then Redis's time used (ms) and 4 per leased task: id, data JSON or false when
   missing, startedAt ms, worker ids JSON; when q = -1, then Redis's time (ms) and the pool's
   heartbeat deadline (ms, false when it has none)}
@@ -88,13 +104,14 @@
 ]]
 
 local SEED_FROM = 16
+local CONCURRENCY_RECHECK_MS = 50
 local sentBehindWait = ARGV[1] == '1'
 local max = tonumber(ARGV[3])
 local workerJson = ARGV[4]
 local prefix = ARGV[5]
 local pool = ARGV[7]
 local queueCount = tonumber(ARGV[8])
-local storing = #KEYS > 3 * queueCount + 3
+local storing = #KEYS > 4 * queueCount + 4
 local checksPool = pool ~= '' and max > 0
 -- Redis's time, read only when something is stored or leased; `now` is its text, for writing.
 local clock, now = nil, nil
@@ -105,7 +122,7 @@ end
 -- An idle worker's pickup stores nothing: on its cold path every table built counts.
 local out = { 0 }
 if storing then
-  local stored = storeFinished(3 * queueCount + 4, 13, {
+  local stored = storeFinished(4 * queueCount + 5, 13, {
     resultTtl = ARGV[9],
     latest = nil,
     requiredPool = '',
@@ -130,24 +147,78 @@ if checksPool then
   end
 end
 
--- Queue index -> true for the paused ones; nil while nothing is paused (one SCARD to know).
-local paused = nil
+-- Queue index -> true for the paused ones; nil while nothing is paused or limited (one SCARD
+-- to know). Queue index -> {concurrency, max, perMs} for the limited ones, nil while none is.
+local paused, limits = nil, nil
 if max > 0 and redis.call('SCARD', KEYS[3]) > 0 then
   local names = {}
   for name in string.gmatch(ARGV[12], '%S+') do
     names[#names + 1] = name
   end
   paused = {}
-  for q, isMember in ipairs(redis.call('SMISMEMBER', KEYS[3], unpack(names))) do
-    paused[q] = isMember == 1
+  local members = redis.call('SMISMEMBER', KEYS[3], ':limits', unpack(names))
+  for q = 1, #names do
+    paused[q] = members[q + 1] == 1
   end
+  if members[1] == 1 then
+    limits = {}
+    for q, text in ipairs(redis.call('HMGET', KEYS[4], unpack(names))) do
+      if text then
+        local c, m, p = string.match(text, '^(%d+) (%d+) (%d+)$')
+        if c and (c ~= '0' or m ~= '0') then
+          limits[q] = { tonumber(c), tonumber(m), tonumber(p) }
+        end
+      end
+    end
+  end
+end
+-- Soonest a skipped rate-limited queue admits a start (ms), for the reply when nothing is leased.
+local limitWait = 0
+
+-- How many of queue q may start now (its room), at most `max`; 0 notes when its window admits.
+local function room(q)
+  local limit = limits and limits[q]
+  if not limit then
+    return max
+  end
+  local most = max
+  if limit[1] > 0 then
+    most = math.min(most, limit[1] - redis.call('ZCARD', KEYS[4 * q + 2]))
+    if most <= 0 and (limitWait == 0 or CONCURRENCY_RECHECK_MS < limitWait) then
+      limitWait = CONCURRENCY_RECHECK_MS
+    end
+  end
+  if limit[2] > 0 and most > 0 then
+    if not clock then
+      clock, now = storeClock()
+    end
+    local window = KEYS[4 * q + 4]
+    redis.call('ZREMRANGEBYSCORE', window, '-inf', clock - limit[3])
+    local starts = redis.call('ZCARD', window)
+    if starts >= limit[2] then
+      -- The start that must leave the window before one more fits in it.
+      local oldest = redis.call('ZRANGE', window, starts - limit[2], starts - limit[2], 'WITHSCORES')
+      local wait = math.max(1, tonumber(oldest[2]) + limit[3] - clock)
+      if limitWait == 0 or wait < limitWait then
+        limitWait = wait
+      end
+    end
+    most = math.min(most, limit[2] - starts)
+  end
+  return math.max(most, 0)
 end
 
 -- Built once per call: the workers list of a task on its first attempt.
 local firstWorkers = '[' .. workerJson .. ']'
 for q = 1, max > 0 and queueCount or 0 do
-  local queueKey = KEYS[3 * q + 1]
-  local popped = (paused and paused[q]) and {} or redis.call('ZPOPMIN', queueKey, max)
+  local queueKey = KEYS[4 * q + 1]
+  local popped = {}
+  if not (paused and paused[q]) then
+    local most = room(q)
+    if most > 0 then
+      popped = redis.call('ZPOPMIN', queueKey, most)
+    end
+  end
   if #popped > 0 then
     if not clock then
       clock, now = storeClock()
@@ -196,7 +267,19 @@ for q = 1, max > 0 and queueCount or 0 do
       out[n + 4] = workers
       n = n + 4
     end
-    local runningKey = KEYS[3 * q + 2]
+    local limit = limits and limits[q]
+    if limit and limit[2] > 0 then
+      -- Counted by the window from this start; the key outlives the window by nothing.
+      local window = KEYS[4 * q + 4]
+      local starts = {}
+      for i = 1, #popped, 2 do
+        starts[i] = now
+        starts[i + 1] = now .. ':' .. popped[i]
+      end
+      redis.call('ZADD', window, unpack(starts))
+      redis.call('PEXPIRE', window, limit[3])
+    end
+    local runningKey = KEYS[4 * q + 2]
     if #popped >= 2 * SEED_FROM and redis.call('EXISTS', runningKey) == 0 then
       -- Created with a member too long for a listpack, the set is a skiplist for good (see above).
       -- Longer than any zset-max-listpack-value a server would be given (the default is 64 bytes).
@@ -213,7 +296,7 @@ for q = 1, max > 0 and queueCount or 0 do
     -- it in one call goes first: an idle worker's pickup (sent behind its wait) usually took
     -- the only task, so the queue is asked; a busy worker usually leaves a backlog whose
     -- tokens nobody popped, so the token list is.
-    local wakeKey = KEYS[3 * q + 3]
+    local wakeKey = KEYS[4 * q + 3]
     if #popped < 2 * max then
       redis.call('DEL', wakeKey)
     else
@@ -232,8 +315,9 @@ for q = 1, max > 0 and queueCount or 0 do
 end
 if max > 0 then
   for q = 1, queueCount do
-    redis.call('DEL', KEYS[3 * q + 3])
+    redis.call('DEL', KEYS[4 * q + 3])
   end
 end
 out[#out + 1] = 0
+out[#out + 1] = limitWait
 return out

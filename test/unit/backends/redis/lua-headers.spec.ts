@@ -30,6 +30,7 @@ function recordingClient() {
     promoteDeferred: 0,
     forgetPool: 1,
     resumeQueue: 0,
+    storeQueueLimits: 0,
     beatPool: 1,
     storeTime: [1, null],
     trimFinished: 0,
@@ -103,8 +104,8 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });
   const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
-    { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused' },
-    two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k' }),
+    { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused', limitsKey: 'limits' },
+    two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k', rateKey: 'k' }),
     ACQUIRE_ARGS,
     STORE,
     two(group),
@@ -147,6 +148,10 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await control.resumeQueue(
     { pausedKey: 'k', queueKey: 'k', wakeKey: 'k' },
     { queue: 'q', wakeBound: 1 },
+  );
+  await control.storeQueueLimits(
+    { pausedKey: 'k', limitsKey: 'k', queueKey: 'k', wakeKey: 'k', rateKey: 'k' },
+    { queue: 'q', encoded: '1 0 0', onlyIfAbsent: false, wakeBound: 1 },
   );
   await scripts.beatPool('k', 'p', 1);
   await scripts.storeTime('k');
@@ -329,39 +334,43 @@ describe('Lua script headers', () => {
     expect(body).not.toMatch(/'(READY|RUNNING|SUCCESSFUL|FAILED)'/);
   });
 
-  it("acquire lays out its pool's 2 KEYS, the paused set, 3 per queue, then 2 per group of finished records", async () => {
+  it("acquire lays out its pool's 2 KEYS, the paused set, the limits, 4 per queue, then 2 per group of finished records", async () => {
     const { client, calls } = recordingClient();
     const queue = (q: string) => ({
       queueKey: `ready${q}`,
       runningKey: `running${q}`,
       wakeKey: `wake${q}`,
+      rateKey: `rate${q}`,
     });
     await new RedisScripts(client).acquire(
-      { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused' },
+      { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused', limitsKey: 'limits' },
       [queue('A'), queue('B'), queue('C')],
       ACQUIRE_ARGS,
       STORE,
       [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
     );
     const [count, ...rest] = calls.get('acquire') ?? [];
-    expect(count).toBe(14);
-    expect(rest.slice(0, 14)).toEqual(
+    expect(count).toBe(18);
+    expect(rest.slice(0, 18)).toEqual(
       [
         'pool',
         'pools',
         'paused',
+        'limits',
         'readyA',
         'runningA',
         'wakeA',
+        'rateA',
         'readyB',
         'runningB',
         'wakeB',
-      ].concat(['readyC', 'runningC', 'wakeC', 'runningA', 'doneA']),
+        'rateB',
+      ].concat(['readyC', 'runningC', 'wakeC', 'rateC', 'runningA', 'doneA']),
     );
     // ARGV[8] says how many queues KEYS names, so the script finds the groups after them.
-    expect(rest[14 + 7]).toBe(3);
-    // ARGV[12] names the queues, so the script can tell which of them are paused.
-    expect(rest[14 + 11]).toBe(ACQUIRE_ARGS.queueNames);
+    expect(rest[18 + 7]).toBe(3);
+    // ARGV[12] names the queues, so the script can tell which of them are paused or limited.
+    expect(rest[18 + 11]).toBe(ACQUIRE_ARGS.queueNames);
   });
 
   it.each(

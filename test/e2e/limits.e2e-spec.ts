@@ -1,0 +1,116 @@
+import Redis from 'ioredis';
+
+import { RedisKeys } from '../../lib/backends/redis/redis-keys';
+import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { startCli, type RunningCli } from '../helpers/cli-process';
+import { readyRecord } from '../helpers/ready-record';
+import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { testAlias } from '../helpers/test-alias';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+
+// A queue's limits across 3 real pools of 8 slots each, on the run's real
+// Redis. Every test has its own backend alias, so its own keys.
+
+const POOLS = 3;
+
+describe('queue limits (e2e: 3 real pools on Redis)', () => {
+  jest.setTimeout(120_000);
+  let alias: string;
+  let backend: RedisBackend;
+  let redis: Redis;
+  const running: RunningCli[] = [];
+
+  beforeEach(() => {
+    alias = testAlias();
+    backend = new RedisBackend(alias, {
+      backend: RedisBackend,
+      url: testRedisUrl(),
+      queues: ['default', 'emails'],
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterEach(async () => {
+    for (const cli of running.splice(0)) await cli.killGroup();
+    await backend.close();
+    await removeAliasKeys(redis, alias);
+    await redis.quit();
+  });
+
+  /** A pool of one child with 8 slots, resolved once its child is ready. */
+  async function startPool(): Promise<RunningCli> {
+    const pool = startCli(
+      ['worker', '--backend', alias, '--processes', '1', '--threads', '8'],
+      {
+        REDIS_URL: testRedisUrl(),
+        THREADMILL_ALIAS: alias,
+        THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
+      },
+      running,
+    );
+    await waitFor(() => pool.liveChildren().length === 1, {
+      timeoutMs: 60_000,
+      what: 'the pool child to be ready',
+    });
+    return pool;
+  }
+
+  const sleeps = (count: number, ms: number): TaskRecord[] =>
+    Array.from({ length: count }, () =>
+      readyRecord(alias, { name: 'sample.sleep', args: [ms], queue: 'emails' }),
+    );
+
+  const allDone = async (records: readonly TaskRecord[]): Promise<TaskRecord[] | null> => {
+    const results = await Promise.all(records.map((r) => backend.getResult(r.id)));
+    return results.every((r) => r.status === TaskResultStatus.SUCCESSFUL) ? results : null;
+  };
+
+  it('concurrency 5 over 24 slots: never more than 5 running, and 5 at a time', async () => {
+    await backend.setQueueLimits('emails', { concurrency: 5 });
+    await Promise.all(Array.from({ length: POOLS }, () => startPool()));
+    const runningKey = new RedisKeys(alias).running('emails');
+    const tasks = sleeps(200, 20);
+    await backend.enqueueMany(tasks);
+    // The running set, sampled throughout the run: every lease enters it, every end leaves it.
+    const samples: number[] = [];
+    let done: TaskRecord[] | null = null;
+    const started = Date.now();
+    while (done === null && Date.now() - started < 20_000) {
+      samples.push(await redis.zcard(runningKey));
+      if (samples.length % 20 === 0) done = await allDone(tasks);
+    }
+    done ??= await allDone(tasks);
+    expect(done).not.toBeNull();
+    expect(Math.max(...samples)).toBe(5);
+    expect(samples.length).toBeGreaterThan(100);
+  });
+
+  it('rate 50/s over 24 slots: at most 50 starts in any 1 s, at least 45/s while there is backlog', async () => {
+    await backend.setQueueLimits('emails', { rateLimit: { max: 50, perMs: 1000 } });
+    await Promise.all(Array.from({ length: POOLS }, () => startPool()));
+    // 150 tasks: about 3 s of backlog at 50 a second.
+    const tasks = sleeps(150, 1);
+    await backend.enqueueMany(tasks);
+    let done: TaskRecord[] | null = null;
+    await waitFor(async () => (done = await allDone(tasks)) !== null, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the rate-limited queue to drain',
+    });
+    // startedAt is Redis's time at the lease, the clock the window is kept on.
+    const starts = done!.map((r) => r.startedAt!.getTime()).sort((a, b) => a - b);
+    for (let i = 0; i + 50 < starts.length; i++) {
+      expect(starts[i + 50] - starts[i]).toBeGreaterThanOrEqual(1000);
+    }
+    // Each whole second from the first start while the backlog lasted admitted nearly 50.
+    const first = starts[0];
+    for (const second of [0, 1]) {
+      const inSecond = starts.filter(
+        (t) => t >= first + second * 1000 && t < first + (second + 1) * 1000,
+      ).length;
+      expect(inSecond).toBeGreaterThanOrEqual(45);
+    }
+  });
+});
