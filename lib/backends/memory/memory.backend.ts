@@ -1,6 +1,5 @@
 import {
   acknowledgeThenAcquire,
-  assertKnownQueue,
   BackendUnavailableError,
   FINISHED_STATUSES,
   InvalidTaskError,
@@ -33,6 +32,7 @@ import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { BackendConfigReader, type CommonBackendOptions } from '../backend-config.reader';
 import { MemoryCancels } from './memory-cancels';
 import { MemoryEnqueuer } from './memory-enqueuer';
+import { MemoryQueueControl } from './memory-queue-control';
 import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
@@ -73,6 +73,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly cancels: MemoryCancels;
   private readonly finished: MemoryFinishedTasks;
   private readonly enqueuer: MemoryEnqueuer;
+  private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private closed = false;
 
@@ -98,6 +99,9 @@ export class MemoryBackend implements ExecutingBackend {
       workAdded: () => this.waiters.wake(),
     });
     this.immediate = new MemoryImmediateRunner(alias, this.store);
+    this.queueControl = new MemoryQueueControl(alias, this.queues, this.store, () =>
+      this.waiters.wake(),
+    );
     this.enqueuer = new MemoryEnqueuer({
       alias,
       queues: this.queues,
@@ -235,32 +239,27 @@ export class MemoryBackend implements ExecutingBackend {
 
   async pauseQueue(queue: string): Promise<void> {
     this.assertOpen();
-    assertKnownQueue(this.alias, this.queues, queue);
-    this.store.paused.add(queue);
+    this.queueControl.pause(queue);
   }
 
   async resumeQueue(queue: string): Promise<void> {
     this.assertOpen();
-    assertKnownQueue(this.alias, this.queues, queue);
-    // Idle acquires look again at once: the queue's waiting tasks are theirs now.
-    if (this.store.paused.delete(queue)) this.waiters.wake();
+    this.queueControl.resume(queue);
   }
 
   async pausedQueues(): Promise<string[]> {
     this.assertOpen();
-    return [...this.store.paused];
+    return this.queueControl.paused();
   }
 
   async setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
     this.assertOpen();
-    assertKnownQueue(this.alias, this.queues, queue);
-    this.store.limits.set(queue, limits);
-    this.waiters.wake();
+    this.queueControl.setLimits(queue, limits);
   }
 
   async queueLimits(): Promise<Record<string, QueueLimits>> {
     this.assertOpen();
-    return this.store.limits.all();
+    return this.queueControl.limits();
   }
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
