@@ -24,6 +24,7 @@ describe('resolveSqliteBackendConfig', () => {
       batchSize: 100,
       filename: '/var/lib/app/threadmill.db',
       queues: ['default'],
+      limits: {},
       retention: expect.any(Retention),
     });
   });
