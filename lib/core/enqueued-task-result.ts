@@ -11,7 +11,7 @@ import { TaskResult, type TaskRecordSource } from './task-result';
  * @example
  * ```ts
  * const result = await tasks.task(MailTasks, 'sendWelcome').using({ key: 'user-42' }).enqueue('42');
- * if (!result.created) console.log(`already queued as ${result.id}`);
+ * if (!result.created) this.logger.log(`already queued as ${result.id}`);
  * ```
  * @publicApi
  */
