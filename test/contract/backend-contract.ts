@@ -12,6 +12,7 @@ import {
 } from '../../lib/core';
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
+import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
 import { describeManualControl } from './manual-contract';
@@ -614,10 +615,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(
           backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
         ).resolves.toEqual([]);
-        await waitFor(() => Date.now() > retried.task.runAfter!.getTime() + 10, {
-          what: 'the backoff to pass',
-        });
-        expect((await backend.maintenancePass()).promoted).toBe(1);
+        await expect(passUntil(backend, 'promoted', 1)).resolves.toBe(1);
         const again = await acquireOne(['default'], 'host:2-0');
         expect(again.workerIds).toEqual(['host:1-0', 'host:2-0']);
         expect(again.errors).toHaveLength(1);
@@ -813,9 +811,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         await expect(
           backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
         ).resolves.toEqual([]);
-        await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
-        const report = await backend.maintenancePass();
-        expect(report.promoted).toBe(1);
+        await expect(passUntil(backend, 'promoted', 1)).resolves.toBe(1);
         expect((await acquireOne()).id).toBe(record.id);
       });
 
@@ -830,8 +826,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const runAfter = new Date(Date.now() + 200);
         const record = await backend.enqueue(newRecord(alias, { runAfter }));
         const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
-        await waitFor(() => Date.now() > runAfter.getTime() + 10, { what: 'runAfter to pass' });
-        await backend.maintenancePass();
+        await passUntil(backend, 'promoted', 1);
         const started = Date.now();
         expect((await waiting).map((r) => r.id)).toEqual([record.id]);
         expect(Date.now() - started).toBeLessThan(2000);

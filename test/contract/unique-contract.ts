@@ -10,6 +10,7 @@ import {
 } from '../../lib/core';
 import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord } from '../helpers/ready-record';
+import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 
 /** What the unique-key cases need of the suite that runs them. */
@@ -51,10 +52,7 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
     const finishAndTrim = async (backend: TaskBackend): Promise<void> => {
       const finished = succeed((await acquireAll(backend))[0]);
       await backend.acknowledge([finished]);
-      await waitFor(() => Date.now() > finished.finishedAt!.getTime() + 5, {
-        what: 'the result to age',
-      });
-      await backend.maintenancePass();
+      await passUntil(backend, 'trimmed', 1);
     };
     const waiting = async (backend: TaskBackend): Promise<string[]> => [
       ...(await backend.peek('default', 'ready', 100)).map((record) => record.id),
@@ -157,10 +155,7 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         if (Date.now() < second.task.runAfter!.getTime()) {
           await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
         }
-        await waitFor(() => Date.now() > second.task.runAfter!.getTime() + 5, {
-          what: "the second enqueue's due time to pass",
-        });
-        await backend.maintenancePass();
+        await passUntil(backend, 'promoted', 1);
         const [running] = await acquireAll(backend);
         expect(running).toMatchObject({ id: first.id, args: ['second'] });
       });

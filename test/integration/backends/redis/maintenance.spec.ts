@@ -33,7 +33,16 @@ describe('RedisBackend maintenance pass', () => {
     await backend.enqueueMany(
       Array.from({ length: 5 }, (_, i) => readyRecord(backend.alias, { args: [i], runAfter })),
     );
-    await waitFor(() => Date.now() > runAfter.getTime() + 5, { what: 'runAfter to pass' });
+    // Due on Redis's clock from when the enqueue ran there, a little after runAfter was taken.
+    const [, lastDue] = await fixture.admin.zrange(
+      fixture.keys(backend).deferred('default'),
+      -1,
+      -1,
+      'WITHSCORES',
+    );
+    await waitFor(async () => (await fixture.storeNow()) > Number(lastDue), {
+      what: 'the deferred tasks to fall due',
+    });
     const promoted = [];
     for (let pass = 0; pass < 3; pass++) promoted.push((await backend.maintenancePass()).promoted);
     expect(promoted).toEqual([2, 2, 1]);

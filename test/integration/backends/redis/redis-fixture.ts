@@ -42,6 +42,12 @@ export class RedisFixture {
     return new RedisKeys(backend.alias);
   }
 
+  /** Redis's clock, the one due times and leases are counted on (ms since the epoch). */
+  async storeNow(): Promise<number> {
+    const [seconds, micros] = await this.admin.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
   async cleanup(): Promise<void> {
     for (const { backend, alias } of this.made.splice(0)) {
       await backend.close();
