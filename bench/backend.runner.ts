@@ -80,6 +80,10 @@ export abstract class BackendRunner implements QueueRunner {
     }
   }
 
+  limitConcurrency(concurrency: number): Promise<void> {
+    return this.backend.setQueueLimits(this.queue, { concurrency });
+  }
+
   async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
     await inParallel(n, inFlight, async () => {
       await this.backend.enqueue(this.record([]));

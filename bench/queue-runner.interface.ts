@@ -44,6 +44,12 @@ export interface QueueRunner {
    * task): what a key costs. Only Threadmill's runners have it.
    */
   enqueueSequentialKeyed?(n: number): Promise<void>;
+  /**
+   * Caps how many of the queue's tasks run at once, across every consumer
+   * (Threadmill's queue concurrency limit), until the next scenario empties
+   * the store. Only Threadmill's runners have it.
+   */
+  limitConcurrency?(concurrency: number): Promise<void>;
   /** `inFlight` enqueues outstanding at any time. */
   enqueueConcurrent(n: number, inFlight: number): Promise<void>;
   /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */

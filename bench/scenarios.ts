@@ -57,9 +57,22 @@ export class Scenarios {
     private readonly meter: CostMeter,
   ) {}
 
-  /** Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process. */
-  async drain(runner: QueueRunner, tasks: number, slots: number): Promise<DrainSample> {
+  /**
+   * Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process,
+   * the queue's concurrency capped at `concurrency` when one is given.
+   */
+  async drain(
+    runner: QueueRunner,
+    tasks: number,
+    slots: number,
+    concurrency?: number,
+  ): Promise<DrainSample> {
     await this.reset(runner);
+    if (concurrency !== undefined) {
+      if (!runner.limitConcurrency)
+        throw new Error(`${runner.name} has no queue concurrency limit`);
+      await runner.limitConcurrency(concurrency);
+    }
     await runner.fill(tasks);
     await this.server.settle();
     return this.measureDrain(runner, tasks, slots, tasks);
