@@ -1,4 +1,5 @@
 import type { EnqueuedTaskResult, TaskOverrides, TaskResult } from '../core';
+import type { TaskCancellation } from './task-control.service';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 
 /** What a handle needs from the service; keeps the two files free of a cycle. */
@@ -21,6 +22,12 @@ export interface TaskEnqueuer {
     id: string,
     overrides?: TaskOverrides,
   ): Promise<TaskResult<TaskReturn<C[K]>>>;
+  cancelOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides?: TaskOverrides,
+  ): Promise<TaskCancellation<TaskReturn<C[K]>>>;
 }
 
 /**
@@ -84,5 +91,16 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    */
   getResult(id: string): Promise<TaskResult<TaskReturn<C[K]>>> {
     return this.enqueuer.resultOf(this.taskClass, this.method, id, this.overrides);
+  }
+
+  /**
+   * Cancels a run of this task on the task's backend: a waiting run never
+   * starts, a running one's `TaskContext.signal` is aborted (see
+   * TaskControlService.cancel).
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   */
+  cancel(id: string): Promise<TaskCancellation<TaskReturn<C[K]>>> {
+    return this.enqueuer.cancelOf(this.taskClass, this.method, id, this.overrides);
   }
 }

@@ -15,6 +15,11 @@ import {
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { TaskDefinition } from './task-definition';
+import {
+  TaskControlService,
+  type ManualControlOptions,
+  type TaskCancellation,
+} from './task-control.service';
 import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
@@ -40,6 +45,7 @@ export class TaskService implements TaskEnqueuer {
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
     private readonly events: TaskEvents,
+    private readonly control: TaskControlService,
   ) {}
 
   /**
@@ -192,6 +198,31 @@ export class TaskService implements TaskEnqueuer {
   ): Promise<TaskResult<TaskReturn<C[K]>>> {
     const definition = this.definitionOf(taskClass, method);
     return this.getResult(id, overrides.backend ?? definition.options.backend);
+  }
+
+  /**
+   * Cancels one task, as TaskControlService.cancel: a waiting task is stored
+   * CANCELLED at once and never runs; a running one's signal is aborted.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  cancel<T = unknown>(
+    id: string,
+    options: ManualControlOptions = {},
+  ): Promise<TaskCancellation<T>> {
+    return this.control.cancel<T>(id, options);
+  }
+
+  /** @internal Cancels a task on the backend a task (with these overrides) uses. */
+  async cancelOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides: TaskOverrides = {},
+  ): Promise<TaskCancellation<TaskReturn<C[K]>>> {
+    const definition = this.definitionOf(taskClass, method);
+    return this.control.cancel(id, { backend: overrides.backend ?? definition.options.backend });
   }
 
   private definitionOf(taskClass: TaskClass, method: string): TaskDefinition {
