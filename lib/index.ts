@@ -67,6 +67,7 @@ export type { ThreadmillModuleOptions } from './threadmill-module-options.interf
 
 export { Task } from './task/task.decorator';
 export { TaskService } from './task/task.service';
+export { ENQUEUE_SLICE } from './task/enqueue-slices';
 export {
   TaskControlService,
   type CancelWaitingOptions,

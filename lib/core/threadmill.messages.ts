@@ -261,3 +261,14 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
+
+export const partialEnqueue = (
+  alias: string,
+  task: string,
+  stored: number,
+  total: number,
+  reason: string,
+): string =>
+  `Threadmill backend "${alias}": of ${total} "${task}" tasks, the first ${stored} were stored and the ` +
+  `rest were not (${reason.replace(/\.+$/, '')}). A bulk this large is stored in slices, each all or ` +
+  `none; enqueue the argument lists from index ${stored} on again once the cause is fixed.`;

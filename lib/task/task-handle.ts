@@ -73,9 +73,11 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
   }
 
   /**
-   * Enqueues one run per argument list, all or none.
+   * Enqueues one run per argument list, as TaskService.enqueueMany: all or
+   * none up to ENQUEUE_SLICE (1000) lists, one slice after the other beyond.
    *
    * @throws InvalidTaskError when any arguments or the options cannot be accepted.
+   * @throws PartialEnqueueError when a slice after the first failed.
    */
   enqueueMany(
     argsList: readonly TaskArgs<C[K]>[],

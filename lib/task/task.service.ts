@@ -8,6 +8,8 @@ import {
   idNeedsOneTask,
   isExecutingBackend,
   notATask,
+  partialEnqueue,
+  PartialEnqueueError,
   taskNameNotRegistered,
   type ScheduledTick,
   type TaskBackend,
@@ -24,6 +26,7 @@ import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskRegistry } from './task.registry';
+import { enqueueInSlices } from './enqueue-slices';
 import { buildTaskRecord } from './task-record.builder';
 
 /**
@@ -87,11 +90,15 @@ export class TaskService implements TaskEnqueuer {
   }
 
   /**
-   * Enqueues one run per argument list in one backend call: all or none.
-   * Lists that share a unique key act as if enqueued one by one: the first
-   * makes the task, the rest get it back.
+   * Enqueues one run per argument list, all or none up to ENQUEUE_SLICE
+   * (1000) lists; a bigger bulk is stored one slice after the other, each
+   * all or none, so no single step holds the store for long. Lists that
+   * share a unique key act as if enqueued one by one: the first makes the
+   * task, the rest get it back.
    *
    * @throws InvalidTaskError as `enqueue` does, before anything is stored.
+   * @throws PartialEnqueueError when a slice after the first failed: it
+   *   carries the tasks the slices before it stored.
    */
   async enqueueMany<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
@@ -160,7 +167,7 @@ export class TaskService implements TaskEnqueuer {
     const records = argsList.map((args) =>
       buildTaskRecord(definition, backend, args, overrides, now, tick),
     );
-    const stored = await backend.enqueueMany(records);
+    const { stored, failure } = await enqueueInSlices(backend, records);
     const source = this.backends.sourceFor(backend.alias);
     // A key's holder comes back in place of the record sent, under its own id.
     const results = stored.map(
@@ -170,7 +177,20 @@ export class TaskService implements TaskEnqueuer {
     if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
       for (const result of results) if (result.created) this.events.emit('enqueued', result);
     }
-    return results;
+    if (failure === undefined) return results;
+    // Nothing stored: the bulk was all or none after all, and its error says so.
+    if (results.length === 0) throw failure;
+    throw new PartialEnqueueError(
+      partialEnqueue(
+        backend.alias,
+        definition.name,
+        results.length,
+        records.length,
+        failure.message,
+      ),
+      results,
+      { cause: failure },
+    );
   }
 
   /**
