@@ -41,7 +41,7 @@ class TracedTasks {
   @Task({ name: 'traced.slow', timeoutMs: 20 })
   async slow(): Promise<void> {
     const { signal } = currentTaskContext()!;
-    await new Promise((resolve, reject) => {
+    await new Promise<void>((_resolve, reject) => {
       signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
     });
   }
