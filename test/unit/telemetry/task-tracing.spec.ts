@@ -66,7 +66,10 @@ describe('tracing with @opentelemetry/api', () => {
     moduleRef = await Test.createTestingModule({
       imports: [
         ThreadmillModule.forRoot({
-          backends: { default: { backend: MemoryBackend, queues: ['default', 'emails'] } },
+          backends: {
+            default: { backend: MemoryBackend, queues: ['default', 'emails'] },
+            immediate: { backend: MemoryBackend, options: { immediate: true } },
+          },
         }),
       ],
       providers: [TracedTasks],
@@ -264,6 +267,16 @@ describe('tracing with @opentelemetry/api', () => {
         'error.type': 'TaskCancelledError',
       });
       expect(second.status.code).toBe(SpanStatusCode.ERROR);
+    });
+
+    it('nests the attempt under the enqueue on an immediate backend, which runs it at once', async () => {
+      register();
+      await inRequest(() =>
+        tasks.enqueueByName('traced.work', [[false]], { backend: 'immediate' }),
+      );
+      expect(spanNamed('process default').parentSpanContext?.spanId).toBe(
+        spanNamed('send default').spanContext().spanId,
+      );
     });
 
     it('starts a trace of its own for a task enqueued outside one', async () => {
