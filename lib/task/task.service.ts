@@ -170,7 +170,6 @@ export class TaskService implements TaskEnqueuer {
         count: argsList.length,
       },
       (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
-      (results) => results.map((result) => result.id),
     );
   }
 

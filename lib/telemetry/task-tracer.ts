@@ -45,15 +45,14 @@ export class TaskTracer {
 
   /**
    * Runs one enqueue call in a PRODUCER span, child of `parent`; `work`
-   * gets the trace context to store with its tasks, and `ids` names what it
+   * gets the trace context to store with its tasks and returns what it
    * stored (`messaging.message.id` when one task). A throw is recorded on
    * the span and rethrown.
    */
-  async traceEnqueue<T>(
+  async traceEnqueue<T extends readonly { readonly id: string }[]>(
     parent: Context,
     target: EnqueueTarget,
     work: (traceContext: TaskTraceContext) => Promise<T>,
-    ids: (result: T) => readonly string[],
   ): Promise<T> {
     const api = this.api!;
     const span = api.trace.getTracer(TRACER_NAME).startSpan(
@@ -74,10 +73,9 @@ export class TaskTracer {
     );
     const context = api.trace.setSpan(parent, span);
     try {
-      const result = await api.context.with(context, () => work(this.inject(context, span)));
-      const stored = ids(result);
-      if (stored.length === 1) span.setAttribute(MessagingAttribute.messageId, stored[0]);
-      return result;
+      const stored = await api.context.with(context, () => work(this.inject(context, span)));
+      if (stored.length === 1) span.setAttribute(MessagingAttribute.messageId, stored[0].id);
+      return stored;
     } catch (error) {
       span.recordException(error instanceof Error ? error : String(error));
       span.setAttribute(
