@@ -148,7 +148,9 @@ export class TaskService implements TaskEnqueuer {
     return result;
   }
 
-  private async enqueueDefinition<T>(
+  // Not async: the untraced path hands back store's promise, with no wrapper per call; a
+  // throw here reaches the async callers as their rejection.
+  private enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
