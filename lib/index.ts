@@ -44,6 +44,7 @@ export type {
   TaskDescriptor,
   TaskErrorRecord,
   TaskRecord,
+  TaskTraceContext,
 } from './core/task-record.interface';
 export type {
   ScheduleCatchUp,

@@ -10,6 +10,7 @@ export * from './current-task';
 export * from './task-executor.interface';
 export * from './task-options.interface';
 export * from './task-record.interface';
+export * from './trace-id';
 export * from './record-with';
 export * from './unleased';
 export * from './unreadable-record';

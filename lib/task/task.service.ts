@@ -14,8 +14,10 @@ import {
   type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
+  type TaskTraceContext,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import { taskTracer } from '../telemetry/task-tracer';
 import type { TaskDefinition } from './task-definition';
 import {
   TaskControlService,
@@ -153,7 +155,9 @@ export class TaskService implements TaskEnqueuer {
     return result;
   }
 
-  private async enqueueDefinition<T>(
+  // Not async: the untraced path hands back store's promise, with no wrapper per call; a
+  // throw here reaches the async callers as their rejection.
+  private enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
@@ -163,9 +167,32 @@ export class TaskService implements TaskEnqueuer {
     if (overrides.id !== undefined && argsList.length > 1) {
       throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
     }
+    const parent = taskTracer.enqueueContext();
+    // Outside a trace (or without @opentelemetry/api) nothing about tracing is built or stored.
+    if (parent === null) return this.store<T>(definition, backend, argsList, overrides, tick);
+    return taskTracer.traceEnqueue(
+      parent,
+      {
+        taskName: definition.name,
+        queue: overrides.queue ?? definition.options.queue,
+        backend: backend.alias,
+        count: argsList.length,
+      },
+      (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
+    );
+  }
+
+  private async store<T>(
+    definition: TaskDefinition,
+    backend: TaskBackend,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick | undefined,
+    traceContext?: TaskTraceContext,
+  ): Promise<EnqueuedTaskResult<T>[]> {
     const now = new Date();
     const records = argsList.map((args) =>
-      buildTaskRecord(definition, backend, args, overrides, now, tick),
+      buildTaskRecord(definition, backend, args, overrides, now, tick, traceContext),
     );
     const { stored, failure } = await enqueueInSlices(backend, records);
     const source = this.backends.sourceFor(backend.alias);

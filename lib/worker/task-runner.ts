@@ -17,7 +17,10 @@ import {
   type TaskRecord,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import type { TaskDefinition } from '../task/task-definition';
 import { TaskEvents } from '../task/task-events';
+import type { AttemptSpan } from '../telemetry/attempt-span';
+import { taskTracer } from '../telemetry/task-tracer';
 import { TaskRegistry } from '../task/task.registry';
 
 /**
@@ -49,7 +52,22 @@ export class TaskRunner {
    * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
    *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way.
    */
-  async run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
+  run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
+    // Null unless an OpenTelemetry SDK is registered: then the attempt is a CONSUMER span.
+    const span = taskTracer.startAttempt(record);
+    // Untraced, the attempt's own promise is the answer: no wrapper per task.
+    if (span === null) return this.attempt(record, null, cancel);
+    return this.attempt(record, span, cancel).then((finished) => {
+      span.end(finished);
+      return finished;
+    });
+  }
+
+  private async attempt(
+    record: TaskRecord,
+    span: AttemptSpan | null,
+    cancel: AbortSignal | undefined,
+  ): Promise<TaskRecord> {
     const source = this.backends.sourceFor(record.task.backend);
     const definition = this.registry.find(record.task.name);
     if (!definition) {
@@ -72,9 +90,10 @@ export class TaskRunner {
       // Every task runs in its context, so currentTaskContext() (and the child's
       // report of a rejection the task left behind) can tell which task it is.
       const context = new TaskContext(new TaskResult(record, source), control.signal);
-      const returned: unknown = await runInTaskContext(context, () =>
-        definition.invoke(record.args, definition.options.takesContext ? context : null),
-      );
+      // Inside the attempt's span, so the spans the task's own code makes nest under it.
+      const returned: unknown = await (span === null
+        ? this.invoke(definition, record, context)
+        : span.run(() => this.invoke(definition, record, context)));
       // Past its deadline or cancelled, an attempt has ended so, whatever the method returned after it.
       finished = control.error
         ? this.stopped(record, control.error)
@@ -86,6 +105,12 @@ export class TaskRunner {
     }
     this.events.emit('finished', new TaskResult(finished, source));
     return finished;
+  }
+
+  private invoke(definition: TaskDefinition, record: TaskRecord, context: TaskContext): unknown {
+    return runInTaskContext(context, () =>
+      definition.invoke(record.args, definition.options.takesContext ? context : null),
+    );
   }
 
   /** A cancel ends the attempt CANCELLED (final); anything else fails it. */

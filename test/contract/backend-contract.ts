@@ -20,6 +20,7 @@ import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
+import { describeTraceContexts } from './trace-contract';
 import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
@@ -960,6 +961,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
+    describeTraceContexts(() => ({ backend, alias }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -118,6 +118,7 @@ export class RedisRecordCodec {
     if (task.timeoutMs !== undefined) compactTask.timeoutMs = task.timeoutMs;
     if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
     if (task.unique !== undefined) compactTask.unique = task.unique;
+    if (task.traceContext !== undefined) compactTask.traceContext = task.traceContext;
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -193,6 +194,7 @@ export class RedisRecordCodec {
         ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
         ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
         ...(task.unique === undefined ? {} : { unique: task.unique }),
+        ...(task.traceContext === undefined ? {} : { traceContext: task.traceContext }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -189,7 +189,7 @@ export class WorkerChild {
     this.deps.liveness?.started(record);
     const started = this.deps.logTasks ? performance.now() : 0;
     if (this.deps.logTasks) {
-      this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
+      this.deps.logger.verbose?.(taskStartedLine(record, this.workerId(slot)));
     }
     this.deps.runTask(record, cancel.signal).then(
       (result) => this.finish(result, slot, started),
@@ -205,7 +205,7 @@ export class WorkerChild {
       this.slots.vacate(slot);
       if (this.deps.logTasks) {
         this.deps.logger.verbose?.(
-          taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
+          taskFinishedLine(result, performance.now() - started, result.status),
         );
       }
       // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
@@ -241,7 +241,7 @@ export class WorkerChild {
     if (!task) return;
     this.held.delete(id);
     this.slots.vacate(task.slot);
-    this.deps.logger.warn(taskAbandoned(id, task.record.task.name, status));
+    this.deps.logger.warn(taskAbandoned(task.record, status));
     this.ledger.forget([id]);
     this.changes.notify();
   }
@@ -251,7 +251,7 @@ export class WorkerChild {
     const task = this.held.get(id);
     if (!task) return false;
     if (task.cancel.signal.aborted) return true;
-    this.deps.logger.log(taskCancelRequested(id, task.record.task.name));
+    this.deps.logger.log(taskCancelRequested(task.record));
     task.cancel.abort();
     const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
     if (graceMs !== undefined) {
