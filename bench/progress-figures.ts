@@ -37,7 +37,7 @@ const PROGRESS_TARGET: Target = {
  */
 export function tickingTask(backend: TaskBackend, reporting: boolean, durationMs: number): RunTask {
   const outlet: ProgressOutlet = {
-    store: async (record, stored) => {
+    storeProgress: async (record, stored) => {
       await backend.storeProgress(record, stored);
     },
   };

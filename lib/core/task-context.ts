@@ -9,7 +9,7 @@ import type { TaskResult } from './task-result';
  * @internal
  */
 export interface ProgressOutlet {
-  store(record: TaskRecord, stored: string, value: unknown): Promise<void>;
+  storeProgress(record: TaskRecord, stored: string, value: unknown): Promise<void>;
 }
 
 /**
@@ -82,7 +82,7 @@ export class TaskContext {
     const outlet = this.outlet;
     // Without an outlet (a context built by hand, e.g. in a test) a report is checked, then dropped.
     const store = outlet
-      ? (stored: string, value: unknown) => outlet.store(record, stored, value)
+      ? (stored: string, value: unknown) => outlet.storeProgress(record, stored, value)
       : () => Promise.resolve();
     return new ProgressThrottle(record.task.name, this.attempt, store);
   }

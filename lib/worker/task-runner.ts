@@ -96,7 +96,7 @@ export class TaskRunner implements ProgressOutlet {
   }
 
   /** @internal Stores a running attempt's progress (TaskContext's throttle calls it); never rejects. */
-  async store(record: TaskRecord, stored: string, value: unknown): Promise<void> {
+  async storeProgress(record: TaskRecord, stored: string, value: unknown): Promise<void> {
     try {
       const backend = this.backends.get(record.task.backend);
       // Not held any more (its lease was taken back): the attempt's outcome will be refused too.
