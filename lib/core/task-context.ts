@@ -51,8 +51,9 @@ export class TaskContext {
    * Reports how far this attempt got: a number (a fraction, a count) or a
    * small JSON value (up to MAX_PROGRESS_BYTES as JSON), shown as `progress`
    * by `getResult` and the inspector, and emitted as `progressed` in this
-   * process. Cheap to call as often as the work allows: at most one store
-   * write per PROGRESS_INTERVAL_MS, of the latest value, which is also
+   * process. Cheap to call as often as the work allows (a number is kept as
+   * it is; another value is checked and serialized at the call): at most one
+   * store write per PROGRESS_INTERVAL_MS, of the latest value, which is also
    * stored before the attempt's outcome. A retry starts without progress.
    *
    * @example
