@@ -13,6 +13,7 @@ import {
   type RunningConsumer,
   type TaskStartListener,
 } from './queue-runner.interface';
+import { tickingTask } from './progress-figures';
 import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 /** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
@@ -66,6 +67,16 @@ export abstract class BackendRunner implements QueueRunner {
   ): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
     const consumer = this.consumer(slots, n, noop);
     return { run: () => consumer.run(), close: async () => undefined };
+  }
+
+  async prepareProgress(
+    tasks: number,
+    reporting: boolean,
+    durationMs: number,
+  ): Promise<{ run(): Promise<void> }> {
+    await this.fill(tasks);
+    const consumer = this.consumer(tasks, tasks, tickingTask(this.backend, reporting, durationMs));
+    return { run: () => consumer.run() };
   }
 
   async enqueueSequential(n: number): Promise<void> {

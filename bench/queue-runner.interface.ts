@@ -62,6 +62,18 @@ export interface QueueRunner {
    */
   prepareSchedulePasses?(schedules: number): Promise<() => Promise<number>>;
 
+  /**
+   * Stores `tasks` tasks (untimed) and returns the run of a consumer with as
+   * many slots, each task ticking every ms for `durationMs` and, when
+   * `reporting`, reporting progress each tick (see tickingTask). Only
+   * Threadmill's runners have it.
+   */
+  prepareProgress?(
+    tasks: number,
+    reporting: boolean,
+    durationMs: number,
+  ): Promise<{ run(): Promise<void> }>;
+
   /** An idle consumer with `slots` slots that reports each task it starts. */
   startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer>;
   /** Enqueues one task carrying `seq`. */

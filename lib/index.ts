@@ -31,6 +31,7 @@ export type {
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
+export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';
 export type {
   TaskBackoff,
   TaskOptions,

@@ -216,6 +216,13 @@ export interface TaskBackend {
    */
   unlease(records: readonly TaskRecord[]): Promise<number>;
   /**
+   * Store `stored` (storedProgress) as the progress of `record`'s task, only
+   * while that attempt (the count of `record.workerIds`) still holds it: a
+   * late write never touches a finished, removed or re-leased task. Returns
+   * whether it was stored; reads return it on the record (recordWithProgress).
+   */
+  storeProgress(record: TaskRecord, stored: string): Promise<boolean>;
+  /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
    * another beat, the next maintenance pass of any pool recovers the tasks it holds.
    */

@@ -74,4 +74,11 @@ export interface TaskRecord {
   readonly workerIds: readonly string[];
   /** Present only when the status is SUCCESSFUL (JSON-normalized: `undefined` became `null`). */
   readonly returnValue?: unknown;
+  /**
+   * The latest value the current attempt reported through
+   * `TaskContext.progress`, as it was stored; absent when it reported none
+   * (a new attempt starts without). Stored beside the record, so a copy made
+   * with recordWith leaves it out.
+   */
+  readonly progress?: unknown;
 }

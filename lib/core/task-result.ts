@@ -65,6 +65,14 @@ export class TaskResult<T = unknown> {
   get attempts(): number {
     return this.record.workerIds.length;
   }
+  /**
+   * The latest progress the current attempt reported (`TaskContext.progress`),
+   * as last read from the store; undefined when it reported none. A retry
+   * starts without: an earlier attempt's progress is not shown.
+   */
+  get progress(): unknown {
+    return this.record.progress;
+  }
   /** SUCCESSFUL, FAILED or CANCELLED: it will never run again. */
   get isFinished(): boolean {
     return FINISHED_STATUSES.has(this.record.status);

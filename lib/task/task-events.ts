@@ -5,9 +5,11 @@ import type { TaskResult } from '../core';
 /**
  * The lifecycle events of a task in this process (Django's `task_enqueued`,
  * `task_started` and `task_finished` signals). `enqueued` fires where the task
- * was enqueued; `started` and `finished` where it runs (a worker, or the
- * enqueuing process with an immediate backend, where `enqueued` fires just
- * before the task runs, so its status already reads RUNNING).
+ * was enqueued; `started`, `progressed` and `finished` where it runs (a worker,
+ * or the enqueuing process with an immediate backend, where `enqueued` fires
+ * just before the task runs, so its status already reads RUNNING).
+ * `progressed` fires each time a `TaskContext.progress` report is stored (at
+ * most once per PROGRESS_INTERVAL_MS per task), its result's `progress` the value stored.
  *
  * @example
  * ```ts
@@ -18,11 +20,12 @@ import type { TaskResult } from '../core';
 export interface TaskEventMap {
   enqueued: TaskResult;
   started: TaskResult;
+  progressed: TaskResult;
   finished: TaskResult;
 }
 
 /**
- * `'enqueued'`, `'started'` or `'finished'`.
+ * `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
  *
  * @publicApi
  */
@@ -63,13 +66,14 @@ export class TaskEvents {
   private readonly listeners: { [E in TaskEventName]: Set<TaskEventListener<E>> } = {
     enqueued: new Set(),
     started: new Set(),
+    progressed: new Set(),
     finished: new Set(),
   };
 
   /**
    * Calls `listener` for every `event` until the returned function is called.
    *
-   * @param event `'enqueued'`, `'started'` or `'finished'`.
+   * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param listener receives the task's result at that moment.
    * @returns a function that unsubscribes.
    */
@@ -84,7 +88,7 @@ export class TaskEvents {
   /**
    * Resolves with the next `event` whose result satisfies `filter` (all by default).
    *
-   * @param event `'enqueued'`, `'started'` or `'finished'`.
+   * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param filter which result to wait for, e.g. `(r) => r.id === id`.
    */
   next<E extends TaskEventName>(

@@ -18,6 +18,7 @@ import { describeCancels } from './cancel-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
+import { describeProgress } from './progress-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeScheduleStore } from './schedule-contract';
 import { describeTraceContexts } from './trace-contract';
@@ -956,6 +957,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
+    describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));

@@ -210,6 +210,11 @@ export class MemoryBackend implements ExecutingBackend {
     return released;
   }
 
+  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    this.assertOpen();
+    return this.store.storeProgress(record.id, record.workerIds.length, stored);
+  }
+
   async cancel(id: string): Promise<CancelResult> {
     this.assertOpen();
     return this.cancels.cancel(id, Date.now());

@@ -24,6 +24,7 @@ import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-back
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
 import { RedisFinishedTasks } from './redis-finished-tasks';
+import { RedisProgress } from './redis-progress';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
@@ -84,6 +85,7 @@ export class RedisBackend implements TaskBackend {
   private readonly reader: RedisReader;
   private readonly canceller: RedisCanceller;
   private readonly finished: RedisFinishedTasks;
+  private readonly progress: RedisProgress;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
@@ -146,6 +148,7 @@ export class RedisBackend implements TaskBackend {
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
     this.finished = new RedisFinishedTasks(context);
+    this.progress = new RedisProgress(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
   }
@@ -208,6 +211,10 @@ export class RedisBackend implements TaskBackend {
 
   cancel(id: string): Promise<CancelResult> {
     return this.canceller.cancel(id);
+  }
+
+  storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    return this.progress.store(record, stored);
   }
 
   retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {

@@ -18,7 +18,7 @@ export class SqlitePoolStatements {
 
   constructor(db: Database) {
     this.selectPoolTasks = db.prepare(`
-      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
+      SELECT seq, id, queue, data, progress FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
       WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL
       ORDER BY seq LIMIT ?`);
     this.countPoolTasks = db

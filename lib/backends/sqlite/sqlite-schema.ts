@@ -28,7 +28,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 7;
+export const SQLITE_SCHEMA_VERSION = 8;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -187,6 +187,12 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX threadmill_queue_starts_window ON threadmill_queue_starts (alias, queue, at);
   `,
+  // 8: task progress, as storedProgress writes it ([attempt, value] JSON):
+  // written on a running task's row, carried to its result when it finishes.
+  `
+  ALTER TABLE threadmill_tasks ADD COLUMN progress TEXT;
+  ALTER TABLE threadmill_results ADD COLUMN progress TEXT;
+  `,
 ];
 
 /** Which ordered segment a peek reads; the finished ones come from the results table. */
@@ -216,12 +222,16 @@ export interface TaskRow {
   id: string;
   queue: string;
   data: string;
+  /** Selected by the statements whose row may end as a result, which keeps it. */
+  progress?: string | null;
 }
 
 /** A task or result row as a read returns it. */
 export interface DataRow {
   id: string;
   data: string;
+  /** Selected by the reads that return a task to callers (recordWithProgress). */
+  progress?: string | null;
 }
 
 /** Meta keys; written once here so the maintenance pass and readers agree (stored names, kept as first released). */

@@ -188,6 +188,10 @@ export class SqliteBackend implements TaskBackend {
     return this.heldTasks.giveBack(records, true);
   }
 
+  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    return this.heldTasks.storeProgress(record, stored);
+  }
+
   async cancel(id: string): Promise<CancelResult> {
     return this.cancels.cancel(id);
   }

@@ -25,3 +25,4 @@ export * from './task-cancelled.error';
 export * from './unknown-schedule.error';
 export * from './unique-key-held.error';
 export * from './partial-enqueue.error';
+export * from './invalid-task-progress.error';

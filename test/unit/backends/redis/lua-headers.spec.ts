@@ -8,6 +8,7 @@ import {
 } from '../../../../lib/backends/redis/redis-script-sources';
 import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
 import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
+import { RedisProgressScript } from '../../../../lib/backends/redis/redis-progress-script';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
@@ -37,6 +38,7 @@ function recordingClient() {
     cancel: 1,
     retryFinished: 1,
     removeFinished: 1,
+    storeProgress: 1,
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -184,6 +186,10 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await finished.removeFinished(
     { taskKey: 'k', historyKey: 'k', uniqueKeysKey: 'u' },
     { id: 'i', outcomeSeen: '{}', uniqueKey: null },
+  );
+  await new RedisProgressScript(client).storeProgress(
+    { runningKey: 'k', taskKey: 'k' },
+    { id: 'i', attempt: 1, stored: '[1,0]' },
   );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
