@@ -19,6 +19,7 @@ import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeRepeats } from './repeat-contract';
+import { describeRoles } from './role-contract';
 import { describeScheduleStore } from './schedule-contract';
 import { describeUniqueKeys } from './unique-contract';
 
@@ -960,6 +961,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
+    describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {
