@@ -22,7 +22,7 @@ interface Series {
  * wait, an ended attempt its run time and its outcome (a final status, or a
  * retry), and the child's failed store calls count as store errors. The
  * child sends `snapshot()` to the pool's main process, which sums the
- * children (see ChildrenMetrics). Per task: a map lookup and an observe.
+ * children (see ChildrenMetrics). Per event: a map lookup and an observe.
  *
  * @internal
  */
