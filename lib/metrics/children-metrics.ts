@@ -13,10 +13,11 @@ import type { MetricsSnapshot, PromClient } from './prom-client.loader';
  */
 export class ChildrenMetrics {
   private readonly live = new Map<number, MetricsSnapshot>();
-  /** The exited children's sum (null before the first), plus the last snapshots not yet folded in. */
+  /** The exited children's sum (null before the first exits). */
   private retired: MetricsSnapshot | null = null;
+  /** Last snapshots of exited children, not yet folded into `retired`. */
   private readonly leaving: MetricsSnapshot[] = [];
-  /** Folds run one at a time: each reads and replaces `retired`. */
+  /** The read under way; reads run one at a time. */
   private folding: Promise<void> = Promise.resolve();
 
   constructor(private readonly prom: PromClient) {}
@@ -35,22 +36,28 @@ export class ChildrenMetrics {
   }
 
   /** Every snapshot to sum now: the retired total and each live child's. */
-  async snapshots(): Promise<MetricsSnapshot[]> {
-    await this.foldExited();
-    const all = [...this.live.values()];
-    if (this.retired !== null) all.unshift(this.retired);
-    return all;
+  snapshots(): Promise<MetricsSnapshot[]> {
+    const read = this.folding.then(async () => {
+      await this.foldLeaving();
+      // Read at once after the fold: a child that exits meanwhile is in `leaving` or `live`, never in neither.
+      const all = [...this.leaving, ...this.live.values()];
+      if (this.retired !== null) all.unshift(this.retired);
+      return all;
+    });
+    // One read at a time: each may replace `retired`, and a failed one must not stop the next.
+    this.folding = read.then(
+      () => undefined,
+      () => undefined,
+    );
+    return read;
   }
 
   /** Sums the exited children's last snapshots into the retired total, once each. */
-  private foldExited(): Promise<void> {
-    this.folding = this.folding.then(async () => {
-      if (this.leaving.length === 0) return;
-      const parts = this.leaving.splice(0);
-      if (this.retired !== null) parts.unshift(this.retired);
-      const sum = this.prom.AggregatorRegistry.aggregate(parts);
-      this.retired = await sum.getMetricsAsJSON();
-    });
-    return this.folding;
+  private async foldLeaving(): Promise<void> {
+    if (this.leaving.length === 0) return;
+    const parts = this.leaving.splice(0);
+    if (this.retired !== null) parts.unshift(this.retired);
+    const sum = this.prom.AggregatorRegistry.aggregate(parts);
+    this.retired = await sum.getMetricsAsJSON();
   }
 }
