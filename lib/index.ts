@@ -93,6 +93,12 @@ export { ScheduleService, type ScheduleLookup } from './schedule/schedule.servic
 export type { ScheduleInfo } from './schedule/schedule-info';
 export type { ResolvedCatchUp } from './schedule/due-ticks';
 
+export { ThreadmillMetrics } from './metrics/threadmill.metrics';
+export type {
+  MetricsRegistry,
+  ThreadmillMetricsOptions,
+} from './metrics/metrics-options.interface';
+
 export { QueueService } from './queue/queue.service';
 export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';
 export type { QueueConfig, QueueLimits, QueueRateLimit } from './core/queue-limits';

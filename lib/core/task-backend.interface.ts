@@ -230,6 +230,14 @@ export interface TaskBackend {
   /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
   retirePool(poolId: string): Promise<void>;
   /**
+   * Claims `role` for `holder` until `ttlMs` from now, in one atomic step:
+   * true when `holder` holds it now (it was free, its lease had run out, or
+   * `holder` held it already and renewed it), false while another holder's
+   * lease runs. A holder that stops claiming loses the role once its lease
+   * runs out, so another takes over (the store gauges of the metrics).
+   */
+  claimRole(role: string, holder: string, ttlMs: number): Promise<boolean>;
+  /**
    * Cancel one task, atomically: a ready or deferred task leaves its queue
    * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;
    * a running one gets a cancel request for the pool that holds it (see

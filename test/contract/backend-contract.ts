@@ -20,6 +20,7 @@ import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
 import { describeProgress } from './progress-contract';
 import { describeRepeats } from './repeat-contract';
+import { describeRoles } from './role-contract';
 import { describeScheduleStore } from './schedule-contract';
 import { describeTraceContexts } from './trace-contract';
 import { describeUniqueKeys } from './unique-contract';
@@ -964,6 +965,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
     describeTraceContexts(() => ({ backend, alias }));
+    describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -37,6 +37,7 @@ import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
+import { MemoryRoles } from './memory-roles';
 import { MemorySchedules } from './memory-schedules';
 import { MemoryStore } from './memory-store';
 import { MemoryUniqueKeys } from './memory-unique-keys';
@@ -75,6 +76,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly enqueuer: MemoryEnqueuer;
   private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
+  private readonly roles = new MemoryRoles();
   private closed = false;
 
   /**
@@ -290,6 +292,11 @@ export class MemoryBackend implements ExecutingBackend {
   async retirePool(poolId: string): Promise<void> {
     this.assertOpen();
     this.store.retirePool(poolId, Date.now());
+  }
+
+  async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    this.assertOpen();
+    return this.roles.claim(role, holder, ttlMs);
   }
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {

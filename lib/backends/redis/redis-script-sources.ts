@@ -76,6 +76,7 @@ export const REDIS_SCRIPTS = {
   storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 }, uses: ['wakeReady'] },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
+  claimRole: { file: 'claimRole-1.lua', keys: { fixed: 1 } },
   trimFinished: {
     file: 'trimFinished-1.lua',
     keys: { fixed: 1 },

@@ -37,6 +37,7 @@ import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
+import { RedisRoles } from './redis-roles';
 import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
 import { RedisSettler } from './redis-settler';
@@ -90,6 +91,7 @@ export class RedisBackend implements TaskBackend {
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
   private readonly limits: RedisQueueLimits;
+  private readonly roles: RedisRoles;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -151,6 +153,7 @@ export class RedisBackend implements TaskBackend {
     this.progress = new RedisProgress(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
+    this.roles = new RedisRoles(context);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -199,6 +202,11 @@ export class RedisBackend implements TaskBackend {
 
   retirePool(poolId: string): Promise<void> {
     return this.pools.retire(poolId);
+  }
+
+  /** The role's key expires with the lease, by Redis's clock (see claimRole-1.lua). */
+  claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.roles.claim(role, holder, ttlMs);
   }
 
   release(records: readonly TaskRecord[]): Promise<number> {

@@ -179,6 +179,10 @@ export class SqliteBackend implements TaskBackend {
     this.pools.retire(poolId);
   }
 
+  async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.pools.claimRole(role, holder, ttlMs);
+  }
+
   async release(records: readonly TaskRecord[]): Promise<number> {
     if (records.length === 0) return 0;
     return this.heldTasks.giveBack(records, false);

@@ -26,3 +26,4 @@ export * from './unknown-schedule.error';
 export * from './unique-key-held.error';
 export * from './partial-enqueue.error';
 export * from './invalid-task-progress.error';
+export * from './metrics-not-enabled.error';

@@ -77,13 +77,14 @@ export class WorkerChild {
       void deps.channel.send({ kind: 'journalFailed' });
     });
     this.giveBack = new LeaseGiveBack(deps.backend, deps.logger, this.ledger);
-    this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS);
+    this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS, deps.metrics);
     this.outcomes = new OutcomeQueue({
       backend: deps.backend,
       logger: deps.logger,
       retryDelayMs: deps.retryDelayMs,
       urgent: this.urgentAbort.signal,
       changes: this.changes,
+      metrics: deps.metrics,
       settled: (batch) => {
         this.ledger.forget(batch.map((r) => r.id));
         this.progress.count(batch);

@@ -33,6 +33,7 @@ function recordingClient() {
     resumeQueue: 0,
     storeQueueLimits: 0,
     beatPool: 1,
+    claimRole: 1,
     storeTime: [1, null],
     trimFinished: 0,
     cancel: 1,
@@ -156,6 +157,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { queue: 'q', encoded: '1 0 0', onlyIfAbsent: false, wakeBound: 1 },
   );
   await scripts.beatPool('k', 'p', 1);
+  await control.claimRole('k', 'h', 1);
   await scripts.storeTime('k');
   await scripts.trimFinished('k', { taskPrefix: 'p', maxAgeMs: 1, maxCount: null, max: 1 });
   const schedules = new RedisScheduleScripts(client);
