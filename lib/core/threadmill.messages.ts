@@ -261,3 +261,8 @@ export const poolHeartbeatLapsed = (
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
+
+export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: number): string =>
+  `Task "${record.task.name}" (${record.id}) on backend "${alias}" was still ${record.status} after ` +
+  `${timeoutMs} ms of waiting. Wait longer (timeoutMs, or --timeout on the CLI), or check that a ` +
+  `worker pool serves queue "${record.task.queue}" and that the queue is not paused.`;

@@ -13,6 +13,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
+import type { MemoryFinishedFeed } from './memory-finished-feed';
 import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
@@ -69,6 +70,7 @@ export class MemoryStore {
     private readonly alias: string,
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
+    private readonly feed: MemoryFinishedFeed,
   ) {
     this.limits = new MemoryLimits(options.limits);
     for (const queue of queues) {
@@ -240,6 +242,7 @@ export class MemoryStore {
       record.id,
       record.finishedAt?.getTime() ?? now,
     );
+    this.feed.finished(record);
   }
 
   /** Ends a lease, and its pool's claim on the task with it. */

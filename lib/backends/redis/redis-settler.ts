@@ -10,6 +10,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { acknowledgeUnfinished, retryNotReady } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { finishedLabel } from './redis-finished-payload';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script-types';
 
@@ -62,7 +63,8 @@ export class RedisSettler {
   }
 
   /**
-   * Finished records grouped by queue and final status (two arguments per
+   * Finished records grouped by queue, final status and task name (the
+   * label each group's stored ids are announced with; two arguments per
    * record in the script); `order[k]` is the index in `records` of the k-th
    * record across the groups. Throws InvalidTaskError for an unfinished record.
    */
@@ -72,7 +74,7 @@ export class RedisSettler {
   } {
     const groups: AcknowledgeGroup[] = [];
     const indexes: number[][] = [];
-    // Per queue, the index in `groups` of its group of each final segment (none yet: absent).
+    // Per queue and task name, the index in `groups` of its group of each final segment (none yet: absent).
     const byQueue = new Map<string, Partial<Record<FinishedSegment, number>>>();
     records.forEach((record, index) => {
       if (!FINISHED_STATUSES.has(record.status)) {
@@ -80,15 +82,18 @@ export class RedisSettler {
       }
       const queue = this.context.guard.queueOf(record);
       const segment = finishedSegment(record.status);
-      let ofQueue = byQueue.get(queue);
+      // Names and queues hold no space, so the pair is one unambiguous map key.
+      const groupKey = `${queue} ${record.task.name}`;
+      let ofQueue = byQueue.get(groupKey);
       if (!ofQueue) {
         ofQueue = {};
-        byQueue.set(queue, ofQueue);
+        byQueue.set(groupKey, ofQueue);
       }
       let at = ofQueue[segment];
       if (at === undefined) {
         at = ofQueue[segment] = groups.length;
         groups.push({
+          label: finishedLabel(queue, record.status, record.task.name),
           runningKey: this.context.keys.running(queue),
           historyKey: this.context.keys.history(queue, segment),
           ids: [],

@@ -2,6 +2,11 @@ import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import {
+  FinishedTaskFanout,
+  type FeedUnsubscribe,
+  type FinishedTasksListener,
+} from '../../core/finished-task-feed';
 import type { QueueLimits } from '../../core/queue-limits';
 import type {
   AcknowledgeAndAcquireResult,
@@ -23,6 +28,7 @@ import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
+import { RedisFinishedFeed } from './redis-finished-feed';
 import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
@@ -88,6 +94,7 @@ export class RedisBackend implements TaskBackend {
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
   private readonly limits: RedisQueueLimits;
+  private readonly feed: FinishedTaskFanout;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -148,6 +155,10 @@ export class RedisBackend implements TaskBackend {
     this.finished = new RedisFinishedTasks(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
+    this.feed = new FinishedTaskFanout(
+      new RedisFinishedFeed(keys.finishedChannel, connection, logger),
+      (error) => logger.error('A finished-task listener failed', String(error)),
+    );
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -261,6 +272,12 @@ export class RedisBackend implements TaskBackend {
     return this.reader.getResult(id);
   }
 
+  /** Pub/sub on RedisKeys.finishedChannel, on a connection opened for the first listener. */
+  async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
+    this.guard.assertOpen();
+    return this.feed.subscribe(listener);
+  }
+
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.guard.assertOpen();
     return runMaintenancePass(this.maintenance, this, this.settings, options, this.logger);
@@ -281,6 +298,7 @@ export class RedisBackend implements TaskBackend {
 
   async close(): Promise<void> {
     this.guard.close();
+    await this.feed.close();
     await this.connection.close();
   }
 }

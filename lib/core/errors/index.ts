@@ -24,3 +24,4 @@ export * from './task-timeout.error';
 export * from './task-cancelled.error';
 export * from './unknown-schedule.error';
 export * from './unique-key-held.error';
+export * from './task-wait-timeout.error';
