@@ -14,10 +14,18 @@ export interface FinishedTask {
   readonly status: TaskResultStatus;
 }
 
-/** Receives the tasks one store write finished (a batch, never empty). */
+/**
+ * Receives the tasks one store write finished (a batch, never empty).
+ *
+ * @publicApi
+ */
 export type FinishedTasksListener = (tasks: readonly FinishedTask[]) => void;
 
-/** Ends one subscription; resolves once nothing more is delivered to it. */
+/**
+ * Ends one subscription; resolves once nothing more is delivered to it.
+ *
+ * @publicApi
+ */
 export type FeedUnsubscribe = () => Promise<void>;
 
 /**

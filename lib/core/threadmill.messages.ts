@@ -266,3 +266,7 @@ export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: n
   `Task "${record.task.name}" (${record.id}) on backend "${alias}" was still ${record.status} after ` +
   `${timeoutMs} ms of waiting. Wait longer (timeoutMs, or --timeout on the CLI), or check that a ` +
   `worker pool serves queue "${record.task.queue}" and that the queue is not paused.`;
+
+export const onlyFinishedAcrossProcesses = (event: string): string =>
+  `Only "finished" is heard from every process (the backend's feed of finished tasks); "${event}" ` +
+  `is heard in the process where it happens: drop allProcesses, or listen to "finished".`;
