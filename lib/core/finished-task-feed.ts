@@ -53,11 +53,11 @@ export class FinishedTaskFanout {
 
   /**
    * @param transport the backend's carrier.
-   * @param reportError told when a listener throws; the others still receive the batch.
+   * @param logger told when a listener throws (the backend's Nest Logger); the others still receive the batch.
    */
   constructor(
     private readonly transport: FinishedTaskTransport,
-    private readonly reportError: (error: unknown) => void,
+    private readonly logger: { error(message: string, stack?: string): void },
   ) {}
 
   /** Resolves once `listener` receives every task finished from then on. */
@@ -85,7 +85,10 @@ export class FinishedTaskFanout {
       try {
         listener(tasks);
       } catch (error) {
-        this.reportError(error);
+        this.logger.error(
+          'A listener of finished tasks failed',
+          error instanceof Error ? error.stack : String(error),
+        );
       }
     }
   }

@@ -97,10 +97,7 @@ export class MemoryBackend implements ExecutingBackend {
     this.options = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
     const transport = new MemoryFinishedFeed();
-    const logger = new Logger(`MemoryBackend:${alias}`);
-    this.feed = new FinishedTaskFanout(transport, (error) =>
-      logger.error('A finished-task listener failed', String(error)),
-    );
+    this.feed = new FinishedTaskFanout(transport, new Logger(`MemoryBackend:${alias}`));
     this.store = new MemoryStore(alias, this.queues, this.options, transport);
     this.reads = new MemoryReads(alias, this.store);
     const uniqueKeys = new MemoryUniqueKeys(alias, this.store);

@@ -10,12 +10,11 @@ import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
-import { finishedLabel } from './redis-finished-payload';
+import { groupFinished } from './redis-finished-groups';
 import { readLiveRecords, type LiveEntry } from './redis-live-records';
 import { RedisRecordCodec } from './redis-record.codec';
 import {
   ANY_POOL,
-  type AcknowledgeGroup,
   storeSettings,
   type HolderGuard,
   type RetryItem,
@@ -263,27 +262,11 @@ export class RedisMaintenance implements MaintenanceStore {
     guard: HolderGuard,
   ): Promise<number> {
     const { final, retries } = partOutcomes(decided);
-    // One group per task name: the script announces each group under its name.
-    const failed = new Map<string, AcknowledgeGroup>();
-    for (const record of final) {
-      let group = failed.get(record.task.name);
-      if (!group) {
-        group = {
-          label: finishedLabel(queue, TaskResultStatus.FAILED, record.task.name),
-          runningKey: this.keys.running(queue),
-          historyKey: this.keys.history(queue, 'failed'),
-          ids: [],
-          json: [],
-        };
-        failed.set(record.task.name, group);
-      }
-      group.ids.push(record.id);
-      group.json.push(this.codec.encodeFinished(record));
-    }
+    const { groups } = groupFinished(final, this.keys, this.codec, () => queue);
     const [stored, sent] = await Promise.all([
       final.length > 0
         ? this.scripts.acknowledge(
-            [...failed.values()],
+            groups,
             // The reaper and recovery act for whichever pool held each task.
             storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, ANY_POOL),
             guard,

@@ -157,7 +157,7 @@ export class RedisBackend implements TaskBackend {
     this.paused = new RedisPausedQueues(context);
     this.feed = new FinishedTaskFanout(
       new RedisFinishedFeed(keys.finishedChannel, connection, logger),
-      (error) => logger.error('A finished-task listener failed', String(error)),
+      logger,
     );
   }
 

@@ -128,7 +128,7 @@ export class SqliteBackend implements TaskBackend {
     this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
     this.feed = new FinishedTaskFanout(
       new SqliteFinishedFeed(alias, connection, this.logger),
-      (error) => this.logger.error('A finished-task listener failed', String(error)),
+      this.logger,
     );
     this.maintenance = new SqliteMaintenance({
       alias,
