@@ -36,7 +36,10 @@ export type FeedUnsubscribe = () => Promise<void>;
 export interface FinishedTaskTransport {
   /** Resolves once every task finished from now on reaches `deliver`. */
   open(deliver: FinishedTasksListener): Promise<void>;
+  /** Stops delivering; what it holds (a connection) may be kept for the next open. */
   close(): Promise<void>;
+  /** Releases everything for good (the backend closes); `close` when absent. */
+  end?(): Promise<void>;
 }
 
 /**
@@ -93,11 +96,12 @@ export class FinishedTaskFanout {
     }
   }
 
-  /** Closes the transport for good (the backend closes); later subscribes fail in `open`. */
+  /** Ends the transport for good (the backend closes); its subscribe refuses afterwards. */
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
     await this.settle();
+    await this.transport.end?.();
   }
 
   /** Opens or closes the transport to match whether anyone listens, after any transition under way. */
