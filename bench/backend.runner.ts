@@ -13,6 +13,7 @@ import {
   type RunningConsumer,
   type TaskStartListener,
 } from './queue-runner.interface';
+import { tickingTask } from './progress-figures';
 import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
 
 /** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
@@ -68,6 +69,16 @@ export abstract class BackendRunner implements QueueRunner {
     return { run: () => consumer.run(), close: async () => undefined };
   }
 
+  async prepareProgress(
+    tasks: number,
+    reporting: boolean,
+    durationMs: number,
+  ): Promise<{ run(): Promise<void> }> {
+    await this.fill(tasks);
+    const consumer = this.consumer(tasks, tasks, tickingTask(this.backend, reporting, durationMs));
+    return { run: () => consumer.run() };
+  }
+
   async enqueueSequential(n: number): Promise<void> {
     for (let i = 0; i < n; i++) await this.backend.enqueue(this.record([]));
   }
@@ -78,6 +89,10 @@ export abstract class BackendRunner implements QueueRunner {
       const unique = { key: `bench-${record.id}`, mode: 'unfinished' } as const;
       await this.backend.enqueue({ ...record, task: { ...record.task, unique } });
     }
+  }
+
+  limitConcurrency(concurrency: number): Promise<void> {
+    return this.backend.setQueueLimits(this.queue, { concurrency });
   }
 
   async enqueueConcurrent(n: number, inFlight: number): Promise<void> {

@@ -39,6 +39,9 @@ export interface BenchConfig {
   idleSchedules: number;
   /** Schedule ticks of a maintenance pass measured on them; the figure is per pass. */
   schedulePasses: number;
+  /** Tasks run at once for the progress figure, each ticking every ms for `progressMs`. */
+  progressTasks: number;
+  progressMs: number;
   warmupTasks: number;
 }
 
@@ -67,6 +70,8 @@ export const FULL: BenchConfig = {
   ],
   idleSchedules: 1000,
   schedulePasses: 2000,
+  progressTasks: 30,
+  progressMs: 1000,
   warmupTasks: 2000,
 };
 
@@ -90,5 +95,7 @@ export const QUICK: BenchConfig = {
   poolRuns: [{ processes: 1, threads: 100, tasks: 3000 }],
   idleSchedules: 1000,
   schedulePasses: 200,
+  progressTasks: 30,
+  progressMs: 1000,
   warmupTasks: 300,
 };

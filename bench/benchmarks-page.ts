@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
+import { PROGRESS_ROW_KEY } from './progress-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from './schedule-figures';
 
 /** Where a whole full run publishes its figures, relative to the project root. */
@@ -227,6 +228,12 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
             `**maintenance pass, schedules**: ${count(c.idleSchedules)} schedules stored through the Redis backend's schedule store (untimed), each ticking every 1 to 24 hours with its next tick over an hour away, so none is due; then ${count(c.schedulePasses)} times the schedule tick of a pool's maintenance pass (\`ScheduleTicker.pass\`, whose read of the due schedules, \`dueSchedules\`, finds none), after one that loads the script. ` +
               "The figure is Redis's own accounting: the `INFO commandstats` `usec` of the script calls (a script's includes the commands it runs) over the passes, so Redis's time, without the round trip. " +
               'Threadmill on Redis only: BullMQ and Bee-Queue are not measured (`–`), and SQLite has no Redis time (`n/a`).',
+          ]
+        : []),
+      ...(figures.some((row) => row.key === PROGRESS_ROW_KEY)
+        ? [
+            `**task progress**: ${c.progressTasks} tasks enqueued (untimed), then run at once by one consumer with as many slots, each waking every millisecond for ${c.progressMs / 1000} s; timed twice from an empty store, once silent and once calling \`TaskContext.progress\` on every wake-up (its throttle stores at most one value per task per \`PROGRESS_INTERVAL_MS\`, and the last one before the task returns: \`bench/progress-figures.ts\`). ` +
+              "The figure is the reporting run's worker CPU (`process.cpuUsage()`) over the silent run's, the median of the repetitions (which run first alternates). Threadmill only: BullMQ and Bee-Queue are not measured (`–`).",
           ]
         : []),
       '**Redis settled before each drain**: Redis grows a hash table by moving its entries to one twice the size a little at a time (one bucket per command that touches the table, and 1 ms per `hz` tick), and until the move is done every lookup pays for it. ' +

@@ -2,6 +2,7 @@ import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { NOT_APPLICABLE, ratioOf, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
+import { progressCpuRow } from './progress-figures';
 import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
 import { keyedEnqueueRow } from './unique-figures';
@@ -261,6 +262,7 @@ export function buildFigures(
       target: memoryTarget(memory.threadmill, memory.beeQueue),
     },
     idleSchedulePassRow(config, redisOnly),
+    progressCpuRow(config, every),
   );
 
   const waitingLabel = (backlog: number): string =>

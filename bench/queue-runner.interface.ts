@@ -44,6 +44,12 @@ export interface QueueRunner {
    * task): what a key costs. Only Threadmill's runners have it.
    */
   enqueueSequentialKeyed?(n: number): Promise<void>;
+  /**
+   * Caps how many of the queue's tasks run at once, across every consumer
+   * (Threadmill's queue concurrency limit), until the next scenario empties
+   * the store. Only Threadmill's runners have it.
+   */
+  limitConcurrency?(concurrency: number): Promise<void>;
   /** `inFlight` enqueues outstanding at any time. */
   enqueueConcurrent(n: number, inFlight: number): Promise<void>;
   /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */
@@ -55,6 +61,18 @@ export interface QueueRunner {
    * with the ticks it enqueued). Only Threadmill's Redis runner has it.
    */
   prepareSchedulePasses?(schedules: number): Promise<() => Promise<number>>;
+
+  /**
+   * Stores `tasks` tasks (untimed) and returns the run of a consumer with as
+   * many slots, each task ticking every ms for `durationMs` and, when
+   * `reporting`, reporting progress each tick (see tickingTask). Only
+   * Threadmill's runners have it.
+   */
+  prepareProgress?(
+    tasks: number,
+    reporting: boolean,
+    durationMs: number,
+  ): Promise<{ run(): Promise<void> }>;
 
   /** An idle consumer with `slots` slots that reports each task it starts. */
   startConsumer(slots: number, onStart: TaskStartListener): Promise<RunningConsumer>;

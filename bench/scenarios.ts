@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type CostMeter, percentile, type WindowCost } from './metrics';
+import type { ProgressSample } from './progress-figures';
 import type { QueueRunner } from './queue-runner.interface';
 import type { BenchRedisServer } from './redis-server';
 
@@ -57,9 +58,22 @@ export class Scenarios {
     private readonly meter: CostMeter,
   ) {}
 
-  /** Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process. */
-  async drain(runner: QueueRunner, tasks: number, slots: number): Promise<DrainSample> {
+  /**
+   * Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process,
+   * the queue's concurrency capped at `concurrency` when one is given.
+   */
+  async drain(
+    runner: QueueRunner,
+    tasks: number,
+    slots: number,
+    concurrency?: number,
+  ): Promise<DrainSample> {
     await this.reset(runner);
+    if (concurrency !== undefined) {
+      if (!runner.limitConcurrency)
+        throw new Error(`${runner.name} has no queue concurrency limit`);
+      await runner.limitConcurrency(concurrency);
+    }
     await runner.fill(tasks);
     await this.server.settle();
     return this.measureDrain(runner, tasks, slots, tasks);
@@ -199,6 +213,28 @@ export class Scenarios {
         'calls',
       ),
     };
+  }
+
+  /**
+   * Worker CPU of `tasks` tasks ticking every ms for `durationMs`, run once
+   * silent and once reporting progress each tick (`reportingFirst` says
+   * which runs first; the suite alternates it), each from an empty store.
+   */
+  async progress(
+    runner: QueueRunner,
+    tasks: number,
+    durationMs: number,
+    reportingFirst: boolean,
+  ): Promise<ProgressSample> {
+    if (!runner.prepareProgress) throw new Error(`${runner.name} has no task progress`);
+    const cpu: Record<'silent' | 'reporting', number> = { silent: 0, reporting: 0 };
+    for (const reporting of reportingFirst ? [true, false] : [false, true]) {
+      await this.reset(runner);
+      const prepared = await runner.prepareProgress(tasks, reporting, durationMs);
+      const { cost } = await this.meter.measure(() => prepared.run());
+      cpu[reporting ? 'reporting' : 'silent'] = cost.clientCpuMicros;
+    }
+    return { tasks, silentCpuMicros: cpu.silent, reportingCpuMicros: cpu.reporting };
   }
 
   /** `used_memory` growth per waiting task, with a payload of `payloadBytes` characters. */

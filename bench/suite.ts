@@ -1,5 +1,6 @@
 import type { BenchConfig } from './bench-config';
 import type { WindowCost } from './metrics';
+import type { ProgressSample } from './progress-figures';
 import type { QueueRunner } from './queue-runner.interface';
 import type {
   BacklogSamples,
@@ -20,6 +21,8 @@ export interface RunnerResults {
   backlog: Record<number, BacklogSamples>;
   /** One sample per repetition; empty for a runner without schedules on Redis. */
   schedulePasses: SchedulePassSample[];
+  /** One sample per repetition; empty for a runner without task progress. */
+  progress: ProgressSample[];
   /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
   roundTripsCounted: boolean;
 }
@@ -32,6 +35,7 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     memoryPerTaskBytes: null,
     backlog: {},
     schedulePasses: [],
+    progress: [],
     roundTripsCounted: runner.roundTripsCounted ?? true,
   };
 }
@@ -115,6 +119,22 @@ export class Suite {
         const perPass = (n: number): string => (n / sample.passes).toFixed(1);
         this.log(
           `schedule passes ${runner.name} #${rep + 1}: ${perPass(sample.scriptMicros)} µs of Redis time per pass (${perPass(sample.scriptCalls)} script calls, ${perPass(sample.commands)} commands)`,
+        );
+      },
+    );
+
+    await this.repeat(
+      runners.filter((r) => r.prepareProgress),
+      async (runner, rep) => {
+        const sample = await this.scenarios.progress(
+          runner,
+          c.progressTasks,
+          c.progressMs,
+          rep % 2 === 1,
+        );
+        results[runner.name].progress.push(sample);
+        this.log(
+          `progress ${runner.name} #${rep + 1}: worker CPU ${(sample.reportingCpuMicros / 1000).toFixed(0)} ms reporting, ${(sample.silentCpuMicros / 1000).toFixed(0)} ms silent (${(sample.reportingCpuMicros / sample.silentCpuMicros).toFixed(3)}×)`,
         );
       },
     );

@@ -37,6 +37,7 @@ export type {
 } from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
+export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';
 export type {
   TaskBackoff,
   TaskOptions,
@@ -50,6 +51,7 @@ export type {
   TaskDescriptor,
   TaskErrorRecord,
   TaskRecord,
+  TaskTraceContext,
 } from './core/task-record.interface';
 export type {
   ScheduleCatchUp,
@@ -73,6 +75,7 @@ export type { ThreadmillModuleOptions } from './threadmill-module-options.interf
 
 export { Task } from './task/task.decorator';
 export { TaskService } from './task/task.service';
+export { ENQUEUE_SLICE } from './task/enqueue-slices';
 export {
   TaskControlService,
   type CancelWaitingOptions,
@@ -103,6 +106,12 @@ export { TaskRunner } from './worker/task-runner';
 export { ScheduleService, type ScheduleLookup } from './schedule/schedule.service';
 export type { ScheduleInfo } from './schedule/schedule-info';
 export type { ResolvedCatchUp } from './schedule/due-ticks';
+
+export { ThreadmillMetrics } from './metrics/threadmill.metrics';
+export type {
+  MetricsRegistry,
+  ThreadmillMetricsOptions,
+} from './metrics/metrics-options.interface';
 
 export { QueueService } from './queue/queue.service';
 export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';

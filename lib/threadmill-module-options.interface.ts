@@ -1,4 +1,5 @@
 import type { BackendConfig } from './core';
+import type { ThreadmillMetricsOptions } from './metrics/metrics-options.interface';
 
 /**
  * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).
@@ -14,4 +15,9 @@ import type { BackendConfig } from './core';
 export interface ThreadmillModuleOptions {
   /** One entry per backend alias; tasks use `'default'` unless they name another. */
   backends: Record<string, BackendConfig>;
+  /**
+   * Prometheus metrics of this process (ThreadmillMetrics): `true`, or where
+   * to register them (`{ registry }`). Off by default; needs prom-client.
+   */
+  metrics?: boolean | ThreadmillMetricsOptions;
 }

@@ -4,6 +4,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DEFAULT_BACKEND_ALIAS, TaskResult, isExecutingBackend } from './core';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
+import { ThreadmillMetrics } from './metrics/threadmill.metrics';
 import { DeclaredSchedules } from './schedule/declared-schedules';
 import { ScheduleService } from './schedule/schedule.service';
 import { TaskEventFeed } from './task/task-event-feed';
@@ -51,7 +52,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 
 /**
  * Threadmill's Nest module: discovers `@Task` and `@OnTaskEvent` methods, provides `TaskService`,
- * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, the `BackendRegistry` and one injectable backend
+ * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, `ThreadmillMetrics`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
  * @example
@@ -84,6 +85,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskRunner,
     DeclaredSchedules,
     ScheduleService,
+    ThreadmillMetrics,
   ],
   exports: [
     BackendRegistry,
@@ -93,6 +95,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskControlService,
     TaskRunner,
     ScheduleService,
+    ThreadmillMetrics,
   ],
 })
 export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {

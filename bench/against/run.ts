@@ -42,6 +42,8 @@ export interface AgainstReport {
   };
   config: AgainstConfig;
   figures: AbRow[];
+  /** The current build against itself: a variant (current) and the plain scenario (ref). */
+  within: AbRow[];
   raw: unknown;
 }
 
@@ -108,6 +110,7 @@ export async function runAgainst(root: string, argv: readonly string[]): Promise
     const results = await new AgainstSuite(scenarios, config, log, runners, pool).run();
 
     const rows = results.series.map(summarize);
+    const within = results.within.map(summarize);
     const labels = { current: builds.current.label, ref: builds.ref.label };
     const report: AgainstReport = {
       meta: {
@@ -135,9 +138,12 @@ export async function runAgainst(root: string, argv: readonly string[]): Promise
       },
       config,
       figures: rows,
+      within,
       raw: results.raw,
     };
     printReport(report, rows, labels);
+    console.log(`\nThe current build against itself, same rounds and order:\n`);
+    console.log(renderAbTable(within, { current: 'variant', ref: 'plain' }));
     const out = join(root, 'bench', 'results', `against-${checkout.short}.tmp.json`);
     writeJson(out, report);
     log(`results written to ${relative(root, out)}; latest.json and docs/benchmarks.md left alone`);

@@ -29,6 +29,12 @@ interface Measurement<S> {
 
 export interface AgainstResults {
   series: AbSeries[];
+  /**
+   * Figures of the current build alone, two variants of one scenario taken
+   * one right after the other in every round: `current` holds the variant,
+   * `ref` the plain scenario.
+   */
+  within: AbSeries[];
   /** Every sample as taken, per measurement and build, index = round. */
   raw: Record<string, Record<Side, unknown[]>>;
 }
@@ -53,13 +59,14 @@ export class AgainstSuite {
   ) {}
 
   async run(): Promise<AgainstResults> {
-    const results: AgainstResults = { series: [], raw: {} };
+    const results: AgainstResults = { series: [], within: [], raw: {} };
     const c = this.config;
     if (this.pool !== null && c.pool !== null) {
       await this.collect(results, this.poolDrain(c.pool, this.pool));
     }
     await this.warmUp();
     for (const slots of c.drainSlots) await this.collect(results, this.drain(slots));
+    results.within.push(await this.limitedDrain(Math.max(...c.drainSlots)));
     await this.collect(results, this.enqueue('sequential', c.sequentialTasks, 1));
     await this.collect(results, this.enqueue('concurrent', c.enqueueTasks, c.enqueueInFlight));
     await this.collect(results, this.enqueue('bulk', c.enqueueTasks, c.bulkBatch));
@@ -187,6 +194,37 @@ export class AgainstSuite {
         ...costs,
       ],
     };
+  }
+
+  /**
+   * The current build's drain with the queue's concurrency capped at its
+   * slots, so the cap is checked at every lease and is just never short,
+   * against the same drain with no limit: what enforcing a limit costs.
+   * The uncapped drain takes the ref's turn in roundOrder.
+   */
+  private async limitedDrain(slots: number): Promise<AbSeries> {
+    const { drainTasks, rounds } = this.config;
+    const runner = this.runners.current;
+    const series: AbSeries = {
+      key: `drain.concurrencyLimit.${slots}`,
+      label: `drain ${drainTasks / 1000}k, ${slots} slots, in-process, queue concurrency ${slots} against none`,
+      unit: 'tasks/s',
+      better: 'higher',
+      current: [],
+      ref: [],
+    };
+    for (let round = 0; round < rounds; round++) {
+      for (const side of roundOrder(round)) {
+        const limit = side === 'current' ? slots : undefined;
+        const sample = await this.scenarios.drain(runner, drainTasks, slots, limit);
+        series[side][round] = drainRate(sample);
+        const variant = limit === undefined ? 'no limit' : `concurrency ${limit}`;
+        this.log(
+          `drain ${slots} slots, ${variant} #${round + 1}: ${Math.round(drainRate(sample))} tasks/s`,
+        );
+      }
+    }
+    return series;
   }
 
   private enqueue(mode: EnqueueMode, tasks: number, width: number): Measurement<WindowCost> {

@@ -32,7 +32,7 @@ export class CancelCommand extends CommandRunner {
 
   async run([id]: string[], options: CancelCommandOptions = {}): Promise<void> {
     try {
-      const { outcome, result } = await this.control.cancel(id, options.backend);
+      const { outcome, result } = await this.control.cancel(id, { backend: options.backend });
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
     } catch (error) {
       return this.output.refused(error);

@@ -1,13 +1,10 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseName } from '../command/parse-option.util';
-import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { notRemoved } from '../core/control.messages';
-import { invalidOptionValue } from '../core/worker.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';
+import { FinishedTasksCommand } from './finished-tasks.command';
 
 /** The `remove` options as commander hands them over. */
 export type RemoveCommandOptions = FinishedFilterOptions;
@@ -26,7 +23,7 @@ export type RemoveCommandOptions = FinishedFilterOptions;
   argsDescription: { id: 'a result id as enqueue printed it' },
   description: 'Delete a finished task (or all of a queue in one status) and its history entry.',
 })
-export class RemoveCommand extends CommandRunner {
+export class RemoveCommand extends FinishedTasksCommand {
   constructor(
     private readonly control: TaskControlService,
     private readonly output: CommandOutputWriter,
@@ -51,31 +48,10 @@ export class RemoveCommand extends CommandRunner {
   }
 
   @Option({
-    flags: '--queue <queue>',
-    description: 'Remove every task of this queue instead of one id.',
-  })
-  parseQueue(value: string): string {
-    return parseName('--queue', value);
-  }
-
-  @Option({
     flags: '--status <status>',
     description: 'With --queue: FAILED, CANCELLED or SUCCESSFUL.',
   })
   parseStatus(value: string): 'FAILED' | 'CANCELLED' | 'SUCCESSFUL' {
-    if (value === 'FAILED' || value === 'CANCELLED' || value === 'SUCCESSFUL') return value;
-    throw new InvalidCommandOptionError(
-      invalidOptionValue('--status', 'FAILED, CANCELLED or SUCCESSFUL'),
-    );
-  }
-
-  @Option({ flags: '--task <name>', description: 'With --queue: only tasks of this name.' })
-  parseTask(value: string): string {
-    return parseName('--task', value);
-  }
-
-  @BackendOption('the task was enqueued on')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+    return this.oneOf(value, ['FAILED', 'CANCELLED', 'SUCCESSFUL'] as const);
   }
 }

@@ -1,13 +1,10 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseName } from '../command/parse-option.util';
-import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { notRetried } from '../core/control.messages';
-import { invalidOptionValue } from '../core/worker.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';
+import { FinishedTasksCommand } from './finished-tasks.command';
 
 /** The `retry` options as commander hands them over. */
 export type RetryCommandOptions = FinishedFilterOptions;
@@ -27,7 +24,7 @@ export type RetryCommandOptions = FinishedFilterOptions;
   argsDescription: { id: 'a result id as enqueue printed it' },
   description: 'Send a FAILED or CANCELLED task (or all of a queue) back as a new attempt.',
 })
-export class RetryCommand extends CommandRunner {
+export class RetryCommand extends FinishedTasksCommand {
   constructor(
     private readonly control: TaskControlService,
     private readonly output: CommandOutputWriter,
@@ -51,27 +48,8 @@ export class RetryCommand extends CommandRunner {
     }
   }
 
-  @Option({
-    flags: '--queue <queue>',
-    description: 'Retry every task of this queue instead of one id.',
-  })
-  parseQueue(value: string): string {
-    return parseName('--queue', value);
-  }
-
   @Option({ flags: '--status <status>', description: 'With --queue: FAILED or CANCELLED.' })
   parseStatus(value: string): 'FAILED' | 'CANCELLED' {
-    if (value === 'FAILED' || value === 'CANCELLED') return value;
-    throw new InvalidCommandOptionError(invalidOptionValue('--status', 'FAILED or CANCELLED'));
-  }
-
-  @Option({ flags: '--task <name>', description: 'With --queue: only tasks of this name.' })
-  parseTask(value: string): string {
-    return parseName('--task', value);
-  }
-
-  @BackendOption('the task was enqueued on')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+    return this.oneOf(value, ['FAILED', 'CANCELLED'] as const);
   }
 }

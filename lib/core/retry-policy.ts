@@ -99,6 +99,16 @@ export function allowedAttempts(task: Pick<TaskDescriptor, 'retries'>): number {
 }
 
 /**
+ * Whether a task that failed its attempt number `attempts` (its worker ids
+ * count them) runs again: the rule nextAttempt applies, for whoever must
+ * know before it is applied (the metrics tell a retry from a failure).
+ */
+export function hasAttemptsLeft(task: Pick<TaskDescriptor, 'retries'>, attempts: number): boolean {
+  // The attempt that just ended counts even if no worker id was recorded for it.
+  return Math.max(attempts, 1) < allowedAttempts(task);
+}
+
+/**
  * The record of an attempt that `thrown` ended: FAILED, finished `now`, the
  * thrown value appended to its errors. Whether it runs again is nextAttempt's
  * to decide.
@@ -129,12 +139,10 @@ export function nextAttempt(
   random: () => number = Math.random,
 ): TaskRecord {
   const errors = error ? [...record.errors, error] : record.errors;
-  // The attempt that just ended counts even if no worker id was recorded for it.
-  const attempts = Math.max(record.workerIds.length, 1);
-  if (attempts >= allowedAttempts(record.task)) {
+  if (!hasAttemptsLeft(record.task, record.workerIds.length)) {
     return recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
   }
-  const delay = backoffDelay(record.task.backoff, attempts, random);
+  const delay = backoffDelay(record.task.backoff, Math.max(record.workerIds.length, 1), random);
   return recordWith(record, {
     task: { ...record.task, runAfter: new Date(now.getTime() + delay) },
     status: TaskResultStatus.READY,

@@ -217,12 +217,27 @@ export interface TaskBackend {
    */
   unlease(records: readonly TaskRecord[]): Promise<number>;
   /**
+   * Store `stored` (storedProgress) as the progress of `record`'s task, only
+   * while that attempt (the count of `record.workerIds`) still holds it: a
+   * late write never touches a finished, removed or re-leased task. Returns
+   * whether it was stored; reads return it on the record (recordWithProgress).
+   */
+  storeProgress(record: TaskRecord, stored: string): Promise<boolean>;
+  /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
    * another beat, the next maintenance pass of any pool recovers the tasks it holds.
    */
   beatPool(poolId: string, ttlMs: number): Promise<void>;
   /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
   retirePool(poolId: string): Promise<void>;
+  /**
+   * Claims `role` for `holder` until `ttlMs` from now, in one atomic step:
+   * true when `holder` holds it now (it was free, its lease had run out, or
+   * `holder` held it already and renewed it), false while another holder's
+   * lease runs. A holder that stops claiming loses the role once its lease
+   * runs out, so another takes over (the store gauges of the metrics).
+   */
+  claimRole(role: string, holder: string, ttlMs: number): Promise<boolean>;
   /**
    * Cancel one task, atomically: a ready or deferred task leaves its queue
    * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;

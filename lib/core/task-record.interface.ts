@@ -23,6 +23,25 @@ export interface TaskDescriptor {
   readonly schedule?: ScheduledTick;
   /** Its unique key, mode and ttl; absent for a task without a key (nothing extra stored). */
   readonly unique?: TaskUniqueness;
+  /**
+   * The W3C trace context of the span that enqueued it, so each attempt's
+   * span continues that trace; absent when it was enqueued outside a trace
+   * (nothing extra stored). Part of the descriptor, so retries keep it.
+   */
+  readonly traceContext?: TaskTraceContext;
+}
+
+/**
+ * A W3C trace context as stored with a task: the `traceparent` and
+ * `tracestate` header values of the span that enqueued it.
+ *
+ * @publicApi
+ */
+export interface TaskTraceContext {
+  /** `00-<trace id>-<parent span id>-<flags>`. */
+  readonly traceparent: string;
+  /** Vendor entries; absent when the span had none. */
+  readonly tracestate?: string;
 }
 
 /** Which schedule enqueued a task, and for which tick. */
@@ -55,4 +74,11 @@ export interface TaskRecord {
   readonly workerIds: readonly string[];
   /** Present only when the status is SUCCESSFUL (JSON-normalized: `undefined` became `null`). */
   readonly returnValue?: unknown;
+  /**
+   * The latest value the current attempt reported through
+   * `TaskContext.progress`, as it was stored; absent when it reported none
+   * (a new attempt starts without). Stored beside the record, so a copy made
+   * with recordWith leaves it out.
+   */
+  readonly progress?: unknown;
 }

@@ -1,15 +1,21 @@
 import { TaskNotSuccessfulError } from './errors/task-not-successful.error';
 import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { FINISHED_STATUSES, TaskResultStatus } from './task-result-status.enum';
-import { taskNotSuccessful } from './threadmill.messages';
+import { InvalidTaskError } from './errors/invalid-task.error';
+import { resultCannotWait, taskNotSuccessful } from './threadmill.messages';
 import {
   waitForFinished,
   type FinishedRecordSource,
   type WaitForResultOptions,
 } from './wait-for-finished';
 
-/** Where `TaskResult.refresh()` and `wait()` read the newest state from: the task's backend. */
-export type TaskRecordSource = FinishedRecordSource;
+/**
+ * Where `TaskResult.refresh()` and `wait()` read the newest state from: the
+ * task's backend. A source built by hand (a test's) may leave out what only
+ * `wait()` needs.
+ */
+export type TaskRecordSource = Pick<FinishedRecordSource, 'getResult'> &
+  Partial<Pick<FinishedRecordSource, 'alias' | 'subscribeFinished'>>;
 
 /**
  * The state of one enqueued task, as returned by `enqueue` and `getResult`.
@@ -68,6 +74,14 @@ export class TaskResult<T = unknown> {
   get attempts(): number {
     return this.record.workerIds.length;
   }
+  /**
+   * The latest progress the current attempt reported (`TaskContext.progress`),
+   * as last read from the store; undefined when it reported none. A retry
+   * starts without: an earlier attempt's progress is not shown.
+   */
+  get progress(): unknown {
+    return this.record.progress;
+  }
   /** SUCCESSFUL, FAILED or CANCELLED: it will never run again. */
   get isFinished(): boolean {
     return FINISHED_STATUSES.has(this.record.status);
@@ -115,7 +129,16 @@ export class TaskResult<T = unknown> {
    * @throws TaskResultDoesNotExist when the task expired or was removed.
    */
   async wait(options: WaitForResultOptions = {}): Promise<this> {
-    this.record = await waitForFinished(this.source, this.record.id, options);
+    const { alias, subscribeFinished } = this.source;
+    if (alias === undefined || subscribeFinished === undefined) {
+      throw new InvalidTaskError(resultCannotWait(this.record.id));
+    }
+    const source: FinishedRecordSource = {
+      alias,
+      getResult: (id) => this.source.getResult(id),
+      subscribeFinished: (listener) => subscribeFinished.call(this.source, listener),
+    };
+    this.record = await waitForFinished(source, this.record.id, options);
     return this;
   }
 }

@@ -2,7 +2,12 @@ import { CorruptTaskDataError } from './errors/corrupt-task-data.error';
 import { InvalidTaskError } from './errors/invalid-task.error';
 import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
-import type { ScheduledTick, TaskErrorRecord, TaskRecord } from './task-record.interface';
+import type {
+  ScheduledTick,
+  TaskErrorRecord,
+  TaskRecord,
+  TaskTraceContext,
+} from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 import { corruptTaskData, notJsonSafe } from './threadmill.messages';
 import type { TaskUniqueness } from './unique-key';
@@ -23,6 +28,8 @@ export interface TaskRecordJson {
     /** Only for a task a schedule enqueued; `tickAt` in epoch ms. */
     schedule?: { id: string; tickAt: number };
     unique?: TaskUniqueness;
+    /** Only for a task enqueued inside a trace. */
+    traceContext?: TaskTraceContext;
   };
   status: TaskResultStatus;
   enqueuedAt: number;

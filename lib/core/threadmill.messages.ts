@@ -270,3 +270,22 @@ export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: n
 export const onlyFinishedAcrossProcesses = (event: string): string =>
   `Only "finished" is heard from every process (the backend's feed of finished tasks); "${event}" ` +
   `is heard in the process where it happens: drop allProcesses, or listen to "finished".`;
+
+export const partialEnqueue = (
+  alias: string,
+  task: string,
+  stored: number,
+  total: number,
+  reason: string,
+): string =>
+  `Threadmill backend "${alias}": of ${total} "${task}" tasks, the first ${stored} were stored and the ` +
+  `rest were not (${reason.replace(/\.+$/, '')}). A bulk this large is stored in slices, each all or ` +
+  `none; enqueue the argument lists from index ${stored} on again once the cause is fixed.`;
+
+export const resultCannotWait = (id: string): string =>
+  `The result of task ${id} was built without its backend, so it cannot wait: read it with ` +
+  `TaskService.getResult or waitForResult, whose results can.`;
+
+export const allProcessesNeedsModule = (): string =>
+  `TaskEvents built by hand hears this process only: take it from ThreadmillModule (inject ` +
+  `TaskEvents) to hear "finished" from every process.`;

@@ -4,6 +4,9 @@
  * change without touching the task layer's messages.
  */
 
+import type { TaskTraceContext } from './task-record.interface';
+import { traceIdOf } from './trace-id';
+
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
@@ -175,15 +178,23 @@ export const maintenancePassFailed = (error: unknown): string =>
 
 // ---- a child's log lines ----
 
-export const taskStartedLine = (id: string, taskName: string, workerId: string): string =>
-  `start ${taskName} ${id} on ${workerId}`;
+/** What a task's log lines name: its id, its name and, when it was enqueued inside a trace, that trace. */
+export interface LoggedTask {
+  readonly id: string;
+  readonly task: { readonly name: string; readonly traceContext?: TaskTraceContext };
+}
 
-export const taskFinishedLine = (
-  id: string,
-  taskName: string,
-  durationMs: number,
-  status: string,
-): string => `${status} ${taskName} ${id} in ${durationMs.toFixed(1)} ms`;
+/** ` trace=<id>` for a task enqueued inside a trace, so its lines can be found from the trace. */
+const traceSuffix = ({ task }: LoggedTask): string => {
+  const traceId = traceIdOf(task.traceContext);
+  return traceId === undefined ? '' : ` trace=${traceId}`;
+};
+
+export const taskStartedLine = (task: LoggedTask, workerId: string): string =>
+  `start ${task.task.name} ${task.id} on ${workerId}${traceSuffix(task)}`;
+
+export const taskFinishedLine = (task: LoggedTask, durationMs: number, status: string): string =>
+  `${status} ${task.task.name} ${task.id} in ${durationMs.toFixed(1)} ms${traceSuffix(task)}`;
 
 export const acquireFailed = (alias: string, error: unknown): string =>
   `Acquiring from backend "${alias}" failed (${describe(error)}); retrying.`;
@@ -225,9 +236,9 @@ export const staleAcknowledge = (
       `lost); what this attempt reported was not stored, and the task keeps what was stored ` +
       `for it then (failed, or retried per its policy).`;
 
-export const taskAbandoned = (id: string, taskName: string, status: string): string =>
-  `Task "${taskName}" (${id}) never settled and its lease is gone (now ${status}); ` +
-  `its slot is freed and whatever it returns later is dropped.`;
+export const taskAbandoned = (task: LoggedTask, status: string): string =>
+  `Task "${task.task.name}" (${task.id}) never settled and its lease is gone (now ${status}); ` +
+  `its slot is freed and whatever it returns later is dropped.${traceSuffix(task)}`;
 
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
@@ -253,8 +264,8 @@ export const poolRecovered = (poolId: string, ended: number, forgotten: boolean)
 export const cancelPollFailed = (poolId: string, error: unknown): string =>
   `Reading the cancel requests of pool ${poolId} failed (tried again shortly): ${String(error)}`;
 
-export const taskCancelRequested = (id: string, taskName: string): string =>
-  `Task "${taskName}" (${id}): cancel requested, its signal is aborted.`;
+export const taskCancelRequested = (task: LoggedTask): string =>
+  `Task "${task.task.name}" (${task.id}): cancel requested, its signal is aborted.${traceSuffix(task)}`;
 
 export const childHardStopped = (pid: number, id: string): string =>
   `Worker child ${pid} still runs cancelled task ${id} past its cancel.hardStopAfterMs: killing ` +

@@ -58,6 +58,8 @@ export function detailLines(record: TaskRecord, now: Date): DetailLine[] {
   field('attempts', String(record.workerIds.length));
   field('workerIds', record.workerIds.length === 0 ? EMPTY_CELL : [...record.workerIds]);
   field('args', jsonLines(record.args));
+  // Only a task that reported progress shows the line: most never do.
+  if (record.progress !== undefined) field('progress', jsonLines(record.progress));
   if (record.status === TaskResultStatus.SUCCESSFUL) {
     field('returnValue', jsonLines(record.returnValue ?? null));
   }

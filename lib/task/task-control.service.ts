@@ -96,10 +96,11 @@ export class TaskControlService {
    */
   async cancel<T = unknown>(
     id: string,
-    backend: string = this.backends.defaultAlias,
+    options: ManualControlOptions = {},
   ): Promise<TaskCancellation<T>> {
-    const { outcome, record } = await this.backends.get(backend).cancel(id);
-    return { outcome, result: new TaskResult<T>(record, this.backends.sourceFor(backend)) };
+    const alias = options.backend ?? this.backends.defaultAlias;
+    const { outcome, record } = await this.backends.get(alias).cancel(id);
+    return { outcome, result: new TaskResult<T>(record, this.backends.sourceFor(alias)) };
   }
 
   /**

@@ -1,15 +1,23 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 
-import { InvalidTaskError, onlyFinishedAcrossProcesses, type TaskResult } from '../core';
+import {
+  InvalidTaskError,
+  allProcessesNeedsModule,
+  onlyFinishedAcrossProcesses,
+  type TaskResult,
+} from '../core';
 import { TaskEventFeed, type TaskEventFilter } from './task-event-feed';
 
 /**
  * The lifecycle events of a task in this process (Django's `task_enqueued`,
  * `task_started` and `task_finished` signals). `enqueued` fires where the task
- * was enqueued; `started` and `finished` where it runs (a worker, or the
- * enqueuing process with an immediate backend, where `enqueued` fires just
- * before the task runs, so its status already reads RUNNING). `finished`
- * from every process is heard with `on('finished', listener, { allProcesses: true })`.
+ * was enqueued; `started`, `progressed` and `finished` where it runs (a worker,
+ * or the enqueuing process with an immediate backend, where `enqueued` fires
+ * just before the task runs, so its status already reads RUNNING).
+ * `progressed` fires each time a `TaskContext.progress` report is stored (at
+ * most once per PROGRESS_INTERVAL_MS per task), its result's `progress` the value stored.
+ * `finished` from every process is heard with
+ * `on('finished', listener, { allProcesses: true })`.
  *
  * @example
  * ```ts
@@ -20,11 +28,12 @@ import { TaskEventFeed, type TaskEventFilter } from './task-event-feed';
 export interface TaskEventMap {
   enqueued: TaskResult;
   started: TaskResult;
+  progressed: TaskResult;
   finished: TaskResult;
 }
 
 /**
- * `'enqueued'`, `'started'` or `'finished'`.
+ * `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
  *
  * @publicApi
  */
@@ -90,10 +99,12 @@ export class TaskEvents implements OnModuleDestroy {
   private readonly listeners: { [E in TaskEventName]: Set<TaskEventListener<E>> } = {
     enqueued: new Set(),
     started: new Set(),
+    progressed: new Set(),
     finished: new Set(),
   };
 
-  constructor(private readonly feed: TaskEventFeed) {}
+  /** @param feed every process's finished tasks; absent for events built by hand (no module). */
+  constructor(@Optional() private readonly feed?: TaskEventFeed) {}
 
   /**
    * Calls `listener` for every `event` until the returned function is called.
@@ -102,7 +113,7 @@ export class TaskEvents implements OnModuleDestroy {
    * included, each heard once (a listener with the option is not also
    * called for this process's own `finished`).
    *
-   * @param event `'enqueued'`, `'started'` or `'finished'`.
+   * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param listener receives the task's result at that moment.
    * @param options `allProcesses: true`, and which `backend` and `task` to hear.
    * @returns a function that unsubscribes.
@@ -121,7 +132,8 @@ export class TaskEvents implements OnModuleDestroy {
   ): () => void {
     if (options?.allProcesses) {
       if (event !== 'finished') throw new InvalidTaskError(onlyFinishedAcrossProcesses(event));
-      return this.onAllProcesses(listener as TaskEventListener<'finished'>, options);
+      if (!this.feed) throw new InvalidTaskError(allProcessesNeedsModule());
+      return this.onAllProcesses(this.feed, listener as TaskEventListener<'finished'>, options);
     }
     const set = this.listeners[event] as Set<TaskEventListener<E>>;
     set.add(listener);
@@ -133,7 +145,7 @@ export class TaskEvents implements OnModuleDestroy {
   /**
    * Resolves with the next `event` whose result satisfies `filter` (all by default).
    *
-   * @param event `'enqueued'`, `'started'` or `'finished'`.
+   * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param filter which result to wait for, e.g. `(r) => r.id === id`.
    */
   next<E extends TaskEventName>(
@@ -155,11 +167,12 @@ export class TaskEvents implements OnModuleDestroy {
   }
 
   private onAllProcesses(
+    feed: TaskEventFeed,
     listener: TaskEventListener<'finished'>,
     filter: TaskEventFilter,
   ): TaskEventSubscription {
     let stopped = false;
-    const subscribed = this.feed.subscribe(listener, filter);
+    const subscribed = feed.subscribe(listener, filter);
     const off = (): void => {
       if (stopped) return;
       stopped = true;

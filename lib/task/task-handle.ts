@@ -1,4 +1,5 @@
 import type { EnqueuedTaskResult, TaskOverrides, TaskResult, WaitForResultOptions } from '../core';
+import type { TaskCancellation } from './task-control.service';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 
 /** What a handle needs from the service; keeps the two files free of a cycle. */
@@ -28,6 +29,12 @@ export interface TaskEnqueuer {
     options: WaitForResultOptions,
     overrides?: TaskOverrides,
   ): Promise<TaskResult<TaskReturn<C[K]>>>;
+  cancelOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides?: TaskOverrides,
+  ): Promise<TaskCancellation<TaskReturn<C[K]>>>;
 }
 
 /**
@@ -74,9 +81,11 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
   }
 
   /**
-   * Enqueues one run per argument list, all or none.
+   * Enqueues one run per argument list, as TaskService.enqueueMany: all or
+   * none up to ENQUEUE_SLICE (1000) lists, one slice after the other beyond.
    *
    * @throws InvalidTaskError when any arguments or the options cannot be accepted.
+   * @throws PartialEnqueueError when a slice after the first failed.
    */
   enqueueMany(
     argsList: readonly TaskArgs<C[K]>[],
@@ -109,5 +118,16 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
     options: WaitForResultOptions = {},
   ): Promise<TaskResult<TaskReturn<C[K]>>> {
     return this.enqueuer.finalResultOf(this.taskClass, this.method, id, options, this.overrides);
+  }
+
+  /**
+   * Cancels a run of this task on the task's backend: a waiting run never
+   * starts, a running one's `TaskContext.signal` is aborted (see
+   * TaskControlService.cancel).
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   */
+  cancel(id: string): Promise<TaskCancellation<TaskReturn<C[K]>>> {
+    return this.enqueuer.cancelOf(this.taskClass, this.method, id, this.overrides);
   }
 }

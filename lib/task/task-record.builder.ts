@@ -26,6 +26,7 @@ import {
   type TaskBackend,
   type TaskOverrides,
   type TaskRecord,
+  type TaskTraceContext,
 } from '../core';
 import type { TaskDefinition } from './task-definition';
 import { debounceStart, uniquenessOf } from './task-uniqueness';
@@ -77,7 +78,8 @@ function assertTimeout(name: string, backend: TaskBackend, timeoutMs: unknown): 
 /**
  * The READY record one enqueue of `definition` stores on `backend`: its
  * options resolved over the per-call overrides and checked, the arguments
- * checked JSON-safe and within the backend's payload limit. Throws
+ * checked JSON-safe and within the backend's payload limit, and the trace
+ * context of the enqueue's span when it has one. Throws
  * InvalidTaskError, naming the task, before anything is stored.
  */
 export function buildTaskRecord(
@@ -87,6 +89,7 @@ export function buildTaskRecord(
   overrides: TaskOverrides,
   now: Date,
   tick?: ScheduledTick,
+  traceContext?: TaskTraceContext,
 ): TaskRecord {
   const name = definition.name;
   const id = overrides.id ?? randomUUID();
@@ -128,6 +131,7 @@ export function buildTaskRecord(
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(tick === undefined ? {} : { schedule: tick }),
       ...(unique === undefined ? {} : { unique }),
+      ...(traceContext === undefined ? {} : { traceContext }),
     },
     status: TaskResultStatus.READY,
     enqueuedAt: now,

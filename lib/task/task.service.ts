@@ -9,18 +9,28 @@ import {
   idNeedsOneTask,
   isExecutingBackend,
   notATask,
+  partialEnqueue,
+  PartialEnqueueError,
   taskNameNotRegistered,
   type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
   type WaitForResultOptions,
+  type TaskTraceContext,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import { taskTracer } from '../telemetry/task-tracer';
 import type { TaskDefinition } from './task-definition';
+import {
+  TaskControlService,
+  type ManualControlOptions,
+  type TaskCancellation,
+} from './task-control.service';
 import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskRegistry } from './task.registry';
+import { enqueueInSlices } from './enqueue-slices';
 import { buildTaskRecord } from './task-record.builder';
 
 /**
@@ -42,6 +52,7 @@ export class TaskService implements TaskEnqueuer {
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
     private readonly events: TaskEvents,
+    private readonly control: TaskControlService,
   ) {}
 
   /**
@@ -83,11 +94,15 @@ export class TaskService implements TaskEnqueuer {
   }
 
   /**
-   * Enqueues one run per argument list in one backend call: all or none.
-   * Lists that share a unique key act as if enqueued one by one: the first
-   * makes the task, the rest get it back.
+   * Enqueues one run per argument list, all or none up to ENQUEUE_SLICE
+   * (1000) lists; a bigger bulk is stored one slice after the other, each
+   * all or none, so no single step holds the store for long. Lists that
+   * share a unique key act as if enqueued one by one: the first makes the
+   * task, the rest get it back.
    *
    * @throws InvalidTaskError as `enqueue` does, before anything is stored.
+   * @throws PartialEnqueueError when a slice after the first failed: it
+   *   carries the tasks the slices before it stored.
    */
   async enqueueMany<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
@@ -142,7 +157,9 @@ export class TaskService implements TaskEnqueuer {
     return result;
   }
 
-  private async enqueueDefinition<T>(
+  // Not async: the untraced path hands back store's promise, with no wrapper per call; a
+  // throw here reaches the async callers as their rejection.
+  private enqueueDefinition<T>(
     definition: TaskDefinition,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
@@ -152,11 +169,34 @@ export class TaskService implements TaskEnqueuer {
     if (overrides.id !== undefined && argsList.length > 1) {
       throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
     }
+    const parent = taskTracer.enqueueContext();
+    // Outside a trace (or without @opentelemetry/api) nothing about tracing is built or stored.
+    if (parent === null) return this.store<T>(definition, backend, argsList, overrides, tick);
+    return taskTracer.traceEnqueue(
+      parent,
+      {
+        taskName: definition.name,
+        queue: overrides.queue ?? definition.options.queue,
+        backend: backend.alias,
+        count: argsList.length,
+      },
+      (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
+    );
+  }
+
+  private async store<T>(
+    definition: TaskDefinition,
+    backend: TaskBackend,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick | undefined,
+    traceContext?: TaskTraceContext,
+  ): Promise<EnqueuedTaskResult<T>[]> {
     const now = new Date();
     const records = argsList.map((args) =>
-      buildTaskRecord(definition, backend, args, overrides, now, tick),
+      buildTaskRecord(definition, backend, args, overrides, now, tick, traceContext),
     );
-    const stored = await backend.enqueueMany(records);
+    const { stored, failure } = await enqueueInSlices(backend, records);
     const source = this.backends.sourceFor(backend.alias);
     // A key's holder comes back in place of the record sent, under its own id.
     const results = stored.map(
@@ -166,7 +206,20 @@ export class TaskService implements TaskEnqueuer {
     if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
       for (const result of results) if (result.created) this.events.emit('enqueued', result);
     }
-    return results;
+    if (failure === undefined) return results;
+    // Nothing stored: the bulk was all or none after all, and its error says so.
+    if (results.length === 0) throw failure;
+    throw new PartialEnqueueError(
+      partialEnqueue(
+        backend.alias,
+        definition.name,
+        results.length,
+        records.length,
+        failure.message,
+      ),
+      results,
+      { cause: failure },
+    );
   }
 
   /**
@@ -229,6 +282,31 @@ export class TaskService implements TaskEnqueuer {
   ): Promise<TaskResult<TaskReturn<C[K]>>> {
     const definition = this.definitionOf(taskClass, method);
     return this.getResult(id, overrides.backend ?? definition.options.backend);
+  }
+
+  /**
+   * Cancels one task, as TaskControlService.cancel: a waiting task is stored
+   * CANCELLED at once and never runs; a running one's signal is aborted.
+   *
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  cancel<T = unknown>(
+    id: string,
+    options: ManualControlOptions = {},
+  ): Promise<TaskCancellation<T>> {
+    return this.control.cancel<T>(id, options);
+  }
+
+  /** @internal Cancels a task on the backend a task (with these overrides) uses. */
+  async cancelOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    overrides: TaskOverrides = {},
+  ): Promise<TaskCancellation<TaskReturn<C[K]>>> {
+    const definition = this.definitionOf(taskClass, method);
+    return this.control.cancel(id, { backend: overrides.backend ?? definition.options.backend });
   }
 
   private definitionOf(taskClass: TaskClass, method: string): TaskDefinition {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 
 import {
   AttemptControl,
@@ -11,13 +11,18 @@ import {
   cancelledRecord,
   failedAttempt,
   normalizeJson,
+  progressNotStored,
   recordWith,
   runInTaskContext,
   unknownTask,
+  type ProgressOutlet,
   type TaskRecord,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import type { TaskDefinition } from '../task/task-definition';
 import { TaskEvents } from '../task/task-events';
+import type { AttemptSpan } from '../telemetry/attempt-span';
+import { taskTracer } from '../telemetry/task-tracer';
 import { TaskRegistry } from '../task/task.registry';
 
 /**
@@ -35,7 +40,9 @@ import { TaskRegistry } from '../task/task.registry';
  * @publicApi
  */
 @Injectable()
-export class TaskRunner {
+export class TaskRunner implements ProgressOutlet {
+  private readonly logger = new Logger(TaskRunner.name);
+
   constructor(
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
@@ -49,7 +56,22 @@ export class TaskRunner {
    * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
    *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way.
    */
-  async run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
+  run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
+    // Null unless an OpenTelemetry SDK is registered: then the attempt is a CONSUMER span.
+    const span = taskTracer.startAttempt(record);
+    // Untraced, the attempt's own promise is the answer: no wrapper per task.
+    if (span === null) return this.attempt(record, null, cancel);
+    return this.attempt(record, span, cancel).then((finished) => {
+      span.end(finished);
+      return finished;
+    });
+  }
+
+  private async attempt(
+    record: TaskRecord,
+    span: AttemptSpan | null,
+    cancel: AbortSignal | undefined,
+  ): Promise<TaskRecord> {
     const source = this.backends.sourceFor(record.task.backend);
     const definition = this.registry.find(record.task.name);
     if (!definition) {
@@ -66,15 +88,16 @@ export class TaskRunner {
       cancel,
     );
     let finished: TaskRecord;
+    // Every task runs in its context, so currentTaskContext() (and the child's
+    // report of a rejection the task left behind) can tell which task it is.
+    const context = new TaskContext(new TaskResult(record, source), control.signal, this);
     try {
       // Cancelled before it started: the method is never called.
       if (control.error) throw control.error;
-      // Every task runs in its context, so currentTaskContext() (and the child's
-      // report of a rejection the task left behind) can tell which task it is.
-      const context = new TaskContext(new TaskResult(record, source), control.signal);
-      const returned: unknown = await runInTaskContext(context, () =>
-        definition.invoke(record.args, definition.options.takesContext ? context : null),
-      );
+      // Inside the attempt's span, so the spans the task's own code makes nest under it.
+      const returned: unknown = await (span === null
+        ? this.invoke(definition, record, context)
+        : span.run(() => this.invoke(definition, record, context)));
       // Past its deadline or cancelled, an attempt has ended so, whatever the method returned after it.
       finished = control.error
         ? this.stopped(record, control.error)
@@ -84,8 +107,35 @@ export class TaskRunner {
     } finally {
       control.end();
     }
+    // The last progress reported is stored before the outcome, while the attempt still holds the task.
+    const storing = context.finishProgress();
+    if (storing !== null) await storing;
     this.events.emit('finished', new TaskResult(finished, source));
     return finished;
+  }
+
+  private invoke(definition: TaskDefinition, record: TaskRecord, context: TaskContext): unknown {
+    return runInTaskContext(context, () =>
+      definition.invoke(record.args, definition.options.takesContext ? context : null),
+    );
+  }
+
+  /** @internal Stores a running attempt's progress (TaskContext's throttle calls it); never rejects. */
+  async storeProgress(record: TaskRecord, stored: string, value: unknown): Promise<void> {
+    try {
+      const backend = this.backends.get(record.task.backend);
+      // Not held any more (its lease was taken back): the attempt's outcome will be refused too.
+      if (!(await backend.storeProgress(record, stored))) return;
+      const progressed = { ...record, progress: value };
+      this.events.emit(
+        'progressed',
+        new TaskResult(progressed, this.backends.sourceFor(backend.alias)),
+      );
+    } catch (error) {
+      // Progress is advisory: a store that failed must not fail the task.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(progressNotStored(record.id, record.task.name, reason));
+    }
   }
 
   /** A cancel ends the attempt CANCELLED (final); anything else fails it. */

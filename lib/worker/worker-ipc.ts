@@ -1,3 +1,5 @@
+import type { MetricsSnapshot } from '../metrics/prom-client.loader';
+
 /**
  * The IPC protocol between the pool's main process and its children (Node's
  * fork channel, JSON-serialized). It is small on purpose, and quiet: which
@@ -6,6 +8,7 @@
  * left is readiness, progress counts for the pool's summary, and why a child
  * exits, so the main process knows whether to replace it, and a liveness beat
  * a second, by which the main process tells a child whose event loop stopped.
+ * With metrics on, a child's metrics ride with its progress reports.
  */
 
 /** Tasks a child stored since its last report: how many SUCCESSFUL and how many FAILED (a retried one is neither). */
@@ -22,6 +25,8 @@ export type ChildMessage =
   | { readonly kind: 'ready' }
   /** Progress since the last report, sent at most every few hundred ms and before exiting. */
   | ({ readonly kind: 'settled' } & Settled)
+  /** With metrics on: everything the child counted so far (cumulative), sent with its progress reports. */
+  | { readonly kind: 'metrics'; readonly snapshot: MetricsSnapshot }
   /** The child is about to exit on its own, for this reason. */
   | { readonly kind: 'exiting'; readonly reason: ChildExitReason }
   /**
@@ -53,6 +58,7 @@ export interface ParentChannel {
 const CHILD_KINDS: ReadonlySet<string> = new Set([
   'ready',
   'settled',
+  'metrics',
   'exiting',
   'alive',
   'journalFailed',

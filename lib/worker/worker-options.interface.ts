@@ -32,4 +32,9 @@ export interface WorkerOptions {
   readonly heartbeatToleranceMs: number;
   /** Port of the main process's liveness endpoint; none when absent. */
   readonly healthPort?: number;
+  /**
+   * Children record task metrics for the main process's `GET /metrics` (on
+   * with a health port; off when prom-client is not installed).
+   */
+  readonly metrics?: boolean;
 }

@@ -91,7 +91,7 @@ export class WorkerCommand extends CommandRunner {
         // A beat must outlive the interval between two beats, or the pool lapses between them.
         2 * backend.maintenanceIntervalMs,
       ),
-      ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
+      ...(options.healthPort !== undefined && { healthPort: options.healthPort, metrics: true }),
     };
     await this.launcher.launch(backend, resolved);
   }
@@ -171,7 +171,7 @@ export class WorkerCommand extends CommandRunner {
   @Option({
     flags: '--health-port <port>',
     description:
-      'Serve a liveness endpoint on this port: 200 while the pool, its maintenance passes and children are alive, else 503. Default: none.',
+      'Serve a liveness endpoint on this port: 200 while the pool, its maintenance passes and children are alive, else 503; and Prometheus metrics on GET /metrics (needs prom-client). Default: none.',
   })
   parseHealthPort(value: string): number {
     return parseWholeNumberInRange('--health-port', value, 1, 65535);

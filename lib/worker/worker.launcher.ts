@@ -10,7 +10,11 @@ import {
   taskLeftRejection,
   taskLeftUncaughtException,
 } from '../core/worker.messages';
+import { PoolMetrics } from '../metrics/pool-metrics';
+import { loadPromClient } from '../metrics/prom-client.loader';
+import { TaskMetrics } from '../metrics/task-metrics';
 import { ScheduleService } from '../schedule/schedule.service';
+import { TaskEvents } from '../task/task-events';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
@@ -20,6 +24,7 @@ import { WorkerChild } from './child/worker-child';
 import type { ParentChannel } from './worker-ipc';
 import { asParentMessage, type ChildMessage } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
+import { feedChildMetrics } from './pool/child-metrics-feed';
 import { WorkerHealthServer } from './pool/worker-health.server';
 import { WorkerPool } from './pool/worker-pool';
 import {
@@ -53,6 +58,7 @@ export class WorkerLauncher {
     private readonly runner: TaskRunner,
     private readonly registry: TaskRegistry,
     private readonly schedules: ScheduleService,
+    private readonly events: TaskEvents,
   ) {}
 
   /** Whether this process is a child the pool forked. */
@@ -70,12 +76,21 @@ export class WorkerLauncher {
     const entry = process.argv[1];
     const args = process.argv.slice(2);
     const poolId = newPoolId();
-    const pool = new WorkerPool(options, {
+    const prom = options.healthPort === undefined ? null : loadPromClient();
+    const metrics =
+      prom &&
+      new PoolMetrics(prom, {
+        backend,
+        poolId,
+        logger,
+        childrenAlive: () => pool.health.childrenAlive,
+      });
+    const pool: WorkerPool = new WorkerPool(options, {
       backend,
       host: hostname(),
       logger,
-      forkChild: (journalPath) =>
-        fork(entry, args, {
+      forkChild: (journalPath) => {
+        const child = fork(entry, args, {
           env: {
             ...process.env,
             [WORKER_CHILD_ENV]: '1',
@@ -83,7 +98,10 @@ export class WorkerLauncher {
             [WORKER_JOURNAL_ENV]: journalPath,
           },
           stdio: 'inherit',
-        }),
+        });
+        if (metrics) feedChildMetrics(child, metrics);
+        return child;
+      },
       summaryIntervalMs: SUMMARY_INTERVAL_MS,
       bootRetryMs: BOOT_RETRY_MS,
       urgentGraceMs: URGENT_GRACE_MS,
@@ -108,7 +126,7 @@ export class WorkerLauncher {
     const healthServer =
       options.healthPort === undefined
         ? null
-        : new WorkerHealthServer(options.healthPort, () => pool.health);
+        : new WorkerHealthServer(options.healthPort, () => pool.health, metrics);
     try {
       await healthServer?.start();
       await pool.run();
@@ -122,6 +140,10 @@ export class WorkerLauncher {
   private async runChild(backend: TaskBackend, options: WorkerOptions): Promise<void> {
     const logger = new Logger('Worker');
     const channel = processChannel();
+    // Off unless the pool serves /metrics: then one map lookup and one observe per task.
+    const prom = options.metrics ? loadPromClient() : null;
+    const metrics = prom ? new TaskMetrics(prom) : undefined;
+    const stopRecording = metrics?.listen(this.events);
     const journal = new HeldJournal(childJournalPath());
     const liveness = new LivenessBeat(
       (message) => {
@@ -150,6 +172,7 @@ export class WorkerLauncher {
       cancelPoll: { everyMs: CANCEL_POLL_MS, requestTtlMs: CANCEL_REQUEST_TTL_MS },
       hardStopAfterMs: (name) => this.registry.find(name)?.options.cancel?.hardStopAfterMs,
       liveness,
+      metrics,
     });
     // What a task leaves behind must not take its neighbours down. A rejection
     // nobody handled harms nothing but its own promise: logged, and work goes on.
@@ -181,6 +204,7 @@ export class WorkerLauncher {
       await channel.send({ kind: 'exiting', reason });
     } finally {
       liveness.stop();
+      stopRecording?.();
       process.off('unhandledRejection', onRejection);
       process.off('uncaughtException', onException);
       process.off('message', onMessage);

@@ -16,6 +16,8 @@ import type { LogLevel } from '@nestjs/common';
  * - `PORT`: the web app's port (default 3000)
  * - `THREADMILL_HEALTH_MAX_READY`, `THREADMILL_HEALTH_MAX_FAILED`: `GET /health` thresholds (default: none)
  * - `THREADMILL_LOG_LEVEL`: `error`, `warn`, `log` (default), `debug` or `verbose` (a line per task)
+ * - `THREADMILL_TRACE_FILE`: traces every process with OpenTelemetry and appends the spans to
+ *   this file as JSON lines (read by sample/src/tracing/tracing.ts, before this file loads)
  */
 export const sampleConfig = {
   store: process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES ? 'redis' : 'sqlite',

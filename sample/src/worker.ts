@@ -1,3 +1,5 @@
+// First: tracing (when THREADMILL_TRACE_FILE is set) must wrap `http` before anything loads it.
+import './tracing/tracing';
 import 'reflect-metadata';
 
 import { runThreadmillCli } from '../../lib/cli';

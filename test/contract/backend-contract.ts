@@ -19,8 +19,11 @@ import { describeFinishedFeed } from './feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
+import { describeProgress } from './progress-contract';
 import { describeRepeats } from './repeat-contract';
+import { describeRoles } from './role-contract';
 import { describeScheduleStore } from './schedule-contract';
+import { describeTraceContexts } from './trace-contract';
 import { describeUniqueKeys } from './unique-contract';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
@@ -957,11 +960,14 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
     describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
+    describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
+    describeTraceContexts(() => ({ backend, alias }));
+    describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -5,6 +5,7 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../lib/core';
+import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord } from '../helpers/ready-record';
 
 /** What the limits contract needs of the backend under test. */
@@ -131,6 +132,26 @@ export function describeLimits(subject: () => LimitSubject): void {
       await backend.setQueueLimits('emails', null);
       await expect(backend.queueLimits()).resolves.toEqual({});
       expect(await take(['emails'], 0, backend)).toHaveLength(1);
+    });
+
+    it("frees a lapsed pool's share when its tasks are recovered", async () => {
+      const { backend } = subject();
+      await backend.setQueueLimits('default', { concurrency: 1 });
+      await backend.enqueueMany([record(), record()]);
+      await backend.beatPool('pool-a', 100);
+      const [held] = await backend.acquire(['default'], {
+        workerId: 'a:1-0',
+        timeoutMs: 0,
+        poolId: 'pool-a',
+      });
+      await expect(take(['default'])).resolves.toEqual([]);
+      // The pass that finds pool-a's heartbeat lapsed retries or fails its task: either way it stops running.
+      await passUntil(backend, 'recovered', 1);
+      await expect(backend.getResult(held.id)).resolves.not.toMatchObject({
+        status: TaskResultStatus.RUNNING,
+      });
+      await expect(take(['default'])).resolves.toHaveLength(1);
+      await expect(take(['default'])).resolves.toEqual([]);
     });
 
     it('keeps limits, and counts running tasks, for another backend instance on the same store', async () => {

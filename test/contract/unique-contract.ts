@@ -151,11 +151,13 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         await waitFor(() => Date.now() > first.task.runAfter!.getTime() + 5, {
           what: "the first enqueue's due time to pass",
         });
-        await backend.maintenancePass();
+        const promoted = (await backend.maintenancePass()).promoted;
         if (Date.now() < second.task.runAfter!.getTime()) {
+          expect(promoted).toBe(0);
           await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
         }
-        await passUntil(backend, 'promoted', 1);
+        // On a slow machine the second's due time may have passed by that pass already.
+        if (promoted === 0) await passUntil(backend, 'promoted', 1);
         const [running] = await acquireAll(backend);
         expect(running).toMatchObject({ id: first.id, args: ['second'] });
       });

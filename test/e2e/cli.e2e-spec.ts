@@ -206,7 +206,10 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       await expect(run(['retry', ids[0], ...bulk])).resolves.toMatchObject({ code: 2 });
       await expect(
         run(['retry', '--queue', 'default', '--status', 'SUCCESSFUL']),
-      ).resolves.toMatchObject({ code: 2 });
+      ).resolves.toMatchObject({ code: 2, stderr: expect.stringContaining('FAILED or CANCELLED') });
+      await expect(
+        run(['remove', '--queue', 'default', '--status', 'CANCELLED', '--task', 'sample.other']),
+      ).resolves.toMatchObject({ code: 0, stdout: '{"removed":0}\n' });
     });
 
     it('enqueue --key prints the task that holds the key instead of a new one', async () => {

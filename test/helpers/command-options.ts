@@ -6,16 +6,30 @@ import type { OptionMetadata } from 'nest-commander';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Every @Option of a nest-commander command class, in declaration order. */
+/**
+ * Every @Option of a nest-commander command class, in declaration order, a
+ * base class's after the class's own (nest-commander reads them up the
+ * prototype chain too).
+ */
 export function commandOptions(
   command: abstract new (...args: never[]) => unknown,
 ): OptionMetadata[] {
-  const prototype = command.prototype as Record<string, unknown>;
-  return Object.getOwnPropertyNames(prototype)
-    .map((name) => prototype[name])
-    .filter((member): member is object => typeof member === 'function')
-    .map((method) => Reflect.getMetadata(OptionMeta, method) as OptionMetadata | undefined)
-    .filter((meta): meta is OptionMetadata => meta !== undefined);
+  const options: OptionMetadata[] = [];
+  const seen = new Set<string>();
+  for (
+    let prototype = command.prototype as Record<string, unknown> | null;
+    prototype !== null && prototype !== Object.prototype;
+    prototype = Object.getPrototypeOf(prototype) as Record<string, unknown> | null
+  ) {
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const member = prototype[name];
+      if (seen.has(name) || typeof member !== 'function') continue;
+      seen.add(name);
+      const meta = Reflect.getMetadata(OptionMeta, member) as OptionMetadata | undefined;
+      if (meta !== undefined) options.push(meta);
+    }
+  }
+  return options;
 }
 
 /** README.md and the guides of docs/, each as [path, text]. */

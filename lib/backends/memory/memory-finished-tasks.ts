@@ -34,7 +34,7 @@ export class MemoryFinishedTasks {
     if (!stored || this.store.tasks.has(finished.id) || !isSameFinished(stored, finished)) {
       return false;
     }
-    this.store.results.delete(finished.id);
+    this.store.dropResult(finished.id);
     this.store.queue(stored.task.queue).history[finishedSegment(stored.status)].delete(stored.id);
     return true;
   }

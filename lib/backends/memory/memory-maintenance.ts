@@ -111,7 +111,7 @@ export class MemoryMaintenance implements MaintenanceStore {
       const beyondCount = limit.maxCount !== null && index >= limit.maxCount;
       if (finishedAt >= horizon && !beyondCount && store.results.has(id)) return;
       history.delete(id);
-      if (store.results.delete(id)) trimmed++;
+      if (store.dropResult(id)) trimmed++;
     });
     return trimmed;
   }
@@ -124,7 +124,7 @@ export class MemoryMaintenance implements MaintenanceStore {
     let trimmed = 0;
     for (const [id, result] of store.results) {
       if (result.expiresAt <= now) {
-        store.results.delete(id);
+        store.dropResult(id);
         trimmed++;
       }
     }

@@ -1,5 +1,6 @@
 import {
   TaskResultDoesNotExist,
+  recordWithProgress,
   taskResultDoesNotExist,
   type BackendTelemetry,
   type FinishedSegment,
@@ -51,7 +52,7 @@ export class MemoryReads {
     const found: TaskRecord[] = [];
     for (const id of ids) {
       const record = store.find(id, now);
-      if (record) found.push(copyRecord(record));
+      if (record) found.push(this.copy(record));
       if (found.length >= count) break;
     }
     return found;
@@ -99,6 +100,11 @@ export class MemoryReads {
   getResult(id: string): TaskRecord {
     const record = this.store.find(id, Date.now());
     if (!record) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
-    return copyRecord(record);
+    return this.copy(record);
+  }
+
+  /** A copy the caller may change, with its stored progress. */
+  private copy(record: TaskRecord): TaskRecord {
+    return recordWithProgress(copyRecord(record), this.store.progress.get(record.id));
   }
 }

@@ -20,6 +20,7 @@ export function copyRecord(record: TaskRecord): TaskRecord {
       ...(record.task.schedule && {
         schedule: { id: record.task.schedule.id, tickAt: new Date(record.task.schedule.tickAt) },
       }),
+      ...(record.task.traceContext && { traceContext: { ...record.task.traceContext } }),
     },
     enqueuedAt: new Date(record.enqueuedAt.getTime()),
     startedAt: copyDate(record.startedAt),

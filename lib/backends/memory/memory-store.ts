@@ -54,6 +54,8 @@ export class MemoryStore {
   readonly tasks = new Map<string, TaskRecord>();
   readonly leases = new Map<string, MemoryLease>();
   readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
+  /** Task id -> its progress as storeProgress stored it, until its result is dropped. */
+  readonly progress = new Map<string, string>();
   /** Pool id -> heartbeat deadline (ms); a pool past it is dead. */
   readonly pools = new Map<string, number>();
   /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
@@ -99,8 +101,22 @@ export class MemoryStore {
     const result = this.results.get(id);
     if (!result) return undefined;
     if (result.expiresAt > now) return result.record;
-    this.results.delete(id);
+    this.dropResult(id);
     return undefined;
+  }
+
+  /** Forgets a result and the progress stored beside it; returns whether there was one. */
+  dropResult(id: string): boolean {
+    this.progress.delete(id);
+    return this.results.delete(id);
+  }
+
+  /** Stores progress only while attempt number `attempt` of task `id` holds its lease. */
+  storeProgress(id: string, attempt: number, stored: string): boolean {
+    const held = this.tasks.get(id);
+    if (!held || !this.leases.has(id) || held.workerIds.length !== attempt) return false;
+    this.progress.set(id, stored);
+    return true;
   }
 
   /** A new task, enqueued `now`: counted, then deferred or ready. */

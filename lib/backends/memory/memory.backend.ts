@@ -43,6 +43,7 @@ import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
 import { MemoryReads } from './memory-reads';
+import { MemoryRoles } from './memory-roles';
 import { MemorySchedules } from './memory-schedules';
 import { MemoryStore } from './memory-store';
 import { MemoryUniqueKeys } from './memory-unique-keys';
@@ -82,6 +83,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private readonly feed: FinishedTaskFanout;
+  private readonly roles = new MemoryRoles();
   private closed = false;
 
   /**
@@ -219,6 +221,11 @@ export class MemoryBackend implements ExecutingBackend {
     return released;
   }
 
+  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    this.assertOpen();
+    return this.store.storeProgress(record.id, record.workerIds.length, stored);
+  }
+
   async cancel(id: string): Promise<CancelResult> {
     this.assertOpen();
     return this.cancels.cancel(id, Date.now());
@@ -300,6 +307,11 @@ export class MemoryBackend implements ExecutingBackend {
   async retirePool(poolId: string): Promise<void> {
     this.assertOpen();
     this.store.retirePool(poolId, Date.now());
+  }
+
+  async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    this.assertOpen();
+    return this.roles.claim(role, holder, ttlMs);
   }
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {

@@ -141,6 +141,11 @@ export class RedisKeys {
     return `${this.prefix}broker:heartbeat`;
   }
 
+  /** STRING naming the holder of a role, expiring when its lease runs out (see claimRole-1.lua). */
+  role(role: string): string {
+    return `${this.prefix}role:${role}`;
+  }
+
   /** ZSET of schedule cursors, score = next tick due (ms, Redis's clock); a paused schedule has none. */
   get scheduleCursors(): string {
     return `${this.prefix}schedule-cursors`;

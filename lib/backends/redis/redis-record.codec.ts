@@ -9,6 +9,7 @@ import {
   scheduleToJson,
   type TaskRecordJson,
 } from '../../core/task-serializer';
+import { recordWithProgress } from '../../core/task-progress';
 import { corruptTaskData, storedDataTooLarge } from '../../core/threadmill.messages';
 import { UNREADABLE_TASK_NAME, unreadableRecord } from '../../core/unreadable-record';
 
@@ -35,7 +36,8 @@ export interface MutableTaskFields {
 
 /**
  * The hash fields HMGET asks for: `data`, the MutableTaskFields in their
- * order, then `outcome` (set once the task finished).
+ * order, `outcome` (set once the task finished), then `progress` (set by
+ * storeProgress-2.lua while an attempt runs).
  */
 export const TASK_HASH_FIELDS = [
   'data',
@@ -44,6 +46,7 @@ export const TASK_HASH_FIELDS = [
   'lastAttemptedAt',
   'workers',
   'outcome',
+  'progress',
 ] as const;
 
 /**
@@ -118,6 +121,7 @@ export class RedisRecordCodec {
     if (task.timeoutMs !== undefined) compactTask.timeoutMs = task.timeoutMs;
     if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
     if (task.unique !== undefined) compactTask.unique = task.unique;
+    if (task.traceContext !== undefined) compactTask.traceContext = task.traceContext;
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -149,8 +153,11 @@ export class RedisRecordCodec {
     const data = values?.[0] ?? null;
     const outcome = values?.[5] ?? null;
     const fields = RedisRecordCodec.mutableFields(values);
-    if (outcome !== null) return this.decodeFinished(id, data, fields, outcome);
-    return data === null ? null : this.decodeLive(id, data, fields);
+    const progress = values?.[6];
+    if (outcome !== null) {
+      return recordWithProgress(this.decodeFinished(id, data, fields, outcome), progress);
+    }
+    return data === null ? null : recordWithProgress(this.decodeLive(id, data, fields), progress);
   }
 
   private liveJson(id: string, data: string | null, fields: MutableTaskFields): TaskRecordJson {
@@ -193,6 +200,7 @@ export class RedisRecordCodec {
         ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
         ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
         ...(task.unique === undefined ? {} : { unique: task.unique }),
+        ...(task.traceContext === undefined ? {} : { traceContext: task.traceContext }),
       },
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,

@@ -14,7 +14,12 @@ export interface ScriptKeyCount {
 
 /** A Lua function file (`<name>.function.lua`) prepended to the scripts that use it. */
 export type LuaFunctionName =
-  'callInSlices' | 'callSkippingWrongType' | 'countEnqueued' | 'storeClock' | 'storeFinished';
+  | 'callInSlices'
+  | 'callSkippingWrongType'
+  | 'countEnqueued'
+  | 'storeClock'
+  | 'storeFinished'
+  | 'wakeReady';
 
 /**
  * Every Lua script, with the key count its header documents. The file name
@@ -66,10 +71,12 @@ export const REDIS_SCRIPTS = {
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
   retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
   removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
-  resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 } },
-  storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 } },
+  storeProgress: { file: 'storeProgress-2.lua', keys: { fixed: 2 } },
+  resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 }, uses: ['wakeReady'] },
+  storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 }, uses: ['wakeReady'] },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
+  claimRole: { file: 'claimRole-1.lua', keys: { fixed: 1 } },
   trimFinished: {
     file: 'trimFinished-1.lua',
     keys: { fixed: 1 },

@@ -30,6 +30,7 @@ import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
 import { RedisFinishedFeed } from './redis-finished-feed';
 import { RedisFinishedTasks } from './redis-finished-tasks';
+import { RedisProgress } from './redis-progress';
 import { RedisConnection } from './redis-connection';
 import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
@@ -42,6 +43,7 @@ import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
+import { RedisRoles } from './redis-roles';
 import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
 import { RedisSettler } from './redis-settler';
@@ -90,11 +92,13 @@ export class RedisBackend implements TaskBackend {
   private readonly reader: RedisReader;
   private readonly canceller: RedisCanceller;
   private readonly finished: RedisFinishedTasks;
+  private readonly progress: RedisProgress;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
   private readonly limits: RedisQueueLimits;
   private readonly feed: FinishedTaskFanout;
+  private readonly roles: RedisRoles;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -153,12 +157,14 @@ export class RedisBackend implements TaskBackend {
     this.reader = new RedisReader(context);
     this.canceller = new RedisCanceller(context);
     this.finished = new RedisFinishedTasks(context);
+    this.progress = new RedisProgress(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
     this.feed = new FinishedTaskFanout(
       new RedisFinishedFeed(keys.finishedChannel, connection, logger),
       logger,
     );
+    this.roles = new RedisRoles(context);
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -209,6 +215,11 @@ export class RedisBackend implements TaskBackend {
     return this.pools.retire(poolId);
   }
 
+  /** The role's key expires with the lease, by Redis's clock (see claimRole-1.lua). */
+  claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.roles.claim(role, holder, ttlMs);
+  }
+
   release(records: readonly TaskRecord[]): Promise<number> {
     return this.releaser.release(records);
   }
@@ -219,6 +230,10 @@ export class RedisBackend implements TaskBackend {
 
   cancel(id: string): Promise<CancelResult> {
     return this.canceller.cancel(id);
+  }
+
+  storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    return this.progress.store(record, stored);
   }
 
   retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {

@@ -29,7 +29,7 @@ export class SqliteCancelStatements {
 
   constructor(db: Database) {
     this.selectTask = db.prepare(`
-      SELECT seq, id, queue, data, state, pool FROM threadmill_tasks WHERE alias = ? AND id = ?`);
+      SELECT seq, id, queue, data, progress, state, pool FROM threadmill_tasks WHERE alias = ? AND id = ?`);
     // The first request's time is kept: its age bounds how long it waits to be handled.
     this.insertRequest = db.prepare(`
       INSERT INTO threadmill_cancels (alias, pool, id, requested_at) VALUES (?, ?, ?, ?)

@@ -97,6 +97,16 @@ export class SqliteHeldTasks {
     );
   }
 
+  /** Stores progress while the attempt `record` still holds its task (one statement); whether it did. */
+  storeProgress(record: TaskRecord, stored: string): boolean {
+    const { tasks } = this.connection.sql;
+    return this.connection.guard(
+      () =>
+        tasks.updateProgress.run(stored, this.alias, record.id, record.workerIds.length).changes ===
+        1,
+    );
+  }
+
   /** Sends tasks back for their next attempt; the caller checked each is a retry of a configured queue. */
   retry(records: readonly TaskRecord[]): RetryOutcome[] {
     if (records.length === 0) return [];

@@ -38,7 +38,7 @@ export class SqliteMaintenanceStatements {
     this.promote = db.prepare(`
       UPDATE threadmill_tasks SET state = 'ready', run_at = NULL, expires_at = ? WHERE seq = ?`);
     this.selectExpiredLeases = db.prepare(`
-      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY ${STATE_INDEX.running}
+      SELECT seq, id, queue, data, progress FROM threadmill_tasks INDEXED BY ${STATE_INDEX.running}
       WHERE alias = ? AND queue = ? AND state = 'running' AND lease_until <= ?
       ORDER BY ${STATE_ORDER.running} LIMIT ?`);
     this.trimIngress = db.prepare(`

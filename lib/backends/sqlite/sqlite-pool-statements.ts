@@ -5,7 +5,8 @@ import type { TaskRow } from './sqlite-schema';
 /**
  * The statements on worker pools, prepared once per connection: a pool's
  * heartbeat deadline, the pools whose deadline lapsed, and the running tasks
- * a pool holds (so a dead pool's tasks are found through one index range).
+ * a pool holds (so a dead pool's tasks are found through one index range),
+ * and the roles pools claim.
  *
  * @internal
  */
@@ -15,10 +16,13 @@ export class SqlitePoolStatements {
   readonly upsertPool: Statement<[alias: string, pool: string, deadline: number]>;
   readonly selectLapsedPools: Statement<[alias: string, now: number, limit: number], string>;
   readonly deletePool: Statement<[alias: string, pool: string]>;
+  readonly claimRole: Statement<
+    [{ alias: string; role: string; holder: string; expiresAt: number; now: number }]
+  >;
 
   constructor(db: Database) {
     this.selectPoolTasks = db.prepare(`
-      SELECT seq, id, queue, data FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
+      SELECT seq, id, queue, data, progress FROM threadmill_tasks INDEXED BY threadmill_tasks_pool
       WHERE alias = ? AND pool = ? AND state = 'running' AND pool IS NOT NULL
       ORDER BY seq LIMIT ?`);
     this.countPoolTasks = db
@@ -37,5 +41,11 @@ export class SqlitePoolStatements {
       )
       .pluck();
     this.deletePool = db.prepare(`DELETE FROM threadmill_pools WHERE alias = ? AND pool = ?`);
+    // Changes one row when the claimant holds the role now; none while another's lease runs.
+    this.claimRole = db.prepare(`
+      INSERT INTO threadmill_roles (alias, role, holder, expires_at)
+      VALUES (:alias, :role, :holder, :expiresAt)
+      ON CONFLICT (alias, role) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE threadmill_roles.holder = excluded.holder OR threadmill_roles.expires_at <= :now`);
   }
 }

@@ -5,7 +5,7 @@ import type { SqliteConnection } from './sqlite-connection';
 /**
  * The heartbeats of a SqliteBackend's worker pools: a live pool's deadline
  * moves on, a stopped pool is forgotten. The maintenance pass recovers the
- * tasks of a pool whose deadline lapsed.
+ * tasks of a pool whose deadline lapsed. Roles are leased the same way.
  *
  * @internal
  */
@@ -30,6 +30,16 @@ export class SqlitePools {
   beat(poolId: string, ttlMs: number): void {
     const { pools } = this.connection.sql;
     this.connection.guard(() => pools.upsertPool.run(this.alias, poolId, Date.now() + ttlMs));
+  }
+
+  /** Whether `holder` holds `role` now, its lease renewed until `ttlMs` from now. */
+  claimRole(role: string, holder: string, ttlMs: number): boolean {
+    const { pools } = this.connection.sql;
+    const now = Date.now();
+    const { changes } = this.connection.guard(() =>
+      pools.claimRole.run({ alias: this.alias, role, holder, expiresAt: now + ttlMs, now }),
+    );
+    return changes > 0;
   }
 
   retire(poolId: string): void {

@@ -47,7 +47,7 @@ export class SqliteReadStatements {
   constructor(db: Database) {
     const peekTask = (state: TaskState) =>
       db.prepare<[string, string, number, number], DataRow>(`
-        SELECT id, data FROM threadmill_tasks INDEXED BY ${STATE_INDEX[state]}
+        SELECT id, data, progress FROM threadmill_tasks INDEXED BY ${STATE_INDEX[state]}
         WHERE alias = ? AND queue = ? AND state = '${state}' AND expires_at > ?
         ORDER BY ${STATE_ORDER[state]} LIMIT ?`);
     this.peekTasks = {
@@ -57,7 +57,7 @@ export class SqliteReadStatements {
     };
     // Newest first: what an operator looking at history wants to see.
     this.peekResults = db.prepare(`
-      SELECT id, data FROM threadmill_results
+      SELECT id, data, progress FROM threadmill_results
       WHERE alias = ? AND queue = ? AND status = ? AND finished_at >= ? AND expires_at > ?
       ORDER BY finished_at DESC, rowid DESC LIMIT ?`);
     // One index range per number (covering indexes): telemetry stays cheap with a large backlog.

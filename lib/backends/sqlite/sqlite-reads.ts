@@ -3,6 +3,7 @@ import type { Logger } from '@nestjs/common';
 import {
   deserializeRecord,
   isFinishedSegment,
+  recordWithProgress,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type BackendTelemetry,
@@ -47,7 +48,7 @@ export class SqliteReads {
     const records: TaskRecord[] = [];
     for (const row of rows) {
       try {
-        records.push(deserializeRecord(row.id, row.data));
+        records.push(recordWithProgress(deserializeRecord(row.id, row.data), row.progress));
       } catch (error) {
         // Peek only reads: the consumer that acquires this task fails it properly.
         this.logger.warn(`peek skipped task ${row.id} of "${this.alias}": ${errorText(error)}`);
@@ -109,7 +110,7 @@ export class SqliteReads {
       ),
     );
     if (!row) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
-    return deserializeRecord(id, row.data);
+    return recordWithProgress(deserializeRecord(id, row.data), row.progress);
   }
 
   maintenanceHeartbeat(): Date | null {

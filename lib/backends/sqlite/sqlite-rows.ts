@@ -88,10 +88,16 @@ export class SqliteRows {
   /** A finished task out of the task table and into the results, kept as its retention says. */
   finish(record: TaskRecord, row: TaskRow, now: number): void {
     this.sql.deleteTask.run(row.seq);
-    this.storeResult(record, row.queue, now);
+    this.storeResult(record, row.queue, now, row.progress ?? null);
   }
 
-  storeResult(record: TaskRecord, queue: string, now: number): void {
+  /** `progress`: what the task row held (storeProgress), kept with the result. */
+  storeResult(
+    record: TaskRecord,
+    queue: string,
+    now: number,
+    progress: string | null = null,
+  ): void {
     this.sql.upsertResult.run({
       alias: this.alias,
       id: record.id,
@@ -102,6 +108,7 @@ export class SqliteRows {
       // The longest any result is kept; the trimming step applies each queue and status's own limit.
       expiresAt: now + this.config.retention.longestMaxAgeMs,
       data: serializeRecord(record),
+      progress,
     });
   }
 }

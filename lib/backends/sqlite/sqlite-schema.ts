@@ -23,12 +23,13 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
  * | `threadmill_queue_limits` | each queue's limits, stored or seeded from the configuration |
  * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
+ * | `threadmill_roles` | each role's holder and the end of its lease (e.g. which pool exposes the store gauges) |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 7;
+export const SQLITE_SCHEMA_VERSION = 9;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -187,6 +188,23 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX threadmill_queue_starts_window ON threadmill_queue_starts (alias, queue, at);
   `,
+  // 8: task progress, as storedProgress writes it ([attempt, value] JSON):
+  // written on a running task's row, carried to its result when it finishes.
+  `
+  ALTER TABLE threadmill_tasks ADD COLUMN progress TEXT;
+  ALTER TABLE threadmill_results ADD COLUMN progress TEXT;
+  `,
+  // 9: roles. One row per role names its holder until `expires_at`; a
+  // claim takes the row when it is free, lapsed or already the claimant's.
+  `
+  CREATE TABLE threadmill_roles (
+    alias      TEXT    NOT NULL,
+    role       TEXT    NOT NULL,
+    holder     TEXT    NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (alias, role)
+  );
+  `,
 ];
 
 /** Which ordered segment a peek reads; the finished ones come from the results table. */
@@ -216,12 +234,16 @@ export interface TaskRow {
   id: string;
   queue: string;
   data: string;
+  /** Selected by the statements whose row may end as a result, which keeps it. */
+  progress?: string | null;
 }
 
 /** A task or result row as a read returns it. */
 export interface DataRow {
   id: string;
   data: string;
+  /** Selected by the reads that return a task to callers (recordWithProgress). */
+  progress?: string | null;
 }
 
 /** Meta keys; written once here so the maintenance pass and readers agree (stored names, kept as first released). */

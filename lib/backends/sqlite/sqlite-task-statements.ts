@@ -72,10 +72,14 @@ export class SqliteTaskStatements {
         finishedAt: number;
         expiresAt: number;
         data: string;
+        progress: string | null;
       },
     ]
   >;
   readonly markReady: Statement<[expiresAt: number, data: string, seq: number]>;
+  readonly updateProgress: Statement<
+    [progress: string, alias: string, id: string, attempt: number]
+  >;
   readonly selectResult: Statement<[alias: string, id: string, now: number], DataRow>;
   readonly selectTask: Statement<[alias: string, id: string, now: number], DataRow>;
 
@@ -109,23 +113,27 @@ export class SqliteTaskStatements {
         expires_at = ?, data = ?
       WHERE seq = ?`);
     this.selectRunning = db.prepare(`
-      SELECT seq, id, queue, data FROM threadmill_tasks
+      SELECT seq, id, queue, data, progress FROM threadmill_tasks
       WHERE alias = ? AND id = ? AND state = 'running'`);
     this.deleteTask = db.prepare(`DELETE FROM threadmill_tasks WHERE seq = ?`);
     this.upsertResult = db.prepare(`
-      INSERT INTO threadmill_results (alias, id, queue, status, finished_at, expires_at, data)
-      VALUES (@alias, @id, @queue, @status, @finishedAt, @expiresAt, @data)
+      INSERT INTO threadmill_results (alias, id, queue, status, finished_at, expires_at, data, progress)
+      VALUES (@alias, @id, @queue, @status, @finishedAt, @expiresAt, @data, @progress)
       ON CONFLICT (alias, id) DO UPDATE SET
         queue = excluded.queue, status = excluded.status, finished_at = excluded.finished_at,
-        expires_at = excluded.expires_at, data = excluded.data`);
+        expires_at = excluded.expires_at, data = excluded.data, progress = excluded.progress`);
     this.markReady = db.prepare(`
       UPDATE threadmill_tasks SET state = 'ready', lease_until = NULL, pool = NULL, expires_at = ?, data = ?
       WHERE seq = ?`);
     this.selectResult = db.prepare(
-      `SELECT id, data FROM threadmill_results WHERE alias = ? AND id = ? AND expires_at > ?`,
+      `SELECT id, data, progress FROM threadmill_results WHERE alias = ? AND id = ? AND expires_at > ?`,
     );
     this.selectTask = db.prepare(
-      `SELECT id, data FROM threadmill_tasks WHERE alias = ? AND id = ? AND expires_at > ?`,
+      `SELECT id, data, progress FROM threadmill_tasks WHERE alias = ? AND id = ? AND expires_at > ?`,
     );
+    // Held by that very attempt: running, and its worker ids (one per lease) as many as its number.
+    this.updateProgress = db.prepare(`
+      UPDATE threadmill_tasks SET progress = ?
+      WHERE alias = ? AND id = ? AND state = 'running' AND json_array_length(data, '$.workerIds') = ?`);
   }
 }

@@ -188,6 +188,10 @@ export class SqliteBackend implements TaskBackend {
     this.pools.retire(poolId);
   }
 
+  async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.pools.claimRole(role, holder, ttlMs);
+  }
+
   async release(records: readonly TaskRecord[]): Promise<number> {
     if (records.length === 0) return 0;
     return this.heldTasks.giveBack(records, false);
@@ -195,6 +199,10 @@ export class SqliteBackend implements TaskBackend {
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     return this.heldTasks.giveBack(records, true);
+  }
+
+  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+    return this.heldTasks.storeProgress(record, stored);
   }
 
   async cancel(id: string): Promise<CancelResult> {

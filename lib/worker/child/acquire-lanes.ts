@@ -41,6 +41,8 @@ export interface AcquireLanesDeps {
   /** Pause after a failed acquire before the next. */
   readonly retryDelayMs: number;
   readonly poolId?: string;
+  /** Counts each failed acquire (the metrics' store errors), when metrics are on. */
+  readonly metrics?: { storeFailed(): void };
   readonly slots: TaskSlots;
   readonly outcomes: OutcomeQueue;
   readonly orphans: OrphanSearch;
@@ -179,6 +181,7 @@ export class AcquireLanes {
       // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.
       if (!(error instanceof PoolHeartbeatLapsedError)) {
         this.deps.logger.error(acquireFailed(backend.alias, error));
+        this.deps.metrics?.storeFailed();
         this.deps.orphans.acquireFailed();
       }
       if (done.length > 0) outcomes.acquireFailed(done);

@@ -32,6 +32,8 @@ export interface OutcomeQueueDeps {
   readonly changes: ChangeSignal;
   /** A batch left the child's hands: settled, or given up on by an urgent stop. */
   readonly settled: (batch: readonly TaskRecord[]) => void;
+  /** Counts each refused store (the metrics' store errors), when metrics are on. */
+  readonly metrics?: { storeFailed(): void };
 }
 
 /**
@@ -144,6 +146,7 @@ export class OutcomeQueue {
         return;
       } catch (error) {
         if (attempt === 1) this.refusedStores++;
+        this.deps.metrics?.storeFailed();
         const pauseMs = Math.min(retryDelayMs * 2 ** (attempt - 1), this.longestPauseMs);
         logger.error(
           acknowledgeFailed(batch.length, attempt, error, urgent.aborted ? null : pauseMs),

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
+import type { MetricsSnapshot } from '../../metrics/prom-client.loader';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { HeldJournal } from '../held-journal';
 import type { ParentChannel } from '../worker-ipc';
@@ -10,6 +11,16 @@ import type { ParentChannel } from '../worker-ipc';
  * app. `cancel` aborts when the task's cancel is requested.
  */
 export type RunTask = (record: TaskRecord, cancel: AbortSignal) => Promise<TaskRecord>;
+
+/** The metrics a child records for its pool's `/metrics` (TaskMetrics), when they are on. */
+export interface ChildMetrics {
+  /** Calls `changed` after each change from now on, so the next report carries it. */
+  watch(changed: () => void): void;
+  /** A backend call of this child failed (an acquire, an acknowledgement). */
+  storeFailed(): void;
+  /** Everything counted so far (cumulative). */
+  snapshot(): Promise<MetricsSnapshot>;
+}
 
 export interface WorkerChildDeps {
   readonly backend: TaskBackend;
@@ -39,6 +50,8 @@ export interface WorkerChildDeps {
   readonly hardStopAfterMs?: (taskName: string) => number | undefined;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
+  /** Told of failed store calls, and read for each progress report; omitted, metrics are off. */
+  readonly metrics?: ChildMetrics;
   /** Told when each task starts and ends: the liveness beat, which carries their declared bounds. */
   readonly liveness?: {
     started(record: TaskRecord): void;

@@ -77,13 +77,14 @@ export class WorkerChild {
       void deps.channel.send({ kind: 'journalFailed' });
     });
     this.giveBack = new LeaseGiveBack(deps.backend, deps.logger, this.ledger);
-    this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS);
+    this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS, deps.metrics);
     this.outcomes = new OutcomeQueue({
       backend: deps.backend,
       logger: deps.logger,
       retryDelayMs: deps.retryDelayMs,
       urgent: this.urgentAbort.signal,
       changes: this.changes,
+      metrics: deps.metrics,
       settled: (batch) => {
         this.ledger.forget(batch.map((r) => r.id));
         this.progress.count(batch);
@@ -189,7 +190,7 @@ export class WorkerChild {
     this.deps.liveness?.started(record);
     const started = this.deps.logTasks ? performance.now() : 0;
     if (this.deps.logTasks) {
-      this.deps.logger.verbose?.(taskStartedLine(record.id, record.task.name, this.workerId(slot)));
+      this.deps.logger.verbose?.(taskStartedLine(record, this.workerId(slot)));
     }
     this.deps.runTask(record, cancel.signal).then(
       (result) => this.finish(result, slot, started),
@@ -205,7 +206,7 @@ export class WorkerChild {
       this.slots.vacate(slot);
       if (this.deps.logTasks) {
         this.deps.logger.verbose?.(
-          taskFinishedLine(result.id, result.task.name, performance.now() - started, result.status),
+          taskFinishedLine(result, performance.now() - started, result.status),
         );
       }
       // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
@@ -241,7 +242,7 @@ export class WorkerChild {
     if (!task) return;
     this.held.delete(id);
     this.slots.vacate(task.slot);
-    this.deps.logger.warn(taskAbandoned(id, task.record.task.name, status));
+    this.deps.logger.warn(taskAbandoned(task.record, status));
     this.ledger.forget([id]);
     this.changes.notify();
   }
@@ -251,7 +252,7 @@ export class WorkerChild {
     const task = this.held.get(id);
     if (!task) return false;
     if (task.cancel.signal.aborted) return true;
-    this.deps.logger.log(taskCancelRequested(id, task.record.task.name));
+    this.deps.logger.log(taskCancelRequested(task.record));
     task.cancel.abort();
     const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
     if (graceMs !== undefined) {

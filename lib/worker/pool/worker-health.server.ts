@@ -1,8 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import { metricsNeedPromClient, metricsRenderFailed } from '../../core/metrics.messages';
 import { workerHealthListening } from '../../core/worker.messages';
+import type { MetricsPage } from '../../metrics/pool-metrics';
 import type { PoolHealth } from './worker-pool.deps';
+
+/** The pool's metrics for `GET /metrics`: null when prom-client is not installed (501). */
+export type PoolMetricsSource = { render(): Promise<MetricsPage> } | null;
 
 /** A maintenance pass older than this many intervals means the main process is stuck. */
 const MAINTENANCE_INTERVALS_ALLOWED = 3;
@@ -60,7 +65,8 @@ export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHe
  * `threadmill worker --health-port N`: a liveness endpoint of the pool's main
  * process for orchestrators, on any path: 200 while the pool is healthy, 503
  * with the reasons otherwise. It answers from the pool's own state, so a probe
- * costs no backend round trip.
+ * costs no backend round trip. `GET /metrics` is the one other path: the
+ * pool's Prometheus metrics (see docs/metrics.md), or 501 without prom-client.
  */
 export class WorkerHealthServer {
   private readonly logger = new Logger('WorkerHealth');
@@ -69,6 +75,7 @@ export class WorkerHealthServer {
   constructor(
     private readonly requestedPort: number,
     private readonly health: () => PoolHealth,
+    private readonly metrics: PoolMetricsSource = null,
   ) {}
 
   /** The port it listens on (the system's pick when asked for 0). */
@@ -79,6 +86,11 @@ export class WorkerHealthServer {
 
   async start(): Promise<void> {
     const server = createServer((request, response) => {
+      const read = request.method === 'GET' || request.method === 'HEAD';
+      if (read && request.url?.split('?')[0] === '/metrics') {
+        void this.answerMetrics(request, response);
+        return;
+      }
       const report = assessPoolHealth(this.health());
       response.writeHead(report.status === 'up' ? 200 : 503, {
         'content-type': 'application/json',
@@ -95,6 +107,24 @@ export class WorkerHealthServer {
     });
     this.server = server;
     this.logger.log(workerHealthListening(this.port));
+  }
+
+  private async answerMetrics(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const headers = { 'cache-control': 'no-store' };
+    if (this.metrics === null) {
+      response.writeHead(501, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
+      response.end(request.method === 'HEAD' ? undefined : `${metricsNeedPromClient()}\n`);
+      return;
+    }
+    try {
+      const page = await this.metrics.render();
+      response.writeHead(200, { ...headers, 'content-type': page.contentType });
+      response.end(request.method === 'HEAD' ? undefined : page.body);
+    } catch (error) {
+      this.logger.error(metricsRenderFailed(error));
+      response.writeHead(500, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
+      response.end(request.method === 'HEAD' ? undefined : `${metricsRenderFailed(error)}\n`);
+    }
   }
 
   async close(): Promise<void> {

@@ -63,7 +63,7 @@ export class TasksController {
   @HttpCode(HttpStatus.OK)
   async cancel(@Param('id') id: string): Promise<{ outcome: CancelOutcome; result: TaskRecord }> {
     try {
-      const { outcome, result } = await this.control.cancel(id, sampleConfig.alias);
+      const { outcome, result } = await this.control.cancel(id, { backend: sampleConfig.alias });
       return { outcome, result: result.toRecord() };
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) throw new NotFoundException(error.message);

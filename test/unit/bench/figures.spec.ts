@@ -11,6 +11,7 @@ import {
 } from '../../../bench/figures';
 import type { WindowCost } from '../../../bench/metrics';
 import { renderTable, toReported, type FigureRow, type ReportedRow } from '../../../bench/report';
+import { PROGRESS_ROW_KEY, type ProgressSample } from '../../../bench/progress-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
 import type { BacklogSamples, DrainSample, SchedulePassSample } from '../../../bench/scenarios';
 import type { RunnerResults } from '../../../bench/suite';
@@ -55,6 +56,7 @@ function results(f: Figures): RunnerResults {
     memoryPerTaskBytes: f.memory,
     backlog: {},
     schedulePasses: [],
+    progress: [],
     roundTripsCounted: f.roundTripsCounted ?? true,
   };
 }
@@ -388,5 +390,40 @@ describe('bench figures: a maintenance pass over 1,000 schedules none due', () =
 
   it('has no figure, and judges nothing, when no pass was measured', () => {
     expect(passRow(passes())).toMatchObject({ threadmill: null, met: null });
+  });
+});
+
+describe('bench figures: tasks reporting progress every ms against the same tasks silent', () => {
+  /** One repetition whose reporting run took `ratio` times the silent one's worker CPU. */
+  const sample = (ratio: number): ProgressSample => ({
+    tasks: 30,
+    silentCpuMicros: 200_000,
+    reportingCpuMicros: 200_000 * ratio,
+  });
+  const reporting = (...ratios: number[]): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    progress: ratios.map(sample),
+  });
+  const progressRow = (threadmill: RunnerResults, sqlite = reporting(1.01)): ReportedRow =>
+    row(
+      buildFigures(QUICK, { [THREADMILL]: threadmill, [BULLMQ]: bullmq, [SQLITE]: sqlite }, {}),
+      PROGRESS_ROW_KEY,
+    );
+
+  it('reports the median ratio of the repetitions, met under 1.05×', () => {
+    const met = progressRow(reporting(1.02, 1.2, 0.99));
+    expect(met.threadmill).toBeCloseTo(1.02);
+    expect(met).toMatchObject({
+      target: '< 1.05× the same task silent',
+      met: true,
+      better: 'lower',
+      bullmq: null,
+    });
+    expect(met.sqlite).toBeCloseTo(1.01);
+    expect(progressRow(reporting(1.05)).met).toBe(false);
+  });
+
+  it('has no figure, and judges nothing, when nothing was measured', () => {
+    expect(progressRow(reporting())).toMatchObject({ threadmill: null, met: null });
   });
 });

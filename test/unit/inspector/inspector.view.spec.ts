@@ -1,4 +1,4 @@
-import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import { TaskResultStatus, storedProgress, type TaskRecord } from '../../../lib/core';
 import {
   abbreviateCount,
   detailLines,
@@ -13,7 +13,7 @@ import {
   tableRow,
   wrapLines,
 } from '../../../lib/inspector/inspector.view';
-import { seeded } from '../../helpers/memory-backend';
+import { leaseTo, memoryBackend, readyTask, seeded } from '../../helpers/memory-backend';
 import { readyRecord, type ReadyRecordFields } from '../../helpers/ready-record';
 
 const now = new Date('2026-11-30T03:10:00.000Z');
@@ -273,6 +273,18 @@ describe('inspector view', () => {
       expect(text.find((t) => t.startsWith('returnValue '))).toContain('{');
       expect(text.join('\n')).toContain('"sent": true');
       expect(text.find((t) => t.startsWith('unique key '))).toBeUndefined();
+    });
+
+    it('shows the progress a running task reported, and no line for one that reported none', async () => {
+      const backend = memoryBackend();
+      const [running] = await leaseTo(backend, 'host:1-0', readyTask('t-3'));
+      const without = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
+      expect(without.find((t) => t.startsWith('progress '))).toBeUndefined();
+      await backend.storeProgress(running, storedProgress(1, JSON.stringify({ rows: 40, of: 90 })));
+      const text = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
+      expect(text.find((t) => t.startsWith('progress '))).toBe(`${'progress'.padEnd(16)}{`);
+      expect(text).toContain(`${' '.repeat(16)}  "rows": 40,`);
+      await backend.close();
     });
 
     it('shows the unique key of a task that has one, with its mode and ttl', async () => {

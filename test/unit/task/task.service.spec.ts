@@ -343,6 +343,26 @@ describe('TaskService', () => {
     });
   });
 
+  describe('cancel', () => {
+    it('cancels a waiting run through the service and through a handle on its backend', async () => {
+      const first = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
+      await expect(tasks.cancel(first.id)).resolves.toMatchObject({
+        outcome: 'cancelled',
+        result: { status: TaskResultStatus.CANCELLED },
+      });
+      const handle = tasks.task(GreetingTasks, 'greet').using({ backend: 'nodefer' });
+      const queued = await tasks.task(GreetingTasks, 'greet').enqueue('Grace');
+      // The handle's backend holds no such task: the cancel goes there, not to the default.
+      await expect(handle.cancel(queued.id)).rejects.toThrow(TaskResultDoesNotExist);
+      const { outcome, result } = await tasks.task(GreetingTasks, 'greet').cancel(queued.id);
+      expect(outcome).toBe('cancelled');
+      expect(result.status).toBe(TaskResultStatus.CANCELLED);
+      await expect(tasks.cancel(queued.id, { backend: 'elsewhere' })).rejects.toThrow(
+        UnknownBackendError,
+      );
+    });
+  });
+
   describe('with one backend configured under another alias', () => {
     it('enqueues a task that names no backend there, and reads its result there', async () => {
       const single = await Test.createTestingModule({

@@ -69,4 +69,35 @@ describe('worker pool health', () => {
       await server.close();
     }
   });
+
+  it('answers GET /metrics with 501 and what to install when prom-client is not there', async () => {
+    const server = new WorkerHealthServer(0, () => healthy, null);
+    await server.start();
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+      expect(response.status).toBe(501);
+      expect(await response.text()).toMatch(/npm install prom-client/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves the rendered metrics on GET /metrics and the liveness JSON everywhere else', async () => {
+    const page = { contentType: 'text/plain; version=0.0.4; charset=utf-8', body: 'x_total 1\n' };
+    const state: PoolHealth = { ...healthy, lastMaintenancePassAt: Date.now() };
+    const server = new WorkerHealthServer(0, () => state, { render: () => Promise.resolve(page) });
+    await server.start();
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const metrics = await fetch(`${base}/metrics?name=x`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.headers.get('content-type')).toBe(page.contentType);
+      expect(await metrics.text()).toBe(page.body);
+      const live = await fetch(`${base}/`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toMatchObject({ status: 'up' });
+    } finally {
+      await server.close();
+    }
+  });
 });

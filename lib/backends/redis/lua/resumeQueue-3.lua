@@ -7,7 +7,7 @@
   to lease, so without these the tasks would wait for the next enqueue or
   for a consumer's wait to time out. Both happen in one step, so no consumer
   sees the queue resumed without its tokens. A queue that was not paused
-  gets no tokens: its tasks already had theirs. The #!lua line makes Redis
+  gets no tokens: its tasks already had theirs (wakeReady). The #!lua line makes Redis
   refuse the call before it runs when memory is over maxmemory.
 
   KEYS[1] paused queues (SET) of the alias, member = queue name
@@ -24,16 +24,4 @@
 if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-local bound = tonumber(ARGV[2])
-local ready = math.min(redis.call('ZCARD', KEYS[2]), bound)
-if ready == 0 then
-  return 0
-end
-local tokens = {}
-for t = 1, ready do
-  tokens[t] = '1'
-end
-if redis.call('LPUSH', KEYS[3], unpack(tokens)) > bound then
-  redis.call('LTRIM', KEYS[3], 0, bound - 1)
-end
-return ready
+return wakeReady(KEYS[2], KEYS[3], tonumber(ARGV[2]))

@@ -9,7 +9,8 @@
   wait left, with a wake-up token. Its data is replaced (the errors grew and
   runAfter moved), its worker ids kept so its attempts still count, its
   startedAt kept (the start of its first attempt, which acquire leaves
-  alone), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
+  alone), its progress kept (the failed attempt's, shown until the next
+  attempt starts), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
   A record not held whose hash already holds this very data was sent back
   by an earlier call whose reply was lost, and is reported so. The #!lua
@@ -19,7 +20,7 @@
 
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
-  KEYS[5r-3] task (HASH) data, status and workers replaced; score and startedAt kept
+  KEYS[5r-3] task (HASH) data, status and workers replaced; score, startedAt and progress kept
   KEYS[5r-2] deferred set (ZSET) of the task's queue, score = due time (ms, Redis's clock)
   KEYS[5r-1] ready queue (ZSET) of the task's queue
   KEYS[5r] wake-up tokens (LIST) of the task's queue
@@ -74,13 +75,16 @@ for r = 1, #KEYS / 5 do
     if pool then
       redis.call('SREM', poolPrefix .. pool, id)
     end
-    local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt')
+    local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt', 'progress')
     local score = kept and kept[1] or ARGV[5 * r + 5]
     redis.call('DEL', taskKey)
     redis.call('HSET', taskKey, 'data', ARGV[5 * r + 2], 'status', ARGV[1],
       'workers', ARGV[5 * r + 3], 'score', score)
     if kept and kept[2] then
       redis.call('HSET', taskKey, 'startedAt', kept[2])
+    end
+    if kept and kept[3] then
+      redis.call('HSET', taskKey, 'progress', kept[3])
     end
     local wait = tonumber(ARGV[5 * r + 4])
     if wait > 0 then

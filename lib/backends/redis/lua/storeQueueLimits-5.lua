@@ -5,7 +5,7 @@
   acquire.lua reads the hash only then (see its header). Seeding the
   configured limits stores only when the queue has none stored, so a change
   made at run time outlives restarts. A stored change gives the queue's
-  ready tasks wake-up tokens (one per ready task, bounded), so idle
+  ready tasks wake-up tokens (wakeReady), so idle
   consumers look again under the new limits at once. A queue whose rate
   limit is lifted or changed loses its window's starts only when it has no
   rate limit any more. The #!lua line makes Redis refuse the call before it
@@ -48,16 +48,4 @@ if limited then
 else
   redis.call('SREM', KEYS[1], ':limits')
 end
-local bound = tonumber(ARGV[4])
-local ready = math.min(redis.call('ZCARD', KEYS[3]), bound)
-if ready == 0 then
-  return 0
-end
-local tokens = {}
-for t = 1, ready do
-  tokens[t] = '1'
-end
-if redis.call('LPUSH', KEYS[4], unpack(tokens)) > bound then
-  redis.call('LTRIM', KEYS[4], 0, bound - 1)
-end
-return ready
+return wakeReady(KEYS[3], KEYS[4], tonumber(ARGV[4]))

@@ -6,7 +6,12 @@ import Database from 'better-sqlite3';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-schema';
-import { BackendUnavailableError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import {
+  BackendUnavailableError,
+  TaskResultStatus,
+  storedProgress,
+  type TaskRecord,
+} from '../../../../lib/core';
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
@@ -89,6 +94,29 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const db = openRaw();
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    });
+
+    it('upgrades a file of schema 7 to one with a progress column, keeping its tasks', async () => {
+      const first = open();
+      const done = await first.enqueue(newRecord(alias));
+      await first.enqueue(newRecord(alias));
+      const [finished] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await first.acknowledge([succeed(finished, 'kept')]);
+      await first.close();
+      // What schema 7 was: no progress column on either table.
+      const old = openRaw();
+      old.exec(`ALTER TABLE threadmill_tasks DROP COLUMN progress;
+        ALTER TABLE threadmill_results DROP COLUMN progress;`);
+      old.pragma('user_version = 7');
+      old.close();
+
+      const upgraded = open();
+      await expect(upgraded.getResult(done.id)).resolves.toMatchObject({ returnValue: 'kept' });
+      const [running] = await upgraded.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      expect((await upgraded.getResult(running.id)).progress).toBeUndefined();
+      await expect(upgraded.storeProgress(running, storedProgress(1, '0.5'))).resolves.toBe(true);
+      expect((await upgraded.getResult(running.id)).progress).toBe(0.5);
+      expect(openRaw().pragma('user_version', { simple: true })).toBe(8);
     });
 
     it('is created with its missing parent folders, from each url form', async () => {

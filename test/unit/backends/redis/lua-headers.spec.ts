@@ -8,6 +8,7 @@ import {
 } from '../../../../lib/backends/redis/redis-script-sources';
 import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
 import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
+import { RedisProgressScript } from '../../../../lib/backends/redis/redis-progress-script';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
 
@@ -32,11 +33,13 @@ function recordingClient() {
     resumeQueue: 0,
     storeQueueLimits: 0,
     beatPool: 1,
+    claimRole: 1,
     storeTime: [1, null],
     trimFinished: 0,
     cancel: 1,
     retryFinished: 1,
     removeFinished: 1,
+    storeProgress: 1,
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -163,6 +166,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { queue: 'q', encoded: '1 0 0', onlyIfAbsent: false, wakeBound: 1 },
   );
   await scripts.beatPool('k', 'p', 1);
+  await control.claimRole('k', 'h', 1);
   await scripts.storeTime('k');
   await scripts.trimFinished('k', { taskPrefix: 'p', maxAgeMs: 1, maxCount: null, max: 1 });
   const schedules = new RedisScheduleScripts(client);
@@ -193,6 +197,10 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   await finished.removeFinished(
     { taskKey: 'k', historyKey: 'k', uniqueKeysKey: 'u' },
     { id: 'i', outcomeSeen: '{}', uniqueKey: null },
+  );
+  await new RedisProgressScript(client).storeProgress(
+    { runningKey: 'k', taskKey: 'k' },
+    { id: 'i', attempt: 1, stored: '[1,0]' },
   );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {

@@ -97,3 +97,26 @@ describe('RedisRecordCodec: a finished task', () => {
     expect(large?.returnValue).toHaveLength(5_000_000);
   });
 });
+
+describe('RedisRecordCodec: a trace context', () => {
+  const traceContext = {
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    tracestate: 'vendor=opaque',
+  };
+  const noFields = RedisRecordCodec.mutableFields(null);
+
+  it("keeps a task's trace context in its data, read back as it was", () => {
+    const record = readyRecord(ALIAS);
+    const traced = { ...record, task: { ...record.task, traceContext } };
+    const data = codec.encodeLive(traced);
+    expect(JSON.parse(data).task.traceContext).toEqual(traceContext);
+    expect(codec.decodeLive(traced.id, data, noFields)).toEqual(traced);
+  });
+
+  it('writes no key for a task enqueued outside a trace', () => {
+    const record = readyRecord(ALIAS);
+    const data = codec.encodeLive(record);
+    expect(data).not.toContain('traceContext');
+    expect('traceContext' in codec.decodeLive(record.id, data, noFields).task).toBe(false);
+  });
+});

@@ -1,0 +1,13 @@
+// Messages of task progress (TaskContext.progress), written once here.
+
+export const progressNotJson = (taskName: string, reason: string): string =>
+  `Task "${taskName}": its progress ${reason}. Report a finite number or a small JSON value ` +
+  `(null, booleans, finite numbers, strings, arrays and plain objects).`;
+
+export const progressTooLarge = (taskName: string, bytes: number, max: number): string =>
+  `Task "${taskName}": its progress is ${bytes} bytes as JSON, over the ${max}-byte limit. ` +
+  `Report a number or a few fields (counts, a phase name); keep results for the return value.`;
+
+export const progressNotStored = (id: string, taskName: string, reason: string): string =>
+  `Progress of task "${taskName}" (${id}) was not stored: ${reason}. ` +
+  `Its next report, or its outcome, brings the stored value up to date.`;

@@ -1,0 +1,142 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Gauge, Registry } from 'prom-client';
+
+import { storeGaugesFailed } from '../core/metrics.messages';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { dueAt } from './attempt-outcome';
+import { ROLE_LEASE_SCRAPES, STORE_GAUGES_ROLE } from './metrics.constants';
+import type { PromClient } from './prom-client.loader';
+
+/** What one read of a backend gave, per queue: its waiting counts and when its head became due. */
+interface QueueReading {
+  readonly ready: number;
+  readonly running: number;
+  readonly deferred: number;
+  /** When the next task to run became due; null for an empty ready queue. */
+  readonly headDueAt: Date | null;
+}
+
+interface BackendReading {
+  readonly at: number;
+  readonly queues: ReadonlyMap<string, QueueReading>;
+}
+
+export interface StoreGaugesOptions {
+  /** Who claims the role: a pool id, or the app process's own id. */
+  readonly holder: string;
+  /** How often the metrics are scraped: the store is read at most that often. */
+  readonly scrapeIntervalMs: number;
+  readonly logger: LoggerService;
+}
+
+/**
+ * The store-wide gauges of the backends' queues (how many tasks wait in
+ * each state, how long the next one has been due). They describe the store,
+ * not a process: were every pool to expose them, a `sum()` over ten pools
+ * would read ten times the backlog. So only the holder of the store gauges
+ * role exposes them, a lease claimed at each scrape (`claimRole`) that lasts
+ * a few scrape intervals: when its holder dies, the next process scraped
+ * after the lease ran out takes the role over. The holder reads the store
+ * (one telemetry call and one peek per queue) at most once per scrape
+ * interval, never per series.
+ *
+ * @internal
+ */
+export class StoreGauges {
+  private readonly tasks: Gauge<'backend' | 'queue' | 'state'>;
+  private readonly oldestWaiting: Gauge<'backend' | 'queue'>;
+  private readonly readings = new Map<string, BackendReading>();
+  /** The update under way: the two gauges' collects of one scrape share it. */
+  private updating: Promise<void> | null = null;
+
+  constructor(
+    prom: PromClient,
+    registers: Registry[],
+    private readonly backends: () => readonly TaskBackend[],
+    private readonly options: StoreGaugesOptions,
+  ) {
+    const collect = (): Promise<void> => this.update();
+    this.tasks = new prom.Gauge({
+      name: 'threadmill_queue_tasks',
+      help: 'Tasks in a queue of the store, by state (ready, running, deferred); exposed by one process only.',
+      labelNames: ['backend', 'queue', 'state'],
+      registers,
+      collect,
+    });
+    this.oldestWaiting = new prom.Gauge({
+      name: 'threadmill_queue_oldest_waiting_seconds',
+      help: 'How long the next task to run in a queue has been due (0 when none waits); exposed by one process only.',
+      labelNames: ['backend', 'queue'],
+      registers,
+      collect,
+    });
+  }
+
+  /** Claims the role on every backend, reads those it holds when due, and sets the gauges. */
+  private update(): Promise<void> {
+    this.updating ??= this.claimAndRead().finally(() => {
+      this.updating = null;
+    });
+    return this.updating;
+  }
+
+  private async claimAndRead(): Promise<void> {
+    await Promise.all(this.backends().map((backend) => this.refresh(backend)));
+    this.tasks.reset();
+    this.oldestWaiting.reset();
+    const now = Date.now();
+    for (const [backend, reading] of this.readings) {
+      for (const [queue, counts] of reading.queues) {
+        this.tasks.set({ backend, queue, state: 'ready' }, counts.ready);
+        this.tasks.set({ backend, queue, state: 'running' }, counts.running);
+        this.tasks.set({ backend, queue, state: 'deferred' }, counts.deferred);
+        const waited = counts.headDueAt === null ? 0 : now - counts.headDueAt.getTime();
+        this.oldestWaiting.set({ backend, queue }, Math.max(0, waited) / 1000);
+      }
+    }
+  }
+
+  /** Keeps a fresh reading of `backend` while this process holds its role; none otherwise. */
+  private async refresh(backend: TaskBackend): Promise<void> {
+    const { holder, scrapeIntervalMs, logger } = this.options;
+    try {
+      const holds = await backend.claimRole(
+        STORE_GAUGES_ROLE,
+        holder,
+        ROLE_LEASE_SCRAPES * scrapeIntervalMs,
+      );
+      if (!holds) {
+        this.readings.delete(backend.alias);
+        return;
+      }
+      const last = this.readings.get(backend.alias);
+      if (last !== undefined && Date.now() - last.at < scrapeIntervalMs) return;
+      this.readings.set(backend.alias, await this.read(backend));
+    } catch (error) {
+      // Left out of this scrape rather than shown stale; the next scrape tries again.
+      this.readings.delete(backend.alias);
+      logger.warn(storeGaugesFailed(backend.alias, error));
+    }
+  }
+
+  private async read(backend: TaskBackend): Promise<BackendReading> {
+    const at = Date.now();
+    const [telemetry, heads] = await Promise.all([
+      // Only its counts are used: the rate window does not matter.
+      backend.telemetry(this.options.scrapeIntervalMs),
+      Promise.all(backend.queues.map((queue) => backend.peek(queue, 'ready', 1))),
+    ]);
+    const queues = new Map<string, QueueReading>();
+    backend.queues.forEach((queue, i) => {
+      const counts = telemetry.queues[queue]?.counts;
+      const head = heads[i][0];
+      queues.set(queue, {
+        ready: counts?.ready ?? 0,
+        running: counts?.running ?? 0,
+        deferred: counts?.deferred ?? 0,
+        headDueAt: head ? dueAt(head.enqueuedAt, head.task.runAfter) : null,
+      });
+    });
+    return { at, queues };
+  }
+}

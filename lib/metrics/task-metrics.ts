@@ -1,0 +1,148 @@
+import type { Counter, Histogram, Registry } from 'prom-client';
+
+import type { TaskResult } from '../core/task-result';
+import type { TaskEvents } from '../task/task-events';
+import { attemptOutcome, dueAt, secondsBetween, type FinalStatus } from './attempt-outcome';
+import { RUN_SECONDS_BUCKETS, WAIT_SECONDS_BUCKETS } from './metrics.constants';
+import type { MetricsSnapshot, PromClient } from './prom-client.loader';
+
+type TaskLabel = 'task' | 'queue';
+
+/** The labelled children of one task/queue pair, looked up once, then reused per task. */
+interface Series {
+  readonly retries: Counter.Internal;
+  readonly run: Histogram.Internal<TaskLabel>;
+  readonly wait: Histogram.Internal<TaskLabel>;
+  readonly finished: Map<FinalStatus, Counter.Internal>;
+}
+
+/**
+ * The metrics of the tasks one worker child runs, in a registry of its own,
+ * recorded from the task events of its process: a started task observes its
+ * wait, an ended attempt its run time and its outcome (a final status, or a
+ * retry), and the child's failed store calls count as store errors. The
+ * child sends `snapshot()` to the pool's main process, which sums the
+ * children (see ChildrenMetrics). Per event: a map lookup and an observe.
+ *
+ * @internal
+ */
+export class TaskMetrics {
+  readonly registry: Registry;
+  private readonly finished: Counter<TaskLabel | 'status'>;
+  private readonly retries: Counter<TaskLabel>;
+  private readonly storeErrors: Counter;
+  private readonly run: Histogram<TaskLabel>;
+  private readonly wait: Histogram<TaskLabel>;
+  private readonly series = new Map<string, Series>();
+  private changed: () => void = () => undefined;
+
+  constructor(prom: PromClient) {
+    const registers = [(this.registry = new prom.Registry())];
+    this.finished = new prom.Counter({
+      name: 'threadmill_tasks_finished_total',
+      help: 'Tasks that ended for good, by final status (SUCCESSFUL, FAILED, CANCELLED).',
+      labelNames: ['task', 'queue', 'status'],
+      registers,
+    });
+    this.retries = new prom.Counter({
+      name: 'threadmill_task_retries_total',
+      help: 'Attempts that failed and will run again (the task has attempts left).',
+      labelNames: ['task', 'queue'],
+      registers,
+    });
+    this.storeErrors = new prom.Counter({
+      name: 'threadmill_store_errors_total',
+      help: 'Backend calls of the workers that failed (acquire, acknowledge).',
+      registers,
+    });
+    this.run = new prom.Histogram({
+      name: 'threadmill_task_run_seconds',
+      help: 'Time from an attempt start to its end.',
+      labelNames: ['task', 'queue'],
+      buckets: RUN_SECONDS_BUCKETS,
+      registers,
+    });
+    this.wait = new prom.Histogram({
+      name: 'threadmill_task_wait_seconds',
+      help: 'Time from a task being due (enqueued, or its runAfter) to its attempt start.',
+      labelNames: ['task', 'queue'],
+      buckets: WAIT_SECONDS_BUCKETS,
+      registers,
+    });
+  }
+
+  /** Calls `changed` after each change from now on (the child then schedules a report). */
+  watch(changed: () => void): void {
+    this.changed = changed;
+  }
+
+  /** Records from `events` until the returned function is called. */
+  listen(events: TaskEvents): () => void {
+    const offStarted = events.on('started', (result) => this.started(result));
+    const offFinished = events.on('finished', (result) => this.ended(result));
+    return () => {
+      offStarted();
+      offFinished();
+    };
+  }
+
+  /** An attempt started: how long the task waited since it was due. */
+  started(result: TaskResult): void {
+    const waited = secondsBetween(
+      dueAt(result.enqueuedAt, result.task.runAfter),
+      result.lastAttemptedAt,
+    );
+    if (waited === null) return;
+    this.of(result).wait.observe(waited);
+    this.changed();
+  }
+
+  /** An attempt ended: its run time and what it counts as. */
+  ended(result: TaskResult): void {
+    const outcome = attemptOutcome(result);
+    if (outcome === null) return;
+    const series = this.of(result);
+    const ran = secondsBetween(result.lastAttemptedAt, result.finishedAt ?? new Date());
+    if (ran !== null) series.run.observe(ran);
+    if (outcome.counts === 'retry') series.retries.inc();
+    else this.finishedOf(result, series, outcome.status).inc();
+    this.changed();
+  }
+
+  /** A backend call of this child failed (an acquire, an acknowledgement). */
+  storeFailed(): void {
+    this.storeErrors.inc();
+    this.changed();
+  }
+
+  /** Everything counted so far (cumulative), as the main process sums it. */
+  snapshot(): Promise<MetricsSnapshot> {
+    return this.registry.getMetricsAsJSON();
+  }
+
+  private of(result: TaskResult): Series {
+    const { name: task, queue } = result.task;
+    const key = `${task}\n${queue}`;
+    let series = this.series.get(key);
+    if (series === undefined) {
+      const labels = { task, queue };
+      series = {
+        retries: this.retries.labels(labels),
+        run: this.run.labels(labels),
+        wait: this.wait.labels(labels),
+        finished: new Map(),
+      };
+      this.series.set(key, series);
+    }
+    return series;
+  }
+
+  private finishedOf(result: TaskResult, series: Series, status: FinalStatus): Counter.Internal {
+    let counter = series.finished.get(status);
+    if (counter === undefined) {
+      counter = this.finished.labels({ task: result.task.name, queue: result.task.queue, status });
+      series.finished.set(status, counter);
+    }
+    return counter;
+  }
+}

@@ -1,0 +1,114 @@
+import {
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  nextAttempt,
+  recordWith,
+  storedProgress,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { readyRecord } from '../helpers/ready-record';
+
+/**
+ * The contract of task progress: a running attempt's progress is stored
+ * while that attempt holds its task, read back by getResult and peek, kept
+ * with the attempt's outcome, and a late write of an attempt that finished,
+ * was removed or lost its task to a later attempt changes nothing. A new
+ * attempt starts without progress. Part of describeBackendContract, run on
+ * every backend.
+ */
+export function describeProgress(subject: () => { backend: TaskBackend; alias: string }): void {
+  describe('progress', () => {
+    const enqueueAndAcquire = async (retries = 0): Promise<TaskRecord> => {
+      const { backend, alias } = subject();
+      const record = readyRecord(alias, { name: 'contract.echo' });
+      await backend.enqueue({
+        ...record,
+        task: { ...record.task, retries, backoff: { type: 'fixed', delayMs: 0, jitter: false } },
+      });
+      return acquireOne();
+    };
+    const acquireOne = async (): Promise<TaskRecord> => {
+      const acquired = await subject().backend.acquire(['default'], {
+        workerId: 'host:1-0',
+        timeoutMs: 0,
+      });
+      expect(acquired).toHaveLength(1);
+      return acquired[0];
+    };
+    const report = (running: TaskRecord, value: unknown): Promise<boolean> =>
+      subject().backend.storeProgress(
+        running,
+        storedProgress(running.workerIds.length, JSON.stringify(value)),
+      );
+    const finished = (running: TaskRecord): TaskRecord =>
+      recordWith(running, {
+        status: TaskResultStatus.SUCCESSFUL,
+        finishedAt: new Date(),
+        returnValue: 'done',
+      });
+
+    it('is absent until reported, then read back by getResult and peek, the latest value winning', async () => {
+      const { backend } = subject();
+      const running = await enqueueAndAcquire();
+      const before = await backend.getResult(running.id);
+      expect(before.progress).toBeUndefined();
+      expect('progress' in before).toBe(false);
+      await expect(report(running, 0.25)).resolves.toBe(true);
+      await expect(report(running, { phase: 'copy', done: 3, of: 8 })).resolves.toBe(true);
+      await expect(backend.getResult(running.id)).resolves.toMatchObject({
+        status: TaskResultStatus.RUNNING,
+        progress: { phase: 'copy', done: 3, of: 8 },
+      });
+      const [peeked] = await backend.peek('default', 'running', 10);
+      expect(peeked.progress).toEqual({ phase: 'copy', done: 3, of: 8 });
+    });
+
+    it("is kept with the attempt's outcome, and a late write changes nothing", async () => {
+      const { backend } = subject();
+      const running = await enqueueAndAcquire();
+      await report(running, 0.9);
+      await expect(backend.acknowledge([finished(running)])).resolves.toEqual(['acknowledged']);
+      await expect(report(running, 0.1)).resolves.toBe(false);
+      const result = await backend.getResult(running.id);
+      expect(result).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, progress: 0.9 });
+      const [peeked] = await backend.peek('default', 'successful', 10);
+      expect(peeked.progress).toBe(0.9);
+    });
+
+    it('is never written for a task removed or unknown, and never brings one back', async () => {
+      const { backend } = subject();
+      const running = await enqueueAndAcquire();
+      await backend.acknowledge([finished(running)]);
+      await expect(backend.removeFinished(await backend.getResult(running.id))).resolves.toBe(true);
+      await expect(report(running, 1)).resolves.toBe(false);
+      await expect(backend.getResult(running.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(report({ ...running, id: 'no-such-id' }, 1)).resolves.toBe(false);
+    });
+
+    it("shows the failed attempt's progress while its retry waits; the next attempt starts without, and the old one cannot write", async () => {
+      const { backend } = subject();
+      const first = await enqueueAndAcquire(1);
+      await report(first, 0.5);
+      const failed = recordWith(first, {
+        status: TaskResultStatus.FAILED,
+        finishedAt: new Date(),
+        errors: [{ className: 'Error', traceback: 'Error: boom' }],
+      });
+      await expect(backend.retry([nextAttempt(failed, null, new Date())])).resolves.toEqual([
+        'retried',
+      ]);
+      await expect(backend.getResult(first.id)).resolves.toMatchObject({
+        status: TaskResultStatus.READY,
+        progress: 0.5,
+      });
+      const second = await acquireOne();
+      expect(second.workerIds).toHaveLength(2);
+      expect((await backend.getResult(first.id)).progress).toBeUndefined();
+      await expect(report(first, 0.75)).resolves.toBe(false);
+      expect((await backend.getResult(first.id)).progress).toBeUndefined();
+      await expect(report(second, 0.1)).resolves.toBe(true);
+      expect((await backend.getResult(first.id)).progress).toBe(0.1);
+    });
+  });
+}
