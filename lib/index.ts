@@ -24,6 +24,12 @@ export type {
   TaskBackend,
 } from './core/task-backend.interface';
 export type {
+  FeedUnsubscribe,
+  FinishedTask,
+  FinishedTasksListener,
+} from './core/finished-task-feed';
+export type { WaitForResultOptions } from './core/wait-for-finished';
+export type {
   /** @deprecated The earlier name of MaintenancePassOptions. */
   MaintenancePassOptions as BrokerPassOptions,
   /** @deprecated The earlier name of MaintenancePassReport. */
@@ -87,7 +93,15 @@ export {
   type TaskEventListener,
   type TaskEventMap,
   type TaskEventName,
+  type TaskEventSubscribeOptions,
+  type TaskEventSubscription,
 } from './task/task-events';
+export type { TaskEventFilter } from './task/task-event-feed';
+export {
+  OnTaskEvent,
+  type CrossProcessTaskEventName,
+  type OnTaskEventOptions,
+} from './task/on-task-event.decorator';
 export { TaskRunner } from './worker/task-runner';
 export { ScheduleService, type ScheduleLookup } from './schedule/schedule.service';
 export type { ScheduleInfo } from './schedule/schedule-info';

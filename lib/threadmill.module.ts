@@ -7,6 +7,8 @@ import { getBackendToken } from './backends/get-backend-token.util';
 import { ThreadmillMetrics } from './metrics/threadmill.metrics';
 import { DeclaredSchedules } from './schedule/declared-schedules';
 import { ScheduleService } from './schedule/schedule.service';
+import { TaskEventFeed } from './task/task-event-feed';
+import { TaskEventListenerExplorer } from './task/task-event-listener.explorer';
 import { TaskEvents } from './task/task-events';
 import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
@@ -49,7 +51,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 };
 
 /**
- * Threadmill's Nest module: discovers `@Task` methods, provides `TaskService`,
+ * Threadmill's Nest module: discovers `@Task` and `@OnTaskEvent` methods, provides `TaskService`,
  * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, `ThreadmillMetrics`, the `BackendRegistry` and one injectable backend
  * per alias, and closes every backend on application shutdown.
  *
@@ -75,7 +77,9 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskMetadataAccessor,
     TaskRegistry,
     TaskExplorer,
+    TaskEventFeed,
     TaskEvents,
+    TaskEventListenerExplorer,
     TaskService,
     TaskControlService,
     TaskRunner,

@@ -4,6 +4,8 @@ import {
   DEFAULT_BACKEND_ALIAS,
   UnknownBackendError,
   unknownBackend,
+  type FeedUnsubscribe,
+  type FinishedTasksListener,
   type TaskBackend,
   type TaskRecord,
   type TaskRecordSource,
@@ -63,7 +65,12 @@ export class BackendRegistry implements OnApplicationShutdown {
 
   /** @internal Where a TaskResult of this alias refreshes from. */
   sourceFor(alias: string): TaskRecordSource {
-    return { getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id) };
+    return {
+      alias,
+      getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id),
+      subscribeFinished: (listener: FinishedTasksListener): Promise<FeedUnsubscribe> =>
+        this.get(alias).subscribeFinished(listener),
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {

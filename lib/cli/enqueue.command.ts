@@ -1,6 +1,12 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { ExitCode } from '../command/exit-code';
+import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
+import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { timeoutNeedsWait, waitNeedsOneTask } from '../core/worker.messages';
+import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
@@ -23,13 +29,24 @@ export interface EnqueueCommandOptions {
   count?: number;
   key?: string;
   backend?: string;
+  wait?: boolean;
+  timeout?: number;
 }
+
+/** The exit code of a waited-for task's final status. */
+const FINAL_EXIT_CODES: Partial<Record<TaskResultStatus, ExitCode>> = {
+  [TaskResultStatus.SUCCESSFUL]: ExitCode.Success,
+  [TaskResultStatus.FAILED]: ExitCode.TaskFailed,
+  [TaskResultStatus.CANCELLED]: ExitCode.TaskCancelled,
+};
 
 /**
  * `threadmill enqueue <task>`: enqueue a registered task by its stable name
  * and print the new result ids, one a line. `--count N` stores N copies in one
  * bulk call (for drains and load tests). With `--key`, a task that holds the
- * key is printed instead of a new one.
+ * key is printed instead of a new one. With `--wait`, it waits for the task
+ * to be final, prints its result as JSON and exits with the code of its
+ * status (ExitCode: 0, TaskFailed, TaskCancelled, or WaitTimedOut after `--timeout`).
  *
  * @internal
  */
@@ -58,11 +75,31 @@ export class EnqueueCommand extends CommandRunner {
     };
     const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
     try {
+      if (options.timeout !== undefined && !options.wait) {
+        throw new InvalidCommandOptionError(timeoutNeedsWait());
+      }
+      if (options.wait && argsList.length > 1) {
+        throw new InvalidCommandOptionError(waitNeedsOneTask(argsList.length));
+      }
       const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
+      if (options.wait) return await this.waitFor(results[0], options.timeout);
       for (const result of results) this.output.line(result.id);
     } catch (error) {
       return this.output.refused(error);
     }
+  }
+
+  /** Prints the task's result once final (or as it stands at the timeout) with its exit code. */
+  private async waitFor(result: EnqueuedTaskResult, timeoutMs: number | undefined): Promise<void> {
+    try {
+      await result.wait(timeoutMs === undefined ? {} : { timeoutMs });
+    } catch (error) {
+      if (!(error instanceof TaskWaitTimeoutError)) throw error;
+      this.output.line(JSON.stringify(error.record, null, 2));
+      return this.output.outcome(ExitCode.WaitTimedOut, error.message);
+    }
+    this.output.line(JSON.stringify(result, null, 2));
+    this.output.outcome(FINAL_EXIT_CODES[result.status] ?? ExitCode.Failure);
   }
 
   @Option({ flags: '--args <json>', description: 'The arguments as a JSON array. Default: [].' })
@@ -115,6 +152,23 @@ export class EnqueueCommand extends CommandRunner {
   })
   parseKey(value: string): string {
     return parseName('--key', value);
+  }
+
+  @Option({
+    flags: '--wait',
+    description:
+      'Wait until the task is final, print its result as JSON and exit 0 (SUCCESSFUL), 3 (FAILED) or 4 (CANCELLED).',
+  })
+  parseWait(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--timeout <ms>',
+    description: 'With --wait: give up after this many ms, print the task as it stands and exit 5.',
+  })
+  parseTimeout(value: string): number {
+    return parseWholeNumber('--timeout', value, 1);
   }
 
   @BackendOption('', "the task's")

@@ -49,6 +49,16 @@ export class CommandOutputWriter {
   }
 
   /**
+   * An outcome that is neither success nor a mistake (a waited-for task
+   * that failed, was cancelled or was not final in time): its code of the
+   * table, and a line on stderr when there is something to say.
+   */
+  outcome(code: ExitCode, message?: string): void {
+    if (message !== undefined) process.stderr.write(usageLine(message));
+    process.exitCode = code;
+  }
+
+  /**
    * Reports an error a command expects, the same way for every command: what
    * its command line named wrong as a usage error, what it named that is not
    * stored as a failure. Anything else is rethrown, for the CLI to report as

@@ -11,6 +11,12 @@ export const ExitCode = {
   Failure: 1,
   /** The command line was wrong: unknown command or option, missing or invalid argument. */
   Usage: 2,
+  /** `enqueue --wait`: the task ended FAILED (its result, with its errors, is printed). */
+  TaskFailed: 3,
+  /** `enqueue --wait`: the task ended CANCELLED. */
+  TaskCancelled: 4,
+  /** `enqueue --wait --timeout`: the task was not final in time; it goes on (its state is printed). */
+  WaitTimedOut: 5,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -38,3 +38,5 @@ export * from './unique-key';
 export * from './unique-key.messages';
 export * from './unique-enqueue-plan';
 export * from './control.messages';
+export * from './finished-task-feed';
+export * from './wait-for-finished';

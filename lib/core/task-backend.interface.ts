@@ -1,4 +1,5 @@
 import type { BackendTelemetry } from './backend-telemetry.interface';
+import type { FeedUnsubscribe, FinishedTasksListener } from './finished-task-feed';
 import type { QueueLimits } from './queue-limits';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
@@ -301,6 +302,16 @@ export interface TaskBackend {
   telemetry(intervalMs: number): Promise<BackendTelemetry>;
   /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
   getResult(id: string): Promise<TaskRecord>;
+  /**
+   * Calls `listener` with the tasks this store finishes (acknowledged,
+   * cancelled, failed by the reaper or a pool recovery), by any process
+   * that shares the store, from the moment the returned promise resolves
+   * until its unsubscribe is called. Tasks finished while nobody was
+   * subscribed are not replayed: read the result after subscribing to close
+   * that gap (waitForFinished does). One transport per alias, opened for the
+   * first listener (FinishedTaskFanout); closed with the backend.
+   */
+  subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe>;
   /**
    * One maintenance pass: promote due deferred tasks, reap expired leases and
    * recover the tasks of lapsed pools (each retried per its policy or FAILED),

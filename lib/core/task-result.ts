@@ -1,12 +1,21 @@
 import { TaskNotSuccessfulError } from './errors/task-not-successful.error';
 import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
 import { FINISHED_STATUSES, TaskResultStatus } from './task-result-status.enum';
-import { taskNotSuccessful } from './threadmill.messages';
+import { InvalidTaskError } from './errors/invalid-task.error';
+import { resultCannotWait, taskNotSuccessful } from './threadmill.messages';
+import {
+  waitForFinished,
+  type FinishedRecordSource,
+  type WaitForResultOptions,
+} from './wait-for-finished';
 
-/** Where `TaskResult.refresh()` reads the newest state from. */
-export interface TaskRecordSource {
-  getResult(id: string): Promise<TaskRecord>;
-}
+/**
+ * Where `TaskResult.refresh()` and `wait()` read the newest state from: the
+ * task's backend. A source built by hand (a test's) may leave out what only
+ * `wait()` needs.
+ */
+export type TaskRecordSource = Pick<FinishedRecordSource, 'getResult'> &
+  Partial<Pick<FinishedRecordSource, 'alias' | 'subscribeFinished'>>;
 
 /**
  * The state of one enqueued task, as returned by `enqueue` and `getResult`.
@@ -102,6 +111,34 @@ export class TaskResult<T = unknown> {
   /** Re-read this task from its backend. */
   async refresh(): Promise<this> {
     this.record = await this.source.getResult(this.record.id);
+    return this;
+  }
+
+  /**
+   * Waits until the task is final (SUCCESSFUL, FAILED or CANCELLED) without
+   * polling, through its backend's feed of finished tasks, then holds that
+   * state. Resolves at once when it already is.
+   *
+   * @example
+   * ```ts
+   * const result = await this.tasks.enqueue(ReportTasks, 'build', [month]);
+   * await result.wait({ timeoutMs: 60_000 });
+   * if (result.status === TaskResultStatus.SUCCESSFUL) return result.returnValue;
+   * ```
+   * @throws TaskWaitTimeoutError when `timeoutMs` passes first (the task goes on).
+   * @throws TaskResultDoesNotExist when the task expired or was removed.
+   */
+  async wait(options: WaitForResultOptions = {}): Promise<this> {
+    const { alias, subscribeFinished } = this.source;
+    if (alias === undefined || subscribeFinished === undefined) {
+      throw new InvalidTaskError(resultCannotWait(this.record.id));
+    }
+    const source: FinishedRecordSource = {
+      alias,
+      getResult: (id) => this.source.getResult(id),
+      subscribeFinished: (listener) => subscribeFinished.call(this.source, listener),
+    };
+    this.record = await waitForFinished(source, this.record.id, options);
     return this;
   }
 }

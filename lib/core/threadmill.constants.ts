@@ -19,3 +19,6 @@ export const TASK_METADATA = `${THREADMILL_NAMESPACE}:task`;
 
 /** Longest `delayMs` an enqueue accepts (1 year): beyond it a scheduler, not a deferred task, is the tool. */
 export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;
+
+/** Metadata key written by `@OnTaskEvent()` and read only by its explorer. */
+export const TASK_EVENT_LISTENER_METADATA = `${THREADMILL_NAMESPACE}:task-event-listener`;

@@ -262,6 +262,15 @@ export const poolHeartbeatLapsed = (
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
   `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
 
+export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: number): string =>
+  `Task "${record.task.name}" (${record.id}) on backend "${alias}" was still ${record.status} after ` +
+  `${timeoutMs} ms of waiting. Wait longer (timeoutMs, or --timeout on the CLI), or check that a ` +
+  `worker pool serves queue "${record.task.queue}" and that the queue is not paused.`;
+
+export const onlyFinishedAcrossProcesses = (event: string): string =>
+  `Only "finished" is heard from every process (the backend's feed of finished tasks); "${event}" ` +
+  `is heard in the process where it happens: drop allProcesses, or listen to "finished".`;
+
 export const partialEnqueue = (
   alias: string,
   task: string,
@@ -272,3 +281,11 @@ export const partialEnqueue = (
   `Threadmill backend "${alias}": of ${total} "${task}" tasks, the first ${stored} were stored and the ` +
   `rest were not (${reason.replace(/\.+$/, '')}). A bulk this large is stored in slices, each all or ` +
   `none; enqueue the argument lists from index ${stored} on again once the cause is fixed.`;
+
+export const resultCannotWait = (id: string): string =>
+  `The result of task ${id} was built without its backend, so it cannot wait: read it with ` +
+  `TaskService.getResult or waitForResult, whose results can.`;
+
+export const allProcessesNeedsModule = (): string =>
+  `TaskEvents built by hand hears this process only: take it from ThreadmillModule (inject ` +
+  `TaskEvents) to hear "finished" from every process.`;

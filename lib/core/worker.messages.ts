@@ -33,6 +33,13 @@ export const workerBackendNotShared = (alias: string, backendClass: string): str
   `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
   `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
 
+export const waitNeedsOneTask = (count: number): string =>
+  `--wait waits for one task, but --count asks for ${count}: enqueue them without --wait and ` +
+  `read each with "threadmill result <id>".`;
+
+export const timeoutNeedsWait = (): string =>
+  `--timeout bounds --wait: add --wait, or drop --timeout.`;
+
 export const unknownCommand = (name: string, commands: readonly string[]): string =>
   `unknown command "${name}" (commands: ${quoted(commands)}).`;
 

@@ -1,6 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 
-import type { TaskResult } from '../core';
+import {
+  InvalidTaskError,
+  allProcessesNeedsModule,
+  onlyFinishedAcrossProcesses,
+  type TaskResult,
+} from '../core';
+import { TaskEventFeed, type TaskEventFilter } from './task-event-feed';
 
 /**
  * The lifecycle events of a task in this process (Django's `task_enqueued`,
@@ -10,6 +16,8 @@ import type { TaskResult } from '../core';
  * just before the task runs, so its status already reads RUNNING).
  * `progressed` fires each time a `TaskContext.progress` report is stored (at
  * most once per PROGRESS_INTERVAL_MS per task), its result's `progress` the value stored.
+ * `finished` from every process is heard with
+ * `on('finished', listener, { allProcesses: true })`.
  *
  * @example
  * ```ts
@@ -45,6 +53,29 @@ export type TaskEventListener<E extends TaskEventName> = (
 ) => void | Promise<void>;
 
 /**
+ * How `TaskEvents.on` hears `finished` from every process that shares a
+ * backend (its feed of finished tasks) instead of this process only.
+ *
+ * @example
+ * ```ts
+ * events.on('finished', (result) => audit(result), { allProcesses: true, task: 'MailTasks.send' });
+ * ```
+ * @publicApi
+ */
+export interface TaskEventSubscribeOptions extends TaskEventFilter {
+  allProcesses: true;
+}
+
+/**
+ * Unsubscribes a listener of every process's `finished` events; `ready`
+ * resolves once it hears every task finished from then on (and rejects,
+ * logged too, when the store could not be subscribed to).
+ *
+ * @publicApi
+ */
+export type TaskEventSubscription = (() => void) & { readonly ready: Promise<void> };
+
+/**
  * Subscribe to task lifecycle events in this process. A listener that throws or
  * rejects is logged and never affects the task or the other listeners.
  *
@@ -61,8 +92,10 @@ export type TaskEventListener<E extends TaskEventName> = (
  * @publicApi
  */
 @Injectable()
-export class TaskEvents {
+export class TaskEvents implements OnModuleDestroy {
   private readonly logger = new Logger(TaskEvents.name);
+  /** The unsubscribes of listeners of every process, ended with the module. */
+  private readonly crossProcess = new Set<() => void>();
   private readonly listeners: { [E in TaskEventName]: Set<TaskEventListener<E>> } = {
     enqueued: new Set(),
     started: new Set(),
@@ -70,14 +103,38 @@ export class TaskEvents {
     finished: new Set(),
   };
 
+  /** @param feed every process's finished tasks; absent for events built by hand (no module). */
+  constructor(@Optional() private readonly feed?: TaskEventFeed) {}
+
   /**
    * Calls `listener` for every `event` until the returned function is called.
+   * In this process only, unless `options.allProcesses` (then `finished`
+   * only): every task finished on the backend by any process, this one
+   * included, each heard once (a listener with the option is not also
+   * called for this process's own `finished`).
    *
    * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param listener receives the task's result at that moment.
+   * @param options `allProcesses: true`, and which `backend` and `task` to hear.
    * @returns a function that unsubscribes.
+   * @throws InvalidTaskError for `allProcesses` with another event than `finished`.
    */
-  on<E extends TaskEventName>(event: E, listener: TaskEventListener<E>): () => void {
+  on<E extends TaskEventName>(event: E, listener: TaskEventListener<E>): () => void;
+  on(
+    event: 'finished',
+    listener: TaskEventListener<'finished'>,
+    options: TaskEventSubscribeOptions,
+  ): TaskEventSubscription;
+  on<E extends TaskEventName>(
+    event: E,
+    listener: TaskEventListener<E>,
+    options?: TaskEventSubscribeOptions,
+  ): () => void {
+    if (options?.allProcesses) {
+      if (event !== 'finished') throw new InvalidTaskError(onlyFinishedAcrossProcesses(event));
+      if (!this.feed) throw new InvalidTaskError(allProcessesNeedsModule());
+      return this.onAllProcesses(this.feed, listener as TaskEventListener<'finished'>, options);
+    }
     const set = this.listeners[event] as Set<TaskEventListener<E>>;
     set.add(listener);
     return () => {
@@ -102,6 +159,42 @@ export class TaskEvents {
         resolve(result);
       });
     });
+  }
+
+  /** Ends the subscriptions to every process's events, so no feed outlives the module. */
+  onModuleDestroy(): void {
+    for (const off of [...this.crossProcess]) off();
+  }
+
+  private onAllProcesses(
+    feed: TaskEventFeed,
+    listener: TaskEventListener<'finished'>,
+    filter: TaskEventFilter,
+  ): TaskEventSubscription {
+    let stopped = false;
+    const subscribed = feed.subscribe(listener, filter);
+    const off = (): void => {
+      if (stopped) return;
+      stopped = true;
+      this.crossProcess.delete(off);
+      // Ends it once made, whether it is made yet or not.
+      void subscribed.then((unsubscribe) => unsubscribe()).catch(() => undefined);
+    };
+    this.crossProcess.add(off);
+    const ready = subscribed.then(
+      () => undefined,
+      (error: unknown) => {
+        this.crossProcess.delete(off);
+        this.logger.error(
+          'Subscribing to finished tasks of every process failed',
+          error instanceof Error ? error.stack : String(error),
+        );
+        throw error;
+      },
+    );
+    // `ready` is for whoever awaits it; an unawaited failure is already logged.
+    ready.catch(() => undefined);
+    return Object.assign(off, { ready });
   }
 
   /** @internal Delivers an event to every listener; never throws. */

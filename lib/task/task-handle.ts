@@ -1,4 +1,4 @@
-import type { EnqueuedTaskResult, TaskOverrides, TaskResult } from '../core';
+import type { EnqueuedTaskResult, TaskOverrides, TaskResult, WaitForResultOptions } from '../core';
 import type { TaskCancellation } from './task-control.service';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 
@@ -22,6 +22,13 @@ export interface TaskEnqueuer {
     id: string,
     overrides?: TaskOverrides,
   ): Promise<TaskResult<TaskReturn<C[K]>>>;
+  finalResultOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    options: WaitForResultOptions,
+    overrides?: TaskOverrides,
+  ): Promise<TaskResult<TaskReturn<C[K]>>>;
   cancelOf<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
@@ -40,6 +47,7 @@ export interface TaskEnqueuer {
  * const welcome = this.tasks.task(MailTasks, 'sendWelcome');
  * const result = await welcome.using({ queue: 'emails', priority: 50 }).enqueue(userId);
  * const later = await welcome.getResult(result.id); // TaskResult<string>
+ * const final = await welcome.waitForResult(result.id, { timeoutMs: 30_000 });
  * ```
  * @publicApi
  */
@@ -93,6 +101,23 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    */
   getResult(id: string): Promise<TaskResult<TaskReturn<C[K]>>> {
     return this.enqueuer.resultOf(this.taskClass, this.method, id, this.overrides);
+  }
+
+  /**
+   * The result of a run of this task once it is final (SUCCESSFUL, FAILED or
+   * CANCELLED), typed by its return type. Waits on the backend's feed of
+   * finished tasks, never polls; resolves at once for a task already final.
+   *
+   * @param id the id of an enqueued run.
+   * @param options `timeoutMs`: give up after that long (absent: wait until final).
+   * @throws TaskWaitTimeoutError when `timeoutMs` passes first (the task goes on).
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   */
+  waitForResult(
+    id: string,
+    options: WaitForResultOptions = {},
+  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+    return this.enqueuer.finalResultOf(this.taskClass, this.method, id, options, this.overrides);
   }
 
   /**

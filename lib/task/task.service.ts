@@ -5,6 +5,7 @@ import {
   InvalidTaskError,
   TaskResult,
   backendNotConfigured,
+  waitForFinished,
   idNeedsOneTask,
   isExecutingBackend,
   notATask,
@@ -14,6 +15,7 @@ import {
   type ScheduledTick,
   type TaskBackend,
   type TaskOverrides,
+  type WaitForResultOptions,
   type TaskTraceContext,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
@@ -234,6 +236,41 @@ export class TaskService implements TaskEnqueuer {
   ): Promise<TaskResult<T>> {
     const record = await this.backends.get(backend).getResult(id);
     return new TaskResult<T>(record, this.backends.sourceFor(backend));
+  }
+
+  /**
+   * The state of a task once it is final (SUCCESSFUL, FAILED or CANCELLED):
+   * subscribes to the backend's feed of finished tasks, then reads the task,
+   * so a finish in between is not missed; never polls (SQLite's feed reads
+   * its results table on a short interval while anyone waits).
+   *
+   * @param id the id of an enqueued task.
+   * @param options `timeoutMs` (absent: wait until final) and the `backend` alias (default as getResult's).
+   * @throws TaskWaitTimeoutError when `timeoutMs` passes first: the task goes on.
+   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws UnknownBackendError when no backend has this alias.
+   */
+  async waitForResult<T = unknown>(
+    id: string,
+    options: WaitForResultOptions & { backend?: string } = {},
+  ): Promise<TaskResult<T>> {
+    const alias = options.backend ?? this.backends.defaultAlias;
+    const source = this.backends.sourceFor(alias);
+    const record = await waitForFinished(this.backends.get(alias), id, options);
+    return new TaskResult<T>(record, source);
+  }
+
+  /** @internal Waits for a result on the backend a task (with these overrides) uses. */
+  finalResultOf<C extends object, K extends TaskMethodName<C>>(
+    taskClass: TaskClass<C>,
+    method: K,
+    id: string,
+    options: WaitForResultOptions,
+    overrides: TaskOverrides = {},
+  ): Promise<TaskResult<TaskReturn<C[K]>>> {
+    const definition = this.definitionOf(taskClass, method);
+    const backend = overrides.backend ?? definition.options.backend;
+    return this.waitForResult(id, { ...options, ...(backend ? { backend } : {}) });
   }
 
   /** @internal Reads a result from the backend a task (with these overrides) uses. */

@@ -15,6 +15,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
+import { describeFinishedFeed } from './feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
@@ -958,6 +959,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
+    describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));

@@ -140,6 +140,6 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
 
   it('cancel <id> of an unknown id exits 1 and prints nothing on stdout', async () => {
     const outcome = await stage.command(['cancel', randomUUID()]);
-    expect(outcome).toEqual({ code: 1, stdout: '' });
+    expect(outcome).toMatchObject({ code: 1, stdout: '' });
   });
 });

@@ -24,8 +24,10 @@ export interface CliStage {
   env(): Record<string, string>;
   /** Starts a CLI process (a pool, say) on the alias; killed with its group after the test. */
   start(args: readonly string[]): RunningCli;
-  /** Runs one CLI command on the alias to its end: its exit code and stdout. */
-  command(args: readonly string[]): Promise<{ code: number | null; stdout: string }>;
+  /** Runs one CLI command on the alias to its end: its exit code, stdout and stderr. */
+  command(
+    args: readonly string[],
+  ): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
 /**
@@ -83,8 +85,9 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
           process.execPath,
           [CLI, ...args],
           { cwd: ROOT, env: { ...process.env, ...env(), NO_COLOR: '1' } },
-          (error, stdout) => {
-            resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout });
+          (error, stdout, stderr) => {
+            const code = error ? ((error as { code?: number }).code ?? null) : 0;
+            resolve({ code, stdout, stderr });
           },
         );
       }),

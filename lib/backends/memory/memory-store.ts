@@ -13,6 +13,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
+import type { MemoryFinishedFeed } from './memory-finished-feed';
 import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
@@ -71,6 +72,7 @@ export class MemoryStore {
     private readonly alias: string,
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
+    private readonly feed: MemoryFinishedFeed,
   ) {
     this.limits = new MemoryLimits(options.limits);
     for (const queue of queues) {
@@ -256,6 +258,7 @@ export class MemoryStore {
       record.id,
       record.finishedAt?.getTime() ?? now,
     );
+    this.feed.finished(record);
   }
 
   /** Ends a lease, and its pool's claim on the task with it. */

@@ -1,5 +1,8 @@
+import { Logger } from '@nestjs/common';
+
 import {
   acknowledgeThenAcquire,
+  FinishedTaskFanout,
   BackendUnavailableError,
   FINISHED_STATUSES,
   InvalidTaskError,
@@ -18,6 +21,8 @@ import {
   type BackendTelemetry,
   type CancelRequest,
   type CancelResult,
+  type FeedUnsubscribe,
+  type FinishedTasksListener,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type ExecutingBackend,
@@ -33,6 +38,7 @@ import { BackendConfigReader, type CommonBackendOptions } from '../backend-confi
 import { MemoryCancels } from './memory-cancels';
 import { MemoryEnqueuer } from './memory-enqueuer';
 import { MemoryQueueControl } from './memory-queue-control';
+import { MemoryFinishedFeed } from './memory-finished-feed';
 import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
@@ -76,6 +82,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly enqueuer: MemoryEnqueuer;
   private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
+  private readonly feed: FinishedTaskFanout;
   private readonly roles = new MemoryRoles();
   private closed = false;
 
@@ -91,7 +98,9 @@ export class MemoryBackend implements ExecutingBackend {
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
     this.options = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
-    this.store = new MemoryStore(alias, this.queues, this.options);
+    const transport = new MemoryFinishedFeed();
+    this.feed = new FinishedTaskFanout(transport, new Logger(`MemoryBackend:${alias}`));
+    this.store = new MemoryStore(alias, this.queues, this.options, transport);
     this.reads = new MemoryReads(alias, this.store);
     const uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
@@ -284,6 +293,12 @@ export class MemoryBackend implements ExecutingBackend {
     return this.reads.getResult(id);
   }
 
+  /** In-process only: a memory store is never shared with another process. */
+  async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
+    this.assertOpen();
+    return this.feed.subscribe(listener);
+  }
+
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
     this.assertOpen();
     this.store.beatPool(poolId, Date.now() + ttlMs);
@@ -317,6 +332,7 @@ export class MemoryBackend implements ExecutingBackend {
     this.closed = true;
     // Waiting acquires resolve with nothing, and their timers are cleared.
     this.waiters.wake();
+    await this.feed.close();
   }
 
   private assertOpen(): void {

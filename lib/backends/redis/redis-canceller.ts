@@ -5,6 +5,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { finishedLabel, finishedMessage } from './redis-finished-payload';
 import { RedisControlScripts } from './redis-control-scripts';
 import { TASK_HASH_FIELDS } from './redis-record.codec';
 import { CancelReply } from './redis-script-types';
@@ -51,6 +52,8 @@ export class RedisCanceller {
             outcome: this.context.codec.encodeFinished(cancelled),
             resultTtlMs: settings.retention.longestMaxAgeMs,
             cancelsPrefix: keys.cancelsPrefix,
+            channel: keys.finishedChannel,
+            message: finishedMessage(finishedLabel(queue, cancelled.status, record.task.name), id),
           },
         ),
       );

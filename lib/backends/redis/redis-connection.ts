@@ -243,6 +243,20 @@ export class RedisConnection {
     return blocker;
   }
 
+  /**
+   * A client for the feed of finished tasks: subscriber mode takes a
+   * connection of its own. Its user subscribes and closes it; ioredis
+   * subscribes again after a reconnect (what was published meanwhile is lost).
+   */
+  createSubscriber(): RedisClient {
+    const subscriber =
+      this.client instanceof Cluster
+        ? this.client.duplicate()
+        : this.client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+    this.watch(subscriber, 'subscriber');
+    return subscriber;
+  }
+
   /** Logs connection trouble once per outage (not per retry), with secrets masked. */
   private watch(client: RedisClient, role: string): void {
     let reported = false;

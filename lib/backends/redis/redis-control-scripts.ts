@@ -29,6 +29,8 @@ export class RedisControlScripts {
       args.outcome,
       args.resultTtlMs,
       args.cancelsPrefix,
+      args.channel,
+      args.message,
     ])) as CancelReply;
   }
 

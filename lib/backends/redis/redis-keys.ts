@@ -176,6 +176,16 @@ export class RedisKeys {
     return `${this.prefix}unique-window:`;
   }
 
+  /**
+   * Pub/sub channel of the alias's finished tasks: the scripts that store a
+   * task final publish there, once per call (see storeFinished.function.lua).
+   * A channel, not a key: it holds nothing, and a message sent while nobody
+   * is subscribed is gone.
+   */
+  get finishedChannel(): string {
+    return `${this.prefix}finished`;
+  }
+
   /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */
   get scanPattern(): string {
     return `${this.prefix.replace(GLOB_SPECIAL, (char) => `\\${char}`)}*`;

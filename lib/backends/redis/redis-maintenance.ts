@@ -10,11 +10,11 @@ import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
+import { groupFinished } from './redis-finished-groups';
 import { readLiveRecords, type LiveEntry } from './redis-live-records';
 import { RedisRecordCodec } from './redis-record.codec';
 import {
   ANY_POOL,
-  type AcknowledgeGroup,
   storeSettings,
   type HolderGuard,
   type RetryItem,
@@ -262,16 +262,11 @@ export class RedisMaintenance implements MaintenanceStore {
     guard: HolderGuard,
   ): Promise<number> {
     const { final, retries } = partOutcomes(decided);
-    const failed: AcknowledgeGroup = {
-      runningKey: this.keys.running(queue),
-      historyKey: this.keys.history(queue, 'failed'),
-      ids: final.map((record) => record.id),
-      json: final.map((record) => this.codec.encodeFinished(record)),
-    };
+    const { groups } = groupFinished(final, this.keys, this.codec, () => queue);
     const [stored, sent] = await Promise.all([
       final.length > 0
         ? this.scripts.acknowledge(
-            [failed],
+            groups,
             // The reaper and recovery act for whichever pool held each task.
             storeSettings(this.keys, this.settings.retention.longestMaxAgeMs, ANY_POOL),
             guard,

@@ -41,6 +41,10 @@ export interface CancelArgs {
   outcome: string;
   resultTtlMs: number;
   cancelsPrefix: string;
+  /** Where a task stored CANCELLED is announced (RedisKeys.finishedChannel). */
+  channel: string;
+  /** The announcement (finishedMessage). */
+  message: string;
 }
 
 /** The keys of a final task that retryFinished-4.lua and removeFinished-3.lua touch. */
@@ -119,8 +123,10 @@ export interface AcquireReply {
   limitWaitMs?: number;
 }
 
-/** Finished records of one queue and one final status: two arguments per record. */
+/** Finished records of one queue, final status and task name: two arguments per record. */
 export interface AcknowledgeGroup {
+  /** The group's [queue, status, task name] as JSON, published with its stored ids (finishedLabel). */
+  label: string;
   runningKey: string;
   /** The successful, failed or cancelled history of the queue. */
   historyKey: string;
@@ -136,6 +142,8 @@ export interface StoreSettings {
   poolTasksPrefix: string;
   /** The pool the stored tasks leave; see PoolHint. */
   poolHint: PoolHint;
+  /** Where the stored tasks are announced (RedisKeys.finishedChannel). */
+  channel: string;
 }
 
 export interface RetryItem {
@@ -173,6 +181,7 @@ export function storeSettings(
     taskPrefix: keys.taskPrefix,
     poolTasksPrefix: keys.poolTasksPrefix,
     poolHint,
+    channel: keys.finishedChannel,
   };
 }
 

@@ -124,6 +124,7 @@ export class RedisScripts {
       store.poolTasksPrefix,
       store.poolHint,
       args.queueNames,
+      store.channel,
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(argv)) as (string | number | null)[];
@@ -172,6 +173,7 @@ export class RedisScripts {
       store.poolTasksPrefix,
       store.poolHint,
       store.taskPrefix,
+      store.channel,
     );
     pushGroups(argv, groups);
     return (await this.calls.acknowledge(argv)) as StoreReply[];
@@ -297,10 +299,10 @@ function pushPairs(argv: (string | number)[], a: readonly string[], b: readonly 
   for (let i = 0; i < a.length; i++) argv.push(a[i], b[i]);
 }
 
-/** Appends each finished group as its count and its (id, final record) pairs. */
+/** Appends each finished group as its label, its count and its (id, final record) pairs. */
 function pushGroups(argv: (string | number)[], groups: readonly AcknowledgeGroup[]): void {
   for (const group of groups) {
-    argv.push(group.ids.length);
+    argv.push(group.label, group.ids.length);
     pushPairs(argv, group.ids, group.json);
   }
 }

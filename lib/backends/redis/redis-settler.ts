@@ -1,15 +1,10 @@
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { isRetry } from '../../core/retry-policy';
-import {
-  finishedSegment,
-  type AcknowledgeOutcome,
-  type FinishedSegment,
-  type RetryOutcome,
-} from '../../core/task-backend.interface';
+import type { AcknowledgeOutcome, RetryOutcome } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
-import { acknowledgeUnfinished, retryNotReady } from '../../core/threadmill.messages';
+import { retryNotReady } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { groupFinished } from './redis-finished-groups';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script-types';
 
@@ -61,47 +56,13 @@ export class RedisSettler {
     });
   }
 
-  /**
-   * Finished records grouped by queue and final status (two arguments per
-   * record in the script); `order[k]` is the index in `records` of the k-th
-   * record across the groups. Throws InvalidTaskError for an unfinished record.
-   */
+  /** Finished records as the scripts take them (see groupFinished). */
   finishedGroups(records: readonly TaskRecord[]): {
     groups: AcknowledgeGroup[];
     order: number[];
   } {
-    const groups: AcknowledgeGroup[] = [];
-    const indexes: number[][] = [];
-    // Per queue, the index in `groups` of its group of each final segment (none yet: absent).
-    const byQueue = new Map<string, Partial<Record<FinishedSegment, number>>>();
-    records.forEach((record, index) => {
-      if (!FINISHED_STATUSES.has(record.status)) {
-        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
-      }
-      const queue = this.context.guard.queueOf(record);
-      const segment = finishedSegment(record.status);
-      let ofQueue = byQueue.get(queue);
-      if (!ofQueue) {
-        ofQueue = {};
-        byQueue.set(queue, ofQueue);
-      }
-      let at = ofQueue[segment];
-      if (at === undefined) {
-        at = ofQueue[segment] = groups.length;
-        groups.push({
-          runningKey: this.context.keys.running(queue),
-          historyKey: this.context.keys.history(queue, segment),
-          ids: [],
-          json: [],
-        });
-        indexes.push([]);
-      }
-      const group = groups[at];
-      group.ids.push(record.id);
-      group.json.push(this.context.codec.encodeFinished(record));
-      indexes[at].push(index);
-    });
-    return { groups, order: indexes.flat() };
+    const { keys, codec, guard } = this.context;
+    return groupFinished(records, keys, codec, (record) => guard.queueOf(record));
   }
 
   /** Store outcomes in the order of `records`, from the script's order across the groups. */

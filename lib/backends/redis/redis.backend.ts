@@ -2,6 +2,11 @@ import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import {
+  FinishedTaskFanout,
+  type FeedUnsubscribe,
+  type FinishedTasksListener,
+} from '../../core/finished-task-feed';
 import type { QueueLimits } from '../../core/queue-limits';
 import type {
   AcknowledgeAndAcquireResult,
@@ -23,6 +28,7 @@ import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
+import { RedisFinishedFeed } from './redis-finished-feed';
 import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisProgress } from './redis-progress';
 import { RedisConnection } from './redis-connection';
@@ -91,6 +97,7 @@ export class RedisBackend implements TaskBackend {
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
   private readonly limits: RedisQueueLimits;
+  private readonly feed: FinishedTaskFanout;
   private readonly roles: RedisRoles;
 
   /**
@@ -153,6 +160,10 @@ export class RedisBackend implements TaskBackend {
     this.progress = new RedisProgress(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
+    this.feed = new FinishedTaskFanout(
+      new RedisFinishedFeed(keys.finishedChannel, connection, logger),
+      logger,
+    );
     this.roles = new RedisRoles(context);
   }
 
@@ -276,6 +287,12 @@ export class RedisBackend implements TaskBackend {
     return this.reader.getResult(id);
   }
 
+  /** Pub/sub on RedisKeys.finishedChannel, on a connection opened for the first listener. */
+  async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
+    this.guard.assertOpen();
+    return this.feed.subscribe(listener);
+  }
+
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     this.guard.assertOpen();
     return runMaintenancePass(this.maintenance, this, this.settings, options, this.logger);
@@ -296,6 +313,7 @@ export class RedisBackend implements TaskBackend {
 
   async close(): Promise<void> {
     this.guard.close();
+    await this.feed.close();
     await this.connection.close();
   }
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 
 import {
+  FinishedTaskFanout,
   InvalidTaskError,
   isRetry,
   queueNotConfigured,
@@ -13,6 +14,8 @@ import {
   type BackendTelemetry,
   type CancelRequest,
   type CancelResult,
+  type FeedUnsubscribe,
+  type FinishedTasksListener,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type QueueLimits,
@@ -29,6 +32,7 @@ import {
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
+import { SqliteFinishedFeed } from './sqlite-finished-feed';
 import { SqliteFinishedTasks } from './sqlite-finished-tasks';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
@@ -89,6 +93,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
   private readonly finished: SqliteFinishedTasks;
+  private readonly feed: FinishedTaskFanout;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
 
@@ -121,6 +126,10 @@ export class SqliteBackend implements TaskBackend {
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
     this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
+    this.feed = new FinishedTaskFanout(
+      new SqliteFinishedFeed(alias, connection, this.logger),
+      this.logger,
+    );
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -248,6 +257,11 @@ export class SqliteBackend implements TaskBackend {
     return this.reads.getResult(id);
   }
 
+  /** Read from the results table every SQLITE_FEED_INTERVAL_MS while anyone listens (see SqliteFinishedFeed). */
+  subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
+    return this.connection.guard(() => this.feed.subscribe(listener));
+  }
+
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
     return runMaintenancePass(this.maintenance, this, this.config, options, this.logger);
   }
@@ -262,6 +276,7 @@ export class SqliteBackend implements TaskBackend {
 
   async close(): Promise<void> {
     if (this.connection.closed) return;
+    await this.feed.close();
     this.acquirer.close();
     this.connection.close();
   }

@@ -24,6 +24,7 @@ export * from './task-timeout.error';
 export * from './task-cancelled.error';
 export * from './unknown-schedule.error';
 export * from './unique-key-held.error';
+export * from './task-wait-timeout.error';
 export * from './partial-enqueue.error';
 export * from './invalid-task-progress.error';
 export * from './metrics-not-enabled.error';

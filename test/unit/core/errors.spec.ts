@@ -23,7 +23,11 @@ describe('ThreadmillError.retryable', () => {
       'an id already stored',
       new TaskAlreadyExistsError(
         'taken',
-        new TaskResult(stored, { getResult: async () => stored }),
+        new TaskResult(stored, {
+          alias: 'default',
+          getResult: async () => stored,
+          subscribeFinished: async () => async () => undefined,
+        }),
       ),
       false,
     ],

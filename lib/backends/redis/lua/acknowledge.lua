@@ -13,7 +13,7 @@
   History scores are Redis's time (storeClock), so trimming by Redis's time
   keeps each result resultTtl whichever host stored it.
 
-  Variadic KEYS: 2 per group of records sharing a queue and a final status,
+  Variadic KEYS: 2 per group of records sharing a queue, a final status and a task name,
   group g (from 1) uses
   KEYS[2g-1] running set (ZSET) of the group's queue
   KEYS[2g] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
@@ -27,8 +27,13 @@
   ARGV[4] pool task set key prefix (string)
   ARGV[5] pool the tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[6] task key prefix (string)
-  Then per group, in KEYS order: its record count n, then n pairs of
-  task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
+  ARGV[7] pub/sub channel of the alias's finished tasks (string)
+  Then per group, in KEYS order: its label (JSON [queue, status, task
+  name]), its record count n, then n pairs of task id (string) and outcome
+  (JSON, see RedisRecordCodec.encodeFinished)
+
+  Publishes once on ARGV[7] when anything was stored: the stored ids by
+  group (see storeFinished), so every process learns of these finishes.
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale (not
   held), 2 already stored (not held, and its stored outcome is this very one)
@@ -36,7 +41,7 @@
   reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
-return storeFinished(1, 7, {
+return storeFinished(1, 8, {
   resultTtl = ARGV[1],
   latest = tonumber(ARGV[2]),
   requiredPool = ARGV[3],
@@ -44,4 +49,5 @@ return storeFinished(1, 7, {
   callerPool = ARGV[5],
   taskPrefix = ARGV[6],
   now = select(2, storeClock()),
+  channel = ARGV[7],
 })

@@ -70,7 +70,7 @@
   KEYS[4q+2] running set (ZSET) score = lease deadline (ms)
   KEYS[4q+3] wake-up tokens (LIST) of the queue
   KEYS[4q+4] rate window (ZSET) member = start time and task id, score = start time (ms); only for a rate-limited queue
-  then 2 per group of finished records sharing a queue and a final status,
+  then 2 per group of finished records sharing a queue, a final status and a task name,
   group g (from 1, after the Q = ARGV[8] queues) uses
   KEYS[4Q+2g+3] running set (ZSET) of the group's queue
   KEYS[4Q+2g+4] history (ZSET) successful, failed or cancelled set of the queue, scored by the time it was stored
@@ -90,8 +90,14 @@
   ARGV[10] pool task set key prefix (string)
   ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[12] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
-  Then per group of finished records, in KEYS order: its record count n,
-  then n pairs of task id (string) and outcome (JSON, see RedisRecordCodec.encodeFinished)
+  ARGV[13] pub/sub channel of the alias's finished tasks (string)
+  Then per group of finished records, in KEYS order: its label (JSON [queue,
+  status, task name]), its record count n, then n pairs of task id (string)
+  and outcome (JSON, see RedisRecordCodec.encodeFinished)
+
+  Publishes once on ARGV[13] when it stored any finished task (see
+  storeFinished): one message per call, however many it stored; a call
+  that only leases publishes nothing.
 
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when
@@ -122,7 +128,7 @@ end
 -- An idle worker's pickup stores nothing: on its cold path every table built counts.
 local out = { 0 }
 if storing then
-  local stored = storeFinished(4 * queueCount + 5, 13, {
+  local stored = storeFinished(4 * queueCount + 5, 14, {
     resultTtl = ARGV[9],
     latest = nil,
     requiredPool = '',
@@ -130,6 +136,7 @@ if storing then
     callerPool = ARGV[11],
     taskPrefix = prefix,
     now = now,
+    channel = ARGV[13],
   })
   out[1] = #stored
   for i = 1, #stored do

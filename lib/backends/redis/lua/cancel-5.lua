@@ -26,6 +26,11 @@
   ARGV[3] the CANCELLED outcome (JSON, see RedisRecordCodec.encodeFinished)
   ARGV[4] result TTL (ms)
   ARGV[5] cancel request key prefix (string)
+  ARGV[6] pub/sub channel of the alias's finished tasks (string)
+  ARGV[7] the message announcing this task CANCELLED (JSON, as storeFinished publishes)
+
+  Publishes ARGV[7] on ARGV[6] once, only when it stored the task CANCELLED
+  (a running task is announced by whoever stores it final).
 
   Returns 1 cancelled (stored CANCELLED), 2 requested (running: a request
   for its pool), 3 already final (nothing changed), 0 nothing stored under
@@ -61,4 +66,5 @@ end
 redis.call('HSET', KEYS[5], 'outcome', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[4])
 redis.call('ZADD', KEYS[4], nowText, id)
+redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 1

@@ -24,20 +24,30 @@
   another type are skipped or replaced through callSkippingWrongType, which
   raises every other error.
 
-  Records come in groups that share a running set and a history set, so a
-  record costs two arguments (id, outcome) and its keys are derived:
-  task hash = o.taskPrefix .. id, pool task set = o.poolPrefix .. pool id,
-  all under the hash tag of the declared keys.
+  Records come in groups that share a running set, a history set and a task
+  name, so a record costs two arguments (id, outcome) and its keys are
+  derived: task hash = o.taskPrefix .. id, pool task set = o.poolPrefix ..
+  pool id, all under the hash tag of the declared keys.
+
+  Every task stored final is announced on o.channel (the alias's feed of
+  finished tasks), in ONE PUBLISH per call whatever the batch holds, and
+  none when nothing was stored: a JSON list with one entry per group that
+  stored any, a pair of its label (the group's JSON [queue, status, task
+  name] as the caller wrote it) and the list of the ids it stored. Publishing here, in
+  the step that stores, means no finish goes unannounced, whoever stored it
+  (a worker, the reaper, a pool recovery).
 
   Parameters
   firstKey   index in KEYS of the first group's running set (ZSET); its history
              set (ZSET) follows, then the next group's pair, to the end of KEYS
-  firstArg   index in ARGV of the first group's record count; each count is
-             followed by that many (task id, outcome JSON) pairs
+  firstArg   index in ARGV of the first group's label (JSON [queue, status,
+             task name]), which its record count follows, then that many
+             (task id, outcome JSON) pairs, then the next group's label
   o          resultTtl (ms), latest (lease deadline to accept, or nil for any),
              requiredPool ('' for any holder), poolPrefix, callerPool (a pool
              id, '' for none, or * to read each task's), taskPrefix,
-             now (history score: Redis's time, ms since epoch, as text)
+             now (history score: Redis's time, ms since epoch, as text),
+             channel (pub/sub channel of the alias's finished tasks)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale,
   2 already stored (not held, and its stored outcome is this very one)
@@ -65,10 +75,13 @@ local function storeFinished(firstKey, firstArg, o)
   -- cheaper one by one: ZREM tells whether it was held).
   local batched = not o.latest and not lookup
   local leftPool = {}
+  local events = {}
   local a = firstArg
   for k = firstKey, #KEYS - 1, 2 do
     local runningKey = KEYS[k]
     local historyKey = KEYS[k + 1]
+    local label = ARGV[a]
+    a = a + 1
     local count = tonumber(ARGV[a])
     if batched and count > 1 then
       local ids = {}
@@ -102,6 +115,7 @@ local function storeFinished(firstKey, firstArg, o)
         end
       end
       if #held > 0 then
+        events[#events + 1] = '[' .. label .. ',' .. cjson.encode(held) .. ']'
         callInSlices('ZREM', runningKey, held)
         callInSlices('ZADD', historyKey, history)
         if o.callerPool ~= '' then
@@ -111,6 +125,7 @@ local function storeFinished(firstKey, firstArg, o)
         end
       end
     else
+      local storedIds = {}
       for r = 1, count do
         local id = ARGV[a + 2 * r - 1]
         local taskKey = o.taskPrefix .. id
@@ -140,16 +155,23 @@ local function storeFinished(firstKey, firstArg, o)
           end
           storeOutcome(taskKey, ARGV[a + 2 * r], o.resultTtl)
           redis.call('ZADD', historyKey, o.now, id)
+          storedIds[#storedIds + 1] = id
           out[#out + 1] = 1
         else
           out[#out + 1] = notHeld(taskKey, ARGV[a + 2 * r])
         end
+      end
+      if #storedIds > 0 then
+        events[#events + 1] = '[' .. label .. ',' .. cjson.encode(storedIds) .. ']'
       end
     end
     a = a + 2 * count + 1
   end
   if #leftPool > 0 then
     callInSlices('SREM', o.poolPrefix .. o.callerPool, leftPool)
+  end
+  if #events > 0 then
+    redis.call('PUBLISH', o.channel, '[' .. table.concat(events, ',') .. ']')
   end
   return out
 end

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { TaskResultStatus } from '../../../../lib/core';
+import { TaskResultStatus, waitForFinished } from '../../../../lib/core';
 import { newRecord } from '../../../contract/backend-contract';
 import {
   isMessage,
@@ -98,6 +98,30 @@ describe('SqliteBackend across processes', () => {
     expect(sample.status).toBe(TaskResultStatus.SUCCESSFUL);
     expect(sample.workerIds).toHaveLength(1);
   }, 300_000);
+
+  it('hears the tasks another process finishes, and a wait for one resolves with its result', async () => {
+    const listener = open();
+    const records = [0, 1, 2].map((i) => newRecord(alias, { args: [i] }));
+    await listener.enqueueMany(records);
+    const heard: string[] = [];
+    const off = await listener.subscribeFinished((tasks) => {
+      heard.push(...tasks.map((task) => `${task.id} ${task.status} ${task.name}`));
+    });
+    const waiting = waitForFinished(listener, records[2].id, { timeoutMs: 120_000 });
+    const worker = spawnChild('sqlite-acquirer.child.ts', { url, alias, count: 3 });
+    await nextMessage(worker, isMessage('ready'), STARTUP);
+    command(worker, { type: 'go' });
+    const finished = await waiting;
+    expect(finished).toMatchObject({
+      status: TaskResultStatus.SUCCESSFUL,
+      returnValue: worker.pid,
+    });
+    await waitFor(() => heard.length === 3, { what: 'the three finishes heard' });
+    expect(heard.sort()).toEqual(
+      records.map((record) => `${record.id} SUCCESSFUL contract.echo`).sort(),
+    );
+    await off();
+  });
 
   it('wakes a consumer waiting in another process within a few poll intervals', async () => {
     const consumer = open({ maxPollInterval: 50 });

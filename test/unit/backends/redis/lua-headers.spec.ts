@@ -77,6 +77,7 @@ const STORE = {
   taskPrefix: 'p',
   poolTasksPrefix: 'p',
   poolHint: '',
+  channel: 'c',
 };
 
 /** Calls every wrapper with two items; returns how many KEYS each passed. */
@@ -105,7 +106,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     },
   );
   await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });
-  const group = { runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
+  const group = { label: '[]', runningKey: 'k', historyKey: 'k', ids: ['i'], json: ['{}'] };
   await scripts.acquire(
     { poolTasksKey: 'pool', poolsKey: 'pools', pausedKey: 'paused', limitsKey: 'limits' },
     two({ queueKey: 'k', runningKey: 'k', wakeKey: 'k', rateKey: 'k' }),
@@ -142,7 +143,15 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   const control = new RedisControlScripts(client);
   await control.cancel(
     { queueKey: 'k', deferredKey: 'k', runningKey: 'k', historyKey: 'k', taskKey: 'k' },
-    { id: 'i', workersSeen: '', outcome: '{}', resultTtlMs: 1, cancelsPrefix: 'p' },
+    {
+      id: 'i',
+      workersSeen: '',
+      outcome: '{}',
+      resultTtlMs: 1,
+      cancelsPrefix: 'p',
+      channel: 'c',
+      message: '[]',
+    },
   );
   await scripts.promoteDeferred(
     { deferredKey: 'k', queueKey: 'k', wakeKey: 'k' },
@@ -355,7 +364,15 @@ describe('Lua script headers', () => {
       [queue('A'), queue('B'), queue('C')],
       ACQUIRE_ARGS,
       STORE,
-      [{ runningKey: 'runningA', historyKey: 'doneA', ids: ['i', 'j'], json: ['{}', '{}'] }],
+      [
+        {
+          label: '["A","SUCCESSFUL","T.t"]',
+          runningKey: 'runningA',
+          historyKey: 'doneA',
+          ids: ['i', 'j'],
+          json: ['{}', '{}'],
+        },
+      ],
     );
     const [count, ...rest] = calls.get('acquire') ?? [];
     expect(count).toBe(18);
@@ -379,6 +396,8 @@ describe('Lua script headers', () => {
     expect(rest[18 + 7]).toBe(3);
     // ARGV[12] names the queues, so the script can tell which of them are paused or limited.
     expect(rest[18 + 11]).toBe(ACQUIRE_ARGS.queueNames);
+    // ARGV[13] is the finished channel; each group starts with its label, then its count.
+    expect(rest.slice(18 + 12, 18 + 15)).toEqual(['c', '["A","SUCCESSFUL","T.t"]', 2]);
   });
 
   it.each(

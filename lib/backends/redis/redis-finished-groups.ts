@@ -1,0 +1,54 @@
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { finishedSegment } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
+import { acknowledgeUnfinished } from '../../core/threadmill.messages';
+import { finishedLabel } from './redis-finished-payload';
+import type { RedisKeys } from './redis-keys';
+import type { RedisRecordCodec } from './redis-record.codec';
+import type { AcknowledgeGroup } from './redis-script-types';
+
+/**
+ * Finished records grouped by queue, final status and task name, as the
+ * scripts that store them take them: two arguments per record, and one
+ * label per group that its stored ids are announced with. `order[k]` is the
+ * index in `records` of the k-th record across the groups.
+ *
+ * @throws InvalidTaskError for a record that has not finished.
+ * @internal
+ */
+export function groupFinished(
+  records: readonly TaskRecord[],
+  keys: RedisKeys,
+  codec: RedisRecordCodec,
+  queueOf: (record: TaskRecord) => string,
+): { groups: AcknowledgeGroup[]; order: number[] } {
+  const groups: AcknowledgeGroup[] = [];
+  const indexes: number[][] = [];
+  // Queues, statuses and names hold no space, so the triple is one unambiguous key.
+  const byKey = new Map<string, number>();
+  records.forEach((record, index) => {
+    if (!FINISHED_STATUSES.has(record.status)) {
+      throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
+    }
+    const queue = queueOf(record);
+    const key = `${queue} ${record.status} ${record.task.name}`;
+    let at = byKey.get(key);
+    if (at === undefined) {
+      at = groups.length;
+      byKey.set(key, at);
+      groups.push({
+        label: finishedLabel(queue, record.status, record.task.name),
+        runningKey: keys.running(queue),
+        historyKey: keys.history(queue, finishedSegment(record.status)),
+        ids: [],
+        json: [],
+      });
+      indexes.push([]);
+    }
+    groups[at].ids.push(record.id);
+    groups[at].json.push(codec.encodeFinished(record));
+    indexes[at].push(index);
+  });
+  return { groups, order: indexes.flat() };
+}

@@ -1,0 +1,107 @@
+import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+// The public API only: what users import.
+import {
+  OnTaskEvent,
+  RedisBackend,
+  TaskEvents,
+  TaskResultStatus,
+  ThreadmillModule,
+  type TaskResult,
+} from '../../lib';
+import { RedisKeys } from '../../lib/backends/redis/redis-keys';
+import { cliStage } from '../helpers/cli-stage';
+import { readyRecord } from '../helpers/ready-record';
+import { testRedisUrl } from '../helpers/test-redis-url';
+import { waitFor } from '../helpers/wait-for';
+
+// @OnTaskEvent and TaskEvents.on(..., { allProcesses }) in an app of their
+// own, hearing tasks that a real worker pool's child process ran on Redis.
+
+const heard: { echo: TaskResult[]; all: TaskResult[]; failing: number } = {
+  echo: [],
+  all: [],
+  failing: 0,
+};
+
+describe('events of finished tasks from every process (e2e: real pool and Redis)', () => {
+  jest.setTimeout(90_000);
+  const stage = cliStage();
+
+  async function listeningApp(alias: string): Promise<INestApplicationContext> {
+    @Injectable()
+    class Listeners {
+      @OnTaskEvent('finished', { task: 'sample.echo' })
+      echoed(result: TaskResult): void {
+        heard.echo.push(result);
+      }
+
+      @OnTaskEvent('finished')
+      failing(): never {
+        heard.failing++;
+        throw new Error('a listener that always throws');
+      }
+    }
+
+    @Module({
+      imports: [
+        ThreadmillModule.forRoot({
+          backends: {
+            [alias]: { backend: RedisBackend, url: testRedisUrl(), queues: ['default', 'emails'] },
+          },
+        }),
+      ],
+      providers: [Listeners],
+    })
+    class ListeningModule {}
+
+    return NestFactory.createApplicationContext(ListeningModule, { logger: false });
+  }
+
+  beforeEach(() => {
+    heard.echo = [];
+    heard.all = [];
+    heard.failing = 0;
+  });
+
+  it('hands a finished task of a pool child to @OnTaskEvent, filtered by task, despite a failing listener', async () => {
+    const app = await listeningApp(stage.alias);
+    try {
+      const subscription = app
+        .get(TaskEvents)
+        .on('finished', (result) => void heard.all.push(result), { allProcesses: true });
+      await subscription.ready;
+      stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
+      const echo = readyRecord(stage.alias, { name: 'sample.echo', args: ['hello'] });
+      const sleep = readyRecord(stage.alias, { name: 'sample.sleep', args: [1] });
+      await stage.backend.enqueueMany([sleep, echo]);
+
+      await waitFor(() => heard.echo.length === 1 && heard.all.length === 2, {
+        timeoutMs: 30_000,
+        what: 'both tasks heard',
+      });
+      const [result] = heard.echo;
+      expect(result.id).toBe(echo.id);
+      expect(result.status).toBe(TaskResultStatus.SUCCESSFUL);
+      expect(result.returnValue).toEqual(['hello']);
+      // Run by the pool's child, not this process.
+      expect(result.workerIds[0]).not.toContain(`:${process.pid}-`);
+      expect(heard.all.map((r) => r.id).sort()).toEqual([echo.id, sleep.id].sort());
+      // The listener that throws heard both and broke nothing.
+      expect(heard.failing).toBe(2);
+      subscription();
+    } finally {
+      await app.close();
+    }
+    // Closing the module unsubscribed everything: nobody listens on the channel any more.
+    const channel = new RedisKeys(stage.alias).finishedChannel;
+    await waitFor(
+      async () => {
+        const [, subscribers] = (await stage.redis.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(subscribers) === 0;
+      },
+      { what: 'no subscriber left on the channel' },
+    );
+  });
+});
