@@ -29,7 +29,8 @@ describe('RedisBackend maintenance pass', () => {
 
   it('moves at most batchSize deferred tasks per pass', async () => {
     const backend = fixture.backend({ batchSize: 2 });
-    const runAfter = new Date(Date.now() + 30);
+    // Far enough ahead that a slow enqueue still stores them deferred.
+    const runAfter = new Date(Date.now() + 500);
     await backend.enqueueMany(
       Array.from({ length: 5 }, (_, i) => readyRecord(backend.alias, { args: [i], runAfter })),
     );
