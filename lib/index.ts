@@ -14,15 +14,18 @@ export type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
-  CancelOutcome,
-  CancelRequest,
-  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
   RetryOutcome,
   TaskBackend,
 } from './core/task-backend.interface';
+export type {
+  CancelOutcome,
+  CancelRequest,
+  CancelResult,
+  ControlStore,
+} from './core/control-store.interface';
 export type {
   FeedUnsubscribe,
   FinishedTask,
@@ -103,6 +106,7 @@ export {
   type OnTaskEventOptions,
 } from './task/on-task-event.decorator';
 export { TaskRunner } from './worker/task-runner';
+export { CancelHook } from './core/cancel-hook';
 export { ScheduleService, type ScheduleLookup } from './schedule/schedule.service';
 export type { ScheduleInfo } from './schedule/schedule-info';
 export type { ResolvedCatchUp } from './schedule/due-ticks';

@@ -14,6 +14,7 @@ import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
 import { TaskRegistry } from './task/task.registry';
 import { TaskControlService } from './task/task-control.service';
+import { TaskEnqueueService } from './task/task-enqueue.service';
 import { TaskService } from './task/task.service';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -80,6 +81,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskEventFeed,
     TaskEvents,
     TaskEventListenerExplorer,
+    TaskEnqueueService,
     TaskService,
     TaskControlService,
     TaskRunner,

@@ -1,3 +1,4 @@
+import { CancelHook } from './cancel-hook';
 import { TaskCancelledError } from './errors/task-cancelled.error';
 import { TaskTimeoutError } from './errors/task-timeout.error';
 import type { TaskRecord } from './task-record.interface';
@@ -11,26 +12,28 @@ export function isValidTimeoutMs(value: unknown): value is number {
 /**
  * The one controller of an attempt, behind its `TaskContext.signal`, which
  * aborts for the first of two reasons: the deadline (a TaskTimeoutError, when
- * the task has a `timeoutMs`) or a cancel request (a TaskCancelledError, when
- * `cancel` aborts). `error` then holds that reason. Without either the
- * signal still exists (a task can always hand it on) and never aborts.
+ * the task has a `timeoutMs`) or a cancel request (a TaskCancelledError).
+ * `error` then holds that reason. The signal is made only when it is read
+ * (an AbortSignal costs microseconds, on the path of every task), aborted at
+ * once when the reason came first; without either reason it never aborts.
  * `end` clears the timer and the listener whatever happened.
  */
 export class AttemptControl {
-  private readonly controller = new AbortController();
+  private controller: AbortController | null = null;
+  private reason: TaskTimeoutError | TaskCancelledError | null = null;
   private readonly timer: NodeJS.Timeout | null;
   private readonly onCancel: (() => void) | null;
 
   constructor(
     record: TaskRecord,
     timeoutMs: number | undefined,
-    private readonly cancel?: AbortSignal,
+    private readonly cancel?: AbortSignal | CancelHook,
   ) {
     this.timer =
       timeoutMs === undefined
         ? null
         : setTimeout(() => {
-            this.controller.abort(
+            this.stop(
               new TaskTimeoutError(taskTimedOut(record.id, record.task.name, timeoutMs), timeoutMs),
             );
           }, timeoutMs);
@@ -39,25 +42,35 @@ export class AttemptControl {
       return;
     }
     this.onCancel = () =>
-      this.controller.abort(new TaskCancelledError(taskCancelled(record.id, record.task.name)));
-    if (cancel.aborted) this.onCancel();
+      this.stop(new TaskCancelledError(taskCancelled(record.id, record.task.name)));
+    if (cancel instanceof CancelHook) cancel.listen(this.onCancel);
+    else if (cancel.aborted) this.onCancel();
     else cancel.addEventListener('abort', this.onCancel, { once: true });
   }
 
   get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
     return this.controller.signal;
   }
 
   /** The reason the attempt was stopped (deadline or cancel request), else null. */
   get error(): TaskTimeoutError | TaskCancelledError | null {
-    const reason: unknown = this.controller.signal.reason;
-    return reason instanceof TaskTimeoutError || reason instanceof TaskCancelledError
-      ? reason
-      : null;
+    return this.reason;
   }
 
   end(): void {
     if (this.timer) clearTimeout(this.timer);
-    if (this.onCancel) this.cancel?.removeEventListener('abort', this.onCancel);
+    if (this.onCancel === null || !this.cancel) return;
+    if (this.cancel instanceof CancelHook) this.cancel.unlisten();
+    else this.cancel.removeEventListener('abort', this.onCancel);
+  }
+
+  private stop(reason: TaskTimeoutError | TaskCancelledError): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 }

@@ -25,14 +25,21 @@ export class TaskContext {
 
   constructor(
     readonly taskResult: TaskResult,
-    /**
-     * Aborted when the attempt should stop: at its `timeoutMs` (the reason is
-     * a `TaskTimeoutError`). Hand it to what the task awaits (`fetch`, a
-     * driver, `setTimeout` of `node:timers/promises`) or check `aborted`.
-     */
-    readonly signal: AbortSignal = new AbortController().signal,
+    /** The attempt's signal, or what makes it when first read (AttemptControl); none: never aborts. */
+    private source: AbortSignal | { readonly signal: AbortSignal } | null = null,
     private readonly outlet: ProgressOutlet | null = null,
   ) {}
+
+  /**
+   * Aborted when the attempt should stop: at its `timeoutMs` (the reason is
+   * a `TaskTimeoutError`) or on a cancel (a `TaskCancelledError`). Hand it
+   * to what the task awaits (`fetch`, a driver, `setTimeout` of
+   * `node:timers/promises`) or check `aborted`.
+   */
+  get signal(): AbortSignal {
+    this.source ??= new AbortController().signal;
+    return this.source instanceof AbortSignal ? this.source : this.source.signal;
+  }
 
   /** 1 on the first run, 2 on the first retry, and so on. */
   get attempt(): number {

@@ -4,34 +4,24 @@ import {
   EnqueuedTaskResult,
   InvalidTaskError,
   TaskResult,
-  backendNotConfigured,
   waitForFinished,
-  idNeedsOneTask,
-  isExecutingBackend,
   notATask,
-  partialEnqueue,
-  PartialEnqueueError,
   taskNameNotRegistered,
   type ScheduledTick,
-  type TaskBackend,
   type TaskOverrides,
   type WaitForResultOptions,
-  type TaskTraceContext,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
-import { taskTracer } from '../telemetry/task-tracer';
 import type { TaskDefinition } from './task-definition';
 import {
   TaskControlService,
   type ManualControlOptions,
   type TaskCancellation,
 } from './task-control.service';
-import { TaskEvents } from './task-events';
 import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
+import { TaskEnqueueService } from './task-enqueue.service';
 import { TaskRegistry } from './task.registry';
-import { enqueueInSlices } from './enqueue-slices';
-import { buildTaskRecord } from './task-record.builder';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
@@ -51,8 +41,8 @@ export class TaskService implements TaskEnqueuer {
   constructor(
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
-    private readonly events: TaskEvents,
     private readonly control: TaskControlService,
+    private readonly enqueuer: TaskEnqueueService,
   ) {}
 
   /**
@@ -110,7 +100,7 @@ export class TaskService implements TaskEnqueuer {
     argsList: readonly TaskArgs<C[K]>[],
     overrides: TaskOverrides = {},
   ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
-    return this.enqueueDefinition<TaskReturn<C[K]>>(
+    return this.enqueuer.enqueue<TaskReturn<C[K]>>(
       this.definitionOf(taskClass, method),
       argsList,
       overrides,
@@ -132,11 +122,7 @@ export class TaskService implements TaskEnqueuer {
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides = {},
   ): Promise<EnqueuedTaskResult[]> {
-    const definition = this.registry.find(name);
-    if (!definition) {
-      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
-    }
-    return this.enqueueDefinition(definition, argsList, overrides);
+    return this.enqueuer.enqueue(this.definitionNamed(name), argsList, overrides);
   }
 
   /**
@@ -149,77 +135,9 @@ export class TaskService implements TaskEnqueuer {
     overrides: TaskOverrides,
     tick: ScheduledTick,
   ): Promise<TaskResult> {
-    const definition = this.registry.find(name);
-    if (!definition) {
-      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
-    }
-    const [result] = await this.enqueueDefinition(definition, [args], overrides, tick);
+    const definition = this.definitionNamed(name);
+    const [result] = await this.enqueuer.enqueue(definition, [args], overrides, tick);
     return result;
-  }
-
-  // Not async: the untraced path hands back store's promise, with no wrapper per call; a
-  // throw here reaches the async callers as their rejection.
-  private enqueueDefinition<T>(
-    definition: TaskDefinition,
-    argsList: readonly (readonly unknown[])[],
-    overrides: TaskOverrides,
-    tick?: ScheduledTick,
-  ): Promise<EnqueuedTaskResult<T>[]> {
-    const backend = this.backendFor(definition, overrides);
-    if (overrides.id !== undefined && argsList.length > 1) {
-      throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
-    }
-    const parent = taskTracer.enqueueContext();
-    // Outside a trace (or without @opentelemetry/api) nothing about tracing is built or stored.
-    if (parent === null) return this.store<T>(definition, backend, argsList, overrides, tick);
-    return taskTracer.traceEnqueue(
-      parent,
-      {
-        taskName: definition.name,
-        queue: overrides.queue ?? definition.options.queue,
-        backend: backend.alias,
-        count: argsList.length,
-      },
-      (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
-    );
-  }
-
-  private async store<T>(
-    definition: TaskDefinition,
-    backend: TaskBackend,
-    argsList: readonly (readonly unknown[])[],
-    overrides: TaskOverrides,
-    tick: ScheduledTick | undefined,
-    traceContext?: TaskTraceContext,
-  ): Promise<EnqueuedTaskResult<T>[]> {
-    const now = new Date();
-    const records = argsList.map((args) =>
-      buildTaskRecord(definition, backend, args, overrides, now, tick, traceContext),
-    );
-    const { stored, failure } = await enqueueInSlices(backend, records);
-    const source = this.backends.sourceFor(backend.alias);
-    // A key's holder comes back in place of the record sent, under its own id.
-    const results = stored.map(
-      (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
-    );
-    // An immediate backend already announced the enqueue before running the task.
-    if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
-      for (const result of results) if (result.created) this.events.emit('enqueued', result);
-    }
-    if (failure === undefined) return results;
-    // Nothing stored: the bulk was all or none after all, and its error says so.
-    if (results.length === 0) throw failure;
-    throw new PartialEnqueueError(
-      partialEnqueue(
-        backend.alias,
-        definition.name,
-        results.length,
-        records.length,
-        failure.message,
-      ),
-      results,
-      { cause: failure },
-    );
   }
 
   /**
@@ -315,14 +233,11 @@ export class TaskService implements TaskEnqueuer {
     return definition;
   }
 
-  private backendFor(definition: TaskDefinition, overrides: TaskOverrides): TaskBackend {
-    const alias = overrides.backend ?? definition.options.backend ?? this.backends.defaultAlias;
-    const backend = this.backends.find(alias);
-    if (!backend) {
-      throw new InvalidTaskError(
-        backendNotConfigured(definition.name, alias, this.backends.aliases),
-      );
+  private definitionNamed(name: string): TaskDefinition {
+    const definition = this.registry.find(name);
+    if (!definition) {
+      throw new InvalidTaskError(taskNameNotRegistered(name, this.registry.names));
     }
-    return backend;
+    return definition;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import {
   AttemptControl,
+  CancelHook,
   TaskCancelledError,
   TaskContext,
   TaskResult,
@@ -51,12 +52,13 @@ export class TaskRunner implements ProgressOutlet {
 
   /**
    * @param record a RUNNING record as `acquire` returned it.
-   * @param cancel aborted when the task's cancel is requested: the attempt's
-   *   signal aborts with a TaskCancelledError and the attempt ends CANCELLED.
+   * @param cancel aborted (or requested, for a CancelHook) when the task's
+   *   cancel is requested: the attempt's signal aborts with a
+   *   TaskCancelledError and the attempt ends CANCELLED.
    * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
    *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way.
    */
-  run(record: TaskRecord, cancel?: AbortSignal): Promise<TaskRecord> {
+  run(record: TaskRecord, cancel?: AbortSignal | CancelHook): Promise<TaskRecord> {
     // Null unless an OpenTelemetry SDK is registered: then the attempt is a CONSUMER span.
     const span = taskTracer.startAttempt(record);
     // Untraced, the attempt's own promise is the answer: no wrapper per task.
@@ -70,7 +72,7 @@ export class TaskRunner implements ProgressOutlet {
   private async attempt(
     record: TaskRecord,
     span: AttemptSpan | null,
-    cancel: AbortSignal | undefined,
+    cancel: AbortSignal | CancelHook | undefined,
   ): Promise<TaskRecord> {
     const source = this.backends.sourceFor(record.task.backend);
     const definition = this.registry.find(record.task.name);
@@ -90,7 +92,7 @@ export class TaskRunner implements ProgressOutlet {
     let finished: TaskRecord;
     // Every task runs in its context, so currentTaskContext() (and the child's
     // report of a rejection the task left behind) can tell which task it is.
-    const context = new TaskContext(new TaskResult(record, source), control.signal, this);
+    const context = new TaskContext(new TaskResult(record, source), control, this);
     try {
       // Cancelled before it started: the method is never called.
       if (control.error) throw control.error;

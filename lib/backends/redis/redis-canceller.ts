@@ -1,6 +1,6 @@
 import { cancelledRecord } from '../../core/cancelled-record';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import type { CancelRequest, CancelResult } from '../../core/task-backend.interface';
+import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';

@@ -13,14 +13,13 @@ import type {
   AcknowledgeOutcome,
   AcquireOptions,
   BackendFeatures,
-  CancelRequest,
-  CancelResult,
   MaintenancePassOptions,
   MaintenancePassReport,
   QueueSegment,
   RetryOutcome,
   TaskBackend,
 } from '../../core/task-backend.interface';
+import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
 import type { ScheduleStore } from '../../core/schedule-store.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';

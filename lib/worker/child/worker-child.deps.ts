@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import type { CancelHook } from '../../core/cancel-hook';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { MetricsSnapshot } from '../../metrics/prom-client.loader';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -8,9 +9,9 @@ import type { ParentChannel } from '../worker-ipc';
 
 /**
  * Runs one RUNNING record and returns it finished; `TaskRunner.run` in the
- * app. `cancel` aborts when the task's cancel is requested.
+ * app. `cancel` is requested when the task's cancel is.
  */
-export type RunTask = (record: TaskRecord, cancel: AbortSignal) => Promise<TaskRecord>;
+export type RunTask = (record: TaskRecord, cancel: CancelHook) => Promise<TaskRecord>;
 
 /** The metrics a child records for its pool's `/metrics` (TaskMetrics), when they are on. */
 export interface ChildMetrics {

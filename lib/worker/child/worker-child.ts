@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
+import { CancelHook } from '../../core/cancel-hook';
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
 import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -32,8 +33,8 @@ const PROGRESS_REPORT_MS = 250;
 /** A leased task this child runs (or is about to start). */
 interface Held extends RunningTask {
   readonly slot: number;
-  /** Aborted by a cancel request: the attempt's signal aborts with it. */
-  readonly cancel: AbortController;
+  /** Requested by a cancel request: the attempt's signal aborts with it. */
+  readonly cancel: CancelHook;
 }
 
 /**
@@ -174,7 +175,7 @@ export class WorkerChild {
       return;
     }
     const batch = records.map((record, i): Held => {
-      const task = { record, slot: slots[i], since, cancel: new AbortController() };
+      const task = { record, slot: slots[i], since, cancel: new CancelHook() };
       this.held.set(record.id, task);
       return task;
     });
@@ -192,7 +193,7 @@ export class WorkerChild {
     if (this.deps.logTasks) {
       this.deps.logger.verbose?.(taskStartedLine(record, this.workerId(slot)));
     }
-    this.deps.runTask(record, cancel.signal).then(
+    this.deps.runTask(record, cancel).then(
       (result) => this.finish(result, slot, started),
       (error: unknown) => this.finish(failedAttempt(record, error), slot, started),
     );
@@ -247,13 +248,13 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /** A cancel request for `id`: aborts its attempt's signal when this child holds it. */
+  /** A cancel request for `id`: stops its attempt when this child holds it. */
   private cancelHeld(id: string): boolean {
     const task = this.held.get(id);
     if (!task) return false;
-    if (task.cancel.signal.aborted) return true;
+    if (task.cancel.requested) return true;
     this.deps.logger.log(taskCancelRequested(task.record));
-    task.cancel.abort();
+    task.cancel.request();
     const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
     if (graceMs !== undefined) {
       // Still running after its grace: only the pool can stop it, by ending this process.

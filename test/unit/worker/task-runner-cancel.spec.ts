@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 
 import {
+  CancelHook,
   MemoryBackend,
   Task,
   TaskCancelledError,
@@ -107,5 +108,30 @@ describe('TaskRunner: cancel', () => {
     const finished = await runner.run(running('cancel.honours', []), cancel.signal);
     expect(finished.status).toBe(TaskResultStatus.CANCELLED);
     expect(tasks.calls).toBe(0);
+  });
+
+  describe('through a CancelHook, as a pool child cancels', () => {
+    it('aborts the signal the task reads, whether it read it before or after the request', async () => {
+      const cancel = new CancelHook();
+      const run = runner.run(running('cancel.honours', []), cancel);
+      setImmediate(() => cancel.request());
+      await expect(run).resolves.toMatchObject({ status: TaskResultStatus.CANCELLED });
+      expect(tasks.reasons[0]).toBeInstanceOf(TaskCancelledError);
+    });
+
+    it('never calls the method of an attempt cancelled before it started', async () => {
+      const cancel = new CancelHook();
+      cancel.request();
+      const finished = await runner.run(running('cancel.honours', []), cancel);
+      expect(finished.status).toBe(TaskResultStatus.CANCELLED);
+      expect(tasks.calls).toBe(0);
+    });
+
+    it('ends CANCELLED an attempt that never read its signal', async () => {
+      const cancel = new CancelHook();
+      const run = runner.run(running('cancel.ignores', [30]), cancel);
+      cancel.request();
+      await expect(run).resolves.toMatchObject({ status: TaskResultStatus.CANCELLED });
+    });
   });
 });

@@ -5,7 +5,7 @@ import { setupChild } from './worker-child.setup';
 
 const POOL = 'pool-1';
 
-/** A child of POOL that polls its cancel requests every 20 ms; its tasks end CANCELLED on their signal. */
+/** A child of POOL that polls its cancel requests every 20 ms; its tasks end CANCELLED on their cancel. */
 function setupCancellingChild(requestTtlMs = 60_000) {
   const setup = setupChild(
     { threads: 1 },
@@ -13,10 +13,10 @@ function setupCancellingChild(requestTtlMs = 60_000) {
   );
   const aborted: string[] = [];
   const runTask = setup.deps.runTask;
-  // As TaskRunner does: an attempt whose signal aborts for a cancel ends CANCELLED.
+  // As TaskRunner does: an attempt whose cancel is requested ends CANCELLED.
   setup.deps.runTask = (record, cancel) =>
     new Promise<TaskRecord>((resolve, reject) => {
-      cancel.addEventListener('abort', () => {
+      cancel.listen(() => {
         aborted.push(record.id);
         resolve(cancelledRecord(record, new Date()));
       });

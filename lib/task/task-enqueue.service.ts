@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+
+import {
+  EnqueuedTaskResult,
+  InvalidTaskError,
+  PartialEnqueueError,
+  backendNotConfigured,
+  idNeedsOneTask,
+  isExecutingBackend,
+  partialEnqueue,
+  type ScheduledTick,
+  type TaskBackend,
+  type TaskOverrides,
+  type TaskTraceContext,
+} from '../core';
+import { BackendRegistry } from '../backends/backend.registry';
+import { taskTracer } from '../telemetry/task-tracer';
+import { enqueueInSlices } from './enqueue-slices';
+import type { TaskDefinition } from './task-definition';
+import { TaskEvents } from './task-events';
+import { buildTaskRecord } from './task-record.builder';
+
+/**
+ * The one way a task gets stored, whichever call TaskService took: the
+ * records built and checked, a producer span around them when the caller
+ * is inside a trace, the store called in slices, and `enqueued` announced
+ * for each task the call made.
+ *
+ * @internal
+ */
+@Injectable()
+export class TaskEnqueueService {
+  constructor(
+    private readonly backends: BackendRegistry,
+    private readonly events: TaskEvents,
+  ) {}
+
+  /**
+   * Stores one run per argument list of `definition` on the backend its
+   * overrides name. Not async: the untraced path hands back store's promise,
+   * with no wrapper per call; a throw here reaches the async callers as
+   * their rejection.
+   */
+  enqueue<T>(
+    definition: TaskDefinition,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+    tick?: ScheduledTick,
+  ): Promise<EnqueuedTaskResult<T>[]> {
+    const backend = this.backendFor(definition, overrides);
+    if (overrides.id !== undefined && argsList.length > 1) {
+      throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
+    }
+    const parent = taskTracer.enqueueContext();
+    // Outside a trace (or without @opentelemetry/api) nothing about tracing is built or stored.
+    if (parent === null) return this.store<T>(definition, backend, argsList, overrides, tick);
+    return taskTracer.traceEnqueue(
+      parent,
+      {
+        taskName: definition.name,
+        queue: overrides.queue ?? definition.options.queue,
+        backend: backend.alias,
+        count: argsList.length,
+      },
+      (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
+    );
+  }
+
+  private async store<T>(
+    definition: TaskDefinition,
+    backend: TaskBackend,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+    tick: ScheduledTick | undefined,
+    traceContext?: TaskTraceContext,
+  ): Promise<EnqueuedTaskResult<T>[]> {
+    const now = new Date();
+    const records = argsList.map((args) =>
+      buildTaskRecord(definition, backend, args, overrides, now, tick, traceContext),
+    );
+    const { stored, failure } = await enqueueInSlices(backend, records);
+    const source = this.backends.sourceFor(backend.alias);
+    // A key's holder comes back in place of the record sent, under its own id.
+    const results = stored.map(
+      (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
+    );
+    // An immediate backend already announced the enqueue before running the task.
+    if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
+      for (const result of results) if (result.created) this.events.emit('enqueued', result);
+    }
+    if (failure === undefined) return results;
+    // Nothing stored: the bulk was all or none after all, and its error says so.
+    if (results.length === 0) throw failure;
+    throw new PartialEnqueueError(
+      partialEnqueue(
+        backend.alias,
+        definition.name,
+        results.length,
+        records.length,
+        failure.message,
+      ),
+      results,
+      { cause: failure },
+    );
+  }
+
+  private backendFor(definition: TaskDefinition, overrides: TaskOverrides): TaskBackend {
+    const alias = overrides.backend ?? definition.options.backend ?? this.backends.defaultAlias;
+    const backend = this.backends.find(alias);
+    if (!backend) {
+      throw new InvalidTaskError(
+        backendNotConfigured(definition.name, alias, this.backends.aliases),
+      );
+    }
+    return backend;
+  }
+}
