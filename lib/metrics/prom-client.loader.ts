@@ -1,5 +1,7 @@
 import type * as PromClientModule from 'prom-client';
 
+import { requireOptional } from '../utils/require-optional.util';
+
 /** The prom-client module. @internal */
 export type PromClient = typeof PromClientModule;
 
@@ -7,12 +9,6 @@ export type PromClient = typeof PromClientModule;
 export type MetricsSnapshot = PromClientModule.MetricObjectWithValues<
   PromClientModule.MetricValue<string>
 >[];
-
-const isPromClientMissing = (error: unknown): boolean =>
-  typeof error === 'object' &&
-  error !== null &&
-  (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' &&
-  String((error as { message?: unknown }).message).includes('prom-client');
 
 /**
  * Loads prom-client on first use, the one place the library requires it. It
@@ -22,11 +18,5 @@ const isPromClientMissing = (error: unknown): boolean =>
  * @internal
  */
 export function loadPromClient(): PromClient | null {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require is what keeps the peer optional
-    return require('prom-client') as PromClient;
-  } catch (error) {
-    if (isPromClientMissing(error)) return null;
-    throw error;
-  }
+  return requireOptional<PromClient>('prom-client');
 }

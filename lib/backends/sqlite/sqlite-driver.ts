@@ -1,15 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 import { InvalidBackendConfigError, sqliteDriverMissing } from '../../core';
+import { requireOptional } from '../../utils/require-optional.util';
 
 /** The better-sqlite3 constructor. @internal */
 export type SqliteDriver = typeof BetterSqlite3;
-
-const isModuleNotFound = (error: unknown): boolean =>
-  typeof error === 'object' &&
-  error !== null &&
-  (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' &&
-  String((error as { message?: unknown }).message).includes('better-sqlite3');
 
 /**
  * Loads better-sqlite3 on first use. It is an optional peer dependency (a
@@ -20,13 +15,7 @@ const isModuleNotFound = (error: unknown): boolean =>
  * @internal
  */
 export function loadSqliteDriver(alias: string): SqliteDriver {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require is what keeps the peer optional
-    return require('better-sqlite3') as SqliteDriver;
-  } catch (error) {
-    if (isModuleNotFound(error)) {
-      throw new InvalidBackendConfigError(sqliteDriverMissing(alias), { cause: error });
-    }
-    throw error;
-  }
+  const driver = requireOptional<SqliteDriver>('better-sqlite3');
+  if (driver === null) throw new InvalidBackendConfigError(sqliteDriverMissing(alias));
+  return driver;
 }
