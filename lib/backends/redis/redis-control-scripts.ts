@@ -4,7 +4,8 @@ import type { RedisClient } from './redis-scripts';
 
 /**
  * Typed calls of the scripts that control work already stored (cancel-5.lua,
- * resumeQueue-3.lua, storeQueueLimits-5.lua) and claim roles (claimRole-1.lua), beside RedisScripts and registered the same way
+ * resumeQueue-3.lua, storeQueueLimits-5.lua), claim roles (claimRole-1.lua) and mark
+ * the finished channel as listened to (markListening-1.lua), beside RedisScripts and registered the same way
  * (defineScriptCalls, once per client).
  *
  * @internal
@@ -37,6 +38,11 @@ export class RedisControlScripts {
   /** Whether `holder` holds the role at `roleKey` now, its lease renewed for `ttlMs` (see claimRole-1.lua). */
   async claimRole(roleKey: string, holder: string, ttlMs: number): Promise<boolean> {
     return Number(await this.calls.claimRole([roleKey, holder, ttlMs])) === 1;
+  }
+
+  /** Marks the finished channel as listened to for `ttlMs` (see markListening-1.lua). */
+  async markListening(markKey: string, ttlMs: number): Promise<void> {
+    await this.calls.markListening([markKey, ttlMs]);
   }
 
   /**

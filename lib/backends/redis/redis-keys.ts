@@ -178,12 +178,23 @@ export class RedisKeys {
 
   /**
    * Pub/sub channel of the alias's finished tasks: the scripts that store a
-   * task final publish there, once per call (see storeFinished.function.lua).
+   * task final publish there, once per call, while finishedListenerMark
+   * exists (see storeFinished.function.lua).
    * A channel, not a key: it holds nothing, and a message sent while nobody
    * is subscribed is gone.
    */
   get finishedChannel(): string {
     return `${this.prefix}finished`;
+  }
+
+  /**
+   * STRING whose presence says some process listens on finishedChannel: the
+   * storing scripts publish only while it exists (see markListening-1.lua).
+   * Keys and channels are apart in Redis, so it takes the channel's own
+   * name, and a script told the channel also knows the mark.
+   */
+  get finishedListenerMark(): string {
+    return this.finishedChannel;
   }
 
   /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */

@@ -77,6 +77,7 @@ export const REDIS_SCRIPTS = {
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   claimRole: { file: 'claimRole-1.lua', keys: { fixed: 1 } },
+  markListening: { file: 'markListening-1.lua', keys: { fixed: 1 } },
   trimFinished: {
     file: 'trimFinished-1.lua',
     keys: { fixed: 1 },

@@ -160,7 +160,7 @@ export class RedisBackend implements TaskBackend {
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
     this.feed = new FinishedTaskFanout(
-      new RedisFinishedFeed(keys.finishedChannel, connection, logger),
+      new RedisFinishedFeed(keys.finishedChannel, keys.finishedListenerMark, connection, logger),
       logger,
     );
     this.roles = new RedisRoles(context);

@@ -27,13 +27,15 @@
   ARGV[4] pool task set key prefix (string)
   ARGV[5] pool the tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[6] task key prefix (string)
-  ARGV[7] pub/sub channel of the alias's finished tasks (string)
+  ARGV[7] pub/sub channel of the alias's finished tasks (string), also the name of its
+  listener mark (STRING, same hash tag as KEYS; see storeFinished)
   Then per group, in KEYS order: its label (JSON [queue, status, task
   name]), its record count n, then n pairs of task id (string) and outcome
   (JSON, see RedisRecordCodec.encodeFinished)
 
-  Publishes once on ARGV[7] when anything was stored: the stored ids by
-  group (see storeFinished), so every process learns of these finishes.
+  Publishes once on ARGV[7] when anything was stored and someone listens:
+  the stored ids by group (see storeFinished), so every process learns of
+  these finishes.
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale (not
   held), 2 already stored (not held, and its stored outcome is this very one)

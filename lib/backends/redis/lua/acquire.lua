@@ -90,14 +90,15 @@
   ARGV[10] pool task set key prefix (string)
   ARGV[11] pool the finished tasks belong to: a pool id, empty for none, or * to read each task's (string)
   ARGV[12] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
-  ARGV[13] pub/sub channel of the alias's finished tasks (string)
+  ARGV[13] pub/sub channel of the alias's finished tasks (string), also the name of its
+  listener mark (STRING, same hash tag as KEYS; see storeFinished)
   Then per group of finished records, in KEYS order: its label (JSON [queue,
   status, task name]), its record count n, then n pairs of task id (string)
   and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
-  Publishes once on ARGV[13] when it stored any finished task (see
-  storeFinished): one message per call, however many it stored; a call
-  that only leases publishes nothing.
+  Publishes once on ARGV[13] when it stored any finished task and someone
+  listens (see storeFinished): one message per call, however many it
+  stored; a call that only leases publishes nothing.
 
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when

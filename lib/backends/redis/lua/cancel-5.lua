@@ -19,7 +19,8 @@
   KEYS[5] task hash (HASH)
 
   Derived keys: cancel requests of a pool = ARGV[5] .. pool id (ZSET, score =
-  request time, ms), same hash tag as KEYS
+  request time, ms); listener mark of the finished channel = ARGV[6]
+  (STRING, see storeFinished.function.lua); same hash tag as KEYS
 
   ARGV[1] task id (string)
   ARGV[2] the task's `workers` field as the caller read it, empty when absent (string)
@@ -30,7 +31,8 @@
   ARGV[7] the message announcing this task CANCELLED (JSON, as storeFinished publishes)
 
   Publishes ARGV[7] on ARGV[6] once, only when it stored the task CANCELLED
-  (a running task is announced by whoever stores it final).
+  (a running task is announced by whoever stores it final) and the channel's
+  listener mark exists.
 
   Returns 1 cancelled (stored CANCELLED), 2 requested (running: a request
   for its pool), 3 already final (nothing changed), 0 nothing stored under
@@ -66,5 +68,7 @@ end
 redis.call('HSET', KEYS[5], 'outcome', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[4])
 redis.call('ZADD', KEYS[4], nowText, id)
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+if redis.call('EXISTS', ARGV[6]) == 1 then
+  redis.call('PUBLISH', ARGV[6], ARGV[7])
+end
 return 1

@@ -30,12 +30,16 @@
   pool id, all under the hash tag of the declared keys.
 
   Every task stored final is announced on o.channel (the alias's feed of
-  finished tasks), in ONE PUBLISH per call whatever the batch holds, and
-  none when nothing was stored: a JSON list with one entry per group that
+  finished tasks) while some process listens there, in ONE PUBLISH per call
+  whatever the batch holds, and none when nothing was stored: a JSON list
+  with one entry per group that
   stored any, a pair of its label (the group's JSON [queue, status, task
   name] as the caller wrote it) and the list of the ids it stored. Publishing here, in
   the step that stores, means no finish goes unannounced, whoever stored it
-  (a worker, the reaper, a pool recovery).
+  (a worker, the reaper, a pool recovery). A listener marks the channel as
+  listened to by a STRING under the channel's own name (keys and channels
+  are apart in Redis), expiring unless renewed (markListening-1.lua): one
+  EXISTS per call, and while nobody listens no message is built or sent.
 
   Parameters
   firstKey   index in KEYS of the first group's running set (ZSET); its history
@@ -47,7 +51,8 @@
              requiredPool ('' for any holder), poolPrefix, callerPool (a pool
              id, '' for none, or * to read each task's), taskPrefix,
              now (history score: Redis's time, ms since epoch, as text),
-             channel (pub/sub channel of the alias's finished tasks)
+             channel (pub/sub channel of the alias's finished tasks, and the
+             name of its listener mark, a STRING of the same hash tag)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale,
   2 already stored (not held, and its stored outcome is this very one)
@@ -75,7 +80,8 @@ local function storeFinished(firstKey, firstArg, o)
   -- cheaper one by one: ZREM tells whether it was held).
   local batched = not o.latest and not lookup
   local leftPool = {}
-  local events = {}
+  -- Nil while nobody listens: no message is then built.
+  local events = redis.call('EXISTS', o.channel) == 1 and {} or nil
   local a = firstArg
   for k = firstKey, #KEYS - 1, 2 do
     local runningKey = KEYS[k]
@@ -115,7 +121,9 @@ local function storeFinished(firstKey, firstArg, o)
         end
       end
       if #held > 0 then
-        events[#events + 1] = '[' .. label .. ',' .. cjson.encode(held) .. ']'
+        if events then
+          events[#events + 1] = '[' .. label .. ',' .. cjson.encode(held) .. ']'
+        end
         callInSlices('ZREM', runningKey, held)
         callInSlices('ZADD', historyKey, history)
         if o.callerPool ~= '' then
@@ -161,7 +169,7 @@ local function storeFinished(firstKey, firstArg, o)
           out[#out + 1] = notHeld(taskKey, ARGV[a + 2 * r])
         end
       end
-      if #storedIds > 0 then
+      if events and #storedIds > 0 then
         events[#events + 1] = '[' .. label .. ',' .. cjson.encode(storedIds) .. ']'
       end
     end
@@ -170,7 +178,7 @@ local function storeFinished(firstKey, firstArg, o)
   if #leftPool > 0 then
     callInSlices('SREM', o.poolPrefix .. o.callerPool, leftPool)
   end
-  if #events > 0 then
+  if events and #events > 0 then
     redis.call('PUBLISH', o.channel, '[' .. table.concat(events, ',') .. ']')
   end
   return out
