@@ -26,6 +26,8 @@ import {
 export class BackendRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger(BackendRegistry.name);
   private readonly backends: ReadonlyMap<string, TaskBackend>;
+  /** One source per alias: a worker asks for one with every task it runs. */
+  private readonly sources = new Map<string, TaskRecordSource>();
 
   constructor(backends: Iterable<TaskBackend>) {
     this.backends = new Map([...backends].map((backend) => [backend.alias, backend]));
@@ -65,12 +67,17 @@ export class BackendRegistry implements OnApplicationShutdown {
 
   /** @internal Where a TaskResult of this alias refreshes from. */
   sourceFor(alias: string): TaskRecordSource {
-    return {
-      alias,
-      getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id),
-      subscribeFinished: (listener: FinishedTasksListener): Promise<FeedUnsubscribe> =>
-        this.get(alias).subscribeFinished(listener),
-    };
+    let source = this.sources.get(alias);
+    if (source === undefined) {
+      source = {
+        alias,
+        getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id),
+        subscribeFinished: (listener: FinishedTasksListener): Promise<FeedUnsubscribe> =>
+          this.get(alias).subscribeFinished(listener),
+      };
+      this.sources.set(alias, source);
+    }
+    return source;
   }
 
   async onApplicationShutdown(): Promise<void> {

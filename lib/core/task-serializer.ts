@@ -4,6 +4,7 @@ import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
 import type {
   ScheduledTick,
+  TaskDescriptor,
   TaskErrorRecord,
   TaskRecord,
   TaskTraceContext,
@@ -158,14 +159,18 @@ export function recordToJson(record: TaskRecord): TaskRecordJson {
 }
 
 export function recordFromJson(json: TaskRecordJson): TaskRecord {
-  const { schedule, ...task } = json.task;
+  // One copy of the task (every leased task is read here): its stored times made Dates.
+  const task: { -readonly [K in keyof TaskDescriptor]: TaskDescriptor[K] } = {
+    ...(json.task as Omit<TaskRecordJson['task'], 'runAfter' | 'schedule'>),
+    runAfter: date(json.task.runAfter),
+  };
+  const { schedule } = json.task;
+  if (schedule) task.schedule = scheduleFromJson(schedule);
+  // Only a foreign record stores a null schedule; ours never write the key without one.
+  else if ('schedule' in task) delete task.schedule;
   const record: TaskRecord = {
     id: json.id,
-    task: {
-      ...task,
-      runAfter: date(task.runAfter),
-      ...(schedule && { schedule: scheduleFromJson(schedule) }),
-    },
+    task,
     status: json.status,
     enqueuedAt: new Date(json.enqueuedAt),
     startedAt: date(json.startedAt),

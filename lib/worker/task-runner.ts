@@ -18,6 +18,7 @@ import {
   unknownTask,
   type ProgressOutlet,
   type TaskRecord,
+  type TaskRecordSource,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { TaskDefinition } from '../task/task-definition';
@@ -79,10 +80,10 @@ export class TaskRunner implements ProgressOutlet {
     if (!definition) {
       // Never fall back to another task: running the wrong code is worse than not running.
       const failed = failedAttempt(record, new UnknownTaskError(unknownTask(record.task.name)));
-      this.events.emit('finished', new TaskResult(failed, source));
+      this.emit('finished', failed, source);
       return failed;
     }
-    this.events.emit('started', new TaskResult(record, source));
+    this.emit('started', record, source);
     // A per-call limit was stored with the task; the declared one applies otherwise.
     const control = new AttemptControl(
       record,
@@ -112,8 +113,13 @@ export class TaskRunner implements ProgressOutlet {
     // The last progress reported is stored before the outcome, while the attempt still holds the task.
     const storing = context.finishProgress();
     if (storing !== null) await storing;
-    this.events.emit('finished', new TaskResult(finished, source));
+    this.emit('finished', finished, source);
     return finished;
+  }
+
+  /** A worker emits twice per task, mostly to nobody: no result is built then. */
+  private emit(event: 'started' | 'finished', record: TaskRecord, source: TaskRecordSource): void {
+    if (this.events.listens(event)) this.events.emit(event, new TaskResult(record, source));
   }
 
   private invoke(definition: TaskDefinition, record: TaskRecord, context: TaskContext): unknown {

@@ -1,7 +1,7 @@
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { finishedSegment } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
+import { FINISHED_STATUSES, type TaskResultStatus } from '../../core/task-result-status.enum';
 import { acknowledgeUnfinished } from '../../core/threadmill.messages';
 import { finishedLabel } from './redis-finished-payload';
 import type { RedisKeys } from './redis-keys';
@@ -27,16 +27,22 @@ export function groupFinished(
   const indexes: number[][] = [];
   // Queues, statuses and names hold no space, so the triple is one unambiguous key.
   const byKey = new Map<string, number>();
+  // A batch is mostly one group: a record like the one before it joins its group unlooked-up.
+  let last: { queue: string; status: TaskResultStatus; name: string; at: number } | null = null;
   records.forEach((record, index) => {
     if (!FINISHED_STATUSES.has(record.status)) {
       throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
     }
     const queue = queueOf(record);
-    const key = `${queue} ${record.status} ${record.task.name}`;
-    let at = byKey.get(key);
+    const { status } = record;
+    const { name } = record.task;
+    let at =
+      last !== null && last.queue === queue && last.status === status && last.name === name
+        ? last.at
+        : byKey.get(`${queue} ${status} ${name}`);
     if (at === undefined) {
       at = groups.length;
-      byKey.set(key, at);
+      byKey.set(`${queue} ${status} ${name}`, at);
       groups.push({
         label: finishedLabel(queue, record.status, record.task.name),
         runningKey: keys.running(queue),
@@ -46,6 +52,7 @@ export function groupFinished(
       });
       indexes.push([]);
     }
+    if (last === null || last.at !== at) last = { queue, status, name, at };
     groups[at].ids.push(record.id);
     groups[at].json.push(codec.encodeFinished(record));
     indexes[at].push(index);

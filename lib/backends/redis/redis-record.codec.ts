@@ -186,22 +186,23 @@ export class RedisRecordCodec {
         throw new CorruptTaskDataError(corruptTaskData(id, 'its worker ids are not JSON'));
       }
     }
+    const taskJson: TaskRecordJson['task'] = {
+      name: task.name,
+      queue: task.queue,
+      priority: task.priority ?? 0,
+      runAfter: task.runAfter ?? null,
+      backend: task.backend ?? this.alias,
+    };
+    // Set only when stored, so a task without a retry policy reads back without the keys.
+    if (task.retries !== undefined) taskJson.retries = task.retries;
+    if (task.backoff !== undefined) taskJson.backoff = task.backoff;
+    if (task.timeoutMs !== undefined) taskJson.timeoutMs = task.timeoutMs;
+    if (task.schedule !== undefined) taskJson.schedule = task.schedule;
+    if (task.unique !== undefined) taskJson.unique = task.unique;
+    if (task.traceContext !== undefined) taskJson.traceContext = task.traceContext;
     return {
       id,
-      task: {
-        name: task.name,
-        queue: task.queue,
-        priority: task.priority ?? 0,
-        runAfter: task.runAfter ?? null,
-        backend: task.backend ?? this.alias,
-        // Spread only when stored, so a task without a retry policy reads back without the keys.
-        ...(task.retries === undefined ? {} : { retries: task.retries }),
-        ...(task.backoff === undefined ? {} : { backoff: task.backoff }),
-        ...(task.timeoutMs === undefined ? {} : { timeoutMs: task.timeoutMs }),
-        ...(task.schedule === undefined ? {} : { schedule: task.schedule }),
-        ...(task.unique === undefined ? {} : { unique: task.unique }),
-        ...(task.traceContext === undefined ? {} : { traceContext: task.traceContext }),
-      },
+      task: taskJson,
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
       enqueuedAt: json.enqueuedAt,
       startedAt: numberOr(fields.startedAt, json.startedAt),
