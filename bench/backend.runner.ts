@@ -45,7 +45,7 @@ export abstract class BackendRunner implements QueueRunner {
    * @param fillInFlight enqueue batches outstanding at once while filling.
    */
   protected constructor(
-    private readonly queue: string,
+    protected readonly queue: string,
     private readonly fillInFlight: number,
   ) {}
 
@@ -150,7 +150,7 @@ export abstract class BackendRunner implements QueueRunner {
   }
 
   /** The record TaskService.enqueue builds for a task with default options. */
-  private record(args: unknown[]): TaskRecord {
+  protected record(args: unknown[]): TaskRecord {
     assertJsonSafe(args, TASK_NAME, 'args');
     return readyRecord(this.backend.alias, { name: TASK_NAME, queue: this.queue, args });
   }

@@ -42,6 +42,8 @@ export interface BenchConfig {
   /** Tasks run at once for the progress figure, each ticking every ms for `progressMs`. */
   progressTasks: number;
   progressMs: number;
+  /** Waits for a result per repetition of the wait figure. */
+  waits: number;
   warmupTasks: number;
 }
 
@@ -72,6 +74,7 @@ export const FULL: BenchConfig = {
   schedulePasses: 2000,
   progressTasks: 30,
   progressMs: 1000,
+  waits: 200,
   warmupTasks: 2000,
 };
 
@@ -97,5 +100,6 @@ export const QUICK: BenchConfig = {
   schedulePasses: 200,
   progressTasks: 30,
   progressMs: 1000,
+  waits: 50,
   warmupTasks: 300,
 };

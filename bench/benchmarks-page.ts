@@ -5,6 +5,7 @@ import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
 import { PROGRESS_ROW_KEY } from './progress-figures';
+import { WAIT_ROW_KEY } from './wait-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from './schedule-figures';
 
 /** Where a whole full run publishes its figures, relative to the project root. */
@@ -234,6 +235,13 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         ? [
             `**task progress**: ${c.progressTasks} tasks enqueued (untimed), then run at once by one consumer with as many slots, each waking every millisecond for ${c.progressMs / 1000} s; timed twice from an empty store, once silent and once calling \`TaskContext.progress\` on every wake-up (its throttle stores at most one value per task per \`PROGRESS_INTERVAL_MS\`, and the last one before the task returns: \`bench/progress-figures.ts\`). ` +
               "The figure is the reporting run's worker CPU (`process.cpuUsage()`) over the silent run's, the median of the repetitions (which run first alternates). Threadmill only: BullMQ and Bee-Queue are not measured (`–`).",
+          ]
+        : []),
+      ...(figures.some((row) => row.key === WAIT_ROW_KEY)
+        ? [
+            `**wait for a result**: ${count(c.waits)} times, a task enqueued and leased by one Redis backend instance while another instance (its own connections, as another process would have) waits for its result (\`waitForResult\`, what \`enqueue --wait\` calls), then the task acknowledged. ` +
+              'Each latency runs from just before the acknowledge is sent to the wait resolving: the acknowledge, the announcement on the finished channel, its delivery, and the read of the final result (`bench/wait-latency.ts`). ' +
+              'The figure is the median of each repetition, then the median of the repetitions. Threadmill on Redis only: BullMQ and Bee-Queue are not measured (`–`).',
           ]
         : []),
       '**Redis settled before each drain**: Redis grows a hash table by moving its entries to one twice the size a little at a time (one bucket per command that touches the table, and 1 ms per `hz` tick), and until the move is done every lookup pays for it. ' +

@@ -6,6 +6,7 @@ import { progressCpuRow } from './progress-figures';
 import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
 import { keyedEnqueueRow } from './unique-figures';
+import { waitRow } from './wait-figures';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
@@ -263,6 +264,7 @@ export function buildFigures(
     },
     idleSchedulePassRow(config, redisOnly),
     progressCpuRow(config, every),
+    waitRow(config, redisOnly),
   );
 
   const waitingLabel = (backlog: number): string =>

@@ -63,6 +63,14 @@ export interface QueueRunner {
   prepareSchedulePasses?(schedules: number): Promise<() => Promise<number>>;
 
   /**
+   * `waits` times: a task enqueued and leased, another instance of the
+   * backend waiting for its result, then the task acknowledged; resolves with
+   * each wait's latency from the acknowledge to the wait resolving (ms), see
+   * bench/wait-latency.ts. Only Threadmill's Redis runner has it.
+   */
+  measureWaits?(waits: number): Promise<number[]>;
+
+  /**
    * Stores `tasks` tasks (untimed) and returns the run of a consumer with as
    * many slots, each task ticking every ms for `durationMs` and, when
    * `reporting`, reporting progress each tick (see tickingTask). Only

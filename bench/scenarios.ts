@@ -177,6 +177,13 @@ export class Scenarios {
     };
   }
 
+  /** Latencies of `waits` waits for a result, from an empty store (see QueueRunner.measureWaits). */
+  async waits(runner: QueueRunner, waits: number): Promise<number[]> {
+    if (!runner.measureWaits) throw new Error(`${runner.name} cannot wait for a result`);
+    await this.reset(runner);
+    return runner.measureWaits(waits);
+  }
+
   /**
    * The schedule tick of a pool's maintenance pass when nothing is due:
    * `schedules` stored (untimed), one pass that loads the script, then

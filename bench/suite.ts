@@ -23,6 +23,8 @@ export interface RunnerResults {
   schedulePasses: SchedulePassSample[];
   /** One sample per repetition; empty for a runner without task progress. */
   progress: ProgressSample[];
+  /** Per repetition, each wait's latency (ms); empty for a runner that cannot wait for a result. */
+  waits: number[][];
   /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
   roundTripsCounted: boolean;
 }
@@ -36,6 +38,7 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     backlog: {},
     schedulePasses: [],
     progress: [],
+    waits: [],
     roundTripsCounted: runner.roundTripsCounted ?? true,
   };
 }
@@ -135,6 +138,18 @@ export class Suite {
         results[runner.name].progress.push(sample);
         this.log(
           `progress ${runner.name} #${rep + 1}: worker CPU ${(sample.reportingCpuMicros / 1000).toFixed(0)} ms reporting, ${(sample.silentCpuMicros / 1000).toFixed(0)} ms silent (${(sample.reportingCpuMicros / sample.silentCpuMicros).toFixed(3)}×)`,
+        );
+      },
+    );
+
+    await this.repeat(
+      runners.filter((r) => r.measureWaits),
+      async (runner, rep) => {
+        const latencies = await this.scenarios.waits(runner, c.waits);
+        results[runner.name].waits.push(latencies);
+        const sorted = [...latencies].sort((a, b) => a - b);
+        this.log(
+          `waits ${runner.name} #${rep + 1}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, max ${sorted[sorted.length - 1].toFixed(2)} ms`,
         );
       },
     );

@@ -4,6 +4,7 @@ import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { BackendRunner, TASK_NAME } from './backend.runner';
 import { THREADMILL } from './figures';
 import { storeIdleSchedules } from './schedule-pass';
+import { measureWaits } from './wait-latency';
 
 export { TASK_NAME } from './backend.runner';
 
@@ -17,6 +18,8 @@ export class ThreadmillRunner extends BackendRunner {
     readonly name: string,
     protected readonly backend: TaskBackend,
     queue: string,
+    /** Another instance of the backend on the same store, as another process would have. */
+    private readonly another: () => TaskBackend,
   ) {
     super(queue, FILL_IN_FLIGHT);
   }
@@ -37,9 +40,19 @@ export class ThreadmillRunner extends BackendRunner {
     alias = ALIAS,
     queue = 'default',
   ): Promise<ThreadmillRunner> {
-    const backend = new Backend(alias, { backend: Backend, url, queues: [queue] });
+    const open = (): TaskBackend => new Backend(alias, { backend: Backend, url, queues: [queue] });
+    const backend = open();
     await backend.ping();
-    return new ThreadmillRunner(name, backend, queue);
+    return new ThreadmillRunner(name, backend, queue, open);
+  }
+
+  async measureWaits(waits: number): Promise<number[]> {
+    const waiter = this.another();
+    try {
+      return await measureWaits(this.backend, waiter, this.queue, () => this.record([]), waits);
+    } finally {
+      await waiter.close();
+    }
   }
 
   prepareSchedulePasses(schedules: number): Promise<() => Promise<number>> {

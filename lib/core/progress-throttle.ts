@@ -9,7 +9,9 @@ export type ProgressStore = (stored: string, value: unknown) => Promise<void>;
 
 /**
  * The throttle behind `TaskContext.progress`: at most one store write per
- * PROGRESS_INTERVAL_MS, each of the latest value reported. A report between
+ * PROGRESS_INTERVAL_MS, each of the latest value reported, the first one an
+ * interval after the first report (a task shorter than that writes only its
+ * last value, before its outcome). A report between
  * writes only replaces the waiting value (a number is kept as it is, so a
  * report costs a type check and an assignment); the first report of an
  * interval sets the one timer that writes it. Writes go one at a time: one
@@ -23,8 +25,8 @@ export class ProgressThrottle {
   private waiting: number | string | null = null;
   private waitingJson = false;
   private timer: NodeJS.Timeout | null = null;
-  /** When the last write started (ms, Date.now()). */
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** When the last write started (ms, Date.now()); made at the first report, so the first write waits an interval. */
+  private lastWriteAt = Date.now();
   /** The write under way: one at a time, so a slow store never reorders them. */
   private inFlight: Promise<void> | null = null;
   private finished = false;

@@ -134,6 +134,7 @@ export class TaskRunner implements ProgressOutlet {
       const backend = this.backends.get(record.task.backend);
       // Not held any more (its lease was taken back): the attempt's outcome will be refused too.
       if (!(await backend.storeProgress(record, stored))) return;
+      if (!this.events.listens('progressed')) return;
       const progressed = { ...record, progress: value };
       this.events.emit(
         'progressed',

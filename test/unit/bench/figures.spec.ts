@@ -13,6 +13,7 @@ import type { WindowCost } from '../../../bench/metrics';
 import { renderTable, toReported, type FigureRow, type ReportedRow } from '../../../bench/report';
 import { PROGRESS_ROW_KEY, type ProgressSample } from '../../../bench/progress-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
+import { WAIT_ROW_KEY } from '../../../bench/wait-figures';
 import type { BacklogSamples, DrainSample, SchedulePassSample } from '../../../bench/scenarios';
 import type { RunnerResults } from '../../../bench/suite';
 
@@ -57,6 +58,7 @@ function results(f: Figures): RunnerResults {
     backlog: {},
     schedulePasses: [],
     progress: [],
+    waits: [],
     roundTripsCounted: f.roundTripsCounted ?? true,
   };
 }
@@ -425,5 +427,26 @@ describe('bench figures: tasks reporting progress every ms against the same task
 
   it('has no figure, and judges nothing, when nothing was measured', () => {
     expect(progressRow(reporting())).toMatchObject({ threadmill: null, met: null });
+  });
+});
+
+describe('bench figures: waiting for a result', () => {
+  const waited = (...repetitions: number[][]): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    waits: repetitions,
+  });
+  const waitRowOf = (threadmill: RunnerResults): ReportedRow =>
+    row(buildFigures(QUICK, { [THREADMILL]: threadmill, [BULLMQ]: bullmq }, {}), WAIT_ROW_KEY);
+
+  it('reports the median of the repetitions’ medians, met under 50 ms, Threadmill on Redis alone', () => {
+    const met = waitRowOf(waited([1, 2, 90], [0.5, 0.9, 1], [3, 4, 5]));
+    expect(met.threadmill).toBeCloseTo(2);
+    expect(met).toMatchObject({ unit: 'ms', better: 'lower', target: '< 50 ms', met: true });
+    expect(met).toMatchObject({ bullmq: null, sqlite: 'n/a' });
+    expect(waitRowOf(waited([49, 51, 70])).met).toBe(false);
+  });
+
+  it('has no figure, and judges nothing, when no wait was measured', () => {
+    expect(waitRowOf(waited())).toMatchObject({ threadmill: null, met: null });
   });
 });

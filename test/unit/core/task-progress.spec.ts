@@ -95,16 +95,18 @@ describe('ProgressThrottle', () => {
       await jest.advanceTimersByTimeAsync(1);
     }
     await throttle.finish();
-    expect(writes.map((w) => w.at)).toEqual([0, 500, 1000]);
-    expect(writes.map((w) => w.value)).toEqual([0, 499, 999]);
-    expect(writes[0].stored).toBe('[3,0]');
+    expect(writes.map((w) => w.at)).toEqual([500, 1000]);
+    expect(writes.map((w) => w.value)).toEqual([499, 999]);
+    expect(writes[0].stored).toBe('[3,499]');
     expect(writes.at(-1)?.stored).toBe('[3,999]');
   });
 
   it('stores nothing on finish when nothing waits, and drops reports after it', async () => {
     const throttle = new ProgressThrottle('t', 1, store, INTERVAL);
     throttle.report({ phase: 'a' });
-    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(INTERVAL - 1);
+    expect(writes).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
     expect(writes).toHaveLength(1);
     await throttle.finish();
     throttle.report({ phase: 'late' });
@@ -130,7 +132,7 @@ describe('ProgressThrottle', () => {
     });
     const throttle = new ProgressThrottle('t', 1, slow, INTERVAL);
     throttle.report(1);
-    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(INTERVAL);
     throttle.report(2);
     await jest.advanceTimersByTimeAsync(3 * INTERVAL);
     expect(writes.map((w) => w.value)).toEqual([1]);
