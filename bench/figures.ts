@@ -1,12 +1,22 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
-import { NOT_APPLICABLE, ratioOf, type FigureRow, type Target } from './report';
+import { NOT_APPLICABLE, type FigureRow } from './report';
 import type { DrainSample } from './scenarios';
 import { progressCpuRow } from './progress-figures';
 import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
 import { keyedEnqueueRow } from './unique-figures';
 import { waitRow } from './wait-figures';
+import {
+  atLeastRatio,
+  atMost,
+  atMostRatio,
+  bulkEnqueueTarget,
+  memoryTarget,
+  pickupP99Target,
+} from './targets';
+
+export { BEE_QUEUE_REFERENCE, bulkEnqueueTarget, memoryTarget, pickupP99Target } from './targets';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
@@ -21,83 +31,6 @@ export type PoolResults = Record<string, Record<string, number[]>>;
 /** The PoolResults key of a pool run. */
 export function poolKey(processes: number, threads: number): string {
   return `p${processes}t${threads}`;
-}
-
-/**
- * Reference figures of Bee-Queue 2.0, measured on another machine: what a
- * target that names Bee-Queue is judged against when this run did not
- * measure it (e.g. `--only threadmill`), and the target's text says so.
- */
-export const BEE_QUEUE_REFERENCE = {
-  bulkEnqueuePerSecond: 95_000,
-  pickupP99Ms: 1.5,
-  memoryPerTaskBytes: 280,
-} as const;
-const REFERENCE_FIGURE = 'reference figure';
-
-const atLeastRatio = (min: number): Target => ({
-  text: `≥ ${min}× BullMQ`,
-  check: (row) => {
-    const ratio = ratioOf(row);
-    return ratio === null ? null : ratio >= min;
-  },
-});
-
-const atMostRatio = (max: number, text: string): Target => ({
-  text,
-  check: (row) => {
-    const ratio = ratioOf(row);
-    return ratio === null ? null : ratio <= max;
-  },
-});
-
-const atMost = (limit: number, text: string): Target => ({
-  text,
-  check: (row) => (row.threadmill === null ? null : row.threadmill <= limit),
-});
-
-/**
- * Bulk enqueue: ≥ 3× BullMQ and ahead of Bee-Queue, the one measured in this
- * run when there is one (`beeQueue`), else the reference figure, and the text says which.
- */
-export function bulkEnqueueTarget(beeQueue: number | null): Target {
-  const peer = beeQueue ?? BEE_QUEUE_REFERENCE.bulkEnqueuePerSecond;
-  return {
-    text:
-      beeQueue === null
-        ? `≥ 3× BullMQ and > Bee-Queue (${peer / 1000}k/s, ${REFERENCE_FIGURE})`
-        : '≥ 3× BullMQ and > Bee-Queue',
-    check: (row) => {
-      const ratio = ratioOf(row);
-      if (ratio === null || row.threadmill === null) return null;
-      return ratio >= 3 && row.threadmill > peer;
-    },
-  };
-}
-
-/** Pickup p99 at light load: no worse than Bee-Queue's, this run's when measured, else the reference. */
-export function pickupP99Target(beeQueue: number | null): Target {
-  const peer = beeQueue ?? BEE_QUEUE_REFERENCE.pickupP99Ms;
-  return atMost(
-    peer,
-    beeQueue === null ? `≤ Bee-Queue (${peer} ms, ${REFERENCE_FIGURE})` : '≤ Bee-Queue',
-  );
-}
-
-/**
- * Memory per waiting task: no more than BullMQ's (the check), and how far
- * from Bee-Queue's (the text only): this run's figure when measured, else the reference.
- */
-export function memoryTarget(threadmill: number | null, beeQueue: number | null): Target {
-  let peer: string;
-  if (beeQueue === null) {
-    peer = `Bee-Queue: ${BEE_QUEUE_REFERENCE.memoryPerTaskBytes} B, ${REFERENCE_FIGURE}`;
-  } else if (threadmill === null || beeQueue <= 0) {
-    peer = `Bee-Queue: ${beeQueue.toFixed(0)} B`;
-  } else {
-    peer = `Bee-Queue: ${beeQueue.toFixed(0)} B, ours ${(threadmill / beeQueue).toFixed(2)}× that`;
-  }
-  return atMostRatio(1, `≤ BullMQ (${peer})`);
 }
 
 type Metric = (tasks: number, cost: WindowCost) => number;

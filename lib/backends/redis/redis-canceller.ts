@@ -7,7 +7,7 @@ import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import { finishedLabel, finishedMessage } from './redis-finished-payload';
 import { RedisControlScripts } from './redis-control-scripts';
-import { TASK_HASH_FIELDS } from './redis-record.codec';
+import { TASK_HASH_FIELDS } from './redis-task-hash';
 import { CancelReply } from './redis-script-types';
 
 /** Most requests one poll reads: far more than a pool can hold cancelled at once. */

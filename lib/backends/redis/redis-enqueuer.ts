@@ -10,7 +10,7 @@ import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { uniqueKeyHeld } from '../../core/unique-key.messages';
 import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
-import { PRIORITY_WEIGHT } from './redis-record.codec';
+import { PRIORITY_WEIGHT } from './redis-task-hash';
 import type {
   EnqueueClash,
   EnqueueGroup,

@@ -4,7 +4,8 @@ import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { RedisAliasContext } from './redis-alias-context';
 import { RedisFinishedScripts } from './redis-finished-scripts';
 import type { FinishedTaskKeys } from './redis-script-types';
-import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
+import { RedisRecordCodec } from './redis-record.codec';
+import { TASK_HASH_FIELDS } from './redis-task-hash';
 import { WAKE_BOUND } from './redis-scripts';
 
 /** Index of `outcome` in TASK_HASH_FIELDS. */

@@ -2,7 +2,8 @@ import type { Logger } from '@nestjs/common';
 
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { RedisKeys } from './redis-keys';
-import { RedisRecordCodec, TASK_HASH_FIELDS } from './redis-record.codec';
+import { RedisRecordCodec } from './redis-record.codec';
+import { TASK_HASH_FIELDS } from './redis-task-hash';
 import type { RedisClient } from './redis-scripts';
 
 /** A task a maintenance pass is about to settle: its record, or null where the data is gone or unreadable. */

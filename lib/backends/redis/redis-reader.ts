@@ -4,7 +4,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
-import { TASK_HASH_FIELDS } from './redis-record.codec';
+import { TASK_HASH_FIELDS } from './redis-task-hash';
 
 /**
  * What one RedisBackend alias reads without changing anything: the tasks of
