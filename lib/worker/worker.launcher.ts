@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import { currentTaskContext } from '../core/current-task';
+import { EventStream } from '../core/event-stream';
 import type { TaskBackend } from '../core/task-backend.interface';
 import {
   shutdownRequested,
@@ -14,7 +15,6 @@ import { PoolMetrics } from '../metrics/pool-metrics';
 import { loadPromClient } from '../metrics/prom-client.loader';
 import { TaskMetrics } from '../metrics/task-metrics';
 import { ScheduleService } from '../schedule/schedule.service';
-import { TaskEvents } from '../task/task-events';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
@@ -58,7 +58,7 @@ export class WorkerLauncher {
     private readonly runner: TaskRunner,
     private readonly registry: TaskRegistry,
     private readonly schedules: ScheduleService,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {}
 
   /** Whether this process is a child the pool forked. */
@@ -143,7 +143,7 @@ export class WorkerLauncher {
     // Off unless the pool serves /metrics: then one map lookup and one observe per task.
     const prom = options.metrics ? loadPromClient() : null;
     const metrics = prom ? new TaskMetrics(prom) : undefined;
-    const stopRecording = metrics?.listen(this.events);
+    const stopRecording = metrics?.listen(this.stream);
     const journal = new HeldJournal(childJournalPath());
     const liveness = new LivenessBeat(
       (message) => {
