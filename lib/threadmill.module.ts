@@ -1,7 +1,7 @@
-import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 
-import { DEFAULT_BACKEND_ALIAS, TaskResult, isExecutingBackend } from './core';
+import { DEFAULT_BACKEND_ALIAS, EventStream, isExecutingBackend } from './core';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
 import { ThreadmillMetrics } from './metrics/threadmill.metrics';
@@ -10,6 +10,7 @@ import { ScheduleService } from './schedule/schedule.service';
 import { TaskEventFeed } from './task/task-event-feed';
 import { TaskEventListenerExplorer } from './task/task-event-listener.explorer';
 import { TaskEvents } from './task/task-events';
+import { TaskEventsAdapter } from './task/task-events.adapter';
 import { TaskMetadataAccessor } from './task/task-metadata.accessor';
 import { TaskExplorer } from './task/task.explorer';
 import { TaskRegistry } from './task/task.registry';
@@ -75,11 +76,14 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
   imports: [DiscoveryModule],
   // The BackendRegistry provider comes with forRoot/forRootAsync (it needs their aliases).
   providers: [
+    // One per app: every process (a pool child, a pool's main process, a web app) boots its own.
+    { provide: EventStream, useFactory: () => new EventStream(new Logger(EventStream.name)) },
     TaskMetadataAccessor,
     TaskRegistry,
     TaskExplorer,
     TaskEventFeed,
     TaskEvents,
+    TaskEventsAdapter,
     TaskEventListenerExplorer,
     TaskEnqueueService,
     TaskService,
@@ -90,6 +94,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     ThreadmillMetrics,
   ],
   exports: [
+    EventStream,
     BackendRegistry,
     TaskRegistry,
     TaskEvents,
@@ -104,7 +109,7 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
   constructor(
     private readonly backends: BackendRegistry,
     private readonly runner: TaskRunner,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {
     super();
   }
@@ -159,7 +164,9 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
       if (!isExecutingBackend(backend)) continue;
       const source = this.backends.sourceFor(backend.alias);
       backend.setExecutor((record) => {
-        this.events.emit('enqueued', new TaskResult(record, source));
+        if (this.stream.listens('taskEnqueued')) {
+          this.stream.emit('taskEnqueued', { record, source });
+        }
         return this.runner.run(record);
       });
     }

@@ -42,3 +42,6 @@ export * from './unique-enqueue-plan';
 export * from './control.messages';
 export * from './finished-task-feed';
 export * from './wait-for-finished';
+export * from './attempt-outcome';
+export * from './event-stream';
+export * from './stream-events.interface';

@@ -3,7 +3,7 @@ import type { Gauge, Registry } from 'prom-client';
 
 import { storeGaugesFailed } from '../core/metrics.messages';
 import type { TaskBackend } from '../core/task-backend.interface';
-import { dueAt } from './attempt-outcome';
+import { dueAt } from './task-times';
 import { ROLE_LEASE_SCRAPES, STORE_GAUGES_ROLE } from './metrics.constants';
 import type { PromClient } from './prom-client.loader';
 

@@ -1,10 +1,11 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
 
-import type { TaskResult } from '../core/task-result';
-import type { TaskEvents } from '../task/task-events';
-import { attemptOutcome, dueAt, secondsBetween, type FinalStatus } from './attempt-outcome';
+import type { FinalStatus } from '../core/attempt-outcome';
+import type { EventStream } from '../core/event-stream';
+import type { TaskRecord } from '../core/task-record.interface';
 import { RUN_SECONDS_BUCKETS, WAIT_SECONDS_BUCKETS } from './metrics.constants';
 import type { MetricsSnapshot, PromClient } from './prom-client.loader';
+import { dueAt, secondsBetween } from './task-times';
 
 type TaskLabel = 'task' | 'queue';
 
@@ -18,9 +19,10 @@ interface Series {
 
 /**
  * The metrics of the tasks one worker child runs, in a registry of its own,
- * recorded from the task events of its process: a started task observes its
+ * recorded from the event stream of its process: a started task observes its
  * wait, an ended attempt its run time and its outcome (a final status, or a
- * retry), and the child's failed store calls count as store errors. The
+ * retry), and the child's failed store calls count as store errors (a hook
+ * of their own: the stream carries no store call). The
  * child sends `snapshot()` to the pool's main process, which sums the
  * children (see ChildrenMetrics). Per event: a map lookup and an observe.
  *
@@ -76,37 +78,14 @@ export class TaskMetrics {
     this.changed = changed;
   }
 
-  /** Records from `events` until the returned function is called. */
-  listen(events: TaskEvents): () => void {
-    const offStarted = events.on('started', (result) => this.started(result));
-    const offFinished = events.on('finished', (result) => this.ended(result));
-    return () => {
-      offStarted();
-      offFinished();
-    };
-  }
-
-  /** An attempt started: how long the task waited since it was due. */
-  started(result: TaskResult): void {
-    const waited = secondsBetween(
-      dueAt(result.enqueuedAt, result.task.runAfter),
-      result.lastAttemptedAt,
-    );
-    if (waited === null) return;
-    this.of(result).wait.observe(waited);
-    this.changed();
-  }
-
-  /** An attempt ended: its run time and what it counts as. */
-  ended(result: TaskResult): void {
-    const outcome = attemptOutcome(result);
-    if (outcome === null) return;
-    const series = this.of(result);
-    const ran = secondsBetween(result.lastAttemptedAt, result.finishedAt ?? new Date());
-    if (ran !== null) series.run.observe(ran);
-    if (outcome.counts === 'retry') series.retries.inc();
-    else this.finishedOf(result, series, outcome.status).inc();
-    this.changed();
+  /** Records from `stream` until the returned function is called. */
+  listen(stream: EventStream): () => void {
+    const stops = [
+      stream.on('taskStarted', ({ record }) => this.started(record)),
+      stream.on('taskFinished', ({ record, status }) => this.ended(record, status)),
+      stream.on('taskRetried', ({ record }) => this.retried(record)),
+    ];
+    return () => stops.forEach((stop) => stop());
   }
 
   /** A backend call of this child failed (an acquire, an acknowledgement). */
@@ -120,8 +99,40 @@ export class TaskMetrics {
     return this.registry.getMetricsAsJSON();
   }
 
-  private of(result: TaskResult): Series {
-    const { name: task, queue } = result.task;
+  /** An attempt started: how long the task waited since it was due. */
+  private started(record: TaskRecord): void {
+    const waited = secondsBetween(
+      dueAt(record.enqueuedAt, record.task.runAfter),
+      record.lastAttemptedAt,
+    );
+    if (waited === null) return;
+    this.of(record).wait.observe(waited);
+    this.changed();
+  }
+
+  /** An attempt ended the task with its final status: its run time, and the task counted. */
+  private ended(record: TaskRecord, status: FinalStatus): void {
+    const series = this.ran(record);
+    this.finishedOf(record, series, status).inc();
+    this.changed();
+  }
+
+  /** An attempt failed and the task runs again: its run time, and a retry counted. */
+  private retried(record: TaskRecord): void {
+    this.ran(record).retries.inc();
+    this.changed();
+  }
+
+  /** Observes an ended attempt's run time; its series. */
+  private ran(record: TaskRecord): Series {
+    const series = this.of(record);
+    const ran = secondsBetween(record.lastAttemptedAt, record.finishedAt ?? new Date());
+    if (ran !== null) series.run.observe(ran);
+    return series;
+  }
+
+  private of(record: TaskRecord): Series {
+    const { name: task, queue } = record.task;
     const key = `${task}\n${queue}`;
     let series = this.series.get(key);
     if (series === undefined) {
@@ -137,10 +148,10 @@ export class TaskMetrics {
     return series;
   }
 
-  private finishedOf(result: TaskResult, series: Series, status: FinalStatus): Counter.Internal {
+  private finishedOf(record: TaskRecord, series: Series, status: FinalStatus): Counter.Internal {
     let counter = series.finished.get(status);
     if (counter === undefined) {
-      counter = this.finished.labels({ task: result.task.name, queue: result.task.queue, status });
+      counter = this.finished.labels({ task: record.task.name, queue: record.task.queue, status });
       series.finished.set(status, counter);
     }
     return counter;

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Counter, Registry } from 'prom-client';
 
+import { EventStream } from '../core/event-stream';
 import { MetricsNotEnabledError } from '../core/errors/metrics-not-enabled.error';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { metricsNotEnabled } from '../core/metrics.messages';
 import { optionalDependencyMissing } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
-import { TaskEvents } from '../task/task-events';
 import { THREADMILL_MODULE_OPTIONS } from '../threadmill.module-definition';
 import type { ThreadmillModuleOptions } from '../threadmill-module-options.interface';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from './metrics.constants';
@@ -59,7 +59,7 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(THREADMILL_MODULE_OPTIONS) private readonly options: ThreadmillModuleOptions,
     private readonly backends: BackendRegistry,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {}
 
   /** Whether the `metrics` option turned them on. */
@@ -111,8 +111,8 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
       scrapeIntervalMs: settings.scrapeIntervalMs ?? DEFAULT_SCRAPE_INTERVAL_MS,
       logger: this.logger,
     });
-    const stop = this.events.on('enqueued', (result) => {
-      enqueued.inc({ task: result.task.name, queue: result.task.queue });
+    const stop = this.stream.on('taskEnqueued', ({ record }) => {
+      enqueued.inc({ task: record.task.name, queue: record.task.queue });
     });
     this.on = { registry, own: given === undefined, stop };
   }

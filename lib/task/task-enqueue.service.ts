@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import {
   EnqueuedTaskResult,
+  EventStream,
   InvalidTaskError,
   PartialEnqueueError,
   backendNotConfigured,
@@ -17,14 +18,13 @@ import { BackendRegistry } from '../backends/backend.registry';
 import { taskTracer } from '../telemetry/task-tracer';
 import { enqueueInSlices } from './enqueue-slices';
 import type { TaskDefinition } from './task-definition';
-import { TaskEvents } from './task-events';
 import { buildTaskRecord } from './task-record.builder';
 
 /**
  * The one way a task gets stored, whichever call TaskService took: the
  * records built and checked, a producer span around them when the caller
- * is inside a trace, the store called in slices, and `enqueued` announced
- * for each task the call made.
+ * is inside a trace, the store called in slices, and `taskEnqueued` announced
+ * on the event stream for each task the call made.
  *
  * @internal
  */
@@ -32,7 +32,7 @@ import { buildTaskRecord } from './task-record.builder';
 export class TaskEnqueueService {
   constructor(
     private readonly backends: BackendRegistry,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {}
 
   /**
@@ -85,8 +85,13 @@ export class TaskEnqueueService {
       (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
     );
     // An immediate backend already announced the enqueue before running the task.
-    if (!(isExecutingBackend(backend) && backend.runsOnEnqueue)) {
-      for (const result of results) if (result.created) this.events.emit('enqueued', result);
+    if (
+      this.stream.listens('taskEnqueued') &&
+      !(isExecutingBackend(backend) && backend.runsOnEnqueue)
+    ) {
+      results.forEach((result, i) => {
+        if (result.created) this.stream.emit('taskEnqueued', { record: stored[i], source, result });
+      });
     }
     if (failure === undefined) return results;
     // Nothing stored: the bulk was all or none after all, and its error says so.

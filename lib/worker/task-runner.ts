@@ -1,13 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 
 import {
   AttemptControl,
   CancelHook,
+  EventStream,
   TaskCancelledError,
   TaskContext,
   TaskResult,
   TaskResultStatus,
   UnknownTaskError,
+  announceEndedAttempt,
   assertJsonSafe,
   cancelledRecord,
   failedAttempt,
@@ -18,11 +21,9 @@ import {
   unknownTask,
   type ProgressOutlet,
   type TaskRecord,
-  type TaskRecordSource,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { TaskDefinition } from '../task/task-definition';
-import { TaskEvents } from '../task/task-events';
 import type { AttemptSpan } from '../telemetry/attempt-span';
 import { taskTracer } from '../telemetry/task-tracer';
 import { TaskRegistry } from '../task/task.registry';
@@ -48,7 +49,7 @@ export class TaskRunner implements ProgressOutlet {
   constructor(
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {}
 
   /**
@@ -75,15 +76,17 @@ export class TaskRunner implements ProgressOutlet {
     span: AttemptSpan | null,
     cancel: AbortSignal | CancelHook | undefined,
   ): Promise<TaskRecord> {
+    const startedAt = performance.now();
     const source = this.backends.sourceFor(record.task.backend);
     const definition = this.registry.find(record.task.name);
     if (!definition) {
       // Never fall back to another task: running the wrong code is worse than not running.
       const failed = failedAttempt(record, new UnknownTaskError(unknownTask(record.task.name)));
-      this.emit('finished', failed, source);
+      announceEndedAttempt(this.stream, failed, source, startedAt);
       return failed;
     }
-    this.emit('started', record, source);
+    // A worker emits several events per task, mostly to nobody: none is built then.
+    if (this.stream.listens('taskStarted')) this.stream.emit('taskStarted', { record, source });
     // A per-call limit was stored with the task; the declared one applies otherwise.
     const control = new AttemptControl(
       record,
@@ -113,13 +116,8 @@ export class TaskRunner implements ProgressOutlet {
     // The last progress reported is stored before the outcome, while the attempt still holds the task.
     const storing = context.finishProgress();
     if (storing !== null) await storing;
-    this.emit('finished', finished, source);
+    announceEndedAttempt(this.stream, finished, source, startedAt);
     return finished;
-  }
-
-  /** A worker emits twice per task, mostly to nobody: no result is built then. */
-  private emit(event: 'started' | 'finished', record: TaskRecord, source: TaskRecordSource): void {
-    if (this.events.listens(event)) this.events.emit(event, new TaskResult(record, source));
   }
 
   private invoke(definition: TaskDefinition, record: TaskRecord, context: TaskContext): unknown {
@@ -134,12 +132,11 @@ export class TaskRunner implements ProgressOutlet {
       const backend = this.backends.get(record.task.backend);
       // Not held any more (its lease was taken back): the attempt's outcome will be refused too.
       if (!(await backend.storeProgress(record, stored))) return;
-      if (!this.events.listens('progressed')) return;
-      const progressed = { ...record, progress: value };
-      this.events.emit(
-        'progressed',
-        new TaskResult(progressed, this.backends.sourceFor(backend.alias)),
-      );
+      if (!this.stream.listens('taskProgressed')) return;
+      this.stream.emit('taskProgressed', {
+        record: { ...record, progress: value },
+        source: this.backends.sourceFor(backend.alias),
+      });
     } catch (error) {
       // Progress is advisory: a store that failed must not fail the task.
       const reason = error instanceof Error ? error.message : String(error);

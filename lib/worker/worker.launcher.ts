@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import { currentTaskContext } from '../core/current-task';
+import { EventStream } from '../core/event-stream';
 import type { TaskBackend } from '../core/task-backend.interface';
 import {
   shutdownRequested,
@@ -14,11 +15,11 @@ import { PoolMetrics } from '../metrics/pool-metrics';
 import { loadPromClient } from '../metrics/prom-client.loader';
 import { TaskMetrics } from '../metrics/task-metrics';
 import { ScheduleService } from '../schedule/schedule.service';
-import { TaskEvents } from '../task/task-events';
 import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
 import { ShutdownSignals } from './shutdown-signals';
+import { StreamLogListener } from './stream-log.listener';
 import { TaskRunner } from './task-runner';
 import { WorkerChild } from './child/worker-child';
 import type { ParentChannel } from './worker-ipc';
@@ -58,7 +59,7 @@ export class WorkerLauncher {
     private readonly runner: TaskRunner,
     private readonly registry: TaskRegistry,
     private readonly schedules: ScheduleService,
-    private readonly events: TaskEvents,
+    private readonly stream: EventStream,
   ) {}
 
   /** Whether this process is a child the pool forked. */
@@ -85,10 +86,12 @@ export class WorkerLauncher {
         logger,
         childrenAlive: () => pool.health.childrenAlive,
       });
+    const stopLogging = new StreamLogListener(this.stream, logger).pool();
     const pool: WorkerPool = new WorkerPool(options, {
       backend,
       host: hostname(),
       logger,
+      stream: this.stream,
       forkChild: (journalPath) => {
         const child = fork(entry, args, {
           env: {
@@ -134,6 +137,7 @@ export class WorkerLauncher {
       process.off('disconnect', onParentGone);
       signals.dispose();
       await healthServer?.close();
+      stopLogging();
     }
   }
 
@@ -143,7 +147,11 @@ export class WorkerLauncher {
     // Off unless the pool serves /metrics: then one map lookup and one observe per task.
     const prom = options.metrics ? loadPromClient() : null;
     const metrics = prom ? new TaskMetrics(prom) : undefined;
-    const stopRecording = metrics?.listen(this.events);
+    const stopRecording = metrics?.listen(this.stream);
+    // Decided once: with verbose off, nobody hears the task events and none is built.
+    const stopLogging = Logger.isLevelEnabled('verbose')
+      ? new StreamLogListener(this.stream, logger).tasks()
+      : undefined;
     const journal = new HeldJournal(childJournalPath());
     const liveness = new LivenessBeat(
       (message) => {
@@ -162,8 +170,6 @@ export class WorkerLauncher {
       channel,
       journal,
       logger,
-      // Decided once: with verbose off, no per-task line is ever built.
-      logTasks: Logger.isLevelEnabled('verbose'),
       identity: `${hostname()}:${process.pid}`,
       idleWaitMs: IDLE_ACQUIRE_WAIT_MS,
       retryDelayMs: RETRY_DELAY_MS,
@@ -205,6 +211,7 @@ export class WorkerLauncher {
     } finally {
       liveness.stop();
       stopRecording?.();
+      stopLogging?.();
       process.off('unhandledRejection', onRejection);
       process.off('uncaughtException', onException);
       process.off('message', onMessage);

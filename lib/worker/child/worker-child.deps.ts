@@ -30,8 +30,6 @@ export interface WorkerChildDeps {
   /** Where the ids this child holds are kept for the pool's main process. */
   readonly journal: HeldJournal;
   readonly logger: LoggerService;
-  /** Whether per-task lines are logged; decided once so a silent pool builds no strings. */
-  readonly logTasks: boolean;
   /** `host:pid`, the prefix of every slot's worker id. */
   readonly identity: string;
   /** How long one idle acquire blocks before it is re-issued. */

@@ -1,16 +1,9 @@
-import { performance } from 'node:perf_hooks';
-
 import { CancelHook } from '../../core/cancel-hook';
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
 import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import {
-  taskAbandoned,
-  taskCancelRequested,
-  taskFinishedLine,
-  taskStartedLine,
-} from '../../core/worker.messages';
+import { taskAbandoned, taskCancelRequested } from '../../core/worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';
 import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
@@ -189,27 +182,19 @@ export class WorkerChild {
 
   private start(record: TaskRecord, { slot, cancel }: Held): void {
     this.deps.liveness?.started(record);
-    const started = this.deps.logTasks ? performance.now() : 0;
-    if (this.deps.logTasks) {
-      this.deps.logger.verbose?.(taskStartedLine(record, this.workerId(slot)));
-    }
+    // Its lines and metrics come from the event stream the task runner emits to.
     this.deps.runTask(record, cancel).then(
-      (result) => this.finish(result, slot, started),
-      (error: unknown) => this.finish(failedAttempt(record, error), slot, started),
+      (result) => this.finish(result, slot),
+      (error: unknown) => this.finish(failedAttempt(record, error), slot),
     );
   }
 
-  private finish(result: TaskRecord, slot: number, started: number): void {
+  private finish(result: TaskRecord, slot: number): void {
     this.deps.liveness?.ended(result);
     // Released on an urgent stop (READY again) or abandoned after its lease was
     // taken back: its late result must not be stored, and its slot was dealt with.
     if (this.held.delete(result.id)) {
       this.slots.vacate(slot);
-      if (this.deps.logTasks) {
-        this.deps.logger.verbose?.(
-          taskFinishedLine(result, performance.now() - started, result.status),
-        );
-      }
       // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
       // success. A CANCELLED one is final: it is stored as it is, never retried.
       this.outcomes.add(

@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
+import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import {
   maintenancePassFailed,
-  maintenanceStepFailed,
   pausedQueuesUnread,
   poolHeartbeatFailed,
   queuePausedAtStart,
@@ -24,6 +24,8 @@ const STOP_STORE_WAIT_MS = 1_000;
 export interface MaintenanceScheduleDeps {
   readonly backend: TaskBackend;
   readonly logger: LoggerService;
+  /** Told of each maintenance step that failed (the log line listens there). */
+  readonly stream: EventStream;
   /**
    * This pool's id in the store (its children lease under it): with it the
    * pool beats before every pass, so other pools know it is alive.
@@ -138,7 +140,7 @@ export class MaintenanceSchedule {
       const report = await this.deps.backend.maintenancePass({ poolId: this.deps.poolId });
       this.lastPassAt = Date.now();
       for (const { step, error } of report.failedSteps) {
-        this.deps.logger.error(maintenanceStepFailed(step, error));
+        this.deps.stream.emit('maintenanceStepFailed', { step, error });
       }
     } catch (error) {
       this.deps.logger.error(maintenancePassFailed(error));

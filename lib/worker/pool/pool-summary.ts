@@ -1,11 +1,10 @@
-import type { LoggerService } from '@nestjs/common';
-
-import { poolSummary } from '../../core/worker.messages';
+import type { EventStream } from '../../core/event-stream';
 
 /**
  * The pool's counts of finished tasks (what its children report, and what
- * crash recovery failed) and its periodic summary line: tasks done, failed,
- * the rate since the last line. An idle pool stays quiet.
+ * crash recovery failed) and its periodic summary on the event stream (the
+ * log line): tasks done, failed, the rate since the last one. An idle pool
+ * stays quiet.
  *
  * @internal
  */
@@ -17,7 +16,7 @@ export class PoolSummary {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly logger: LoggerService,
+    private readonly stream: EventStream,
     private readonly periodMs: number,
     private readonly children: () => number,
   ) {}
@@ -49,6 +48,11 @@ export class PoolSummary {
     this.summarizedDone = this.done;
     this.summarizedAt = now;
     if (delta === 0) return;
-    this.logger.log(poolSummary(this.done, this.failed, rate, this.children()));
+    this.stream.emit('poolSummary', {
+      done: this.done,
+      failed: this.failed,
+      ratePerSecond: rate,
+      children: this.children(),
+    });
   }
 }

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';
 import type { ChildExitReason, ParentMessage } from '../worker-ipc';
@@ -23,6 +24,8 @@ export interface WorkerPoolDeps {
   /** This machine's name: the first part of every worker id of the children (`host:pid-slot`). */
   readonly host: string;
   readonly logger: LoggerService;
+  /** This process's event stream: children started and exited, failed maintenance steps, the summary. */
+  readonly stream: EventStream;
   /**
    * Starts one child running the same command (`fork` of this CLI with the
    * child marker), keeping the ids it holds in the HeldJournal at `journalPath`.

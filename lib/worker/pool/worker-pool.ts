@@ -1,11 +1,9 @@
 import {
   childBootFailed,
-  childExited,
   childForkFailed,
   childHardStopped,
   childKilledAfterGrace,
   childReady,
-  childStarted,
   childWedged,
   exitCause,
   hardStopCause,
@@ -56,7 +54,7 @@ export class WorkerPool {
       onWedged: (pid, silentForMs) => this.killWedged(pid, silentForMs),
     });
     this.maintenance = new MaintenanceSchedule({ ...deps, queues: options.queues });
-    this.summary = new PoolSummary(deps.logger, deps.summaryIntervalMs, () => this.children.size);
+    this.summary = new PoolSummary(deps.stream, deps.summaryIntervalMs, () => this.children.size);
     this.recovery = new CrashRecovery({
       ...deps,
       queues: options.queues,
@@ -161,7 +159,7 @@ export class WorkerPool {
       hardStopped: null,
     };
     this.children.set(pid, state);
-    this.deps.logger.log(childStarted(pid));
+    this.deps.stream.emit('childStarted', { pid });
     child.on('message', (raw: unknown) => this.onMessage(state, raw));
     // 'close' (not 'exit') comes after the IPC channel drained, so every message sent before death is in.
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
@@ -210,7 +208,8 @@ export class WorkerPool {
         : state.silentForMs === null
           ? exitCause(code, signal)
           : wedgedCause(state.silentForMs);
-    this.deps.logger.log(childExited(state.pid, cause, state.exitReason ?? 'crashed'));
+    const reason = state.exitReason ?? 'crashed';
+    this.deps.stream.emit('childExited', { pid: state.pid, cause, reason });
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
     const held = HeldJournal.read(state.journal);

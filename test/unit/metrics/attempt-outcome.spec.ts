@@ -1,5 +1,6 @@
 import { TaskResultStatus } from '../../../lib/core';
-import { attemptOutcome, dueAt, secondsBetween } from '../../../lib/metrics/attempt-outcome';
+import { attemptOutcome } from '../../../lib/core/attempt-outcome';
+import { dueAt, secondsBetween } from '../../../lib/metrics/task-times';
 
 describe('attemptOutcome (the status label and the retry counter)', () => {
   const ended = (status: TaskResultStatus, attempts: number, retries?: number) => ({

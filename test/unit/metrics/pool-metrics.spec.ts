@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
 
-import { TaskResult, TaskResultStatus, failedAttempt, type TaskRecord } from '../../../lib/core';
+import {
+  EventStream,
+  TaskResultStatus,
+  announceEndedAttempt,
+  failedAttempt,
+  type TaskRecord,
+  type TaskRecordSource,
+} from '../../../lib/core';
 import { PoolMetrics } from '../../../lib/metrics/pool-metrics';
 import {
   loadPromClient,
@@ -9,7 +16,6 @@ import {
   type PromClient,
 } from '../../../lib/metrics/prom-client.loader';
 import { TaskMetrics } from '../../../lib/metrics/task-metrics';
-import { TaskEvents } from '../../../lib/task/task-events';
 import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { memoryBackend, readyTask } from '../../helpers/memory-backend';
 import { runningRecord } from '../../helpers/ready-record';
@@ -22,24 +28,25 @@ function value(text: string, series: string): number | null {
   return line === undefined ? null : Number(line.slice(series.length + 1));
 }
 
-const result = (record: TaskRecord): TaskResult =>
-  new TaskResult(record, { getResult: () => Promise.resolve(record) });
+const source = (record: TaskRecord): TaskRecordSource => ({
+  getResult: () => Promise.resolve(record),
+});
 
 /** A child's snapshot as the main process receives it: serialized by the IPC channel. */
 const sent = async (metrics: TaskMetrics): Promise<MetricsSnapshot> =>
   JSON.parse(JSON.stringify(await metrics.snapshot())) as MetricsSnapshot;
 
-/** A child's metrics fed through its task events, as a worker child records them. */
-function child(): { metrics: TaskMetrics; events: TaskEvents } {
-  const events = new TaskEvents();
+/** A child's metrics fed through its event stream, as a worker child records them. */
+function child(): { metrics: TaskMetrics; events: EventStream } {
+  const events = new EventStream(new Logger('test'));
   const metrics = new TaskMetrics(prom);
   metrics.listen(events);
   return { metrics, events };
 }
 
-/** Runs one attempt of `name` through `events`: started, then ended with `status`. */
+/** Runs one attempt of `name` through `events` as TaskRunner announces it: started, then ended with `status`. */
 function attempt(
-  events: TaskEvents,
+  events: EventStream,
   name: string,
   status: TaskResultStatus,
   fields: { retries?: number; attempts?: number } = {},
@@ -50,12 +57,12 @@ function attempt(
     task: { ...running.task, retries: fields.retries },
     workerIds: Array.from({ length: fields.attempts ?? 1 }, (_, i) => `host:1-${i}`),
   };
-  events.emit('started', result(record));
+  events.emit('taskStarted', { record, source: source(record) });
   const ended =
     status === TaskResultStatus.FAILED
       ? failedAttempt(record, new Error('boom'))
       : { ...record, status, finishedAt: new Date() };
-  events.emit('finished', result(ended));
+  announceEndedAttempt(events, ended, source(ended), 0);
 }
 
 const FINISHED = 'threadmill_tasks_finished_total';

@@ -80,7 +80,6 @@ function childOn(
     channel: { send: async (message: ChildMessage) => void messages.push(message) },
     journal: journals[journals.push(new TempJournal()) - 1].journal,
     logger,
-    logTasks: false,
     identity: 'host:42',
     idleWaitMs: 60_000,
     retryDelayMs: RETRY_DELAY_MS,

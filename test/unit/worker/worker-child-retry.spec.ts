@@ -59,7 +59,6 @@ async function setup(stored: (backend: MemoryBackend) => Promise<unknown> = asyn
     channel: { send: async (message: ChildMessage) => void messages.push(message) },
     journal: journal.journal,
     logger,
-    logTasks: false,
     identity: 'host:42',
     idleWaitMs: 60_000,
     retryDelayMs: 10,

@@ -89,7 +89,6 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
     },
     journal: extras.journalIn?.(journal.dir) ?? journal.journal,
     logger,
-    logTasks: false,
     identity: 'host:42',
     idleWaitMs: 60_000,
     retryDelayMs: 10,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
-import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import { EventStream, TaskResultStatus, type TaskRecord } from '../../../lib/core';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
@@ -109,10 +109,12 @@ function setup(
   for (const level of ['log', 'warn', 'error', 'debug'] as const) {
     jest.spyOn(logger, level).mockImplementation(() => undefined);
   }
+  const stream = new EventStream(logger);
   const pool = new WorkerPool(workerOptions(backend.alias, { processes: 2, ...options }), {
     backend,
     host: 'host',
     logger,
+    stream,
     forkChild: (journalPath) => {
       const child = new FakeChild(journalPath);
       children.push(child);
@@ -124,7 +126,7 @@ function setup(
     livenessCheckMs: 60_000,
     ...pools,
   });
-  return { backend, spies, children, pool, logger };
+  return { backend, spies, children, pool, logger, stream };
 }
 
 const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
@@ -155,6 +157,24 @@ describe('WorkerPool', () => {
     pool.stop(false);
     children.forEach((child) => child.die(0));
     await run;
+  });
+
+  it("announces each child's start and exit on its event stream", async () => {
+    const { children, pool, stream } = setup({ processes: 1 });
+    const heard: string[] = [];
+    stream.on('childStarted', ({ pid }) => heard.push(`started ${pid}`));
+    stream.on('childExited', ({ pid, cause, reason }) =>
+      heard.push(`exited ${pid} ${cause} ${reason}`),
+    );
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'the child' });
+    const [child] = children;
+    ready(child);
+    pool.stop(false);
+    child.tell({ kind: 'exiting', reason: 'stopped' });
+    child.die(0);
+    await run;
+    expect(heard).toEqual([`started ${child.pid}`, `exited ${child.pid} exit code 0 stopped`]);
   });
 
   it('names the paused queues among its own at start, and starts all the same', async () => {

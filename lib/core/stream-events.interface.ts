@@ -1,0 +1,62 @@
+import type { FinalStatus } from './attempt-outcome';
+import type { TaskRecord } from './task-record.interface';
+import type { TaskRecordSource, TaskResult } from './task-result';
+
+/**
+ * What every task event carries: the task's record at that moment, and where
+ * its result is read again, so a listener that needs a TaskResult builds one
+ * (and one that counts builds nothing).
+ */
+export interface TaskStreamEvent {
+  readonly record: TaskRecord;
+  readonly source: TaskRecordSource;
+}
+
+/** A task stored new (in the process that enqueued it). */
+export interface TaskEnqueuedEvent extends TaskStreamEvent {
+  /** The very result the enqueue call returns, when one made the event: its listeners get that object. */
+  readonly result?: TaskResult;
+}
+
+/** An attempt ended, in the process that ran it; `record` is the attempt as it ended. */
+export interface AttemptEndedEvent extends TaskStreamEvent {
+  /** How long the attempt ran in this process (ms, monotonic clock). */
+  readonly durationMs: number;
+}
+
+/** An attempt ended the task for good: SUCCESSFUL, CANCELLED, or FAILED with no attempt left. */
+export interface TaskFinishedEvent extends AttemptEndedEvent {
+  readonly status: FinalStatus;
+}
+
+/**
+ * The events of one process, by kind. Task events come from where the task is
+ * enqueued or run; child, maintenance and summary events from a pool's main
+ * process. Nothing crosses processes: each has its own stream.
+ */
+export interface StreamEventMap {
+  taskEnqueued: TaskEnqueuedEvent;
+  /** An attempt began running the task's code (its name resolved to a @Task). */
+  taskStarted: TaskStreamEvent;
+  /** A progress report was stored; `record.progress` is the value reported. */
+  taskProgressed: TaskStreamEvent;
+  taskFinished: TaskFinishedEvent;
+  /** A FAILED attempt with attempts left: `record` is the attempt (FAILED), the task runs again. */
+  taskRetried: AttemptEndedEvent;
+  childStarted: { readonly pid: number };
+  /** `cause`: the exit code or signal; `reason`: what the child said before it went (`crashed` if nothing). */
+  childExited: { readonly pid: number; readonly cause: string; readonly reason: string };
+  maintenanceStepFailed: { readonly step: string; readonly error: unknown };
+  /** The pool's counts since it started, and its rate since the last summary. */
+  poolSummary: {
+    readonly done: number;
+    readonly failed: number;
+    readonly ratePerSecond: number;
+    readonly children: number;
+  };
+}
+
+export type StreamEventKind = keyof StreamEventMap;
+
+/** Hears one kind of event; called synchronously by the emitter. */
+export type StreamListener<K extends StreamEventKind> = (event: StreamEventMap[K]) => void;
