@@ -42,3 +42,4 @@ export * from './unique-enqueue-plan';
 export * from './control.messages';
 export * from './finished-task-feed';
 export * from './wait-for-finished';
+export * from './enqueue-coalescer';
