@@ -21,6 +21,8 @@ export async function enqueueInSlices(
   backend: TaskBackend,
   records: readonly TaskRecord[],
 ): Promise<SlicedEnqueue> {
+  // One record goes through enqueue, which gathers it with the other enqueues of this tick.
+  if (records.length === 1) return { stored: [await backend.enqueue(records[0])] };
   // One slice: the backend's own error, thrown as it is.
   if (records.length <= ENQUEUE_SLICE) return { stored: await backend.enqueueMany(records) };
   const stored: TaskRecord[] = [];
