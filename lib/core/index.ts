@@ -27,6 +27,7 @@ export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
+export * from './enqueue-coalescer';
 export * from './attempt-control';
 export * from './cancel-hook';
 export * from './cancelled-record';

@@ -138,7 +138,10 @@ export interface TaskBackend extends ControlStore {
    * (under the holder's own id, which is how the caller tells), or, in
    * debounce mode, the waiting holder takes the record's data and due time
    * and is returned; UniqueKeyHeldError when a window holds a key whose task
-   * is gone. Ids are checked before keys.
+   * is gone. Ids are checked before keys. A store with a round trip to
+   * save (Redis, SQLite) gathers the enqueues of one tick into one atomic
+   * step (EnqueueCoalescer): each is decided as if it came alone, in call
+   * order, and gets its own record or error.
    */
   enqueue(record: TaskRecord): Promise<TaskRecord>;
   /**

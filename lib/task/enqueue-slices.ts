@@ -1,14 +1,9 @@
+import { ENQUEUE_SLICE } from '../core/enqueue-coalescer';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 
-/**
- * Tasks per backend call of one bulk enqueue. A call is one atomic step in
- * the store (a Redis script, a SQLite transaction) during which the store
- * serves nobody else, so a bulk of a million must not be one call: at about
- * 15 µs of Redis time per task, a slice holds Redis some 15 ms, and the one
- * round trip per slice costs next to nothing beside that.
- */
-export const ENQUEUE_SLICE = 1000;
+// Defined beside the coalescer, which caps its batches by it too.
+export { ENQUEUE_SLICE };
 
 /** What a sliced enqueue stored, and the error of the slice that failed, if one did. */
 export interface SlicedEnqueue {
@@ -26,6 +21,8 @@ export async function enqueueInSlices(
   backend: TaskBackend,
   records: readonly TaskRecord[],
 ): Promise<SlicedEnqueue> {
+  // One record goes through enqueue, which gathers it with the other enqueues of this tick.
+  if (records.length === 1) return { stored: [await backend.enqueue(records[0])] };
   // One slice: the backend's own error, thrown as it is.
   if (records.length <= ENQUEUE_SLICE) return { stored: await backend.enqueueMany(records) };
   const stored: TaskRecord[] = [];

@@ -15,6 +15,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
+import { describeConcurrentEnqueues } from './coalesce-contract';
 import { describeFinishedFeed } from './feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
@@ -966,6 +967,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));
     describeUniqueKeys(() => ({ backend, alias, build }));
+    describeConcurrentEnqueues(() => ({ backend, alias, build }));
     describeTraceContexts(() => ({ backend, alias }));
     describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
 

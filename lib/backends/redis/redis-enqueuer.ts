@@ -2,6 +2,7 @@ import { assertDistinctIds } from '../../core/distinct-ids';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
 import { delayUntil } from '../../core/run-after';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -19,25 +20,60 @@ import type {
 } from './redis-script-types';
 import { WAKE_BOUND } from './redis-scripts';
 
+/** What a lost reply said, once it happened: each caller is then told of its own task. */
+interface LostReplySeen {
+  reason?: string;
+  cause?: unknown;
+}
+
 /**
- * Stores new tasks of one RedisBackend alias: a batch in one script call,
- * all or none, refused whole when one of its ids is stored already.
+ * Stores new tasks of one RedisBackend alias, a batch in one script call:
+ * all or none (enqueueMany), refused whole when one of its ids is stored
+ * already, or each (single enqueues gathered by EnqueueCoalescer), where a
+ * refusal refuses only its own record.
  *
  * @internal
  */
 export class RedisEnqueuer {
+  private readonly coalescer = new EnqueueCoalescer((records) => this.enqueueEach(records));
+
   constructor(
     private readonly context: RedisAliasContext,
     /** The backend the TaskResult of a clashing task reads through. */
     private readonly backend: TaskBackend,
   ) {}
 
+  /**
+   * One task, in one script call with the other enqueues of this tick;
+   * checked first on its own, so a task the alias cannot take fails alone.
+   */
+  enqueue(record: TaskRecord): Promise<TaskRecord> {
+    this.context.guard.assertOpen();
+    this.context.guard.queueOf(record);
+    return this.coalescer.enqueue(record);
+  }
+
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    assertDistinctIds(records);
+    this.coalescer.flush();
+    // All or none: the script refused the call at its first refusal, which is every outcome's error.
+    return (await this.store(records, false)) as TaskRecord[];
+  }
+
+  /**
+   * Per record, in order, what a lone enqueue of it would return or throw;
+   * the records' ids are distinct (the coalescer sees to it). A lost reply
+   * fails each with an EnqueueOutcomeUnknownError naming its own id only.
+   */
+  private enqueueEach(records: readonly TaskRecord[]): Promise<EnqueueOutcome[]> {
+    return this.store(records, true);
+  }
+
+  private async store(records: readonly TaskRecord[], each: boolean): Promise<EnqueueOutcome[]> {
     this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const queueIndexes = new Map<string, number>();
     const queueKeys: EnqueueQueueKeys[] = [];
-    assertDistinctIds(records);
     const ids = records.map((record) => record.id);
     const queueOf = new Array<number>(records.length);
     const data = new Array<string>(records.length);
@@ -57,51 +93,70 @@ export class RedisEnqueuer {
       queueOf[i] = queueIndex;
       data[i] = this.context.codec.encodeLive(record);
     });
-    if (records.some((record) => record.task.unique !== undefined)) {
-      return this.enqueueKeyed(records, queueKeys, queueOf, data);
+    const lost: LostReplySeen = {};
+    const lostReply = (reason: string, cause: unknown): EnqueueOutcomeUnknownError => {
+      Object.assign(lost, { reason, cause });
+      return this.outcomeUnknown(ids, reason, cause);
+    };
+    try {
+      if (records.some((record) => record.task.unique !== undefined)) {
+        return await this.storeKeyed(records, { queueKeys, queueOf, data, each, lostReply });
+      }
+      const clashes = await this.context.connection.run(
+        () =>
+          this.context.scripts.enqueue.store(
+            this.context.keys.sequence,
+            queueKeys,
+            // Delays are read now, as the call goes: the script adds them to Redis's clock.
+            enqueueGroups(records, queueOf, data, Date.now()),
+            {
+              taskPrefix: this.context.keys.taskPrefix,
+              resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
+              priorityWeight: PRIORITY_WEIGHT,
+              wakeBound: WAKE_BOUND,
+              each,
+            },
+          ),
+        lostReply,
+      );
+      if (!each && clashes.length > 0) throw this.alreadyExists(clashes[0]);
+      const outcomes: EnqueueOutcome[] = [...records];
+      for (const clash of clashes) outcomes[clash.index] = this.alreadyExists(clash);
+      return outcomes;
+    } catch (error) {
+      const { reason } = lost;
+      if (!each || reason === undefined || records.length === 1) throw error;
+      // Each caller is told of its own task, as its lone enqueue would have been.
+      return ids.map((id) => this.outcomeUnknown([id], reason, lost.cause));
     }
-    const clash = await this.context.connection.run(
-      () =>
-        this.context.scripts.enqueue(
-          this.context.keys.sequence,
-          queueKeys,
-          // Delays are read now, as the call goes: the script adds them to Redis's clock.
-          enqueueGroups(records, queueOf, data, Date.now()),
-          {
-            taskPrefix: this.context.keys.taskPrefix,
-            resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
-            priorityWeight: PRIORITY_WEIGHT,
-            wakeBound: WAKE_BOUND,
-          },
-        ),
-      (reason, cause) => this.outcomeUnknown(ids, reason, cause),
-    );
-    if (clash) throw this.alreadyExists(clash);
-    return [...records];
   }
 
   /**
    * A batch with unique keys, whole through enqueueUnique.lua (so it stays
-   * one atomic step); per record what was stored, or the holder of its key.
+   * one atomic step); per record what was stored, the holder of its key,
+   * or (each) the refusal of that record alone.
    */
-  private async enqueueKeyed(
+  private async storeKeyed(
     records: readonly TaskRecord[],
-    queueKeys: readonly EnqueueQueueKeys[],
-    queueOf: readonly number[],
-    data: readonly string[],
-  ): Promise<TaskRecord[]> {
+    call: {
+      queueKeys: readonly EnqueueQueueKeys[];
+      queueOf: readonly number[];
+      data: readonly string[];
+      each: boolean;
+      lostReply: (reason: string, cause: unknown) => EnqueueOutcomeUnknownError;
+    },
+  ): Promise<EnqueueOutcome[]> {
     const { keys, settings } = this.context;
-    const ids = records.map((record) => record.id);
     // Delays are read now, as the call goes: the script adds them to Redis's clock.
     const now = Date.now();
     const items = records.map((record, i): UniqueEnqueueItem => {
       const { unique } = record.task;
       return {
-        queueIndex: queueOf[i],
+        queueIndex: call.queueOf[i],
         priority: record.task.priority,
         delayMs: delayUntil(record.task.runAfter, now) || null,
         id: record.id,
-        data: data[i],
+        data: call.data[i],
         unique: unique
           ? {
               key: unique.key,
@@ -115,7 +170,7 @@ export class RedisEnqueuer {
       () =>
         this.context.scripts.unique.enqueue(
           { sequenceKey: keys.sequence, uniqueKeysKey: keys.uniqueKeys },
-          queueKeys,
+          call.queueKeys,
           items,
           {
             taskPrefix: keys.taskPrefix,
@@ -124,29 +179,39 @@ export class RedisEnqueuer {
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,
             runningStatus: TaskResultStatus.RUNNING,
+            each: call.each,
           },
         ),
-      (reason, cause) => this.outcomeUnknown(ids, reason, cause),
+      call.lostReply,
     );
     if (reply.kind === 'clash') throw this.alreadyExists(reply.clash);
-    if (reply.kind === 'windowGone') {
-      const endsAt = new Date(reply.windowEndMs);
-      throw new UniqueKeyHeldError(
-        uniqueKeyHeld(reply.key, settings.alias, reply.holderId, endsAt),
-        reply.key,
-        reply.holderId,
-        endsAt,
-      );
-    }
-    const returned: TaskRecord[] = [];
+    if (reply.kind === 'windowGone') throw this.windowGone(reply);
+    const returned: EnqueueOutcome[] = [];
     reply.outcomes.forEach((outcome, i) => {
       if (outcome.kind === 'stored') returned.push(records[i]);
       else if (outcome.kind === 'replaced') returned.push({ ...records[i], id: outcome.id });
       else if (outcome.kind === 'returnedWritten') returned.push(returned[outcome.index]);
+      else if (outcome.kind === 'clash') {
+        returned.push(this.alreadyExists({ index: i, id: records[i].id, fields: outcome.fields }));
+      } else if (outcome.kind === 'windowGone') returned.push(this.windowGone(outcome));
       // Seen with its data present, so the record is there (or corrupt, which throws).
       else returned.push(this.context.codec.decodeStored(outcome.id, outcome.fields) as TaskRecord);
     });
     return returned;
+  }
+
+  private windowGone(refusal: {
+    key: string;
+    holderId: string;
+    windowEndMs: number;
+  }): UniqueKeyHeldError {
+    const endsAt = new Date(refusal.windowEndMs);
+    return new UniqueKeyHeldError(
+      uniqueKeyHeld(refusal.key, this.context.settings.alias, refusal.holderId, endsAt),
+      refusal.key,
+      refusal.holderId,
+      endsAt,
+    );
   }
 
   private outcomeUnknown(

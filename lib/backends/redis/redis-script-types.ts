@@ -67,8 +67,10 @@ export interface RetryFinishedArgs {
   wakeBound: number;
 }
 
-/** An enqueue that stored nothing because a task with `id` is stored: that task's hash fields. */
+/** An enqueue refused because a task with `id` is stored: that task's hash fields. */
 export interface EnqueueClash {
+  /** The refused record's place in the call (from 0). */
+  index: number;
   id: string;
   /** The hash fields in the order of TASK_HASH_FIELDS (null when absent). */
   fields: (string | null)[];
@@ -249,7 +251,11 @@ export type UniqueEnqueueOutcome =
   /** This record's data stored under the waiting holder's id (debounce). */
   | { kind: 'replaced'; id: string }
   /** The holder that record `index` of this call wrote, returned. */
-  | { kind: 'returnedWritten'; index: number };
+  | { kind: 'returnedWritten'; index: number }
+  /** Each only: refused, a task being stored under its id (its hash fields). */
+  | { kind: 'clash'; fields: (string | null)[] }
+  /** Each only: refused, a window holding its key whose task is gone. */
+  | { kind: 'windowGone'; key: string; holderId: string; windowEndMs: number };
 
 /** The reply of enqueueUnique: a refusal (nothing written), or an outcome per record. */
 export type UniqueEnqueueReply =

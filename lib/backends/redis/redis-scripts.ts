@@ -6,15 +6,13 @@ import type {
   AcquireQueueKeys,
   AcquireReply,
   AcquiredRaw,
-  EnqueueClash,
-  EnqueueGroup,
-  EnqueueQueueKeys,
   HolderGuard,
   ReleaseItem,
   RetryItem,
   StoreReply,
   StoreSettings,
 } from './redis-script-types';
+import { RedisEnqueueScript } from './redis-enqueue-script';
 import { RedisUniqueScripts } from './redis-unique-scripts';
 
 /** A client the backend talks through: one server or a cluster. */
@@ -35,42 +33,15 @@ export const WAKE_BOUND = 128;
  */
 export class RedisScripts {
   private readonly calls: Record<RedisScriptName, ScriptCall>;
+  /** The enqueue of tasks without unique keys, registered with the rest. */
+  readonly enqueue: RedisEnqueueScript;
   /** The unique-key scripts, registered with the rest. */
   readonly unique: RedisUniqueScripts;
 
   constructor(client: RedisClient) {
     this.calls = defineScriptCalls(client);
+    this.enqueue = new RedisEnqueueScript(this.calls);
     this.unique = new RedisUniqueScripts(this.calls);
-  }
-
-  /**
-   * Stores the tasks (all or none): null, or the first task already stored
-   * under one of the ids, when nothing was stored.
-   */
-  async enqueue(
-    sequenceKey: string,
-    queues: readonly EnqueueQueueKeys[],
-    groups: readonly EnqueueGroup[],
-    args: {
-      taskPrefix: string;
-      resultTtlMs: number;
-      priorityWeight: number;
-      wakeBound: number;
-    },
-  ): Promise<EnqueueClash | null> {
-    const argv: (string | number)[] = [0, sequenceKey];
-    for (const queue of queues) {
-      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
-    }
-    argv[0] = argv.length - 1;
-    argv.push(args.wakeBound, args.priorityWeight, args.taskPrefix, args.resultTtlMs);
-    for (const group of groups) {
-      argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
-      pushPairs(argv, group.ids, group.data);
-    }
-    const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
-    if ((reply[0] as number) >= 0) return null;
-    return { id: reply[1] as string, fields: reply.slice(2) as (string | null)[] };
   }
 
   /**

@@ -16,7 +16,10 @@ import type {
 export class RedisUniqueScripts {
   constructor(private readonly calls: Record<'enqueueUnique' | 'forgetFreeKeys', ScriptCall>) {}
 
-  /** Stores the tasks as their keys decide (all or none); see UniqueEnqueueReply. */
+  /**
+   * Stores the tasks as their keys decide, all or none, or with `each` a
+   * refusal refusing only its record; see UniqueEnqueueReply.
+   */
   async enqueue(
     keys: { sequenceKey: string; uniqueKeysKey: string },
     queues: readonly EnqueueQueueKeys[],
@@ -28,6 +31,7 @@ export class RedisUniqueScripts {
       priorityWeight: number;
       wakeBound: number;
       runningStatus: string;
+      each: boolean;
     },
   ): Promise<UniqueEnqueueReply> {
     const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
@@ -42,6 +46,7 @@ export class RedisUniqueScripts {
       args.resultTtlMs,
       args.windowPrefix,
       args.runningStatus,
+      args.each ? 1 : 0,
     );
     for (const item of items) {
       argv.push(
@@ -57,10 +62,9 @@ export class RedisUniqueScripts {
     }
     const reply = (await this.calls.enqueueUnique(argv)) as (string | number | null)[];
     if (reply[0] === -1) {
-      return {
-        kind: 'clash',
-        clash: { id: reply[1] as string, fields: reply.slice(2) as (string | null)[] },
-      };
+      const id = reply[1] as string;
+      const index = items.findIndex((item) => item.id === id);
+      return { kind: 'clash', clash: { index, id, fields: reply.slice(2) as (string | null)[] } };
     }
     if (reply[0] === -2) {
       return {
@@ -106,9 +110,20 @@ function readOutcomes(reply: readonly (string | number | null)[], count: number)
     } else if (kind === 2) {
       outcomes.push({ kind: 'replaced', id: reply[i + 1] as string });
       i += 2;
-    } else {
+    } else if (kind === 3) {
       outcomes.push({ kind: 'returnedWritten', index: (reply[i + 1] as number) - 1 });
       i += 2;
+    } else if (kind === 4) {
+      outcomes.push({ kind: 'clash', fields: reply.slice(i + 1, i + 7) as (string | null)[] });
+      i += 7;
+    } else {
+      outcomes.push({
+        kind: 'windowGone',
+        key: reply[i + 1] as string,
+        holderId: reply[i + 2] as string,
+        windowEndMs: Number(reply[i + 3]),
+      });
+      i += 4;
     }
   }
   return outcomes;

@@ -167,8 +167,7 @@ export class RedisBackend implements TaskBackend {
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    const [stored] = await this.enqueuer.enqueueMany([record]);
-    return stored;
+    return this.enqueuer.enqueue(record);
   }
 
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

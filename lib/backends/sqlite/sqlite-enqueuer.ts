@@ -3,11 +3,14 @@ import type { Transaction } from 'better-sqlite3';
 import {
   assertDistinctIds,
   deserializeRecord,
+  EnqueueCoalescer,
+  type EnqueueOutcome,
   planUniqueEnqueue,
   serializeRecord,
   TaskAlreadyExistsError,
   taskAlreadyExists,
   TaskResult,
+  UniqueKeyHeldError,
   type TaskRecord,
   type TaskRecordSource,
 } from '../../core';
@@ -21,8 +24,10 @@ export const readyScore = (record: TaskRecord): number =>
   -record.task.priority * 1e13 + record.enqueuedAt.getTime();
 
 /**
- * How a SqliteBackend stores new tasks: a batch in one transaction, so it is
- * stored whole or (an id already taken) not at all.
+ * How a SqliteBackend stores new tasks, a batch in one transaction: all or
+ * none (enqueueMany), refused whole when an id is taken, or each (single
+ * enqueues gathered by EnqueueCoalescer), where a refusal refuses only its
+ * own record.
  *
  * @internal
  */
@@ -30,7 +35,11 @@ export class SqliteEnqueuer {
   private readonly enqueueTx: Transaction<
     (records: readonly TaskRecord[], now: number) => readonly TaskRecord[]
   >;
+  private readonly eachTx: Transaction<
+    (records: readonly TaskRecord[], now: number) => EnqueueOutcome[]
+  >;
   private readonly uniqueKeys: SqliteUniqueKeys;
+  private readonly coalescer = new EnqueueCoalescer(async (records) => this.enqueueEach(records));
 
   /**
    * @param results where the TaskResult of an id already taken reads from (the backend).
@@ -50,6 +59,25 @@ export class SqliteEnqueuer {
       }
       return this.storeKeyed(records, now);
     });
+    // Each record as if it came alone: what it reads includes what the ones before it wrote.
+    this.eachTx = connection.db.transaction((records: readonly TaskRecord[], now: number) =>
+      records.map((record) => {
+        try {
+          return record.task.unique ? this.storeKeyed([record], now)[0] : this.store(record, now);
+        } catch (refusal) {
+          // Refusals are decided before their record writes anything; any other failure rolls back.
+          if (refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError) {
+            return refusal;
+          }
+          throw refusal;
+        }
+      }),
+    );
+  }
+
+  /** One task, in one transaction with the other enqueues of this tick (its queue checked already). */
+  enqueue(record: TaskRecord): Promise<TaskRecord> {
+    return this.coalescer.enqueue(record);
   }
 
   /**
@@ -60,9 +88,17 @@ export class SqliteEnqueuer {
   enqueueMany(records: readonly TaskRecord[]): TaskRecord[] {
     if (records.length === 0) return [];
     assertDistinctIds(records);
+    this.coalescer.flush();
     const stored = this.connection.guard(() => this.enqueueTx.immediate(records, Date.now()));
     this.workAdded();
     return [...stored];
+  }
+
+  /** Per record, in order, what a lone enqueue of it would return or throw. */
+  private enqueueEach(records: readonly TaskRecord[]): EnqueueOutcome[] {
+    const outcomes = this.connection.guard(() => this.eachTx.immediate(records, Date.now()));
+    this.workAdded();
+    return outcomes;
   }
 
   /** Rows of unique keys that no longer hold, at most `max`; how many went. */
@@ -100,7 +136,7 @@ export class SqliteEnqueuer {
    * transaction back) when its id is live or a result within resultTtl. An
    * expired row the trim has not reached yet is replaced.
    */
-  private store(record: TaskRecord, now: number): void {
+  private store(record: TaskRecord, now: number): TaskRecord {
     const { tasks } = this.connection.sql;
     this.assertIdFree(record, now);
     // As on Redis, runAfter becomes the wait left of it, added to the store's clock. Here that
@@ -119,6 +155,7 @@ export class SqliteEnqueuer {
       data: serializeRecord(record),
     });
     tasks.insertIngress.run(this.alias, record.task.queue, now);
+    return record;
   }
 
   private assertIdFree(record: TaskRecord, now: number): void {

@@ -144,8 +144,8 @@ export class SqliteBackend implements TaskBackend {
   }
 
   async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    const [stored] = await this.enqueueMany([record]);
-    return stored;
+    this.assertQueue(record);
+    return this.enqueuer.enqueue(record);
   }
 
   async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {

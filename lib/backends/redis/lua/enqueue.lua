@@ -1,10 +1,12 @@
 #!lua
 --[[
   Store new tasks in one atomic step, one or many (bulk enqueue is one call).
-  A clash writes nothing: a second enqueue of an id must never overwrite a
-  task another worker may be running, so each task's data is written only
-  where none is (HSETNX), and on the first clash the hashes this call made
-  are deleted before it reports the id. A task's hash has no expiry: a
+  A second enqueue of an id must never overwrite a task another worker may
+  be running, so each task's data is written only where none is (HSETNX).
+  All or none (a bulk enqueue): on the first clash the hashes this call made
+  are deleted and nothing is written. Each (single enqueues gathered into
+  one call): a clash refuses only its own task, whose hash is left as it
+  was, and the others are stored as if each came alone. A task's hash has no expiry: a
   task waits as long as it takes (a weekend without workers, a deferral of
   a month); only a finished one expires, resultTtl after it finished
   (storeFinished). A deferred task comes with its delay, measured on the caller's
@@ -57,22 +59,29 @@
   ARGV[2] weight of one priority step in a score (number, larger than any sequence number)
   ARGV[3] task key prefix (string)
   ARGV[4] result TTL (ms): an hour's ingress hash expires this long after the hour ends
+  ARGV[5] 1 for each (a clash refuses only its task), 0 for all or none
   Then per group: queue index q, priority (whole number, higher runs first),
   delay (ms from when Redis runs this, empty when ready now), task count n,
   then n pairs of task id (string) and task data (JSON)
 
   Returns {count of tasks stored}, or {-1, id, then the stored hash's fields
   data, status, startedAt, lastAttemptedAt, workers, outcome (false when absent)}
-  when a task with that id is already stored; nothing is written
+  when a task with that id is already stored and nothing is written (all or
+  none); each: {count of tasks stored, then per task refused: its position in
+  the call (from 1) and the six fields of the stored hash}
   Errors OOM before anything runs when Redis is over maxmemory; a task hash
   command's error (WRONGTYPE for a key of another type under a task's name),
   after what this call wrote is undone
 ]]
 
-local FIRST_GROUP = 5
+local FIRST_GROUP = 6
 local prefix = ARGV[3]
+local each = ARGV[5] == '1'
 local now = storeClock()
 local second = math.floor(now / 1000)
+-- Each: the ARGV index of every refused task's id (nil while none is), and the reply so far.
+local refused
+local reply = { 0 }
 
 -- Deletes the hashes this call wrote, up to (not including) the task whose id is ARGV[upTo].
 local function undo(upTo)
@@ -80,7 +89,9 @@ local function undo(upTo)
   local g = FIRST_GROUP
   while g < upTo do
     for i = g + 4, math.min(g + 2 + 2 * tonumber(ARGV[g + 3]), upTo - 2), 2 do
-      written[#written + 1] = prefix .. ARGV[i]
+      if not (refused and refused[i]) then
+        written[#written + 1] = prefix .. ARGV[i]
+      end
     end
     g = g + 4 + 2 * tonumber(ARGV[g + 3])
   end
@@ -88,24 +99,36 @@ local function undo(upTo)
 end
 
 local total = 0
+local position = 0
 local a = FIRST_GROUP
 while a <= #ARGV do
   local count = tonumber(ARGV[a + 3])
   for i = a + 4, a + 2 + 2 * count, 2 do
+    position = position + 1
     local taskKey = prefix .. ARGV[i]
     -- pcall: an error here must not leave the hashes written before it behind.
     local set = redis.pcall('HSETNX', taskKey, 'data', ARGV[i + 1])
     if set ~= 1 then
       local stored = set == 0
         and redis.call('HMGET', taskKey, 'data', 'status', 'startedAt', 'lastAttemptedAt', 'workers', 'outcome')
-      undo(i)
-      if not stored then
-        return set
+      if each and stored then
+        refused = refused or {}
+        refused[i] = true
+        reply[#reply + 1] = position
+        for f = 1, 6 do
+          reply[#reply + 1] = stored[f]
+        end
+      else
+        undo(i)
+        if not stored then
+          return set
+        end
+        return { -1, ARGV[i], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
       end
-      return { -1, ARGV[i], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
+    else
+      total = total + 1
     end
   end
-  total = total + count
   a = a + 4 + 2 * count
 end
 
@@ -145,26 +168,32 @@ while a <= #ARGV do
   end
   local base = -tonumber(ARGV[a + 1]) * weight + sequence
   local batch = {}
+  local n = 0
   for i = 1, count do
-    local id = ARGV[a + 2 + 2 * i]
-    -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
-    local score = base + i
-    if deferred then
-      redis.call('HSET', prefix .. id, 'score', score)
-      batch[2 * i - 1] = runAt
-    else
-      batch[2 * i - 1] = score
+    local at = a + 2 + 2 * i
+    if not (refused and refused[at]) then
+      n = n + 1
+      local id = ARGV[at]
+      -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
+      local score = base + n
+      if deferred then
+        redis.call('HSET', prefix .. id, 'score', score)
+        batch[2 * n - 1] = runAt
+      else
+        batch[2 * n - 1] = score
+      end
+      batch[2 * n] = id
     end
-    batch[2 * i] = id
   end
   callInSlices('ZADD', KEYS[deferred and 4 * q - 1 or 4 * q - 2], batch)
-  sequence = sequence + count
-  runIngress = runIngress + count
+  sequence = sequence + n
+  runIngress = runIngress + n
   if not deferred then
-    runReadied = runReadied + count
+    runReadied = runReadied + n
   end
   a = a + 4 + 2 * count
 end
 endRun()
 
-return { total }
+reply[1] = total
+return reply

@@ -8,7 +8,10 @@
   one by one: a key taken by an earlier record of the call holds for the
   later ones. The script first checks every id (a stored id is refused as
   enqueue.lua refuses it, before any key is looked at), then decides every
-  record without writing, so a refusal writes nothing, then writes.
+  record without writing, so a refusal writes nothing, then writes. All or
+  none (a bulk enqueue): a refusal (a stored id, a window whose task is
+  gone) refuses the call. Each (single enqueues gathered into one call): it
+  refuses only its own record, which then takes no key, as if it came alone.
 
   Who holds a key: the window STRING while it lives (it expires by itself,
   PX), else the index HASH. A holder holds while its task is unfinished: its
@@ -46,6 +49,7 @@
   ARGV[4] result TTL (ms): an hour's ingress hash expires this long after the hour ends
   ARGV[5] window key prefix (string)
   ARGV[6] running status word (string)
+  ARGV[7] 1 for each (a refusal refuses only its record), 0 for all or none
   Then 8 per record: queue index q, priority (whole number), delay (ms from
   when Redis runs this, empty when ready now), task id (string), task data
   (JSON), unique key (empty for none), mode (unfinished, window or
@@ -58,27 +62,35 @@
   Otherwise {0, then per record: 0 (stored), or 1, holder id, its six
   fields as above (returned), or 2, id (this record's data stored under that
   id: a waiting holder replaced), or 3, r (returned: the holder written by
-  record r of this call, from 1)}
+  record r of this call, from 1); each only: or 4, then the six fields of
+  the task stored under its id (refused), or 5, key, holder id, window end
+  (refused: a window holds its key whose task is gone)}
   Errors OOM before anything runs when Redis is over maxmemory; a command's
   error on a key of another type under our prefix, before anything is written
 ]]
 
-local FIRST = 7
+local FIRST = 8
 local PER = 8
 local bound = tonumber(ARGV[1])
 local weight = tonumber(ARGV[2])
 local prefix = ARGV[3]
 local windowPrefix = ARGV[5]
 local running = ARGV[6]
+local each = ARGV[7] == '1'
 local now = storeClock()
 local count = (#ARGV - FIRST + 1) / PER
 local FIELDS = { 'data', 'status', 'startedAt', 'lastAttemptedAt', 'workers', 'outcome' }
 
+-- Each: the stored hash's fields of every record refused for its id.
+local taken = {}
 for r = 0, count - 1 do
   local id = ARGV[FIRST + r * PER + 3]
   if redis.call('EXISTS', prefix .. id) == 1 then
     local stored = redis.call('HMGET', prefix .. id, unpack(FIELDS))
-    return { -1, id, stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
+    if not each then
+      return { -1, id, stored[1], stored[2], stored[3], stored[4], stored[5], stored[6] }
+    end
+    taken[r] = stored
   end
 end
 
@@ -126,7 +138,12 @@ local out = { 0 }
 for r = 0, count - 1 do
   local a = FIRST + r * PER
   local q, id, key, mode = tonumber(ARGV[a]), ARGV[a + 3], ARGV[a + 5], ARGV[a + 6]
-  if key == '' then
+  if taken[r] then
+    out[#out + 1] = 4
+    for i = 1, 6 do
+      out[#out + 1] = taken[r][i]
+    end
+  elseif key == '' then
     writes[r] = { kind = 'add', id = id }
     out[#out + 1] = 0
   else
@@ -146,7 +163,13 @@ for r = 0, count - 1 do
     end
     local decision = decide(mode, state, windowEnd ~= nil and windowEnd > now)
     if decision == 'gone' then
-      return { -2, key, holderId, string.format('%.0f', windowEnd) }
+      if not each then
+        return { -2, key, holderId, string.format('%.0f', windowEnd) }
+      end
+      out[#out + 1] = 5
+      out[#out + 1] = key
+      out[#out + 1] = holderId
+      out[#out + 1] = string.format('%.0f', windowEnd)
     elseif decision == 'return' then
       if hold then
         out[#out + 1] = 3

@@ -86,11 +86,11 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   const { client, definitions, calls } = recordingClient();
   const scripts = new RedisScripts(client);
   const two = <T>(item: T): T[] => [item, item];
-  await scripts.enqueue(
+  await scripts.enqueue.store(
     'seq',
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
     [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
-    { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1 },
+    { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1, each: false },
   );
   const item = { queueIndex: 0, priority: 0, delayMs: null, id: 'i', data: '{}', unique: null };
   await scripts.unique.enqueue(
@@ -104,6 +104,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       priorityWeight: 1,
       wakeBound: 1,
       runningStatus: 'RUNNING',
+      each: false,
     },
   );
   await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });

@@ -1,0 +1,65 @@
+import type { ScriptCall } from './redis-script-sources';
+import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-script-types';
+
+/**
+ * The typed call of enqueue.lua (tasks without unique keys), laid out as
+ * its header says. Reached through `RedisScripts.enqueue`, which registers
+ * it with the others.
+ *
+ * @internal
+ */
+export class RedisEnqueueScript {
+  constructor(private readonly calls: Record<'enqueue', ScriptCall>) {}
+
+  /**
+   * Stores the tasks, and lists the ones refused because a task is stored
+   * under their id: all or none, the first of them (nothing was stored);
+   * `each`, every one of them (the others were stored).
+   */
+  async store(
+    sequenceKey: string,
+    queues: readonly EnqueueQueueKeys[],
+    groups: readonly EnqueueGroup[],
+    args: {
+      taskPrefix: string;
+      resultTtlMs: number;
+      priorityWeight: number;
+      wakeBound: number;
+      each: boolean;
+    },
+  ): Promise<EnqueueClash[]> {
+    const argv: (string | number)[] = [0, sequenceKey];
+    for (const queue of queues) {
+      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
+    }
+    argv[0] = argv.length - 1;
+    argv.push(
+      args.wakeBound,
+      args.priorityWeight,
+      args.taskPrefix,
+      args.resultTtlMs,
+      args.each ? 1 : 0,
+    );
+    for (const group of groups) {
+      argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
+      for (let i = 0; i < group.ids.length; i++) argv.push(group.ids[i], group.data[i]);
+    }
+    const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
+    if (reply.length === 1) return [];
+    const ids = groups.flatMap((group) => group.ids);
+    if ((reply[0] as number) < 0) {
+      const id = reply[1] as string;
+      return [{ index: ids.indexOf(id), id, fields: reply.slice(2) as (string | null)[] }];
+    }
+    const clashes: EnqueueClash[] = [];
+    for (let i = 1; i < reply.length; i += 7) {
+      const index = (reply[i] as number) - 1;
+      clashes.push({
+        index,
+        id: ids[index],
+        fields: reply.slice(i + 1, i + 7) as (string | null)[],
+      });
+    }
+    return clashes;
+  }
+}
