@@ -40,5 +40,7 @@ export * from './unique-key';
 export * from './unique-key.messages';
 export * from './unique-enqueue-plan';
 export * from './control.messages';
+export * from './task-feed-fanout';
 export * from './finished-task-feed';
+export * from './live-task-feed';
 export * from './wait-for-finished';

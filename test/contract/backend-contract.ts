@@ -16,6 +16,7 @@ import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
 import { describeFinishedFeed } from './feed-contract';
+import { describeLiveFeed } from './live-feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
@@ -960,6 +961,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
     describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
+    describeLiveFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));

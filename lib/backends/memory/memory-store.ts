@@ -14,6 +14,7 @@ import {
 import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
 import type { MemoryFinishedFeed } from './memory-finished-feed';
+import type { MemoryLiveFeed } from './memory-live-feed';
 import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
@@ -73,6 +74,7 @@ export class MemoryStore {
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
     private readonly feed: MemoryFinishedFeed,
+    private readonly live: MemoryLiveFeed,
   ) {
     this.limits = new MemoryLimits(options.limits);
     for (const queue of queues) {
@@ -116,6 +118,7 @@ export class MemoryStore {
     const held = this.tasks.get(id);
     if (!held || !this.leases.has(id) || held.workerIds.length !== attempt) return false;
     this.progress.set(id, stored);
+    this.live.progressed(held, stored);
     return true;
   }
 
@@ -125,6 +128,7 @@ export class MemoryStore {
     state.ingress.push(now);
     this.tasks.set(record.id, record);
     this.enter(state, record, now);
+    this.live.enqueued(record);
   }
 
   /**
@@ -193,6 +197,7 @@ export class MemoryStore {
       if (!held) this.poolTasks.set(poolId, (held = new Set()));
       held.add(id);
     }
+    this.live.started(running);
     return copyRecord(running);
   }
 

@@ -3,6 +3,8 @@ import { Logger } from '@nestjs/common';
 import {
   acknowledgeThenAcquire,
   FinishedTaskFanout,
+  LiveTaskFanout,
+  type LiveTaskEventsListener,
   BackendUnavailableError,
   FINISHED_STATUSES,
   InvalidTaskError,
@@ -39,6 +41,7 @@ import { MemoryCancels } from './memory-cancels';
 import { MemoryEnqueuer } from './memory-enqueuer';
 import { MemoryQueueControl } from './memory-queue-control';
 import { MemoryFinishedFeed } from './memory-finished-feed';
+import { MemoryLiveFeed } from './memory-live-feed';
 import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
@@ -83,6 +86,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
   private readonly feed: FinishedTaskFanout;
+  private readonly liveFeed: LiveTaskFanout;
   private readonly roles = new MemoryRoles();
   private closed = false;
 
@@ -98,9 +102,12 @@ export class MemoryBackend implements ExecutingBackend {
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
     this.options = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
+    const logger = new Logger(`MemoryBackend:${alias}`);
     const transport = new MemoryFinishedFeed();
-    this.feed = new FinishedTaskFanout(transport, new Logger(`MemoryBackend:${alias}`));
-    this.store = new MemoryStore(alias, this.queues, this.options, transport);
+    this.feed = new FinishedTaskFanout(transport, logger);
+    const live = new MemoryLiveFeed();
+    this.liveFeed = new LiveTaskFanout(live, logger);
+    this.store = new MemoryStore(alias, this.queues, this.options, transport, live);
     this.reads = new MemoryReads(alias, this.store);
     const uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
@@ -299,6 +306,12 @@ export class MemoryBackend implements ExecutingBackend {
     return this.feed.subscribe(listener);
   }
 
+  /** In-process only, as subscribeFinished. */
+  async subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
+    this.assertOpen();
+    return this.liveFeed.subscribe(listener);
+  }
+
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
     this.assertOpen();
     this.store.beatPool(poolId, Date.now() + ttlMs);
@@ -333,6 +346,7 @@ export class MemoryBackend implements ExecutingBackend {
     // Waiting acquires resolve with nothing, and their timers are cleared.
     this.waiters.wake();
     await this.feed.close();
+    await this.liveFeed.close();
   }
 
   private assertOpen(): void {

@@ -57,8 +57,9 @@ export class RedisEnqueuer {
       queueOf[i] = queueIndex;
       data[i] = this.context.codec.encodeLive(record);
     });
+    const queueNames = [...queueIndexes.keys()].join(' ');
     if (records.some((record) => record.task.unique !== undefined)) {
-      return this.enqueueKeyed(records, queueKeys, queueOf, data);
+      return this.enqueueKeyed(records, queueKeys, queueNames, queueOf, data);
     }
     const clash = await this.context.connection.run(
       () =>
@@ -72,6 +73,8 @@ export class RedisEnqueuer {
             resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,
+            liveChannel: this.context.keys.liveChannel,
+            queueNames,
           },
         ),
       (reason, cause) => this.outcomeUnknown(ids, reason, cause),
@@ -87,6 +90,7 @@ export class RedisEnqueuer {
   private async enqueueKeyed(
     records: readonly TaskRecord[],
     queueKeys: readonly EnqueueQueueKeys[],
+    queueNames: string,
     queueOf: readonly number[],
     data: readonly string[],
   ): Promise<TaskRecord[]> {
@@ -124,6 +128,8 @@ export class RedisEnqueuer {
             priorityWeight: PRIORITY_WEIGHT,
             wakeBound: WAKE_BOUND,
             runningStatus: TaskResultStatus.RUNNING,
+            liveChannel: keys.liveChannel,
+            queueNames,
           },
         ),
       (reason, cause) => this.outcomeUnknown(ids, reason, cause),

@@ -56,6 +56,10 @@ export class RedisScripts {
       resultTtlMs: number;
       priorityWeight: number;
       wakeBound: number;
+      /** Where the stored tasks are announced (RedisKeys.liveChannel). */
+      liveChannel: string;
+      /** The queues' names in the order of `queues`, separated by spaces. */
+      queueNames: string;
     },
   ): Promise<EnqueueClash | null> {
     const argv: (string | number)[] = [0, sequenceKey];
@@ -63,7 +67,14 @@ export class RedisScripts {
       argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
     }
     argv[0] = argv.length - 1;
-    argv.push(args.wakeBound, args.priorityWeight, args.taskPrefix, args.resultTtlMs);
+    argv.push(
+      args.wakeBound,
+      args.priorityWeight,
+      args.taskPrefix,
+      args.resultTtlMs,
+      args.liveChannel,
+      args.queueNames,
+    );
     for (const group of groups) {
       argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
       pushPairs(argv, group.ids, group.data);
@@ -95,6 +106,8 @@ export class RedisScripts {
       poolId: string;
       /** The queues' names in the order of `queues`, separated by spaces. */
       queueNames: string;
+      /** Where the leased tasks are announced as started (RedisKeys.liveChannel). */
+      liveChannel: string;
     },
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
@@ -125,6 +138,7 @@ export class RedisScripts {
       store.poolHint,
       args.queueNames,
       store.channel,
+      args.liveChannel,
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(argv)) as (string | number | null)[];

@@ -28,6 +28,10 @@ export class RedisUniqueScripts {
       priorityWeight: number;
       wakeBound: number;
       runningStatus: string;
+      /** Where the tasks made are announced (RedisKeys.liveChannel). */
+      liveChannel: string;
+      /** The queues' names in the order of `queues`, separated by spaces. */
+      queueNames: string;
     },
   ): Promise<UniqueEnqueueReply> {
     const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
@@ -42,6 +46,8 @@ export class RedisUniqueScripts {
       args.resultTtlMs,
       args.windowPrefix,
       args.runningStatus,
+      args.liveChannel,
+      args.queueNames,
     );
     for (const item of items) {
       argv.push(
