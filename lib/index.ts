@@ -31,6 +31,11 @@ export type {
   FinishedTask,
   FinishedTasksListener,
 } from './core/finished-task-feed';
+export type {
+  LiveTaskEvent,
+  LiveTaskEventName,
+  LiveTaskEventsListener,
+} from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
 export type {
   /** @deprecated The earlier name of MaintenancePassOptions. */

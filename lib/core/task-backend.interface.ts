@@ -1,5 +1,6 @@
 import type { BackendTelemetry } from './backend-telemetry.interface';
 import type { FeedUnsubscribe, FinishedTasksListener } from './finished-task-feed';
+import type { LiveTaskEventsListener } from './live-task-feed';
 import type { ControlStore } from './control-store.interface';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
@@ -237,6 +238,17 @@ export interface TaskBackend extends ControlStore {
    * first listener (FinishedTaskFanout); closed with the backend.
    */
   subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe>;
+  /**
+   * Calls `listener` with the live events of this store's tasks (`enqueued`
+   * when a task is made, `started` when a lease is taken, `progressed` when
+   * progress is stored), by any
+   * process that shares the store, from the moment the returned promise
+   * resolves until its unsubscribe is called. Nothing is replayed, and a
+   * listener too slow for the store's bound may miss events (see each
+   * backend). One transport per alias, opened for the first listener
+   * (LiveTaskFanout), so an alias nobody listens to stores and sends none.
+   */
+  subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe>;
   /**
    * One maintenance pass: promote due deferred tasks, reap expired leases and
    * recover the tasks of lapsed pools (each retried per its policy or FAILED),

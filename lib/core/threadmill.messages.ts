@@ -267,9 +267,9 @@ export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: n
   `${timeoutMs} ms of waiting. Wait longer (timeoutMs, or --timeout on the CLI), or check that a ` +
   `worker pool serves queue "${record.task.queue}" and that the queue is not paused.`;
 
-export const onlyFinishedAcrossProcesses = (event: string): string =>
-  `Only "finished" is heard from every process (the backend's feed of finished tasks); "${event}" ` +
-  `is heard in the process where it happens: drop allProcesses, or listen to "finished".`;
+export const notHeardAcrossProcesses = (event: string, heard: readonly string[]): string =>
+  `Task event "${event}" is not one the backends carry between processes; those are ` +
+  `${heard.map((name) => `"${name}"`).join(', ')}: listen to one of those, or drop allProcesses.`;
 
 export const partialEnqueue = (
   alias: string,
@@ -288,4 +288,4 @@ export const resultCannotWait = (id: string): string =>
 
 export const allProcessesNeedsModule = (): string =>
   `TaskEvents built by hand hears this process only: take it from ThreadmillModule (inject ` +
-  `TaskEvents) to hear "finished" from every process.`;
+  `TaskEvents) to hear events from every process.`;

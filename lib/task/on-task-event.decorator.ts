@@ -1,15 +1,9 @@
 import { SetMetadata } from '@nestjs/common';
 
 import { TASK_EVENT_LISTENER_METADATA } from '../core';
-import type { TaskEventFilter } from './task-event-feed';
+import type { CrossProcessTaskEventName, TaskEventFilter } from './task-event-feed';
 
-/**
- * The events `@OnTaskEvent` hears from every process: `'finished'` (a task
- * stored SUCCESSFUL, FAILED or CANCELLED, by whichever process stored it).
- *
- * @publicApi
- */
-export type CrossProcessTaskEventName = 'finished';
+export type { CrossProcessTaskEventName } from './task-event-feed';
 
 /**
  * Which tasks an `@OnTaskEvent` method hears: `backend` (default: the only
@@ -26,16 +20,20 @@ export interface TaskEventListenerMetadata extends OnTaskEventOptions {
 
 /**
  * Calls the decorated provider method with the TaskResult of every task
- * that finishes on a backend, whichever process ran it (a worker pool's
- * child, another app instance), in the style of `@OnQueueEvent`. Discovered
- * at bootstrap and subscribed to the backend's feed of finished tasks;
+ * that is enqueued (`'enqueued'`: a task made, not a unique key's holder
+ * returned), starts (`'started'`: a lease taken), reports progress
+ * (`'progressed'`: a progress stored, the result's `progress` that value)
+ * or finishes (`'finished'`: stored SUCCESSFUL, FAILED or CANCELLED) on a
+ * backend, whichever process ran it (a worker pool's child, another app
+ * instance), in the style of `@OnQueueEvent`. Discovered
+ * at bootstrap and subscribed to the backend's feed of that event;
  * unsubscribed when the module is destroyed. A method that throws is logged
  * and never stops the feed. Every process that runs the module (an app
  * instance, a pool's main process) hears each task once; a pool's children
- * do not subscribe. Tasks finished while the process was not subscribed
+ * do not subscribe. Events while the process was not subscribed
  * are not replayed.
  *
- * @param event `'finished'`.
+ * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
  * @param options `task` (a stable name) and `backend` (an alias) to narrow what it hears.
  * @example
  * ```ts

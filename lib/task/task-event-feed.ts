@@ -1,13 +1,36 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import { TaskResult, type FinishedTask, type TaskBackend, type TaskRecordSource } from '../core';
+import {
+  LIVE_TASK_EVENTS,
+  recordWithProgress,
+  TaskResult,
+  type LiveTaskEvent,
+  type LiveTaskEventName,
+  type TaskBackend,
+  type TaskRecordSource,
+} from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
 
-/** The listener of finished tasks from every process: the task's TaskResult once stored final. */
-export type FinishedResultListener = (result: TaskResult) => void | Promise<void>;
+/**
+ * The events heard from every process that shares a backend: `'finished'`
+ * (the backend's feed of finished tasks), `'enqueued'`, `'started'` and
+ * `'progressed'` (its feed of live task events).
+ *
+ * @publicApi
+ */
+export type CrossProcessTaskEventName = 'finished' | LiveTaskEventName;
+
+/** Every CrossProcessTaskEventName, for checks at run time. */
+export const CROSS_PROCESS_TASK_EVENTS: readonly CrossProcessTaskEventName[] = [
+  'finished',
+  ...LIVE_TASK_EVENTS,
+];
+
+/** The listener of an event from every process: the task's TaskResult as read from the store. */
+export type CrossProcessListener = (result: TaskResult) => void | Promise<void>;
 
 /**
- * Which finished tasks a cross-process listener hears.
+ * Which tasks a cross-process listener hears.
  *
  * @publicApi
  */
@@ -18,11 +41,20 @@ export interface TaskEventFilter {
   task?: string;
 }
 
+/** What one feed item says of a task: enough to filter on and to read it. */
+interface HeardTask {
+  id: string;
+  name: string | null;
+  /** The progress as stored, for `progressed`. */
+  progress?: string;
+}
+
 /**
- * Finished tasks from every process that shares a backend, as TaskResults:
- * the backend's feed says which tasks finished, and each is read once per
- * listener that wants it. A listener that throws is logged and never stops
- * the feed. What finished while nobody was subscribed is not replayed.
+ * Events from every process that shares a backend, as TaskResults: the
+ * backend's feeds say which task did what, and each is read once per
+ * listener that wants it (for `progressed`, with the progress the event
+ * stored). A listener that throws is logged and never stops the feed.
+ * What happened while nobody was subscribed is not replayed.
  *
  * @internal
  */
@@ -33,40 +65,51 @@ export class TaskEventFeed {
   constructor(private readonly backends: BackendRegistry) {}
 
   /**
-   * Resolves once `listener` hears every task finished from then on.
+   * Resolves once `listener` hears every `event` from then on.
    *
    * @returns a function that unsubscribes.
    * @throws UnknownBackendError when no backend has the alias.
    * @throws BackendUnavailableError when the store cannot be reached to subscribe.
    */
   async subscribe(
-    listener: FinishedResultListener,
+    event: CrossProcessTaskEventName,
+    listener: CrossProcessListener,
     filter: TaskEventFilter = {},
   ): Promise<() => Promise<void>> {
     const alias = filter.backend ?? this.backends.defaultAlias;
     const backend = this.backends.get(alias);
     const source = this.backends.sourceFor(alias);
-    return backend.subscribeFinished((tasks) => {
-      for (const task of tasks) {
-        if (filter.task !== undefined && task.name !== filter.task) continue;
-        void this.deliver(backend, source, task, listener);
-      }
+    const hear = (task: HeardTask): void => {
+      // A name the store could not tell is checked once the task is read.
+      if (filter.task !== undefined && task.name !== null && task.name !== filter.task) return;
+      void this.deliver(backend, source, event, task, filter, listener);
+    };
+    if (event === 'finished') {
+      return backend.subscribeFinished((tasks) => tasks.forEach(hear));
+    }
+    return backend.subscribeLive((events: readonly LiveTaskEvent[]) => {
+      for (const item of events) if (item.event === event) hear(item);
     });
   }
 
   private async deliver(
     backend: TaskBackend,
     source: TaskRecordSource,
-    task: FinishedTask,
-    listener: FinishedResultListener,
+    event: CrossProcessTaskEventName,
+    task: HeardTask,
+    filter: TaskEventFilter,
+    listener: CrossProcessListener,
   ): Promise<void> {
     let result: TaskResult;
     try {
-      result = new TaskResult(await backend.getResult(task.id), source);
+      const record = await backend.getResult(task.id);
+      if (filter.task !== undefined && record.task.name !== filter.task) return;
+      // The value this event stored, not a later one the read may have found.
+      result = new TaskResult(recordWithProgress(record, task.progress), source);
     } catch (error) {
       // Removed or expired in between, or the store is down: there is nothing to hand over.
       this.logger.warn(
-        `Could not read finished task "${task.name}" (${task.id}) for a listener: ${String(error)}`,
+        `Could not read task "${task.name ?? '?'}" (${task.id}) for a "${event}" listener: ${String(error)}`,
       );
       return;
     }
@@ -74,7 +117,7 @@ export class TaskEventFeed {
       await listener(result);
     } catch (error) {
       this.logger.error(
-        `A "finished" listener failed for task "${task.name}" (${task.id})`,
+        `A "${event}" listener failed for task "${result.task.name}" (${task.id})`,
         error instanceof Error ? error.stack : String(error),
       );
     }

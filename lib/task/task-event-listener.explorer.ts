@@ -8,7 +8,7 @@ import { TaskEventFeed } from './task-event-feed';
 
 /**
  * Finds every `@OnTaskEvent` method on the application's singleton providers
- * at bootstrap, subscribes each to its backend's feed of finished tasks, and
+ * at bootstrap, subscribes each to its backend's feed of its event, and
  * unsubscribes them when the module is destroyed. A pool's children skip it:
  * their pool's main process runs the same module and hears every task once
  * for them.
@@ -65,17 +65,17 @@ export class TaskEventListenerExplorer implements OnModuleInit, OnModuleDestroy 
   private async subscribe(
     place: string,
     listener: (result: TaskResult) => unknown,
-    { task, backend }: TaskEventListenerMetadata,
+    { event, task, backend }: TaskEventListenerMetadata,
   ): Promise<void> {
     try {
       const filter = { ...(task === undefined ? {} : { task }), ...(backend ? { backend } : {}) };
       this.unsubscribes.push(
-        await this.feed.subscribe(async (result) => void (await listener(result)), filter),
+        await this.feed.subscribe(event, async (result) => void (await listener(result)), filter),
       );
     } catch (error) {
       if (error instanceof UnknownBackendError) throw error;
       this.logger.error(
-        `@OnTaskEvent ${place} could not subscribe to finished tasks: it hears nothing`,
+        `@OnTaskEvent ${place} could not subscribe to "${event}": it hears nothing`,
         error instanceof Error ? error.stack : String(error),
       );
     }

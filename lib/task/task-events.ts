@@ -3,10 +3,15 @@ import { Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/comm
 import {
   InvalidTaskError,
   allProcessesNeedsModule,
-  onlyFinishedAcrossProcesses,
+  notHeardAcrossProcesses,
   type TaskResult,
 } from '../core';
-import { TaskEventFeed, type TaskEventFilter } from './task-event-feed';
+import {
+  CROSS_PROCESS_TASK_EVENTS,
+  TaskEventFeed,
+  type CrossProcessTaskEventName,
+  type TaskEventFilter,
+} from './task-event-feed';
 
 /**
  * The lifecycle events of a task in this process (Django's `task_enqueued`,
@@ -16,8 +21,8 @@ import { TaskEventFeed, type TaskEventFilter } from './task-event-feed';
  * just before the task runs, so its status already reads RUNNING).
  * `progressed` fires each time a `TaskContext.progress` report is stored (at
  * most once per PROGRESS_INTERVAL_MS per task), its result's `progress` the value stored.
- * `finished` from every process is heard with
- * `on('finished', listener, { allProcesses: true })`.
+ * Each is heard from every process that shares the backend with
+ * `on(event, listener, { allProcesses: true })`.
  *
  * @example
  * ```ts
@@ -53,12 +58,13 @@ export type TaskEventListener<E extends TaskEventName> = (
 ) => void | Promise<void>;
 
 /**
- * How `TaskEvents.on` hears `finished` from every process that shares a
- * backend (its feed of finished tasks) instead of this process only.
+ * How `TaskEvents.on` hears an event from every process that shares a
+ * backend (its feeds) instead of this process only.
  *
  * @example
  * ```ts
  * events.on('finished', (result) => audit(result), { allProcesses: true, task: 'MailTasks.send' });
+ * events.on('progressed', (result) => show(result.id, result.progress), { allProcesses: true });
  * ```
  * @publicApi
  */
@@ -67,8 +73,8 @@ export interface TaskEventSubscribeOptions extends TaskEventFilter {
 }
 
 /**
- * Unsubscribes a listener of every process's `finished` events; `ready`
- * resolves once it hears every task finished from then on (and rejects,
+ * Unsubscribes a listener of every process's events; `ready`
+ * resolves once it hears every such event from then on (and rejects,
  * logged too, when the store could not be subscribed to).
  *
  * @publicApi
@@ -103,26 +109,27 @@ export class TaskEvents implements OnModuleDestroy {
     finished: new Set(),
   };
 
-  /** @param feed every process's finished tasks; absent for events built by hand (no module). */
+  /** @param feed every process's events; absent for events built by hand (no module). */
   constructor(@Optional() private readonly feed?: TaskEventFeed) {}
 
   /**
    * Calls `listener` for every `event` until the returned function is called.
-   * In this process only, unless `options.allProcesses` (then `finished`
-   * only): every task finished on the backend by any process, this one
-   * included, each heard once (a listener with the option is not also
-   * called for this process's own `finished`).
+   * In this process only, unless `options.allProcesses`: every such event
+   * of the backend's tasks, by any process, this one included, each heard
+   * once (a listener with the option is not also called for this process's
+   * own events), with the task's result read from the store (for
+   * `progressed`, with the progress that event stored).
    *
    * @param event `'enqueued'`, `'started'`, `'progressed'` or `'finished'`.
    * @param listener receives the task's result at that moment.
    * @param options `allProcesses: true`, and which `backend` and `task` to hear.
    * @returns a function that unsubscribes.
-   * @throws InvalidTaskError for `allProcesses` with another event than `finished`.
+   * @throws InvalidTaskError for `allProcesses` with an unknown event, or on TaskEvents built by hand.
    */
   on<E extends TaskEventName>(event: E, listener: TaskEventListener<E>): () => void;
-  on(
-    event: 'finished',
-    listener: TaskEventListener<'finished'>,
+  on<E extends CrossProcessTaskEventName>(
+    event: E,
+    listener: TaskEventListener<E>,
     options: TaskEventSubscribeOptions,
   ): TaskEventSubscription;
   on<E extends TaskEventName>(
@@ -131,9 +138,13 @@ export class TaskEvents implements OnModuleDestroy {
     options?: TaskEventSubscribeOptions,
   ): () => void {
     if (options?.allProcesses) {
-      if (event !== 'finished') throw new InvalidTaskError(onlyFinishedAcrossProcesses(event));
+      if (!isCrossProcess(event)) {
+        throw new InvalidTaskError(notHeardAcrossProcesses(event, CROSS_PROCESS_TASK_EVENTS));
+      }
       if (!this.feed) throw new InvalidTaskError(allProcessesNeedsModule());
-      return this.onAllProcesses(this.feed, listener as TaskEventListener<'finished'>, options);
+      // Every event's payload is a TaskResult: one listener shape serves them all.
+      const heard = listener as (result: TaskResult) => void | Promise<void>;
+      return this.onAllProcesses(this.feed, event, heard, options);
     }
     const set = this.listeners[event] as Set<TaskEventListener<E>>;
     set.add(listener);
@@ -168,11 +179,12 @@ export class TaskEvents implements OnModuleDestroy {
 
   private onAllProcesses(
     feed: TaskEventFeed,
-    listener: TaskEventListener<'finished'>,
+    event: CrossProcessTaskEventName,
+    listener: (result: TaskResult) => void | Promise<void>,
     filter: TaskEventFilter,
   ): TaskEventSubscription {
     let stopped = false;
-    const subscribed = feed.subscribe(listener, filter);
+    const subscribed = feed.subscribe(event, listener, filter);
     const off = (): void => {
       if (stopped) return;
       stopped = true;
@@ -186,7 +198,7 @@ export class TaskEvents implements OnModuleDestroy {
       (error: unknown) => {
         this.crossProcess.delete(off);
         this.logger.error(
-          'Subscribing to finished tasks of every process failed',
+          `Subscribing to "${event}" of every process failed`,
           error instanceof Error ? error.stack : String(error),
         );
         throw error;
@@ -227,4 +239,8 @@ export class TaskEvents implements OnModuleDestroy {
       error instanceof Error ? error.stack : String(error),
     );
   }
+}
+
+function isCrossProcess(event: TaskEventName): event is CrossProcessTaskEventName {
+  return (CROSS_PROCESS_TASK_EVENTS as readonly string[]).includes(event);
 }

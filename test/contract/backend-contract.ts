@@ -17,6 +17,7 @@ import { waitFor } from '../helpers/wait-for';
 import { describeCancels } from './cancel-contract';
 import { describeConcurrentEnqueues } from './coalesce-contract';
 import { describeFinishedFeed } from './feed-contract';
+import { describeLiveFeed } from './live-feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describePauses } from './pause-contract';
@@ -961,6 +962,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
     describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
+    describeLiveFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));

@@ -13,7 +13,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
-import type { MemoryFinishedFeed } from './memory-finished-feed';
+import type { MemoryFeeds } from './memory-feeds';
 import { MemoryLimits } from './memory-limits';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
@@ -72,7 +72,7 @@ export class MemoryStore {
     private readonly alias: string,
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
-    private readonly feed: MemoryFinishedFeed,
+    private readonly feeds: MemoryFeeds,
   ) {
     this.limits = new MemoryLimits(options.limits);
     for (const queue of queues) {
@@ -116,6 +116,7 @@ export class MemoryStore {
     const held = this.tasks.get(id);
     if (!held || !this.leases.has(id) || held.workerIds.length !== attempt) return false;
     this.progress.set(id, stored);
+    this.feeds.liveTransport.progressed(held, stored);
     return true;
   }
 
@@ -125,6 +126,7 @@ export class MemoryStore {
     state.ingress.push(now);
     this.tasks.set(record.id, record);
     this.enter(state, record, now);
+    this.feeds.liveTransport.enqueued(record);
   }
 
   /**
@@ -193,6 +195,7 @@ export class MemoryStore {
       if (!held) this.poolTasks.set(poolId, (held = new Set()));
       held.add(id);
     }
+    this.feeds.liveTransport.started(running);
     return copyRecord(running);
   }
 
@@ -258,7 +261,7 @@ export class MemoryStore {
       record.id,
       record.finishedAt?.getTime() ?? now,
     );
-    this.feed.finished(record);
+    this.feeds.finishedTransport.finished(record);
   }
 
   /** Ends a lease, and its pool's claim on the task with it. */

@@ -1,8 +1,5 @@
-import { Logger } from '@nestjs/common';
-
 import {
   acknowledgeThenAcquire,
-  FinishedTaskFanout,
   BackendUnavailableError,
   FINISHED_STATUSES,
   InvalidTaskError,
@@ -23,6 +20,7 @@ import {
   type CancelResult,
   type FeedUnsubscribe,
   type FinishedTasksListener,
+  type LiveTaskEventsListener,
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type ExecutingBackend,
@@ -38,7 +36,7 @@ import { BackendConfigReader, type CommonBackendOptions } from '../backend-confi
 import { MemoryCancels } from './memory-cancels';
 import { MemoryEnqueuer } from './memory-enqueuer';
 import { MemoryQueueControl } from './memory-queue-control';
-import { MemoryFinishedFeed } from './memory-finished-feed';
+import { MemoryFeeds } from './memory-feeds';
 import { MemoryFinishedTasks } from './memory-finished-tasks';
 import { MemoryImmediateRunner } from './memory-immediate-runner';
 import { MemoryMaintenance } from './memory-maintenance';
@@ -82,7 +80,7 @@ export class MemoryBackend implements ExecutingBackend {
   private readonly enqueuer: MemoryEnqueuer;
   private readonly queueControl: MemoryQueueControl;
   private readonly waiters = new MemoryWaiters(() => this.closed);
-  private readonly feed: FinishedTaskFanout;
+  private readonly feeds: MemoryFeeds;
   private readonly roles = new MemoryRoles();
   private closed = false;
 
@@ -98,9 +96,8 @@ export class MemoryBackend implements ExecutingBackend {
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
     this.options = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
-    const transport = new MemoryFinishedFeed();
-    this.feed = new FinishedTaskFanout(transport, new Logger(`MemoryBackend:${alias}`));
-    this.store = new MemoryStore(alias, this.queues, this.options, transport);
+    this.feeds = new MemoryFeeds(alias);
+    this.store = new MemoryStore(alias, this.queues, this.options, this.feeds);
     this.reads = new MemoryReads(alias, this.store);
     const uniqueKeys = new MemoryUniqueKeys(alias, this.store);
     this.maintenance = new MemoryMaintenance({
@@ -296,7 +293,13 @@ export class MemoryBackend implements ExecutingBackend {
   /** In-process only: a memory store is never shared with another process. */
   async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
     this.assertOpen();
-    return this.feed.subscribe(listener);
+    return this.feeds.finished.subscribe(listener);
+  }
+
+  /** In-process only, as subscribeFinished. */
+  async subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
+    this.assertOpen();
+    return this.feeds.live.subscribe(listener);
   }
 
   async beatPool(poolId: string, ttlMs: number): Promise<void> {
@@ -332,7 +335,7 @@ export class MemoryBackend implements ExecutingBackend {
     this.closed = true;
     // Waiting acquires resolve with nothing, and their timers are cleared.
     this.waiters.wake();
-    await this.feed.close();
+    await this.feeds.close();
   }
 
   private assertOpen(): void {

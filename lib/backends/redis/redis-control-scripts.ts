@@ -5,7 +5,7 @@ import type { RedisClient } from './redis-scripts';
 /**
  * Typed calls of the scripts that control work already stored (cancel-5.lua,
  * resumeQueue-3.lua, storeQueueLimits-5.lua), claim roles (claimRole-1.lua) and mark
- * the finished channel as listened to (markListening-1.lua), beside RedisScripts and registered the same way
+ * a feed's channel as listened to (markListening-1.lua), beside RedisScripts and registered the same way
  * (defineScriptCalls, once per client).
  *
  * @internal
@@ -40,7 +40,7 @@ export class RedisControlScripts {
     return Number(await this.calls.claimRole([roleKey, holder, ttlMs])) === 1;
   }
 
-  /** Marks the finished channel as listened to for `ttlMs` (see markListening-1.lua). */
+  /** Marks a feed's channel (finished or live) as listened to for `ttlMs` (see markListening-1.lua). */
   async markListening(markKey: string, ttlMs: number): Promise<void> {
     await this.calls.markListening([markKey, ttlMs]);
   }

@@ -26,6 +26,10 @@ export class RedisEnqueueScript {
       priorityWeight: number;
       wakeBound: number;
       each: boolean;
+      /** Where the stored tasks are announced (RedisKeys.liveChannel). */
+      liveChannel: string;
+      /** The queues' names in the order of `queues`, separated by spaces. */
+      queueNames: string;
     },
   ): Promise<EnqueueClash[]> {
     const argv: (string | number)[] = [0, sequenceKey];
@@ -39,6 +43,8 @@ export class RedisEnqueueScript {
       args.taskPrefix,
       args.resultTtlMs,
       args.each ? 1 : 0,
+      args.liveChannel,
+      args.queueNames,
     );
     for (const group of groups) {
       argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);

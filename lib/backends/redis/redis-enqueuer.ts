@@ -93,6 +93,7 @@ export class RedisEnqueuer {
       queueOf[i] = queueIndex;
       data[i] = this.context.codec.encodeLive(record);
     });
+    const queueNames = [...queueIndexes.keys()].join(' ');
     const lost: LostReplySeen = {};
     const lostReply = (reason: string, cause: unknown): EnqueueOutcomeUnknownError => {
       Object.assign(lost, { reason, cause });
@@ -100,7 +101,14 @@ export class RedisEnqueuer {
     };
     try {
       if (records.some((record) => record.task.unique !== undefined)) {
-        return await this.storeKeyed(records, { queueKeys, queueOf, data, each, lostReply });
+        return await this.storeKeyed(records, {
+          queueKeys,
+          queueNames,
+          queueOf,
+          data,
+          each,
+          lostReply,
+        });
       }
       const clashes = await this.context.connection.run(
         () =>
@@ -115,6 +123,8 @@ export class RedisEnqueuer {
               priorityWeight: PRIORITY_WEIGHT,
               wakeBound: WAKE_BOUND,
               each,
+              liveChannel: this.context.keys.liveChannel,
+              queueNames,
             },
           ),
         lostReply,
@@ -140,6 +150,8 @@ export class RedisEnqueuer {
     records: readonly TaskRecord[],
     call: {
       queueKeys: readonly EnqueueQueueKeys[];
+      /** The queues' names in the order of `queueKeys`, separated by spaces. */
+      queueNames: string;
       queueOf: readonly number[];
       data: readonly string[];
       each: boolean;
@@ -180,6 +192,8 @@ export class RedisEnqueuer {
             wakeBound: WAKE_BOUND,
             runningStatus: TaskResultStatus.RUNNING,
             each: call.each,
+            liveChannel: keys.liveChannel,
+            queueNames: call.queueNames,
           },
         ),
       call.lostReply,

@@ -197,6 +197,22 @@ export class RedisKeys {
     return this.finishedChannel;
   }
 
+  /**
+   * Pub/sub channel of the alias's live task events (started, progressed):
+   * the scripts that lease a task or store its progress publish there, once
+   * per call, while liveListenerMark exists (see publishLive.function.lua).
+   * Apart from finishedChannel, so a process that waits for results is not
+   * sent every start and progress.
+   */
+  get liveChannel(): string {
+    return `${this.prefix}live`;
+  }
+
+  /** STRING whose presence says some process listens on liveChannel (as finishedListenerMark). */
+  get liveListenerMark(): string {
+    return this.liveChannel;
+  }
+
   /** SCAN MATCH pattern for every key of this alias (glob characters in the alias escaped). */
   get scanPattern(): string {
     return `${this.prefix.replace(GLOB_SPECIAL, (char) => `\\${char}`)}*`;

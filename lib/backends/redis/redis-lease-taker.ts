@@ -80,6 +80,7 @@ export class RedisLeaseTaker {
           runningStatus: TaskResultStatus.RUNNING,
           poolId: call.poolId,
           queueNames: queues.join(' '),
+          liveChannel: this.context.keys.liveChannel,
         },
         storeSettings(
           this.context.keys,

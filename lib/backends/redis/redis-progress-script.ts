@@ -14,10 +14,18 @@ export class RedisProgressScript {
     this.calls = defineScriptCalls(client);
   }
 
-  /** Writes `stored` into the task hash while attempt `attempt` holds the task; whether it did. */
+  /** Writes `stored` into the task hash while attempt `attempt` holds the task (announced while someone listens); whether it did. */
   async storeProgress(
     keys: { runningKey: string; taskKey: string },
-    args: { id: string; attempt: number; stored: string },
+    args: {
+      id: string;
+      attempt: number;
+      stored: string;
+      /** Where a stored progress is announced (RedisKeys.liveChannel), with the task's queue and name. */
+      liveChannel: string;
+      queue: string;
+      name: string;
+    },
   ): Promise<boolean> {
     const reply = await this.calls.storeProgress([
       keys.runningKey,
@@ -25,6 +33,9 @@ export class RedisProgressScript {
       args.id,
       args.attempt,
       args.stored,
+      args.liveChannel,
+      args.queue,
+      args.name,
     ]);
     return reply === 1;
   }

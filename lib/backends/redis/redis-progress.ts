@@ -23,7 +23,14 @@ export class RedisProgress {
     return connection.run(() =>
       this.script.storeProgress(
         { runningKey: keys.running(record.task.queue), taskKey: keys.task(record.id) },
-        { id: record.id, attempt: record.workerIds.length, stored },
+        {
+          id: record.id,
+          attempt: record.workerIds.length,
+          stored,
+          liveChannel: keys.liveChannel,
+          queue: record.task.queue,
+          name: record.task.name,
+        },
       ),
     );
   }

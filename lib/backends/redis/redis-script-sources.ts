@@ -17,6 +17,7 @@ export type LuaFunctionName =
   | 'callInSlices'
   | 'callSkippingWrongType'
   | 'countEnqueued'
+  | 'publishLive'
   | 'storeClock'
   | 'storeFinished'
   | 'wakeReady';
@@ -32,13 +33,13 @@ export const REDIS_SCRIPTS = {
   enqueue: {
     file: 'enqueue.lua',
     keys: { fixed: 1, perItem: 4 },
-    uses: ['storeClock', 'callInSlices', 'countEnqueued'],
+    uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
   },
   // A batch with any unique key; per item a queue (4 keys).
   enqueueUnique: {
     file: 'enqueueUnique.lua',
     keys: { fixed: 2, perItem: 4 },
-    uses: ['storeClock', 'countEnqueued'],
+    uses: ['storeClock', 'countEnqueued', 'publishLive'],
   },
   forgetFreeKeys: {
     file: 'forgetFreeKeys-1.lua',
@@ -49,7 +50,7 @@ export const REDIS_SCRIPTS = {
   acquire: {
     file: 'acquire.lua',
     keys: { fixed: 4, perItem: 6 },
-    uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished'],
+    uses: ['storeClock', 'callInSlices', 'callSkippingWrongType', 'storeFinished', 'publishLive'],
   },
   acknowledge: {
     file: 'acknowledge.lua',
@@ -71,7 +72,7 @@ export const REDIS_SCRIPTS = {
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
   retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
   removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
-  storeProgress: { file: 'storeProgress-2.lua', keys: { fixed: 2 } },
+  storeProgress: { file: 'storeProgress-2.lua', keys: { fixed: 2 }, uses: ['publishLive'] },
   resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 }, uses: ['wakeReady'] },
   storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 }, uses: ['wakeReady'] },
   beatPool: { file: 'beatPool-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },

@@ -66,6 +66,8 @@ export class RedisScripts {
       poolId: string;
       /** The queues' names in the order of `queues`, separated by spaces. */
       queueNames: string;
+      /** Where the leased tasks are announced as started (RedisKeys.liveChannel). */
+      liveChannel: string;
     },
     store: StoreSettings,
     finished: readonly AcknowledgeGroup[] = [],
@@ -96,6 +98,7 @@ export class RedisScripts {
       store.poolHint,
       args.queueNames,
       store.channel,
+      args.liveChannel,
     );
     pushGroups(argv, finished);
     const reply = (await this.calls.acquire(argv)) as (string | number | null)[];

@@ -32,6 +32,10 @@ export class RedisUniqueScripts {
       wakeBound: number;
       runningStatus: string;
       each: boolean;
+      /** Where the tasks made are announced (RedisKeys.liveChannel). */
+      liveChannel: string;
+      /** The queues' names in the order of `queues`, separated by spaces. */
+      queueNames: string;
     },
   ): Promise<UniqueEnqueueReply> {
     const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
@@ -47,6 +51,8 @@ export class RedisUniqueScripts {
       args.windowPrefix,
       args.runningStatus,
       args.each ? 1 : 0,
+      args.liveChannel,
+      args.queueNames,
     );
     for (const item of items) {
       argv.push(

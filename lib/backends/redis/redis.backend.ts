@@ -2,11 +2,8 @@ import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
-import {
-  FinishedTaskFanout,
-  type FeedUnsubscribe,
-  type FinishedTasksListener,
-} from '../../core/finished-task-feed';
+import type { FeedUnsubscribe, FinishedTasksListener } from '../../core/finished-task-feed';
+import type { LiveTaskEventsListener } from '../../core/live-task-feed';
 import type { QueueLimits } from '../../core/queue-limits';
 import type {
   AcknowledgeAndAcquireResult,
@@ -27,7 +24,7 @@ import { RedisAcquirer } from './redis-acquirer';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
-import { RedisFinishedFeed } from './redis-finished-feed';
+import { RedisFeeds } from './redis-feeds';
 import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisProgress } from './redis-progress';
 import { RedisConnection } from './redis-connection';
@@ -96,7 +93,7 @@ export class RedisBackend implements TaskBackend {
   readonly schedules: ScheduleStore;
   private readonly paused: RedisPausedQueues;
   private readonly limits: RedisQueueLimits;
-  private readonly feed: FinishedTaskFanout;
+  private readonly feeds: RedisFeeds;
   private readonly roles: RedisRoles;
 
   /**
@@ -159,10 +156,7 @@ export class RedisBackend implements TaskBackend {
     this.progress = new RedisProgress(context);
     this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
     this.paused = new RedisPausedQueues(context);
-    this.feed = new FinishedTaskFanout(
-      new RedisFinishedFeed(keys.finishedChannel, keys.finishedListenerMark, connection, logger),
-      logger,
-    );
+    this.feeds = new RedisFeeds(keys, connection, logger);
     this.roles = new RedisRoles(context);
   }
 
@@ -285,10 +279,16 @@ export class RedisBackend implements TaskBackend {
     return this.reader.getResult(id);
   }
 
-  /** Pub/sub on RedisKeys.finishedChannel, on a connection opened for the first listener. */
+  /** Pub/sub on RedisKeys.finishedChannel, on a connection opened for the first listener (RedisFeeds). */
   async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
     this.guard.assertOpen();
-    return this.feed.subscribe(listener);
+    return this.feeds.finished.subscribe(listener);
+  }
+
+  /** Pub/sub on RedisKeys.liveChannel, as subscribeFinished. */
+  async subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
+    this.guard.assertOpen();
+    return this.feeds.live.subscribe(listener);
   }
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
@@ -311,7 +311,7 @@ export class RedisBackend implements TaskBackend {
 
   async close(): Promise<void> {
     this.guard.close();
-    await this.feed.close();
+    await this.feeds.close();
     await this.connection.close();
   }
 }

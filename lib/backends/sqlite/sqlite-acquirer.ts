@@ -8,6 +8,7 @@ import {
 } from '../../core';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteLiveEvents } from './sqlite-live-events';
 import type { SqliteQueueLimits } from './sqlite-queue-limits';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
 import { SqliteWaiter } from './sqlite-waiter';
@@ -52,6 +53,7 @@ export class SqliteAcquirer {
     private readonly connection: SqliteConnection,
     private readonly rows: SqliteRows,
     private readonly limits: SqliteQueueLimits,
+    private readonly live: SqliteLiveEvents,
   ) {
     this.acquireTx = connection.db.transaction<Take>((queues, workerId, max, now, poolId) =>
       this.take(queues, workerId, max, now, poolId),
@@ -144,7 +146,10 @@ export class SqliteAcquirer {
         if (taken.length >= most) break;
       }
       if (limited) this.limits.started(queue, taken.length, now);
-      if (taken.length > 0) return taken;
+      if (taken.length > 0) {
+        this.live.started(taken, now);
+        return taken;
+      }
     }
     return [];
   }

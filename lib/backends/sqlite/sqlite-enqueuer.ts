@@ -16,6 +16,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteLiveEvents } from './sqlite-live-events';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
 import { SqliteUniqueKeys } from './sqlite-unique-keys';
 
@@ -44,26 +45,33 @@ export class SqliteEnqueuer {
   /**
    * @param results where the TaskResult of an id already taken reads from (the backend).
    * @param workAdded tells this process's idle consumers that tasks became ready.
+   * @param live records the tasks made as enqueued while anyone listens.
    */
   constructor(
     private readonly alias: string,
     private readonly connection: SqliteConnection,
     private readonly results: TaskRecordSource,
     private readonly workAdded: () => void,
+    private readonly live: SqliteLiveEvents,
   ) {
     this.uniqueKeys = new SqliteUniqueKeys(alias, connection);
     this.enqueueTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
       if (!records.some((record) => record.task.unique)) {
         for (const record of records) this.store(record, now);
+        this.live.enqueued(records, now);
         return records;
       }
       return this.storeKeyed(records, now);
     });
     // Each record as if it came alone: what it reads includes what the ones before it wrote.
-    this.eachTx = connection.db.transaction((records: readonly TaskRecord[], now: number) =>
-      records.map((record) => {
+    this.eachTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
+      // Keyed records announce what they make in storeKeyed; the plain ones stored here, at once.
+      const made: TaskRecord[] = [];
+      const outcomes = records.map((record) => {
         try {
-          return record.task.unique ? this.storeKeyed([record], now)[0] : this.store(record, now);
+          if (record.task.unique) return this.storeKeyed([record], now)[0];
+          made.push(this.store(record, now));
+          return record;
         } catch (refusal) {
           // Refusals are decided before their record writes anything; any other failure rolls back.
           if (refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError) {
@@ -71,8 +79,10 @@ export class SqliteEnqueuer {
           }
           throw refusal;
         }
-      }),
-    );
+      });
+      this.live.enqueued(made, now);
+      return outcomes;
+    });
   }
 
   /** One task, in one transaction with the other enqueues of this tick (its queue checked already). */
@@ -119,14 +129,18 @@ export class SqliteEnqueuer {
       (key) => this.uniqueKeys.holdOf(key, now),
       now,
     );
+    const made: TaskRecord[] = [];
     for (const write of plan.writes) {
       if (write.kind === 'replace') {
         this.uniqueKeys.replace(write.record, readyScore(write.record), now);
         continue;
       }
       this.store(write.record, now);
+      made.push(write.record);
       if (write.taken) this.uniqueKeys.take(write.record.id, write.taken);
     }
+    // A holder returned or replaced is no new task: only those made are announced.
+    this.live.enqueued(made, now);
     return plan.returned;
   }
 

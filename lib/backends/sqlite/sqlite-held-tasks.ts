@@ -13,6 +13,7 @@ import {
 } from '../../core';
 import { maxOf, type SqliteAcquirer } from './sqlite-acquirer';
 import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteLiveEvents } from './sqlite-live-events';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
 
 /** Stores finished records, then leases up to `max` tasks (none when 0), in one transaction. */
@@ -50,6 +51,7 @@ export class SqliteHeldTasks {
     private readonly connection: SqliteConnection,
     private readonly rows: SqliteRows,
     private readonly acquirer: SqliteAcquirer,
+    private readonly live: SqliteLiveEvents,
   ) {
     const { db } = connection;
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
@@ -97,14 +99,16 @@ export class SqliteHeldTasks {
     );
   }
 
-  /** Stores progress while the attempt `record` still holds its task (one statement); whether it did. */
+  /** Stores progress while the attempt `record` still holds its task (one statement, and its live event while anyone listens); whether it did. */
   storeProgress(record: TaskRecord, stored: string): boolean {
     const { tasks } = this.connection.sql;
-    return this.connection.guard(
-      () =>
+    return this.connection.guard(() => {
+      const held =
         tasks.updateProgress.run(stored, this.alias, record.id, record.workerIds.length).changes ===
-        1,
-    );
+        1;
+      if (held) this.live.progressed(record, stored, Date.now());
+      return held;
+    });
   }
 
   /** Sends tasks back for their next attempt; the caller checked each is a retry of a configured queue. */

@@ -24,12 +24,14 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_queue_limits` | each queue's limits, stored or seeded from the configuration |
  * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
  * | `threadmill_roles` | each role's holder and the end of its lease (e.g. which pool exposes the store gauges) |
+ * | `threadmill_live_listeners` | one row per process listening to an alias's live task events, until it lapses |
+ * | `threadmill_live_events` | the last LIVE_EVENTS_KEPT live task events (started, progressed), written only while a listener row is live |
  *
  * @internal
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 9;
+export const SQLITE_SCHEMA_VERSION = 10;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -204,6 +206,28 @@ const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL,
     PRIMARY KEY (alias, role)
   );
+  `,
+  // 10: live task events. A listener's row says it listens until
+  // `expires_at` (renewed while it does); the steps that lease a task or
+  // store its progress append an event only while one is live, and keep
+  // the newest rows only, so nobody listening costs one indexed read.
+  `
+  CREATE TABLE threadmill_live_listeners (
+    alias      TEXT    NOT NULL,
+    listener   TEXT    NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (alias, listener)
+  );
+  CREATE TABLE threadmill_live_events (
+    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+    alias    TEXT NOT NULL,
+    event    TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    queue    TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    progress TEXT
+  );
+  CREATE INDEX threadmill_live_events_alias ON threadmill_live_events (alias, seq);
   `,
 ];
 

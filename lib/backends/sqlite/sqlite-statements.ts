@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 
 import { SqliteCancelStatements } from './sqlite-cancel-statements';
 import { SqliteFinishedStatements } from './sqlite-finished-statements';
+import { SqliteLiveStatements } from './sqlite-live-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
 import { SqliteQueueStatements } from './sqlite-queue-statements';
@@ -27,6 +28,7 @@ export class SqliteStatements {
   readonly finished: SqliteFinishedStatements;
   readonly schedules: SqliteScheduleStatements;
   readonly unique: SqliteUniqueStatements;
+  readonly live: SqliteLiveStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -38,5 +40,6 @@ export class SqliteStatements {
     this.finished = new SqliteFinishedStatements(db);
     this.schedules = new SqliteScheduleStatements(db);
     this.unique = new SqliteUniqueStatements(db);
+    this.live = new SqliteLiveStatements(db);
   }
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 
 import {
-  FinishedTaskFanout,
+  type LiveTaskEventsListener,
   InvalidTaskError,
   isRetry,
   queueNotConfigured,
@@ -32,7 +32,8 @@ import {
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
-import { SqliteFinishedFeed } from './sqlite-finished-feed';
+import { SqliteFeeds } from './sqlite-feeds';
+import { SqliteLiveEvents } from './sqlite-live-events';
 import { SqliteFinishedTasks } from './sqlite-finished-tasks';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
@@ -93,7 +94,7 @@ export class SqliteBackend implements TaskBackend {
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
   private readonly finished: SqliteFinishedTasks;
-  private readonly feed: FinishedTaskFanout;
+  private readonly feeds: SqliteFeeds;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
 
@@ -112,24 +113,22 @@ export class SqliteBackend implements TaskBackend {
     const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>
       acquirer.workAdded(),
     );
-    const acquirer = new SqliteAcquirer(alias, this.config, connection, rows, limits);
+    const live = new SqliteLiveEvents(alias, connection);
+    const acquirer = new SqliteAcquirer(alias, this.config, connection, rows, limits, live);
     const workAdded = () => acquirer.workAdded();
     limits.seed(this.config.limits);
     this.limits = limits;
     this.connection = connection;
     this.acquirer = acquirer;
-    this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded);
-    this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer);
+    this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded, live);
+    this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer, live);
     this.pools = new SqlitePools(alias, connection);
     this.schedules = new SqliteSchedules(alias, connection);
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
     this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
-    this.feed = new FinishedTaskFanout(
-      new SqliteFinishedFeed(alias, connection, this.logger),
-      this.logger,
-    );
+    this.feeds = new SqliteFeeds(alias, connection, this.logger);
     this.maintenance = new SqliteMaintenance({
       alias,
       config: this.config,
@@ -259,7 +258,12 @@ export class SqliteBackend implements TaskBackend {
 
   /** Read from the results table every SQLITE_FEED_INTERVAL_MS while anyone listens (see SqliteFinishedFeed). */
   subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
-    return this.connection.guard(() => this.feed.subscribe(listener));
+    return this.connection.guard(() => this.feeds.finished.subscribe(listener));
+  }
+
+  /** Read from the live events table while anyone listens (see SqliteLiveFeed, SqliteLiveEvents). */
+  subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
+    return this.connection.guard(() => this.feeds.live.subscribe(listener));
   }
 
   async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
@@ -276,7 +280,7 @@ export class SqliteBackend implements TaskBackend {
 
   async close(): Promise<void> {
     if (this.connection.closed) return;
-    await this.feed.close();
+    await this.feeds.close();
     this.acquirer.close();
     this.connection.close();
   }

@@ -59,7 +59,11 @@
   says when its window admits a start, so the caller bounds its wait by it.
   A finish frees a concurrency share without a wake-up token, so a queue
   full by its concurrency says CONCURRENCY_RECHECK_MS: a waiting caller looks
-  again that soon, and only while a limited queue is full.
+  again that soon, and only while a limited queue is full. The ids leased
+  are announced as started on the live channel (ARGV[14]) while someone
+  listens there (publishLive.function.lua, prepended); one EXISTS of both
+  listener marks, asked only when the call stores or leases, is all an
+  alias nobody listens to pays for either channel.
 
   KEYS[1] task set (SET) of the caller's pool; untouched when ARGV[7] is empty
   KEYS[2] live pools (ZSET) score = heartbeat deadline (ms); read only when ARGV[7] is not empty
@@ -92,13 +96,17 @@
   ARGV[12] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
   ARGV[13] pub/sub channel of the alias's finished tasks (string), also the name of its
   listener mark (STRING, same hash tag as KEYS; see storeFinished)
+  ARGV[14] pub/sub channel of the alias's live events (string), also the name of its
+  listener mark (STRING, same hash tag as KEYS; see publishLive)
   Then per group of finished records, in KEYS order: its label (JSON [queue,
   status, task name]), its record count n, then n pairs of task id (string)
   and outcome (JSON, see RedisRecordCodec.encodeFinished)
 
   Publishes once on ARGV[13] when it stored any finished task and someone
   listens (see storeFinished): one message per call, however many it
-  stored; a call that only leases publishes nothing.
+  stored; a call that only leases publishes nothing there.
+  Publishes once on ARGV[14] when it leased tasks with data and someone listens:
+  [started, [[id, queue, name], ...] ] (see publishLive).
 
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when
@@ -126,10 +134,19 @@ if storing or checksPool then
   clock, now = storeClock()
 end
 
+-- Whether either channel's mark exists: one EXISTS of both, asked once, only when needed.
+local heard = nil
+local function listened()
+  if heard == nil then
+    heard = anyListened(ARGV[13], ARGV[14])
+  end
+  return heard
+end
+
 -- An idle worker's pickup stores nothing: on its cold path every table built counts.
 local out = { 0 }
 if storing then
-  local stored = storeFinished(4 * queueCount + 5, 14, {
+  local stored = storeFinished(4 * queueCount + 5, 15, {
     resultTtl = ARGV[9],
     latest = nil,
     requiredPool = '',
@@ -138,6 +155,7 @@ if storing then
     taskPrefix = prefix,
     now = now,
     channel = ARGV[13],
+    heard = listened(),
   })
   out[1] = #stored
   for i = 1, #stored do
@@ -239,6 +257,9 @@ for q = 1, max > 0 and queueCount or 0 do
     local lease = {}
     local held = {}
     local heldCount = 0
+    -- Nil while nobody listens: no entry is then built.
+    local started = listened() and liveListened(ARGV[14]) and {} or nil
+    local queueJson = started and cjson.encode(queueWord(ARGV[12], q))
     for i = 1, #popped, 2 do
       local id = popped[i]
       local score = popped[i + 1]
@@ -267,6 +288,10 @@ for q = 1, max > 0 and queueCount or 0 do
         else
           redis.call('HSET', taskKey, 'status', ARGV[6], 'startedAt', startedAt,
             'lastAttemptedAt', now, 'workers', workers, 'score', score)
+        end
+        if started then
+          started[#started + 1] =
+            '[' .. cjson.encode(id) .. ',' .. queueJson .. ',' .. liveTaskName(data) .. ']'
         end
       end
       out[n + 1] = id
@@ -299,6 +324,9 @@ for q = 1, max > 0 and queueCount or 0 do
     end
     if heldCount > 0 then
       redis.call('SADD', KEYS[1], unpack(held))
+    end
+    if started then
+      publishLive(ARGV[14], 'started', started)
     end
     -- A token already waiting serves as the chained one. Whichever question usually settles
     -- it in one call goes first: an idle worker's pickup (sent behind its wait) usually took

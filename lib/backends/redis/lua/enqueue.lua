@@ -34,7 +34,9 @@
   again, and writes ingress and tokens once per run of groups on one queue
   (one run in a single enqueue). That took a single enqueue from 106 to 91 us
   of Redis time at 200 calls/s on a 2-core VM (a script of the same six
-  calls and nothing else: 81 us).
+  calls and nothing else: 81 us). The tasks stored are announced as
+  enqueued on the live channel (ARGV[6]) while someone listens there
+  (publishLive.function.lua, prepended): one EXISTS per call while nobody does.
 
   Tasks come in groups that share a queue, a priority and a delay, so a
   task costs two arguments (id, data) and its hash key is derived. Long
@@ -60,9 +62,15 @@
   ARGV[3] task key prefix (string)
   ARGV[4] result TTL (ms): an hour's ingress hash expires this long after the hour ends
   ARGV[5] 1 for each (a clash refuses only its task), 0 for all or none
+  ARGV[6] pub/sub channel of the alias's live events (string), also the name of its
+  listener mark (STRING, same hash tag as KEYS; see publishLive)
+  ARGV[7] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
   Then per group: queue index q, priority (whole number, higher runs first),
   delay (ms from when Redis runs this, empty when ready now), task count n,
   then n pairs of task id (string) and task data (JSON)
+
+  Publishes once on ARGV[6] when it stored tasks and someone listens:
+  [enqueued, [[id, queue, name], ...] ] (see publishLive)
 
   Returns {count of tasks stored}, or {-1, id, then the stored hash's fields
   data, status, startedAt, lastAttemptedAt, workers, outcome (false when absent)}
@@ -74,7 +82,7 @@
   after what this call wrote is undone
 ]]
 
-local FIRST_GROUP = 6
+local FIRST_GROUP = 8
 local prefix = ARGV[3]
 local each = ARGV[5] == '1'
 local now = storeClock()
@@ -152,6 +160,8 @@ local function endRun()
   runIngress, runReadied = 0, 0
 end
 
+-- Nil while nobody listens: no entry is then built.
+local enqueued = liveListened(ARGV[6]) and {} or nil
 a = FIRST_GROUP
 while a <= #ARGV do
   local q = tonumber(ARGV[a])
@@ -169,11 +179,16 @@ while a <= #ARGV do
   local base = -tonumber(ARGV[a + 1]) * weight + sequence
   local batch = {}
   local n = 0
+  local queueJson = enqueued and cjson.encode(queueWord(ARGV[7], q))
   for i = 1, count do
     local at = a + 2 + 2 * i
     if not (refused and refused[at]) then
       n = n + 1
       local id = ARGV[at]
+      if enqueued then
+        enqueued[#enqueued + 1] =
+          '[' .. cjson.encode(id) .. ',' .. queueJson .. ',' .. liveTaskName(ARGV[at + 1]) .. ']'
+      end
       -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
       local score = base + n
       if deferred then
@@ -194,6 +209,9 @@ while a <= #ARGV do
   a = a + 4 + 2 * count
 end
 endRun()
+if enqueued then
+  publishLive(ARGV[6], 'enqueued', enqueued)
+end
 
 reply[1] = total
 return reply

@@ -28,7 +28,10 @@
   writes them (countEnqueued.function.lua, prepended, is shared). A replaced
   task gets a new sequence number and is not counted as ingress again. The
   #!lua line makes Redis refuse the whole script before it runs when memory
-  is over maxmemory.
+  is over maxmemory. The tasks it makes (not a holder returned or replaced)
+  are announced as enqueued on the live channel (ARGV[8]) while someone
+  listens there (publishLive.function.lua, prepended): one EXISTS per call
+  that writes, while nobody does.
 
   KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   KEYS[2] unique key index (HASH) field = unique key, value = id of the task that took it
@@ -50,10 +53,16 @@
   ARGV[5] window key prefix (string)
   ARGV[6] running status word (string)
   ARGV[7] 1 for each (a refusal refuses only its record), 0 for all or none
+  ARGV[8] pub/sub channel of the alias's live events (string), also the name of its
+  listener mark (STRING, same hash tag as KEYS; see publishLive)
+  ARGV[9] the queues' names in KEYS order, separated by spaces (string; names hold no whitespace)
   Then 8 per record: queue index q, priority (whole number), delay (ms from
   when Redis runs this, empty when ready now), task id (string), task data
   (JSON), unique key (empty for none), mode (unfinished, window or
   debounce; empty for none), window ttl (ms; empty unless window)
+
+  Publishes once on ARGV[8] when it made tasks and someone listens:
+  [enqueued, [[id, queue, name], ...] ] (see publishLive)
 
   Returns {-1, id, then the stored hash's fields data, status, startedAt,
   lastAttemptedAt, workers, outcome} when a task with that id is already
@@ -69,7 +78,7 @@
   error on a key of another type under our prefix, before anything is written
 ]]
 
-local FIRST = 8
+local FIRST = 10
 local PER = 8
 local bound = tonumber(ARGV[1])
 local weight = tonumber(ARGV[2])
@@ -211,12 +220,18 @@ for r = 0, count - 1 do
 end
 local sequence = redis.call('INCRBY', KEYS[1], total) - total
 local ingress, readied = {}, {}
+-- Nil while nobody listens: no entry is then built.
+local enqueued = total > 0 and liveListened(ARGV[8]) and {} or nil
 for r = 0, count - 1 do
   local write = writes[r]
   if write then
     local a = FIRST + r * PER
     local q, delay = tonumber(ARGV[a]), ARGV[a + 2]
     local taskKey = prefix .. write.id
+    if enqueued and write.kind == 'add' then
+      enqueued[#enqueued + 1] = '[' .. cjson.encode(write.id) .. ',' ..
+        cjson.encode(queueWord(ARGV[9], q)) .. ',' .. liveTaskName(ARGV[a + 4]) .. ']'
+    end
     sequence = sequence + 1
     -- A whole number below 2^53: redis.call passes it on with every digit (%.17g).
     local score = -tonumber(ARGV[a + 1]) * weight + sequence
@@ -255,6 +270,9 @@ for q = 1, (#KEYS - 2) / 4 do
     readied[q] or 0,
     bound
   )
+end
+if enqueued then
+  publishLive(ARGV[8], 'enqueued', enqueued)
 end
 
 return out

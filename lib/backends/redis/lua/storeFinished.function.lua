@@ -52,7 +52,10 @@
              id, '' for none, or * to read each task's), taskPrefix,
              now (history score: Redis's time, ms since epoch, as text),
              channel (pub/sub channel of the alias's finished tasks, and the
-             name of its listener mark, a STRING of the same hash tag)
+             name of its listener mark, a STRING of the same hash tag),
+             heard (false when the caller already knows no mark exists, as
+             acquire.lua does from one EXISTS of both its channels' marks:
+             then no EXISTS is sent here; nil to ask)
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale,
   2 already stored (not held, and its stored outcome is this very one)
@@ -81,7 +84,7 @@ local function storeFinished(firstKey, firstArg, o)
   local batched = not o.latest and not lookup
   local leftPool = {}
   -- Nil while nobody listens: no message is then built.
-  local events = redis.call('EXISTS', o.channel) == 1 and {} or nil
+  local events = o.heard ~= false and redis.call('EXISTS', o.channel) == 1 and {} or nil
   local a = firstArg
   for k = firstKey, #KEYS - 1, 2 do
     local runningKey = KEYS[k]

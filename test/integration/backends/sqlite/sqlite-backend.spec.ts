@@ -96,18 +96,20 @@ describe('SqliteBackend (SQLite specifics)', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 
-    it('upgrades a file of schema 7 to one with a progress column and a roles table, keeping its tasks', async () => {
+    it('upgrades a file of schema 7 to one with a progress column, a roles table and the live event tables, keeping its tasks', async () => {
       const first = open();
       const done = await first.enqueue(newRecord(alias));
       await first.enqueue(newRecord(alias));
       const [finished] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       await first.acknowledge([succeed(finished, 'kept')]);
       await first.close();
-      // What schema 7 was: no progress column on either table, no roles table.
+      // What schema 7 was: no progress column on either table, no roles table, no live events.
       const old = openRaw();
       old.exec(`ALTER TABLE threadmill_tasks DROP COLUMN progress;
         ALTER TABLE threadmill_results DROP COLUMN progress;
-        DROP TABLE threadmill_roles;`);
+        DROP TABLE threadmill_roles;
+        DROP TABLE threadmill_live_listeners;
+        DROP TABLE threadmill_live_events;`);
       old.pragma('user_version = 7');
       old.close();
 
@@ -118,6 +120,8 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(upgraded.storeProgress(running, storedProgress(1, '0.5'))).resolves.toBe(true);
       expect((await upgraded.getResult(running.id)).progress).toBe(0.5);
       await expect(upgraded.claimRole('store-gauges', 'pool-a', 1000)).resolves.toBe(true);
+      const off = await upgraded.subscribeLive(() => undefined);
+      await off();
       expect(openRaw().pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 

@@ -72,6 +72,7 @@ const ACQUIRE_ARGS = {
   runningStatus: 'RUNNING',
   poolId: '',
   queueNames: 'q q',
+  liveChannel: 'l',
 };
 const STORE = {
   resultTtlMs: 1,
@@ -90,7 +91,15 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     'seq',
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
     [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
-    { taskPrefix: 'p', resultTtlMs: 1, priorityWeight: 1, wakeBound: 1, each: false },
+    {
+      taskPrefix: 'p',
+      resultTtlMs: 1,
+      priorityWeight: 1,
+      wakeBound: 1,
+      each: false,
+      liveChannel: 'l',
+      queueNames: 'q q',
+    },
   );
   const item = { queueIndex: 0, priority: 0, delayMs: null, id: 'i', data: '{}', unique: null };
   await scripts.unique.enqueue(
@@ -105,6 +114,8 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       wakeBound: 1,
       runningStatus: 'RUNNING',
       each: false,
+      liveChannel: 'l',
+      queueNames: 'q q',
     },
   );
   await scripts.unique.forgetFreeKeys('u', { taskPrefix: 'p', cursor: '0', count: 1 });
@@ -203,7 +214,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   );
   await new RedisProgressScript(client).storeProgress(
     { runningKey: 'k', taskKey: 'k' },
-    { id: 'i', attempt: 1, stored: '[1,0]' },
+    { id: 'i', attempt: 1, stored: '[1,0]', liveChannel: 'l', queue: 'q', name: 't' },
   );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {
@@ -285,9 +296,9 @@ describe('Lua script headers', () => {
   // it runs when memory is over maxmemory; one without flags runs until its first refused
   // write and stops halfway. So every script declares them, and none allows OOM but the
   // ones whose only writes delete (trimming results and forgetting ended unique keys free
-  // memory, which a full Redis needs), and the finished channel's listener mark, one
-  // small STRING without which a process waiting on a full Redis would miss the finish
-  // stored once memory frees.
+  // memory, which a full Redis needs), and a channel's listener mark, one small STRING
+  // without which a process waiting on a full Redis would miss the finish stored once
+  // memory frees.
   const ALLOWED_UNDER_OOM: Record<string, readonly string[]> = {
     'trimFinished-1.lua': ['ZRANGEBYSCORE', 'ZCARD', 'ZRANGE', 'HSCAN', 'DEL', 'ZREM', 'HDEL'],
     'forgetFreeKeys-1.lua': ['ZRANGEBYSCORE', 'ZCARD', 'ZRANGE', 'HSCAN', 'DEL', 'ZREM', 'HDEL'],
@@ -332,6 +343,15 @@ describe('Lua script headers', () => {
       expect(lines.filter((line) => line.startsWith('#!'))).toHaveLength(1);
     }
   });
+
+  // A ]] inside the --[[ ]] block would end the comment there, and Redis would refuse the
+  // rest of the header as code.
+  it.each(readdirSync(LUA_DIR).filter((file) => file.endsWith('.lua')))(
+    '%s has no ]] inside its header',
+    (file) => {
+      expect(header(file).text).not.toContain(']]');
+    },
+  );
 
   it.each(luaFiles)('%s has a why-paragraph, ARGV, Returns and Errors sections', (file) => {
     const { text } = header(file);
@@ -404,8 +424,9 @@ describe('Lua script headers', () => {
     expect(rest[18 + 7]).toBe(3);
     // ARGV[12] names the queues, so the script can tell which of them are paused or limited.
     expect(rest[18 + 11]).toBe(ACQUIRE_ARGS.queueNames);
-    // ARGV[13] is the finished channel; each group starts with its label, then its count.
-    expect(rest.slice(18 + 12, 18 + 15)).toEqual(['c', '["A","SUCCESSFUL","T.t"]', 2]);
+    // ARGV[13] and ARGV[14] are the finished and live channels; each group starts with its
+    // label, then its count.
+    expect(rest.slice(18 + 12, 18 + 16)).toEqual(['c', 'l', '["A","SUCCESSFUL","T.t"]', 2]);
   });
 
   it.each(
@@ -423,6 +444,27 @@ describe('Lua script headers', () => {
     const call = /storeFinished\([^,]+, (\d+),/.exec(source);
     expect(call).not.toBeNull();
     expect(Number(call![1])).toBe(Math.max(...documented) + 1);
+  });
+
+  it.each(
+    Object.values(REDIS_SCRIPTS)
+      .filter(
+        (script) => 'uses' in script && (script.uses as readonly string[]).includes('publishLive'),
+      )
+      .map((script) => script.file),
+  )('%s documents the live channel it publishes on, and what it publishes', (file) => {
+    const { text } = header(file);
+    expect(text).toMatch(/^\s*ARGV\[\d+\] pub\/sub channel of the alias's live events/m);
+    expect(text).toMatch(
+      /^\s*Publishes once on ARGV\[\d+\] .*\n\s*\[(enqueued|started|progressed),/m,
+    );
+  });
+
+  it('acquire asks for both listener marks in one EXISTS, and hands the answer to storeFinished', () => {
+    const source = readFileSync(join(LUA_DIR, 'acquire.lua'), 'utf8');
+    expect(source).toMatch(/anyListened\(ARGV\[13\], ARGV\[14\]\)/);
+    expect(source).toMatch(/heard = listened\(\),/);
+    expect(source).toMatch(/listened\(\) and liveListened\(ARGV\[14\]\)/);
   });
 
   it.each(readdirSync(LUA_DIR).filter((file) => file.endsWith('.function.lua')))(

@@ -32,6 +32,12 @@ describe('RedisKeys', () => {
     expect(keys.task('abc').startsWith(keys.taskPrefix)).toBe(true);
   });
 
+  it('names the live channel apart from the finished one, each its own listener mark', () => {
+    expect(keys.liveChannel).toBe('threadmill:{orders}:live');
+    expect(keys.liveListenerMark).toBe(keys.liveChannel);
+    expect(keys.liveChannel).not.toBe(keys.finishedChannel);
+  });
+
   it('escapes glob characters of the alias in its SCAN pattern', () => {
     expect(new RedisKeys('a*b?[c]').scanPattern).toBe('threadmill:{a\\*b\\?\\[c\\]}:*');
   });

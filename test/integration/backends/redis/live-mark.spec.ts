@@ -1,0 +1,85 @@
+import { Redis } from 'ioredis';
+
+import { storedProgress, type LiveTaskEvent } from '../../../../lib/core';
+import { waitFor } from '../../../helpers/wait-for';
+import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+
+// The scripts that enqueue, lease and store progress publish live events
+// only while the live channel's listener mark exists. An outside subscriber
+// (which sets no mark) sees what they publish: nothing while nobody marked
+// it, not even while the finished channel is listened to, and every event
+// once a listener of the backend's own live feed did.
+describe('RedisBackend live channel and its listener mark', () => {
+  const fixture = new RedisFixture();
+  let outside: Redis;
+  afterEach(async () => {
+    outside?.disconnect();
+    await fixture.cleanup();
+  });
+  afterAll(() => fixture.close());
+
+  /** Enqueues, leases, reports progress and finishes one task: every kind of live event. */
+  async function runOne(backend: ReturnType<RedisFixture['backend']>, args: unknown[]) {
+    await backend.enqueue(readyRecord(backend.alias, { args }));
+    const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+    await expect(backend.storeProgress(leased, storedProgress(1, '0.5'))).resolves.toBe(true);
+    await backend.acknowledge([succeeded(leased)]);
+    return leased;
+  }
+
+  async function watchChannel(channel: string): Promise<string[]> {
+    const messages: string[] = [];
+    outside = new Redis(fixture.url);
+    outside.on('message', (_channel: string, message: string) => messages.push(message));
+    await outside.subscribe(channel);
+    return messages;
+  }
+
+  it('publishes nothing while nobody listens, nor while only finished tasks are listened to', async () => {
+    const backend = fixture.backend();
+    const { liveChannel, liveListenerMark } = fixture.keys(backend);
+    const messages = await watchChannel(liveChannel);
+
+    await runOne(backend, ['unheard']);
+    const offFinished = await backend.subscribeFinished(() => undefined);
+    const finishedOnly = await runOne(backend, ['finished only']);
+    expect(await fixture.admin.exists(liveListenerMark)).toBe(0);
+
+    const heard: LiveTaskEvent[] = [];
+    const off = await backend.subscribeLive((events) => heard.push(...events));
+    const ttl = await fixture.admin.pttl(liveListenerMark);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+
+    const announced = await runOne(backend, ['heard']);
+    await waitFor(() => heard.length === 3, { what: 'the listener hearing three events' });
+    // One message per scripted call: the enqueue, the lease, the progress; none from before the mark.
+    await waitFor(() => messages.length === 3, { what: 'three messages on the channel' });
+    expect(messages.every((message) => message.includes(announced.id))).toBe(true);
+    expect(messages.some((message) => message.includes(finishedOnly.id))).toBe(false);
+    expect(heard.map((event) => [event.event, event.id])).toEqual([
+      ['enqueued', announced.id],
+      ['started', announced.id],
+      ['progressed', announced.id],
+    ]);
+    await off();
+    await offFinished();
+  });
+
+  it('publishes one message per lease however many tasks it takes', async () => {
+    const backend = fixture.backend();
+    const messages = await watchChannel(fixture.keys(backend).liveChannel);
+    const off = await backend.subscribeLive(() => undefined);
+    await backend.enqueueMany([1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] })));
+    const leased = await backend.acquire(['default'], {
+      workerId: 'host:1-0',
+      max: 3,
+      timeoutMs: 0,
+    });
+    await waitFor(() => messages.length === 2, { what: 'the enqueue and the lease' });
+    const [event, entries] = JSON.parse(messages[1]) as [string, [string, string, string][]];
+    expect(event).toBe('started');
+    expect(entries).toEqual(leased.map((task) => [task.id, 'default', task.task.name]));
+    await off();
+  });
+});
