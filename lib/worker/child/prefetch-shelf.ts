@@ -85,6 +85,33 @@ export class PrefetchShelf {
   }
 
   /**
+   * Places a leased batch: in the `slots` reserved for it, then in any slot
+   * free by now (none after a stop), the rest here, in the places they were
+   * leased for. Returns the tasks to start, with their slots (the caller
+   * journals and starts them).
+   */
+  place(
+    records: readonly TaskRecord[],
+    batchWorkerId: string,
+    slots: readonly number[],
+    stopped: boolean,
+  ): StartingTask[] {
+    const since = this.now();
+    const starting: StartingTask[] = [];
+    const waiting: TaskRecord[] = [];
+    for (const record of records) {
+      let slot: number | undefined = slots[starting.length];
+      if (slot === undefined && !stopped) slot = this.deps.slots.claim();
+      if (slot === undefined) waiting.push(record);
+      else starting.push({ record, batchWorkerId, since, slot });
+    }
+    const places = records.length - Math.min(records.length, slots.length);
+    this.deps.slots.vacatePlaces(places - waiting.length);
+    this.put(waiting, batchWorkerId, since, stopped);
+    return starting;
+  }
+
+  /**
    * Leased for prefetch places: journaled as held and not started, then
    * waiting. After a stop (`stopped`) they go back at once instead.
    */

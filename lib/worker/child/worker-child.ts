@@ -21,7 +21,7 @@ import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
-import { PrefetchShelf } from './prefetch-shelf';
+import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
 import { ProgressReport } from './progress-report';
 import { stampSlot, TaskSlots } from './task-slots';
 import type { WorkerChildDeps } from './worker-child.deps';
@@ -174,50 +174,35 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /**
-   * Starts a leased batch: in the slots reserved for it, then in any slot
-   * free by now; the rest wait on the shelf (they were leased for its places).
-   */
+  /** Starts a leased batch where there are slots for it; the rest wait on the shelf. */
   private take(records: readonly TaskRecord[], batchWorkerId: string, slots: number[]): void {
-    const since = Date.now();
-    const places = records.length - Math.min(records.length, slots.length);
     if (this.stopMode === 'urgent') {
       // Leased after the stop, so never started: back as if never leased (settleAll waits for it).
       this.slots.vacate(...slots.slice(0, records.length));
-      this.slots.vacatePlaces(places);
+      this.slots.vacatePlaces(records.length - Math.min(records.length, slots.length));
       this.giveBack.unlease(records);
       this.changes.notify();
       return;
     }
-    const batch: Held[] = [];
-    const waiting: TaskRecord[] = [];
-    for (const record of records) {
-      let slot: number | undefined = slots[batch.length];
-      // Past the reserved slots, one free by now; after a stop, none (the rest go back).
-      if (slot === undefined && this.stopMode === 'none') slot = this.slots.claim();
-      if (slot === undefined) waiting.push(record);
-      else batch.push({ record, slot, since, cancel: new CancelHook() });
-    }
-    this.slots.vacatePlaces(places - waiting.length);
+    const starting = this.shelf.place(records, batchWorkerId, slots, this.stopMode !== 'none');
     // In the journal before any starts: a task that kills this process must not be forgotten.
-    this.ledger.hold(batch.map((task) => task.record.id));
-    this.shelf.put(waiting, batchWorkerId, since, this.stopMode !== 'none');
-    for (const task of batch) this.begin(task, batchWorkerId);
+    this.ledger.hold(starting.map((task) => task.record.id));
+    this.begin(starting);
     // Another lane waiting for a change may find more work now.
     this.changes.notify();
   }
 
   /** Prefetched tasks into the slots free now, oldest first. */
   private startWaiting(): void {
-    if (this.stopMode !== 'none' || this.shelf.size === 0) return;
-    for (const { record, slot, batchWorkerId } of this.shelf.startable()) {
-      this.begin({ record, slot, since: Date.now(), cancel: new CancelHook() }, batchWorkerId);
-    }
+    if (this.stopMode === 'none' && this.shelf.size > 0) this.begin(this.shelf.startable());
   }
 
-  private begin(task: Held, batchWorkerId: string): void {
-    this.held.set(task.record.id, task);
-    this.start(stampSlot(task.record, batchWorkerId, this.workerId(task.slot)), task);
+  private begin(starting: readonly StartingTask[]): void {
+    for (const { record, slot, batchWorkerId } of starting) {
+      const task = { record, slot, since: Date.now(), cancel: new CancelHook() };
+      this.held.set(record.id, task);
+      this.start(stampSlot(record, batchWorkerId, this.workerId(slot)), task);
+    }
   }
 
   private start(record: TaskRecord, { slot, cancel }: Held): void {

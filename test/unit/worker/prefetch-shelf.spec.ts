@@ -53,6 +53,46 @@ describe('PrefetchShelf', () => {
     expect(shelf.startable()).toEqual([]);
   });
 
+  it('places a batch in its reserved slots, then in a slot free by now, and keeps the rest', async () => {
+    const { backend, journal, slots, shelf } = setupShelf();
+    journals.push(journal);
+    slots.vacate(2);
+    const leased = await leaseTo(
+      backend,
+      'host:42-1',
+      readyTask('a'),
+      readyTask('b'),
+      readyTask('c'),
+    );
+    const reserved = slots.reserve(1);
+    expect(slots.reservePlaces()).toBe(2);
+    slots.unreserve(reserved, 3, 2);
+    const starting = shelf.place(leased, 'host:42-1', reserved, false);
+    expect(starting.map((task) => [task.record.id, task.slot])).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    expect(shelf.size).toBe(1);
+    expect(journal.holding().unstarted).toEqual(['c']);
+    // b took a free slot, not a place: one place is free again.
+    expect(slots.placesFree).toBe(1);
+  });
+
+  it('after a stop places a batch in its reserved slots only, and gives back the rest', async () => {
+    const { backend, journal, slots, shelf } = setupShelf();
+    journals.push(journal);
+    slots.vacate(2);
+    const leased = await leaseTo(backend, 'host:42-1', readyTask('a'), readyTask('b'));
+    const reserved = slots.reserve(1);
+    slots.reservePlaces();
+    slots.unreserve(reserved, 2, 2);
+    const starting = shelf.place(leased, 'host:42-1', reserved, true);
+    expect(starting.map((task) => task.record.id)).toEqual(['a']);
+    await waitForGiveBack(backend, 'b');
+    expect(shelf.size).toBe(0);
+    expect(slots.placesFree).toBe(2);
+  });
+
   it('gives back instead of starting a task whose timeout no longer fits in what is left of its lease', async () => {
     const { backend, journal, slots, clock, shelf } = setupShelf();
     journals.push(journal);
