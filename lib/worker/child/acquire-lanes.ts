@@ -182,11 +182,15 @@ export class AcquireLanes {
     this.acquiring++;
     try {
       if (done.length > 0) {
-        const result = await backend.acknowledgeAndAcquire(done, queues, options);
+        const call = backend.acknowledgeAndAcquire(done, queues, options);
+        outcomes.rideWith(call);
+        const result = await call;
         outcomes.storedWithAcquire(done, result.acknowledged);
         records = result.poolLapsed ? null : result.acquired;
       } else {
-        records = await backend.acquire(queues, options);
+        const call = backend.acquire(queues, options);
+        if (options.timeoutMs === 0) outcomes.rideWith(call);
+        records = await call;
       }
     } catch (error) {
       // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.

@@ -89,6 +89,7 @@ export class WorkerChild {
       ...deps,
       urgent: this.urgentAbort.signal,
       changes: this.changes,
+      waitForRides: this.slots.placesFree > 0,
       settled: (batch) => {
         this.ledger.forget(batch.map((r) => r.id));
         this.progress.count(batch);

@@ -1,9 +1,10 @@
+import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { TaskResultStatus } from '../../../lib/core';
 import { InvalidCommandOptionError } from '../../../lib/core/errors/invalid-command-option.error';
 import type { TaskRecord } from '../../../lib/core';
 import { countsOf, enqueueReady } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
-import { acquireOptions, setupChild } from './worker-child.setup';
+import { acquireOptions, ids, setupChild } from './worker-child.setup';
 
 const POOL = 'pool-1';
 
@@ -46,6 +47,52 @@ describe('WorkerChild with --prefetch', () => {
     await expect(done).resolves.toBe('stopped');
     expect(await countsOf(backend)).toMatchObject({ successful: 2, ready: 1, running: 0 });
     expect(journal.holding()).toEqual({ held: [], unstarted: [] });
+  });
+
+  it('hands a task that finished while the call for its successor was out to the next call, not one of its own', async () => {
+    const { backend, spies, runs, child } = setupChild({ threads: 1, prefetch: 1 });
+    // Acknowledgements made outside any acknowledgeAndAcquire: calls of their own.
+    const alone: string[][] = [];
+    let inside = 0;
+    spies.acknowledge.mockImplementation((records) => {
+      if (inside === 0) alone.push(ids(records));
+      return MemoryBackend.prototype.acknowledge.call(backend, records);
+    });
+    // The first combined call is held until the test lets it through.
+    let letThrough: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letThrough = resolve));
+    let gated = false;
+    jest.spyOn(backend, 'acknowledgeAndAcquire').mockImplementation(async (...args) => {
+      if (!gated) {
+        gated = true;
+        await gate;
+      }
+      inside++;
+      try {
+        return await MemoryBackend.prototype.acknowledgeAndAcquire.apply(backend, args);
+      } finally {
+        inside--;
+      }
+    });
+    await enqueueReady(backend, 'a', 'b', 'c');
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'a runs' });
+    await waitFor(async () => (await countsOf(backend)).running === 2, { what: 'b prefetched' });
+    runs[0].succeed();
+    await waitFor(() => gated && runs.length === 2, { what: 'b started, the call for c out' });
+    runs[1].succeed();
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(alone).toEqual([]);
+    letThrough();
+    await waitFor(() => runs.length === 3, { what: 'c runs' });
+    await waitFor(async () => (await countsOf(backend)).successful === 2, {
+      what: 'a and b stored',
+    });
+    expect(alone).toEqual([]);
+    child.stop(false);
+    runs[2].succeed();
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ successful: 3, running: 0 });
   });
 
   it('on an urgent stop releases what runs and gives back what never started, unattempted', async () => {
