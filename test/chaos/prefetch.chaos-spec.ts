@@ -88,6 +88,64 @@ describe('chaos: --prefetch', () => {
     expect((await pool.exited).code).toBe(0);
   });
 
+  it('children killed with SIGKILL again and again, each holding prefetched tasks, fail only what they ran', async () => {
+    const stage = scenario.stage('prefetch-kills');
+    const { alias, backend, journal, env } = stage;
+    const records = Array.from({ length: 60 }, () => chaosRecord(alias, journal, 100));
+    const ids = records.map((r) => r.id);
+    await backend.enqueueMany(records);
+    const pool = scenario.startPool(
+      ['--backend', alias, '--processes', '1', '--threads', '2', '--prefetch', '2'],
+      { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
+    );
+    const killed: number[] = [];
+    for (let kill = 0; kill < 3; kill++) {
+      // A ready child that runs two tasks and holds two more it never started.
+      const child = await waitFor(
+        async () => {
+          const [live] = pool.liveChildren().filter((pid) => !killed.includes(pid));
+          const { running } = await countsOf(stage);
+          return live !== undefined && running === 4 ? live : null;
+        },
+        { timeoutMs: 15_000, intervalMs: 10, what: `a busy child to kill (${kill + 1})` },
+      );
+      process.kill(child, 'SIGKILL');
+      killed.push(child);
+    }
+    expect(await settled(backend, 20_000)).toBe(true);
+    const result = await audit(backend, ids, journal);
+    report(auditLine('--prefetch 2, 3 SIGKILLs of busy children', result, '1 × 2 slots'));
+    expect(result.lost).toEqual([]);
+    expect(result.stuck).toEqual([]);
+    expect(result.duplicates).toEqual([]);
+    // Every failed task had run: none of those prefetched was failed.
+    const failed = Object.values(result.failed).reduce((sum, n) => sum + n, 0);
+    expect(Object.keys(result.failed).filter((reason) => reason !== 'WorkerCrashed')).toEqual([]);
+    expect(result.ranThenFailed).toBe(failed);
+    expect(failed).toBeLessThanOrEqual(3 * 2);
+    expect(result.successful + failed).toBe(ids.length);
+    expect(result.executions).toBe(ids.length);
+    pool.process.kill('SIGTERM');
+    expect((await pool.exited).code).toBe(0);
+  });
+
+  it('drains a backlog of quick tasks with --prefetch 1 at one slot, each run once', async () => {
+    const { alias, backend, journal, env } = scenario.stage('prefetch-drain');
+    const records = Array.from({ length: 500 }, () => chaosRecord(alias, journal, 0));
+    const ids = records.map((r) => r.id);
+    await backend.enqueueMany(records);
+    const pool = scenario.startPool(
+      ['--backend', alias, '--processes', '1', '--threads', '1', '--prefetch', '1', '--exit-empty'],
+      env,
+    );
+    expect((await pool.exited).code).toBe(0);
+    const result = await audit(backend, ids, journal);
+    report(auditLine('--prefetch 1, drain at one slot', result, 'exit 0'));
+    expect(result.successful).toBe(ids.length);
+    expect(result.executions).toBe(ids.length);
+    expect(result.duplicates).toEqual([]);
+  });
+
   it('the first shutdown signal gives the prefetched tasks back at once and lets the running one finish', async () => {
     const stage = scenario.stage('prefetch-sigterm');
     const { ids, pool, running, waiting } = await busyPool(stage, 1 + PREFETCH);
