@@ -272,3 +272,10 @@ export const childHardStopped = (pid: number, id: string): string =>
   `it and starting another; the task ends CANCELLED, the others it held go back to their queues.`;
 
 export const hardStopCause = (id: string): string => `killed to stop cancelled task ${id}`;
+
+export const prefetchCheckFailed = (alias: string, error: unknown): string =>
+  `Could not read which queues of backend "${alias}" are paused for the prefetched tasks ` +
+  `(${describe(error)}); looking again in a moment.`;
+
+export const prefetchNotWhole = (value: unknown): string =>
+  invalidOptionValue('prefetch', `a whole number of at least 0 (got ${String(value)})`);

@@ -16,6 +16,11 @@ export interface WorkerOptions {
   readonly maxTasks: number | null;
   /** Up to this many extra tasks before recycling, drawn per child so they do not all restart together. */
   readonly maxTasksJitter: number;
+  /**
+   * Tasks a child may hold leased beyond its free slots, so the next one is
+   * already there when a slot frees (`--prefetch`); 0 or absent, none.
+   */
+  readonly prefetch?: number;
   /** Drain the queues, then exit 0, instead of waiting for more work. */
   readonly exitEmpty: boolean;
   /**

@@ -24,6 +24,7 @@ export interface WorkerCommandOptions {
   threads?: number;
   maxTasks?: number;
   maxTasksJitter?: number;
+  prefetch?: number;
   exitEmpty?: boolean;
   healthPort?: number;
   livenessTimeout?: number;
@@ -84,6 +85,7 @@ export class WorkerCommand extends CommandRunner {
       threads: options.threads ?? DEFAULT_THREADS,
       maxTasks: options.maxTasks ?? null,
       maxTasksJitter: options.maxTasksJitter ?? 0,
+      prefetch: options.prefetch ?? 0,
       exitEmpty: options.exitEmpty ?? false,
       livenessTimeoutMs: options.livenessTimeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
       heartbeatToleranceMs: Math.max(
@@ -142,6 +144,15 @@ export class WorkerCommand extends CommandRunner {
   })
   parseMaxTasksJitter(value: string): number {
     return parseWholeNumber('--max-tasks-jitter', value, 0);
+  }
+
+  @Option({
+    flags: '--prefetch <n>',
+    description:
+      'Tasks a child may hold leased beyond its free slots, so the next one is already there when a slot frees (they count toward queue limits; one never started goes back as if never leased). Default: 0.',
+  })
+  parsePrefetch(value: string): number {
+    return parseWholeNumber('--prefetch', value, 0);
   }
 
   @Option({

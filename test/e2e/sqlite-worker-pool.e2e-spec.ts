@@ -111,4 +111,24 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
       });
     }
   });
+
+  it('with --prefetch, gives back unfailed what a child that died had leased and never started', async () => {
+    const crash = newRecord('default', { name: 'sqlite.exit', args: [3], priority: 10 });
+    const others = [1, 2, 3].map((n) => newRecord('default', { name: 'sqlite.double', args: [n] }));
+    await backend.enqueueMany([crash, ...others]);
+
+    // One slot and two places: the crashing task runs while two others wait in its child.
+    const run = worker(['--processes', '1', '--threads', '1', '--prefetch', '2', '--exit-empty']);
+    const code = await run.exited;
+    expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
+
+    const crashed = await backend.getResult(crash.id);
+    expect(crashed.errors.map((error) => error.className)).toEqual(['WorkerCrashed']);
+    for (const record of others) {
+      const result = await backend.getResult(record.id);
+      expect(result).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, errors: [] });
+      // One attempt: the lease the dead child held was given back uncounted.
+      expect(result.workerIds).toHaveLength(1);
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { HeldJournal } from '../../lib/worker/held-journal';
+import { HeldJournal, type JournalHolding } from '../../lib/worker/held-journal';
 
 /** A real HeldJournal in a folder of its own, for tests of the child and the pool. */
 export class TempJournal {
@@ -20,6 +20,13 @@ export class TempJournal {
   held(): string[] {
     this.opened?.flush();
     return HeldJournal.read(this.path).sort();
+  }
+
+  /** As held(), with which of those ids never started (prefetched). */
+  holding(): JournalHolding {
+    this.opened?.flush();
+    const { held, unstarted } = HeldJournal.readHolding(this.path);
+    return { held: held.sort(), unstarted: unstarted.sort() };
   }
 
   close(): void {

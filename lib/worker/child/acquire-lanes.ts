@@ -53,8 +53,13 @@ export interface AcquireLanesDeps {
   readonly workerId: (slot: number) => string;
   /** Whether this child runs nothing (a drained store then means the lanes are done). */
   readonly idle: () => boolean;
-  /** Starts a leased batch in the slots reserved for it; the call's worker id is the first slot's. */
+  /**
+   * Starts a leased batch in the slots reserved for it (filled first), the
+   * rest waiting in prefetch places; the call's worker id is the first slot's.
+   */
   readonly take: (records: readonly TaskRecord[], batchWorkerId: string, slots: number[]) => void;
+  /** A call gave back slots it did not fill: a task waiting for one (prefetched) may start. */
+  readonly unreserved: () => void;
 }
 
 /**
@@ -102,8 +107,8 @@ export class AcquireLanes {
         await changes.next();
         continue;
       }
-      // No slot free, or outcomes the store refuses: those must land before anything new.
-      if (slots.freeCount === 0 || outcomes.refused) {
+      // No slot or prefetch place free, or outcomes the store refuses: those must land before anything new.
+      if ((slots.freeCount === 0 && slots.placesFree === 0) || outcomes.refused) {
         await changes.next();
         continue;
       }
@@ -129,7 +134,7 @@ export class AcquireLanes {
           continue;
         }
       }
-      const records = await this.acquire(slots.reserve(share), blocking);
+      const records = await this.acquire(slots.reserve(share), slots.reservePlaces(), blocking);
       // Not leased: the call failed, or the pool's heartbeat lapsed (it beats again on its next pass).
       if (records === null) {
         await sleep(this.deps.retryDelayMs, stopSignal);
@@ -150,17 +155,23 @@ export class AcquireLanes {
   }
 
   /**
-   * One acquire for `slots` (reserved while the call is out), carrying the
-   * outcomes waiting to be stored; starts what it leased. Null when nothing
+   * One acquire for `slots` and `places` prefetch places (reserved while the
+   * call is out), carrying the outcomes waiting to be stored; starts what it
+   * leased. Null when nothing
    * could be leased: the call failed, or the store refused to lease under a
    * pool whose heartbeat lapsed (whose tasks another pool may be recovering).
    */
-  private async acquire(slots: number[], blocking: boolean): Promise<TaskRecord[] | null> {
+  private async acquire(
+    slots: number[],
+    places: number,
+    blocking: boolean,
+  ): Promise<TaskRecord[] | null> {
     const { backend, outcomes, queues } = this.deps;
-    const workerId = this.deps.workerId(slots[0]);
+    // A call for prefetch places only names slot 1: the slot that starts a task stamps its own id.
+    const workerId = this.deps.workerId(slots[0] ?? 1);
     const options: AcquireOptions = {
       workerId,
-      max: slots.length,
+      max: slots.length + places,
       // --exit-empty must see "empty" at once; otherwise block, which costs Redis nothing.
       timeoutMs: blocking ? this.deps.idleWaitMs : 0,
       signal: this.deps.stopSignal,
@@ -171,11 +182,15 @@ export class AcquireLanes {
     this.acquiring++;
     try {
       if (done.length > 0) {
-        const result = await backend.acknowledgeAndAcquire(done, queues, options);
+        const call = backend.acknowledgeAndAcquire(done, queues, options);
+        outcomes.rideWith(call);
+        const result = await call;
         outcomes.storedWithAcquire(done, result.acknowledged);
         records = result.poolLapsed ? null : result.acquired;
       } else {
-        records = await backend.acquire(queues, options);
+        const call = backend.acquire(queues, options);
+        if (options.timeoutMs === 0) outcomes.rideWith(call);
+        records = await call;
       }
     } catch (error) {
       // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.
@@ -188,9 +203,12 @@ export class AcquireLanes {
     } finally {
       this.acquiring--;
     }
-    if (this.deps.slots.unreserve(slots, records?.length ?? 0)) this.deps.changes.notify();
+    if (this.deps.slots.unreserve(slots, records?.length ?? 0, places)) {
+      this.deps.unreserved();
+      this.deps.changes.notify();
+    }
     if (records !== null) {
-      this.backlogLikely = records.length === slots.length;
+      this.backlogLikely = records.length === slots.length + places;
       if (records.length > 0) this.deps.take(records, workerId, slots);
     }
     return records;

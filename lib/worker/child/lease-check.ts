@@ -35,6 +35,17 @@ export class LeaseCheck {
 
   constructor(private readonly deps: LeaseCheckDeps) {}
 
+  /** A child's check, when it has a period (else null). */
+  static of(
+    child: { backend: TaskBackend; leaseCheckMs?: number },
+    running: LeaseCheckDeps['running'],
+    leaseGone: LeaseCheckDeps['leaseGone'],
+  ): LeaseCheck | null {
+    const { backend, leaseCheckMs } = child;
+    if (leaseCheckMs === undefined) return null;
+    return new LeaseCheck({ backend, everyMs: leaseCheckMs, running, leaseGone });
+  }
+
   start(): void {
     this.timer = setInterval(() => void this.check(), this.deps.everyMs);
   }

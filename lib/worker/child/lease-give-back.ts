@@ -7,8 +7,8 @@ import type { LeaseLedger } from './lease-ledger';
 
 /**
  * The leases a child hands back instead of settling them: unfinished tasks
- * released on an urgent stop (READY again, the run counted) and batches
- * leased after it, which never started (unleased, no attempt counted). A
+ * released on an urgent stop (READY again, the run counted), and tasks
+ * that never started: prefetched ones, and batches leased after that stop (unleased, no attempt counted). A
  * failed give-back is logged, never thrown: those tasks stay leased until
  * their lease runs out. A stopping child waits for `answered`.
  *
@@ -41,9 +41,16 @@ export class LeaseGiveBack {
     );
   }
 
-  /** A batch that never started (nor entered the ledger): back as if never leased. */
+  /**
+   * Tasks that never started: back as if never leased. Those the ledger
+   * holds (prefetched) leave it first: this child may lease the same task
+   * again as soon as it is back, and that lease must not be forgotten by a
+   * late answer. Should this process die before the answer, the pool finds
+   * the lease under its worker ids, not in its journal, and gives it back.
+   */
   unlease(records: readonly TaskRecord[]): void {
     const ids = records.map((r) => r.id);
+    this.ledger.forget(ids);
     this.chain(
       this.backend.unlease(records).then(
         (): void => undefined,

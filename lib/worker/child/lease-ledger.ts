@@ -28,10 +28,19 @@ export class LeaseLedger {
     return this.held.has(id);
   }
 
-  /** Leased: written before any of them starts, so a task that kills the process is not forgotten. */
-  hold(ids: readonly string[]): void {
+  /**
+   * Leased, `ids` to start now and `waiting` later (prefetched): written
+   * before any of them starts, so a task that kills the process is not forgotten.
+   */
+  hold(ids: readonly string[], waiting: readonly string[] = []): void {
     for (const id of ids) this.held.add(id);
-    this.write((journal) => journal.hold(ids));
+    for (const id of waiting) this.held.add(id);
+    this.write((journal) => journal.hold(ids, waiting));
+  }
+
+  /** Prefetched tasks about to start: written first, so the pool never takes them for unstarted. */
+  started(ids: readonly string[]): void {
+    this.write((journal) => journal.started(ids));
   }
 
   /** No longer this child's: settled, released or abandoned. */

@@ -34,6 +34,12 @@ export interface OutcomeQueueDeps {
   readonly settled: (batch: readonly TaskRecord[]) => void;
   /** Counts each refused store (the metrics' store errors), when metrics are on. */
   readonly metrics?: { storeFailed(): void };
+  /**
+   * Hold outcomes for the next lease call while one that never waits is
+   * under way (see rideWith); on with `--prefetch`, where a task finishes
+   * while the call for its successor is out.
+   */
+  readonly waitForRides?: boolean;
 }
 
 /**
@@ -54,6 +60,8 @@ export class OutcomeQueue {
   private flushing: Promise<void> | null = null;
   /** Store calls refused and not yet through: while any is, the child leases nothing new. */
   private refusedStores = 0;
+  /** The latest lease call under way that never waits (settled or not, it never rejects). */
+  private ride: Promise<void> | null = null;
 
   private readonly longestPauseMs: number;
 
@@ -101,6 +109,25 @@ export class OutcomeQueue {
     this.deps.settled(done);
   }
 
+  /**
+   * A lease call that never waits (it carries outcomes, or asks with no
+   * timeout) is under way: the call after it, issued as soon as it returns,
+   * may carry what finishes meanwhile, one round trip for both, instead of
+   * a call of its own. Ignored unless `waitForRides`.
+   */
+  rideWith(call: Promise<unknown>): void {
+    if (!this.deps.waitForRides) return;
+    const ride: Promise<void> = call
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.ride === ride) this.ride = null;
+      });
+    this.ride = ride;
+  }
+
   /** An acquire carrying `done` failed: stored or not is unknown, so they are stored again (a repeat changes nothing). */
   acquireFailed(done: readonly TaskRecord[]): void {
     this.finished.unshift(...done);
@@ -109,7 +136,8 @@ export class OutcomeQueue {
 
   private scheduleFlush(): void {
     if (this.flushing) return;
-    this.flushing = new Promise<void>((resolve) => setImmediate(resolve))
+    this.flushing = nextTurn()
+      .then(() => this.afterRides())
       .then(() => this.flushAll())
       .finally(() => {
         this.flushing = null;
@@ -117,6 +145,15 @@ export class OutcomeQueue {
         if (this.finished.length > 0) this.scheduleFlush();
         this.deps.changes.notify();
       });
+  }
+
+  /** Waits out the rides under way; the outcomes left then go in a call of their own. */
+  private async afterRides(): Promise<void> {
+    while (this.ride !== null) {
+      await this.ride;
+      // The lane the ride returned to issues its next call in this turn, taking what waits.
+      await nextTurn();
+    }
   }
 
   private async flushAll(): Promise<void> {
@@ -173,4 +210,9 @@ export class OutcomeQueue {
       }
     });
   }
+}
+
+/** Resolves in the next turn of the event loop, after the I/O and microtasks of this one. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }

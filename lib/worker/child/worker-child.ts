@@ -1,6 +1,6 @@
 import { CancelHook } from '../../core/cancel-hook';
+import { cancelledRecord } from '../../core/cancelled-record';
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
-import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { taskAbandoned, taskCancelRequested } from '../../core/worker.messages';
@@ -14,8 +14,9 @@ import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
+import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
 import { ProgressReport } from './progress-report';
-import { TaskSlots } from './task-slots';
+import { stampSlot, TaskSlots } from './task-slots';
 import type { WorkerChildDeps } from './worker-child.deps';
 
 export type { RunTask, WorkerChildDeps } from './worker-child.deps';
@@ -33,9 +34,10 @@ interface Held extends RunningTask {
 /**
  * One child process of the pool: `threads` concurrent slots fed by one or a
  * few acquire lanes. Each acquire asks for as many tasks as there are free
- * slots (bounded prefetch: one round trip feeds many slots); the outcomes go
- * to the OutcomeQueue, the leases to the LeaseLedger (and its journal, which
- * the pool reads if this process dies).
+ * slots, plus its free `--prefetch` places (tasks that wait in the
+ * PrefetchShelf and start the moment a slot frees); the outcomes go to the
+ * OutcomeQueue, the leases to the LeaseLedger (and its journal, which the
+ * pool reads if this process dies).
  */
 export class WorkerChild {
   private readonly abort = new AbortController();
@@ -50,8 +52,10 @@ export class WorkerChild {
   private readonly leaseCheck: LeaseCheck | null;
   private readonly cancelWatch: CancelWatch | null;
   private readonly lanes: AcquireLanes;
-  /** Leased and not yet finished: what an urgent stop releases. */
+  /** Started and not yet finished: what an urgent stop releases. */
   private readonly held = new Map<string, Held>();
+  /** Leased, not started: what any stop, a pause or a cancel gives back unstarted. */
+  private readonly shelf: PrefetchShelf;
   private readonly giveBack: LeaseGiveBack;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
   /** Stopping to be replaced (see recycle), not because the pool asked. */
@@ -61,24 +65,24 @@ export class WorkerChild {
     options: WorkerOptions,
     private readonly deps: WorkerChildDeps,
   ) {
-    const random = deps.random ?? Math.random;
-    const budget =
-      options.maxTasks === null
-        ? Number.POSITIVE_INFINITY
-        : options.maxTasks + Math.floor(random() * (options.maxTasksJitter + 1));
-    this.slots = new TaskSlots(options.threads, budget);
+    this.slots = TaskSlots.of(options, deps.random ?? Math.random);
     this.ledger = new LeaseLedger(deps.journal, deps.logger, () => {
       void deps.channel.send({ kind: 'journalFailed' });
     });
     this.giveBack = new LeaseGiveBack(deps.backend, deps.logger, this.ledger);
+    this.shelf = new PrefetchShelf({
+      ...deps,
+      slots: this.slots,
+      ledger: this.ledger,
+      giveBack: this.giveBack,
+      changes: this.changes,
+    });
     this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS, deps.metrics);
     this.outcomes = new OutcomeQueue({
-      backend: deps.backend,
-      logger: deps.logger,
-      retryDelayMs: deps.retryDelayMs,
+      ...deps,
       urgent: this.urgentAbort.signal,
       changes: this.changes,
-      metrics: deps.metrics,
+      waitForRides: this.slots.placesFree > 0,
       settled: (batch) => {
         this.ledger.forget(batch.map((r) => r.id));
         this.progress.count(batch);
@@ -96,18 +100,19 @@ export class WorkerChild {
       changes: this.changes,
       stopSignal: this.abort.signal,
       workerId: (slot) => this.workerId(slot),
-      idle: () => this.held.size === 0,
+      idle: () => this.held.size === 0 && this.shelf.size === 0,
       take: (records, batchWorkerId, slots) => this.take(records, batchWorkerId, slots),
+      unreserved: () => this.startWaiting(),
     });
-    this.leaseCheck =
-      deps.leaseCheckMs === undefined
-        ? null
-        : new LeaseCheck({
-            backend: deps.backend,
-            everyMs: deps.leaseCheckMs,
-            running: () => this.held,
-            leaseGone: (id, status) => this.abandon(id, status),
-          });
+    this.leaseCheck = LeaseCheck.of(
+      deps,
+      // A prefetched task's lease runs while it waits: it is checked too.
+      () =>
+        this.shelf.size === 0
+          ? this.held
+          : new Map<string, RunningTask>([...this.held, ...this.shelf.tasks]),
+      (id, status) => this.abandon(id, status),
+    );
     this.cancelWatch = CancelWatch.of(deps, (id) => this.cancelHeld(id));
   }
 
@@ -121,6 +126,7 @@ export class WorkerChild {
     await this.deps.channel.send({ kind: 'ready' });
     this.leaseCheck?.start();
     this.cancelWatch?.start();
+    if (this.slots.placesFree > 0) this.shelf.start();
     try {
       const reasons = await this.lanes.run();
       const reason = reasons.includes('recycled') ? 'recycled' : reasons[0];
@@ -130,6 +136,7 @@ export class WorkerChild {
     } finally {
       this.leaseCheck?.stop();
       this.cancelWatch?.stop();
+      this.shelf.stop();
       await this.progress.send();
     }
   }
@@ -145,13 +152,15 @@ export class WorkerChild {
   }
 
   /**
-   * Graceful: acquire nothing more, finish and acknowledge what is held.
-   * Urgent: also put every unfinished task back in its ready queue now.
+   * Graceful: acquire nothing more, give back what never started, finish
+   * and acknowledge what runs. Urgent: also put every unfinished task back
+   * in its ready queue now.
    */
   stop(urgent: boolean): void {
     if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
     this.stopMode = urgent ? 'urgent' : 'graceful';
     this.abort.abort();
+    this.shelf.giveBackAll();
     if (urgent) {
       this.urgentAbort.abort();
       this.releaseHeld();
@@ -159,25 +168,35 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /** Starts a leased batch (acquire never returns more than the slots reserved for it). */
+  /** Starts a leased batch where there are slots for it; the rest wait on the shelf. */
   private take(records: readonly TaskRecord[], batchWorkerId: string, slots: number[]): void {
-    const since = Date.now();
     if (this.stopMode === 'urgent') {
-      // Leased after the stop, so never started: back as if never leased.
-      this.giveBackUnstarted(records, slots);
+      // Leased after the stop, so never started: back as if never leased (settleAll waits for it).
+      this.slots.vacate(...slots.slice(0, records.length));
+      this.slots.vacatePlaces(records.length - Math.min(records.length, slots.length));
+      this.giveBack.unlease(records);
+      this.changes.notify();
       return;
     }
-    const batch = records.map((record, i): Held => {
-      const task = { record, slot: slots[i], since, cancel: new CancelHook() };
-      this.held.set(record.id, task);
-      return task;
-    });
+    const starting = this.shelf.place(records, batchWorkerId, slots, this.stopMode !== 'none');
     // In the journal before any starts: a task that kills this process must not be forgotten.
-    this.ledger.hold(records.map((r) => r.id));
-    for (const task of batch)
-      this.start(this.stampSlot(task.record, batchWorkerId, task.slot), task);
+    this.ledger.hold(starting.map((task) => task.record.id));
+    this.begin(starting);
     // Another lane waiting for a change may find more work now.
     this.changes.notify();
+  }
+
+  /** Prefetched tasks into the slots free now, oldest first. */
+  private startWaiting(): void {
+    if (this.stopMode === 'none' && this.shelf.size > 0) this.begin(this.shelf.startable());
+  }
+
+  private begin(starting: readonly StartingTask[]): void {
+    for (const { record, slot, batchWorkerId } of starting) {
+      const task = { record, slot, since: Date.now(), cancel: new CancelHook() };
+      this.held.set(record.id, task);
+      this.start(stampSlot(record, batchWorkerId, this.workerId(slot)), task);
+    }
   }
 
   private start(record: TaskRecord, { slot, cancel }: Held): void {
@@ -195,6 +214,7 @@ export class WorkerChild {
     // taken back: its late result must not be stored, and its slot was dealt with.
     if (this.held.delete(result.id)) {
       this.slots.vacate(slot);
+      this.startWaiting();
       // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
       // success. A CANCELLED one is final: it is stored as it is, never retried.
       this.outcomes.add(
@@ -215,19 +235,12 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /** Gives back a batch that never started (unlease: no attempt counted); settleAll waits for it. */
-  private giveBackUnstarted(records: readonly TaskRecord[], slots: number[]): void {
-    this.slots.vacate(...slots.slice(0, records.length));
-    this.giveBack.unlease(records);
-    this.changes.notify();
-  }
-
   /** The LeaseCheck found the lease of a task this child runs taken back: its slot works again. */
   private abandon(id: string, status: string): void {
-    const task = this.held.get(id);
+    const task = this.held.get(id) ?? this.shelf.take(id);
     if (!task) return;
-    this.held.delete(id);
-    this.slots.vacate(task.slot);
+    if ('slot' in task && this.held.delete(id)) this.slots.vacate(task.slot);
+    this.startWaiting();
     this.deps.logger.warn(taskAbandoned(task.record, status));
     this.ledger.forget([id]);
     this.changes.notify();
@@ -235,6 +248,13 @@ export class WorkerChild {
 
   /** A cancel request for `id`: stops its attempt when this child holds it. */
   private cancelHeld(id: string): boolean {
+    const waiting = this.shelf.take(id);
+    if (waiting) {
+      // Never started: CANCELLED without running, as a waiting task is.
+      this.deps.logger.log(taskCancelRequested(waiting.record));
+      this.outcomes.add(cancelledRecord(waiting.record, new Date()));
+      return true;
+    }
     const task = this.held.get(id);
     if (!task) return false;
     if (task.cancel.requested) return true;
@@ -253,22 +273,10 @@ export class WorkerChild {
 
   /** Resolves once nothing leased is unfinished, unstored or unreleased. */
   private async settleAll(): Promise<void> {
-    while (this.held.size > 0 || !this.outcomes.empty) {
+    while (this.held.size > 0 || this.shelf.size > 0 || !this.outcomes.empty) {
       await (this.outcomes.flush ?? this.changes.next());
     }
     await this.giveBack.answered;
-  }
-
-  /**
-   * One acquire call records one worker id for its whole batch; each task is
-   * re-stamped with the slot that actually runs it, so the stored result
-   * names `host:pid-slot` exactly.
-   */
-  private stampSlot(record: TaskRecord, batchWorkerId: string, slot: number): TaskRecord {
-    const slotWorkerId = this.workerId(slot);
-    const last = record.workerIds.length - 1;
-    if (slotWorkerId === batchWorkerId || record.workerIds[last] !== batchWorkerId) return record;
-    return recordWith(record, { workerIds: [...record.workerIds.slice(0, last), slotWorkerId] });
   }
 
   private workerId(slot: number): string {

@@ -23,6 +23,12 @@ export interface DeadChild {
   readonly pid: number;
   /** The ids its journal still held. */
   readonly held: readonly string[];
+  /**
+   * Those of them its journal says never started (prefetched): given back as
+   * if never leased, whatever else happens to the others. Trusted only when
+   * the journal was written whole.
+   */
+  readonly unstarted?: readonly string[];
   /** How it died, for the errors. */
   readonly cause: string;
   /** Search the running tasks for leases it never reported (it crashed, and may have had some). */
@@ -42,7 +48,8 @@ export interface DeadChild {
  * A child died holding tasks: end their attempts now with WorkerCrashed
  * (retried when their policy allows, FAILED otherwise), or put them back in
  * their queue when the pool is stopping, instead of leaving them RUNNING
- * until the reaper takes their lease back. A task the child acknowledged
+ * until the reaper takes their lease back. Those it had leased ahead and
+ * never started (prefetch) go back as if never leased: never failed. A task the child acknowledged
  * before dying is no longer RUNNING and is left as it is. After a crash the
  * running tasks are also searched for leases of this child's worker ids,
  * which covers an acquire whose reply arrived but whose ids the child never
@@ -77,7 +84,7 @@ export class CrashRecovery {
         if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
       }
       const unstarted = await this.unreported(child, byId);
-      const live = [...byId.values()].filter((r) => r.status === TaskResultStatus.RUNNING);
+      const live = this.takeUnstarted(child, byId, unstarted);
       const stopped = live.filter((r) => r.id === child.cancelled);
       const running = live.filter((r) => r.id !== child.cancelled);
       if (stopped.length > 0)
@@ -131,8 +138,35 @@ export class CrashRecovery {
     return unstarted;
   }
 
+  /**
+   * The RUNNING tasks of `byId` that still hold this child's lease, but for
+   * those the journal says never started, which go to `unstarted`. One leased
+   * again by another worker since (the journal's `-` line for it was still
+   * waiting to be written) is that worker's: left alone.
+   */
+  private takeUnstarted(
+    child: DeadChild,
+    byId: ReadonlyMap<string, TaskRecord>,
+    unstarted: TaskRecord[],
+  ): TaskRecord[] {
+    const waiting = new Set(child.journalWhole ? child.unstarted : []);
+    const prefix = this.prefixOf(child.pid);
+    const live: TaskRecord[] = [];
+    for (const record of byId.values()) {
+      const last = record.workerIds[record.workerIds.length - 1];
+      if (record.status !== TaskResultStatus.RUNNING || !last?.startsWith(prefix)) continue;
+      if (waiting.has(record.id)) unstarted.push(record);
+      else live.push(record);
+    }
+    return live;
+  }
+
+  private prefixOf(pid: number): string {
+    return `${this.deps.host}:${pid}-`;
+  }
+
   /** RUNNING tasks whose latest worker id is one of this child's slots (`host:pid-slot`). */
   private leasedTo(pid: number): Promise<TaskRecord[]> {
-    return leasesUnder(this.deps.backend, this.deps.queues, `${this.deps.host}:${pid}-`);
+    return leasesUnder(this.deps.backend, this.deps.queues, this.prefixOf(pid));
   }
 }

@@ -212,7 +212,7 @@ export class WorkerPool {
     this.deps.stream.emit('childExited', { pid: state.pid, cause, reason });
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
-    const held = HeldJournal.read(state.journal);
+    const { held, unstarted } = HeldJournal.readHolding(state.journal);
     HeldJournal.remove(state.journal);
     if (held.length > 0 || crashed) {
       // An urgent stop gives tasks back; so does a kill for silence while the pool stops:
@@ -225,6 +225,7 @@ export class WorkerPool {
       this.recovery.recover({
         pid: state.pid,
         held,
+        unstarted,
         cause,
         searchLeases: crashed,
         journalWhole: state.journalWhole,

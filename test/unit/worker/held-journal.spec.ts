@@ -35,6 +35,44 @@ describe('HeldJournal', () => {
     expect(HeldJournal.read(path)).toEqual([]);
   });
 
+  it('tells prefetched ids that never started from started ones', () => {
+    const { journal, path } = temp();
+    journal.hold(['a'], ['b', 'c', 'd']);
+    journal.started(['b']);
+    journal.forget(['d']);
+    journal.hold(['e']);
+    expect(readFileSync(path, 'utf8')).toBe('+["a"]\n~["b","c","d"]\n>["b"]\n-["d"]\n+["e"]\n');
+    const { held, unstarted } = HeldJournal.readHolding(path);
+    expect(held.sort()).toEqual(['a', 'b', 'c', 'e']);
+    expect(unstarted).toEqual(['c']);
+    expect(HeldJournal.read(path).sort()).toEqual(['a', 'b', 'c', 'e']);
+  });
+
+  it('writes a start at once, with the releases that waited: it must be on disk before the task runs', () => {
+    const { journal, path } = temp();
+    journal.hold([], ['a', 'b']);
+    journal.forget(['a']);
+    journal.started(['b', 'not-waiting']);
+    expect(readFileSync(path, 'utf8')).toBe('~["a","b"]\n-["a"]\n>["b"]\n');
+    expect(HeldJournal.readHolding(path)).toEqual({ held: ['b'], unstarted: [] });
+  });
+
+  it('keeps which ids never started through a compaction', () => {
+    const { journal, path } = temp();
+    const batch = Array.from({ length: 50 }, (_, i) => `task-${i.toString().padStart(30, '0')}`);
+    journal.hold([], ['waiting']);
+    for (let round = 0; round < 200; round++) {
+      const ids = batch.map((id) => `${round}-${id}`);
+      journal.hold([], ids);
+      journal.started(ids);
+      if (round < 199) journal.forget(ids);
+    }
+    expect(statSync(path).size).toBeLessThan(300 * 1024);
+    const { held, unstarted } = HeldJournal.readHolding(path);
+    expect(held.sort()).toEqual([...batch.map((id) => `199-${id}`), 'waiting'].sort());
+    expect(unstarted).toEqual(['waiting']);
+  });
+
   it('reads nothing where no journal was written', () => {
     const { dir } = temp();
     expect(HeldJournal.read(join(dir, 'never.held'))).toEqual([]);

@@ -13,6 +13,7 @@ describe('worker command options', () => {
       '--threads',
       '--max-tasks',
       '--max-tasks-jitter',
+      '--prefetch',
       '--exit-empty',
       '--liveness-timeout',
       '--heartbeat-tolerance',
@@ -24,6 +25,16 @@ describe('worker command options', () => {
     expect(documentedRows()).toEqual(
       optionMetadata().map((meta) => [meta.flags, meta.description ?? '']),
     );
+  });
+
+  it('take a --prefetch of 0 or more and refuse anything else, naming the flag', () => {
+    // The parser reads nothing of the command's state.
+    const parse = (value: string) => WorkerCommand.prototype.parsePrefetch(value);
+    expect(parse('0')).toBe(0);
+    expect(parse('2')).toBe(2);
+    for (const bad of ['-1', '1.5', 'two']) {
+      expect(() => parse(bad)).toThrow('--prefetch expects a whole number of at least 0.');
+    }
   });
 
   it('state their default in the description when they have one', () => {

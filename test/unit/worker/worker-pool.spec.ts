@@ -39,8 +39,12 @@ class FakeChild extends EventEmitter implements ForkedChild {
     this.journal = new HeldJournal(journalPath);
   }
 
-  hold(ids: string[]): void {
-    this.journal.hold(ids);
+  hold(ids: string[], waiting: string[] = []): void {
+    this.journal.hold(ids, waiting);
+  }
+
+  started(ids: string[]): void {
+    this.journal.started(ids);
   }
 
   release(ids: string[]): void {
@@ -419,6 +423,101 @@ describe('WorkerPool', () => {
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
     await run;
+  });
+
+  it('after a crash gives back, unfailed and uncounted, the prefetched tasks its journal says never started', async () => {
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    await leaseTo(backend, slotOf(child), readyTask('running'), readyTask('waiting'));
+    await leaseTo(backend, slotOf(child), readyTask('started-later'));
+    child.hold(['running'], ['waiting', 'started-later']);
+    child.started(['started-later']);
+    child.die(null, 'SIGKILL');
+
+    await recovered(logger, child);
+    expect(batchesOf(spies.unlease)).toEqual([['waiting']]);
+    expect(idsOf(spies.acknowledge).sort()).toEqual(['running', 'started-later']);
+    expect(pool.counts).toEqual({ done: 2, failed: 2 });
+    expect(await backend.getResult('waiting')).toMatchObject({
+      status: TaskResultStatus.READY,
+      workerIds: [],
+      errors: [],
+    });
+    pool.stop(false);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    children[1].die(0);
+    await run;
+  });
+
+  it('gives back the never-started tasks of a child that exited holding them (a give-back that failed)', async () => {
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    await leaseTo(backend, slotOf(child), readyTask('waiting'));
+    child.hold([], ['waiting']);
+    pool.stop(false);
+    child.tell({ kind: 'exiting', reason: 'stopped' });
+    child.die(0);
+
+    await recovered(logger, child);
+    expect(batchesOf(spies.unlease)).toEqual([['waiting']]);
+    expect(spies.acknowledge).not.toHaveBeenCalled();
+    expect(spies.release).not.toHaveBeenCalled();
+    await run;
+    expect((await backend.getResult('waiting')).status).toBe(TaskResultStatus.READY);
+  });
+
+  it('after a crash fails the prefetched tasks too when the child said its journal failed', async () => {
+    const { backend, spies, children, pool, logger } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    await leaseTo(backend, slotOf(child), readyTask('waiting'));
+    child.hold([], ['waiting']);
+    // A failed journal may have lost the line that said it started.
+    child.tell({ kind: 'journalFailed' });
+    child.die(1);
+
+    await recovered(logger, child);
+    expect(idsOf(spies.acknowledge)).toEqual(['waiting']);
+    expect(spies.unlease).not.toHaveBeenCalled();
+    pool.stop(false);
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    children[1].die(0);
+    await run;
+  });
+
+  it('leaves a prefetched task alone once another worker leased it again', async () => {
+    const { backend, spies, children, pool } = setup({ processes: 1 });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    const [child] = children;
+    ready(child);
+    const [leased] = await leaseTo(backend, slotOf(child), readyTask('waiting'));
+    child.hold([], ['waiting']);
+    // Given back, then leased by another process, before the child died.
+    await backend.unlease([leased]);
+    const other = 'host:1-1';
+    await backend.acquire(['default'], { workerId: other, timeoutMs: 0 });
+    child.die(null, 'SIGKILL');
+
+    await waitFor(() => children.length === 2, { what: 'a replacement' });
+    pool.stop(false);
+    children[1].die(0);
+    // The pool ends only after every recovery it started.
+    await run;
+    expect(spies.unlease).toHaveBeenCalledTimes(1);
+    expect(spies.acknowledge).not.toHaveBeenCalled();
+    expect(await backend.getResult('waiting')).toMatchObject({
+      status: TaskResultStatus.RUNNING,
+      workerIds: [other],
+    });
   });
 
   it('leaves tasks a child acknowledged before it died as they are', async () => {

@@ -1,0 +1,229 @@
+import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
+import { TaskResultStatus } from '../../../lib/core';
+import { InvalidCommandOptionError } from '../../../lib/core/errors/invalid-command-option.error';
+import type { TaskRecord } from '../../../lib/core';
+import { countsOf, enqueueReady } from '../../helpers/memory-backend';
+import { waitFor } from '../../helpers/wait-for';
+import { acquireOptions, ids, setupChild } from './worker-child.setup';
+
+const POOL = 'pool-1';
+
+describe('WorkerChild with --prefetch', () => {
+  it('leases one task beyond its free slot and starts it the moment the slot frees, before any acquire', async () => {
+    const { backend, spies, runs, child, deps, journal } = setupChild({ threads: 1, prefetch: 1 });
+    const acquiresAtStart: number[] = [];
+    const runTask = deps.runTask;
+    deps.runTask = (record, cancel) => {
+      acquiresAtStart.push(spies.acquire.mock.calls.length);
+      return runTask(record, cancel);
+    };
+    await enqueueReady(backend, 'a', 'b', 'c');
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'the first run' });
+    expect(acquireOptions(spies.acquire)[0].max).toBe(2);
+    // Leased (RUNNING in the store) and journaled as never started.
+    expect(journal.holding()).toEqual({ held: ['a', 'b'], unstarted: ['b'] });
+    expect((await backend.getResult('b')).status).toBe(TaskResultStatus.RUNNING);
+
+    const acquiresBefore = spies.acquire.mock.calls.length;
+    runs[0].succeed();
+    await waitFor(() => runs.length === 2, { what: 'the prefetched run' });
+    expect(runs[1].record.id).toBe('b');
+    expect(acquiresAtStart[1]).toBe(acquiresBefore);
+    // The slot that runs it names itself, as for any task.
+    expect(runs[1].record.workerIds).toEqual(['host:42-1']);
+    // The freed place is filled again: c waits now.
+    await waitFor(() => journal.holding().unstarted.includes('c'), { what: 'c prefetched' });
+    expect(journal.holding().held).toEqual(['b', 'c']);
+
+    // A graceful stop gives c back at once, as if never leased, and lets b finish.
+    child.stop(false);
+    await waitFor(async () => (await backend.getResult('c')).status === TaskResultStatus.READY, {
+      what: 'c given back',
+    });
+    expect(await backend.getResult('c')).toMatchObject({ workerIds: [], startedAt: null });
+    expect(runs).toHaveLength(2);
+    runs[1].succeed();
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ successful: 2, ready: 1, running: 0 });
+    expect(journal.holding()).toEqual({ held: [], unstarted: [] });
+  });
+
+  it('hands a task that finished while the call for its successor was out to the next call, not one of its own', async () => {
+    const { backend, spies, runs, child } = setupChild({ threads: 1, prefetch: 1 });
+    // Acknowledgements made outside any acknowledgeAndAcquire: calls of their own.
+    const alone: string[][] = [];
+    let inside = 0;
+    spies.acknowledge.mockImplementation((records) => {
+      if (inside === 0) alone.push(ids(records));
+      return MemoryBackend.prototype.acknowledge.call(backend, records);
+    });
+    // The first combined call is held until the test lets it through.
+    let letThrough: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letThrough = resolve));
+    let gated = false;
+    jest.spyOn(backend, 'acknowledgeAndAcquire').mockImplementation(async (...args) => {
+      if (!gated) {
+        gated = true;
+        await gate;
+      }
+      inside++;
+      try {
+        return await MemoryBackend.prototype.acknowledgeAndAcquire.apply(backend, args);
+      } finally {
+        inside--;
+      }
+    });
+    await enqueueReady(backend, 'a', 'b', 'c');
+    const done = child.run();
+    await waitFor(() => runs.length === 1, { what: 'a runs' });
+    await waitFor(async () => (await countsOf(backend)).running === 2, { what: 'b prefetched' });
+    runs[0].succeed();
+    await waitFor(() => gated && runs.length === 2, { what: 'b started, the call for c out' });
+    runs[1].succeed();
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(alone).toEqual([]);
+    letThrough();
+    await waitFor(() => runs.length === 3, { what: 'c runs' });
+    await waitFor(async () => (await countsOf(backend)).successful === 2, {
+      what: 'a and b stored',
+    });
+    expect(alone).toEqual([]);
+    child.stop(false);
+    runs[2].succeed();
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ successful: 3, running: 0 });
+  });
+
+  it('on an urgent stop releases what runs and gives back what never started, unattempted', async () => {
+    const { backend, runs, child, journal } = setupChild({ threads: 1, prefetch: 2 });
+    await enqueueReady(backend, 'a', 'b', 'c');
+    const done = child.run();
+    await waitFor(() => journal.holding().unstarted.length === 2, { what: 'two prefetched' });
+    child.stop(true);
+    await expect(done).resolves.toBe('stopped');
+    expect(runs.map((r) => r.record.id)).toEqual(['a']);
+    // The released one keeps its run in its history; the others never had one.
+    expect(await backend.getResult('a')).toMatchObject({
+      status: TaskResultStatus.READY,
+      workerIds: ['host:42-1'],
+    });
+    for (const id of ['b', 'c']) {
+      expect(await backend.getResult(id)).toMatchObject({
+        status: TaskResultStatus.READY,
+        workerIds: [],
+      });
+    }
+    expect(journal.holding()).toEqual({ held: [], unstarted: [] });
+  });
+
+  it('gives back the prefetched tasks of a queue paused meanwhile, within a second, and starts none', async () => {
+    const { backend, runs, child } = setupChild({ threads: 1, prefetch: 1 });
+    await enqueueReady(backend, 'a', 'b');
+    const done = child.run();
+    await waitFor(async () => (await countsOf(backend)).running === 2, { what: 'b prefetched' });
+    const pausedAt = Date.now();
+    await backend.pauseQueue('default');
+    await waitFor(async () => (await backend.getResult('b')).status === TaskResultStatus.READY, {
+      what: 'b given back',
+      timeoutMs: 2_000,
+    });
+    expect(Date.now() - pausedAt).toBeLessThan(1_500);
+    expect(await backend.getResult('b')).toMatchObject({ workerIds: [] });
+    runs[0].succeed();
+    await waitFor(async () => (await countsOf(backend)).successful === 1, { what: 'a stored' });
+    expect(runs).toHaveLength(1);
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ ready: 1, running: 0 });
+  });
+
+  it('ends a prefetched task CANCELLED without running it when its cancel is requested', async () => {
+    const { backend, runs, child, journal } = setupChild(
+      { threads: 1, prefetch: 1 },
+      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000 } },
+    );
+    await backend.beatPool(POOL, 60_000);
+    await enqueueReady(backend, 'a', 'b');
+    const done = child.run();
+    await waitFor(() => journal.holding().unstarted.includes('b'), { what: 'b prefetched' });
+    await expect(backend.cancel('b')).resolves.toMatchObject({ outcome: 'requested' });
+    await waitFor(
+      async () => (await backend.getResult('b')).status === TaskResultStatus.CANCELLED,
+      { what: 'b cancelled' },
+    );
+    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+      what: 'the request dropped',
+    });
+    runs[0].succeed();
+    await waitFor(async () => (await countsOf(backend)).successful === 1, { what: 'a stored' });
+    expect(runs.map((r) => r.record.id)).toEqual(['a']);
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ cancelled: 1, successful: 1, running: 0 });
+  });
+
+  it('times a prefetched task from its start: its attempt gets its whole timeout', async () => {
+    const { backend, runs, child, deps } = setupChild({ threads: 1, prefetch: 1 });
+    const startedAt = new Map<string, number>();
+    const runTask = deps.runTask;
+    deps.runTask = (record, cancel) => {
+      startedAt.set(record.id, Date.now());
+      return runTask(record, cancel);
+    };
+    await enqueueReady(backend, 'a', 'b');
+    const done = child.run();
+    await waitFor(async () => (await countsOf(backend)).running === 2, { what: 'b prefetched' });
+    const beforeFreed = Date.now();
+    runs[0].succeed();
+    await waitFor(() => runs.length === 2, { what: 'b started' });
+    // runTask (TaskRunner.run, where the attempt's clock starts) is called only now.
+    expect(startedAt.get('b')).toBeGreaterThanOrEqual(beforeFreed);
+    child.stop(false);
+    runs[1].succeed();
+    await done;
+  });
+
+  it('checks the lease of a prefetched task too, and never starts one whose lease is gone', async () => {
+    const { backend, runs, child, journal, deps } = setupChild(
+      { threads: 1, prefetch: 1 },
+      { leaseCheckMs: 20 },
+    );
+    const warnings = jest.mocked(deps.logger.warn);
+    await enqueueReady(backend, 'a', 'b');
+    const done = child.run();
+    await waitFor(() => journal.holding().unstarted.includes('b'), { what: 'b prefetched' });
+    // Its lease taken back behind the child's back (as a maintenance pass would).
+    const leased: TaskRecord = await backend.getResult('b');
+    await backend.unlease([leased]);
+    await waitFor(() => warnings.mock.calls.some(([message]) => String(message).includes('(b)')), {
+      what: 'b dropped',
+    });
+    runs[0].succeed();
+    // Leased again afresh (its place is free), then run once.
+    await waitFor(() => runs.length === 2, { what: 'b run' });
+    expect(runs[1].record.id).toBe('b');
+    runs[1].succeed();
+    child.stop(false);
+    await expect(done).resolves.toBe('stopped');
+    expect(await countsOf(backend)).toMatchObject({ successful: 2, running: 0, ready: 0 });
+  });
+
+  it('drains with --exit-empty, starting what it prefetched', async () => {
+    const { backend, runs, child } = setupChild({ threads: 1, prefetch: 2, exitEmpty: true });
+    await enqueueReady(backend, 'a', 'b', 'c', 'd');
+    const done = child.run();
+    for (let i = 0; i < 4; i++) {
+      await waitFor(() => runs.length === i + 1, { what: `run ${i + 1}` });
+      runs[i].succeed();
+    }
+    await expect(done).resolves.toBe('drained');
+    expect(runs.map((r) => r.record.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(await countsOf(backend)).toMatchObject({ successful: 4, running: 0 });
+  });
+
+  it('refuses a prefetch that is not a whole number of at least 0', () => {
+    expect(() => setupChild({ prefetch: -1 })).toThrow(InvalidCommandOptionError);
+    expect(() => setupChild({ prefetch: 1.5 })).toThrow('prefetch expects a whole number');
+  });
+});
