@@ -10,6 +10,11 @@ export interface PoolRun {
   processes: number;
   threads: number;
   tasks: number;
+  /**
+   * Threadmill's `--prefetch` (absent: none). BullMQ runs the same row
+   * without it: its worker fetches the next job in the call that completes one.
+   */
+  prefetch?: number;
 }
 
 /** Sizes of one benchmark run; `--quick` trades precision for a run under a minute. */
@@ -67,6 +72,7 @@ export const FULL: BenchConfig = {
   backlogSlots: 100,
   poolRuns: [
     { processes: 1, threads: 1, tasks: 20_000 },
+    { processes: 1, threads: 1, tasks: 20_000, prefetch: 1 },
     { processes: 1, threads: 100, tasks: 300_000 },
     { processes: 2, threads: 100, tasks: 300_000 },
   ],

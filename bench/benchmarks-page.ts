@@ -211,6 +211,7 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         'Timed from outside, from the first task taken to nothing waiting or running (both counts in one round trip every 20 ms), so booting Nest is not counted. ' +
         'A fresh child runs cold code for its first second or two (JIT warm-up), so a run with many threads drains enough tasks (the count is in its row) for the warm-up to be a small part of it. ' +
         'The pool figures run before the in-process ones, while the benchmark process is fresh: its leftover work would take CPU from the pool child and Redis. ' +
+        'A row with `--prefetch N` runs Threadmill with that flag (a child holds N tasks leased beyond its free slots) and BullMQ as in the row without it: its worker already fetches the next job in the call that completes one. ' +
         'Bee-Queue has no pool, and the SQLite backend is not run here (`–`).',
       `**enqueue**: ${count(c.sequentialTasks)} tasks awaited one by one; ${count(c.enqueueTasks)} with ${c.enqueueInFlight} in flight; ${count(c.enqueueTasks)} in bulk calls of ${c.bulkBatch} (\`enqueueMany\` / \`addBulk\` / Bee-Queue's \`saveAll\`). ` +
         'Threadmill builds the record as `TaskService` does (UUID, JSON guard) and calls the backend.',

@@ -1,6 +1,6 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
-import { NOT_APPLICABLE, type FigureRow } from './report';
+import { NOT_APPLICABLE, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
 import { progressCpuRow } from './progress-figures';
 import { idleSchedulePassRow } from './schedule-figures';
@@ -25,12 +25,20 @@ export const BEE_QUEUE = 'Bee-Queue';
 /** Threadmill on the SQLite backend (bench/sqlite.runner.ts). */
 export const SQLITE = 'SQLite';
 
-/** Tasks/s of a pool run (`--exit-empty`), keyed `p<processes>t<threads>`. */
+/** Tasks/s of a pool run (`--exit-empty`), keyed `p<processes>t<threads>[f<prefetch>]`. */
 export type PoolResults = Record<string, Record<string, number[]>>;
 
 /** The PoolResults key of a pool run. */
-export function poolKey(processes: number, threads: number): string {
-  return `p${processes}t${threads}`;
+export function poolKey(processes: number, threads: number, prefetch = 0): string {
+  return `p${processes}t${threads}${prefetch > 0 ? `f${prefetch}` : ''}`;
+}
+
+/** 100 slots in one process: ≥ 3× BullMQ; one slot with a task fetched ahead: ≥ 1.5× BullMQ. */
+function poolTarget(processes: number, threads: number, prefetch: number): Target | undefined {
+  if (processes !== 1) return undefined;
+  if (threads === 100 && prefetch === 0) return atLeastRatio(3);
+  if (threads === 1 && prefetch > 0) return atLeastRatio(1.5);
+  return undefined;
 }
 
 type Metric = (tasks: number, cost: WindowCost) => number;
@@ -93,12 +101,13 @@ export function buildFigures(
   for (const [key, byRunner] of Object.entries(pool)) {
     const threadmill = byRunner[THREADMILL]?.length ? median(byRunner[THREADMILL]) : null;
     const bullmq = byRunner[BULLMQ]?.length ? median(byRunner[BULLMQ]) : null;
-    const run = config.poolRuns.find((r) => poolKey(r.processes, r.threads) === key);
+    const run = config.poolRuns.find((r) => poolKey(r.processes, r.threads, r.prefetch) === key);
     if (!run) continue;
-    const { processes, threads, tasks } = run;
+    const { processes, threads, tasks, prefetch = 0 } = run;
+    const prefetchFlag = prefetch > 0 ? ` --prefetch ${prefetch}` : '';
     rows.push({
       key: `drain.pool.${key}`,
-      label: `drain ${tasks / 1000}k, pool --processes ${processes} --threads ${threads}`,
+      label: `drain ${tasks / 1000}k, pool --processes ${processes} --threads ${threads}${prefetchFlag}`,
       unit: 'tasks/s',
       better: 'higher',
       threadmill,
@@ -107,7 +116,7 @@ export function buildFigures(
       beeQueue: null,
       // Not run on SQLite: the pool figure reads the queue's length from Redis.
       sqlite: null,
-      target: processes === 1 && threads === 100 ? atLeastRatio(3) : undefined,
+      target: poolTarget(processes, threads, prefetch),
     });
   }
 

@@ -16,7 +16,8 @@ export interface CleanupRegistry {
 export interface PoolSystem {
   name: string;
   fill: QueueRunner;
-  commands(processes: number, threads: number): string[][];
+  /** `prefetch`: Threadmill's `--prefetch`, which another system runs without. */
+  commands(processes: number, threads: number, prefetch: number): string[][];
   /** Tasks waiting or running, read from outside (the admin connection). */
   remaining(): Promise<number>;
   /** Where its processes start (the checkout the pool belongs to); default the project root. */
@@ -64,6 +65,7 @@ export class PoolDrain {
     processes: number,
     threads: number,
     tasks: number,
+    prefetch = 0,
   ): Promise<number> {
     await this.server.reset();
     await system.fill.fill(tasks);
@@ -72,7 +74,7 @@ export class PoolDrain {
     let exited = false;
     const cwd = system.cwd ?? this.root;
     const done = Promise.all(
-      system.commands(processes, threads).map((argv) => this.runToExit(argv, cwd)),
+      system.commands(processes, threads, prefetch).map((argv) => this.runToExit(argv, cwd)),
     ).finally(() => (exited = true));
     // Awaited after the sampling loop; a child that fails meanwhile (Ctrl-C stops them all)
     // must reach that await, not crash this process as an unhandled rejection before the
@@ -94,7 +96,7 @@ export class PoolDrain {
     const draining = (lastSeen - (firstTaken ?? spawned)) / 1000;
     const rate = tasks / Math.max(draining, 1e-3);
     this.log(
-      `pool ${system.name} --processes ${processes} --threads ${threads}: ${Math.round(rate)} tasks/s (drain ${draining.toFixed(2)} s, spawn to exit ${total.toFixed(2)} s)`,
+      `pool ${system.name} --processes ${processes} --threads ${threads}${prefetch > 0 ? ` --prefetch ${prefetch}` : ''}: ${Math.round(rate)} tasks/s (drain ${draining.toFixed(2)} s, spawn to exit ${total.toFixed(2)} s)`,
     );
     return rate;
   }
@@ -151,7 +153,7 @@ export function sampleCliSystem(
     name,
     fill,
     cwd,
-    commands: (processes, threads) => [
+    commands: (processes, threads, prefetch) => [
       [
         process.execPath,
         entry,
@@ -162,6 +164,7 @@ export function sampleCliSystem(
         String(processes),
         '--threads',
         String(threads),
+        ...(prefetch > 0 ? ['--prefetch', String(prefetch)] : []),
         '--exit-empty',
       ],
     ],

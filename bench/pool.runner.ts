@@ -49,13 +49,13 @@ export class PoolBench {
     if (only === null || only === BULLMQ.toLowerCase()) systems.push(this.bullmqSystem());
 
     const results: PoolResults = {};
-    for (const { processes, threads, tasks } of this.config.poolRuns) {
-      const key = poolKey(processes, threads);
+    for (const { processes, threads, tasks, prefetch = 0 } of this.config.poolRuns) {
+      const key = poolKey(processes, threads, prefetch);
       results[key] = {};
       for (let rep = 0; rep < this.config.reps; rep++) {
         const order = rep % 2 === 0 ? systems : [...systems].reverse();
         for (const system of order) {
-          const rate = await this.drain.once(system, processes, threads, tasks);
+          const rate = await this.drain.once(system, processes, threads, tasks, prefetch);
           (results[key][system.name] ??= []).push(rate);
         }
       }

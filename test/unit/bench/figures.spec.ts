@@ -194,6 +194,25 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     );
     expect(row(rows, `drain.pool.${poolKey(processes, threads)}`).beeQueue).toBeNull();
   });
+
+  it('names a prefetch row by its flag and holds one slot with a task fetched ahead to 1.5× BullMQ', () => {
+    const config = { ...QUICK, poolRuns: [{ processes: 1, threads: 1, tasks: 1000, prefetch: 1 }] };
+    const figures = (threadmill: number) =>
+      buildFigures(
+        config,
+        { [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600 }) },
+        { p1t1f1: { [THREADMILL]: [threadmill], [BULLMQ]: [4000] } },
+      );
+    expect(poolKey(1, 1, 1)).toBe('p1t1f1');
+    expect(poolKey(1, 1)).toBe('p1t1');
+    const met = row(figures(6000), 'drain.pool.p1t1f1');
+    expect(met).toMatchObject({
+      label: 'drain 1k, pool --processes 1 --threads 1 --prefetch 1',
+      target: '≥ 1.5× BullMQ',
+      met: true,
+    });
+    expect(row(figures(5000), 'drain.pool.p1t1f1').met).toBe(false);
+  });
 });
 
 describe('bench figures: Bee-Queue not run (the reference figures)', () => {
