@@ -96,7 +96,7 @@ export class PoolDrain {
     const draining = (lastSeen - (firstTaken ?? spawned)) / 1000;
     const rate = tasks / Math.max(draining, 1e-3);
     this.log(
-      `pool ${system.name} --processes ${processes} --threads ${threads}${prefetch > 0 ? ` --prefetch ${prefetch}` : ''}: ${Math.round(rate)} tasks/s (drain ${draining.toFixed(2)} s, spawn to exit ${total.toFixed(2)} s)`,
+      `pool ${system.name} --processes ${processes} --threads ${threads}${prefetch > 0 ? ` (the --prefetch ${prefetch} row)` : ''}: ${Math.round(rate)} tasks/s (drain ${draining.toFixed(2)} s, spawn to exit ${total.toFixed(2)} s)`,
     );
     return rate;
   }
