@@ -1,5 +1,3 @@
-import { Redis } from 'ioredis';
-
 import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
@@ -10,11 +8,7 @@ import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 // listener of the backend's own feed did.
 describe('RedisBackend finished channel and its listener mark', () => {
   const fixture = new RedisFixture();
-  let outside: Redis;
-  afterEach(async () => {
-    outside?.disconnect();
-    await fixture.cleanup();
-  });
+  afterEach(() => fixture.cleanup());
   afterAll(() => fixture.close());
 
   async function runOne(backend: ReturnType<RedisFixture['backend']>, args: unknown[]) {
@@ -24,18 +18,10 @@ describe('RedisBackend finished channel and its listener mark', () => {
     return leased;
   }
 
-  async function watchChannel(channel: string): Promise<string[]> {
-    const messages: string[] = [];
-    outside = new Redis(fixture.url);
-    outside.on('message', (_channel: string, message: string) => messages.push(message));
-    await outside.subscribe(channel);
-    return messages;
-  }
-
   it('publishes nothing while nobody listens, and every finish once a listener marked the channel', async () => {
     const backend = fixture.backend();
     const { finishedChannel, finishedListenerMark } = fixture.keys(backend);
-    const messages = await watchChannel(finishedChannel);
+    const messages = await fixture.watchChannel(finishedChannel);
 
     const unheard = await runOne(backend, ['unheard']);
     expect(await fixture.admin.exists(finishedListenerMark)).toBe(0);
@@ -61,7 +47,7 @@ describe('RedisBackend finished channel and its listener mark', () => {
   it('announces a waiting task cancelled only once the channel is marked', async () => {
     const backend = fixture.backend();
     const { finishedChannel } = fixture.keys(backend);
-    const messages = await watchChannel(finishedChannel);
+    const messages = await fixture.watchChannel(finishedChannel);
     const first = await backend.enqueue(readyRecord(backend.alias, { args: [1] }));
     await backend.cancel(first.id);
 

@@ -1,5 +1,3 @@
-import { Redis } from 'ioredis';
-
 import { storedProgress, type LiveTaskEvent } from '../../../../lib/core';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
@@ -11,11 +9,7 @@ import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 // once a listener of the backend's own live feed did.
 describe('RedisBackend live channel and its listener mark', () => {
   const fixture = new RedisFixture();
-  let outside: Redis;
-  afterEach(async () => {
-    outside?.disconnect();
-    await fixture.cleanup();
-  });
+  afterEach(() => fixture.cleanup());
   afterAll(() => fixture.close());
 
   /** Enqueues, leases, reports progress and finishes one task: every kind of live event. */
@@ -27,18 +21,10 @@ describe('RedisBackend live channel and its listener mark', () => {
     return leased;
   }
 
-  async function watchChannel(channel: string): Promise<string[]> {
-    const messages: string[] = [];
-    outside = new Redis(fixture.url);
-    outside.on('message', (_channel: string, message: string) => messages.push(message));
-    await outside.subscribe(channel);
-    return messages;
-  }
-
   it('publishes nothing while nobody listens, nor while only finished tasks are listened to', async () => {
     const backend = fixture.backend();
     const { liveChannel, liveListenerMark } = fixture.keys(backend);
-    const messages = await watchChannel(liveChannel);
+    const messages = await fixture.watchChannel(liveChannel);
 
     await runOne(backend, ['unheard']);
     const offFinished = await backend.subscribeFinished(() => undefined);
@@ -68,7 +54,7 @@ describe('RedisBackend live channel and its listener mark', () => {
 
   it('publishes one message per lease however many tasks it takes', async () => {
     const backend = fixture.backend();
-    const messages = await watchChannel(fixture.keys(backend).liveChannel);
+    const messages = await fixture.watchChannel(fixture.keys(backend).liveChannel);
     const off = await backend.subscribeLive(() => undefined);
     await backend.enqueueMany([1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] })));
     const leased = await backend.acquire(['default'], {

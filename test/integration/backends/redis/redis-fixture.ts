@@ -22,6 +22,7 @@ export const QUEUES = ['default', 'emails'];
 export class RedisFixture {
   readonly admin: Redis;
   private readonly made: { backend: RedisBackend; alias: string }[] = [];
+  private readonly subscribers: Redis[] = [];
 
   constructor(readonly url = testRedisUrl()) {
     this.admin = new Redis(url, { lazyConnect: true });
@@ -48,7 +49,21 @@ export class RedisFixture {
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
+  /**
+   * Every message published on `channel` from now on, as a subscriber of its
+   * own sees it (one that sets no listener mark); closed by `cleanup()`.
+   */
+  async watchChannel(channel: string): Promise<string[]> {
+    const messages: string[] = [];
+    const subscriber = new Redis(this.url);
+    this.subscribers.push(subscriber);
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(channel);
+    return messages;
+  }
+
   async cleanup(): Promise<void> {
+    for (const subscriber of this.subscribers.splice(0)) subscriber.disconnect();
     for (const { backend, alias } of this.made.splice(0)) {
       await backend.close();
       await removeAliasKeys(this.admin, alias);
