@@ -209,12 +209,12 @@ export class TaskEvents implements OnModuleDestroy {
     return Object.assign(off, { ready });
   }
 
-  /** @internal Delivers an event to every listener; never throws. */
   /** @internal Whether anyone in this process listens to `event`: an emitter may then skip building its result. */
   listens(event: TaskEventName): boolean {
     return this.listeners[event].size > 0;
   }
 
+  /** @internal Delivers an event to every listener; never throws. */
   emit<E extends TaskEventName>(event: E, result: TaskEventMap[E]): void {
     const listeners = this.listeners[event] as Set<TaskEventListener<E>>;
     // A worker emits twice per task, mostly to nobody: no copy of an empty set.
