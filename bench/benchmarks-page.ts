@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 
 import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
+import { MEMORY_PER_TASK_LIMIT_BYTES } from './targets';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
 import { PROGRESS_ROW_KEY } from './progress-figures';
 import { WAIT_ROW_KEY } from './wait-figures';
@@ -253,9 +254,10 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         "Its producer has `isWorker`, `getEvents` and `storeJobs` off, as Bee-Queue's README advises for a queue that only adds jobs; its workers keep `sendEvents` on and turn `getEvents` off, so a worker does not receive and parse its own event for every job.",
       '**Threadmill (SQLite) columns**: the same consumer, records and scenarios as the Redis column, on the SQLite backend (`bench/sqlite.runner.ts`), a fresh database file in a temporary folder per scenario. ' +
         'Its worker CPU includes the database\'s work, since there is no server to share it; better-sqlite3 is synchronous, so the enqueues "in flight" that one tick makes commit together, one transaction per batch (as on Redis, where they go as one script call); its pickup is an enqueue in the consumer\'s own process, which wakes the consumer at once (from another process a consumer notices work within its poll interval, 2–100 ms).',
-      '**targets**: judged on Threadmill (Redis) against this run’s BullMQ and Bee-Queue. ' +
-        `A run without Bee-Queue (\`--only threadmill\`) judges the targets that name it against reference figures of Bee-Queue 2.0 from another machine (${count(reference.bulkEnqueuePerSecond)} tasks/s bulk enqueue, ${reference.pickupP99Ms} ms pickup p99, ${reference.memoryPerTaskBytes} B per waiting task), marked "reference figure". ` +
-        'The memory target is ≤ BullMQ; its distance from Bee-Queue is shown, not judged.',
+      '**targets**: judged on Threadmill (Redis) against this run’s BullMQ and Bee-Queue, except the in-flight share of the bulk rate, which judges the SQLite column. ' +
+        `A run without Bee-Queue (\`--only threadmill\`) judges the targets that name it against reference figures of Bee-Queue 2.0 from another machine (${count(reference.bulkEnqueuePerSecond)} tasks/s bulk, ${count(reference.sequentialEnqueuePerSecond)} sequential and ${count(reference.concurrentEnqueuePerSecond)} in-flight enqueue, ${reference.pickupP99Ms} ms pickup p99, ${reference.memoryPerTaskBytes} B per waiting task), marked "reference figure"; pickup p50 and p95 are then not judged. ` +
+        `The memory target is a plain task (${c.payloadBytes} B payload, no unique key, no trace context) in at most ${MEMORY_PER_TASK_LIMIT_BYTES} B; its distance from Bee-Queue is shown, not judged.`,
+      '**1 slot, share of its round-trip limit**: at one slot every library makes one round trip per task, so the drain is judged against the host, not a peer: before each 1-slot drain the benchmark times 1000 bare round trips (PING on its own connection, median), and the limit is one task per (that round trip + the Redis time of the drain’s scripts per task, from `INFO commandstats`). The figure is the drain’s rate over that limit, the median of the repetitions (`bench/round-trip-figures.ts`).',
     ].flatMap(bullet),
     '',
     'A CPU profile of one consumer (the fill left out) is one command away:',

@@ -1,8 +1,9 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { NOT_APPLICABLE, type FigureRow, type Target } from './report';
-import type { DrainSample } from './scenarios';
+import type { DrainSample, EnqueueMode } from './scenarios';
 import { progressCpuRow } from './progress-figures';
+import { roundTripLimitRow } from './round-trip-figures';
 import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
 import { keyedEnqueueRow } from './unique-figures';
@@ -11,12 +12,15 @@ import {
   atLeastRatio,
   atMost,
   atMostRatio,
+  BEE_QUEUE_REFERENCE,
   bulkEnqueueTarget,
+  enqueueRateTarget,
   memoryTarget,
-  pickupP99Target,
+  pickupTarget,
+  sqliteInFlightTarget,
 } from './targets';
 
-export { BEE_QUEUE_REFERENCE, bulkEnqueueTarget, memoryTarget, pickupP99Target } from './targets';
+export { BEE_QUEUE_REFERENCE, bulkEnqueueTarget, memoryTarget, pickupTarget } from './targets';
 
 export const THREADMILL = 'Threadmill';
 export const BULLMQ = 'BullMQ';
@@ -89,14 +93,16 @@ export function buildFigures(
   });
 
   for (const slots of config.drainSlots) {
+    const label = `drain ${config.drainTasks / 1000}k, ${slots} slot${slots > 1 ? 's' : ''}, in-process`;
     rows.push({
       key: `drain.inProcess.${slots}`,
-      label: `drain ${config.drainTasks / 1000}k, ${slots} slot${slots > 1 ? 's' : ''}, in-process`,
+      label,
       unit: 'tasks/s',
       better: 'higher',
       ...every((r) => medianOf(r.drain[slots], perSecond)),
-      target: slots === 100 ? atLeastRatio(3) : slots === 1 ? atLeastRatio(1.5) : undefined,
+      target: slots === 100 ? atLeastRatio(3) : undefined,
     });
+    if (slots === 1) rows.push(roundTripLimitRow(label, redisOnly));
   }
   for (const [key, byRunner] of Object.entries(pool)) {
     const threadmill = byRunner[THREADMILL]?.length ? median(byRunner[THREADMILL]) : null;
@@ -125,21 +131,42 @@ export function buildFigures(
     concurrent: `enqueue, ${config.enqueueInFlight} in flight`,
     bulk: `enqueue, bulk of ${config.bulkBatch}`,
   } as const;
+  const enqueueRate = (r: RunnerResults, mode: EnqueueMode): number | null => {
+    const entry = r.enqueue[mode];
+    return entry ? median(entry.costs.map((cost) => perSecond(entry.tasks, cost))) : null;
+  };
   for (const mode of ['sequential', 'concurrent', 'bulk'] as const) {
-    const values = every((r) => {
-      const entry = r.enqueue[mode];
-      return entry ? median(entry.costs.map((cost) => perSecond(entry.tasks, cost))) : null;
-    });
+    const values = every((r) => enqueueRate(r, mode));
     rows.push({
       key: `enqueue.${mode}`,
       label: enqueueLabels[mode],
       unit: 'tasks/s',
       better: 'higher',
       ...values,
-      target: mode === 'bulk' ? bulkEnqueueTarget(values.beeQueue) : undefined,
+      target:
+        mode === 'bulk'
+          ? bulkEnqueueTarget(values.beeQueue)
+          : enqueueRateTarget(
+              values.beeQueue,
+              mode === 'sequential'
+                ? BEE_QUEUE_REFERENCE.sequentialEnqueuePerSecond
+                : BEE_QUEUE_REFERENCE.concurrentEnqueuePerSecond,
+            ),
     });
     if (mode === 'sequential') rows.push(keyedEnqueueRow(every));
   }
+  rows.push({
+    key: 'enqueue.concurrentOfBulk',
+    label: `enqueue, ${config.enqueueInFlight} in flight, share of the bulk rate`,
+    unit: 'ratio',
+    better: 'higher',
+    ...every((r) => {
+      const concurrent = enqueueRate(r, 'concurrent');
+      const bulk = enqueueRate(r, 'bulk');
+      return concurrent !== null && bulk ? concurrent / bulk : null;
+    }),
+    target: sqliteInFlightTarget,
+  });
 
   for (const p of ['p50', 'p95', 'p99'] as const) {
     const values = every((r) =>
@@ -151,7 +178,7 @@ export function buildFigures(
       unit: 'ms',
       better: 'lower',
       ...values,
-      target: p === 'p99' ? pickupP99Target(values.beeQueue) : undefined,
+      target: pickupTarget(p, values.beeQueue),
     });
   }
 

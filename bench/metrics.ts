@@ -1,9 +1,12 @@
 import Redis from 'ioredis';
 
-import type { BenchRedisServer, CommandCalls } from './redis-server';
+import type { BenchRedisServer, CommandCalls, CommandStats } from './redis-server';
 
 /** Commands the benchmark itself sends on the admin connection; never charged to a queue. */
 const ADMIN_COMMANDS = new Set(['info', 'config', 'flushall', 'client', 'select', 'ping']);
+
+/** The commands that run a Lua script: their `usec` includes every command the script runs. */
+const SCRIPT_COMMANDS = ['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'fcall'];
 
 /** Commands that park the connection until work arrives; counted, but apart. */
 const BLOCKING_COMMANDS = new Set([
@@ -107,6 +110,8 @@ export interface WindowCost {
   redisCommands: number;
   /** The same, per command name. */
   redisCommandCalls: CommandCalls;
+  /** Redis's own time running scripts (INFO commandstats `usec`), without the round trips (µs). */
+  scriptMicros: number;
 }
 
 /**
@@ -121,7 +126,7 @@ export class CostMeter {
   ) {}
 
   async measure<T>(work: () => Promise<T>): Promise<{ result: T; cost: WindowCost }> {
-    const callsBefore = await this.server.commandCalls();
+    const statsBefore = await this.server.commandStats();
     const redisCpuBefore = await this.server.cpuSeconds();
     const trips = this.counter.snapshot();
     const cpu = process.cpuUsage();
@@ -131,8 +136,8 @@ export class CostMeter {
     const cpuDelta = process.cpuUsage(cpu);
     const tripsAfter = this.counter.snapshot();
     const redisCpuAfter = await this.server.cpuSeconds();
-    const callsAfter = await this.server.commandCalls();
-    const redisCommandCalls = diffCalls(callsBefore, callsAfter);
+    const statsAfter = await this.server.commandStats();
+    const redisCommandCalls = diffCalls(statsBefore, statsAfter);
     return {
       result,
       cost: {
@@ -143,16 +148,20 @@ export class CostMeter {
         blockingCalls: tripsAfter.blocking - trips.blocking,
         redisCommands: Object.values(redisCommandCalls).reduce((sum, n) => sum + n, 0),
         redisCommandCalls,
+        scriptMicros: SCRIPT_COMMANDS.reduce(
+          (sum, name) => sum + (statsAfter[name]?.usec ?? 0) - (statsBefore[name]?.usec ?? 0),
+          0,
+        ),
       },
     };
   }
 }
 
-function diffCalls(before: CommandCalls, after: CommandCalls): CommandCalls {
+function diffCalls(before: CommandStats, after: CommandStats): CommandCalls {
   const delta: CommandCalls = {};
-  for (const [name, calls] of Object.entries(after)) {
+  for (const [name, { calls }] of Object.entries(after)) {
     if (ADMIN_COMMANDS.has(name)) continue;
-    const n = calls - (before[name] ?? 0);
+    const n = calls - (before[name]?.calls ?? 0);
     if (n > 0) delta[name] = n;
   }
   return delta;

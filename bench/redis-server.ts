@@ -68,6 +68,21 @@ export class BenchRedisServer {
   }
 
   /**
+   * A bare round trip to this server, as a client sees it: the median of
+   * `samples` PINGs sent one after the other on the admin connection (µs).
+   */
+  async roundTripMicros(samples: number): Promise<number> {
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const sent = process.hrtime.bigint();
+      await this.admin.ping();
+      times.push(Number(process.hrtime.bigint() - sent) / 1000);
+    }
+    times.sort((a, b) => a - b);
+    return times[times.length >> 1];
+  }
+
+  /**
    * Waits until no keyspace table of the server is being resized, and resolves
    * with the milliseconds that took. Redis grows a table by moving its entries
    * over a little at a time, and until the move is done every command that
@@ -112,15 +127,6 @@ export class BenchRedisServer {
       if (colon > 0 && !line.startsWith('#')) fields[line.slice(0, colon)] = line.slice(colon + 1);
     }
     return fields;
-  }
-
-  /** `calls` per command (lower case, `cmdstat_` stripped), commands run inside Lua included. */
-  async commandCalls(): Promise<CommandCalls> {
-    const calls: CommandCalls = {};
-    for (const [name, stats] of Object.entries(await this.commandStats())) {
-      calls[name] = stats.calls;
-    }
-    return calls;
   }
 
   /** `calls` and `usec` per command (lower case, `cmdstat_` stripped), commands run inside Lua included. */

@@ -58,6 +58,11 @@ export class Scenarios {
     private readonly meter: CostMeter,
   ) {}
 
+  /** A bare round trip to the benchmark's Redis (µs, median of 1000 PINGs). */
+  bareRoundTripMicros(): Promise<number> {
+    return this.server.roundTripMicros(1000);
+  }
+
   /**
    * Drain `tasks` pre-enqueued no-op tasks with `slots` slots in this process,
    * the queue's concurrency capped at `concurrency` when one is given.

@@ -25,6 +25,11 @@ export interface RunnerResults {
   progress: ProgressSample[];
   /** Per repetition, each wait's latency (ms); empty for a runner that cannot wait for a result. */
   waits: number[][];
+  /**
+   * A bare round trip (µs), measured right before each repetition of the
+   * 1-slot drain: what one task per round trip is judged against.
+   */
+  bareRoundTripMicros: number[];
   /** false: the round trips in `cost` were not seen (QueueRunner.roundTripsCounted), not zero. */
   roundTripsCounted: boolean;
 }
@@ -39,6 +44,7 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     schedulePasses: [],
     progress: [],
     waits: [],
+    bareRoundTripMicros: [],
     roundTripsCounted: runner.roundTripsCounted ?? true,
   };
 }
@@ -69,6 +75,9 @@ export class Suite {
 
     for (const slots of c.drainSlots) {
       await this.repeat(runners, async (runner, rep) => {
+        if (slots === 1) {
+          results[runner.name].bareRoundTripMicros.push(await this.scenarios.bareRoundTripMicros());
+        }
         const sample = await this.scenarios.drain(runner, c.drainTasks, slots);
         (results[runner.name].drain[slots] ??= []).push(sample);
         this.log(
