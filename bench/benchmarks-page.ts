@@ -3,9 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 
 import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
+import { missedTargetReasons } from './missed-targets';
 import { MEMORY_PER_TASK_LIMIT_BYTES } from './targets';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
 import { PROGRESS_ROW_KEY } from './progress-figures';
+import { ROUND_TRIP_LIMIT_ROW_KEY } from './round-trip-figures';
 import { WAIT_ROW_KEY } from './wait-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from './schedule-figures';
 
@@ -158,6 +160,7 @@ function cpuOf(meta: BenchMeta): { model: string; cores: string } {
 function resultNotes(figures: readonly ReportedRow[]): string[] {
   const judged = figures.filter((row) => row.met !== null);
   const missed = judged.filter((row) => row.met === false);
+  const reasons = missedTargetReasons(figures).flatMap((reason) => bullet(reason));
   const unjudged = figures.filter((row) => row.target !== null && row.met === null);
   const targets =
     judged.length === 0
@@ -179,6 +182,9 @@ function resultNotes(figures: readonly ReportedRow[]): string[] {
           ? ` Not judged (a figure missing): ${unjudged.map((row) => row.label).join(', ')}.`
           : ''),
     ),
+    ...(reasons.length
+      ? ['', 'What holds the missed targets back, by this run’s figures:', '', ...reasons]
+      : []),
   ];
 }
 
@@ -257,7 +263,11 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
       '**targets**: judged on Threadmill (Redis) against this run’s BullMQ and Bee-Queue, except the in-flight share of the bulk rate, which judges the SQLite column. ' +
         `A run without Bee-Queue (\`--only threadmill\`) judges the targets that name it against reference figures of Bee-Queue 2.0 from another machine (${count(reference.bulkEnqueuePerSecond)} tasks/s bulk, ${count(reference.sequentialEnqueuePerSecond)} sequential and ${count(reference.concurrentEnqueuePerSecond)} in-flight enqueue, ${reference.pickupP99Ms} ms pickup p99, ${reference.memoryPerTaskBytes} B per waiting task), marked "reference figure"; pickup p50 and p95 are then not judged. ` +
         `The memory target is a plain task (${c.payloadBytes} B payload, no unique key, no trace context) in at most ${MEMORY_PER_TASK_LIMIT_BYTES} B; its distance from Bee-Queue is shown, not judged.`,
-      '**1 slot, share of its round-trip limit**: at one slot every library makes one round trip per task, so the drain is judged against the host, not a peer: before each 1-slot drain the benchmark times 1000 bare round trips (PING on its own connection, median), and the limit is one task per (that round trip + the Redis time of the drain’s scripts per task, from `INFO commandstats`). The figure is the drain’s rate over that limit, the median of the repetitions (`bench/round-trip-figures.ts`).',
+      ...(figures.some((row) => row.key === ROUND_TRIP_LIMIT_ROW_KEY)
+        ? [
+            '**1 slot, share of its round-trip limit**: at one slot every library makes one round trip per task, so the drain is judged against the host, not a peer: before each 1-slot drain the benchmark times 1000 bare round trips (PING on its own connection, median), and the limit is one task per (that round trip + the Redis time of the drain’s scripts per task, from `INFO commandstats`). The figure is the drain’s rate over that limit, the median of the repetitions (`bench/round-trip-figures.ts`).',
+          ]
+        : []),
     ].flatMap(bullet),
     '',
     'A CPU profile of one consumer (the fill left out) is one command away:',

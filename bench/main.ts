@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 
+import type { BenchConfig } from './bench-config';
 import { BENCHMARKS_PAGE, LATEST_JSON, writeBenchmarksPage } from './benchmarks-page';
 import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
@@ -33,11 +34,29 @@ import {
   writeJson,
   type BenchMeta,
   type BenchReport,
+  type ReportedRow,
 } from './report';
 import { HELP, isAgainstRun, parseArgs, wantsHelp } from './run-args';
 import { git, gitCommit, gitDirty, osName, ownVersion, packageVersion } from './run-info';
 import { Scenarios } from './scenarios';
-import { Suite } from './suite';
+import { Suite, type RunnerResults } from './suite';
+
+/** The table's rows, judged: a row nobody measured in this run is left out. */
+function reportedFigures(
+  config: BenchConfig,
+  results: Record<string, RunnerResults>,
+  pool: PoolResults,
+): ReportedRow[] {
+  return buildFigures(config, results, pool)
+    .map(toReported)
+    .filter(
+      (row) =>
+        row.threadmill !== null ||
+        row.bullmq !== null ||
+        row.beeQueue !== null ||
+        typeof row.sqlite === 'number',
+    );
+}
 
 /**
  * `--from-json <file>`: docs/benchmarks.md from a report already written, for
@@ -58,6 +77,11 @@ async function writePageFromJson(root: string, file: string): Promise<void> {
     if (manifest !== null) {
       report.meta.threadmill = (JSON.parse(manifest) as { version: string }).version;
     }
+  }
+  // The figures judged again from the raw samples: the targets may have changed since the run.
+  const raw = report.raw as { results?: Record<string, RunnerResults>; pool?: PoolResults };
+  if (raw.results && raw.pool) {
+    report.figures = reportedFigures(report.config, raw.results, raw.pool);
   }
   const page = join(root, BENCHMARKS_PAGE);
   await writeBenchmarksPage(page, report);
@@ -148,15 +172,7 @@ async function main(): Promise<void> {
     const scenarios = new Scenarios(server, new CostMeter(server, counter));
     const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
 
-    const rows = buildFigures(config, results, pool)
-      .map(toReported)
-      .filter(
-        (row) =>
-          row.threadmill !== null ||
-          row.bullmq !== null ||
-          row.beeQueue !== null ||
-          typeof row.sqlite === 'number',
-      );
+    const rows = reportedFigures(config, results, pool);
     const cpuModel = cpus()[0]?.model.trim() ?? 'unknown';
     const meta: BenchMeta = {
       date: new Date().toISOString(),

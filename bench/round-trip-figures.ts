@@ -22,7 +22,8 @@ const ROUND_TRIP_LIMIT_TARGET: Target = {
  */
 function shareOfLimit(r: RunnerResults, rep: number): number | null {
   const sample = r.drain[1]?.[rep];
-  const roundTripMicros = r.bareRoundTripMicros[rep];
+  // Absent from the raw results of a report written before it was measured (--from-json).
+  const roundTripMicros = (r.bareRoundTripMicros as number[] | undefined)?.[rep];
   if (sample === undefined || roundTripMicros === undefined) return null;
   const perTaskMicros = roundTripMicros + sample.cost.scriptMicros / sample.tasks;
   return ((sample.tasks / sample.cost.seconds) * perTaskMicros) / 1e6;
