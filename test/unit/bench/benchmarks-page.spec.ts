@@ -9,6 +9,7 @@ import {
   renderBenchmarksPage,
   writeBenchmarksPage,
 } from '../../../bench/benchmarks-page';
+import { missedTargetReasons } from '../../../bench/missed-targets';
 import type { BenchMeta, BenchReport, ReportedRow } from '../../../bench/report';
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
 
@@ -291,5 +292,41 @@ describe('where a run writes docs/benchmarks.md', () => {
     expect(
       benchmarksPagePath(root, { quick: false, partial: false, out: '/tmp/elsewhere.json' }),
     ).toBeNull();
+  });
+});
+
+describe('bench page: why the missed targets miss', () => {
+  it('explains a missed 100-slot drain by the same run’s Redis CPU per task', () => {
+    const reasons = missedTargetReasons([
+      figure({
+        key: 'drain.inProcess.100',
+        label: 'drain',
+        threadmill: 60_000,
+        bullmq: 22_000,
+        met: false,
+      }),
+      figure({ key: 'redisCpu.100', label: 'Redis CPU', threadmill: 15 }),
+    ]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/^\*\*drain\*\*: Redis is the bottleneck/);
+    // 60k tasks/s at 15 µs each is 0.90 of a core; 3× 22k/s leaves 15.2 µs a task.
+    expect(reasons[0]).toContain('0.90 of one core');
+    expect(reasons[0]).toContain('at most 15.2 µs');
+  });
+
+  it('says nothing of a met target, nor of a miss whose figures this run lacks', () => {
+    expect(
+      missedTargetReasons([
+        figure({
+          key: 'drain.inProcess.100',
+          label: 'drain',
+          threadmill: 70_000,
+          bullmq: 22_000,
+          met: true,
+        }),
+        figure({ key: 'enqueue.sequential', label: 'sequential', threadmill: 9000, met: false }),
+        figure({ key: 'redisCpu.100', label: 'Redis CPU', threadmill: 15 }),
+      ]),
+    ).toEqual([]);
   });
 });
