@@ -28,3 +28,4 @@ export * from './task-wait-timeout.error';
 export * from './partial-enqueue.error';
 export * from './invalid-task-progress.error';
 export * from './metrics-not-enabled.error';
+export * from './invalid-query.error';
