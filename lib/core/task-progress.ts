@@ -59,6 +59,18 @@ export function storedProgress(attempt: number, valueJson: string): string {
 }
 
 /**
+ * What a backend stores, with a finished record's outcome and in the same
+ * atomic step, as its progress: the last value its attempt reported, which
+ * the record carries (see storedProgress). Null when it carries none (its
+ * attempt reported nothing, or the record was not made by a runner), so
+ * such a record costs a backend nothing more to store.
+ */
+export function finishedProgress(record: TaskRecord): string | null {
+  if (record.progress === undefined) return null;
+  return storedProgress(record.workerIds.length, JSON.stringify(record.progress));
+}
+
+/**
  * `record` with the progress a backend stored for it (see storedProgress),
  * when that belongs to the record's current attempt: a new attempt starts
  * without progress (an earlier attempt's is not shown), and a task waiting

@@ -50,6 +50,11 @@ export interface OutcomeJson {
   e?: TaskErrorRecord[];
   /** returnValue, when SUCCESSFUL */
   r?: unknown;
+  /**
+   * progress: the last value the attempt reported, stored with its outcome
+   * (when it reported any); read in place of the `progress` field.
+   */
+  p?: unknown;
 }
 
 /** The `outcome` of a task whose `data` could not be read: the whole final record. */
