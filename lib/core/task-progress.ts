@@ -15,9 +15,11 @@ export const MAX_PROGRESS_BYTES = 1024;
 
 /**
  * Least time between two stores of one attempt's progress (ms). Reports in
- * between only replace the value waiting to be stored, so a task that
- * reports every millisecond costs one store write per interval; the latest
- * value is stored when the interval ends, and before the attempt's outcome.
+ * between only replace the value waiting to be stored; every interval, a
+ * process stores the values waiting for all its running tasks of one store
+ * in one call, so a task that reports every millisecond costs at most one
+ * write per interval, shared with every other task of that process. The
+ * last value is stored with the attempt's outcome, in the same step.
  *
  * @publicApi
  */

@@ -21,8 +21,9 @@ export interface MutableTaskFields {
 
 /**
  * The hash fields HMGET asks for: `data`, the MutableTaskFields in their
- * order, `outcome` (set once the task finished), then `progress` (set by
- * storeProgress-2.lua while an attempt runs).
+ * order, `outcome` (set once the task finished, with the attempt's last
+ * progress in it), then `progress` (set by storeProgress.lua while an
+ * attempt runs).
  */
 export const TASK_HASH_FIELDS = [
   'data',
