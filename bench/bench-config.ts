@@ -53,7 +53,7 @@ export interface BenchConfig {
    * its median needs more of them than the other figures.
    */
   progressReps: number;
-  /** The untimed run before them (long enough for a throttled write and the last one). */
+  /** The untimed run before them (long enough for a batched write and the last values). */
   progressWarmUpMs: number;
   /** Waits for a result per repetition of the wait figure. */
   waits: number;

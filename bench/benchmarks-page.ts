@@ -241,7 +241,7 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         : []),
       ...(figures.some((row) => row.key === PROGRESS_ROW_KEY)
         ? [
-            `**task progress**: ${c.progressTasks} tasks enqueued (untimed), then run at once by one consumer with as many slots, each waking every millisecond for ${c.progressMs / 1000} s; timed twice from an empty store, once silent and once calling \`TaskContext.progress\` on every wake-up (its throttle stores at most one value per task per \`PROGRESS_INTERVAL_MS\`, and the last one before the task returns: \`bench/progress-figures.ts\`). ` +
+            `**task progress**: ${c.progressTasks} tasks enqueued (untimed), then run at once by one consumer with as many slots, each waking every millisecond for ${c.progressMs / 1000} s; timed twice from an empty store, once silent and once calling \`TaskContext.progress\` on every wake-up (the process's batcher stores the waiting values of all the tasks in one call per \`PROGRESS_INTERVAL_MS\`, and each task's last value rides with its acknowledge: \`bench/progress-figures.ts\`). ` +
               `The figure is the reporting run's worker CPU (\`process.cpuUsage()\`) over the silent run's, the median of ${c.progressReps} repetitions (which run first alternates), after one untimed pair of ${c.progressWarmUpMs} ms that loads the progress script and compiles both paths. A silent run costs only some 50 ms of CPU, which varies by a third between identical runs: hence more repetitions than the other figures. Threadmill only: BullMQ and Bee-Queue are not measured (\`–\`).`,
           ]
         : []),

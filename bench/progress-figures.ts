@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { recordWith } from '../lib/core/record-with';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
-import { TaskContext, type ProgressOutlet } from '../lib/core/task-context';
+import { ProgressBatcher } from '../lib/core/progress-batcher';
+import { TaskContext } from '../lib/core/task-context';
 import { TaskResult } from '../lib/core/task-result';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { median } from './metrics';
@@ -31,30 +32,29 @@ const PROGRESS_TARGET: Target = {
 /**
  * A task that wakes every millisecond for `durationMs` and, when
  * `reporting`, reports its tick count through its TaskContext each time, as
- * TaskRunner runs it: progress stored through the backend, the last value
- * stored before the task returns. Silent, it wakes the same way, so the
- * two differ by the reports and their store writes alone.
+ * TaskRunner runs it: the waiting values of all the tasks stored through the
+ * backend in one call per interval (one batcher, as a process has), the
+ * last value carried by the finished record its consumer acknowledges.
+ * Silent, it wakes the same way, so the two differ by the reports and their
+ * store writes alone.
  */
 export function tickingTask(backend: TaskBackend, reporting: boolean, durationMs: number): RunTask {
-  const outlet: ProgressOutlet = {
-    storeProgress: async (record, stored) => {
-      await backend.storeProgress(record, stored);
-    },
-  };
+  const batcher = new ProgressBatcher(async (_alias, entries) => {
+    await backend.storeProgress(entries);
+  });
   return async (record) => {
-    const context = new TaskContext(new TaskResult(record, backend), undefined, outlet);
+    const context = new TaskContext(new TaskResult(record, backend), undefined, batcher);
     const end = performance.now() + durationMs;
     for (let tick = 1; performance.now() < end; tick++) {
       await sleep(1);
       if (reporting) context.progress(tick);
     }
-    const storing = context.finishProgress();
-    if (storing !== null) await storing;
-    return recordWith(record, {
+    const finished = recordWith(record, {
       status: TaskResultStatus.SUCCESSFUL,
       finishedAt: new Date(),
       returnValue: null,
     });
+    return (await context.endProgress(finished)) ?? finished;
   };
 }
 

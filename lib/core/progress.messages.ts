@@ -8,6 +8,11 @@ export const progressTooLarge = (taskName: string, bytes: number, max: number): 
   `Task "${taskName}": its progress is ${bytes} bytes as JSON, over the ${max}-byte limit. ` +
   `Report a number or a few fields (counts, a phase name); keep results for the return value.`;
 
-export const progressNotStored = (id: string, taskName: string, reason: string): string =>
-  `Progress of task "${taskName}" (${id}) was not stored: ${reason}. ` +
-  `Its next report, or its outcome, brings the stored value up to date.`;
+export const progressNotStored = (
+  tasks: readonly { id: string; task: { name: string } }[],
+  reason: string,
+): string =>
+  `Progress of task "${tasks[0].task.name}" (${tasks[0].id})` +
+  (tasks.length > 1 ? ` and ${tasks.length - 1} other task(s)` : '') +
+  ` was not stored: ${reason}. ` +
+  `Their next report, or their outcome, brings the stored value up to date.`;

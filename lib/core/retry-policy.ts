@@ -128,8 +128,9 @@ export function failedAttempt(record: TaskRecord, thrown: unknown, now = new Dat
  * carries it, as a runner's FAILED record does).
  *
  * Returns the record READY again with `task.runAfter` = now + backoff when
- * attempts are left (errors and worker ids kept, `finishedAt` cleared), or
- * FAILED with `finishedAt` = now after the last attempt. Pure: no I/O, so a
+ * attempts are left (errors and worker ids kept, `finishedAt` cleared, no
+ * progress: the next attempt starts without), or FAILED with `finishedAt` =
+ * now after the last attempt (the progress `record` carries kept). Pure: no I/O, so a
  * worker, the pool's crash path and every backend's reaper agree.
  */
 export function nextAttempt(
@@ -140,7 +141,9 @@ export function nextAttempt(
 ): TaskRecord {
   const errors = error ? [...record.errors, error] : record.errors;
   if (!hasAttemptsLeft(record.task, record.workerIds.length)) {
-    return recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
+    const failed = recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
+    // The last progress the runner's record carries is stored with this outcome; a retry's is not.
+    return record.progress === undefined ? failed : { ...failed, progress: record.progress };
   }
   const delay = backoffDelay(record.task.backoff, Math.max(record.workerIds.length, 1), random);
   return recordWith(record, {

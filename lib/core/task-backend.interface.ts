@@ -209,12 +209,17 @@ export interface TaskBackend extends ControlStore {
    */
   unlease(records: readonly TaskRecord[]): Promise<number>;
   /**
-   * Store `stored` (storedProgress) as the progress of `record`'s task, only
-   * while that attempt (the count of `record.workerIds`) still holds it: a
-   * late write never touches a finished, removed or re-leased task. Returns
-   * whether it was stored; reads return it on the record (recordWithProgress).
+   * Store each entry's `stored` (storedProgress) as the progress of its
+   * `record`'s task, only while that attempt (the count of `record.workerIds`)
+   * still holds it: a late write never touches a finished, removed or
+   * re-leased task. All the entries in one round trip (Redis) or one
+   * transaction (SQLite): a process writes the progress of every task it
+   * runs in one call per interval. Per entry, in order, whether it was
+   * stored; reads return it on the record (recordWithProgress). The last
+   * value of an attempt is not written here: the finished record carries
+   * it, and `acknowledge` stores it with the outcome (finishedProgress).
    */
-  storeProgress(record: TaskRecord, stored: string): Promise<boolean>;
+  storeProgress(entries: readonly { record: TaskRecord; stored: string }[]): Promise<boolean[]>;
   /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
    * another beat, the next maintenance pass of any pool recovers the tasks it

@@ -1,16 +1,8 @@
-import { ProgressThrottle } from './progress-throttle';
+import { AttemptProgress } from './attempt-progress';
+import type { ProgressBatcher } from './progress-batcher';
+import { attemptOutcome } from './attempt-outcome';
 import type { ScheduledTick, TaskRecord } from './task-record.interface';
 import type { TaskResult } from './task-result';
-
-/**
- * Where a running attempt's progress is stored (the worker's task runner):
- * `stored` as storedProgress built it, `value` as reported. Never rejects.
- *
- * @internal
- */
-export interface ProgressOutlet {
-  storeProgress(record: TaskRecord, stored: string, value: unknown): Promise<void>;
-}
 
 /**
  * The running attempt of a task: passed as the first argument to a task
@@ -21,13 +13,14 @@ export interface ProgressOutlet {
  */
 export class TaskContext {
   /** Made on the first report, so a task that reports none costs nothing. */
-  private throttle: ProgressThrottle | null = null;
+  private reports: AttemptProgress | null = null;
 
   constructor(
     readonly taskResult: TaskResult,
     /** The attempt's signal, or what makes it when first read (AttemptControl); none: never aborts. */
     private source: AbortSignal | { readonly signal: AbortSignal } | null = null,
-    private readonly outlet: ProgressOutlet | null = null,
+    /** Where its progress is written (the runner's); none: a report is checked, then only kept for the outcome. */
+    private readonly batcher: ProgressBatcher | null = null,
   ) {}
 
   /**
@@ -60,8 +53,9 @@ export class TaskContext {
    * by `getResult` and the inspector, and emitted as `progressed` in this
    * process. Cheap to call as often as the work allows (a number is kept as
    * it is; another value is checked and serialized at the call): at most one
-   * store write per PROGRESS_INTERVAL_MS, of the latest value, which is also
-   * stored before the attempt's outcome. A retry starts without progress.
+   * store write per PROGRESS_INTERVAL_MS, of the latest value, shared with
+   * the other tasks this process runs; the last value is stored with the
+   * attempt's outcome. A retry starts without progress.
    *
    * @example
    * ```ts
@@ -73,25 +67,31 @@ export class TaskContext {
    * @throws InvalidTaskProgressError when `value` is not JSON or is too large.
    */
   progress(value: unknown): void {
-    (this.throttle ??= this.newThrottle()).report(value);
+    if (this.reports === null) {
+      const record = this.taskResult.toRecord();
+      this.reports = this.batcher?.attempt(record) ?? new AttemptProgress(record, null);
+    }
+    this.reports.report(value);
   }
 
   /**
-   * Stores the progress still waiting; the runner awaits it before the
-   * outcome. Null when the task reported none, so that case awaits nothing.
+   * Ends the attempt's progress once `finished` (its outcome) is decided,
+   * and returns the record to store: `finished` carrying the last value
+   * reported, which the backend stores with the outcome in the same step;
+   * for a failed attempt going back for a retry (whose next attempt starts
+   * without progress), `finished` as it is, once that value is written on
+   * its own. Null when the task reported none, so that case awaits nothing.
    * @internal
    */
-  finishProgress(): Promise<void> | null {
-    return this.throttle === null ? null : this.throttle.finish();
-  }
-
-  private newThrottle(): ProgressThrottle {
-    const record = this.taskResult.toRecord();
-    const outlet = this.outlet;
-    // Without an outlet (a context built by hand, e.g. in a test) a report is checked, then dropped.
-    const store = outlet
-      ? (stored: string, value: unknown) => outlet.storeProgress(record, stored, value)
-      : () => Promise.resolve();
-    return new ProgressThrottle(record.task.name, this.attempt, store);
+  endProgress(finished: TaskRecord): Promise<TaskRecord> | null {
+    const reports = this.reports;
+    if (reports === null) return null;
+    const outcome = attemptOutcome({
+      status: finished.status,
+      task: finished.task,
+      attempts: finished.workerIds.length,
+    });
+    if (outcome?.counts === 'retry') return reports.endWriting().then(() => finished);
+    return reports.end().then((progress): TaskRecord => ({ ...finished, progress }));
   }
 }

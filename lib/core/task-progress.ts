@@ -15,9 +15,11 @@ export const MAX_PROGRESS_BYTES = 1024;
 
 /**
  * Least time between two stores of one attempt's progress (ms). Reports in
- * between only replace the value waiting to be stored, so a task that
- * reports every millisecond costs one store write per interval; the latest
- * value is stored when the interval ends, and before the attempt's outcome.
+ * between only replace the value waiting to be stored; every interval, a
+ * process stores the values waiting for all its running tasks of one store
+ * in one call, so a task that reports every millisecond costs at most one
+ * write per interval, shared with every other task of that process. The
+ * last value is stored with the attempt's outcome, in the same step.
  *
  * @publicApi
  */
@@ -56,6 +58,18 @@ export function progressJson(value: unknown, taskName: string): string {
  */
 export function storedProgress(attempt: number, valueJson: string): string {
   return `[${attempt},${valueJson}]`;
+}
+
+/**
+ * What a backend stores, with a finished record's outcome and in the same
+ * atomic step, as its progress: the last value its attempt reported, which
+ * the record carries (see storedProgress). Null when it carries none (its
+ * attempt reported nothing, or the record was not made by a runner), so
+ * such a record costs a backend nothing more to store.
+ */
+export function finishedProgress(record: TaskRecord): string | null {
+  if (record.progress === undefined) return null;
+  return storedProgress(record.workerIds.length, JSON.stringify(record.progress));
 }
 
 /**

@@ -19,8 +19,9 @@ import {
  * was enqueued; `started`, `progressed` and `finished` where it runs (a worker,
  * or the enqueuing process with an immediate backend, where `enqueued` fires
  * just before the task runs, so its status already reads RUNNING).
- * `progressed` fires each time a `TaskContext.progress` report is stored (at
- * most once per PROGRESS_INTERVAL_MS per task), its result's `progress` the value stored.
+ * `progressed` fires each time a `TaskContext.progress` report is written
+ * while the task runs (at most once per PROGRESS_INTERVAL_MS per task), its
+ * result's `progress` the value stored; the last value comes with `finished`.
  * Each is heard from every process that shares the backend with
  * `on(event, listener, { allProcesses: true })`.
  *

@@ -5,6 +5,7 @@ import {
   AttemptControl,
   CancelHook,
   EventStream,
+  ProgressBatcher,
   TaskCancelledError,
   TaskContext,
   TaskResult,
@@ -19,7 +20,7 @@ import {
   recordWith,
   runInTaskContext,
   unknownTask,
-  type ProgressOutlet,
+  type ProgressEntry,
   type TaskRecord,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
@@ -43,8 +44,12 @@ import { TaskRegistry } from '../task/task.registry';
  * @publicApi
  */
 @Injectable()
-export class TaskRunner implements ProgressOutlet {
+export class TaskRunner {
   private readonly logger = new Logger(TaskRunner.name);
+  /** The progress writes of every task this process runs: one store call per alias per interval. */
+  private readonly progress = new ProgressBatcher((alias, entries) =>
+    this.storeProgress(alias, entries),
+  );
 
   constructor(
     private readonly registry: TaskRegistry,
@@ -58,7 +63,9 @@ export class TaskRunner implements ProgressOutlet {
    *   cancel is requested: the attempt's signal aborts with a
    *   TaskCancelledError and the attempt ends CANCELLED.
    * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
-   *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way.
+   *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way;
+   *   carrying `progress`, the last value the attempt reported (when it reported any, and
+   *   it is not going back for a retry), which `acknowledge` stores with the outcome.
    */
   run(record: TaskRecord, cancel?: AbortSignal | CancelHook): Promise<TaskRecord> {
     // Null unless an OpenTelemetry SDK is registered: then the attempt is a CONSUMER span.
@@ -96,7 +103,7 @@ export class TaskRunner implements ProgressOutlet {
     let finished: TaskRecord;
     // Every task runs in its context, so currentTaskContext() (and the child's
     // report of a rejection the task left behind) can tell which task it is.
-    const context = new TaskContext(new TaskResult(record, source), control, this);
+    const context = new TaskContext(new TaskResult(record, source), control, this.progress);
     try {
       // Cancelled before it started: the method is never called.
       if (control.error) throw control.error;
@@ -113,9 +120,9 @@ export class TaskRunner implements ProgressOutlet {
     } finally {
       control.end();
     }
-    // The last progress reported is stored before the outcome, while the attempt still holds the task.
-    const storing = context.finishProgress();
-    if (storing !== null) await storing;
+    // The last progress reported rides with the outcome (stored in the same step); a retry's is written first.
+    const ending = context.endProgress(finished);
+    if (ending !== null) finished = await ending;
     announceEndedAttempt(this.stream, finished, source, startedAt);
     return finished;
   }
@@ -126,21 +133,27 @@ export class TaskRunner implements ProgressOutlet {
     );
   }
 
-  /** @internal Stores a running attempt's progress (TaskContext's throttle calls it); never rejects. */
-  async storeProgress(record: TaskRecord, stored: string, value: unknown): Promise<void> {
+  /** Stores the progress of running attempts of one alias in one call (the batcher's); never rejects. */
+  private async storeProgress(alias: string, entries: readonly ProgressEntry[]): Promise<void> {
     try {
-      const backend = this.backends.get(record.task.backend);
-      // Not held any more (its lease was taken back): the attempt's outcome will be refused too.
-      if (!(await backend.storeProgress(record, stored))) return;
+      const backend = this.backends.get(alias);
+      // An entry not stored is no longer held (its lease was taken back): its outcome will be refused too.
+      const stored = await backend.storeProgress(entries);
       if (!this.stream.listens('taskProgressed')) return;
-      this.stream.emit('taskProgressed', {
-        record: { ...record, progress: value },
-        source: this.backends.sourceFor(backend.alias),
+      const source = this.backends.sourceFor(alias);
+      entries.forEach(({ record, value }, i) => {
+        if (!stored[i]) return;
+        this.stream.emit('taskProgressed', { record: { ...record, progress: value }, source });
       });
     } catch (error) {
       // Progress is advisory: a store that failed must not fail the task.
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn(progressNotStored(record.id, record.task.name, reason));
+      this.logger.warn(
+        progressNotStored(
+          entries.map((entry) => entry.record),
+          reason,
+        ),
+      );
     }
   }
 

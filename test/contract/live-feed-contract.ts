@@ -43,10 +43,12 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
     const lease = (backend: TaskBackend, max = 10): Promise<TaskRecord[]> =>
       backend.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0 });
     const report = (backend: TaskBackend, running: TaskRecord, value: unknown) =>
-      backend.storeProgress(
-        running,
-        storedProgress(running.workerIds.length, JSON.stringify(value)),
-      );
+      backend.storeProgress([
+        {
+          record: running,
+          stored: storedProgress(running.workerIds.length, JSON.stringify(value)),
+        },
+      ]);
 
     it('announces enqueued, started and progressed with id, queue, name and the progress stored', async () => {
       const { backend } = subject();
@@ -54,7 +56,7 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
       const [a, b] = await backend.enqueueMany([record('contract.a'), record('contract.b')]);
       const [running] = await lease(backend);
       expect(running.id).toBe(a.id);
-      await expect(report(backend, running, { done: 3 })).resolves.toBe(true);
+      await expect(report(backend, running, { done: 3 })).resolves.toEqual([true]);
       await waitFor(() => feed.seen.length >= 5, { what: 'five live events' });
       expect(brief(feed.seen)).toEqual([
         ['enqueued', a.id],
@@ -115,7 +117,7 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
       ]);
       const waiting = await backend.enqueue(keyed());
       const feed = await listen(backend);
-      await expect(report(backend, running, 1)).resolves.toBe(false);
+      await expect(report(backend, running, 1)).resolves.toEqual([false]);
       const returned = await backend.enqueue(keyed());
       expect(returned.id).toBe(waiting.id);
       // An event after them, so their absence is seen once it arrives.

@@ -11,11 +11,12 @@ import { readyRecord } from '../helpers/ready-record';
 
 /**
  * The contract of task progress: a running attempt's progress is stored
- * while that attempt holds its task, read back by getResult and peek, kept
- * with the attempt's outcome, and a late write of an attempt that finished,
- * was removed or lost its task to a later attempt changes nothing. A new
- * attempt starts without progress. Part of describeBackendContract, run on
- * every backend.
+ * while that attempt holds its task, many tasks' in one call, read back by
+ * getResult and peek, kept with the attempt's outcome or stored with it when
+ * the finished record carries it, and a late write of an attempt that
+ * finished, was removed or lost its task to a later attempt changes nothing.
+ * A new attempt starts without progress. Part of describeBackendContract,
+ * run on every backend.
  */
 export function describeProgress(subject: () => { backend: TaskBackend; alias: string }): void {
   describe('progress', () => {
@@ -36,11 +37,15 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       expect(acquired).toHaveLength(1);
       return acquired[0];
     };
-    const report = (running: TaskRecord, value: unknown): Promise<boolean> =>
-      subject().backend.storeProgress(
-        running,
-        storedProgress(running.workerIds.length, JSON.stringify(value)),
-      );
+    const entry = (running: TaskRecord, value: unknown) => ({
+      record: running,
+      stored: storedProgress(running.workerIds.length, JSON.stringify(value)),
+    });
+    const report = async (running: TaskRecord, value: unknown): Promise<boolean> => {
+      const stored = await subject().backend.storeProgress([entry(running, value)]);
+      expect(stored).toHaveLength(1);
+      return stored[0];
+    };
     const finished = (running: TaskRecord): TaskRecord =>
       recordWith(running, {
         status: TaskResultStatus.SUCCESSFUL,
@@ -84,6 +89,65 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       await expect(report(running, 1)).resolves.toBe(false);
       await expect(backend.getResult(running.id)).rejects.toThrow(TaskResultDoesNotExist);
       await expect(report({ ...running, id: 'no-such-id' }, 1)).resolves.toBe(false);
+    });
+
+    it('stores many entries in one call, each only while its attempt holds its task', async () => {
+      const { backend } = subject();
+      const first = await enqueueAndAcquire();
+      const done = await enqueueAndAcquire();
+      const last = await enqueueAndAcquire();
+      await backend.acknowledge([finished(done)]);
+      await expect(
+        backend.storeProgress([
+          entry(first, { step: 1 }),
+          entry(done, 0.5),
+          entry(last, 0.75),
+          entry({ ...first, id: 'no-such-id' }, 1),
+        ]),
+      ).resolves.toEqual([true, false, true, false]);
+      await expect(backend.storeProgress([])).resolves.toEqual([]);
+      expect((await backend.getResult(first.id)).progress).toEqual({ step: 1 });
+      expect((await backend.getResult(last.id)).progress).toBe(0.75);
+      expect((await backend.getResult(done.id)).progress).toBeUndefined();
+    });
+
+    it('is stored with the outcome a finished record carries, by acknowledge and acknowledgeAndAcquire', async () => {
+      const { backend } = subject();
+      const plain = await enqueueAndAcquire();
+      const written = await enqueueAndAcquire();
+      await report(written, 0.5);
+      const riding = await enqueueAndAcquire();
+      const ridden = { ...finished(riding), progress: { done: 8, of: 8 } };
+      await expect(
+        backend.acknowledge([finished(plain), { ...finished(written), progress: 0.9 }, ridden]),
+      ).resolves.toEqual(['acknowledged', 'acknowledged', 'acknowledged']);
+      // A repeat of the very record is recognized, progress and all.
+      await expect(backend.acknowledge([ridden])).resolves.toEqual(['already-stored']);
+      expect('progress' in (await backend.getResult(plain.id))).toBe(false);
+      expect((await backend.getResult(written.id)).progress).toBe(0.9);
+      await expect(backend.getResult(riding.id)).resolves.toMatchObject({
+        status: TaskResultStatus.SUCCESSFUL,
+        progress: { done: 8, of: 8 },
+      });
+      const peeked = await backend.peek('default', 'successful', 10);
+      expect(peeked.find((task) => task.id === riding.id)?.progress).toEqual({ done: 8, of: 8 });
+
+      const next = await enqueueAndAcquire();
+      const failed = recordWith(next, {
+        status: TaskResultStatus.FAILED,
+        finishedAt: new Date(),
+        errors: [{ className: 'Error', traceback: 'Error: boom' }],
+      });
+      const { acknowledged } = await backend.acknowledgeAndAcquire(
+        [{ ...failed, progress: 'halfway' }],
+        ['default'],
+        { workerId: 'host:1-0', timeoutMs: 0 },
+      );
+      expect(acknowledged).toEqual(['acknowledged']);
+      await expect(backend.getResult(next.id)).resolves.toMatchObject({
+        status: TaskResultStatus.FAILED,
+        progress: 'halfway',
+      });
     });
 
     it("shows the failed attempt's progress while its retry waits; the next attempt starts without, and the old one cannot write", async () => {

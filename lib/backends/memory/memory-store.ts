@@ -2,6 +2,7 @@ import {
   InvalidTaskError,
   TaskResultDoesNotExist,
   TaskResultStatus,
+  finishedProgress,
   queueNotConfigured,
   serializeRecord,
   taskResultDoesNotExist,
@@ -250,9 +251,12 @@ export class MemoryStore {
     this.enter(this.queue(queue), record, now);
   }
 
+  /** A task out of its segment into its history; the last progress its record carries stored with it. */
   finish(queue: string, record: TaskRecord, now: number): void {
     this.dropLease(record.id);
     this.tasks.delete(record.id);
+    const progress = finishedProgress(record);
+    if (progress !== null) this.progress.set(record.id, progress);
     // The longest any result is kept; the trimming step applies each queue and status's own limit.
     this.results.set(record.id, {
       record,

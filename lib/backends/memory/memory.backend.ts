@@ -224,9 +224,13 @@ export class MemoryBackend implements ExecutingBackend {
     return released;
   }
 
-  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
+  async storeProgress(
+    entries: readonly { record: TaskRecord; stored: string }[],
+  ): Promise<boolean[]> {
     this.assertOpen();
-    return this.store.storeProgress(record.id, record.workerIds.length, stored);
+    return entries.map(({ record, stored }) =>
+      this.store.storeProgress(record.id, record.workerIds.length, stored),
+    );
   }
 
   async cancel(id: string): Promise<CancelResult> {

@@ -4,7 +4,7 @@ import { RedisProgressScript } from './redis-progress-script';
 
 /**
  * Running attempts' progress of one RedisBackend alias: the `progress`
- * field of the task hash, written by storeProgress-2.lua only while the
+ * field of the task hash, written by storeProgress.lua only while the
  * attempt still holds its task, and read back with the hash's other fields
  * (TASK_HASH_FIELDS).
  *
@@ -17,21 +17,20 @@ export class RedisProgress {
     this.script = new RedisProgressScript(context.connection.client);
   }
 
-  async store(record: TaskRecord, stored: string): Promise<boolean> {
+  /** Stores each entry while its attempt holds its task, all in one call; per entry whether it did. */
+  async store(entries: readonly { record: TaskRecord; stored: string }[]): Promise<boolean[]> {
     const { guard, keys, connection } = this.context;
     guard.assertOpen();
-    return connection.run(() =>
-      this.script.storeProgress(
-        { runningKey: keys.running(record.task.queue), taskKey: keys.task(record.id) },
-        {
-          id: record.id,
-          attempt: record.workerIds.length,
-          stored,
-          liveChannel: keys.liveChannel,
-          queue: record.task.queue,
-          name: record.task.name,
-        },
-      ),
-    );
+    if (entries.length === 0) return [];
+    const items = entries.map(({ record, stored }) => ({
+      runningKey: keys.running(record.task.queue),
+      taskKey: keys.task(record.id),
+      id: record.id,
+      attempt: record.workerIds.length,
+      stored,
+      queue: record.task.queue,
+      name: record.task.name,
+    }));
+    return connection.run(() => this.script.storeProgress(items, keys.liveChannel));
   }
 }

@@ -113,7 +113,9 @@ export class RedisRecordCodec {
     const fields = RedisRecordCodec.mutableFields(values);
     const progress = values?.[6];
     if (outcome !== null) {
-      return recordWithProgress(this.decodeFinished(id, data, fields, outcome), progress);
+      const finished = this.decodeFinished(id, data, fields, outcome);
+      // Progress stored with the outcome is the attempt's last; the field holds an earlier write.
+      return finished.progress !== undefined ? finished : recordWithProgress(finished, progress);
     }
     return data === null ? null : recordWithProgress(this.decodeLive(id, data, fields), progress);
   }
@@ -213,7 +215,7 @@ export class RedisRecordCodec {
       throw new CorruptTaskDataError(corruptTaskData(id, 'its outcome has malformed fields'));
     }
     const live = this.liveJson(id, data, fields);
-    return recordFromJson({
+    const record = recordFromJson({
       ...live,
       status: outcome.s as TaskResultStatus,
       finishedAt: outcome.f ?? null,
@@ -221,6 +223,7 @@ export class RedisRecordCodec {
       errors: outcome.e ?? [],
       returnValue: outcome.r,
     });
+    return outcome.p === undefined ? record : { ...record, progress: outcome.p };
   }
 
   /** The mutable fields from an HMGET of TASK_HASH_FIELDS (null when the hash is gone). */
@@ -257,7 +260,8 @@ export class RedisRecordCodec {
   }
 
   /**
-   * The `outcome` of a finished task (OutcomeJson): what the worker changed.
+   * The `outcome` of a finished task (OutcomeJson): what the worker changed,
+   * and the last progress its attempt reported when the record carries one.
    * The rest is read back from the hash: the task, enqueuedAt and args from
    * `data`, startedAt and lastAttemptedAt as acquire wrote them (a worker
    * cannot move when its attempt began); a live task's hash never expires,
@@ -271,6 +275,8 @@ export class RedisRecordCodec {
     let text = `{"s":${json(record.status)},"f":${json(ms(record.finishedAt))},"w":${json(record.workerIds)}`;
     if (record.errors.length > 0) text += `,"e":${json(record.errors)}`;
     if (record.status === TaskResultStatus.SUCCESSFUL) text += `,"r":${json(record.returnValue)}`;
+    // The attempt's last progress rides with its outcome: nothing when it reported none.
+    if (record.progress !== undefined) text += `,"p":${json(record.progress)}`;
     return `${text}}`;
   }
 }

@@ -72,7 +72,12 @@ export const REDIS_SCRIPTS = {
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
   retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
   removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
-  storeProgress: { file: 'storeProgress-2.lua', keys: { fixed: 2 }, uses: ['publishLive'] },
+  // Per item: one progress entry (its running set and task hash).
+  storeProgress: {
+    file: 'storeProgress.lua',
+    keys: { fixed: 0, perItem: 2 },
+    uses: ['publishLive'],
+  },
   resumeQueue: { file: 'resumeQueue-3.lua', keys: { fixed: 3 }, uses: ['wakeReady'] },
   storeQueueLimits: { file: 'storeQueueLimits-5.lua', keys: { fixed: 5 }, uses: ['wakeReady'] },
   beatPool: { file: 'beatPool-2.lua', keys: { fixed: 2 }, uses: ['storeClock'] },

@@ -21,8 +21,9 @@ export interface MutableTaskFields {
 
 /**
  * The hash fields HMGET asks for: `data`, the MutableTaskFields in their
- * order, `outcome` (set once the task finished), then `progress` (set by
- * storeProgress-2.lua while an attempt runs).
+ * order, `outcome` (set once the task finished, with the attempt's last
+ * progress in it), then `progress` (set by storeProgress.lua while an
+ * attempt runs).
  */
 export const TASK_HASH_FIELDS = [
   'data',
@@ -50,6 +51,11 @@ export interface OutcomeJson {
   e?: TaskErrorRecord[];
   /** returnValue, when SUCCESSFUL */
   r?: unknown;
+  /**
+   * progress: the last value the attempt reported, stored with its outcome
+   * (when it reported any); read in place of the `progress` field.
+   */
+  p?: unknown;
 }
 
 /** The `outcome` of a task whose `data` could not be read: the whole final record. */

@@ -243,8 +243,8 @@ export class RedisBackend implements TaskBackend {
     return this.canceller.cancel(id);
   }
 
-  storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
-    return this.progress.store(record, stored);
+  storeProgress(entries: readonly { record: TaskRecord; stored: string }[]): Promise<boolean[]> {
+    return this.progress.store(entries);
   }
 
   retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {

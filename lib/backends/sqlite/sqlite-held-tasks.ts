@@ -42,6 +42,9 @@ export class SqliteHeldTasks {
   private readonly retryTx: Transaction<
     (records: readonly TaskRecord[], now: number) => RetryOutcome[]
   >;
+  private readonly progressTx: Transaction<
+    (entries: readonly { record: TaskRecord; stored: string }[], now: number) => boolean[]
+  >;
   private readonly releaseTx: Transaction<
     (records: readonly TaskRecord[], now: number, unstarted: boolean) => number
   >;
@@ -65,6 +68,10 @@ export class SqliteHeldTasks {
     );
     this.retryTx = db.transaction((records: readonly TaskRecord[], now: number) =>
       records.map((record) => this.requeue(record, now)),
+    );
+    this.progressTx = db.transaction(
+      (entries: readonly { record: TaskRecord; stored: string }[], now: number) =>
+        entries.map(({ record, stored }) => this.progressed(record, stored, now)),
     );
     this.releaseTx = db.transaction(
       (records: readonly TaskRecord[], now: number, unstarted: boolean) =>
@@ -99,16 +106,24 @@ export class SqliteHeldTasks {
     );
   }
 
-  /** Stores progress while the attempt `record` still holds its task (one statement, and its live event while anyone listens); whether it did. */
-  storeProgress(record: TaskRecord, stored: string): boolean {
+  /**
+   * Stores each entry's progress while its attempt still holds its task (one
+   * statement per entry, and its live event while anyone listens), all in
+   * one write transaction; per entry whether it did.
+   */
+  storeProgress(entries: readonly { record: TaskRecord; stored: string }[]): boolean[] {
+    if (entries.length === 0) return [];
+    return this.connection.guard(() => this.progressTx.immediate(entries, Date.now()));
+  }
+
+  /** Inside progressTx: one entry's progress, if its attempt still holds its task. */
+  private progressed(record: TaskRecord, stored: string, now: number): boolean {
     const { tasks } = this.connection.sql;
-    return this.connection.guard(() => {
-      const held =
-        tasks.updateProgress.run(stored, this.alias, record.id, record.workerIds.length).changes ===
-        1;
-      if (held) this.live.progressed(record, stored, Date.now());
-      return held;
-    });
+    const held =
+      tasks.updateProgress.run(stored, this.alias, record.id, record.workerIds.length).changes ===
+      1;
+    if (held) this.live.progressed(record, stored, now);
+    return held;
   }
 
   /** Sends tasks back for their next attempt; the caller checked each is a retry of a configured queue. */

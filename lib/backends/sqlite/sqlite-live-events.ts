@@ -45,7 +45,7 @@ export class SqliteLiveEvents {
     if (records.length > 0 && this.listened(now)) this.appendTx('started', records, null);
   }
 
-  /** A progress stored for `record`, as stored. */
+  /** A progress stored for `record`, as stored (inside its transaction, which this joins). */
   progressed(record: TaskRecord, stored: string, now: number): void {
     if (this.listened(now)) this.appendTx('progressed', [record], stored);
   }

@@ -4,6 +4,7 @@ import {
   CorruptTaskDataError,
   deserializeRecord,
   FINISHED_STATUSES,
+  finishedProgress,
   serializeRecord,
   TaskResultStatus,
   type TaskRecord,
@@ -85,10 +86,14 @@ export class SqliteRows {
     );
   }
 
-  /** A finished task out of the task table and into the results, kept as its retention says. */
+  /**
+   * A finished task out of the task table and into the results, kept as its
+   * retention says, with the last progress its record carries, or else what
+   * the task row held.
+   */
   finish(record: TaskRecord, row: TaskRow, now: number): void {
     this.sql.deleteTask.run(row.seq);
-    this.storeResult(record, row.queue, now, row.progress ?? null);
+    this.storeResult(record, row.queue, now, finishedProgress(record) ?? row.progress ?? null);
   }
 
   /** `progress`: what the task row held (storeProgress), kept with the result. */

@@ -216,8 +216,10 @@ export class SqliteBackend implements TaskBackend {
     return this.heldTasks.giveBack(records, true);
   }
 
-  async storeProgress(record: TaskRecord, stored: string): Promise<boolean> {
-    return this.heldTasks.storeProgress(record, stored);
+  async storeProgress(
+    entries: readonly { record: TaskRecord; stored: string }[],
+  ): Promise<boolean[]> {
+    return this.heldTasks.storeProgress(entries);
   }
 
   async cancel(id: string): Promise<CancelResult> {

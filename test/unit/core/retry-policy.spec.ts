@@ -72,6 +72,15 @@ describe('retry policy', () => {
       expect('returnValue' in next).toBe(false);
     });
 
+    it('keeps the progress a failed record carries for its final outcome, never for a retry', () => {
+      const last = nextAttempt({ ...running(1), progress: { done: 3 } }, null, now);
+      expect(last).toMatchObject({ status: TaskResultStatus.FAILED, progress: { done: 3 } });
+      const retry = nextAttempt({ ...running(1, { retries: 1 }), progress: 0.5 }, null, now);
+      expect(retry.status).toBe(TaskResultStatus.READY);
+      expect('progress' in retry).toBe(false);
+      expect('progress' in nextAttempt(running(1), error, now)).toBe(false);
+    });
+
     it('treats a nonsense stored retries value as none', () => {
       const record = running(1, { retries: 'many' as unknown as number });
       expect(allowedAttempts(record.task)).toBe(1);

@@ -1,12 +1,17 @@
 import {
   InvalidTaskProgressError,
   MAX_PROGRESS_BYTES,
-  ProgressThrottle,
+  ProgressBatcher,
   TaskContext,
   TaskResult,
+  TaskResultStatus,
+  finishedProgress,
   progressJson,
+  recordWith,
   recordWithProgress,
   storedProgress,
+  type ProgressEntry,
+  type TaskRecord,
 } from '../../../lib/core';
 import { runningRecord } from '../../helpers/ready-record';
 
@@ -69,90 +74,52 @@ describe('recordWithProgress', () => {
   });
 });
 
-describe('ProgressThrottle', () => {
-  const INTERVAL = 500;
-  let writes: { stored: string; value: unknown; at: number }[];
-  let store: jest.Mock<Promise<void>, [string, unknown]>;
+describe('finishedProgress', () => {
+  const record = runningRecord('a', {}, 'host:1-0');
 
-  beforeEach(() => {
-    jest.useFakeTimers({ now: 0 });
-    writes = [];
-    store = jest.fn((stored: string, value: unknown) => {
-      writes.push({ stored, value, at: Date.now() });
-      return Promise.resolve();
-    });
-  });
-
-  afterEach(() => {
-    jest.useRealTimers();
-  });
-
-  it('writes at most once per interval, each time the latest value, and the last one on finish', async () => {
-    const throttle = new ProgressThrottle('t', 3, store, INTERVAL);
-    // A report every millisecond for a second.
-    for (let ms = 0; ms < 1000; ms++) {
-      throttle.report(ms);
-      await jest.advanceTimersByTimeAsync(1);
-    }
-    await throttle.finish();
-    expect(writes.map((w) => w.at)).toEqual([500, 1000]);
-    expect(writes.map((w) => w.value)).toEqual([499, 999]);
-    expect(writes[0].stored).toBe('[3,499]');
-    expect(writes.at(-1)?.stored).toBe('[3,999]');
-  });
-
-  it('stores nothing on finish when nothing waits, and drops reports after it', async () => {
-    const throttle = new ProgressThrottle('t', 1, store, INTERVAL);
-    throttle.report({ phase: 'a' });
-    await jest.advanceTimersByTimeAsync(INTERVAL - 1);
-    expect(writes).toHaveLength(0);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(writes).toHaveLength(1);
-    await throttle.finish();
-    throttle.report({ phase: 'late' });
-    await jest.advanceTimersByTimeAsync(10 * INTERVAL);
-    expect(writes.map((w) => w.value)).toEqual([{ phase: 'a' }]);
-  });
-
-  it('keeps the waiting value when a report is refused', async () => {
-    const throttle = new ProgressThrottle('t', 1, store, INTERVAL);
-    throttle.report(0.5);
-    expect(() => throttle.report(() => 1)).toThrow(InvalidTaskProgressError);
-    await throttle.finish();
-    expect(writes.map((w) => w.value)).toEqual([0.5]);
-  });
-
-  it('never overlaps writes: one due while another is under way waits, and finish waits for both', async () => {
-    let release: () => void = () => undefined;
-    const slow = jest.fn((stored: string, value: unknown) => {
-      writes.push({ stored, value, at: Date.now() });
-      return new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    });
-    const throttle = new ProgressThrottle('t', 1, slow, INTERVAL);
-    throttle.report(1);
-    await jest.advanceTimersByTimeAsync(INTERVAL);
-    throttle.report(2);
-    await jest.advanceTimersByTimeAsync(3 * INTERVAL);
-    expect(writes.map((w) => w.value)).toEqual([1]);
-    const finishing = throttle.finish();
-    release();
-    await jest.advanceTimersByTimeAsync(0);
-    expect(writes.map((w) => w.value)).toEqual([1, 2]);
-    release();
-    await finishing;
+  it('is what a backend stores with the outcome of a record carrying progress, null without', () => {
+    expect(finishedProgress({ ...record, progress: { n: 1 } })).toBe(storedProgress(1, '{"n":1}'));
+    expect(finishedProgress({ ...record, progress: null })).toBe('[1,null]');
+    expect(finishedProgress(record)).toBeNull();
   });
 });
 
 describe('TaskContext.progress', () => {
-  it('checks a value even without a store to write to (a context built by hand)', async () => {
-    const context = new TaskContext(
-      new TaskResult(runningRecord('a'), { getResult: () => Promise.reject(new Error('none')) }),
-    );
-    expect(context.finishProgress()).toBeNull();
+  const result = (record: TaskRecord) =>
+    new TaskResult(record, { getResult: () => Promise.reject(new Error('none')) });
+  const ended = (record: TaskRecord, status: TaskResultStatus): TaskRecord =>
+    recordWith(record, {
+      status,
+      finishedAt: new Date(),
+      errors: status === TaskResultStatus.FAILED ? [{ className: 'E', traceback: 'E' }] : [],
+    });
+
+  it('checks a value even without a store to write to, and the outcome carries the last one', async () => {
+    const record = runningRecord('a');
+    const context = new TaskContext(result(record));
+    expect(context.endProgress(ended(record, TaskResultStatus.SUCCESSFUL))).toBeNull();
     context.progress(0.1);
     expect(() => context.progress(Symbol('x'))).toThrow(InvalidTaskProgressError);
-    await context.finishProgress();
+    context.progress({ phase: 'end' });
+    const finished = await context.endProgress(ended(record, TaskResultStatus.SUCCESSFUL));
+    expect(finished).toMatchObject({
+      status: TaskResultStatus.SUCCESSFUL,
+      progress: { phase: 'end' },
+    });
+  });
+
+  it("writes a retried attempt's last value on its own, and its record carries none", async () => {
+    const writes: ProgressEntry[][] = [];
+    const batcher = new ProgressBatcher((_alias, entries) => {
+      writes.push([...entries]);
+      return Promise.resolve();
+    });
+    const leased = runningRecord('a');
+    const record: TaskRecord = { ...leased, task: { ...leased.task, retries: 1 } };
+    const context = new TaskContext(result(record), null, batcher);
+    context.progress(0.5);
+    const retried = await context.endProgress(ended(record, TaskResultStatus.FAILED));
+    expect(retried).not.toHaveProperty('progress');
+    expect(writes.map((batch) => batch.map((entry) => entry.stored))).toEqual([['[1,0.5]']]);
   });
 });

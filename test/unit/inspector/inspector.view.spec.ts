@@ -280,7 +280,8 @@ describe('inspector view', () => {
       const [running] = await leaseTo(backend, 'host:1-0', readyTask('t-3'));
       const without = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
       expect(without.find((t) => t.startsWith('progress '))).toBeUndefined();
-      await backend.storeProgress(running, storedProgress(1, JSON.stringify({ rows: 40, of: 90 })));
+      const stored = storedProgress(1, JSON.stringify({ rows: 40, of: 90 }));
+      await backend.storeProgress([{ record: running, stored }]);
       const text = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
       expect(text.find((t) => t.startsWith('progress '))).toBe(`${'progress'.padEnd(16)}{`);
       expect(text).toContain(`${' '.repeat(16)}  "rows": 40,`);

@@ -113,8 +113,12 @@ describe('hearing enqueued, started and progressed from every process (memory ba
     await subscription.ready;
     await tasks.enqueue(GreetingTasks, 'greet', ['Ed']);
     const [running] = await lease();
-    await backend().storeProgress(running, storedProgress(1, JSON.stringify({ step: 1 })));
-    await backend().storeProgress(running, storedProgress(1, JSON.stringify({ step: 2 })));
+    await backend().storeProgress([
+      { record: running, stored: storedProgress(1, JSON.stringify({ step: 1 })) },
+    ]);
+    await backend().storeProgress([
+      { record: running, stored: storedProgress(1, JSON.stringify({ step: 2 })) },
+    ]);
     await waitFor(() => heard.length === 2, { what: 'both progress reports heard' });
     expect(heard).toEqual([{ step: 1 }, { step: 2 }]);
     expect(moduleRef.get(LiveListener).progressed).toEqual([{ step: 1 }, { step: 2 }]);

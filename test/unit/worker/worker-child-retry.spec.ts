@@ -33,7 +33,11 @@ afterEach(() => journals.splice(0).forEach((journal) => journal.close()));
  * and retry are spied on from then on (they still run), so the spies see the
  * child's calls only.
  */
-async function setup(stored: (backend: MemoryBackend) => Promise<unknown> = async () => undefined) {
+async function setup(
+  stored: (backend: MemoryBackend) => Promise<unknown> = async () => undefined,
+  /** The last progress each failed attempt's record carries, as a TaskRunner's does; none when undefined. */
+  progress?: unknown,
+) {
   const backend = memoryBackend();
   await stored(backend);
   const spies = {
@@ -55,6 +59,7 @@ async function setup(stored: (backend: MemoryBackend) => Promise<unknown> = asyn
       status: TaskResultStatus.FAILED,
       finishedAt: new Date(),
       errors: [...record.errors, { className: 'Error', traceback: 'Error: boom' }],
+      ...(progress !== undefined && { progress }),
     }),
     channel: { send: async (message: ChildMessage) => void messages.push(message) },
     journal: journal.journal,
@@ -125,6 +130,26 @@ describe('WorkerChild retries', () => {
     expect(await backend.getResult('last')).toMatchObject({
       status: TaskResultStatus.FAILED,
       workerIds: ['host:41-1', 'host:42-1'],
+    });
+  });
+
+  it("stores a last attempt's progress with its outcome, and never a retried one's", async () => {
+    const { backend, spies, child } = await setup(
+      async (backend) => {
+        await retriedBy(backend, 'host:41-1', retrying('last', 1));
+        await backend.enqueue(retrying('again', 1));
+      },
+      { done: 3 },
+    );
+    await child.run();
+    const [retried] = recordsOf(spies.retry);
+    expect(retried.id).toBe('again');
+    expect('progress' in retried).toBe(false);
+    const acknowledged = recordsOf(spies.acknowledge);
+    expect(acknowledged.find((record) => record.id === 'last')?.progress).toEqual({ done: 3 });
+    await expect(backend.getResult('last')).resolves.toMatchObject({
+      status: TaskResultStatus.FAILED,
+      progress: { done: 3 },
     });
   });
 });

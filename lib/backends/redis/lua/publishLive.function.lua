@@ -2,7 +2,7 @@
   publishLive: the one place a live task event (enqueued, started,
   progressed) is announced. RedisScripts prepends this file to every script
   that names it (enqueue.lua and enqueueUnique.lua for the tasks they made,
-  acquire.lua for the ids it leased, storeProgress-2.lua for a stored
+  acquire.lua for the ids it leased, storeProgress.lua for stored
   progress). Each announces in the step that makes the change, so no event
   goes unannounced, whoever made it.
 

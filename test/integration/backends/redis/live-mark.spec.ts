@@ -16,7 +16,9 @@ describe('RedisBackend live channel and its listener mark', () => {
   async function runOne(backend: ReturnType<RedisFixture['backend']>, args: unknown[]) {
     await backend.enqueue(readyRecord(backend.alias, { args }));
     const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
-    await expect(backend.storeProgress(leased, storedProgress(1, '0.5'))).resolves.toBe(true);
+    await expect(
+      backend.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
+    ).resolves.toEqual([true]);
     await backend.acknowledge([succeeded(leased)]);
     return leased;
   }

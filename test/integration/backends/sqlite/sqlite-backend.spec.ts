@@ -120,7 +120,9 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(upgraded.getResult(done.id)).resolves.toMatchObject({ returnValue: 'kept' });
       const [running] = await upgraded.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       expect((await upgraded.getResult(running.id)).progress).toBeUndefined();
-      await expect(upgraded.storeProgress(running, storedProgress(1, '0.5'))).resolves.toBe(true);
+      await expect(
+        upgraded.storeProgress([{ record: running, stored: storedProgress(1, '0.5') }]),
+      ).resolves.toEqual([true]);
       expect((await upgraded.getResult(running.id)).progress).toBe(0.5);
       await expect(upgraded.claimRole('store-gauges', 'pool-a', 1000)).resolves.toBe(true);
       const off = await upgraded.subscribeLive(() => undefined);

@@ -41,7 +41,9 @@ describe('SqliteBackend live events table and its listener rows', () => {
   async function runOne(): Promise<string> {
     const task = await backend.enqueue(newRecord(alias));
     const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
-    await expect(backend.storeProgress(leased, storedProgress(1, '0.5'))).resolves.toBe(true);
+    await expect(
+      backend.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
+    ).resolves.toEqual([true]);
     return task.id;
   }
 

@@ -43,7 +43,7 @@ function recordingClient() {
     cancel: 1,
     retryFinished: 1,
     removeFinished: 1,
-    storeProgress: 1,
+    storeProgress: [1, 1],
     putSchedule: 1,
     removeSchedule: 1,
     readSchedules: [],
@@ -228,8 +228,16 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { id: 'i', outcomeSeen: '{}', uniqueKey: null },
   );
   await new RedisProgressScript(client).storeProgress(
-    { runningKey: 'k', taskKey: 'k' },
-    { id: 'i', attempt: 1, stored: '[1,0]', liveChannel: 'l', queue: 'q', name: 't' },
+    two({
+      runningKey: 'k',
+      taskKey: 'k',
+      id: 'i',
+      attempt: 1,
+      stored: '[1,0]',
+      queue: 'q',
+      name: 't',
+    }),
+    'l',
   );
   const passed = {} as Record<RedisScriptName, number>;
   for (const [name, args] of calls) {

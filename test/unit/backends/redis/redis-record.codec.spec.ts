@@ -51,6 +51,24 @@ describe('RedisRecordCodec: a finished task', () => {
     expect(codec.decodeStored(done.id, leasedHash(enqueued, startedAt, outcome))).toEqual(done);
   });
 
+  it('carries the progress a finished record has in its outcome, read in place of the field; none costs nothing', () => {
+    const done: TaskRecord = {
+      ...leased(enqueued, startedAt),
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt,
+      returnValue: null,
+    };
+    const plain = codec.encodeFinished(done);
+    expect(codec.encodeFinished({ ...done, progress: undefined })).toBe(plain);
+    const carried = codec.encodeFinished({ ...done, progress: { done: 8 } });
+    expect(carried).toBe(`${plain.slice(0, -1)},"p":{"done":8}}`);
+    // An earlier write in the hash's progress field: the outcome's value wins, else it is read.
+    const field = '[1,{"done":4}]';
+    const hash = (outcome: string) => [...leasedHash(enqueued, startedAt, outcome), field];
+    expect(codec.decodeStored(done.id, hash(carried))?.progress).toEqual({ done: 8 });
+    expect(codec.decodeStored(done.id, hash(plain))?.progress).toEqual({ done: 4 });
+  });
+
   it('stores null for a return value JSON has no text for, so the outcome stays valid', () => {
     for (const returnValue of [undefined, () => 1, Symbol('s')]) {
       const [, read] = finishAndRead({ status: TaskResultStatus.SUCCESSFUL, returnValue });
