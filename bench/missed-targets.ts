@@ -89,9 +89,9 @@ const REASONS: Record<string, Reason> = {
     );
   },
   [PROGRESS_ROW_KEY]: () =>
-    'Each stored progress value is a store call of its own, and a silent task of this ' +
-    'scenario costs its worker little (30 tasks share one timer-driven loop), so a few ' +
-    'calls per task show.',
+    'The reporting run stores progress in one call per 500 ms for all 30 tasks (each last ' +
+    'value rides with its outcome), so what shows is each report itself, against a silent ' +
+    'run that costs its worker little (30 tasks share one timer-driven loop).',
 };
 
 /** The reasons of this run’s missed targets, one bullet each (label first), in table order. */
