@@ -146,6 +146,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
           .tasks,
       ).toEqual([]);
       expect((await call('GET', `/api/tasks?${alias()}&segment=nowhere`)).status).toBe(400);
+      expect((await call('GET', `/api/tasks?${alias()}&cursor=not-a-cursor`)).status).toBe(400);
       await call('POST', `/api/tasks/cancel?${alias()}`, { body: { queue: 'loud' } });
     });
 
