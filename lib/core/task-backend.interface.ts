@@ -241,15 +241,12 @@ export interface TaskBackend extends ControlStore {
   /** Up to `count` tasks of one segment, best first; expired data is skipped. */
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
   /**
-   * One page of a segment's tasks, in `peek`'s order, from the cursor of the
-   * previous page (planListing checks the query: UnknownQueueError,
-   * InvalidQueryError). The cursor is the last entry's position in the
-   * segment, never an offset: a task present from the first page to the
-   * last is listed exactly once, however many come and go meanwhile. Each
-   * call examines at most ListPlan.scan entries, an index range from the
-   * cursor (so a page costs the same with a million tasks waiting); with
-   * `taskName` a page may come back short with `next` set. Expired and
-   * unreadable entries are skipped, as `peek` skips them.
+   * A page of a segment's tasks in `peek`'s order (planListing checks the
+   * query). Its cursor is the last entry's position, never an offset: a
+   * task present from first page to last is listed once, however many come
+   * and go. A call examines at most ListPlan.scan entries from the cursor,
+   * so a page costs the same with a million tasks waiting; with `taskName`
+   * it may come back short with `next` set. Skips what `peek` skips.
    */
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Counts per queue and rates over the last `intervalMs`. */
