@@ -82,7 +82,7 @@ export function Chart(props: ChartProps) {
         <span class="chart-title">{props.title}</span>
         <span class="legend">
           {props.series.map((series, i) => (
-            <span key={series.label} class={`key s${i}`}>
+            <span key={series.label} class={props.bars ? 'key bars' : `key s${i}`}>
               {series.label}
             </span>
           ))}

@@ -32,7 +32,8 @@ export function duration(ms: number): string {
   if (abs < 1000) return `${sign}${Math.round(abs)} ms`;
   if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(abs < 10_000 ? 2 : 1)} s`;
   const minutes = Math.floor(abs / 60_000);
-  if (minutes < 60) return `${sign}${minutes} min ${Math.floor((abs % 60_000) / 1000)} s`;
+  const seconds = Math.floor((abs % 60_000) / 1000);
+  if (minutes < 60) return `${sign}${minutes} min${seconds ? ` ${seconds} s` : ''}`;
   return `${sign}${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
