@@ -32,6 +32,7 @@ const perKind = <T>(make: () => T): PerKind<T> => ({
   childExited: make(),
   maintenanceStepFailed: make(),
   poolSummary: make(),
+  dashboardAction: make(),
 });
 
 /**

@@ -41,6 +41,7 @@ export * from './unique-key';
 export * from './unique-key.messages';
 export * from './unique-enqueue-plan';
 export * from './control.messages';
+export * from './dashboard.messages';
 export * from './task-feed-fanout';
 export * from './finished-task-feed';
 export * from './live-task-feed';

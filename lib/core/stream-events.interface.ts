@@ -29,6 +29,20 @@ export interface TaskFinishedEvent extends AttemptEndedEvent {
   readonly status: FinalStatus;
 }
 
+/** What someone did through the web dashboard (ThreadmillDashboardModule). */
+export interface DashboardActionEvent {
+  /** Who, as the dashboard's `identify` option names the request; undefined when it names no one. */
+  readonly who: string | undefined;
+  /** `cancel`, `retry`, `remove`, `pause`, `resume`, `limits` or `run` (a schedule). */
+  readonly action: string;
+  /** The backend alias acted on. */
+  readonly backend: string;
+  /** What it acted on, in words: `task <id>`, `queue "emails"`, `failed tasks of queue "emails"`. */
+  readonly target: string;
+  /** How many tasks (or queues, or schedule runs) it changed. */
+  readonly count: number;
+}
+
 /**
  * The events of one process, by kind. Task events come from where the task is
  * enqueued or run; child, maintenance and summary events from a pool's main
@@ -54,6 +68,8 @@ export interface StreamEventMap {
     readonly ratePerSecond: number;
     readonly children: number;
   };
+  /** An action taken through the web dashboard, in the process that serves it. */
+  dashboardAction: DashboardActionEvent;
 }
 
 export type StreamEventKind = keyof StreamEventMap;

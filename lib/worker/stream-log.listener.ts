@@ -3,6 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { EventStream } from '../core/event-stream';
 import type { AttemptEndedEvent } from '../core/stream-events.interface';
 import type { TaskRecord } from '../core/task-record.interface';
+import { dashboardActionLine } from '../core/dashboard.messages';
 import {
   childExited,
   childStarted,
@@ -19,7 +20,7 @@ const runningOn = (record: TaskRecord): string => record.workerIds[record.worker
  * The worker's log lines that tell what happened, written from the event
  * stream with Nest's Logger (the text from worker.messages.ts): a child's
  * per-task lines, and a pool's lines of its children, maintenance and
- * summary. Each returns its unsubscribe.
+ * summary, and the web dashboard's actions. Each returns its unsubscribe.
  *
  * @internal
  */
@@ -62,6 +63,13 @@ export class StreamLogListener {
         this.logger.log(poolSummary(done, failed, ratePerSecond, children));
       }),
     ]);
+  }
+
+  /** A line per action taken through the web dashboard: who, what, on what, how many. */
+  dashboard(): () => void {
+    return this.stream.on('dashboardAction', (event) => {
+      this.logger.log(dashboardActionLine(event));
+    });
   }
 
   private all(stops: readonly (() => void)[]): () => void {

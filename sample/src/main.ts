@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { sampleConfig } from './sample.config';
 import { WebModule } from './web.module';
 
-/** The sample's web app: `POST /tasks/:name`, `GET /tasks/:id`, `GET /health`. */
+/** The sample's web app: `POST /tasks/:name`, `GET /tasks/:id`, `GET /health`, `/threadmill`. */
 async function main(): Promise<void> {
   const app = await NestFactory.create(WebModule, { logger: sampleConfig.logLevels });
   // Closes the backends on SIGTERM / Ctrl-C, so no connection is left dangling.

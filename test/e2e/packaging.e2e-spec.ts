@@ -88,6 +88,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       'dist/cli/index.js',
       'dist/cli/threadmill.bin.js',
       'dist/health/index.d.ts',
+      'dist/dashboard/index.d.ts',
       'dist/backends/sqlite/index.d.ts',
       'dist/dashboard/assets/index.html',
       'dist/dashboard/assets/app.js',

@@ -28,3 +28,5 @@ export * from './task-wait-timeout.error';
 export * from './partial-enqueue.error';
 export * from './invalid-task-progress.error';
 export * from './metrics-not-enabled.error';
+export * from './dashboard-access-rule-missing.error';
+export * from './invalid-dashboard-option.error';

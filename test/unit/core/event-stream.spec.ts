@@ -21,6 +21,7 @@ const KINDS: StreamEventKind[] = [
   'childExited',
   'maintenanceStepFailed',
   'poolSummary',
+  'dashboardAction',
 ];
 
 function setup() {

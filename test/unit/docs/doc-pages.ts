@@ -90,6 +90,7 @@ export function blockPath(block: CodeBlock): string {
 export const PACKAGE_ENTRY_POINTS: Readonly<Record<string, string>> = {
   '@threadmill/nestjs': 'lib/index.ts',
   '@threadmill/nestjs/cli': 'lib/cli/index.ts',
+  '@threadmill/nestjs/dashboard': 'lib/dashboard/index.ts',
   '@threadmill/nestjs/health': 'lib/health/index.ts',
   '@threadmill/nestjs/sqlite': 'lib/backends/sqlite/index.ts',
 };

@@ -87,4 +87,29 @@ describe('StreamLogListener', () => {
     ]);
     expect(texts(lines.error)).toEqual(['Maintenance step "trim" failed: Error: READONLY']);
   });
+
+  it('writes each dashboard action: who, what, on what, how many', () => {
+    const { stream, lines, log } = setup();
+    const stop = log.dashboard();
+    stream.emit('dashboardAction', {
+      who: 'ada',
+      action: 'retry',
+      backend: 'default',
+      target: 'failed tasks of queue "emails"',
+      count: 3,
+    });
+    stream.emit('dashboardAction', {
+      who: undefined,
+      action: 'pause',
+      backend: 'default',
+      target: 'queue "emails"',
+      count: 1,
+    });
+    expect(texts(lines.log)).toEqual([
+      'Dashboard: ada did retry on failed tasks of queue "emails" (backend "default"): 3 affected.',
+      'Dashboard: an unidentified user did pause on queue "emails" (backend "default"): 1 affected.',
+    ]);
+    stop();
+    expect(stream.listens('dashboardAction')).toBe(false);
+  });
 });

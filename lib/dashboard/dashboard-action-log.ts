@@ -1,0 +1,25 @@
+import { Inject, Injectable } from '@nestjs/common';
+
+import { EventStream } from '../core';
+import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
+
+/**
+ * Tells the event stream of every action taken through the dashboard
+ * (`dashboardAction`): who (the `identify` option), what, on what, how many.
+ *
+ * @internal
+ */
+@Injectable()
+export class DashboardActionLog {
+  constructor(
+    private readonly stream: EventStream,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  /** Emits the action and returns its count. */
+  record(request: unknown, action: string, backend: string, target: string, count: number): number {
+    const who = this.settings.options.identify?.(request);
+    this.stream.emit('dashboardAction', { who, action, backend, target, count });
+    return count;
+  }
+}

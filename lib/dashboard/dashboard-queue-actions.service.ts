@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+
+import { limitsWord, type QueueLimits } from '../core';
+import { QueueService } from '../queue/queue.service';
+import { ScheduleService } from '../schedule/schedule.service';
+import { DashboardActionLog } from './dashboard-action-log';
+import { DashboardBackends } from './dashboard-backends';
+
+/**
+ * The dashboard's actions on queues (pause, resume, limits) through
+ * QueueService, and on schedules (run now) through ScheduleService. Each
+ * done action is logged.
+ *
+ * @internal
+ */
+@Injectable()
+export class DashboardQueueActions {
+  constructor(
+    private readonly backends: DashboardBackends,
+    private readonly queues: QueueService,
+    private readonly schedules: ScheduleService,
+    private readonly log: DashboardActionLog,
+  ) {}
+
+  /** @throws UnknownQueueError (404) for a queue the backend does not configure. */
+  async pause(
+    request: unknown,
+    alias: string | undefined,
+    queue: string,
+    paused: boolean,
+  ): Promise<{ paused: boolean }> {
+    const backend = this.backends.get(alias).alias;
+    if (paused) await this.queues.pause(queue, { backend });
+    else await this.queues.resume(queue, { backend });
+    this.log.record(request, paused ? 'pause' : 'resume', backend, `queue "${queue}"`, 1);
+    return { paused };
+  }
+
+  /** Sets the queue's limits for every pool; null lifts them. */
+  async setLimits(
+    request: unknown,
+    alias: string | undefined,
+    queue: string,
+    limits: QueueLimits | null,
+  ): Promise<{ limits: QueueLimits | null }> {
+    const backend = this.backends.get(alias).alias;
+    await this.queues.setLimits(queue, limits, { backend });
+    this.log.record(request, 'limits', backend, `queue "${queue}" (${limitsWord(limits)})`, 1);
+    return { limits };
+  }
+
+  /** Enqueues one run of the schedule's task now. @throws UnknownScheduleError (404). */
+  async runSchedule(
+    request: unknown,
+    alias: string | undefined,
+    id: string,
+  ): Promise<{ taskId: string }> {
+    const backend = this.backends.get(alias).alias;
+    const result = await this.schedules.trigger(id, { backend });
+    this.log.record(request, 'run', backend, `schedule "${id}" (task ${result.id})`, 1);
+    return { taskId: result.id };
+  }
+}
