@@ -7,7 +7,7 @@ import { Header } from './header';
 import { useLiveOverview } from './live-overview';
 import { OverviewView } from './overview';
 import { PoolsView } from './pools';
-import { useLocation, type Route } from './router';
+import { href, useLocation, type Route } from './router';
 import { SchedulesView } from './schedules';
 import { TaskDetailView } from './task-detail';
 import { TaskListView } from './task-list';
@@ -110,7 +110,7 @@ function Shell({ meta }: { meta: Meta }) {
       </button>
       <Header route={route} live={live.state} />
       <main id="main" ref={main} tabIndex={-1}>
-        <View route={route} />
+        <View route={route} alias={alias} />
       </main>
       <div class="messages">
         <p role="status" aria-live="polite" class="message">
@@ -124,7 +124,7 @@ function Shell({ meta }: { meta: Meta }) {
   );
 }
 
-function View({ route }: { route: Route }) {
+function View({ route, alias }: { route: Route; alias: string }) {
   switch (route.view) {
     case 'overview':
       return <OverviewView />;
@@ -141,7 +141,8 @@ function View({ route }: { route: Route }) {
         <section>
           <h2 tabIndex={-1}>Not found</h2>
           <p>
-            Nothing is at <code>{route.path}</code>. <a href="#/">Back to the overview</a>.
+            Nothing is at <code>{route.path}</code>.{' '}
+            <a href={href({ view: 'overview' }, alias)}>Back to the overview</a>.
           </p>
         </section>
       );

@@ -77,7 +77,8 @@ function LimitsDialog({ queue, onClose }: { queue: QueueOverview; onClose(): voi
       onClose={onClose}
       onConfirm={() =>
         void run(async () => {
-          await act(`queues/${part(queue.name)}/limits`, { alias }, wanted, 'PUT');
+          // `{}` lifts them (a bare JSON null is not an object, which body parsers refuse).
+          await act(`queues/${part(queue.name)}/limits`, { alias }, wanted ?? {}, 'PUT');
           return `Limits of queue ${queue.name}: ${limitsText(wanted)}.`;
         }).then((done) => done && onClose())
       }

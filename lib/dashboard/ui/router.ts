@@ -52,8 +52,8 @@ function routeOf(parts: string[], query: URLSearchParams): Route {
   return { view: 'missing', path: parts.join('/') };
 }
 
-/** The `#/...` address of a route on an alias. */
-export function href(route: Route, alias: string | undefined): string {
+/** The `#/...` part of a route's address on an alias. */
+export function hashOf(route: Route, alias: string | undefined): string {
   const query = new URLSearchParams();
   let path = '';
   switch (route.view) {
@@ -81,8 +81,18 @@ export function href(route: Route, alias: string | undefined): string {
   return `#/${path}${search ? `?${search}` : ''}`;
 }
 
+/**
+ * A route's address for a link: this document's path and the route's hash.
+ * Never a bare `#...`, which would resolve against the page's `<base href>`
+ * (the path with a trailing slash) and load the page again when the address
+ * has none, as Fastify serves it.
+ */
+export function href(route: Route, alias: string | undefined): string {
+  return `${location.pathname}${hashOf(route, alias)}`;
+}
+
 export function navigate(route: Route, alias: string | undefined): void {
-  location.hash = href(route, alias);
+  location.hash = hashOf(route, alias);
 }
 
 /** The current location, following hash changes. */
@@ -97,18 +107,16 @@ export function useLocation(): Location {
 }
 
 /**
- * Puts the page's address at its base, so `#...` links stay on this page: an
- * address without the trailing slash (`/threadmill`), or a path route under the
- * base (`/threadmill/tasks/<id>`), becomes the matching hash route.
+ * Turns a path route under the page's base (`/threadmill/tasks/<id>`, which
+ * the server answers with this page too) into its hash route on the base's
+ * path (`/threadmill#/tasks/<id>`), so links and reloads stay on one address.
  */
 export function normalizeAddress(): void {
-  const base = new URL(document.baseURI);
-  if (location.pathname === base.pathname) return;
-  const prefix = base.pathname.replace(/\/$/, '');
-  let hash = location.hash;
-  if (!hash && location.pathname.startsWith(`${prefix}/`)) {
-    const rest = location.pathname.slice(prefix.length + 1);
-    if (rest) hash = `#/${rest}${location.search}`;
-  }
-  history.replaceState(null, '', `${base.pathname}${hash}`);
+  const base = new URL(document.baseURI).pathname;
+  const prefix = base.replace(/\/$/, '');
+  const path = location.pathname;
+  if (path === base || path === prefix || !path.startsWith(base)) return;
+  const rest = path.slice(base.length).replace(/\/$/, '');
+  const hash = location.hash || (rest ? `#/${rest}${location.search}` : '');
+  history.replaceState(null, '', `${prefix}${hash}`);
 }

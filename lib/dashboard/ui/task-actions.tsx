@@ -5,7 +5,7 @@ import { act, part } from './api';
 import type { Segment, TaskDetail } from './api-types';
 import { ConfirmDialog } from './confirm-dialog';
 import { useDashboard } from './context';
-import { href } from './router';
+import { navigate } from './router';
 
 type Verb = 'retry' | 'cancel' | 'remove';
 
@@ -26,7 +26,7 @@ export function TaskActions({ task }: { task: TaskDetail }) {
       await act(`tasks/${part(task.id)}/${verb}`, { alias });
       if (verb === 'remove') {
         const segment = task.status.toLowerCase() as Segment;
-        location.hash = href({ view: 'tasks', queue: task.queue, segment }, alias);
+        navigate({ view: 'tasks', queue: task.queue, segment }, alias);
       }
       return { retry: 'Task retried.', cancel: 'Task cancelled.', remove: 'Task removed.' }[verb];
     });
