@@ -2,6 +2,14 @@ import type { BackendTelemetry } from './backend-telemetry.interface';
 import type { FeedUnsubscribe, FinishedTasksListener } from './finished-task-feed';
 import type { LiveTaskEventsListener } from './live-task-feed';
 import type { ControlStore } from './control-store.interface';
+import type {
+  ActivityQuery,
+  BackendActivity,
+  PoolInfo,
+  PoolStatus,
+  TaskListQuery,
+  TaskPage,
+} from './task-listing';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 
@@ -209,11 +217,19 @@ export interface TaskBackend extends ControlStore {
   storeProgress(record: TaskRecord, stored: string): Promise<boolean>;
   /**
    * Pool `poolId` is alive until `ttlMs` from now. Once that passes without
-   * another beat, the next maintenance pass of any pool recovers the tasks it holds.
+   * another beat, the next maintenance pass of any pool recovers the tasks it
+   * holds. `info` (the pool's main process sends it) is stored with the beat
+   * for `pools`; a beat without it keeps the info stored before.
    */
-  beatPool(poolId: string, ttlMs: number): Promise<void>;
-  /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat. */
+  beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void>;
+  /** Pool `poolId` stopped cleanly (it holds nothing): forget its heartbeat and info. */
   retirePool(poolId: string): Promise<void>;
+  /**
+   * The pools the store knows, by id: alive ones, and lapsed ones not yet
+   * recovered and forgotten, each with its last beat, deadline, info and
+   * how many running tasks it holds. Bounded (POOLS_LISTED_MAX).
+   */
+  pools(): Promise<PoolStatus[]>;
   /**
    * Claims `role` for `holder` until `ttlMs` from now, in one atomic step:
    * true when `holder` holds it now (it was free, its lease had run out, or
@@ -224,8 +240,27 @@ export interface TaskBackend extends ControlStore {
   claimRole(role: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Up to `count` tasks of one segment, best first; expired data is skipped. */
   peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]>;
+  /**
+   * A page of a segment's tasks in `peek`'s order (planListing checks the
+   * query). Its cursor is the last entry's position, never an offset: a
+   * task present from first page to last is listed once, however many come
+   * and go. A call examines at most ListPlan.scan entries from the cursor,
+   * so a page costs the same with a million tasks waiting; with `taskName`
+   * it may come back short with `next` set. Skips what `peek` skips.
+   */
+  listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Counts per queue and rates over the last `intervalMs`. */
   telemetry(intervalMs: number): Promise<BackendTelemetry>;
+  /**
+   * Per queue and bucket (ActivityBuckets, on the store's clock): tasks
+   * enqueued, finished per final status, and the mean wait and run of a
+   * bounded sample of those finished. Reads only what the store keeps
+   * already (ingress counts, history by finish time), so it costs nothing
+   * on the path every task takes, and a bounded number of reads per bucket
+   * whatever the store's size. InvalidQueryError for a bucket or window out
+   * of range.
+   */
+  activity(query: ActivityQuery): Promise<BackendActivity>;
   /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
   getResult(id: string): Promise<TaskRecord>;
   /**

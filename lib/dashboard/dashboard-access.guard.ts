@@ -78,9 +78,7 @@ export class DashboardAccessGuard implements CanActivate {
   private guards(): Promise<CanActivate[]> {
     this.userGuards ??= Promise.all(
       (this.settings.options.guards ?? []).map((guard) =>
-        typeof guard === 'function'
-          ? this.moduleRef.create(guard)
-          : Promise.resolve(guard),
+        typeof guard === 'function' ? this.moduleRef.create(guard) : Promise.resolve(guard),
       ),
     );
     return this.userGuards;

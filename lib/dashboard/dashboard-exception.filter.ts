@@ -10,6 +10,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 
 import {
   BackendUnavailableError,
+  InvalidQueryError,
   InvalidTaskError,
   TaskResultDoesNotExist,
   UnknownBackendError,
@@ -26,6 +27,7 @@ const TOLD: readonly [new (...args: never[]) => Error, number][] = [
   [UnknownScheduleError, HttpStatus.NOT_FOUND],
   [UnknownBackendError, HttpStatus.NOT_FOUND],
   [InvalidTaskError, HttpStatus.BAD_REQUEST],
+  [InvalidQueryError, HttpStatus.BAD_REQUEST],
 ];
 
 /** What the page is told of an error. */

@@ -20,6 +20,7 @@ import { describeFinishedFeed } from './feed-contract';
 import { describeLiveFeed } from './live-feed-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
+import { describeListing } from './listing-contract';
 import { describePauses } from './pause-contract';
 import { describeProgress } from './progress-contract';
 import { describeRepeats } from './repeat-contract';
@@ -972,6 +973,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeConcurrentEnqueues(() => ({ backend, alias, build }));
     describeTraceContexts(() => ({ backend, alias }));
     describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
+    describeListing(() => ({ backend, alias }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -67,7 +67,7 @@ export class MemoryMaintenance implements MaintenanceStore {
 
   async lapsedPools(max: number, ownPoolId: string | undefined): Promise<string[]> {
     const now = Date.now();
-    return [...this.deps.store.pools]
+    return [...this.deps.store.pools.deadlines]
       .filter(([poolId, deadline]) => deadline <= now && poolId !== ownPoolId)
       .sort(([, a], [, b]) => a - b)
       .map(([poolId]) => poolId)

@@ -1,61 +1,94 @@
 import {
+  ACTIVITY_SEGMENTS,
+  ActivityBuckets,
+  POOLS_LISTED_MAX,
+  listedPage,
+  planListing,
+  poolStatuses,
   TaskResultDoesNotExist,
   recordWithProgress,
   taskResultDoesNotExist,
+  type ActivityQuery,
+  type BackendActivity,
   type BackendTelemetry,
   type FinishedSegment,
+  type PoolStatus,
+  type QueueActivity,
   type QueueSegment,
+  type TaskListQuery,
+  type TaskPage,
   type TaskRecord,
 } from '../../core';
+import { MemoryListing } from './memory-listing';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 
 /**
- * What callers and operators read of a MemoryBackend: a segment's tasks,
- * counts and rates, and one task's result. A read changes nothing, except
+ * What callers and operators read of a MemoryBackend: a segment's tasks
+ * (peek, pages), counts and rates, activity per bucket, the pools, and one
+ * task's result. A read changes nothing, except
  * that a result found expired is dropped.
  *
  * @internal
  */
 export class MemoryReads {
+  private readonly listing: MemoryListing;
+
   constructor(
     private readonly alias: string,
     private readonly store: MemoryStore,
-  ) {}
+  ) {
+    this.listing = new MemoryListing(store, (record) => this.copy(record));
+  }
 
   peek(queue: string, segment: QueueSegment, count: number): TaskRecord[] {
-    const { store } = this;
-    const state = store.queueStates.get(queue);
-    if (!state || count <= 0) return [];
-    let ids: string[];
-    switch (segment) {
-      case 'ready':
-        ids = state.ready.peek(count);
-        break;
-      case 'deferred':
-        ids = [...state.deferred.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
-        break;
-      case 'running':
-        ids = [...store.leases.entries()]
-          .filter(([, lease]) => lease.queue === queue)
-          .sort((a, b) => a[1].deadline - b[1].deadline)
-          .map(([id]) => id);
-        break;
-      case 'successful':
-      case 'failed':
-      case 'cancelled':
-        // Newest first: what an operator looking at history wants to see.
-        ids = [...state.history[segment].entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
-        break;
-    }
+    if (count <= 0) return [];
+    // Every id when some may be skipped (a result past its TTL): the count is of records found.
+    const ids = this.listing.ids(queue, segment, segment === 'ready' ? count : Infinity);
     const now = Date.now();
     const found: TaskRecord[] = [];
     for (const id of ids) {
-      const record = store.find(id, now);
+      const record = this.store.find(id, now);
       if (record) found.push(this.copy(record));
       if (found.length >= count) break;
     }
     return found;
+  }
+
+  listTasks(query: TaskListQuery): TaskPage {
+    const plan = planListing(this.alias, [...this.store.queueStates.keys()], query);
+    return listedPage(plan, this.listing.scan(plan));
+  }
+
+  pools(): PoolStatus[] {
+    const { store } = this;
+    const stored = store.pools.stored((poolId) => store.poolTasks.get(poolId)?.size ?? 0);
+    return poolStatuses(stored.slice(0, POOLS_LISTED_MAX), Date.now());
+  }
+
+  /** Counts every ingress time and history entry of the window; samples the first of each bucket. */
+  activity(query: ActivityQuery): BackendActivity {
+    const { store } = this;
+    const now = Date.now();
+    const buckets = ActivityBuckets.plan(query, now);
+    const perBucket = buckets.samplesPerBucket(store.queueStates.size);
+    const queues: Record<string, QueueActivity> = {};
+    for (const [queue, state] of store.queueStates) {
+      const tally = buckets.tally();
+      for (const at of state.ingress) tally.add('enqueued', buckets.indexOf(at));
+      for (const segment of ACTIVITY_SEGMENTS) {
+        const sampled = new Array<number>(buckets.count).fill(0);
+        for (const [id, finishedAt] of state.history[segment]) {
+          const index = buckets.indexOf(finishedAt);
+          const record = index < 0 ? undefined : store.liveResult(id, now);
+          if (!record) continue;
+          tally.add(segment, index);
+          if (sampled[index]++ < perBucket) tally.sample(index, record);
+        }
+      }
+      queues[queue] = tally.result();
+    }
+    return { start: new Date(buckets.start), bucketMs: buckets.bucketMs, queues };
   }
 
   telemetry(intervalMs: number): BackendTelemetry {

@@ -3,7 +3,7 @@ export function readyScore(priority: number, enqueuedAtMs: number): number {
   return -priority * 1e13 + enqueuedAtMs;
 }
 
-interface ReadyEntry {
+export interface ReadyEntry {
   readonly id: string;
   readonly score: number;
   /** Insertion order breaks ties, so one bulk enqueue keeps its order. */
@@ -45,6 +45,24 @@ export class MemoryReadyQueue {
   /** Up to `count` best ids, left in place. */
   peek(count: number): string[] {
     return this.entries.slice(0, count).map((entry) => entry.id);
+  }
+
+  /** Up to `count` entries in order after the one at (score, seq), left in place; from the best without. */
+  after(position: { score: number; seq: number } | null, count: number): ReadyEntry[] {
+    let low = 0;
+    if (position !== null) {
+      let high = this.entries.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        const other = this.entries[mid];
+        const before =
+          other.score < position.score ||
+          (other.score === position.score && other.seq <= position.seq);
+        if (before) low = mid + 1;
+        else high = mid;
+      }
+    }
+    return this.entries.slice(low, low + count);
   }
 
   remove(id: string): boolean {

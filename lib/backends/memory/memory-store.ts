@@ -15,6 +15,7 @@ import { delayUntil } from '../../core/run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
 import type { MemoryFeeds } from './memory-feeds';
 import { MemoryLimits } from './memory-limits';
+import { MemoryPoolBeats } from './memory-pool-beats';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
 
@@ -56,8 +57,8 @@ export class MemoryStore {
   readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
   /** Task id -> its progress as storeProgress stored it, until its result is dropped. */
   readonly progress = new Map<string, string>();
-  /** Pool id -> heartbeat deadline (ms); a pool past it is dead. */
-  readonly pools = new Map<string, number>();
+  /** Each pool's heartbeat deadline (a pool past it is dead), last beat and info. */
+  readonly pools = new MemoryPoolBeats();
   /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
   readonly poolTasks = new Map<string, Set<string>>();
   /** Pool id -> task id -> when its cancel was requested (ms); see MemoryCancels. */
@@ -274,19 +275,15 @@ export class MemoryStore {
     if (held?.size === 0) this.poolTasks.delete(poolId);
   }
 
-  beatPool(poolId: string, deadline: number): void {
-    this.pools.set(poolId, deadline);
-  }
-
   retirePool(poolId: string, now: number): void {
     // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
-    if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.set(poolId, now);
+    if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.lapse(poolId, now);
     else this.forgetPool(poolId);
   }
 
   /** A pool that holds nothing is forgotten, and the cancel requests addressed to it with it. */
   forgetPool(poolId: string): void {
-    this.pools.delete(poolId);
+    this.pools.forget(poolId);
     this.cancelRequests.delete(poolId);
   }
 

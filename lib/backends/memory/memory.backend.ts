@@ -13,6 +13,8 @@ import {
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
+  type ActivityQuery,
+  type BackendActivity,
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
@@ -24,10 +26,14 @@ import {
   type MaintenancePassOptions,
   type MaintenancePassReport,
   type ExecutingBackend,
+  type PoolInfo,
+  type PoolStatus,
   type QueueSegment,
   type RetryOutcome,
   type QueueLimits,
   type TaskExecutor,
+  type TaskListQuery,
+  type TaskPage,
   type TaskRecord,
 } from '../../core';
 import type { ScheduleStore } from '../../core/schedule-store.interface';
@@ -280,9 +286,19 @@ export class MemoryBackend implements ExecutingBackend {
     return this.reads.peek(queue, segment, count);
   }
 
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    this.assertOpen();
+    return this.reads.listTasks(query);
+  }
+
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
     this.assertOpen();
     return this.reads.telemetry(intervalMs);
+  }
+
+  async activity(query: ActivityQuery): Promise<BackendActivity> {
+    this.assertOpen();
+    return this.reads.activity(query);
   }
 
   async getResult(id: string): Promise<TaskRecord> {
@@ -302,9 +318,15 @@ export class MemoryBackend implements ExecutingBackend {
     return this.feeds.live.subscribe(listener);
   }
 
-  async beatPool(poolId: string, ttlMs: number): Promise<void> {
+  async beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
     this.assertOpen();
-    this.store.beatPool(poolId, Date.now() + ttlMs);
+    const now = Date.now();
+    this.store.pools.beat(poolId, now + ttlMs, now, info);
+  }
+
+  async pools(): Promise<PoolStatus[]> {
+    this.assertOpen();
+    return this.reads.pools();
   }
 
   async retirePool(poolId: string): Promise<void> {

@@ -109,6 +109,15 @@ export class RedisKeys {
     return `${this.prefix}pools`;
   }
 
+  /**
+   * HASH of what each live pool said with its last beat: field = pool id,
+   * value = that beat's time (ms, Redis's clock), a space, its PoolInfo
+   * JSON (see beatPool-2.lua); forgotten with the pool.
+   */
+  get poolInfo(): string {
+    return `${this.prefix}pool-info`;
+  }
+
   /** SET of the task ids one worker pool holds, so recovering a dead pool reads only its own. */
   poolTasks(poolId: string): string {
     return `${this.poolTasksPrefix}${poolId}`;

@@ -196,13 +196,14 @@ export class RedisMaintenance implements MaintenanceStore {
     return this.connection.run(async () => this.heartbeat(await this.storeNow()));
   }
 
-  /** Forgets a pool that holds nothing (see forgetPool-3.lua); `stopping` lapses it first. */
+  /** Forgets a pool that holds nothing (see forgetPool-4.lua); `stopping` lapses it first. */
   async forgetPool(poolId: string, stopping: boolean): Promise<boolean> {
     return this.scripts.forgetPool(
       {
         poolsKey: this.keys.pools,
         poolTasksKey: this.keys.poolTasks(poolId),
         cancelsKey: this.keys.cancels(poolId),
+        poolInfoKey: this.keys.poolInfo,
       },
       { poolId, stopping },
     );

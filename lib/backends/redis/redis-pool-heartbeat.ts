@@ -1,12 +1,16 @@
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
+import { POOLS_LISTED_MAX, encodePoolInfo, poolStatuses } from '../../core/pool-status';
+import type { PoolInfo, PoolStatus } from '../../core/task-listing';
 import { poolHeartbeatLapsed, poolHeartbeatResumed } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { RedisListingScripts } from './redis-listing-scripts';
 import { ANY_POOL, type PoolHint } from './redis-script-types';
 
 /**
  * The pools one RedisBackend instance acts for: their heartbeats (beat,
  * retire), which pool its acknowledgements leave (`hint`), and which pools
- * were refused leases because their heartbeat had lapsed by Redis's clock.
+ * were refused leases because their heartbeat had lapsed by Redis's clock;
+ * and the list of every pool of the alias (`list`).
  *
  * @internal
  */
@@ -20,20 +24,52 @@ export class RedisPoolHeartbeat {
   /** Pools this instance was refused leases for (heartbeat lapsed), and by how much (ms; null: none). */
   private readonly lapsedPools = new Map<string, number | null>();
 
-  constructor(private readonly context: RedisAliasContext) {}
+  private readonly listing: RedisListingScripts;
+
+  constructor(private readonly context: RedisAliasContext) {
+    this.listing = new RedisListingScripts(context.connection.client);
+  }
 
   /** The pool the stores of this instance leave; see PoolHint. */
   get hint(): PoolHint {
     return this.poolHint;
   }
 
-  /** Alive until Redis's time plus `ttlMs` (see beatPool-1.lua), whatever this host's clock says. */
-  async beat(poolId: string, ttlMs: number): Promise<void> {
+  /** Alive until Redis's time plus `ttlMs` (see beatPool-2.lua), whatever this host's clock says. */
+  async beat(poolId: string, ttlMs: number, info: PoolInfo | undefined): Promise<void> {
     this.context.guard.assertOpen();
     this.note(poolId);
+    const { keys } = this.context;
     await this.context.connection.run(() =>
-      this.context.scripts.beatPool(this.context.keys.pools, poolId, ttlMs),
+      this.context.scripts.beatPool(
+        { poolsKey: keys.pools, poolInfoKey: keys.poolInfo },
+        { poolId, ttlMs, info: info ? encodePoolInfo(info) : '' },
+      ),
     );
+  }
+
+  /** Every pool the alias knows, alive or lapsed (see readPools-2.lua), times on this host's clock. */
+  async list(): Promise<PoolStatus[]> {
+    this.context.guard.assertOpen();
+    const { keys } = this.context;
+    const { nowMs, pools } = await this.context.connection.run(() =>
+      this.listing.readPools(
+        { poolsKey: keys.pools, poolInfoKey: keys.poolInfo },
+        { poolTasksPrefix: keys.poolTasksPrefix, max: POOLS_LISTED_MAX },
+      ),
+    );
+    const stored = pools.map(({ id, deadlineMs, beat, held }) => {
+      // `<beat ms> <info JSON>`, the info empty when the pool never sent any.
+      const space = beat === null ? -1 : beat.indexOf(' ');
+      return {
+        id,
+        deadlineMs,
+        beatAtMs: beat === null ? null : Number(space < 0 ? beat : beat.slice(0, space)),
+        info: beat === null || space < 0 ? null : beat.slice(space + 1),
+        held,
+      };
+    });
+    return poolStatuses(stored, nowMs, Date.now());
   }
 
   async retire(poolId: string): Promise<void> {

@@ -220,13 +220,14 @@ export class RedisScripts {
    * Returns whether it was forgotten.
    */
   async forgetPool(
-    keys: { poolsKey: string; poolTasksKey: string; cancelsKey: string },
+    keys: { poolsKey: string; poolTasksKey: string; cancelsKey: string; poolInfoKey: string },
     args: { poolId: string; stopping: boolean },
   ): Promise<boolean> {
     const reply = await this.calls.forgetPool([
       keys.poolsKey,
       keys.poolTasksKey,
       keys.cancelsKey,
+      keys.poolInfoKey,
       args.poolId,
       args.stopping ? 1 : 0,
     ]);
@@ -262,9 +263,24 @@ export class RedisScripts {
     return { nowMs: Number(now), maintenancePassMs: pass === null ? null : Number(pass) };
   }
 
-  /** Pool `poolId` is alive until Redis's time plus `ttlMs`; returns that deadline (Redis's clock). */
-  async beatPool(poolsKey: string, poolId: string, ttlMs: number): Promise<number> {
-    return Number(await this.calls.beatPool([poolsKey, poolId, ttlMs]));
+  /**
+   * Pool `poolId` is alive until Redis's time plus `ttlMs`, `info` (PoolInfo
+   * JSON, or empty to keep the stored one) kept with the beat; returns that
+   * deadline (Redis's clock).
+   */
+  async beatPool(
+    keys: { poolsKey: string; poolInfoKey: string },
+    args: { poolId: string; ttlMs: number; info: string },
+  ): Promise<number> {
+    return Number(
+      await this.calls.beatPool([
+        keys.poolsKey,
+        keys.poolInfoKey,
+        args.poolId,
+        args.ttlMs,
+        args.info,
+      ]),
+    );
   }
 }
 

@@ -18,9 +18,18 @@ import type {
 } from '../../core/task-backend.interface';
 import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
 import type { ScheduleStore } from '../../core/schedule-store.interface';
+import type {
+  ActivityQuery,
+  BackendActivity,
+  PoolInfo,
+  PoolStatus,
+  TaskListQuery,
+  TaskPage,
+} from '../../core/task-listing';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
+import { RedisActivity } from './redis-activity';
 import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
@@ -32,6 +41,7 @@ import { RedisEnqueuer } from './redis-enqueuer';
 import { RedisIdleWait } from './redis-idle-wait';
 import { RedisKeys } from './redis-keys';
 import { RedisLeaseTaker } from './redis-lease-taker';
+import { RedisListing } from './redis-listing';
 import { RedisMaintenance } from './redis-maintenance';
 import { RedisPausedQueues } from './redis-paused-queues';
 import { RedisQueueLimits } from './redis-queue-limits';
@@ -80,12 +90,14 @@ export class RedisBackend implements TaskBackend {
   private readonly connection: RedisConnection;
   private readonly maintenance: RedisMaintenance;
   private readonly telemetryReader: RedisTelemetry;
-  private readonly pools: RedisPoolHeartbeat;
+  private readonly poolBeats: RedisPoolHeartbeat;
   private readonly enqueuer: RedisEnqueuer;
   private readonly acquirer: RedisAcquirer;
   private readonly settler: RedisSettler;
   private readonly releaser: RedisReleaser;
   private readonly reader: RedisReader;
+  private readonly listing: RedisListing;
+  private readonly activityReader: RedisActivity;
   private readonly canceller: RedisCanceller;
   private readonly finished: RedisFinishedTasks;
   private readonly progress: RedisProgress;
@@ -140,7 +152,7 @@ export class RedisBackend implements TaskBackend {
       logger,
     };
     const pools = new RedisPoolHeartbeat(context);
-    this.pools = pools;
+    this.poolBeats = pools;
     const settler = new RedisSettler(context, pools);
     this.settler = settler;
     const releaser = new RedisReleaser(context);
@@ -151,6 +163,8 @@ export class RedisBackend implements TaskBackend {
     this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, this.limits);
     this.enqueuer = new RedisEnqueuer(context, this);
     this.reader = new RedisReader(context);
+    this.listing = new RedisListing(context);
+    this.activityReader = new RedisActivity(context);
     this.canceller = new RedisCanceller(context);
     this.finished = new RedisFinishedTasks(context);
     this.progress = new RedisProgress(context);
@@ -198,13 +212,18 @@ export class RedisBackend implements TaskBackend {
     return this.settler.retry(records);
   }
 
-  /** Alive until Redis's time plus `ttlMs` (see beatPool-1.lua), whatever this host's clock says. */
-  beatPool(poolId: string, ttlMs: number): Promise<void> {
-    return this.pools.beat(poolId, ttlMs);
+  /** Alive until Redis's time plus `ttlMs` (see beatPool-2.lua), whatever this host's clock says. */
+  beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
+    return this.poolBeats.beat(poolId, ttlMs, info);
   }
 
   retirePool(poolId: string): Promise<void> {
-    return this.pools.retire(poolId);
+    return this.poolBeats.retire(poolId);
+  }
+
+  /** Read in one call of readPools-2.lua; times moved to this host's clock. */
+  pools(): Promise<PoolStatus[]> {
+    return this.poolBeats.list();
   }
 
   /** The role's key expires with the lease, by Redis's clock (see claimRole-1.lua). */
@@ -270,9 +289,19 @@ export class RedisBackend implements TaskBackend {
     return this.reader.peek(queue, segment, count);
   }
 
+  /** One call of listSegment-1.lua per page. */
+  listTasks(query: TaskListQuery): Promise<TaskPage> {
+    return this.listing.listTasks(query);
+  }
+
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
     this.guard.assertOpen();
     return this.telemetryReader.read(intervalMs);
+  }
+
+  /** Buckets on Redis's clock, read in three round trips (see RedisActivity). */
+  activity(query: ActivityQuery): Promise<BackendActivity> {
+    return this.activityReader.read(query);
   }
 
   getResult(id: string): Promise<TaskRecord> {

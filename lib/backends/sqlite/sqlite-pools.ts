@@ -1,10 +1,17 @@
 import type { Transaction } from 'better-sqlite3';
 
+import {
+  POOLS_LISTED_MAX,
+  encodePoolInfo,
+  poolStatuses,
+  type PoolInfo,
+  type PoolStatus,
+} from '../../core';
 import type { SqliteConnection } from './sqlite-connection';
 
 /**
  * The heartbeats of a SqliteBackend's worker pools: a live pool's deadline
- * moves on, a stopped pool is forgotten. The maintenance pass recovers the
+ * moves on (its info stored with the beat), a stopped pool is forgotten. The maintenance pass recovers the
  * tasks of a pool whose deadline lapsed. Roles are leased the same way.
  *
  * @internal
@@ -27,9 +34,32 @@ export class SqlitePools {
     });
   }
 
-  beat(poolId: string, ttlMs: number): void {
+  beat(poolId: string, ttlMs: number, info: PoolInfo | undefined): void {
     const { pools } = this.connection.sql;
-    this.connection.guard(() => pools.upsertPool.run(this.alias, poolId, Date.now() + ttlMs));
+    const now = Date.now();
+    this.connection.guard(() =>
+      pools.beatPool.run({
+        alias: this.alias,
+        pool: poolId,
+        deadline: now + ttlMs,
+        beatAt: now,
+        info: info ? encodePoolInfo(info) : null,
+      }),
+    );
+  }
+
+  /** The pools of the alias (see TaskBackend.pools), read in one statement. */
+  list(): PoolStatus[] {
+    const { pools } = this.connection.sql;
+    const rows = this.connection.guard(() => pools.selectPools.all(this.alias, POOLS_LISTED_MAX));
+    const stored = rows.map((row) => ({
+      id: row.id,
+      deadlineMs: row.deadline,
+      beatAtMs: row.beatAt,
+      info: row.info,
+      held: row.held,
+    }));
+    return poolStatuses(stored, Date.now());
   }
 
   /** Whether `holder` holds `role` now, its lease renewed until `ttlMs` from now. */

@@ -16,7 +16,7 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_results` | finished tasks (the result *and* the per-status history), by `finished_at`, until `expires_at` |
  * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
- * | `threadmill_pools` | live worker pools by heartbeat deadline; a running task's `pool` names its holder |
+ * | `threadmill_pools` | live worker pools by heartbeat deadline, with their last beat and info; a running task's `pool` names its holder |
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
@@ -31,7 +31,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 10;
+export const SQLITE_SCHEMA_VERSION = 11;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -228,6 +228,11 @@ const MIGRATIONS: readonly string[] = [
     progress TEXT
   );
   CREATE INDEX threadmill_live_events_alias ON threadmill_live_events (alias, seq);
+  `,
+  // 11: a pool's last beat and what it says of itself (PoolInfo JSON), for the list of pools.
+  `
+  ALTER TABLE threadmill_pools ADD COLUMN beat_at INTEGER;
+  ALTER TABLE threadmill_pools ADD COLUMN info TEXT;
   `,
 ];
 

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 
 import { SqliteCancelStatements } from './sqlite-cancel-statements';
 import { SqliteFinishedStatements } from './sqlite-finished-statements';
+import { SqliteListingStatements } from './sqlite-listing-statements';
 import { SqliteLiveStatements } from './sqlite-live-statements';
 import { SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import { SqlitePoolStatements } from './sqlite-pool-statements';
@@ -29,6 +30,7 @@ export class SqliteStatements {
   readonly schedules: SqliteScheduleStatements;
   readonly unique: SqliteUniqueStatements;
   readonly live: SqliteLiveStatements;
+  readonly listing: SqliteListingStatements;
 
   constructor(db: Database) {
     this.tasks = new SqliteTaskStatements(db);
@@ -41,5 +43,6 @@ export class SqliteStatements {
     this.schedules = new SqliteScheduleStatements(db);
     this.unique = new SqliteUniqueStatements(db);
     this.live = new SqliteLiveStatements(db);
+    this.listing = new SqliteListingStatements(db);
   }
 }

@@ -9,6 +9,8 @@ import {
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
+  type ActivityQuery,
+  type BackendActivity,
   type BackendConfig,
   type BackendFeatures,
   type BackendTelemetry,
@@ -18,21 +20,27 @@ import {
   type FinishedTasksListener,
   type MaintenancePassOptions,
   type MaintenancePassReport,
+  type PoolInfo,
+  type PoolStatus,
   type QueueLimits,
   type QueueSegment,
   type RetryOutcome,
   type TaskBackend,
+  type TaskListQuery,
+  type TaskPage,
   type TaskRecord,
 } from '../../core';
 import type { ScheduleStore } from '../../core/schedule-store.interface';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { SqliteAcquirer } from './sqlite-acquirer';
+import { SqliteActivity } from './sqlite-activity';
 import {
   resolveSqliteBackendConfig,
   type ResolvedSqliteBackendConfig,
 } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
 import { SqliteFeeds } from './sqlite-feeds';
+import { SqliteListing } from './sqlite-listing';
 import { SqliteLiveEvents } from './sqlite-live-events';
 import { SqliteFinishedTasks } from './sqlite-finished-tasks';
 import { SqliteConnection } from './sqlite-connection';
@@ -87,10 +95,12 @@ export class SqliteBackend implements TaskBackend {
   private readonly acquirer: SqliteAcquirer;
   private readonly enqueuer: SqliteEnqueuer;
   private readonly heldTasks: SqliteHeldTasks;
-  private readonly pools: SqlitePools;
+  private readonly poolBeats: SqlitePools;
   private readonly paused: SqlitePausedQueues;
   private readonly limits: SqliteQueueLimits;
   private readonly reads: SqliteReads;
+  private readonly listing: SqliteListing;
+  private readonly activityReads: SqliteActivity;
   private readonly maintenance: SqliteMaintenance;
   private readonly cancels: SqliteCancels;
   private readonly finished: SqliteFinishedTasks;
@@ -122,10 +132,12 @@ export class SqliteBackend implements TaskBackend {
     this.acquirer = acquirer;
     this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded, live);
     this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer, live);
-    this.pools = new SqlitePools(alias, connection);
+    this.poolBeats = new SqlitePools(alias, connection);
     this.schedules = new SqliteSchedules(alias, connection);
     this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     this.reads = new SqliteReads(alias, this.config, connection, this.logger);
+    this.listing = new SqliteListing(alias, this.config, connection, this.logger);
+    this.activityReads = new SqliteActivity(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
     this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
     this.feeds = new SqliteFeeds(alias, connection, this.logger);
@@ -179,16 +191,20 @@ export class SqliteBackend implements TaskBackend {
     return this.heldTasks.retry(records);
   }
 
-  async beatPool(poolId: string, ttlMs: number): Promise<void> {
-    this.pools.beat(poolId, ttlMs);
+  async beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
+    this.poolBeats.beat(poolId, ttlMs, info);
+  }
+
+  async pools(): Promise<PoolStatus[]> {
+    return this.poolBeats.list();
   }
 
   async retirePool(poolId: string): Promise<void> {
-    this.pools.retire(poolId);
+    this.poolBeats.retire(poolId);
   }
 
   async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    return this.pools.claimRole(role, holder, ttlMs);
+    return this.poolBeats.claimRole(role, holder, ttlMs);
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
@@ -248,8 +264,16 @@ export class SqliteBackend implements TaskBackend {
     return this.reads.peek(queue, segment, count);
   }
 
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    return this.listing.listTasks(query);
+  }
+
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
     return this.reads.telemetry(intervalMs);
+  }
+
+  async activity(query: ActivityQuery): Promise<BackendActivity> {
+    return this.activityReads.read(query);
   }
 
   async getResult(id: string): Promise<TaskRecord> {

@@ -30,3 +30,4 @@ export * from './invalid-task-progress.error';
 export * from './metrics-not-enabled.error';
 export * from './dashboard-access-rule-missing.error';
 export * from './invalid-dashboard-option.error';
+export * from './invalid-query.error';

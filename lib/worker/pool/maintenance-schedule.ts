@@ -3,6 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
+import type { PoolInfo } from '../../core/task-listing';
 import {
   maintenancePassFailed,
   pausedQueuesUnread,
@@ -35,8 +36,14 @@ export interface MaintenanceScheduleDeps {
   readonly heartbeatToleranceMs?: number;
   /** The backend's schedules: synced once before the first pass, their due ticks enqueued after each. */
   readonly schedules?: PoolSchedules;
-  /** The queues this pool consumes: those paused are named at start. */
+  /** The queues this pool consumes: those paused are named at start, and sent with each beat. */
   readonly queues?: readonly string[];
+  /** This machine's name, sent with each beat (PoolInfo); without it, beats carry no info. */
+  readonly host?: string;
+  /** Task slots of the whole pool (processes x threads), sent with each beat. */
+  readonly slots?: number;
+  /** How many children are alive now, sent with each beat. */
+  readonly children?: () => number;
 }
 
 /**
@@ -54,6 +61,8 @@ export class MaintenanceSchedule {
   private stopped = false;
   /** When the last pass completed (epoch ms), or null before the first. */
   lastPassAt: number | null = null;
+  /** When this pool started, sent with each beat. */
+  private readonly startedAt = new Date();
 
   constructor(private readonly deps: MaintenanceScheduleDeps) {}
 
@@ -86,15 +95,32 @@ export class MaintenanceSchedule {
     }
   }
 
-  /** Keeps this pool alive in the store; a failed beat is logged, the next one tries again. */
+  /**
+   * Keeps this pool alive in the store, saying what it is (PoolInfo) for the
+   * list of pools; a failed beat is logged, the next one tries again.
+   */
   async beat(): Promise<void> {
     const { poolId, heartbeatToleranceMs, backend } = this.deps;
     if (poolId === undefined || heartbeatToleranceMs === undefined) return;
     try {
-      await backend.beatPool(poolId, heartbeatToleranceMs);
+      await backend.beatPool(poolId, heartbeatToleranceMs, this.poolInfo());
     } catch (error) {
       this.deps.logger.error(poolHeartbeatFailed(poolId, error));
     }
+  }
+
+  private poolInfo(): PoolInfo | undefined {
+    const { host, slots = 0, children, queues = [] } = this.deps;
+    if (host === undefined) return undefined;
+    const alive = children?.() ?? 0;
+    return {
+      host,
+      pid: process.pid,
+      children: alive,
+      slots,
+      queues: [...queues],
+      startedAt: this.startedAt,
+    };
   }
 
   /**

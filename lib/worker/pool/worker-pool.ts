@@ -53,7 +53,12 @@ export class WorkerPool {
       checkEveryMs: deps.livenessCheckMs,
       onWedged: (pid, silentForMs) => this.killWedged(pid, silentForMs),
     });
-    this.maintenance = new MaintenanceSchedule({ ...deps, queues: options.queues });
+    this.maintenance = new MaintenanceSchedule({
+      ...deps,
+      queues: options.queues,
+      slots: options.processes * options.threads,
+      children: () => this.children.size,
+    });
     this.summary = new PoolSummary(deps.stream, deps.summaryIntervalMs, () => this.children.size);
     this.recovery = new CrashRecovery({
       ...deps,

@@ -349,28 +349,34 @@ describe('WorkerPool', () => {
     await run;
   });
 
-  it('beats under its pool id before any child starts and on every maintenance pass, and retires it on stop', async () => {
+  it('beats under its pool id, saying what it is, before any child starts and on every maintenance pass, and retires it on stop', async () => {
     // A pass every 20 ms, so the second comes soon.
-    const { spies, children, pool } = setup(
-      { processes: 1 },
+    const { backend, spies, children, pool } = setup(
+      { processes: 1, threads: 3 },
       { poolId: 'p-1', heartbeatToleranceMs: 3000 },
       { maintenanceInterval: 20 },
     );
     const { beatPool: beats, retirePool: retire } = spies;
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'a child' });
-    expect(beats).toHaveBeenCalledWith('p-1', 3000);
+    const info = { host: 'host', pid: process.pid, slots: 3, queues: ['default'] };
+    expect(beats).toHaveBeenCalledWith('p-1', 3000, expect.objectContaining(info));
+    expect(beats.mock.calls[0][2]).toMatchObject({ children: 0 });
     const before = beats.mock.calls.length;
     await waitFor(() => spies.maintenancePass.mock.calls.length >= 2, {
       timeoutMs: 5000,
       what: 'a second pass',
     });
     expect(beats.mock.calls.length).toBeGreaterThan(before);
+    const [listed] = await backend.pools();
+    expect(listed).toMatchObject({ ...info, id: 'p-1', children: 1, alive: true, held: 0 });
+    expect(listed.startedAt.getTime()).toBeLessThanOrEqual(listed.beatAt.getTime());
     expect(retire).not.toHaveBeenCalled();
     pool.stop(false);
     children[0].die(0);
     await run;
     expect(retire).toHaveBeenCalledWith('p-1');
+    await expect(backend.pools()).resolves.toEqual([]);
   });
 
   it('after a crash gives back, unfailed and uncounted, tasks leased to the child that it never received', async () => {

@@ -96,17 +96,20 @@ describe('SqliteBackend (SQLite specifics)', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 
-    it('upgrades a file of schema 7 to one with a progress column, a roles table and the live event tables, keeping its tasks', async () => {
+    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables and pool info, keeping its tasks', async () => {
       const first = open();
       const done = await first.enqueue(newRecord(alias));
       await first.enqueue(newRecord(alias));
       const [finished] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       await first.acknowledge([succeed(finished, 'kept')]);
       await first.close();
-      // What schema 7 was: no progress column on either table, no roles table, no live events.
+      // What schema 7 was: no progress column on either table, no roles table, no live events,
+      // no pool beat or info.
       const old = openRaw();
       old.exec(`ALTER TABLE threadmill_tasks DROP COLUMN progress;
         ALTER TABLE threadmill_results DROP COLUMN progress;
+        ALTER TABLE threadmill_pools DROP COLUMN beat_at;
+        ALTER TABLE threadmill_pools DROP COLUMN info;
         DROP TABLE threadmill_roles;
         DROP TABLE threadmill_live_listeners;
         DROP TABLE threadmill_live_events;`);
@@ -122,6 +125,17 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(upgraded.claimRole('store-gauges', 'pool-a', 1000)).resolves.toBe(true);
       const off = await upgraded.subscribeLive(() => undefined);
       await off();
+      await upgraded.beatPool('pool-a', 60_000, {
+        host: 'h',
+        pid: 1,
+        children: 2,
+        slots: 4,
+        queues: ['default'],
+        startedAt: new Date(0),
+      });
+      await expect(upgraded.pools()).resolves.toMatchObject([
+        { id: 'pool-a', host: 'h', slots: 4 },
+      ]);
       expect(openRaw().pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 

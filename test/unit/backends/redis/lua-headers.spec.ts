@@ -8,6 +8,7 @@ import {
 } from '../../../../lib/backends/redis/redis-script-sources';
 import { RedisControlScripts } from '../../../../lib/backends/redis/redis-control-scripts';
 import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finished-scripts';
+import { RedisListingScripts } from '../../../../lib/backends/redis/redis-listing-scripts';
 import { RedisProgressScript } from '../../../../lib/backends/redis/redis-progress-script';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
 import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
@@ -33,6 +34,8 @@ function recordingClient() {
     resumeQueue: 0,
     storeQueueLimits: 0,
     beatPool: 1,
+    readPools: [1],
+    listSegment: [1, null, null],
     claimRole: 1,
     markListening: 1,
     storeTime: [1, null],
@@ -150,7 +153,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     'p',
   );
   await scripts.forgetPool(
-    { poolsKey: 'k', poolTasksKey: 'k', cancelsKey: 'k' },
+    { poolsKey: 'k', poolTasksKey: 'k', cancelsKey: 'k', poolInfoKey: 'k' },
     { poolId: 'p', stopping: false },
   );
   const control = new RedisControlScripts(client);
@@ -178,7 +181,19 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     { pausedKey: 'k', limitsKey: 'k', queueKey: 'k', wakeKey: 'k', rateKey: 'k' },
     { queue: 'q', encoded: '1 0 0', onlyIfAbsent: false, wakeBound: 1 },
   );
-  await scripts.beatPool('k', 'p', 1);
+  await scripts.beatPool({ poolsKey: 'k', poolInfoKey: 'k' }, { poolId: 'p', ttlMs: 1, info: '' });
+  const listing = new RedisListingScripts(client);
+  await listing.readPools({ poolsKey: 'k', poolInfoKey: 'k' }, { poolTasksPrefix: 'p', max: 1 });
+  await listing.listSegment('k', {
+    descending: false,
+    after: null,
+    examine: 1,
+    wanted: 1,
+    keptMs: null,
+    taskPrefix: 'p',
+    dataPrefix: '',
+    fields: ['data'],
+  });
   await control.claimRole('k', 'h', 1);
   await control.markListening('k', 1);
   await scripts.storeTime('k');

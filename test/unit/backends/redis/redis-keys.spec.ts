@@ -26,6 +26,7 @@ describe('RedisKeys', () => {
       keys.sequence,
       keys.maintenanceHeartbeat,
       keys.paused,
+      keys.poolInfo,
     ]) {
       expect(extra.startsWith('threadmill:{orders}:')).toBe(true);
     }

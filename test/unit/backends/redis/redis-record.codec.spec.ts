@@ -120,3 +120,20 @@ describe('RedisRecordCodec: a trace context', () => {
     expect('traceContext' in codec.decodeLive(record.id, data, noFields).task).toBe(false);
   });
 });
+
+describe('RedisRecordCodec: the data prefix of a task name', () => {
+  it("starts the data of every task of that name, whatever its options, and no other name's", () => {
+    const name = 'mail.send "fast"\\é';
+    const prefix = RedisRecordCodec.dataPrefixOfName(name);
+    const plain = readyRecord(ALIAS, { name });
+    const full = readyRecord(ALIAS, { name, priority: 4, runAfter: new Date(5), args: [1] });
+    for (const record of [
+      plain,
+      { ...full, task: { ...full.task, retries: 2, backend: 'other' } },
+    ]) {
+      expect(codec.encodeLive(record).startsWith(prefix)).toBe(true);
+    }
+    const longer = readyRecord(ALIAS, { name: `${name}x` });
+    expect(codec.encodeLive(longer).startsWith(prefix)).toBe(false);
+  });
+});

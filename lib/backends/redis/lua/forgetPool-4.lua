@@ -4,16 +4,17 @@
   (which also lapses it at once, so if something is still held the next
   maintenance pass recovers it instead of waiting for the heartbeat to run out),
   or after a maintenance pass recovered everything a dead pool held. The
-  cancel requests addressed to it go with it: no child of it is left to
-  handle them. A pool that
+  cancel requests addressed to it go with it (no child of it is left to
+  handle them), and so does its info (beatPool-2.lua). A pool that
   beat again meanwhile is alive and is kept: deadlines are Redis's time
-  (beatPool-1.lua), and so is the time they are compared with (storeClock).
+  (beatPool-2.lua), and so is the time they are compared with (storeClock).
   The #!lua line makes Redis refuse the call before it runs when memory is
   over maxmemory (the caller tries again on its next pass).
 
   KEYS[1] live pools (ZSET) score = heartbeat deadline (ms, Redis's clock)
   KEYS[2] task set (SET) of the pool
   KEYS[3] cancel requests (ZSET) of the pool, score = request time (ms)
+  KEYS[4] pool info (HASH) field = pool id, value = its last beat and info
 
   ARGV[1] pool id (string)
   ARGV[2] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
@@ -37,4 +38,5 @@ if redis.call('SCARD', KEYS[2]) > 0 then
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('DEL', KEYS[3])
+redis.call('HDEL', KEYS[4], ARGV[1])
 return 1

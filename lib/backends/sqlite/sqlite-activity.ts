@@ -1,0 +1,91 @@
+import type { Logger } from '@nestjs/common';
+
+import {
+  ACTIVITY_SEGMENTS,
+  ActivityBuckets,
+  deserializeRecord,
+  type ActivityQuery,
+  type BackendActivity,
+  type QueueActivity,
+} from '../../core';
+import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import { errorText, type SqliteConnection } from './sqlite-connection';
+
+/**
+ * A SqliteBackend's activity per bucket: enqueues counted from the ingress
+ * rows and finishes from the results, each one GROUP BY over an index range
+ * of the window (as telemetry counts them), then a few results per bucket
+ * read for the wait and run means. All in one read snapshot.
+ *
+ * @internal
+ */
+export class SqliteActivity {
+  constructor(
+    private readonly alias: string,
+    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly connection: SqliteConnection,
+    private readonly logger: Logger,
+  ) {}
+
+  read(query: ActivityQuery): BackendActivity {
+    const now = Date.now();
+    const buckets = ActivityBuckets.plan(query, now);
+    const perBucket = buckets.samplesPerBucket(this.config.queues.length);
+    const queues = this.connection.guard(() =>
+      this.connection.snapshot(() => {
+        const read: Record<string, QueueActivity> = {};
+        for (const queue of this.config.queues)
+          read[queue] = this.queue(queue, buckets, perBucket, now);
+        return read;
+      }),
+    );
+    return { start: new Date(buckets.start), bucketMs: buckets.bucketMs, queues };
+  }
+
+  private queue(
+    queue: string,
+    buckets: ActivityBuckets,
+    perBucket: number,
+    now: number,
+  ): QueueActivity {
+    const { listing } = this.connection.sql;
+    const { alias } = this;
+    const range = {
+      alias,
+      queue,
+      start: buckets.start,
+      end: buckets.end,
+      bucketMs: buckets.bucketMs,
+    };
+    const tally = buckets.tally();
+    for (const { bucket, count } of listing.ingressBuckets.all(range)) {
+      tally.add('enqueued', bucket, count);
+    }
+    // Finished tasks within the longest retention, as telemetry counts them.
+    const from = Math.max(buckets.start, now - this.config.retention.longestMaxAgeMs);
+    for (const segment of ACTIVITY_SEGMENTS) {
+      const status = segment.toUpperCase();
+      for (const { bucket, count } of listing.resultBuckets.all({ ...range, from, status, now })) {
+        tally.add(segment, bucket, count);
+        const bounds = buckets.bounds(bucket);
+        const sample = listing.sampleResults.all({
+          alias,
+          queue,
+          status,
+          from: Math.max(bounds.from, from),
+          to: bounds.to,
+          now,
+          limit: perBucket,
+        });
+        for (const row of sample) {
+          try {
+            tally.sample(bucket, deserializeRecord(row.id, row.data));
+          } catch (error) {
+            this.logger.warn(`activity skipped task ${row.id} of "${alias}": ${errorText(error)}`);
+          }
+        }
+      }
+    }
+    return tally.result();
+  }
+}
