@@ -9,7 +9,7 @@
 // Needs redis-server on the PATH and Chromium at /usr/bin/chromium (or
 // CHROMIUM_PATH). Everything it starts is stopped before it exits.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -33,7 +33,7 @@ const minutes = Number(option('--minutes', '3'));
 /** The pool runs under this host name where it can (a UTS namespace of its own, as root). */
 const WORKER_HOST = 'worker-1';
 /**
- * Where the processes see the repository, as root: a symlink made for the
+ * Where the processes run from, as root: a copy of the sources made for the
  * run, so the stacks on the pictures read like a deployed app's.
  */
 const APP_DIR = '/app';
@@ -147,12 +147,15 @@ async function main() {
   };
   // The sample app, run from its sources: its web app (which serves the dashboard) and a pool.
   let cwd = ROOT;
-  let fromSources = ['-r', './test/helpers/transpile-register.js'];
+  const fromSources = ['-r', './test/helpers/transpile-register.js'];
   if (userInfo().uid === 0 && !existsSync(APP_DIR)) {
-    symlinkSync(ROOT, APP_DIR);
-    cleanups.push(async () => rmSync(APP_DIR));
+    mkdirSync(APP_DIR);
+    cleanups.push(async () => rmSync(APP_DIR, { recursive: true, force: true }));
+    for (const part of ['lib', 'sample', join('test', 'helpers'), 'package.json']) {
+      cpSync(join(ROOT, part), join(APP_DIR, part), { recursive: true });
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(APP_DIR, 'node_modules'));
     cwd = APP_DIR;
-    fromSources = ['--preserve-symlinks', '--preserve-symlinks-main', ...fromSources];
   }
   const hostName = (await canSetHostName()) ? WORKER_HOST : undefined;
   startNode(
