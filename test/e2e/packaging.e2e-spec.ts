@@ -59,6 +59,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'lib',
+      'scripts',
     ]) {
       cpSync(join(repo, entry), join(stage, entry), { recursive: true });
     }
@@ -80,7 +81,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('ships the build, the Lua scripts, the bin, LICENSE and CHANGELOG, and nothing else', () => {
+  it('ships the build, the Lua scripts, the dashboard page, the bin, LICENSE and CHANGELOG, and nothing else', () => {
     for (const file of [
       'dist/index.js',
       'dist/index.d.ts',
@@ -89,6 +90,9 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       'dist/health/index.d.ts',
       'dist/dashboard/index.d.ts',
       'dist/backends/sqlite/index.d.ts',
+      'dist/dashboard/assets/index.html',
+      'dist/dashboard/assets/app.js',
+      'dist/dashboard/assets/app.css',
       'LICENSE',
       'CHANGELOG.md',
       'README.md',

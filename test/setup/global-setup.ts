@@ -1,4 +1,5 @@
 import { startRedisServer } from '../helpers/redis-server';
+import { buildDashboardPage } from './build-dashboard-page';
 import { buildSampleCli } from './build-sample-cli';
 
 /**
@@ -22,9 +23,11 @@ function runsE2e(argv: readonly string[]): boolean {
  * One Redis for the whole run: REDIS_URL when the caller set one, otherwise a
  * private redis-server on a free loopback port (stopped in global-teardown).
  * Tests never flush it: each isolates itself by alias. When e2e suites may
- * run, the CLIs they spawn are compiled here, once.
+ * run, the CLIs they spawn are compiled here, once. The dashboard's page is
+ * built every time.
  */
 export default async function globalSetup(): Promise<void> {
+  await buildDashboardPage();
   if (runsE2e(process.argv.slice(2))) await buildSampleCli();
   if (process.env.REDIS_URL) return;
   const server = await startRedisServer();

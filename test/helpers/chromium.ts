@@ -1,0 +1,23 @@
+import { chromium, type Browser } from 'playwright-core';
+
+/** Debian's Chromium, as CI installs it when missing. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * A headless Chromium with nothing running on its own (no sync, updates or
+ * background fetches); each test opens fresh contexts (empty profiles) in it.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
