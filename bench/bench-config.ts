@@ -55,6 +55,9 @@ export interface BenchConfig {
   progressReps: number;
   /** The untimed run before them (long enough for a batched write and the last values). */
   progressWarmUpMs: number;
+  /** Tasks waiting while the dashboard's overview is opened, and how many times it is. */
+  dashboardWaiting: number;
+  dashboardLoads: number;
   /** Waits for a result per repetition of the wait figure. */
   waits: number;
   warmupTasks: number;
@@ -90,6 +93,8 @@ export const FULL: BenchConfig = {
   progressMs: 1000,
   progressReps: 9,
   progressWarmUpMs: 600,
+  dashboardWaiting: 1_000_000,
+  dashboardLoads: 5,
   waits: 200,
   warmupTasks: 2000,
 };
@@ -118,6 +123,8 @@ export const QUICK: BenchConfig = {
   progressMs: 1000,
   progressReps: 1,
   progressWarmUpMs: 600,
+  dashboardWaiting: 10_000,
+  dashboardLoads: 2,
   waits: 50,
   warmupTasks: 300,
 };

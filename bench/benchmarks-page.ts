@@ -6,6 +6,7 @@ import { BEE_QUEUE_REFERENCE } from './figures';
 import { missedTargetReasons } from './missed-targets';
 import { MEMORY_PER_TASK_LIMIT_BYTES } from './targets';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
+import { DASHBOARD_PAINT_ROW_KEY } from './dashboard-figures';
 import { PROGRESS_ROW_KEY } from './progress-figures';
 import { ROUND_TRIP_LIMIT_ROW_KEY } from './round-trip-figures';
 import { WAIT_ROW_KEY } from './wait-figures';
@@ -243,6 +244,11 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         ? [
             `**task progress**: ${c.progressTasks} tasks enqueued (untimed), then run at once by one consumer with as many slots, each waking every millisecond for ${c.progressMs / 1000} s; timed twice from an empty store, once silent and once calling \`TaskContext.progress\` on every wake-up (the process's batcher stores the waiting values of all the tasks in one call per \`PROGRESS_INTERVAL_MS\`, and each task's last value rides with its acknowledge: \`bench/progress-figures.ts\`). ` +
               `The figure is the reporting run's worker CPU (\`process.cpuUsage()\`) over the silent run's, the median of ${c.progressReps} repetitions (which run first alternates), after one untimed pair of ${c.progressWarmUpMs} ms that loads the progress script and compiles both paths. A silent run costs only some 50 ms of CPU, which varies by a third between identical runs: hence more repetitions than the other figures. Threadmill only: BullMQ and Bee-Queue are not measured (\`–\`).`,
+          ]
+        : []),
+      ...(figures.some((row) => row.key === DASHBOARD_PAINT_ROW_KEY)
+        ? [
+            `**dashboard overview**: ${count(c.dashboardWaiting)} tasks enqueued in bulk on one queue (untimed), a Nest app on Express serving them with \`ThreadmillDashboardModule\`, and Debian's Chromium (headless, through playwright-core) opening the overview ${c.dashboardLoads} times, each in a fresh context (an empty cache, as a first visit). Each time runs from the navigation to the queue's counts shown in the page; the figure is their median (\`bench/dashboard-paint.ts\`). Threadmill on Redis only.`,
           ]
         : []),
       ...(figures.some((row) => row.key === WAIT_ROW_KEY)

@@ -2,6 +2,7 @@ import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { NOT_APPLICABLE, type FigureRow, type Target } from './report';
 import type { DrainSample, EnqueueMode } from './scenarios';
+import { dashboardPaintRow } from './dashboard-figures';
 import { progressCpuRow } from './progress-figures';
 import { roundTripLimitRow } from './round-trip-figures';
 import { idleSchedulePassRow } from './schedule-figures';
@@ -234,6 +235,7 @@ export function buildFigures(
     idleSchedulePassRow(config, redisOnly),
     progressCpuRow(config, every),
     waitRow(config, redisOnly),
+    dashboardPaintRow(config, redisOnly),
   );
 
   const waitingLabel = (backlog: number): string =>

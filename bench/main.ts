@@ -24,7 +24,7 @@ import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults }
 import { BullmqRunner } from './bullmq.runner';
 import { Cleanup, cleanUpOnSignals, log } from './cleanup';
 import { CostMeter, RoundTripCounter } from './metrics';
-import { copyLuaAssets, findProjectRoot } from './project-paths';
+import { buildDashboardPage, copyLuaAssets, findProjectRoot } from './project-paths';
 import type { QueueRunner } from './queue-runner.interface';
 import { BenchRedisServer } from './redis-server';
 import {
@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     const wants = (name: string): boolean => args.only === null || args.only === name.toLowerCase();
     if (wants(THREADMILL)) {
       copyLuaAssets(root);
+      buildDashboardPage(root);
       const { ThreadmillRunner } = await import('./threadmill.runner');
       const runner = await ThreadmillRunner.create(server.url);
       runners.push(runner);

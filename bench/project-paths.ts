@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -38,4 +39,15 @@ export function copyLuaAssets(projectRoot: string, compiledRoot = COMPILED_ROOT)
   };
   walk(join(projectRoot, 'lib'));
   return copied;
+}
+
+/**
+ * The dashboard's page (scripts/build-dashboard.mjs) where the compiled
+ * dashboard module serves it from: `assets/` beside it, as `npm run build` does for dist/.
+ */
+export function buildDashboardPage(projectRoot: string, compiledRoot = COMPILED_ROOT): void {
+  execFileSync(process.execPath, [
+    join(projectRoot, 'scripts', 'build-dashboard.mjs'),
+    join(compiledRoot, 'lib', 'dashboard', 'assets'),
+  ]);
 }

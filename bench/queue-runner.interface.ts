@@ -71,6 +71,13 @@ export interface QueueRunner {
   measureWaits?(waits: number): Promise<number[]>;
 
   /**
+   * Stores `waiting` tasks (untimed), then opens the dashboard's overview on
+   * them `loads` times in Chromium and returns each time until its counts
+   * show (ms): bench/dashboard-paint.ts. Only Threadmill's Redis runner has it.
+   */
+  measureDashboardPaint?(waiting: number, loads: number): Promise<number[]>;
+
+  /**
    * Stores `tasks` tasks (untimed) and returns the run of a consumer with as
    * many slots, each task ticking every ms for `durationMs` and, when
    * `reporting`, reporting progress each tick (see tickingTask). Only

@@ -47,7 +47,7 @@ export function roundTripLimitRow(
   };
   return {
     key: ROUND_TRIP_LIMIT_ROW_KEY,
-    label: `${label}: share of one task per (bare round trip + script time)`,
+    label: `${label}: share of one task per (bare round trip and script time)`,
     unit: 'ratio',
     better: 'higher',
     ...pick(share),

@@ -259,7 +259,7 @@ export class Scenarios {
   }
 
   /** Empties the Redis and, for a runner with a store of its own, that store too. */
-  private async reset(runner: QueueRunner): Promise<void> {
+  async reset(runner: QueueRunner): Promise<void> {
     await this.server.reset();
     await runner.reset?.();
   }

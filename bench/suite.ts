@@ -25,6 +25,8 @@ export interface RunnerResults {
   progress: ProgressSample[];
   /** Per repetition, each wait's latency (ms); empty for a runner that cannot wait for a result. */
   waits: number[][];
+  /** Each load of the dashboard's overview, until its counts show (ms); empty when not measured. */
+  dashboardPaintMs: number[];
   /**
    * A bare round trip (µs), measured right before each repetition of the
    * 1-slot drain: what one task per round trip is judged against.
@@ -45,6 +47,7 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     progress: [],
     waits: [],
     bareRoundTripMicros: [],
+    dashboardPaintMs: [],
     roundTripsCounted: runner.roundTripsCounted ?? true,
   };
 }
@@ -192,6 +195,15 @@ export class Suite {
           `backlog ${backlog} ${runner.name}: ${rate(fresh.tasks, fresh.cost)} right after the fill; Redis settled in ${Math.round(settleMs)} ms; then ${settled.map((s) => rate(s.tasks, s.cost)).join(', ')}`,
         );
       }
+    }
+    for (const runner of runners) {
+      if (!runner.measureDashboardPaint) continue;
+      await this.scenarios.reset(runner);
+      const times = await runner.measureDashboardPaint(c.dashboardWaiting, c.dashboardLoads);
+      results[runner.name].dashboardPaintMs = times;
+      this.log(
+        `dashboard ${runner.name}: counts shown after ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
+      );
     }
     return results;
   }

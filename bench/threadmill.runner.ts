@@ -4,6 +4,7 @@ import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { BackendRunner, TASK_NAME } from './backend.runner';
 import { THREADMILL } from './figures';
 import { storeIdleSchedules } from './schedule-pass';
+import { measureDashboardPaint, type DashboardStore } from './dashboard-paint';
 import { measureWaits } from './wait-latency';
 
 export { TASK_NAME } from './backend.runner';
@@ -20,6 +21,8 @@ export class ThreadmillRunner extends BackendRunner {
     queue: string,
     /** Another instance of the backend on the same store, as another process would have. */
     private readonly another: () => TaskBackend,
+    /** How the dashboard app of measureDashboardPaint opens the same store. */
+    private readonly dashboardStore: DashboardStore,
   ) {
     super(queue, FILL_IN_FLIGHT);
   }
@@ -43,7 +46,7 @@ export class ThreadmillRunner extends BackendRunner {
     const open = (): TaskBackend => new Backend(alias, { backend: Backend, url, queues: [queue] });
     const backend = open();
     await backend.ping();
-    return new ThreadmillRunner(name, backend, queue, open);
+    return new ThreadmillRunner(name, backend, queue, open, { Backend, url, alias, queue });
   }
 
   async measureWaits(waits: number): Promise<number[]> {
@@ -53,6 +56,11 @@ export class ThreadmillRunner extends BackendRunner {
     } finally {
       await waiter.close();
     }
+  }
+
+  async measureDashboardPaint(waiting: number, loads: number): Promise<number[]> {
+    await this.fill(waiting);
+    return measureDashboardPaint(this.dashboardStore, loads);
   }
 
   prepareSchedulePasses(schedules: number): Promise<() => Promise<number>> {

@@ -1,4 +1,5 @@
-import { QUICK } from '../../../bench/bench-config';
+import { FULL, QUICK } from '../../../bench/bench-config';
+import { DASHBOARD_PAINT_ROW_KEY } from '../../../bench/dashboard-figures';
 import {
   BEE_QUEUE,
   BEE_QUEUE_REFERENCE,
@@ -67,6 +68,7 @@ function results(f: Figures): RunnerResults {
     progress: [],
     waits: [],
     bareRoundTripMicros: [],
+    dashboardPaintMs: [],
     roundTripsCounted: f.roundTripsCounted ?? true,
   };
 }
@@ -565,5 +567,33 @@ describe('bench figures: single enqueues against Bee-Queue', () => {
     expect(share.threadmill).toBeCloseTo(0.5);
     expect(share.sqlite).toBeCloseTo(0.8);
     expect(share).toMatchObject({ target: 'SQLite ≥ 0.8 of its bulk', met: true });
+  });
+});
+
+describe('bench figures: the dashboard overview with tasks waiting', () => {
+  const loaded = (...times: number[]): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    dashboardPaintMs: times,
+  });
+  const paintRow = (threadmill: RunnerResults): ReportedRow =>
+    row(
+      buildFigures(FULL, { [THREADMILL]: threadmill, [BULLMQ]: bullmq }, {}),
+      DASHBOARD_PAINT_ROW_KEY,
+    );
+
+  it('reports the median load until the counts show, met under a second, on Redis alone', () => {
+    const met = paintRow(loaded(900, 300, 350, 2000, 320));
+    expect(met).toMatchObject({
+      label: 'dashboard overview with 1M waiting: counts shown after navigation',
+      threadmill: 350,
+      target: '< 1000 ms',
+      met: true,
+      sqlite: 'n/a',
+    });
+    expect(paintRow(loaded(1200, 1000, 900)).met).toBe(false);
+  });
+
+  it('has no figure, and judges nothing, when the page was not opened', () => {
+    expect(paintRow(loaded())).toMatchObject({ threadmill: null, met: null });
   });
 });
