@@ -39,7 +39,7 @@ import {
 import { HELP, isAgainstRun, parseArgs, wantsHelp } from './run-args';
 import { git, gitCommit, gitDirty, osName, ownVersion, packageVersion } from './run-info';
 import { Scenarios } from './scenarios';
-import { Suite, type RunnerResults } from './suite';
+import { completeResults, Suite, type RunnerResults } from './suite';
 
 /** The table's rows, judged: a row nobody measured in this run is left out. */
 function reportedFigures(
@@ -79,9 +79,15 @@ async function writePageFromJson(root: string, file: string): Promise<void> {
     }
   }
   // The figures judged again from the raw samples: the targets may have changed since the run.
-  const raw = report.raw as { results?: Record<string, RunnerResults>; pool?: PoolResults };
+  const raw = report.raw as {
+    results?: Record<string, Partial<RunnerResults>>;
+    pool?: PoolResults;
+  };
   if (raw.results && raw.pool) {
-    report.figures = reportedFigures(report.config, raw.results, raw.pool);
+    const results = Object.fromEntries(
+      Object.entries(raw.results).map(([name, stored]) => [name, completeResults(stored)]),
+    );
+    report.figures = reportedFigures(report.config, results, raw.pool);
   }
   const page = join(root, BENCHMARKS_PAGE);
   await writeBenchmarksPage(page, report);

@@ -22,8 +22,7 @@ const ROUND_TRIP_LIMIT_TARGET: Target = {
  */
 function shareOfLimit(r: RunnerResults, rep: number): number | null {
   const sample = r.drain[1]?.[rep];
-  // Absent from the raw results of a report written before it was measured (--from-json).
-  const roundTripMicros = (r.bareRoundTripMicros as number[] | undefined)?.[rep];
+  const roundTripMicros = r.bareRoundTripMicros[rep];
   if (sample === undefined || roundTripMicros === undefined) return null;
   const perTaskMicros = roundTripMicros + sample.cost.scriptMicros / sample.tasks;
   return ((sample.tasks / sample.cost.seconds) * perTaskMicros) / 1e6;

@@ -36,7 +36,7 @@ export interface RunnerResults {
   roundTripsCounted: boolean;
 }
 
-function emptyResults(runner: QueueRunner): RunnerResults {
+function emptyResults(roundTripsCounted: boolean): RunnerResults {
   return {
     drain: {},
     enqueue: {},
@@ -48,7 +48,18 @@ function emptyResults(runner: QueueRunner): RunnerResults {
     waits: [],
     bareRoundTripMicros: [],
     dashboardPaintMs: [],
-    roundTripsCounted: runner.roundTripsCounted ?? true,
+    roundTripsCounted,
+  };
+}
+
+/**
+ * A runner's results as a report written by an older benchmark holds them
+ * (`--from-json`): the samples it did not take yet are empty.
+ */
+export function completeResults(stored: Partial<RunnerResults>): RunnerResults {
+  return {
+    ...emptyResults(true),
+    ...stored,
   };
 }
 
@@ -68,7 +79,8 @@ export class Suite {
 
   async run(runners: readonly QueueRunner[]): Promise<Record<string, RunnerResults>> {
     const results: Record<string, RunnerResults> = {};
-    for (const runner of runners) results[runner.name] = emptyResults(runner);
+    for (const runner of runners)
+      results[runner.name] = emptyResults(runner.roundTripsCounted ?? true);
     const c = this.config;
 
     for (const runner of runners) {
