@@ -118,13 +118,18 @@ describe('chaos: --prefetch', () => {
     expect(result.lost).toEqual([]);
     expect(result.stuck).toEqual([]);
     expect(result.duplicates).toEqual([]);
-    // Every failed task had run: none of those prefetched was failed.
+    // Only tasks a slot had started failed, at most the two slots of each killed child: none of
+    // those prefetched was failed. A kill can land after the child marked a task started and
+    // before the task's first line wrote its run, so such a task fails unseen by the journal:
+    // at most one per slot of each kill, and every other task ran exactly once.
     const failed = Object.values(result.failed).reduce((sum, n) => sum + n, 0);
+    const failedUnseen = failed - result.ranThenFailed;
     expect(Object.keys(result.failed).filter((reason) => reason !== 'WorkerCrashed')).toEqual([]);
-    expect(result.ranThenFailed).toBe(failed);
     expect(failed).toBeLessThanOrEqual(3 * 2);
+    expect(failedUnseen).toBeGreaterThanOrEqual(0);
+    expect(failedUnseen).toBeLessThanOrEqual(2 * killed.length);
     expect(result.successful + failed).toBe(ids.length);
-    expect(result.executions).toBe(ids.length);
+    expect(result.executions).toBe(ids.length - failedUnseen);
     pool.process.kill('SIGTERM');
     expect((await pool.exited).code).toBe(0);
   });
