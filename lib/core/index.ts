@@ -20,6 +20,7 @@ export * from './current-task';
 export * from './task-executor.interface';
 export * from './task-options.interface';
 export * from './task-record.interface';
+export * from './task-id';
 export * from './trace-id';
 export * from './record-with';
 export * from './unleased';

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { Injectable, type LoggerService } from '@nestjs/common';
 
 import {
@@ -10,6 +8,7 @@ import {
   backendStoresNoSchedules,
   corruptSchedule,
   isSchedulingBackend,
+  newTaskId,
   queueNotConfigured,
   scheduleNotFound,
   scheduleTaskNotRegistered,
@@ -143,7 +142,7 @@ export class ScheduleService {
     return this.tasks.enqueueScheduled(
       info.task,
       info.args,
-      this.overridesOf(info, `schedule:${id}:run:${randomUUID()}`),
+      this.overridesOf(info, `schedule:${id}:run:${newTaskId()}`),
       { id, tickAt },
     );
   }

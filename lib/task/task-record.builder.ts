@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   InvalidTaskError,
@@ -18,6 +16,7 @@ import {
   invalidTimeoutMs,
   isValidTaskId,
   isValidTimeoutMs,
+  newTaskId,
   payloadTooLarge,
   queueNotConfigured,
   retryPolicyProblem,
@@ -92,7 +91,7 @@ export function buildTaskRecord(
   traceContext?: TaskTraceContext,
 ): TaskRecord {
   const name = definition.name;
-  const id = overrides.id ?? randomUUID();
+  const id = overrides.id ?? newTaskId(now.getTime());
   if (!isValidTaskId(id)) throw new InvalidTaskError(invalidTaskId(name, id));
   const priority = overrides.priority ?? definition.options.priority;
   if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {

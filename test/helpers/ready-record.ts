@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { newTaskId, TaskResultStatus, type TaskRecord } from '../../lib/core';
 
 export interface ReadyRecordFields {
   id?: string;
@@ -16,7 +14,7 @@ export interface ReadyRecordFields {
 export function readyRecord(
   alias: string,
   {
-    id = randomUUID(),
+    id = newTaskId(),
     name = 'test.task',
     queue = 'default',
     priority = 0,
