@@ -58,14 +58,14 @@ export class SqliteEnqueuer {
     this.enqueueTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
       if (!records.some((record) => record.task.unique)) {
         for (const record of records) this.store(record, now);
-        this.live.enqueued(records, now);
+        this.made(records, now);
         return records;
       }
       return this.storeKeyed(records, now);
     });
     // Each record as if it came alone: what it reads includes what the ones before it wrote.
     this.eachTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
-      // Keyed records announce what they make in storeKeyed; the plain ones stored here, at once.
+      // Keyed records count what they make in storeKeyed; the plain ones stored here, at once.
       const made: TaskRecord[] = [];
       const outcomes = records.map((record) => {
         try {
@@ -80,7 +80,7 @@ export class SqliteEnqueuer {
           throw refusal;
         }
       });
-      this.live.enqueued(made, now);
+      this.made(made, now);
       return outcomes;
     });
   }
@@ -139,14 +139,29 @@ export class SqliteEnqueuer {
       made.push(write.record);
       if (write.taken) this.uniqueKeys.take(write.record.id, write.taken);
     }
-    // A holder returned or replaced is no new task: only those made are announced.
-    this.live.enqueued(made, now);
+    // A holder returned or replaced is no new task: only those made are counted and announced.
+    this.made(made, now);
     return plan.returned;
   }
 
   /**
-   * Inside enqueueTx: write the task (ready, or deferred until runAfter) and
-   * an ingress event; TaskAlreadyExistsError (which rolls the whole
+   * Inside an enqueue's transaction, the tasks it made: counted as ingress
+   * (one row per queue and second, however many tasks) and announced to
+   * live listeners.
+   */
+  private made(records: readonly TaskRecord[], now: number): void {
+    const perQueue = new Map<string, number>();
+    for (const { task } of records) perQueue.set(task.queue, (perQueue.get(task.queue) ?? 0) + 1);
+    const second = Math.floor(now / 1000);
+    for (const [queue, count] of perQueue) {
+      this.connection.sql.tasks.countIngress.run(this.alias, queue, second, count);
+    }
+    this.live.enqueued(records, now);
+  }
+
+  /**
+   * Inside enqueueTx: write the task (ready, or deferred until runAfter);
+   * TaskAlreadyExistsError (which rolls the whole
    * transaction back) when its id is live or a result within resultTtl. An
    * expired row the trim has not reached yet is replaced.
    */
@@ -168,7 +183,6 @@ export class SqliteEnqueuer {
       expiresAt: LIVE_TASK_EXPIRES_AT,
       data: serializeRecord(record),
     });
-    tasks.insertIngress.run(this.alias, record.task.queue, now);
     return record;
   }
 

@@ -146,9 +146,10 @@ export class SqliteListingStatements {
       after: pageResult('after'),
     };
     this.ingressBuckets = db.prepare(`
-      SELECT CAST((at - :start) / :bucketMs AS INTEGER) AS bucket, COUNT(*) AS count
-      FROM threadmill_ingress
-      WHERE alias = :alias AND queue = :queue AND at >= :start AND at < :end
+      SELECT CAST((second * 1000 - :start) / :bucketMs AS INTEGER) AS bucket, SUM(count) AS count
+      FROM threadmill_ingress_counts
+      WHERE alias = :alias AND queue = :queue
+        AND second >= CAST((:start + 999) / 1000 AS INTEGER) AND second < CAST((:end + 999) / 1000 AS INTEGER)
       GROUP BY bucket`);
     this.resultBuckets = db.prepare(`
       SELECT CAST((finished_at - :start) / :bucketMs AS INTEGER) AS bucket, COUNT(*) AS count

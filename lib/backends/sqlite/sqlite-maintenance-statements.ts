@@ -42,8 +42,9 @@ export class SqliteMaintenanceStatements {
       WHERE alias = ? AND queue = ? AND state = 'running' AND lease_until <= ?
       ORDER BY ${STATE_ORDER.running} LIMIT ?`);
     this.trimIngress = db.prepare(`
-      DELETE FROM threadmill_ingress WHERE rowid IN (
-        SELECT rowid FROM threadmill_ingress WHERE alias = ? AND at < ? LIMIT ?)`);
+      DELETE FROM threadmill_ingress_counts WHERE (alias, queue, second) IN (
+        SELECT alias, queue, second FROM threadmill_ingress_counts
+        WHERE alias = ? AND second < CAST(? / 1000 AS INTEGER) LIMIT ?)`);
     this.trimResults = db.prepare(`
       DELETE FROM threadmill_results WHERE rowid IN (
         SELECT rowid FROM threadmill_results WHERE alias = ? AND expires_at <= ? LIMIT ?)`);

@@ -40,7 +40,8 @@ export class SqliteReadStatements {
     [{ alias: string; queue: string; since: number; now: number; windowStart: number }],
     ResultCountRow
   >;
-  readonly countIngress: Statement<[alias: string, queue: string, since: number], number>;
+  /** Tasks enqueued since a time (ms): a second the window covers in part counts in proportion. */
+  readonly countIngress: Statement<[{ alias: string; queue: string; since: number }], number>;
   readonly readMeta: Statement<[alias: string, key: string], string>;
   readonly ping: Statement<[], number>;
 
@@ -79,8 +80,10 @@ export class SqliteReadStatements {
              ${countFinished('CANCELLED', '@since')} AS cancelled,
              ${countFinished('CANCELLED', '@windowStart')} AS cancelledInWindow`);
     this.countIngress = db
-      .prepare<[string, string, number], number>(
-        `SELECT COUNT(*) FROM threadmill_ingress WHERE alias = ? AND queue = ? AND at >= ?`,
+      .prepare<[{ alias: string; queue: string; since: number }], number>(
+        `SELECT COALESCE(ROUND(SUM(count * MIN(1.0, (second * 1000 + 1000 - :since) / 1000.0))), 0)
+         FROM threadmill_ingress_counts
+         WHERE alias = :alias AND queue = :queue AND second >= CAST(:since / 1000 AS INTEGER)`,
       )
       .pluck();
     this.readMeta = db

@@ -73,7 +73,7 @@ export class SqliteReads {
             now,
             windowStart: now - intervalMs,
           });
-          const ingress = reads.countIngress.get(alias, queue, now - intervalMs) ?? 0;
+          const ingress = reads.countIngress.get({ alias, queue, since: now - intervalMs }) ?? 0;
           telemetry.queues[queue] = {
             counts: {
               ready: tasks?.ready ?? 0,

@@ -14,7 +14,7 @@ import type { Database } from 'better-sqlite3';
  * | --- | --- |
  * | `threadmill_tasks` | unfinished tasks; `state` ready (by `score`, then `seq` = FIFO within one score), deferred (by `run_at`) or running (by `lease_until`) |
  * | `threadmill_results` | finished tasks (the result *and* the per-status history), by `finished_at`, until `expires_at` |
- * | `threadmill_ingress` | one row per enqueue (ingress rate), trimmed to `resultTtl` |
+ * | `threadmill_ingress_counts` | tasks enqueued per queue and second (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline, with their last beat and info; a running task's `pool` names its holder |
  * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
@@ -31,7 +31,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 11;
+export const SQLITE_SCHEMA_VERSION = 12;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -233,6 +233,22 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE threadmill_pools ADD COLUMN beat_at INTEGER;
   ALTER TABLE threadmill_pools ADD COLUMN info TEXT;
+  `,
+  // 12: ingress counted per queue and second, as on Redis: one upsert per queue per enqueue
+  // step instead of a row and two index entries per task, so a small batch's commit writes a
+  // page of it. The rows kept so far are counted into it.
+  `
+  CREATE TABLE threadmill_ingress_counts (
+    alias  TEXT    NOT NULL,
+    queue  TEXT    NOT NULL,
+    second INTEGER NOT NULL,
+    count  INTEGER NOT NULL,
+    PRIMARY KEY (alias, queue, second)
+  ) WITHOUT ROWID;
+  CREATE INDEX threadmill_ingress_counts_age ON threadmill_ingress_counts (alias, second);
+  INSERT INTO threadmill_ingress_counts (alias, queue, second, count)
+    SELECT alias, queue, at / 1000, COUNT(*) FROM threadmill_ingress GROUP BY alias, queue, at / 1000;
+  DROP TABLE threadmill_ingress;
   `,
 ];
 

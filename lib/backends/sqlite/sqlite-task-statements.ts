@@ -17,7 +17,7 @@ const NOT_PAUSED = `NOT EXISTS (SELECT 1 FROM threadmill_paused_queues WHERE ali
 
 /**
  * The statements a task's own lifecycle runs, prepared once per connection:
- * stored (with its ingress event), leased from its ready queue, and ended
+ * stored (and counted as ingress), leased from its ready queue, and ended
  * (a result stored, or the row sent back ready or for its next attempt), plus
  * the look-ups by id that decide whether an id is taken or an outcome stale.
  *
@@ -38,7 +38,8 @@ export class SqliteTaskStatements {
       },
     ]
   >;
-  readonly insertIngress: Statement<[alias: string, queue: string, at: number]>;
+  /** Adds `count` tasks to a queue's ingress in one second. */
+  readonly countIngress: Statement<[alias: string, queue: string, second: number, count: number]>;
   readonly hasReady: Statement<
     [alias: string, queue: string, now: number, pausedAlias: string, pausedQueue: string],
     number
@@ -90,8 +91,9 @@ export class SqliteTaskStatements {
       ON CONFLICT (alias, id) DO UPDATE SET
         queue = excluded.queue, state = excluded.state, score = excluded.score,
         run_at = excluded.run_at, lease_until = NULL, expires_at = excluded.expires_at, data = excluded.data`);
-    this.insertIngress = db.prepare(
-      `INSERT INTO threadmill_ingress (alias, queue, at) VALUES (?, ?, ?)`,
+    this.countIngress = db.prepare(
+      `INSERT INTO threadmill_ingress_counts (alias, queue, second, count) VALUES (?, ?, ?, ?)
+       ON CONFLICT (alias, queue, second) DO UPDATE SET count = count + excluded.count`,
     );
     // Read without a write lock, so an idle consumer's check never blocks the producers.
     this.hasReady = db

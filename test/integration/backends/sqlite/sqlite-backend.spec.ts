@@ -96,7 +96,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 
-    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables and pool info, keeping its tasks', async () => {
+    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables, pool info and ingress per second, keeping its tasks and their ingress', async () => {
       const first = open();
       const done = await first.enqueue(newRecord(alias));
       await first.enqueue(newRecord(alias));
@@ -104,20 +104,32 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await first.acknowledge([succeed(finished, 'kept')]);
       await first.close();
       // What schema 7 was: no progress column on either table, no roles table, no live events,
-      // no pool beat or info.
+      // no pool beat or info, a row per enqueue for ingress.
       const old = openRaw();
+      const enqueuedAt = Date.now();
       old.exec(`ALTER TABLE threadmill_tasks DROP COLUMN progress;
         ALTER TABLE threadmill_results DROP COLUMN progress;
         ALTER TABLE threadmill_pools DROP COLUMN beat_at;
         ALTER TABLE threadmill_pools DROP COLUMN info;
         DROP TABLE threadmill_roles;
         DROP TABLE threadmill_live_listeners;
-        DROP TABLE threadmill_live_events;`);
+        DROP TABLE threadmill_live_events;
+        DROP TABLE threadmill_ingress_counts;
+        CREATE TABLE threadmill_ingress (alias TEXT NOT NULL, queue TEXT NOT NULL, at INTEGER NOT NULL);
+        CREATE INDEX threadmill_ingress_window ON threadmill_ingress (alias, queue, at);
+        CREATE INDEX threadmill_ingress_age    ON threadmill_ingress (alias, at);`);
+      const ingress = old.prepare(
+        'INSERT INTO threadmill_ingress (alias, queue, at) VALUES (?, ?, ?)',
+      );
+      ingress.run(alias, 'default', enqueuedAt);
+      ingress.run(alias, 'default', enqueuedAt + 1);
       old.pragma('user_version = 7');
       old.close();
 
       const upgraded = open();
       await expect(upgraded.getResult(done.id)).resolves.toMatchObject({ returnValue: 'kept' });
+      const { rates } = (await upgraded.telemetry(60_000)).queues.default;
+      expect(rates.ingress).toBe(2);
       const [running] = await upgraded.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       expect((await upgraded.getResult(running.id)).progress).toBeUndefined();
       await expect(
@@ -271,7 +283,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const record = await backend.enqueue(newRecord(alias));
       await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       // The trim step needs this table; promote, reap and heartbeat do not.
-      openRaw().exec('DROP TABLE threadmill_ingress');
+      openRaw().exec('DROP TABLE threadmill_ingress_counts');
       await clockPassed(60, 'the lease to end');
       const report = await backend.maintenancePass();
       expect(report.failedSteps.map((failed) => failed.step)).toEqual(['trim']);
@@ -283,16 +295,19 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
     });
 
-    it('trims ingress events and results older than resultTtl', async () => {
+    it('trims ingress counts and results older than resultTtl', async () => {
       const backend = open({ resultTtl: 100 });
       await backend.enqueue(newRecord(alias));
       const [acquired] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       await backend.acknowledge([succeed(acquired, 1)]);
-      await clockPassed(110, 'resultTtl to pass');
+      // Ingress is counted per second: its row goes once the whole second is older than resultTtl.
+      await clockPassed(1_110, 'resultTtl to pass the end of the enqueue second');
       const report = await backend.maintenancePass();
       expect(report.trimmed).toBe(2);
       const rows = openRaw();
-      expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_ingress').get()).toEqual({ n: 0 });
+      expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_ingress_counts').get()).toEqual({
+        n: 0,
+      });
       expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_results').get()).toEqual({ n: 0 });
     });
   });

@@ -70,9 +70,9 @@ describe('SqliteListingStatements query plans', () => {
     }
   });
 
-  it('counts activity per bucket within one covering index range each', () => {
+  it('counts activity per bucket within one range of a covering index or primary key each', () => {
     expect(plan(statements.ingressBuckets)).toMatch(
-      /SEARCH threadmill_ingress USING COVERING INDEX threadmill_ingress_window \(alias=\? AND queue=\? AND at>\? AND at<\?\)/,
+      /SEARCH threadmill_ingress_counts USING PRIMARY KEY \(alias=\? AND queue=\? AND second>\? AND second<\?\)/,
     );
     expect(plan(statements.resultBuckets)).toMatch(
       /SEARCH threadmill_results USING COVERING INDEX threadmill_results_history \(alias=\? AND queue=\? AND status=\? AND finished_at>\? AND finished_at<\?\)/,
