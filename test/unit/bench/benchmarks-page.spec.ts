@@ -314,6 +314,22 @@ describe('bench page: why the missed targets miss', () => {
     expect(reasons[0]).toContain('at most 15.2 µs');
   });
 
+  it('explains a missed pickup percentile by its two round trips and the same run’s enqueue time', () => {
+    const reasons = missedTargetReasons([
+      figure({ key: 'latency.p50', label: 'p50', threadmill: 0.556, beeQueue: 0.43, met: false }),
+      figure({ key: 'latency.p95', label: 'p95', threadmill: 0.8, beeQueue: 0.84, met: true }),
+      figure({
+        key: 'enqueue.sequential',
+        label: 'sequential',
+        threadmill: 10_000,
+        beeQueue: 16_000,
+      }),
+    ]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/^\*\*p50\*\*: 0\.56 against Bee-Queue's 0\.43 ms\. Both take two/);
+    expect(reasons[0]).toContain('(100 against 63 µs a task in the sequential row)');
+  });
+
   it('says nothing of a met target, nor of a miss whose figures this run lacks', () => {
     expect(
       missedTargetReasons([
