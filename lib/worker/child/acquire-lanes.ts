@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 import type { LoggerService } from '@nestjs/common';
 
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
@@ -100,6 +102,7 @@ export class AcquireLanes {
     const { slots, outcomes, orphans, changes, stopSignal } = this.deps;
     const share = Math.ceil(this.deps.threads / lanes);
     const blocking = lane === 0 && !this.deps.exitEmpty;
+    let turnWaited = false;
     while (!stopSignal.aborted) {
       if (slots.remainingBudget <= 0) {
         // Another lane's call may give back what it reserved and did not use.
@@ -134,6 +137,18 @@ export class AcquireLanes {
           continue;
         }
       }
+      if (!turnWaited && slots.placesFree > 0 && !this.deps.idle()) {
+        // Prefetching while tasks run: those that end within this turn of the event loop (quick
+        // ones) ride with this call and their slots are asked for in it too, so at one slot with
+        // one place a call carries two tasks, not one. Their outcomes wait for it (a ride), not
+        // for a call of their own. The checks above run again after the wait.
+        turnWaited = true;
+        const turn = nextTurn();
+        outcomes.rideWith(turn);
+        await turn;
+        continue;
+      }
+      turnWaited = false;
       const records = await this.acquire(slots.reserve(share), slots.reservePlaces(), blocking);
       // Not leased: the call failed, or the pool's heartbeat lapsed (it beats again on its next pass).
       if (records === null) {

@@ -222,6 +222,40 @@ describe('WorkerChild with --prefetch', () => {
     expect(await countsOf(backend)).toMatchObject({ successful: 4, running: 0 });
   });
 
+  it('at one slot and one place, lets quick tasks end before its next call, which then carries two outcomes and leases two', async () => {
+    const { backend, spies, child, deps } = setupChild({
+      threads: 1,
+      prefetch: 1,
+      exitEmpty: true,
+    });
+    // Tasks that end as soon as they start, within the turn that started them.
+    deps.runTask = async (record) => ({
+      ...record,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+      returnValue: null,
+    });
+    const combined = jest.spyOn(backend, 'acknowledgeAndAcquire');
+    await enqueueReady(backend, 'a', 'b', 'c', 'd', 'e', 'f');
+    await expect(child.run()).resolves.toBe('drained');
+    expect(await countsOf(backend)).toMatchObject({ successful: 6, running: 0 });
+    // a and b leased by the first call; then each call stores two outcomes and leases two.
+    expect(acquireOptions(spies.acquire)[0].max).toBe(2);
+    const carried = combined.mock.calls.map(([done, , options]) => [ids(done), options.max]);
+    expect(carried.slice(0, 2)).toEqual([
+      [['a', 'b'], 2],
+      [['c', 'd'], 2],
+    ]);
+    // The memory backend's combined call acknowledges, then acquires: both spied, counted once.
+    const alone = {
+      acquires: spies.acquire.mock.calls.length - combined.mock.calls.length,
+      acknowledges: spies.acknowledge.mock.calls.length - combined.mock.calls.length,
+    };
+    // Six tasks in four store calls (the last finds the queue empty), no acknowledgement alone.
+    expect(alone.acknowledges).toBe(0);
+    expect(alone.acquires + combined.mock.calls.length).toBe(4);
+  });
+
   it('refuses a prefetch that is not a whole number of at least 0', () => {
     expect(() => setupChild({ prefetch: -1 })).toThrow(InvalidCommandOptionError);
     expect(() => setupChild({ prefetch: 1.5 })).toThrow('prefetch expects a whole number');
