@@ -1,13 +1,23 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Random bytes per id: the 16 of a UUID less its 48-bit time. */
-const RANDOM_BYTES = 10;
-/** Ids whose random bytes one call to the system's generator draws. */
+/** Random hex digits per id: 3 after the version digit, 3 after the variant digit, 12 at the end, and 1 for the variant. */
+const RANDOM_HEX = 19;
+/** Ids whose random digits one call to the system's generator draws. */
 const IDS_PER_DRAW = 128;
 
-const drawn = Buffer.alloc(RANDOM_BYTES * IDS_PER_DRAW);
+const drawn = Buffer.alloc(Math.ceil((RANDOM_HEX * IDS_PER_DRAW) / 2));
+let digits = '';
 let unused = 0;
-const id = Buffer.alloc(16);
+
+/** The variant digit (binary 10xx) for each random hex digit, by its character code. */
+const VARIANT: Record<string, string> = {};
+for (let value = 0; value < 16; value++) {
+  VARIANT[value.toString(16)] = (0x8 | (value & 0x3)).toString(16);
+}
+
+function hex6(value: number): string {
+  return value.toString(16).padStart(6, '0');
+}
 
 /**
  * A new task id: a UUID version 7 (RFC 9562), its first 48 bits the time in
@@ -16,19 +26,22 @@ const id = Buffer.alloc(16);
  * commit of a small batch then rewrites a page or two of that index, where
  * random ids dirty a page per task. Unique as a version 4 UUID is for any
  * practical purpose (74 random bits per millisecond), and as unpredictable.
+ * Made from text, not bytes: a single enqueue makes one on its hot path.
  *
  * @param now the time it carries, in ms since the epoch.
  */
 export function newTaskId(now = Date.now()): string {
   if (unused === 0) {
     randomFillSync(drawn);
+    digits = drawn.toString('hex');
     unused = IDS_PER_DRAW;
   }
   unused--;
-  id.writeUIntBE(now, 0, 6);
-  drawn.copy(id, 6, unused * RANDOM_BYTES, (unused + 1) * RANDOM_BYTES);
-  id[6] = (id[6] & 0x0f) | 0x70; // version 7
-  id[8] = (id[8] & 0x3f) | 0x80; // variant 10
-  const hex = id.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const at = unused * RANDOM_HEX;
+  // Two 24-bit halves: a small integer formats fast, a 48-bit one goes through the slow path.
+  const time = hex6(Math.floor(now / 0x1000000)) + hex6(now % 0x1000000);
+  return (
+    `${time.slice(0, 8)}-${time.slice(8)}-7${digits.slice(at, at + 3)}-` +
+    `${VARIANT[digits[at + 3]]}${digits.slice(at + 4, at + 7)}-${digits.slice(at + 7, at + RANDOM_HEX)}`
+  );
 }
