@@ -79,6 +79,11 @@ export class EnqueueCoalescer {
     if (this.gathering.length === 0) return;
     const waiting = this.gathering;
     this.gathering = [];
+    // A lone enqueue (one awaited after another) is its own batch: nothing to split.
+    if (waiting.length === 1) {
+      this.send(waiting);
+      return;
+    }
     let batch: Waiting[] = [];
     let ids = new Set<string>();
     for (const entry of waiting) {

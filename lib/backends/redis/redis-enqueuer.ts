@@ -36,6 +36,8 @@ interface LostReplySeen {
  */
 export class RedisEnqueuer {
   private readonly coalescer = new EnqueueCoalescer((records) => this.enqueueEach(records));
+  /** Each queue's keys, built once: a single enqueue would otherwise build four names per call. */
+  private readonly queueKeysByName = new Map<string, EnqueueQueueKeys>();
 
   constructor(
     private readonly context: RedisAliasContext,
@@ -83,12 +85,7 @@ export class RedisEnqueuer {
       if (queueIndex === undefined) {
         queueIndex = queueKeys.length;
         queueIndexes.set(queue, queueIndex);
-        queueKeys.push({
-          queueKey: this.context.keys.queue(queue),
-          deferredKey: this.context.keys.deferred(queue),
-          ingressPrefix: this.context.keys.ingressPrefix(queue),
-          wakeKey: this.context.keys.wake(queue),
-        });
+        queueKeys.push(this.queueKeys(queue));
       }
       queueOf[i] = queueIndex;
       data[i] = this.context.codec.encodeLive(record);
@@ -139,6 +136,21 @@ export class RedisEnqueuer {
       // Each caller is told of its own task, as its lone enqueue would have been.
       return ids.map((id) => this.outcomeUnknown([id], reason, lost.cause));
     }
+  }
+
+  private queueKeys(queue: string): EnqueueQueueKeys {
+    let keys = this.queueKeysByName.get(queue);
+    if (keys === undefined) {
+      const { context } = this;
+      keys = {
+        queueKey: context.keys.queue(queue),
+        deferredKey: context.keys.deferred(queue),
+        ingressPrefix: context.keys.ingressPrefix(queue),
+        wakeKey: context.keys.wake(queue),
+      };
+      this.queueKeysByName.set(queue, keys);
+    }
+    return keys;
   }
 
   /**
