@@ -9,10 +9,9 @@
 // Needs redis-server on the PATH and Chromium at /usr/bin/chromium (or
 // CHROMIUM_PATH). Everything it starts is stopped before it exits.
 import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
-
-import { chromium } from 'playwright-core';
 
 import {
   canSetHostName,
@@ -29,6 +28,12 @@ import {
   waitFor,
   WORKER_HOST,
 } from './sample-stage.mjs';
+
+// The tests' Chromium (test/helpers/chromium.ts), required from its source
+// as the sample app is, so the pictures are taken by the browser the tests use.
+const require = createRequire(import.meta.url);
+require('../test/helpers/transpile-register.js');
+const { launchChromium } = require('../test/helpers/chromium.ts');
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -133,18 +138,7 @@ async function main() {
   });
   await dashboardAct('PUT', 'queues/default/limits', { concurrency: 8 });
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   onCleanUp(() => browser.close());
   mkdirSync(out, { recursive: true });
   const shoot = async (viewport, route, ready, file) => {
