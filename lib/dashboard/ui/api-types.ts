@@ -1,7 +1,32 @@
-// The JSON the dashboard's HTTP API answers with (dates are ISO strings).
+// The JSON the dashboard's HTTP API answers with. The shapes are the server's
+// own types, imported as types only (esbuild drops them from the bundle), read
+// through Json<> where they hold dates.
+import type { QueueCounts, QueueRates } from '../../core/backend-telemetry.interface';
+import type { QueueLimits } from '../../core/queue-limits';
+import type { QueueSegment } from '../../core/task-backend.interface';
+import type { BackendActivity, PoolStatus as StoredPoolStatus } from '../../core/task-listing';
+import type { TaskResultStatus } from '../../core/task-result-status.enum';
 
-export type Segment = 'ready' | 'running' | 'deferred' | 'successful' | 'failed' | 'cancelled';
+export type { QueueActivity } from '../../core/task-listing';
+export type { QueueCounts, QueueLimits, QueueRates };
 
+/** `T` as it arrives in JSON: dates as ISO strings, an enum's members as their words. */
+export type Json<T> = T extends Date
+  ? string
+  : T extends string
+    ? `${T}`
+    : T extends readonly (infer Item)[]
+      ? Json<Item>[]
+      : T extends object
+        ? { [K in keyof T]: Json<T[K]> }
+        : T;
+
+export type Segment = QueueSegment;
+
+/**
+ * The segments in the page's order (tabs, columns): lib/core's QUEUE_SEGMENTS,
+ * restated because it is a value and the page bundles no code of lib/core.
+ */
 export const SEGMENTS: readonly Segment[] = [
   'ready',
   'running',
@@ -11,7 +36,7 @@ export const SEGMENTS: readonly Segment[] = [
   'cancelled',
 ];
 
-export type TaskStatus = 'READY' | 'RUNNING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED';
+export type TaskStatus = Json<TaskResultStatus>;
 
 export interface BackendAlias {
   alias: string;
@@ -24,20 +49,6 @@ export interface Meta {
   canAct: boolean;
   refreshMs: number;
   csrfHeader: string;
-}
-
-export type QueueCounts = Record<Segment, number>;
-
-export interface QueueRates {
-  intervalMs: number;
-  ingress: number;
-  egress: number;
-  failed: number;
-}
-
-export interface QueueLimits {
-  concurrency?: number;
-  rateLimit?: { max: number; perMs: number };
 }
 
 export interface QueueOverview {
@@ -54,20 +65,7 @@ export interface Overview {
   queues: QueueOverview[];
 }
 
-export interface QueueActivity {
-  enqueued: number[];
-  successful: number[];
-  failed: number[];
-  cancelled: number[];
-  waitMs: (number | null)[];
-  runMs: (number | null)[];
-}
-
-export interface Activity {
-  start: string;
-  bucketMs: number;
-  queues: Record<string, QueueActivity>;
-}
+export type Activity = Json<BackendActivity>;
 
 export interface TaskSummary {
   id: string;
@@ -134,19 +132,7 @@ export interface ScheduleInfo {
   lastTick: { at: string; taskId: string; status: TaskStatus | null } | null;
 }
 
-export interface PoolStatus {
-  id: string;
-  host: string;
-  pid: number;
-  children: number;
-  slots: number;
-  queues: string[];
-  startedAt: string;
-  beatAt: string;
-  expiresAt: string;
-  alive: boolean;
-  held: number;
-}
+export type PoolStatus = Json<StoredPoolStatus>;
 
 export function isRedacted(value: unknown): value is Redacted {
   return (
