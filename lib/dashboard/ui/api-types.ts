@@ -1,14 +1,17 @@
 // The JSON the dashboard's HTTP API answers with. The shapes are the server's
 // own types, imported as types only (esbuild drops them from the bundle), read
 // through Json<> where they hold dates.
-import type { QueueCounts, QueueRates } from '../../core/backend-telemetry.interface';
-import type { QueueLimits } from '../../core/queue-limits';
 import type { QueueSegment } from '../../core/task-backend.interface';
 import type { BackendActivity, PoolStatus as StoredPoolStatus } from '../../core/task-listing';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
 
+export type { QueueLimits } from '../../core/queue-limits';
 export type { QueueActivity } from '../../core/task-listing';
-export type { QueueCounts, QueueLimits, QueueRates };
+export type {
+  DashboardMeta as Meta,
+  Overview,
+  OverviewQueue as QueueOverview,
+} from '../dashboard-api.interface';
 
 /** `T` as it arrives in JSON: dates as ISO strings, an enum's members as their words. */
 export type Json<T> = T extends Date
@@ -37,33 +40,6 @@ export const SEGMENTS: readonly Segment[] = [
 ];
 
 export type TaskStatus = Json<TaskResultStatus>;
-
-export interface BackendAlias {
-  alias: string;
-  kind: 'redis' | 'sqlite' | 'memory';
-}
-
-export interface Meta {
-  aliases: BackendAlias[];
-  /** Whether this viewer may act (retry, cancel, pause...). */
-  canAct: boolean;
-  refreshMs: number;
-  csrfHeader: string;
-}
-
-export interface QueueOverview {
-  name: string;
-  counts: QueueCounts;
-  rates: QueueRates;
-  paused: boolean;
-  limits: QueueLimits | null;
-}
-
-export interface Overview {
-  alias: string;
-  at: string;
-  queues: QueueOverview[];
-}
 
 export type Activity = Json<BackendActivity>;
 
