@@ -1,9 +1,17 @@
 // The JSON the dashboard's HTTP API answers with. The shapes are the server's
-// own types, imported as types only (esbuild drops them from the bundle), read
-// through Json<> where they hold dates.
+// own types, imported as types only (esbuild drops them from the bundle) and
+// read through Json<> where dates or enum members change on the wire. Only
+// SEGMENTS, ScheduleInfo and isRedacted are the page's own.
+import type { ScheduleOrigin } from '../../core/schedule-store.interface';
 import type { QueueSegment } from '../../core/task-backend.interface';
 import type { BackendActivity, PoolStatus as StoredPoolStatus } from '../../core/task-listing';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
+import type {
+  Redacted,
+  TaskDetail as ServerTaskDetail,
+  TaskListPage,
+  TaskSummary as ServerTaskSummary,
+} from '../dashboard-api.interface';
 
 export type { QueueLimits } from '../../core/queue-limits';
 export type { QueueActivity } from '../../core/task-listing';
@@ -11,6 +19,7 @@ export type {
   DashboardMeta as Meta,
   Overview,
   OverviewQueue as QueueOverview,
+  TaskErrorView as TaskError,
 } from '../dashboard-api.interface';
 
 /** `T` as it arrives in JSON: dates as ISO strings, an enum's members as their words. */
@@ -43,58 +52,15 @@ export type TaskStatus = Json<TaskResultStatus>;
 
 export type Activity = Json<BackendActivity>;
 
-export interface TaskSummary {
-  id: string;
-  name: string;
-  queue: string;
-  status: TaskStatus;
-  priority?: number;
-  attempts: number;
-  enqueuedAt: string;
-  startedAt?: string | null;
-  finishedAt?: string | null;
-  runAfter?: string | null;
-  progress?: unknown;
-  /** The last error's message, or Redacted. */
-  lastError?: string | Redacted | null;
-}
+export type TaskSummary = Json<ServerTaskSummary>;
+export type TaskPage = Json<TaskListPage>;
+export type TaskDetail = Json<ServerTaskDetail>;
 
-export interface TaskPage {
-  tasks: TaskSummary[];
-  next: string | null;
-}
-
-/** What stands for a field the redact option hides. */
-export interface Redacted {
-  redacted: true;
-}
-
-export interface TaskError {
-  /** The error's class name. */
-  name?: string;
-  message: string;
-  stack?: string;
-}
-
-export interface TimelineEntry {
-  attempt: number;
-  workerId?: string | null;
-  /** When it started (known for the last attempt only). */
-  at?: string | null;
-  /** The class name of the error that ended it, if one did. */
-  error?: string | null;
-}
-
-export interface TaskDetail extends TaskSummary {
-  args: unknown;
-  result?: unknown;
-  errors: TaskError[] | Redacted;
-  workerIds: string[];
-  traceId?: string | null;
-  schedule?: { id: string; tickAt: string };
-  timeline: TimelineEntry[];
-}
-
+/**
+ * The fields of a schedule the page shows. Restated, not imported: the
+ * server's ScheduleInfo (lib/schedule/schedule-info.ts) shares its file with
+ * code whose imports need Node's types, which the page's type check lacks.
+ */
 export interface ScheduleInfo {
   id: string;
   task: string;
@@ -102,7 +68,7 @@ export interface ScheduleInfo {
   timezone?: string;
   every?: number;
   queue?: string;
-  origin: string;
+  origin: ScheduleOrigin;
   paused: boolean;
   nextTickAt: string | null;
   lastTick: { at: string; taskId: string; status: TaskStatus | null } | null;
