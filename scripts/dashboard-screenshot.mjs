@@ -8,18 +8,32 @@
 //
 // Needs redis-server on the PATH and Chromium at /usr/bin/chromium (or
 // CHROMIUM_PATH). Everything it starts is stopped before it exits.
-import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
 
-import { chromium } from 'playwright-core';
+import {
+  canSetHostName,
+  cleanUp,
+  freePort,
+  FROM_SOURCES,
+  onCleanUp,
+  ROOT,
+  run,
+  sampleEnv,
+  sleep,
+  startNode,
+  startRedis,
+  waitFor,
+  WORKER_HOST,
+} from './sample-stage.mjs';
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// The tests' Chromium (test/helpers/chromium.ts), required from its source
+// as the sample app is, so the pictures are taken by the browser the tests use.
+const require = createRequire(import.meta.url);
+require('../test/helpers/transpile-register.js');
+const { launchChromium } = require('../test/helpers/chromium.ts');
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -30,127 +44,26 @@ const out = resolve(option('--out', join(ROOT, 'docs', 'images')));
 /** How long work flows before the pictures, so the charts have a few minutes to show. */
 const minutes = Number(option('--minutes', '3'));
 
-/** The pool runs under this host name where it can (a UTS namespace of its own, as root). */
-const WORKER_HOST = 'worker-1';
 /**
  * Where the processes run from, as root: a copy of the sources made for the
  * run, so the stacks on the pictures read like a deployed app's.
  */
 const APP_DIR = '/app';
 
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-async function waitFor(what, check, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => false);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
-function redisAnswers(port) {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      done(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => done(false));
-  });
-}
-
-const cleanups = [];
-async function cleanUp() {
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error) => process.stderr.write(`cleanup: ${error.message}\n`));
-  }
-}
-
-/** Whether this process may give a child a host name of its own. */
-async function canSetHostName() {
-  if (userInfo().uid !== 0) return false;
-  return run('unshare', ['--uts', 'true']).then(
-    () => true,
-    () => false,
-  );
-}
-
-/**
- * Starts `node <args>` (under `hostName` when given) in its own process group;
- * stopped (SIGTERM, then SIGKILL) on cleanup.
- */
-function startNode(cwd, nodeArgs, env, hostName) {
-  const command = [process.execPath, ...nodeArgs];
-  const [file, ...args] = hostName
-    ? ['unshare', '--uts', 'sh', '-c', `hostname ${hostName} && exec "$@"`, 'sh', ...command]
-    : command;
-  const child = spawn(file, args, {
-    cwd,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true,
-  });
-  const exited = new Promise((done) => child.once('exit', done));
-  cleanups.push(async () => {
-    for (const signal of ['SIGTERM', 'SIGTERM', 'SIGKILL']) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        return;
-      }
-      await Promise.race([exited, sleep(signal === 'SIGKILL' ? 1000 : 5000)]);
-    }
-  });
-  return child;
-}
+/** waitFor, taking a check that fails (nothing answers yet) for a no. */
+const waitForAnswer = (what, check) => waitFor(what, () => check().catch(() => false));
 
 async function main() {
   await run(process.execPath, [join(ROOT, 'scripts', 'build-dashboard.mjs')], { cwd: ROOT });
 
-  // A private Redis: never the machine's own, never flushed.
-  const redisPort = await freePort();
-  const redisDir = mkdtempSync(join(tmpdir(), 'threadmill-dashboard-shot-'));
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir, '--save', ''],
-    { stdio: 'ignore' },
-  );
-  cleanups.push(async () => {
-    redis.kill('SIGKILL');
-    rmSync(redisDir, { recursive: true, force: true });
-  });
-  await waitFor('redis-server', () => redisAnswers(redisPort), 10_000);
-
+  const redisPort = await startRedis('threadmill-dashboard-shot-');
   const webPort = await freePort();
-  const env = {
-    ...process.env,
-    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    THREADMILL_ALIAS: 'default',
-    THREADMILL_LOG_LEVEL: 'warn',
-    PORT: String(webPort),
-    NO_COLOR: '1',
-  };
+  const env = sampleEnv(redisPort, { PORT: String(webPort) });
   // The sample app, run from its sources: its web app (which serves the dashboard) and a pool.
   let cwd = ROOT;
-  const fromSources = ['-r', './test/helpers/transpile-register.js'];
   if (userInfo().uid === 0 && !existsSync(APP_DIR)) {
     mkdirSync(APP_DIR);
-    cleanups.push(async () => rmSync(APP_DIR, { recursive: true, force: true }));
+    onCleanUp(async () => rmSync(APP_DIR, { recursive: true, force: true }));
     for (const part of ['lib', 'sample', join('test', 'helpers'), 'package.json']) {
       cpSync(join(ROOT, part), join(APP_DIR, part), { recursive: true });
     }
@@ -158,16 +71,17 @@ async function main() {
     cwd = APP_DIR;
   }
   const hostName = (await canSetHostName()) ? WORKER_HOST : undefined;
-  startNode(
+  const stdio = ['ignore', 'ignore', 'inherit'];
+  startNode([...FROM_SOURCES, 'sample/src/worker.ts', 'worker', '--threads', '4'], {
     cwd,
-    [...fromSources, 'sample/src/worker.ts', 'worker', '--threads', '4'],
     env,
     hostName,
-  );
-  startNode(cwd, [...fromSources, 'sample/src/main.ts'], env);
+    stdio,
+  });
+  startNode([...FROM_SOURCES, 'sample/src/main.ts'], { cwd, env, stdio });
   const app = `http://127.0.0.1:${webPort}`;
   const base = `${app}/threadmill/`;
-  await waitFor('the web app', async () => (await fetch(`${base}api/meta`)).ok);
+  await waitForAnswer('the web app', async () => (await fetch(`${base}api/meta`)).ok);
 
   // Tasks enqueued and read through the sample's HTTP API; queues changed through the dashboard's.
   const request = async (method, url, body, headers = {}) => {
@@ -191,7 +105,7 @@ async function main() {
     request(method, `${base}api/${path}?alias=default`, body, { 'x-threadmill-dashboard': '1' });
   // Two schedules, added with the sample's command line.
   const cli = (...command) =>
-    run(process.execPath, [...fromSources, 'sample/src/worker.ts', ...command], { cwd, env });
+    run(process.execPath, [...FROM_SOURCES, 'sample/src/worker.ts', ...command], { cwd, env });
   await cli('schedules', 'add', 'nightly-report', 'sample.echo', '--cron', '0 3 * * *');
   await cli('schedules', 'add', 'digest', 'sample.greet', '--every', '60000', '--args', '["team"]');
 
@@ -213,7 +127,7 @@ async function main() {
   const [failed] = await enqueue('sample.fail', {
     args: ['the report for 2026-11-29 has no rows'],
   });
-  await waitFor('a failed task', async () => (await status(failed)) === 'FAILED');
+  await waitForAnswer('a failed task', async () => (await status(failed)) === 'FAILED');
   // Two long tasks hold two slots; a backlog waits behind a paused queue; one task is deferred.
   await enqueue('sample.sleep', { args: [3_600_000] }, 2);
   await dashboardAct('POST', 'queues/emails/pause');
@@ -224,19 +138,8 @@ async function main() {
   });
   await dashboardAct('PUT', 'queues/default/limits', { concurrency: 8 });
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  cleanups.push(() => browser.close());
+  const browser = await launchChromium();
+  onCleanUp(() => browser.close());
   mkdirSync(out, { recursive: true });
   const shoot = async (viewport, route, ready, file) => {
     const context = await browser.newContext({

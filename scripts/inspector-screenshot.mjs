@@ -9,23 +9,28 @@
 //
 // Needs redis-server and tmux on the PATH. Everything it starts (Redis, the
 // pool, tmux's server on a socket of its own) is stopped before it exits.
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 import { ansiToSvg } from './ansi-to-svg.mjs';
+import {
+  canSetHostName,
+  cleanUp,
+  FROM_SOURCES,
+  onCleanUp,
+  ROOT,
+  run,
+  sampleEnv,
+  sleep,
+  startNode,
+  startRedis,
+  waitFor,
+  WORKER_HOST,
+} from './sample-stage.mjs';
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WIDTH = 120;
 const HEIGHT = 34;
-/** The pool runs under this host name where it can (a UTS namespace of its own, as root). */
-const WORKER_HOST = 'worker-1';
 /** The detail pane is scrolled to start at this line: the last fields, then the error. */
 const FIRST_DETAIL_LINE = 11;
 
@@ -37,125 +42,22 @@ const option = (name, fallback) => {
 const out = resolve(option('--out', join(ROOT, 'docs', 'inspector.svg')));
 const ansiOut = option('--ansi', undefined);
 
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-async function waitFor(what, check, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
-function redisAnswers(port) {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      done(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => done(false));
-  });
-}
-
-const cleanups = [];
-async function cleanUp() {
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error) => process.stderr.write(`cleanup: ${error.message}\n`));
-  }
-}
-
-/** Whether this process may give a child a host name of its own. */
-async function canSetHostName() {
-  if (userInfo().uid !== 0) return false;
-  return run('unshare', ['--uts', 'true']).then(
-    () => true,
-    () => false,
-  );
-}
-
 async function main() {
-  // A private Redis: never the machine's own, never flushed.
-  const port = await freePort();
-  const redisDir = mkdtempSync(join(tmpdir(), 'threadmill-screenshot-'));
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', redisDir, '--save', ''],
-    { stdio: 'ignore' },
-  );
-  cleanups.push(async () => {
-    redis.kill('SIGKILL');
-    rmSync(redisDir, { recursive: true, force: true });
-  });
-  await waitFor('redis-server', () => redisAnswers(port), 10_000);
-
-  const env = {
-    ...process.env,
-    REDIS_URL: `redis://127.0.0.1:${port}`,
-    THREADMILL_ALIAS: 'default',
-    THREADMILL_LOG_LEVEL: 'warn',
-    NO_COLOR: '1',
-  };
+  const env = sampleEnv(await startRedis('threadmill-screenshot-'));
   // The sample app's CLI, run from its sources.
-  const cliArgs = ['-r', './test/helpers/transpile-register.js', 'sample/src/worker.ts'];
+  const cliArgs = [...FROM_SOURCES, 'sample/src/worker.ts'];
   const cli = async (...command) => {
     const { stdout } = await run(process.execPath, [...cliArgs, ...command], { cwd: ROOT, env });
     return stdout.trim().split('\n').filter(Boolean);
   };
   const status = async (id) => JSON.parse((await cli('result', id)).join('\n')).status;
 
-  const poolCommand = [
-    process.execPath,
-    ...cliArgs,
-    'worker',
-    '--processes',
-    '1',
-    '--threads',
-    '2',
-  ];
-  const pool = (await canSetHostName())
-    ? spawn(
-        'unshare',
-        ['--uts', 'sh', '-c', `hostname ${WORKER_HOST} && exec "$@"`, 'sh', ...poolCommand],
-        {
-          cwd: ROOT,
-          env,
-          stdio: 'ignore',
-          detached: true,
-        },
-      )
-    : spawn(poolCommand[0], poolCommand.slice(1), {
-        cwd: ROOT,
-        env,
-        stdio: 'ignore',
-        detached: true,
-      });
-  const poolExited = new Promise((done) => pool.once('exit', done));
-  cleanups.push(async () => {
-    // The long tasks never finish: the second signal releases them.
-    for (const signal of ['SIGTERM', 'SIGTERM', 'SIGKILL']) {
-      if (pool.exitCode !== null || pool.signalCode !== null) return;
-      try {
-        process.kill(-pool.pid, signal);
-      } catch {
-        return;
-      }
-      await Promise.race([poolExited, sleep(signal === 'SIGKILL' ? 1000 : 5000)]);
-    }
+  // The pool: its long tasks never finish, the second SIGTERM on clean-up releases them.
+  startNode([...cliArgs, 'worker', '--processes', '1', '--threads', '2'], {
+    cwd: ROOT,
+    env,
+    hostName: (await canSetHostName()) ? WORKER_HOST : undefined,
+    stdio: 'ignore',
   });
 
   // Finished tasks first: a dozen successful, a few failed (the last one is opened below).
@@ -204,7 +106,7 @@ async function main() {
     ]),
     'env PS1="$ " bash --norc --noprofile',
   );
-  cleanups.push(async () => {
+  onCleanUp(async () => {
     await tmux('kill-server').catch(() => undefined);
   });
   const screen = async () => (await tmux('capture-pane', '-p', '-t', 'main')).stdout;

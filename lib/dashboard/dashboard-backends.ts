@@ -7,10 +7,8 @@ import {
   type TaskBackend,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import type { BackendKind } from './dashboard-api.interface';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
-
-/** Which store an alias keeps its tasks in, as the page names it. */
-export type BackendKind = 'redis' | 'sqlite' | 'memory' | 'other';
 
 const KINDS: Readonly<Record<string, BackendKind>> = {
   RedisBackend: 'redis',

@@ -14,19 +14,12 @@ import { Observable } from 'rxjs';
 import type { BackendActivity, PoolStatus } from '../core';
 import { ActivityCache } from './activity-cache.service';
 import { DashboardAccessGuard } from './dashboard-access.guard';
-import { DashboardBackends, type BackendKind } from './dashboard-backends';
+import type { DashboardMeta, Overview } from './dashboard-api.interface';
+import { DashboardBackends } from './dashboard-backends';
 import { DashboardExceptionFilter } from './dashboard-exception.filter';
 import { DashboardReads, type ScheduleView } from './dashboard-reads.service';
 import { CSRF_HEADER, DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
-import { OverviewSnapshots, type Overview } from './overview-snapshots.service';
-
-/** What the page learns first: the aliases, whether it may act, how often it refreshes. */
-export interface DashboardMeta {
-  aliases: { alias: string; kind: BackendKind }[];
-  canAct: boolean;
-  refreshMs: number;
-  csrfHeader: string;
-}
+import { OverviewSnapshots } from './overview-snapshots.service';
 
 /**
  * The dashboard's reads of whole backends: meta, the overview (and its live

@@ -11,15 +11,10 @@ import {
 } from '../core';
 import { ScheduleService } from '../schedule/schedule.service';
 import type { ScheduleInfo } from '../schedule/schedule-info';
+import type { Redacted, TaskDetail, TaskListPage, TaskSummary } from './dashboard-api.interface';
 import { DashboardBackends } from './dashboard-backends';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
-import {
-  taskDetail,
-  taskSummary,
-  type Redacted,
-  type TaskDetail,
-  type TaskSummary,
-} from './task-view';
+import { taskDetail, taskSummary } from './task-view';
 
 /** Which tasks a list page shows. */
 export interface TaskListParams {
@@ -51,7 +46,7 @@ export class DashboardReads {
   ) {}
 
   /** One page of a segment of a queue (of one task name, or any), or the task of an exact id. */
-  async tasks(params: TaskListParams): Promise<{ tasks: TaskSummary[]; next: string | null }> {
+  async tasks(params: TaskListParams): Promise<TaskListPage> {
     const backend = this.backends.get(params.alias);
     if (params.id !== undefined) {
       const record = await this.found(backend, params.id);

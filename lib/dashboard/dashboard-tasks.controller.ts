@@ -15,6 +15,7 @@ import {
 import { dashboardRouteNotFound } from '../core';
 import { Acts } from './dashboard-action.decorator';
 import { DashboardAccessGuard } from './dashboard-access.guard';
+import type { TaskDetail, TaskListPage } from './dashboard-api.interface';
 import { DashboardExceptionFilter } from './dashboard-exception.filter';
 import { bulkTarget, limitParam, segmentParam, textParam } from './dashboard-input';
 import { DashboardReads } from './dashboard-reads.service';
@@ -23,7 +24,6 @@ import {
   type BulkAction,
   type TaskActionResult,
 } from './dashboard-task-actions.service';
-import type { TaskDetail, TaskSummary } from './task-view';
 
 const BULK_ACTIONS: readonly string[] = ['cancel', 'retry', 'remove'];
 
@@ -48,9 +48,7 @@ export class DashboardTasksController {
   ) {}
 
   @Get()
-  list(
-    @Query() query: Record<string, unknown>,
-  ): Promise<{ tasks: TaskSummary[]; next: string | null }> {
+  list(@Query() query: Record<string, unknown>): Promise<TaskListPage> {
     const text = (name: string): string | undefined => textParam(name, query[name]);
     return this.reads.tasks({
       alias: text('alias'),

@@ -1,34 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 
-import {
-  dashboardFailed,
-  dashboardReadFailedLog,
-  type QueueCounts,
-  type QueueLimits,
-  type QueueRates,
-} from '../core';
+import { dashboardFailed, dashboardReadFailedLog } from '../core';
+import type { Overview } from './dashboard-api.interface';
 import { DashboardBackends } from './dashboard-backends';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
 
 /** The window of the overview's rates. */
 const RATES_WINDOW_MS = 60_000;
-
-/** One queue as the overview shows it. */
-export interface OverviewQueue {
-  name: string;
-  counts: QueueCounts;
-  rates: QueueRates;
-  paused: boolean;
-  limits: QueueLimits | null;
-}
-
-/** Every queue of one alias at one moment. */
-export interface Overview {
-  alias: string;
-  /** When it was read (ISO). */
-  at: string;
-  queues: OverviewQueue[];
-}
 
 /** What a subscriber hears each refresh: the overview, or that it could not be read. */
 export type OverviewUpdate = { overview: Overview } | { error: { name: string; message: string } };

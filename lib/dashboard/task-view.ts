@@ -1,57 +1,8 @@
 import { traceIdOf, type TaskErrorRecord, type TaskRecord } from '../core';
+import type { Redacted, TaskDetail, TaskSummary } from './dashboard-api.interface';
 import type { DashboardTaskPart } from './dashboard-options.interface';
 
-/** What the page shows in place of a part `redact` hides. */
-export interface Redacted {
-  redacted: true;
-}
-
 const REDACTED: Redacted = { redacted: true };
-
-/** One task in a list (dates as ISO strings). */
-export interface TaskSummary {
-  id: string;
-  name: string;
-  queue: string;
-  status: string;
-  priority: number;
-  attempts: number;
-  enqueuedAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  runAfter?: string;
-  progress?: unknown;
-  /** The last error's message (its first line), or Redacted. */
-  lastError?: string | Redacted;
-}
-
-/** One failed attempt: the error's class, its message and its stack. */
-export interface TaskErrorView {
-  name: string;
-  message: string;
-  stack: string;
-}
-
-/** One attempt as the timeline shows it. */
-export interface TaskAttemptView {
-  attempt: number;
-  workerId: string;
-  /** When it started: known for the last attempt only. */
-  at?: string;
-  /** The class name of the error that ended it, when one did (attempts and errors paired in order). */
-  error?: string;
-}
-
-/** One task in full. */
-export interface TaskDetail extends TaskSummary {
-  args: readonly unknown[] | Redacted;
-  result?: unknown;
-  errors: TaskErrorView[] | Redacted;
-  workerIds: readonly string[];
-  traceId?: string;
-  schedule?: { id: string; tickAt: string };
-  timeline: TaskAttemptView[];
-}
 
 const iso = (date: Date | null): string | undefined => date?.toISOString();
 

@@ -1,7 +1,44 @@
-// The JSON the dashboard's HTTP API answers with (dates are ISO strings).
+// The JSON the dashboard's HTTP API answers with. The shapes are the server's
+// own types, imported as types only (esbuild drops them from the bundle) and
+// read through Json<> where dates or enum members change on the wire. Only
+// SEGMENTS, ScheduleInfo and isRedacted are the page's own.
+import type { ScheduleOrigin } from '../../core/schedule-store.interface';
+import type { QueueSegment } from '../../core/task-backend.interface';
+import type { BackendActivity, PoolStatus as StoredPoolStatus } from '../../core/task-listing';
+import type { TaskResultStatus } from '../../core/task-result-status.enum';
+import type {
+  Redacted,
+  TaskDetail as ServerTaskDetail,
+  TaskListPage,
+  TaskSummary as ServerTaskSummary,
+} from '../dashboard-api.interface';
 
-export type Segment = 'ready' | 'running' | 'deferred' | 'successful' | 'failed' | 'cancelled';
+export type { QueueLimits } from '../../core/queue-limits';
+export type { QueueActivity } from '../../core/task-listing';
+export type {
+  DashboardMeta as Meta,
+  Overview,
+  OverviewQueue as QueueOverview,
+  TaskErrorView as TaskError,
+} from '../dashboard-api.interface';
 
+/** `T` as it arrives in JSON: dates as ISO strings, an enum's members as their words. */
+export type Json<T> = T extends Date
+  ? string
+  : T extends string
+    ? `${T}`
+    : T extends readonly (infer Item)[]
+      ? Json<Item>[]
+      : T extends object
+        ? { [K in keyof T]: Json<T[K]> }
+        : T;
+
+export type Segment = QueueSegment;
+
+/**
+ * The segments in the page's order (tabs, columns): lib/core's QUEUE_SEGMENTS,
+ * restated because it is a value and the page bundles no code of lib/core.
+ */
 export const SEGMENTS: readonly Segment[] = [
   'ready',
   'running',
@@ -11,116 +48,19 @@ export const SEGMENTS: readonly Segment[] = [
   'cancelled',
 ];
 
-export type TaskStatus = 'READY' | 'RUNNING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED';
+export type TaskStatus = Json<TaskResultStatus>;
 
-export interface BackendAlias {
-  alias: string;
-  kind: 'redis' | 'sqlite' | 'memory';
-}
+export type Activity = Json<BackendActivity>;
 
-export interface Meta {
-  aliases: BackendAlias[];
-  /** Whether this viewer may act (retry, cancel, pause...). */
-  canAct: boolean;
-  refreshMs: number;
-  csrfHeader: string;
-}
+export type TaskSummary = Json<ServerTaskSummary>;
+export type TaskPage = Json<TaskListPage>;
+export type TaskDetail = Json<ServerTaskDetail>;
 
-export type QueueCounts = Record<Segment, number>;
-
-export interface QueueRates {
-  intervalMs: number;
-  ingress: number;
-  egress: number;
-  failed: number;
-}
-
-export interface QueueLimits {
-  concurrency?: number;
-  rateLimit?: { max: number; perMs: number };
-}
-
-export interface QueueOverview {
-  name: string;
-  counts: QueueCounts;
-  rates: QueueRates;
-  paused: boolean;
-  limits: QueueLimits | null;
-}
-
-export interface Overview {
-  alias: string;
-  at: string;
-  queues: QueueOverview[];
-}
-
-export interface QueueActivity {
-  enqueued: number[];
-  successful: number[];
-  failed: number[];
-  cancelled: number[];
-  waitMs: (number | null)[];
-  runMs: (number | null)[];
-}
-
-export interface Activity {
-  start: string;
-  bucketMs: number;
-  queues: Record<string, QueueActivity>;
-}
-
-export interface TaskSummary {
-  id: string;
-  name: string;
-  queue: string;
-  status: TaskStatus;
-  priority?: number;
-  attempts: number;
-  enqueuedAt: string;
-  startedAt?: string | null;
-  finishedAt?: string | null;
-  runAfter?: string | null;
-  progress?: unknown;
-  /** The last error's message, or Redacted. */
-  lastError?: string | Redacted | null;
-}
-
-export interface TaskPage {
-  tasks: TaskSummary[];
-  next: string | null;
-}
-
-/** What stands for a field the redact option hides. */
-export interface Redacted {
-  redacted: true;
-}
-
-export interface TaskError {
-  /** The error's class name. */
-  name?: string;
-  message: string;
-  stack?: string;
-}
-
-export interface TimelineEntry {
-  attempt: number;
-  workerId?: string | null;
-  /** When it started (known for the last attempt only). */
-  at?: string | null;
-  /** The class name of the error that ended it, if one did. */
-  error?: string | null;
-}
-
-export interface TaskDetail extends TaskSummary {
-  args: unknown;
-  result?: unknown;
-  errors: TaskError[] | Redacted;
-  workerIds: string[];
-  traceId?: string | null;
-  schedule?: { id: string; tickAt: string };
-  timeline: TimelineEntry[];
-}
-
+/**
+ * The fields of a schedule the page shows. Restated, not imported: the
+ * server's ScheduleInfo (lib/schedule/schedule-info.ts) shares its file with
+ * code whose imports need Node's types, which the page's type check lacks.
+ */
 export interface ScheduleInfo {
   id: string;
   task: string;
@@ -128,25 +68,13 @@ export interface ScheduleInfo {
   timezone?: string;
   every?: number;
   queue?: string;
-  origin: string;
+  origin: ScheduleOrigin;
   paused: boolean;
   nextTickAt: string | null;
   lastTick: { at: string; taskId: string; status: TaskStatus | null } | null;
 }
 
-export interface PoolStatus {
-  id: string;
-  host: string;
-  pid: number;
-  children: number;
-  slots: number;
-  queues: string[];
-  startedAt: string;
-  beatAt: string;
-  expiresAt: string;
-  alive: boolean;
-  held: number;
-}
+export type PoolStatus = Json<StoredPoolStatus>;
 
 export function isRedacted(value: unknown): value is Redacted {
   return (
