@@ -330,6 +330,18 @@ describe('bench page: why the missed targets miss', () => {
     expect(reasons[0]).toContain('(100 against 63 µs a task in the sequential row)');
   });
 
+  it('explains a missed backlog row by the same run’s three backlog drains', () => {
+    const reasons = missedTargetReasons([
+      figure({ key: 'backlog.10000', label: '10k', threadmill: 46_600 }),
+      figure({ key: 'backlog.100000', label: '100k', threadmill: 54_200 }),
+      figure({ key: 'backlog.1000000', label: '1M', threadmill: 35_300 }),
+      figure({ key: 'backlog.flatness', label: 'backlog', threadmill: 0.76, met: false }),
+    ]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toContain('10k 46600, 100k 54200, 1M 35300 tasks/s');
+    expect(reasons[0]).toContain('the 100k backlog drained no slower than the 10k one');
+  });
+
   it('says nothing of a met target, nor of a miss whose figures this run lacks', () => {
     expect(
       missedTargetReasons([
