@@ -5,7 +5,13 @@ import type { BenchConfig } from './bench-config';
 import { BEE_QUEUE_REFERENCE } from './figures';
 import { missedTargetReasons } from './missed-targets';
 import { MEMORY_PER_TASK_LIMIT_BYTES } from './targets';
-import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
+import {
+  countLabel,
+  renderTable,
+  type BenchMeta,
+  type BenchReport,
+  type ReportedRow,
+} from './report';
 import { DASHBOARD_PAINT_ROW_KEY } from './dashboard-figures';
 import { PROGRESS_ROW_KEY } from './progress-figures';
 import { ROUND_TRIP_LIMIT_ROW_KEY } from './round-trip-figures';
@@ -189,18 +195,11 @@ function resultNotes(figures: readonly ReportedRow[]): string[] {
   ];
 }
 
-/** "20k", "1M", "300k", "2000". */
-function count(n: number): string {
-  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
-  if (n >= 1e4 && n % 1e3 === 0) return `${n / 1e3}k`;
-  return String(n);
-}
-
 function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): string[] {
   const costSlots = Math.max(...c.drainSlots);
-  const largest = count(Math.max(...c.backlogs));
-  const smallest = count(Math.min(...c.backlogs));
-  const slice = count(c.backlogSlice);
+  const largest = countLabel(Math.max(...c.backlogs));
+  const smallest = countLabel(Math.min(...c.backlogs));
+  const slice = countLabel(c.backlogSlice);
   const reference = BEE_QUEUE_REFERENCE;
   return [
     ...paragraph(
@@ -211,7 +210,7 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
     ),
     '',
     ...[
-      `**drain, in-process**: ${count(c.drainTasks)} tasks enqueued first (untimed), then one consumer in the benchmark process with S slots, timed to the last acknowledgement. ` +
+      `**drain, in-process**: ${countLabel(c.drainTasks)} tasks enqueued first (untimed), then one consumer in the benchmark process with S slots, timed to the last acknowledgement. ` +
         "Threadmill: `bench/threadmill.consumer.ts`, the worker child's loop on the backend API (`acknowledgeAndAcquire` with `max` = free slots, storing what finished since in the same call; from 8 slots two such calls out at once, from 32 four, each for its share of the slots), without the pool's task runner, held-task journal and progress reports, which the pool figure includes. " +
         'BullMQ: a `Worker` with `concurrency` S and its defaults (completed jobs kept, as Threadmill keeps results). ' +
         'Bee-Queue: a worker queue with `process(S, …)`, timed to its last `succeeded` event.',
@@ -221,7 +220,7 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         'The pool figures run before the in-process ones, while the benchmark process is fresh: its leftover work would take CPU from the pool child and Redis. ' +
         'A row with `--prefetch N` runs Threadmill with that flag (a child holds N tasks leased beyond its free slots) and BullMQ as in the row without it: its worker already fetches the next job in the call that completes one. ' +
         'Bee-Queue has no pool, and the SQLite backend is not run here (`–`).',
-      `**enqueue**: ${count(c.sequentialTasks)} tasks awaited one by one; ${count(c.enqueueTasks)} with ${c.enqueueInFlight} in flight; ${count(c.enqueueTasks)} in bulk calls of ${c.bulkBatch} (\`enqueueMany\` / \`addBulk\` / Bee-Queue's \`saveAll\`). ` +
+      `**enqueue**: ${countLabel(c.sequentialTasks)} tasks awaited one by one; ${countLabel(c.enqueueTasks)} with ${c.enqueueInFlight} in flight; ${countLabel(c.enqueueTasks)} in bulk calls of ${c.bulkBatch} (\`enqueueMany\` / \`addBulk\` / Bee-Queue's \`saveAll\`). ` +
         'Threadmill builds the record as `TaskService` does (UUID, JSON guard) and calls the backend.',
       `**pickup latency**: an idle ${c.latencySlots}-slot consumer waiting on Redis, a producer at ${c.latencyRate} tasks/s; from just before the enqueue call to the task starting (one process, one clock). ` +
         `${c.latencyCount} pickups a repetition; each percentile is the median over the repetitions.`,
@@ -229,13 +228,13 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         "The benchmark's own connection is not counted. Bee-Queue talks to Redis through node_redis, which the counter does not see: its round trips show as `–`.",
       `**Redis commands per task**: the \`INFO commandstats\` delta of the drain at ${costSlots} slots (Redis counts the commands a Lua script runs), over the tasks.`,
       `**worker CPU / Redis CPU per task**: \`process.cpuUsage()\` of the consumer's process, and \`used_cpu_user + used_cpu_sys\` of \`redis-server\`, over the tasks of the drain at ${costSlots} slots.`,
-      `**Redis memory per waiting task**: \`used_memory\` after enqueuing ${count(c.memoryTasks)} tasks with a ${c.payloadBytes}-character payload, minus before, over the tasks.`,
+      `**Redis memory per waiting task**: \`used_memory\` after enqueuing ${countLabel(c.memoryTasks)} tasks with a ${c.payloadBytes}-character payload, minus before, over the tasks.`,
       `**backlog**: B + ${c.reps + 1} × ${slice} tasks enqueued; one slice of ${slice} drained at ${c.backlogSlots} slots right after the fill (for ${largest}, its own row "right after the fill"), then, once Redis has settled, ${c.reps} more slices while at least B stay waiting, whose median is the figure. ` +
         `"Throughput kept" is the ${largest} figure over the ${smallest} one.`,
       // A report from before the row has neither the row nor its sizes.
       ...(figures.some((row) => row.key === IDLE_SCHEDULE_PASS_KEY)
         ? [
-            `**maintenance pass, schedules**: ${count(c.idleSchedules)} schedules stored through the Redis backend's schedule store (untimed), each ticking every 1 to 24 hours with its next tick over an hour away, so none is due; then ${count(c.schedulePasses)} times the schedule tick of a pool's maintenance pass (\`ScheduleTicker.pass\`, whose read of the due schedules, \`dueSchedules\`, finds none), after one that loads the script. ` +
+            `**maintenance pass, schedules**: ${countLabel(c.idleSchedules)} schedules stored through the Redis backend's schedule store (untimed), each ticking every 1 to 24 hours with its next tick over an hour away, so none is due; then ${countLabel(c.schedulePasses)} times the schedule tick of a pool's maintenance pass (\`ScheduleTicker.pass\`, whose read of the due schedules, \`dueSchedules\`, finds none), after one that loads the script. ` +
               "The figure is Redis's own accounting: the `INFO commandstats` `usec` of the script calls (a script's includes the commands it runs) over the passes, so Redis's time, without the round trip. " +
               'Threadmill on Redis only: BullMQ and Bee-Queue are not measured (`–`), and SQLite has no Redis time (`n/a`).',
           ]
@@ -248,12 +247,12 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
         : []),
       ...(figures.some((row) => row.key === DASHBOARD_PAINT_ROW_KEY)
         ? [
-            `**dashboard overview**: ${count(c.dashboardWaiting)} tasks enqueued in bulk on one queue (untimed), a Nest app on Express serving them with \`ThreadmillDashboardModule\`, and Debian's Chromium (headless, through playwright-core) opening the overview ${c.dashboardLoads} times, each in a fresh context (an empty cache, as a first visit). Each time runs from the navigation to the queue's counts shown in the page; the figure is their median (\`bench/dashboard-paint.ts\`). Threadmill on Redis only.`,
+            `**dashboard overview**: ${countLabel(c.dashboardWaiting)} tasks enqueued in bulk on one queue (untimed), a Nest app on Express serving them with \`ThreadmillDashboardModule\`, and Debian's Chromium (headless, through playwright-core) opening the overview ${c.dashboardLoads} times, each in a fresh context (an empty cache, as a first visit). Each time runs from the navigation to the queue's counts shown in the page; the figure is their median (\`bench/dashboard-paint.ts\`). Threadmill on Redis only.`,
           ]
         : []),
       ...(figures.some((row) => row.key === WAIT_ROW_KEY)
         ? [
-            `**wait for a result**: ${count(c.waits)} times, a task enqueued and leased by one Redis backend instance while another instance (its own connections, as another process would have) waits for its result (\`waitForResult\`, what \`enqueue --wait\` calls), then the task acknowledged. ` +
+            `**wait for a result**: ${countLabel(c.waits)} times, a task enqueued and leased by one Redis backend instance while another instance (its own connections, as another process would have) waits for its result (\`waitForResult\`, what \`enqueue --wait\` calls), then the task acknowledged. ` +
               'Each latency runs from just before the acknowledge is sent to the wait resolving: the acknowledge, the announcement on the finished channel, its delivery, and the read of the final result (`bench/wait-latency.ts`). ' +
               'The figure is the median of each repetition, then the median of the repetitions. Threadmill on Redis only: BullMQ and Bee-Queue are not measured (`–`).',
           ]
@@ -267,7 +266,7 @@ function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedRow[]): 
       '**Threadmill (SQLite) columns**: the same consumer, records and scenarios as the Redis column, on the SQLite backend (`bench/sqlite.runner.ts`), a fresh database file in a temporary folder per scenario. ' +
         'Its worker CPU includes the database\'s work, since there is no server to share it; better-sqlite3 is synchronous, so the enqueues "in flight" that one tick makes commit together, one transaction per batch (as on Redis, where they go as one script call); its pickup is an enqueue in the consumer\'s own process, which wakes the consumer at once (from another process a consumer notices work within its poll interval, 2–100 ms).',
       '**targets**: judged on Threadmill (Redis) against this run’s BullMQ and Bee-Queue, except the in-flight share of the bulk rate, which judges the SQLite column. ' +
-        `A run without Bee-Queue (\`--only threadmill\`) judges the targets that name it against reference figures of Bee-Queue 2.0 from another machine (${count(reference.bulkEnqueuePerSecond)} tasks/s bulk, ${count(reference.sequentialEnqueuePerSecond)} sequential and ${count(reference.concurrentEnqueuePerSecond)} in-flight enqueue, ${reference.pickupP99Ms} ms pickup p99, ${reference.memoryPerTaskBytes} B per waiting task), marked "reference figure"; pickup p50 and p95 are then not judged. ` +
+        `A run without Bee-Queue (\`--only threadmill\`) judges the targets that name it against reference figures of Bee-Queue 2.0 from another machine (${countLabel(reference.bulkEnqueuePerSecond)} tasks/s bulk, ${countLabel(reference.sequentialEnqueuePerSecond)} sequential and ${countLabel(reference.concurrentEnqueuePerSecond)} in-flight enqueue, ${reference.pickupP99Ms} ms pickup p99, ${reference.memoryPerTaskBytes} B per waiting task), marked "reference figure"; pickup p50 and p95 are then not judged. ` +
         `The memory target is a plain task (${c.payloadBytes} B payload, no unique key, no trace context) in at most ${MEMORY_PER_TASK_LIMIT_BYTES} B; its distance from Bee-Queue is shown, not judged.`,
       ...(figures.some((row) => row.key === ROUND_TRIP_LIMIT_ROW_KEY)
         ? [

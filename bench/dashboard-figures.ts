@@ -1,5 +1,5 @@
 import { median } from './metrics';
-import type { FigureRow, Target } from './report';
+import { countLabel, type FigureRow, type Target } from './report';
 import type { RunnerResults } from './suite';
 
 /** The dashboard row's key, for the page that explains it. */
@@ -22,13 +22,9 @@ export function dashboardPaintRow(
     pickOne: (r: RunnerResults) => number | null,
   ) => Omit<FigureRow, 'key' | 'label' | 'unit' | 'better'>,
 ): FigureRow {
-  const waiting =
-    config.dashboardWaiting >= 1e6
-      ? `${config.dashboardWaiting / 1e6}M`
-      : `${config.dashboardWaiting / 1e3}k`;
   return {
     key: DASHBOARD_PAINT_ROW_KEY,
-    label: `dashboard overview with ${waiting} waiting: counts shown after navigation`,
+    label: `dashboard overview with ${countLabel(config.dashboardWaiting)} waiting: counts shown after navigation`,
     unit: 'ms',
     better: 'lower',
     ...pick((r) => (r.dashboardPaintMs.length === 0 ? null : median(r.dashboardPaintMs))),

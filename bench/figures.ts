@@ -1,6 +1,6 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
-import { NOT_APPLICABLE, type FigureRow, type Target } from './report';
+import { countLabel, NOT_APPLICABLE, type FigureRow, type Target } from './report';
 import type { DrainSample, EnqueueMode } from './scenarios';
 import { dashboardPaintRow } from './dashboard-figures';
 import { progressCpuRow } from './progress-figures';
@@ -239,7 +239,7 @@ export function buildFigures(
   );
 
   const waitingLabel = (backlog: number): string =>
-    `${backlog >= 1e6 ? `${backlog / 1e6}M` : `${backlog / 1e3}k`} waiting, ${config.backlogSlots} slots`;
+    `${countLabel(backlog)} waiting, ${config.backlogSlots} slots`;
   for (const backlog of config.backlogs) {
     rows.push({
       key: `backlog.${backlog}`,

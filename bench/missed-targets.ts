@@ -68,9 +68,9 @@ const REASONS: Record<string, Reason> = {
       `makes four, and the client builds a full task record (id, JSON guard, encoding) for each.`
     );
   },
-  'latency.p50': (row, rows) => pickupReason(row, rows),
-  'latency.p95': (row, rows) => pickupReason(row, rows),
-  'latency.p99': (row, rows) => pickupReason(row, rows),
+  'latency.p50': pickupReason,
+  'latency.p95': pickupReason,
+  'latency.p99': pickupReason,
   'backlog.flatness': (_row, rows) => {
     const [small, middle, large] = ['10000', '100000', '1000000'].map((size) =>
       num(rows.get(`backlog.${size}`)?.threadmill),

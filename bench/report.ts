@@ -17,6 +17,13 @@ export interface Target {
 /** A figure that means nothing for a runner (a Redis counter of the SQLite backend), printed as such. */
 export const NOT_APPLICABLE = 'n/a' as const;
 
+/** A count as the page writes it: "20k", "1M", "300k", "2000". */
+export function countLabel(n: number): string {
+  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
+  if (n >= 1e4 && n % 1e3 === 0) return `${n / 1e3}k`;
+  return String(n);
+}
+
 export interface FigureRow {
   key: string;
   label: string;

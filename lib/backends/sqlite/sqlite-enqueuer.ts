@@ -161,9 +161,9 @@ export class SqliteEnqueuer {
 
   /**
    * Inside enqueueTx: write the task (ready, or deferred until runAfter);
-   * TaskAlreadyExistsError (which rolls the whole
-   * transaction back) when its id is live or a result within resultTtl. An
-   * expired row the trim has not reached yet is replaced.
+   * TaskAlreadyExistsError (which rolls the whole transaction back) when its
+   * id is live or a result within resultTtl. An expired row the trim has not
+   * reached yet is replaced.
    */
   private store(record: TaskRecord, now: number): TaskRecord {
     const { tasks } = this.connection.sql;
