@@ -40,9 +40,12 @@ interface Waiting {
  * empty, so callers woken by the same reply (their `await` continuations
  * all queued by it) join one batch however deep their promise chains. No
  * timer: a lone call waits two queue hops (well under a microsecond), not a
- * turn of the event loop. Batches go out in call order, at most
- * ENQUEUE_SLICE records each; a record whose id is already in the batch
- * starts the next one, so the second is refused as if it came alone.
+ * turn of the event loop. A batch that reaches `maxBatch` records goes out
+ * at once, without waiting for the tick to end, so a store that works
+ * beside this process (Redis) starts on it while the callers after it are
+ * still being gathered. Batches go out in call order; a record whose id is
+ * already in the batch starts the next one, so the second is refused as if
+ * it came alone.
  *
  * @internal
  */
@@ -51,7 +54,7 @@ export class EnqueueCoalescer {
 
   /**
    * @param storeEach the backend's atomic step for a batch.
-   * @param maxBatch most records in one batch.
+   * @param maxBatch most records in one batch, which then goes out at once.
    */
   constructor(
     private readonly storeEach: StoreEach,
@@ -63,6 +66,7 @@ export class EnqueueCoalescer {
     return new Promise<TaskRecord>((resolve, reject) => {
       if (this.gathering.length === 0) queueMicrotask(this.closeAfterMicrotasks);
       this.gathering.push({ record, resolve, reject });
+      if (this.gathering.length >= this.maxBatch) this.flush();
     });
   }
 
@@ -87,7 +91,7 @@ export class EnqueueCoalescer {
     let batch: Waiting[] = [];
     let ids = new Set<string>();
     for (const entry of waiting) {
-      if (batch.length === this.maxBatch || ids.has(entry.record.id)) {
+      if (ids.has(entry.record.id)) {
         this.send(batch);
         batch = [];
         ids = new Set();

@@ -101,6 +101,15 @@ describe('EnqueueCoalescer', () => {
     expect(batches).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
   });
 
+  it('sends a full batch at once, within the tick, while the rest of the tick still gathers', () => {
+    const { batches, storeEach } = recordingStore();
+    const coalescer = new EnqueueCoalescer(storeEach, 2);
+    const pending = ['a', 'b', 'c'].map((id) => coalescer.enqueue(record(id)));
+    // Synchronously, before any microtask: the full batch is already with the store.
+    expect(batches).toEqual([['a', 'b']]);
+    return Promise.all(pending).then(() => expect(batches).toEqual([['a', 'b'], ['c']]));
+  });
+
   it('starts a new batch at an id already in the current one', async () => {
     const { batches, storeEach } = recordingStore();
     const coalescer = new EnqueueCoalescer(storeEach);
