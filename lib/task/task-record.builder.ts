@@ -1,11 +1,27 @@
+// From each module, not the '../core' barrel: a name read through the
+// barrel is a getter call, and this runs once per task enqueued.
+import { isValidTimeoutMs } from '../core/attempt-control';
+import { invalidTimeoutMs, timeoutNotBelowLease } from '../core/control.messages';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { retryPolicyProblem } from '../core/retry-policy';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { newTaskId } from '../core/task-id';
+import type { TaskOverrides } from '../core/task-options.interface';
+import type {
+  ScheduledTick,
+  TaskDescriptor,
+  TaskRecord,
+  TaskTraceContext,
+} from '../core/task-record.interface';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { assertJsonSafe } from '../core/task-serializer';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
-  InvalidTaskError,
   MAX_DELAY_MS,
   PRIORITY_MAX,
   PRIORITY_MIN,
-  TaskResultStatus,
-  assertJsonSafe,
+} from '../core/threadmill.constants';
+import {
   deferNotSupported,
   delayWithRunAfter,
   invalidDelay,
@@ -13,22 +29,15 @@ import {
   invalidRetryPolicy,
   invalidRunAfter,
   invalidTaskId,
-  invalidTimeoutMs,
-  isValidTaskId,
-  isValidTimeoutMs,
-  newTaskId,
   payloadTooLarge,
   queueNotConfigured,
-  retryPolicyProblem,
-  timeoutNotBelowLease,
-  type ScheduledTick,
-  type TaskBackend,
-  type TaskOverrides,
-  type TaskRecord,
-  type TaskTraceContext,
-} from '../core';
+} from '../core/threadmill.messages';
+import { isValidTaskId } from '../core/validate-name.util';
 import type { TaskDefinition } from './task-definition';
 import { debounceStart, uniquenessOf } from './task-uniqueness';
+
+/** A descriptor being built: its optional fields are set one by one. */
+type DescriptorDraft = { -readonly [K in keyof TaskDescriptor]: TaskDescriptor[K] };
 
 /** The runAfter `overrides` ask for (runAfter itself, or now + delayMs), checked; null for none. */
 function runAfterOf(
@@ -91,8 +100,11 @@ export function buildTaskRecord(
   traceContext?: TaskTraceContext,
 ): TaskRecord {
   const name = definition.name;
+  // Only a caller's id needs checking: a new one is a UUID.
   const id = overrides.id ?? newTaskId(now.getTime());
-  if (!isValidTaskId(id)) throw new InvalidTaskError(invalidTaskId(name, id));
+  if (overrides.id !== undefined && !isValidTaskId(id)) {
+    throw new InvalidTaskError(invalidTaskId(name, id));
+  }
   const priority = overrides.priority ?? definition.options.priority;
   if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
     throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
@@ -116,22 +128,24 @@ export function buildTaskRecord(
   if (bytes > limit) {
     throw new InvalidTaskError(payloadTooLarge(name, bytes, limit, backend.alias));
   }
+  const task: DescriptorDraft = {
+    name,
+    queue,
+    priority,
+    runAfter,
+    backend: backend.alias,
+  };
+  // Only when set, so a task without a retry policy stores nothing extra;
+  // assigned, not spread, since this runs once per task enqueued.
+  if (retries !== undefined) task.retries = retries;
+  if (backoff !== undefined) task.backoff = { ...backoff };
+  if (timeoutMs !== undefined) task.timeoutMs = timeoutMs;
+  if (tick !== undefined) task.schedule = tick;
+  if (unique !== undefined) task.unique = unique;
+  if (traceContext !== undefined) task.traceContext = traceContext;
   return {
     id,
-    task: {
-      name,
-      queue,
-      priority,
-      runAfter,
-      backend: backend.alias,
-      // Only when set, so a task without a retry policy stores nothing extra.
-      ...(retries === undefined ? {} : { retries }),
-      ...(backoff === undefined ? {} : { backoff: { ...backoff } }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(tick === undefined ? {} : { schedule: tick }),
-      ...(unique === undefined ? {} : { unique }),
-      ...(traceContext === undefined ? {} : { traceContext }),
-    },
+    task,
     status: TaskResultStatus.READY,
     enqueuedAt: now,
     startedAt: null,
