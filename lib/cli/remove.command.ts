@@ -41,7 +41,7 @@ export class RemoveCommand extends FinishedTasksCommand {
       }
       const outcome = await this.control.remove(target.id, backend);
       this.output.line(JSON.stringify({ outcome }));
-      if (outcome !== 'removed') this.output.failure(notRemoved(target.id));
+      if (outcome !== 'removed') this.output.failure(notRemoved(target.id, outcome));
     } catch (error) {
       return this.output.refused(error);
     }

@@ -1,3 +1,4 @@
+import type { ManualRetryOutcome, RemoveOutcome } from './manual-retry';
 import type { QueueLimits } from './queue-limits';
 
 /**
@@ -57,13 +58,19 @@ export const manualTarget = (command: 'retry' | 'remove'): string =>
   `${command} needs a task id, or --queue and --status (and optionally --task) naming which ` +
   `final tasks, not both.`;
 
-export const notRetried = (id: string, outcome: 'not-final' | 'successful'): string =>
-  outcome === 'successful'
-    ? `Task ${id} succeeded and is not retried; enqueue a new task to run it again.`
-    : `Task ${id} has not finished (waiting or running), so there is nothing to retry.`;
+export const notRetried = (id: string, outcome: Exclude<ManualRetryOutcome, 'retried'>): string =>
+  ({
+    successful: `Task ${id} succeeded and is not retried; enqueue a new task to run it again.`,
+    'not-final': `Task ${id} has not finished (waiting or running), so there is nothing to retry.`,
+    'already-retried': `Task ${id} was retried by another call first; that retry is its one new attempt.`,
+  })[outcome];
 
-export const notRemoved = (id: string): string =>
-  `Task ${id} has not finished (waiting or running); cancel it first, then remove it.`;
+export const notRemoved = (id: string, outcome: Exclude<RemoveOutcome, 'removed'>): string =>
+  ({
+    'not-final': `Task ${id} has not finished (waiting or running); cancel it first, then remove it.`,
+    'already-removed': `Task ${id} was removed by another call first.`,
+    'already-retried': `Task ${id} was retried by another call meanwhile, so the attempt read was not removed; read it again.`,
+  })[outcome];
 
 /** Limits in one word (no spaces, for a table column): `concurrency=5,rate=100/1000ms`, `-` for none. */
 export const limitsWord = (limits: QueueLimits | null): string => {

@@ -5,17 +5,20 @@ import { TaskResultStatus } from './task-result-status.enum';
 /**
  * What a retry by hand did: the task is READY again as a new attempt
  * (`retried`), or nothing changed because it has not finished (`not-final`:
- * waiting or running) or it succeeded (`successful`: enqueue a new task to
- * run it again).
+ * waiting or running), it succeeded (`successful`: enqueue a new task to
+ * run it again), or another call retried the attempt this one read first
+ * (`already-retried`: that call's attempt is the one new attempt).
  */
-export type ManualRetryOutcome = 'retried' | 'not-final' | 'successful';
+export type ManualRetryOutcome = 'retried' | 'not-final' | 'successful' | 'already-retried';
 
 /**
  * What a removal did: the final task's record and history entry are gone
  * (`removed`), or nothing changed because it has not finished (`not-final`:
- * cancel it first).
+ * cancel it first), another call removed it first (`already-removed`), or
+ * another call retried the attempt this one read (`already-retried`: the
+ * task is a new attempt now, which a removal must read before it deletes).
  */
-export type RemoveOutcome = 'removed' | 'not-final';
+export type RemoveOutcome = 'removed' | 'not-final' | 'already-removed' | 'already-retried';
 
 /** The final statuses an operator may send back for another attempt. */
 export const RETRYABLE_BY_HAND: ReadonlySet<TaskResultStatus> = new Set([

@@ -76,7 +76,7 @@ const WAITING_SEGMENTS: readonly QueueSegment[] = ['ready', 'deferred'];
  * ```ts
  * const { outcome } = await this.control.cancel(id); // 'cancelled' | 'requested' | 'already-final'
  * const count = await this.control.cancelWaiting({ queue: 'emails' });
- * await this.control.retry(id); // 'retried' | 'not-final' | 'successful'
+ * await this.control.retry(id); // 'retried' | 'not-final' | 'successful' | 'already-retried'
  * await this.control.removeAll({ queue: 'emails', status: 'SUCCESSFUL' });
  * ```
  * @publicApi
@@ -142,40 +142,51 @@ export class TaskControlService {
    * queue at once, its errors and worker ids kept (its history shows),
    * `finishedAt` cleared. The retry budget is not renewed (attempts count
    * over all its runs), so a task whose retries were used up runs exactly
-   * once more; one with retries left keeps them. Two retries of one task at
-   * once make one new attempt (the other reports `not-final`).
+   * once more; one with retries left keeps them. A retry applies only to
+   * the attempt it read: of two retries of one task at once, one makes the
+   * new attempt and the other answers `already-retried`, even when that
+   * attempt has failed again by then.
    *
-   * @throws TaskResultDoesNotExist for an unknown or expired id.
+   * @throws TaskResultDoesNotExist for an unknown or expired id, or one removed meanwhile.
    * @throws UnknownBackendError when no backend has this alias.
    */
   async retry<T = unknown>(id: string, options: ManualControlOptions = {}): Promise<TaskRetry<T>> {
     const alias = options.backend ?? this.backends.defaultAlias;
     const backend = this.backends.get(alias);
-    // Each turn loses only to a change made in between (another retry), after which it reads again.
-    for (;;) {
-      const record = await backend.getResult(id);
-      const done = await this.retryRecord(backend, record);
-      if (done) {
-        const result = new TaskResult<T>(done.record, this.backends.sourceFor(alias));
-        return { outcome: done.outcome, result };
-      }
-    }
+    const record = await backend.getResult(id);
+    const done = await this.retryRecord(backend, record);
+    // Reading again only to report: the task is no longer the attempt this call read.
+    const now = done ?? {
+      outcome: 'already-retried' as const,
+      record: await backend.getResult(id),
+    };
+    return {
+      outcome: now.outcome,
+      result: new TaskResult<T>(now.record, this.backends.sourceFor(alias)),
+    };
   }
 
   /**
    * Deletes a final task: its record, its history entry (so peek and
    * telemetry no longer count it) and its unique key's hold. A waiting or
-   * running task is left alone (`not-final`): cancel it first.
+   * running task is left alone (`not-final`): cancel it first. A removal
+   * applies only to the attempt it read: one that another call removed
+   * first answers `already-removed`, one retried meanwhile `already-retried`.
    *
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    * @throws UnknownBackendError when no backend has this alias.
    */
   async remove(id: string, options: ManualControlOptions = {}): Promise<RemoveOutcome> {
     const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
-    for (;;) {
-      const record = await backend.getResult(id);
-      if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
-      if (await backend.removeFinished(record)) return 'removed';
+    const record = await backend.getResult(id);
+    if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
+    if (await backend.removeFinished(record)) return 'removed';
+    try {
+      await backend.getResult(id);
+      return 'already-retried';
+    } catch (error) {
+      if (error instanceof TaskResultDoesNotExist) return 'already-removed';
+      throw error;
     }
   }
 

@@ -82,6 +82,72 @@ export function describeManualControl(
       await expect(acquireAll()).resolves.toEqual([]);
     });
 
+    /**
+     * Runs `call` with `meanwhile` slipped in between its first read of a
+     * task and what it stores: the race of two processes at that edge.
+     */
+    const withChangeAfterRead = async <T>(
+      meanwhile: () => Promise<unknown>,
+      call: () => Promise<T>,
+    ): Promise<T> => {
+      const { backend } = subject();
+      const read = backend.getResult.bind(backend);
+      const spy = jest.spyOn(backend, 'getResult').mockImplementationOnce(async (id) => {
+        const record = await read(id);
+        await meanwhile();
+        return record;
+      });
+      try {
+        return await call();
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    /** Another caller retries the task and its new attempt fails again. */
+    const retriedAndFailedAgain = async (control: TaskControlService, id: string) => {
+      const { backend } = subject();
+      await expect(control.retry(id)).resolves.toMatchObject({ outcome: 'retried' });
+      const [running] = await acquireAll();
+      await backend.acknowledge([failedAttempt(running, new Error('again'))]);
+    };
+
+    it('two processes call retry(id) on the same FAILED task at once: one new attempt, the other answers already-retried', async () => {
+      const { backend } = subject();
+      const control = new TaskControlService(new BackendRegistry([backend]));
+      const failed = await failedTask();
+      const late = await withChangeAfterRead(
+        () =>
+          retriedAndFailedAgain(new TaskControlService(new BackendRegistry([backend])), failed.id),
+        () => control.retry(failed.id),
+      );
+      // The attempt it read was already retried; the one after it is not retried again.
+      expect(late.outcome).toBe('already-retried');
+      expect(late.result).toMatchObject({ status: TaskResultStatus.FAILED });
+      expect(late.result.errors).toHaveLength(2);
+      await expect(acquireAll()).resolves.toEqual([]);
+    });
+
+    it('removes only the attempt it read: already-retried after a retry meanwhile, already-removed after a removal', async () => {
+      const { backend } = subject();
+      const control = new TaskControlService(new BackendRegistry([backend]));
+      const other = new TaskControlService(new BackendRegistry([backend]));
+      const failed = await failedTask();
+      await expect(
+        withChangeAfterRead(
+          () => retriedAndFailedAgain(other, failed.id),
+          () => control.remove(failed.id),
+        ),
+      ).resolves.toBe('already-retried');
+      expect((await backend.getResult(failed.id)).errors).toHaveLength(2);
+      await expect(
+        withChangeAfterRead(
+          () => other.remove(failed.id),
+          () => control.remove(failed.id),
+        ),
+      ).resolves.toBe('already-removed');
+      await expect(backend.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
+    });
+
     it('changes nothing when the task is not the final one read', async () => {
       const { backend } = subject();
       const waiting = await backend.enqueue(record());

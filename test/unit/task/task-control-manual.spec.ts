@@ -81,7 +81,7 @@ describe('TaskControlService: retry and remove by hand', () => {
   it('makes one new attempt of two retries at once', async () => {
     const [id] = await failed('a.task', 1);
     const outcomes = await Promise.all([control.retry(id), control.retry(id)]);
-    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['not-final', 'retried']);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['already-retried', 'retried']);
     await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(1);
   });
 
@@ -92,6 +92,9 @@ describe('TaskControlService: retry and remove by hand', () => {
     await expect(control.remove(id)).resolves.toBe('removed');
     await expect(backend.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
     await expect(control.remove(id)).rejects.toThrow(TaskResultDoesNotExist);
+    const [twice] = await failed('a.task', 1);
+    const both = await Promise.all([control.remove(twice), control.remove(twice)]);
+    expect(both.sort()).toEqual(['already-removed', 'removed']);
   });
 
   it('retries the FAILED tasks of one queue and name, reading at most a batch more than it passed', async () => {
