@@ -143,7 +143,7 @@ export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: 
 export const shutdownRequested = (cause: string, urgent: boolean): string =>
   urgent
     ? `Urgent stop (${cause}): releasing unfinished tasks back to their queues.`
-    : `Graceful stop (${cause}): finishing the tasks already acquired. Send the signal again to release them instead.`;
+    : `Graceful stop (${cause}): finishing the tasks already acquired. Send the signal again, a second or more from now, to release them instead.`;
 
 export const poolStopped = (done: number, failed: number): string =>
   `Worker pool stopped: ${done} task(s) done, ${failed} failed.`;

@@ -15,22 +15,35 @@ export interface ShutdownRequest {
 }
 
 /**
+ * How long after a graceful stop began a signal still counts as that same
+ * stop. One Ctrl-C often arrives twice: from the terminal, to the whole
+ * process group, and forwarded by a wrapper such as `nest start`.
+ */
+export const SAME_STOP_WINDOW_MS = 1000;
+
+/**
  * Turns SIGTERM/SIGINT/SIGHUP into a two-step shutdown: the first asks for a
- * graceful stop, any later one for an urgent stop. Stop requests from other
- * sources (the parent's IPC message) go through `request`, so a Ctrl-C that
- * reaches a child both directly and via its parent counts once, not twice.
- * While listening, the signals no longer kill the process by default.
+ * graceful stop, one arriving SAME_STOP_WINDOW_MS or more later for an
+ * urgent stop; one in between is the same graceful stop. Stop requests from
+ * other sources (the parent's IPC message) go through `request`, so a Ctrl-C
+ * that reaches a child both directly and via its parent counts once, not
+ * twice. While listening, the signals no longer kill the process by default.
  */
 export class ShutdownSignals {
   private level: 'running' | 'graceful' | 'urgent' = 'running';
+  /** When the graceful stop began (ms, `now`'s clock). */
+  private gracefulSince = 0;
   private listening = false;
   private readonly handler = (signal: NodeJS.Signals): void => {
-    this.request({ urgent: this.level !== 'running', cause: signal });
+    const repeated =
+      this.level === 'graceful' && this.now() - this.gracefulSince < SAME_STOP_WINDOW_MS;
+    if (!repeated) this.request({ urgent: this.level !== 'running', cause: signal });
   };
 
   constructor(
     private readonly onStop: (request: ShutdownRequest) => void,
     private readonly source: SignalSource = process,
+    private readonly now: () => number = Date.now,
   ) {}
 
   get stopping(): boolean {
@@ -54,6 +67,7 @@ export class ShutdownSignals {
     const next = request.urgent ? 'urgent' : 'graceful';
     if (this.level === next || this.level === 'urgent') return;
     this.level = next;
+    if (next === 'graceful') this.gracefulSince = this.now();
     this.onStop(request);
   }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
 import { startCli as spawnCli, type RunningCli } from '../helpers/cli-process';
 import { readyRecord } from '../helpers/ready-record';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
@@ -160,8 +162,11 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     await backend.enqueueMany(slow);
     const cli = startWorker(['--processes', '1', '--threads', '2']);
     await untilStatus(slow, TaskResultStatus.RUNNING);
+    const signalledAt = Date.now();
     cli.process.kill('SIGTERM');
     await waitFor(() => cli.output().includes('Graceful stop'), { what: 'the graceful stop' });
+    // Sooner, a signal would count as the same graceful stop.
+    await delay(SAME_STOP_WINDOW_MS - (Date.now() - signalledAt));
     cli.process.kill('SIGINT');
     const { code } = await cli.exited;
 
@@ -171,6 +176,20 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(await backend.acquire(['default'], { workerId: 'e2e:1-1', timeoutMs: 0 })).toHaveLength(
       1,
     );
+  });
+
+  it('Ctrl-C on npx nest start (the terminal SIGINT and the forwarded one): one graceful stop, the running task finishes', async () => {
+    const slow = [taskRecord(alias, 'sample.sleep', [1500])];
+    await backend.enqueueMany(slow);
+    const cli = startWorker(['--processes', '1', '--threads', '2']);
+    await untilStatus(slow, TaskResultStatus.RUNNING);
+    cli.process.kill('SIGINT');
+    cli.process.kill('SIGINT');
+    const { code } = await cli.exited;
+
+    expect(code).toBe(0);
+    expect(cli.output()).not.toContain('Urgent stop');
+    expect((await results(slow)).map((r) => r.status)).toEqual([TaskResultStatus.SUCCESSFUL]);
   });
 
   it('fails the task of a child killed with SIGKILL at once, replaces the child, and goes on', async () => {
