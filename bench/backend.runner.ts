@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 
+import type { BackendConfig } from '../lib/core/backend-config.interface';
 import { recordWith } from '../lib/core/record-with';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import type { TaskRecord } from '../lib/core/task-record.interface';
@@ -15,6 +16,7 @@ import {
 } from './queue-runner.interface';
 import { tickingTask } from './progress-figures';
 import { ThreadmillConsumer, type RunTask } from './threadmill.consumer';
+import { TaskServiceProducer, type ThreadmillApi } from './task-service.producer';
 
 /** The sample's no-op-like task, so the pool (the sample CLI) can run what the in-process figures enqueue. */
 export const TASK_NAME = 'sample.echo';
@@ -30,30 +32,60 @@ const noop: RunTask = async (record) =>
   });
 
 /**
- * Threadmill driven through the backend contract, whatever the store: the
- * worker child's consumer pattern (bench/threadmill.consumer.ts: acquire
- * with max = free slots, storing what finished in the same call) in this
- * process, with a no-op in place of `TaskRunner`. Enqueue builds the record
- * the way TaskService does (the JSON guard included) and calls the backend.
- * Subclasses say which backend, and how it opens, resets and closes.
+ * Threadmill on one store, whatever the store. The enqueue figures go
+ * through the public `TaskService` of a Nest application context booted
+ * on the same store (TaskServiceProducer), as an app enqueues; the
+ * backend-level in-flight figure beside them calls the backend with a record
+ * built as TaskService builds it, to show what TaskService adds. Consuming
+ * is the worker child's consumer pattern (bench/threadmill.consumer.ts:
+ * acquire with max = free slots, storing what finished in the same call) in
+ * this process, with a no-op in place of `TaskRunner`. Subclasses say which
+ * backend, and how it opens, resets and closes.
  */
 export abstract class BackendRunner implements QueueRunner {
   abstract readonly name: string;
 
+  /** The context TaskService's figures go through, once prepareEnqueue booted it. */
+  private producer: TaskServiceProducer | null = null;
+
   /**
    * @param queue the one queue every figure uses.
    * @param fillInFlight enqueue batches outstanding at once while filling.
+   * @param api the build whose TaskService the enqueue figures go through.
    */
   protected constructor(
     protected readonly queue: string,
     private readonly fillInFlight: number,
+    private readonly api: ThreadmillApi,
   ) {}
 
   /** The backend the next call goes to (a runner may open a new one on reset). */
   protected abstract get backend(): TaskBackend;
 
+  /** How ThreadmillModule configures a backend on the store the next call goes to. */
+  protected abstract backendConfig(): BackendConfig;
+
   abstract close(): Promise<void>;
 
+  /** Boots the TaskService context on the current store unless it is up (untimed). */
+  async prepareEnqueue(): Promise<void> {
+    this.producer ??= await TaskServiceProducer.boot(this.api, {
+      alias: this.backend.alias,
+      backend: this.backendConfig(),
+      queue: this.queue,
+      taskName: TASK_NAME,
+    });
+  }
+
+  /** Closes the TaskService context, if one is up (before its store goes, and at close). */
+  protected async closeProducer(): Promise<void> {
+    const producer = this.producer;
+    this.producer = null;
+    await producer?.close();
+  }
+
+  // Fills, drains, pickups and the other set-ups enqueue at backend level, in
+  // bulk: they measure consuming, and a fast fill keeps the run short.
   async fill(n: number, payload?: string): Promise<void> {
     const args = payload === undefined ? [] : [payload];
     await fillInBatches(n, this.fillInFlight, (size) =>
@@ -80,15 +112,14 @@ export abstract class BackendRunner implements QueueRunner {
   }
 
   async enqueueSequential(n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await this.backend.enqueue(this.record([]));
+    const producer = this.taskService();
+    for (let i = 0; i < n; i++) await producer.enqueue([]);
   }
 
   async enqueueSequentialKeyed(n: number): Promise<void> {
-    for (let i = 0; i < n; i++) {
-      const record = this.record([]);
-      const unique = { key: `bench-${record.id}`, mode: 'unfinished' } as const;
-      await this.backend.enqueue({ ...record, task: { ...record.task, unique } });
-    }
+    const producer = this.taskService();
+    // A key of each call's own, so each makes a task; the store is emptied before each run.
+    for (let i = 0; i < n; i++) await producer.enqueue([], `bench-${i}`);
   }
 
   limitConcurrency(concurrency: number): Promise<void> {
@@ -96,15 +127,20 @@ export abstract class BackendRunner implements QueueRunner {
   }
 
   async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
+    const producer = this.taskService();
+    await inParallel(n, inFlight, () => producer.enqueue([]));
+  }
+
+  async enqueueConcurrentBackendLevel(n: number, inFlight: number): Promise<void> {
     await inParallel(n, inFlight, async () => {
       await this.backend.enqueue(this.record([]));
     });
   }
 
   async enqueueBulk(n: number, batch: number): Promise<void> {
+    const producer = this.taskService();
     for (let sent = 0; sent < n; sent += batch) {
-      const size = Math.min(batch, n - sent);
-      await this.backend.enqueueMany(Array.from({ length: size }, () => this.record([])));
+      await producer.enqueueMany(Array.from({ length: Math.min(batch, n - sent) }, () => []));
     }
   }
 
@@ -128,6 +164,7 @@ export abstract class BackendRunner implements QueueRunner {
     };
   }
 
+  /** At backend level, as the fill: the pickup figure times the consumer's side. */
   async enqueueOne(seq: number): Promise<void> {
     await this.backend.enqueue(this.record([seq]));
   }
@@ -147,6 +184,11 @@ export abstract class BackendRunner implements QueueRunner {
       idleWaitMs: IDLE_WAIT_MS,
       signal,
     });
+  }
+
+  private taskService(): TaskServiceProducer {
+    if (this.producer === null) throw new Error(`${this.name}: enqueue before prepareEnqueue`);
+    return this.producer;
   }
 
   /** The record TaskService.enqueue builds for a task with default options. */

@@ -1,24 +1,22 @@
 import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { countLabel, NOT_APPLICABLE, type FigureRow, type Target } from './report';
-import type { DrainSample, EnqueueMode } from './scenarios';
+import type { DrainSample } from './scenarios';
 import { dashboardPaintRow } from './dashboard-figures';
+import { enqueueRows } from './enqueue-figures';
 import { progressCpuRow } from './progress-figures';
 import { roundTripLimitRow } from './round-trip-figures';
 import { idleSchedulePassRow } from './schedule-figures';
 import type { RunnerResults } from './suite';
-import { keyedEnqueueRow } from './unique-figures';
 import { waitRow } from './wait-figures';
 import {
+  aheadOfBothPeers,
+  atLeastBullmq,
   atLeastRatio,
   atMost,
   atMostRatio,
-  BEE_QUEUE_REFERENCE,
-  bulkEnqueueTarget,
-  enqueueRateTarget,
   memoryTarget,
   pickupTarget,
-  sqliteInFlightTarget,
 } from './targets';
 
 export { BEE_QUEUE_REFERENCE, bulkEnqueueTarget, memoryTarget, pickupTarget } from './targets';
@@ -38,11 +36,18 @@ export function poolKey(processes: number, threads: number, prefetch = 0): strin
   return `p${processes}t${threads}${prefetch > 0 ? `f${prefetch}` : ''}`;
 }
 
-/** 100 slots in one process: ≥ 3× BullMQ; one slot with a task fetched ahead: ≥ 1.5× BullMQ. */
+/** 100 slots in one process: ≥ 2.5× BullMQ; one slot with a task fetched ahead: ≥ BullMQ. */
 function poolTarget(processes: number, threads: number, prefetch: number): Target | undefined {
   if (processes !== 1) return undefined;
-  if (threads === 100 && prefetch === 0) return atLeastRatio(3);
-  if (threads === 1 && prefetch > 0) return atLeastRatio(1.5);
+  if (threads === 100 && prefetch === 0) return atLeastRatio(2.5);
+  if (threads === 1 && prefetch > 0) return atLeastBullmq;
+  return undefined;
+}
+
+/** 100 slots in-process: ≥ 3× BullMQ; one slot: ahead of both peers. */
+function inProcessTarget(slots: number): Target | undefined {
+  if (slots === 100) return atLeastRatio(3);
+  if (slots === 1) return aheadOfBothPeers;
   return undefined;
 }
 
@@ -101,7 +106,7 @@ export function buildFigures(
       unit: 'tasks/s',
       better: 'higher',
       ...every((r) => medianOf(r.drain[slots], perSecond)),
-      target: slots === 100 ? atLeastRatio(3) : undefined,
+      target: inProcessTarget(slots),
     });
     if (slots === 1) rows.push(roundTripLimitRow(label, redisOnly));
   }
@@ -127,47 +132,7 @@ export function buildFigures(
     });
   }
 
-  const enqueueLabels = {
-    sequential: 'enqueue, sequential',
-    concurrent: `enqueue, ${config.enqueueInFlight} in flight`,
-    bulk: `enqueue, bulk of ${config.bulkBatch}`,
-  } as const;
-  const enqueueRate = (r: RunnerResults, mode: EnqueueMode): number | null => {
-    const entry = r.enqueue[mode];
-    return entry ? median(entry.costs.map((cost) => perSecond(entry.tasks, cost))) : null;
-  };
-  for (const mode of ['sequential', 'concurrent', 'bulk'] as const) {
-    const values = every((r) => enqueueRate(r, mode));
-    rows.push({
-      key: `enqueue.${mode}`,
-      label: enqueueLabels[mode],
-      unit: 'tasks/s',
-      better: 'higher',
-      ...values,
-      target:
-        mode === 'bulk'
-          ? bulkEnqueueTarget(values.beeQueue)
-          : enqueueRateTarget(
-              values.beeQueue,
-              mode === 'sequential'
-                ? BEE_QUEUE_REFERENCE.sequentialEnqueuePerSecond
-                : BEE_QUEUE_REFERENCE.concurrentEnqueuePerSecond,
-            ),
-    });
-    if (mode === 'sequential') rows.push(keyedEnqueueRow(every));
-  }
-  rows.push({
-    key: 'enqueue.concurrentOfBulk',
-    label: `enqueue, ${config.enqueueInFlight} in flight, share of the bulk rate`,
-    unit: 'ratio',
-    better: 'higher',
-    ...every((r) => {
-      const concurrent = enqueueRate(r, 'concurrent');
-      const bulk = enqueueRate(r, 'bulk');
-      return concurrent !== null && bulk ? concurrent / bulk : null;
-    }),
-    target: sqliteInFlightTarget,
-  });
+  rows.push(...enqueueRows(config, every));
 
   for (const p of ['p50', 'p95', 'p99'] as const) {
     const values = every((r) =>

@@ -1,3 +1,4 @@
+import { BACKEND_LEVEL_ROW_KEY } from './enqueue-figures';
 import { PROGRESS_ROW_KEY } from './progress-figures';
 import type { ReportedRow } from './report';
 import { ROUND_TRIP_LIMIT_ROW_KEY } from './round-trip-figures';
@@ -27,6 +28,26 @@ const REASONS: Record<string, Reason> = {
       `${fixed(1e6 / (3 * bullmq))} µs of Redis time per task.`
     );
   },
+  'drain.inProcess.1': (row, rows) => {
+    const rate = num(row.threadmill);
+    const bullmq = num(row.bullmq);
+    const beeQueue = num(row.beeQueue);
+    const shares = rows.get(ROUND_TRIP_LIMIT_ROW_KEY);
+    const share = num(shares?.threadmill);
+    if (rate === null || bullmq === null || beeQueue === null || share === null) return null;
+    const perTask = 1e6 / rate;
+    const peerShare = (value: number | null, name: string): string =>
+      value === null ? '' : `, ${name} ${fixed(value, 2)}`;
+    return (
+      `${Math.round(rate)} tasks/s against BullMQ's ${Math.round(bullmq)} and Bee-Queue's ` +
+      `${Math.round(beeQueue)}. At one slot every library waits for one round trip per task, so ` +
+      `the host's round trip bounds all three: of each of our tasks' ${fixed(perTask, 0)} µs, the ` +
+      `round trip and the scripts take ${fixed(perTask * share, 0)} µs (${fixed(share, 2)} of one ` +
+      `task per bare round trip and script time${peerShare(num(shares?.bullmq), 'BullMQ')}` +
+      `${peerShare(num(shares?.beeQueue), 'Bee-Queue')}); the rest is the client's own time per ` +
+      `call (encoding the outcome and the lease, ioredis, the socket write and read).`
+    );
+  },
   'drain.pool.p1t100': (row, rows) => {
     const inProcess = num(rows.get('drain.inProcess.100')?.threadmill);
     const pool = num(row.threadmill);
@@ -37,35 +58,47 @@ const REASONS: Record<string, Reason> = {
       `on the same 2 cores as Redis: ${fixed(pool / inProcess, 2)} of the in-process rate.`
     );
   },
-  'drain.pool.p1t1f1': (_row, rows) => {
+  'drain.pool.p1t1f1': (row, rows) => {
     const trips = num(rows.get('roundTrips.1')?.threadmill);
-    if (trips === null) return null;
+    const pool = num(row.threadmill);
+    const bullmq = num(row.bullmq);
+    if (trips === null || pool === null || bullmq === null) return null;
     return (
-      `At one slot every task is still one store call (${fixed(trips, 2)} round trips per task ` +
-      `in-process): a task fetched ahead overlaps that call with the run, and a no-op task has ` +
-      `almost no run to overlap.`
+      `${Math.round(pool)} tasks/s against BullMQ's ${Math.round(bullmq)}. At one slot every ` +
+      `task is still one store call (${fixed(trips, 2)} round trips per task in-process): a task ` +
+      `fetched ahead overlaps that call with the run, and a no-op task has almost no run to overlap.`
     );
   },
-  [ROUND_TRIP_LIMIT_ROW_KEY]: (row, rows) => {
-    const rate = num(rows.get('drain.inProcess.1')?.threadmill);
-    const share = num(row.threadmill);
-    if (rate === null || share === null) return null;
-    const perTask = 1e6 / rate;
+  'enqueue.sequential': (row, rows) => {
+    const rate = num(row.threadmill);
+    const bullmq = num(row.bullmq);
+    if (rate === null || bullmq === null) return null;
+    const added = taskServiceMicros(rows);
     return (
-      `Of each task's ${fixed(perTask, 0)} µs, the round trip and the scripts take ` +
-      `${fixed(perTask * share, 0)} µs; the rest is the client's own time per call ` +
-      `(encoding the outcome and the lease, ioredis, the socket write and read).`
+      `Each call through TaskService takes ${micros(rate)} µs against ${micros(bullmq)} µs for ` +
+      `BullMQ's \`Queue.add\`; both make one round trip per task, so the difference is each ` +
+      `side's own time per call.` +
+      (added === null
+        ? ''
+        : ` TaskService's share of ours (resolving the options, checking and serializing the ` +
+          `arguments, the id, the coalescer) is about ${fixed(added, 0)} µs a task, by the ` +
+          `100-in-flight rows through it and at backend level.`)
     );
   },
-  'enqueue.sequential': (row) => {
+  'enqueue.concurrent': (row, rows) => {
     const rate = num(row.threadmill);
     const beeQueue = num(row.beeQueue);
-    if (rate === null || beeQueue === null) return null;
+    const backendLevel = num(rows.get(BACKEND_LEVEL_ROW_KEY)?.threadmill);
+    const added = taskServiceMicros(rows);
+    if (rate === null || beeQueue === null || backendLevel === null || added === null) return null;
     return (
-      `Both make one round trip per task; ours takes ${micros(rate)} µs a task against ` +
-      `Bee-Queue's ${micros(beeQueue)}. Our script makes seven Redis calls (task data, clock, ` +
-      `sequence, ready queue, ingress count, wake-up token, listener check) where Bee-Queue's ` +
-      `makes four, and the client builds a full task record (id, JSON guard, encoding) for each.`
+      `${Math.round(rate)} tasks/s through TaskService against Bee-Queue's ${Math.round(beeQueue)}; ` +
+      `the same enqueues at backend level, records built by the benchmark, reach ` +
+      `${Math.round(backendLevel)} tasks/s. TaskService adds about ${fixed(added, 1)} µs a task ` +
+      `(resolving the options, checking and serializing the arguments, the id, the coalescer)` +
+      (backendLevel >= beeQueue
+        ? ', which is what puts us behind Bee-Queue here.'
+        : ', and the backend alone is behind Bee-Queue too.')
     );
   },
   'latency.p50': pickupReason,
@@ -99,12 +132,13 @@ const REASONS: Record<string, Reason> = {
   },
   'memory.perWaitingTask': (row) => {
     const bytes = num(row.threadmill);
-    if (bytes === null) return null;
+    const bullmq = num(row.bullmq);
+    if (bytes === null || bullmq === null) return null;
     return (
-      `${Math.round(bytes)} B: a waiting task is a hash of its own, whose data field with a ` +
-      `100-byte payload is longer than Redis's \`hash-max-listpack-value\` (64 B), so Redis keeps ` +
-      `it as a hash table (about 430 B by \`MEMORY USAGE\`), plus its ready-queue entry (about ` +
-      `135 B). 400 B needs a layout without a hash per waiting task.`
+      `${Math.round(bytes)} B against BullMQ's ${Math.round(bullmq)} B: a waiting task is a hash ` +
+      `of its own, whose data field with a 100-byte payload is longer than Redis's ` +
+      `\`hash-max-listpack-value\` (64 B), so Redis keeps it as a hash table (about 430 B by ` +
+      `\`MEMORY USAGE\`), plus its ready-queue entry (about 135 B).`
     );
   },
   [PROGRESS_ROW_KEY]: () =>
@@ -112,6 +146,18 @@ const REASONS: Record<string, Reason> = {
     'value rides with its outcome), so what shows is each report itself, against a silent ' +
     'run that costs its worker little (30 tasks share one timer-driven loop).',
 };
+
+/**
+ * What TaskService adds to each enqueue (µs): the 100-in-flight rate through
+ * it against the same enqueues at backend level, where the client's time per
+ * task is what bounds both. Null without both rows.
+ */
+function taskServiceMicros(rows: Rows): number | null {
+  const through = num(rows.get('enqueue.concurrent')?.threadmill);
+  const below = num(rows.get(BACKEND_LEVEL_ROW_KEY)?.threadmill);
+  if (through === null || below === null) return null;
+  return 1e6 / through - 1e6 / below;
+}
 
 /**
  * Pickup percentiles: both libraries take two round trips after the enqueue,
@@ -129,9 +175,10 @@ function pickupReason(row: ReportedRow, rows: Rows): string | null {
     `after the enqueue: ours wakes a consumer blocked on the queue's token list, which then ` +
     `leases in a script of its own (clock, listener and pause checks, the pop, the task's data, ` +
     `its lease fields and the running set); Bee-Queue's worker pops the job id itself and reads ` +
-    `its data with one HGET. The enqueue before it is dearer too (${micros(enqueue)} against ` +
-    `${micros(beeEnqueue)} µs a task in the sequential row). A lease handed over with the ` +
-    `wake-up would save one of the trips; it is not built.`
+    `its data with one HGET. Our enqueue is dearer too: ${micros(enqueue)} against ` +
+    `${micros(beeEnqueue)} µs a task in the sequential row (through TaskService; the pickup ` +
+    `figure enqueues at backend level, without TaskService's part). A lease handed over with ` +
+    `the wake-up would save one of the trips; it is not built.`
   );
 }
 

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     await warmUp.close();
     await server.reset();
     if (!bulk) await runner.fill(tasks);
+    else await runner.prepareEnqueue?.();
     const drain = bulk
       ? {
           run: () => (runner as QueueRunner).enqueueBulk(tasks, 1000),

@@ -37,7 +37,13 @@ export interface QueueRunner {
    */
   prepareDrain(n: number, slots: number): Promise<{ run(): Promise<void>; close(): Promise<void> }>;
 
-  /** One enqueue awaited after the other. */
+  /**
+   * Readies what the enqueue figures go through, untimed, after the store
+   * was emptied: Threadmill's runners boot the Nest context whose
+   * TaskService they enqueue through (it stays up while its store does).
+   */
+  prepareEnqueue?(): Promise<void>;
+  /** One enqueue awaited after the other, through the library's public enqueue. */
   enqueueSequential(n: number): Promise<void>;
   /**
    * As enqueueSequential, each with a unique key of its own (so each makes a
@@ -52,6 +58,12 @@ export interface QueueRunner {
   limitConcurrency?(concurrency: number): Promise<void>;
   /** `inFlight` enqueues outstanding at any time. */
   enqueueConcurrent(n: number, inFlight: number): Promise<void>;
+  /**
+   * As enqueueConcurrent, below the public API: records built by the harness
+   * straight to the backend, so the gap to enqueueConcurrent is what the
+   * public call adds. Only Threadmill's runners have it.
+   */
+  enqueueConcurrentBackendLevel?(n: number, inFlight: number): Promise<void>;
   /** The library's bulk call (enqueueMany / addBulk / saveAll), `batch` tasks per call, one call at a time. */
   enqueueBulk(n: number, batch: number): Promise<void>;
 

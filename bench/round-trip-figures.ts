@@ -1,19 +1,9 @@
 import { median } from './metrics';
-import type { FigureRow, Target } from './report';
+import type { FigureRow } from './report';
 import type { RunnerResults } from './suite';
 
 /** The round-trip limit row's key, for the page that explains it. */
 export const ROUND_TRIP_LIMIT_ROW_KEY = 'drain.inProcess.1.ofLimit';
-
-/**
- * At one slot every library makes one round trip per task, so the drain
- * follows the host's round trip: it is judged against that limit, measured
- * in the same run, not against a peer that pays the same round trip.
- */
-const ROUND_TRIP_LIMIT_TARGET: Target = {
-  text: '≥ 0.8 of the limit',
-  check: (row) => (row.threadmill === null ? null : row.threadmill >= 0.8),
-};
 
 /**
  * One repetition's share of the limit: the limit is one task per (bare round
@@ -31,6 +21,11 @@ function shareOfLimit(r: RunnerResults, rep: number): number | null {
 /**
  * "drain at 1 slot, share of its round-trip limit": the median over the
  * repetitions; null for a runner without a 1-slot drain or a Redis (SQLite).
+ * At one slot every library makes one round trip per task, so the drain
+ * follows the host's round trip: this row says how near that limit each
+ * library comes, measured in the same run. It is reported, not judged: the
+ * 1-slot drain's own row is (ahead of both peers, see targets.ts), and
+ * this share explains a miss there.
  */
 export function roundTripLimitRow(
   label: string,
@@ -50,6 +45,5 @@ export function roundTripLimitRow(
     unit: 'ratio',
     better: 'higher',
     ...pick(share),
-    target: ROUND_TRIP_LIMIT_TARGET,
   };
 }

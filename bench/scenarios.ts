@@ -20,8 +20,12 @@ export interface BacklogSamples {
   settled: DrainSample[];
 }
 
-/** `sequentialKeyed`: sequential, each with a unique key; only for a runner that has it. */
-export type EnqueueMode = 'sequential' | 'sequentialKeyed' | 'concurrent' | 'bulk';
+/**
+ * `sequentialKeyed`: sequential, each with a unique key; `concurrentBackendLevel`:
+ * in flight below TaskService; each only for a runner that has it.
+ */
+export type EnqueueMode =
+  'sequential' | 'sequentialKeyed' | 'concurrent' | 'concurrentBackendLevel' | 'bulk';
 
 /** `passes` schedule ticks of a maintenance pass over `schedules` schedules, none due. */
 export interface SchedulePassSample {
@@ -120,6 +124,7 @@ export class Scenarios {
     width: number,
   ): Promise<WindowCost> {
     await this.reset(runner);
+    await runner.prepareEnqueue?.();
     const { cost } = await this.meter.measure(() => {
       switch (mode) {
         case 'sequential':
@@ -128,6 +133,11 @@ export class Scenarios {
           return (runner.enqueueSequentialKeyed ?? runner.enqueueSequential).call(runner, tasks);
         case 'concurrent':
           return runner.enqueueConcurrent(tasks, width);
+        case 'concurrentBackendLevel':
+          if (!runner.enqueueConcurrentBackendLevel) {
+            throw new Error(`${runner.name} has no backend-level enqueue`);
+          }
+          return runner.enqueueConcurrentBackendLevel(tasks, width);
         case 'bulk':
           return runner.enqueueBulk(tasks, width);
       }

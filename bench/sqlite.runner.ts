@@ -4,8 +4,10 @@ import { join } from 'node:path';
 
 import { loadSqliteDriver } from '../lib/backends/sqlite/sqlite-driver';
 import { SqliteBackend } from '../lib/backends/sqlite/sqlite.backend';
+import type { BackendConfig } from '../lib/core/backend-config.interface';
 import { BackendRunner } from './backend.runner';
 import { SQLITE } from './figures';
+import { currentThreadmillApi } from './task-service.producer';
 
 const ALIAS = 'bench';
 const QUEUE = 'default';
@@ -14,7 +16,8 @@ const FILL_IN_FLIGHT = 1;
 
 /**
  * Threadmill on the SQLite backend, driven exactly as ThreadmillRunner drives
- * the Redis one (BackendRunner: same consumer, records and no-op), on a database file
+ * the Redis one (BackendRunner: same consumer, records, no-op and TaskService
+ * context), on a database file
  * in a private temporary folder with the backend's defaults (WAL,
  * `synchronous = NORMAL`). `reset()` deletes the file and opens a new one, so
  * every scenario starts from an empty database as the Redis runners start
@@ -28,7 +31,7 @@ export class SqliteRunner extends BackendRunner {
 
   /** @param folder the private temporary folder of the database files. */
   private constructor(readonly folder: string) {
-    super(QUEUE, FILL_IN_FLIGHT);
+    super(QUEUE, FILL_IN_FLIGHT, currentThreadmillApi);
     this.backend = this.open();
   }
 
@@ -63,6 +66,8 @@ export class SqliteRunner extends BackendRunner {
   }
 
   async reset(): Promise<void> {
+    // The TaskService context's backend has the file open too; the next enqueue figure boots another.
+    await this.closeProducer();
     await this.backend.close();
     rmSync(this.filename, { force: true });
     rmSync(`${this.filename}-wal`, { force: true });
@@ -73,17 +78,18 @@ export class SqliteRunner extends BackendRunner {
 
   async close(): Promise<void> {
     try {
+      await this.closeProducer();
       await this.backend.close();
     } finally {
       rmSync(this.folder, { recursive: true, force: true });
     }
   }
 
+  protected backendConfig(): BackendConfig {
+    return { backend: SqliteBackend, url: this.filename, queues: [QUEUE] };
+  }
+
   private open(): SqliteBackend {
-    return new SqliteBackend(ALIAS, {
-      backend: SqliteBackend,
-      url: this.filename,
-      queues: [QUEUE],
-    });
+    return new SqliteBackend(ALIAS, this.backendConfig());
   }
 }

@@ -105,11 +105,17 @@ export class Suite {
       ['sequential', c.sequentialTasks, 1],
       ['sequentialKeyed', c.sequentialTasks, 1],
       ['concurrent', c.enqueueTasks, c.enqueueInFlight],
+      ['concurrentBackendLevel', c.enqueueTasks, c.enqueueInFlight],
       ['bulk', c.enqueueTasks, c.bulkBatch],
     ];
+    // Modes only Threadmill's runners have; the rest every runner does.
+    const only: Partial<Record<EnqueueMode, (r: QueueRunner) => boolean>> = {
+      sequentialKeyed: (r) => r.enqueueSequentialKeyed !== undefined,
+      concurrentBackendLevel: (r) => r.enqueueConcurrentBackendLevel !== undefined,
+    };
     for (const [mode, tasks, width] of enqueueRuns) {
-      const measured =
-        mode === 'sequentialKeyed' ? runners.filter((r) => r.enqueueSequentialKeyed) : runners;
+      const has = only[mode];
+      const measured = has ? runners.filter(has) : runners;
       await this.repeat(measured, async (runner, rep) => {
         const cost = await this.scenarios.enqueue(runner, mode, tasks, width);
         const entry = (results[runner.name].enqueue[mode] ??= { tasks, costs: [] });

@@ -1,11 +1,12 @@
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
-import type { BackendConstructor } from '../lib/core/backend-config.interface';
+import type { BackendConfig, BackendConstructor } from '../lib/core/backend-config.interface';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { BackendRunner, TASK_NAME } from './backend.runner';
 import { THREADMILL } from './figures';
 import { storeIdleSchedules } from './schedule-pass';
 import { measureDashboardPaint, type DashboardStore } from './dashboard-paint';
 import { measureWaits } from './wait-latency';
+import { currentThreadmillApi, type ThreadmillApi } from './task-service.producer';
 
 export { TASK_NAME } from './backend.runner';
 
@@ -21,23 +22,25 @@ export class ThreadmillRunner extends BackendRunner {
     queue: string,
     /** Another instance of the backend on the same store, as another process would have. */
     private readonly another: () => TaskBackend,
-    /** How the dashboard app of measureDashboardPaint opens the same store. */
-    private readonly dashboardStore: DashboardStore,
+    /** How the store opens elsewhere: the dashboard app of measureDashboardPaint, the TaskService context. */
+    private readonly storeConfig: DashboardStore,
+    api: ThreadmillApi,
   ) {
-    super(queue, FILL_IN_FLIGHT);
+    super(queue, FILL_IN_FLIGHT, api);
   }
 
   static create(url: string, alias = ALIAS, queue = 'default'): Promise<ThreadmillRunner> {
-    return ThreadmillRunner.of(RedisBackend, THREADMILL, url, alias, queue);
+    return ThreadmillRunner.of(RedisBackend, currentThreadmillApi, THREADMILL, url, alias, queue);
   }
 
   /**
-   * The runner of one build's RedisBackend, named `name` in logs and results:
-   * this tree's, or another build's (`npm run bench -- --against <ref>`
-   * drives both through the same runner).
+   * The runner of one build's RedisBackend and TaskService, named `name` in
+   * logs and results: this tree's, or another build's (`npm run bench --
+   * --against <ref>` drives both through the same runner).
    */
   static async of(
     Backend: BackendConstructor,
+    api: ThreadmillApi,
     name: string,
     url: string,
     alias = ALIAS,
@@ -46,7 +49,13 @@ export class ThreadmillRunner extends BackendRunner {
     const open = (): TaskBackend => new Backend(alias, { backend: Backend, url, queues: [queue] });
     const backend = open();
     await backend.ping();
-    return new ThreadmillRunner(name, backend, queue, open, { Backend, url, alias, queue });
+    const store = { Backend, url, alias, queue };
+    return new ThreadmillRunner(name, backend, queue, open, store, api);
+  }
+
+  protected backendConfig(): BackendConfig {
+    const { Backend, url } = this.storeConfig;
+    return { backend: Backend, url, queues: [this.queue] };
   }
 
   async measureWaits(waits: number): Promise<number[]> {
@@ -60,14 +69,18 @@ export class ThreadmillRunner extends BackendRunner {
 
   async measureDashboardPaint(waiting: number, loads: number): Promise<number[]> {
     await this.fill(waiting);
-    return measureDashboardPaint(this.dashboardStore, loads);
+    return measureDashboardPaint(this.storeConfig, loads);
   }
 
   prepareSchedulePasses(schedules: number): Promise<() => Promise<number>> {
     return storeIdleSchedules(this.backend, TASK_NAME, schedules);
   }
 
-  close(): Promise<void> {
-    return this.backend.close();
+  async close(): Promise<void> {
+    try {
+      await this.closeProducer();
+    } finally {
+      await this.backend.close();
+    }
   }
 }

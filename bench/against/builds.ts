@@ -3,12 +3,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 import type Redis from 'ioredis';
+import type * as NestCore from '@nestjs/core';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import type { BackendConstructor } from '../../lib/core/backend-config.interface';
 // The public entry point, so the benchmark's tsc emits it beside the rest of lib/.
 import type * as PublicApi from '../../lib/index';
 import { THREADMILL_POOL_ALIAS, type Log, type PoolKeys } from '../pool-drain';
+import type { ThreadmillApi } from '../task-service.producer';
 import type { Side } from './schedule';
 
 /**
@@ -26,6 +28,8 @@ export interface Build {
   /** The main entry point loaded. */
   entry: string;
   RedisBackend: BackendConstructor;
+  /** Its ThreadmillModule, TaskService and Task, with the NestFactory it resolves: the enqueue figures. */
+  api: ThreadmillApi;
   /** The ioredis class its backend resolves (the round-trip counter wraps its prototype). */
   ioredis: typeof Redis;
   /** Its key layout of the pool's queue, or null when it has no redis-keys module of its own. */
@@ -49,8 +53,9 @@ const REQUIRED_METHODS = [
 
 /**
  * Loads a build's main entry point and checks it has what the A/B mode
- * drives: a RedisBackend export with the methods above. Anything else of
- * the public API may differ between refs (the SQLite backend and the CLI
+ * drives: a RedisBackend export with the methods above, and what the
+ * enqueue figures go through as an app does (ThreadmillApi). Anything else
+ * of the public API may differ between refs (the SQLite backend and the CLI
  * module moved to subpath exports) and is not used, so no other entry point
  * has to exist.
  */
@@ -64,8 +69,8 @@ export function loadBuild(
 ): Build {
   if (!existsSync(entry)) throw new Error(`${label}: no ${entry}; did its build fail?`);
   const load = createRequire(entry);
-  const api = load(entry) as Partial<typeof PublicApi>;
-  const Backend = api.RedisBackend as BackendConstructor | undefined;
+  const exports = load(entry) as Partial<typeof PublicApi>;
+  const Backend = exports.RedisBackend as BackendConstructor | undefined;
   if (typeof Backend !== 'function') {
     throw new Error(`${label}: ${entry} exports no RedisBackend, which the A/B mode drives`);
   }
@@ -74,6 +79,7 @@ export function loadBuild(
   if (missing.length > 0) {
     throw new Error(`${label}: its RedisBackend lacks ${missing.join(', ')}`);
   }
+  const api = publicApiOf(label, entry, load, exports);
   const ioredis = load('ioredis') as typeof Redis & { default?: typeof Redis };
   const poolKeys = ownPoolKeys(load, entry);
   if (sampleCli !== null && poolKeys === null) {
@@ -85,10 +91,42 @@ export function loadBuild(
     root,
     entry,
     RedisBackend: Backend,
+    api,
     ioredis: ioredis.default ?? ioredis,
     poolKeys,
     sampleCli: sampleCli !== null && existsSync(sampleCli) ? sampleCli : null,
   };
+}
+
+/**
+ * The build's ThreadmillModule (with `forRoot`), TaskService (with `enqueue`
+ * and `enqueueMany`) and Task decorator, and the NestFactory of the
+ * `@nestjs/core` it resolves, so its module is booted by its own Nest.
+ */
+function publicApiOf(
+  label: string,
+  entry: string,
+  load: NodeJS.Require,
+  exports: Partial<typeof PublicApi>,
+): ThreadmillApi {
+  const { ThreadmillModule, TaskService, Task } = exports;
+  const service = (TaskService?.prototype ?? {}) as unknown as Record<string, unknown>;
+  const lacking = [
+    typeof ThreadmillModule?.forRoot !== 'function' && 'ThreadmillModule.forRoot',
+    typeof service.enqueue !== 'function' && 'TaskService.enqueue',
+    typeof service.enqueueMany !== 'function' && 'TaskService.enqueueMany',
+    typeof Task !== 'function' && 'Task',
+  ].filter((name): name is string => name !== false);
+  if (lacking.length > 0 || !ThreadmillModule || !TaskService || !Task) {
+    throw new Error(
+      `${label}: ${entry} exports no ${lacking.join(', ')}, which the enqueue figures go through`,
+    );
+  }
+  const { NestFactory } = load('@nestjs/core') as Partial<typeof NestCore>;
+  if (typeof NestFactory?.createApplicationContext !== 'function') {
+    throw new Error(`${label}: the @nestjs/core it resolves has no NestFactory`);
+  }
+  return { ThreadmillModule, TaskService, Task, NestFactory };
 }
 
 /**

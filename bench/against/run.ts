@@ -55,7 +55,9 @@ export interface AgainstReport {
  * exports RedisBackend with the TaskBackend contract's enqueue, enqueueMany,
  * acknowledge and acknowledgeAndAcquire (a5b4799 and later) and a
  * constructor `(alias, { backend, url, queues })`, and which accepts the
- * TaskRecord this harness builds. For the pool figure, also `npm run
+ * TaskRecord this harness builds; and ThreadmillModule.forRoot, TaskService
+ * (enqueue, enqueueMany) and Task, which the enqueue figures go through,
+ * booted by the NestFactory of the `@nestjs/core` the build resolves. For the pool figure, also `npm run
  * build:sample` writing sample-dist/sample/src/worker.js, a CLI with `worker
  * --backend --processes --threads --exit-empty` that reads REDIS_URL and
  * THREADMILL_ALIAS and runs `sample.echo`; without build:sample the pool
@@ -63,9 +65,10 @@ export interface AgainstReport {
  * where the pool figure counts its queue; else the current layout is assumed.
  *
  * The harness code between a scenario and the backend (the consumer loop,
- * records, the no-op task) is the current tree's for both builds: a change
- * there is not measured by the in-process figures, only by the pool figure,
- * which runs each build's own worker.
+ * the fill's and the backend-level row's records, the no-op task) is the
+ * current tree's for both builds: a change there is not measured by the
+ * drain figures, only by the pool figure, which runs each build's own
+ * worker. The enqueue figures run each build's own TaskService.
  */
 export async function runAgainst(root: string, argv: readonly string[]): Promise<void> {
   let options: AgainstOptions;
@@ -101,8 +104,13 @@ export async function runAgainst(root: string, argv: readonly string[]): Promise
     cleanup.add(async () => counter.uninstall());
 
     const runners = {
-      current: await ThreadmillRunner.of(builds.current.RedisBackend, 'current', server.url),
-      ref: await ThreadmillRunner.of(builds.ref.RedisBackend, 'ref', server.url),
+      current: await ThreadmillRunner.of(
+        builds.current.RedisBackend,
+        builds.current.api,
+        'current',
+        server.url,
+      ),
+      ref: await ThreadmillRunner.of(builds.ref.RedisBackend, builds.ref.api, 'ref', server.url),
     };
     for (const runner of Object.values(runners)) cleanup.add(() => runner.close());
     const pool = await poolSystems(builds, server, cleanup);
@@ -211,6 +219,7 @@ async function poolSystems(
   const system = async (build: Build, name: Side, cli: string): Promise<PoolSystem> => {
     const fill = await ThreadmillRunner.of(
       build.RedisBackend,
+      build.api,
       name,
       server.url,
       THREADMILL_POOL_ALIAS,

@@ -4,6 +4,7 @@ import type { PoolDrain, PoolSystem } from '../pool-drain';
 import type { QueueRunner } from '../queue-runner.interface';
 import type { Better } from '../report';
 import type { DrainSample, EnqueueMode, LatencySample, Scenarios } from '../scenarios';
+import { enqueueLabel } from '../enqueue-figures';
 import type { AgainstConfig } from './config';
 import { roundOrder, SIDES, type Side } from './schedule';
 import type { AbSeries } from './summary';
@@ -69,6 +70,10 @@ export class AgainstSuite {
     results.within.push(await this.limitedDrain(Math.max(...c.drainSlots)));
     await this.collect(results, this.enqueue('sequential', c.sequentialTasks, 1));
     await this.collect(results, this.enqueue('concurrent', c.enqueueTasks, c.enqueueInFlight));
+    await this.collect(
+      results,
+      this.enqueue('concurrentBackendLevel', c.enqueueTasks, c.enqueueInFlight),
+    );
     await this.collect(results, this.enqueue('bulk', c.enqueueTasks, c.bulkBatch));
     await this.collect(results, this.latency());
     await this.collect(results, this.memory());
@@ -86,6 +91,7 @@ export class AgainstSuite {
     const enqueues: [EnqueueMode, number][] = [
       ['sequential', 1],
       ['concurrent', c.enqueueInFlight],
+      ['concurrentBackendLevel', c.enqueueInFlight],
       ['bulk', c.bulkBatch],
     ];
     for (const side of SIDES) {
@@ -228,12 +234,7 @@ export class AgainstSuite {
   }
 
   private enqueue(mode: EnqueueMode, tasks: number, width: number): Measurement<WindowCost> {
-    const label = {
-      sequential: 'enqueue, sequential',
-      sequentialKeyed: 'enqueue, sequential, with a unique key',
-      concurrent: `enqueue, ${width} in flight`,
-      bulk: `enqueue, bulk of ${width}`,
-    }[mode];
+    const label = enqueueLabel(mode, width);
     return {
       name: `enqueue ${mode}`,
       take: (runner) => this.scenarios.enqueue(runner, mode, tasks, width),

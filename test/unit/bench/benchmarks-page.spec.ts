@@ -11,6 +11,8 @@ import {
 } from '../../../bench/benchmarks-page';
 import { missedTargetReasons } from '../../../bench/missed-targets';
 import type { BenchMeta, BenchReport, ReportedRow } from '../../../bench/report';
+import { BACKEND_LEVEL_ROW_KEY } from '../../../bench/enqueue-figures';
+import { ROUND_TRIP_LIMIT_ROW_KEY } from '../../../bench/round-trip-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
 
 function figure(fields: Partial<ReportedRow> & Pick<ReportedRow, 'key' | 'label'>): ReportedRow {
@@ -199,6 +201,26 @@ describe('docs/benchmarks.md', () => {
     expect(how).toContain('after enqueuing 100k tasks with a 100-character');
   });
 
+  it('says the enqueue rows go through TaskService, the peers through their public calls', () => {
+    const how = section(page, '## How each figure is taken').replace(/\s+/g, ' ');
+    expect(how).toContain('Threadmill through `TaskService.enqueue` and `enqueueMany`');
+    expect(how).toContain('BullMQ through `Queue.add` and `addBulk`');
+    expect(how).toContain('Bee-Queue through `createJob().save()` and `saveAll`');
+    expect(how).toContain('The backend-level row runs the same 100 in flight below TaskService');
+  });
+
+  it('names the targets as decided: memory against BullMQ, no fixed byte limit', () => {
+    const targets = section(page, '## How each figure is taken')
+      .replace(/\s+/g, ' ')
+      .split('- **targets**: ')[1];
+    expect(targets).toContain("in no more than BullMQ's of the same run");
+    expect(targets).toContain(
+      'its distance from Bee-Queue’s (this run’s, else the reference 280 B)',
+    );
+    expect(targets).not.toContain('400 B');
+    expect(targets).not.toContain('sequential');
+  });
+
   it('explains the maintenance pass row when the table has it, with the run’s sizes', () => {
     const passRow = figure({
       key: IDLE_SCHEDULE_PASS_KEY,
@@ -327,7 +349,128 @@ describe('bench page: why the missed targets miss', () => {
     ]);
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toMatch(/^\*\*p50\*\*: 0\.56 against Bee-Queue's 0\.43 ms\. Both take two/);
-    expect(reasons[0]).toContain('(100 against 63 µs a task in the sequential row)');
+    expect(reasons[0]).toContain(
+      'Our enqueue is dearer too: 100 against 63 µs a task in the sequential row (through TaskService;',
+    );
+  });
+
+  it('explains a missed 1-slot drain by the same run’s share of the round-trip limit', () => {
+    const reasons = missedTargetReasons([
+      figure({
+        key: 'drain.inProcess.1',
+        label: '1 slot',
+        threadmill: 4000,
+        bullmq: 2900,
+        beeQueue: 4100,
+        met: false,
+      }),
+      figure({
+        key: ROUND_TRIP_LIMIT_ROW_KEY,
+        label: 'share',
+        unit: 'ratio',
+        threadmill: 0.65,
+        bullmq: 0.55,
+        beeQueue: 0.19,
+      }),
+    ]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(
+      /^\*\*1 slot\*\*: 4000 tasks\/s against BullMQ's 2900 and Bee-Queue's 4100\./,
+    );
+    // 250 µs a task, 0.65 of it the round trip and the scripts.
+    expect(reasons[0]).toContain(
+      "of each of our tasks' 250 µs, the round trip and the scripts take 163 µs",
+    );
+    expect(reasons[0]).toContain(
+      '(0.65 of one task per bare round trip and script time, BullMQ 0.55, Bee-Queue 0.19)',
+    );
+  });
+
+  it('reports the round-trip share without a target, so it gives no reason of its own', () => {
+    expect(
+      missedTargetReasons([
+        figure({ key: ROUND_TRIP_LIMIT_ROW_KEY, label: 'share', threadmill: 0.5, met: null }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('explains a missed sequential enqueue by the time per call against BullMQ’s, and TaskService’s share', () => {
+    const rows = [
+      figure({
+        key: 'enqueue.sequential',
+        label: 'sequential',
+        threadmill: 5000,
+        bullmq: 6250,
+        met: false,
+      }),
+      figure({ key: 'enqueue.concurrent', label: 'in flight', threadmill: 40_000 }),
+      figure({ key: BACKEND_LEVEL_ROW_KEY, label: 'backend-level', threadmill: 50_000 }),
+    ];
+    const [reason] = missedTargetReasons(rows);
+    expect(reason).toContain(
+      "Each call through TaskService takes 200 µs against 160 µs for BullMQ's `Queue.add`",
+    );
+    // 25 µs a task through TaskService at 40k/s, 20 at backend level.
+    expect(reason).toContain('is about 5 µs a task');
+    // Without the in-flight rows, the time per call alone.
+    const [alone] = missedTargetReasons(rows.slice(0, 1));
+    expect(alone).toContain('200 µs against 160 µs');
+    expect(alone).not.toContain('TaskService’s share');
+    expect(alone).not.toContain("TaskService's share");
+  });
+
+  it('explains a missed 100 in flight by the same run’s backend-level row', () => {
+    const reasons = (backendLevel: number): string[] =>
+      missedTargetReasons([
+        figure({
+          key: 'enqueue.concurrent',
+          label: 'in flight',
+          threadmill: 40_000,
+          beeQueue: 44_000,
+          met: false,
+        }),
+        figure({ key: BACKEND_LEVEL_ROW_KEY, label: 'backend-level', threadmill: backendLevel }),
+      ]);
+    const [behindForTaskService] = reasons(50_000);
+    expect(behindForTaskService).toContain(
+      "40000 tasks/s through TaskService against Bee-Queue's 44000; the same enqueues at backend level",
+    );
+    expect(behindForTaskService).toContain(
+      'reach 50000 tasks/s. TaskService adds about 5.0 µs a task',
+    );
+    expect(behindForTaskService).toContain('which is what puts us behind Bee-Queue here.');
+    expect(reasons(42_000)[0]).toContain('the backend alone is behind Bee-Queue too.');
+  });
+
+  it('explains a missed memory target against the same run’s BullMQ', () => {
+    const [reason] = missedTargetReasons([
+      figure({
+        key: 'memory.perWaitingTask',
+        label: 'memory',
+        unit: 'B',
+        better: 'lower',
+        threadmill: 720,
+        bullmq: 701,
+        met: false,
+      }),
+    ]);
+    expect(reason).toMatch(
+      /^\*\*memory\*\*: 720 B against BullMQ's 701 B: a waiting task is a hash/,
+    );
+  });
+
+  it('explains a missed prefetch pool row with both rates', () => {
+    const [reason] = missedTargetReasons([
+      figure({
+        key: 'drain.pool.p1t1f1',
+        label: 'prefetch',
+        threadmill: 3500,
+        bullmq: 3600,
+        met: false,
+      }),
+      figure({ key: 'roundTrips.1', label: 'trips', unit: 'count', threadmill: 1 }),
+    ]);
+    expect(reason).toContain("3500 tasks/s against BullMQ's 3600. At one slot every task is still");
   });
 
   it('explains a missed backlog row by the same run’s three backlog drains', () => {

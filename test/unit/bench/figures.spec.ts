@@ -16,6 +16,7 @@ import { PROGRESS_ROW_KEY, type ProgressSample } from '../../../bench/progress-f
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
 import { WAIT_ROW_KEY } from '../../../bench/wait-figures';
 import { ROUND_TRIP_LIMIT_ROW_KEY } from '../../../bench/round-trip-figures';
+import { BACKEND_LEVEL_ROW_KEY } from '../../../bench/enqueue-figures';
 import type {
   BacklogSamples,
   DrainSample,
@@ -145,7 +146,7 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     expect(row(figures(2.2), 'latency.p95')).toMatchObject({ target: '≤ Bee-Queue', met: false });
   });
 
-  it('says how far memory per task is from this run’s Bee-Queue, judging only ≤ 400 B', () => {
+  it('holds memory per task to this run’s BullMQ, saying how far it is from Bee-Queue’s', () => {
     const figures = (threadmillBytes: number) =>
       buildFigures(
         QUICK,
@@ -156,11 +157,25 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
         },
         {},
       );
+    // BullMQ's is 700 B.
     const memory = row(figures(640), 'memory.perWaitingTask');
     expect(memory.beeQueue).toBe(250);
-    expect(memory.target).toBe('≤ 400 B (Bee-Queue: 250 B, ours 2.56× that)');
-    expect(memory.met).toBe(false);
-    expect(row(figures(400), 'memory.perWaitingTask').met).toBe(true);
+    expect(memory.target).toBe('≤ BullMQ (Bee-Queue: 250 B, ours 2.56× that)');
+    expect(memory.met).toBe(true);
+    expect(row(figures(700), 'memory.perWaitingTask').met).toBe(true);
+    expect(row(figures(701), 'memory.perWaitingTask').met).toBe(false);
+  });
+
+  it('does not judge memory per task without BullMQ in the run', () => {
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 300 }),
+        [BEE_QUEUE]: results({ bulk: 50_000, p99: 2, memory: 250 }),
+      },
+      {},
+    );
+    expect(row(rows, 'memory.perWaitingTask')).toMatchObject({ bullmq: null, met: null });
   });
 
   it('reports Bee-Queue’s round trips as not measured, its other Redis figures as measured', () => {
@@ -207,7 +222,7 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     expect(row(rows, `drain.pool.${poolKey(processes, threads)}`).beeQueue).toBeNull();
   });
 
-  it('names a prefetch row by its flag and holds one slot with a task fetched ahead to 1.5× BullMQ', () => {
+  it('names a prefetch row by its flag and holds one slot with a task fetched ahead to BullMQ', () => {
     const config = { ...QUICK, poolRuns: [{ processes: 1, threads: 1, tasks: 1000, prefetch: 1 }] };
     const figures = (threadmill: number) =>
       buildFigures(
@@ -220,10 +235,36 @@ describe('bench figures: Bee-Queue measured in the same run', () => {
     const met = row(figures(6000), 'drain.pool.p1t1f1');
     expect(met).toMatchObject({
       label: 'drain 1k, pool --processes 1 --threads 1 --prefetch 1',
-      target: '≥ 1.5× BullMQ',
+      target: '≥ BullMQ',
       met: true,
     });
-    expect(row(figures(5000), 'drain.pool.p1t1f1').met).toBe(false);
+    expect(row(figures(4000), 'drain.pool.p1t1f1').met).toBe(true);
+    expect(row(figures(3900), 'drain.pool.p1t1f1').met).toBe(false);
+  });
+
+  it('holds the pool of 100 threads in one process to 2.5× BullMQ, and judges no 2-process row', () => {
+    const config = {
+      ...QUICK,
+      poolRuns: [
+        { processes: 1, threads: 100, tasks: 1000 },
+        { processes: 2, threads: 100, tasks: 1000 },
+      ],
+    };
+    const figures = (threadmill: number) =>
+      buildFigures(
+        config,
+        { [THREADMILL]: results({ bulk: 100_000, p99: 1, memory: 600 }) },
+        {
+          p1t100: { [THREADMILL]: [threadmill], [BULLMQ]: [10_000] },
+          p2t100: { [THREADMILL]: [threadmill], [BULLMQ]: [10_000] },
+        },
+      );
+    expect(row(figures(25_000), 'drain.pool.p1t100')).toMatchObject({
+      target: '≥ 2.5× BullMQ',
+      met: true,
+    });
+    expect(row(figures(24_000), 'drain.pool.p1t100').met).toBe(false);
+    expect(row(figures(24_000), 'drain.pool.p2t100')).toMatchObject({ target: null, met: null });
   });
 });
 
@@ -247,10 +288,17 @@ describe('bench figures: Bee-Queue not run (the reference figures)', () => {
     expect(row(figures({ bulk: 96_000, p99: 1.6, memory: 600 }), 'latency.p99').met).toBe(false);
   });
 
-  it('names the reference 280 B beside the memory target', () => {
+  it('names the reference 280 B beside the memory target, still judged on this run’s BullMQ', () => {
     const memory = row(figures({ bulk: 96_000, p99: 1, memory: 390 }), 'memory.perWaitingTask');
-    expect(memory.target).toBe('≤ 400 B (Bee-Queue: 280 B, reference figure)');
+    expect(memory.target).toBe('≤ BullMQ (Bee-Queue: 280 B, reference figure)');
     expect(memory.met).toBe(true);
+    const over = row(figures({ bulk: 96_000, p99: 1, memory: 720 }), 'memory.perWaitingTask');
+    expect(over.met).toBe(false);
+  });
+
+  it('does not judge the 1-slot drain, which must be ahead of both peers', () => {
+    const oneSlot = row(figures({ bulk: 96_000, p99: 1, memory: 390 }), 'drain.inProcess.1');
+    expect(oneSlot).toMatchObject({ target: '> BullMQ and > Bee-Queue', met: null });
   });
 
   it('judges pickup p50 and p95 only against a Bee-Queue of this run', () => {
@@ -371,7 +419,12 @@ describe('bench figures: a unique key on sequential enqueue', () => {
     const met = keyedRow(keyed(1.2));
     expect(met.threadmill).toBeCloseTo(1.2);
     expect(met.bullmq).toBeNull();
-    expect(met).toMatchObject({ target: '≤ 1.3× plain', met: true, better: 'lower' });
+    expect(met).toMatchObject({
+      label: 'enqueue, sequential, with a unique key, through TaskService',
+      target: '≤ 1.3× plain',
+      met: true,
+      better: 'lower',
+    });
     expect(keyedRow(keyed(1.5)).met).toBe(false);
   });
 
@@ -505,19 +558,38 @@ describe('bench figures: one slot against its round-trip limit', () => {
       ROUND_TRIP_LIMIT_ROW_KEY,
     );
 
-  it('is the rate over one task per (round trip + script time), the median, met from 0.8', () => {
+  it('is the rate over one task per (round trip + script time), the median, reported without a target', () => {
     // The limit is 1250 tasks/s (800 µs a task); 1000 tasks/s is 0.8 of it.
-    const met = limitRow(timed([500, 600, 900]));
-    expect(met.threadmill).toBeCloseTo(0.8);
-    expect(met).toMatchObject({ target: '≥ 0.8 of the limit', met: true, sqlite: 'n/a' });
+    const reported = limitRow(timed([500, 600, 900]));
+    expect(reported.threadmill).toBeCloseTo(0.8);
+    expect(reported).toMatchObject({ target: null, met: null, sqlite: 'n/a' });
     // 600 µs of round trip and no script time: the limit is 1667 tasks/s, 1000 is 0.6 of it.
-    expect(limitRow(timed([600], 0))).toMatchObject({ met: false });
     expect(limitRow(timed([600], 0)).threadmill).toBeCloseTo(0.6);
   });
 
-  it('judges the 1-slot drain by that row alone, not by a ratio to BullMQ', () => {
-    const rows = buildFigures(QUICK, { [THREADMILL]: timed([600]), [BULLMQ]: bullmq }, {});
-    expect(row(rows, 'drain.inProcess.1').target).toBeNull();
+  it('judges the 1-slot drain itself: ahead of both BullMQ and Bee-Queue of this run', () => {
+    // Threadmill's 1-slot drain: 1000 tasks/s; each peer's: 1000 / seconds.
+    const peer = (seconds: number): RunnerResults => ({
+      ...results({ bulk: 50_000, p99: 2, memory: 250 }),
+      drain: { 1: [{ tasks: 1000, waitingBefore: 1000, cost: cost(seconds) }] },
+    });
+    const oneSlot = (bullmqSeconds: number, beeQueueSeconds: number): ReportedRow =>
+      row(
+        buildFigures(
+          QUICK,
+          {
+            [THREADMILL]: timed([600]),
+            [BULLMQ]: peer(bullmqSeconds),
+            [BEE_QUEUE]: peer(beeQueueSeconds),
+          },
+          {},
+        ),
+        'drain.inProcess.1',
+      );
+    expect(oneSlot(1.4, 1.1)).toMatchObject({ target: '> BullMQ and > Bee-Queue', met: true });
+    expect(oneSlot(1.4, 0.9).met).toBe(false);
+    expect(oneSlot(0.9, 1.1).met).toBe(false);
+    expect(oneSlot(1, 1.1).met).toBe(false);
   });
 
   it('has no figure, and judges nothing, without a round trip measured', () => {
@@ -525,7 +597,7 @@ describe('bench figures: one slot against its round-trip limit', () => {
   });
 });
 
-describe('bench figures: single enqueues against Bee-Queue', () => {
+describe('bench figures: enqueue through TaskService against the peers’ public calls', () => {
   const enqueued = (perSecond: Partial<Record<EnqueueMode, number>>): RunnerResults => ({
     ...results({ bulk: perSecond.bulk ?? 100_000, p99: 1, memory: 600 }),
     enqueue: Object.fromEntries(
@@ -536,22 +608,73 @@ describe('bench figures: single enqueues against Bee-Queue', () => {
     ),
   });
 
-  it('holds sequential and in-flight enqueue to this run’s Bee-Queue, else its reference figure', () => {
+  it('holds sequential enqueue to this run’s BullMQ, and judges nothing without it', () => {
+    const sequential = (threadmill: number) =>
+      row(
+        buildFigures(
+          QUICK,
+          {
+            [THREADMILL]: enqueued({ sequential: threadmill }),
+            [BULLMQ]: enqueued({ sequential: 6000 }),
+            [BEE_QUEUE]: enqueued({ sequential: 11_000 }),
+          },
+          {},
+        ),
+        'enqueue.sequential',
+      );
+    expect(sequential(6000)).toMatchObject({
+      label: 'enqueue, sequential, through TaskService',
+      target: '≥ BullMQ',
+      met: true,
+    });
+    expect(sequential(5900).met).toBe(false);
+    const alone = buildFigures(QUICK, { [THREADMILL]: enqueued({ sequential: 15_000 }) }, {});
+    expect(row(alone, 'enqueue.sequential')).toMatchObject({ target: '≥ BullMQ', met: null });
+  });
+
+  it('holds 100 in flight through TaskService to this run’s Bee-Queue, else its reference figure', () => {
     const rows = buildFigures(
       QUICK,
       {
-        [THREADMILL]: enqueued({ sequential: 9000, concurrent: 80_000, bulk: 100_000 }),
-        [BEE_QUEUE]: enqueued({ sequential: 16_000, concurrent: 78_000, bulk: 90_000 }),
+        [THREADMILL]: enqueued({ concurrent: 80_000, concurrentBackendLevel: 70_000 }),
+        [BEE_QUEUE]: enqueued({ concurrent: 78_000 }),
       },
       {},
     );
-    expect(row(rows, 'enqueue.sequential')).toMatchObject({ target: '≥ Bee-Queue', met: false });
-    expect(row(rows, 'enqueue.concurrent')).toMatchObject({ target: '≥ Bee-Queue', met: true });
-    const alone = buildFigures(QUICK, { [THREADMILL]: enqueued({ sequential: 15_000 }) }, {});
-    expect(row(alone, 'enqueue.sequential')).toMatchObject({
-      target: '≥ Bee-Queue (14.8k/s, reference figure)',
+    expect(row(rows, 'enqueue.concurrent')).toMatchObject({
+      label: 'enqueue, 100 in flight, through TaskService',
+      target: '≥ Bee-Queue',
       met: true,
     });
+    const alone = buildFigures(QUICK, { [THREADMILL]: enqueued({ concurrent: 60_000 }) }, {});
+    expect(row(alone, 'enqueue.concurrent')).toMatchObject({
+      target: '≥ Bee-Queue (65.7k/s, reference figure)',
+      met: false,
+    });
+  });
+
+  it('reports the backend-level in-flight rate right after the TaskService one, without a target', () => {
+    const rows = buildFigures(
+      QUICK,
+      {
+        [THREADMILL]: enqueued({ concurrent: 40_000, concurrentBackendLevel: 50_000 }),
+        [SQLITE]: enqueued({ concurrent: 30_000, concurrentBackendLevel: 35_000 }),
+        [BEE_QUEUE]: enqueued({ concurrent: 45_000 }),
+      },
+      {},
+    );
+    const keys = rows.map((r) => r.key);
+    expect(keys.indexOf(BACKEND_LEVEL_ROW_KEY)).toBe(keys.indexOf('enqueue.concurrent') + 1);
+    const backendLevel = row(rows, BACKEND_LEVEL_ROW_KEY);
+    expect(backendLevel).toMatchObject({
+      label: 'enqueue, 100 in flight, backend-level (below TaskService)',
+      target: null,
+      met: null,
+      beeQueue: null,
+    });
+    expect(backendLevel.threadmill).toBeCloseTo(50_000);
+    expect(backendLevel.sqlite).toBeCloseTo(35_000);
+    expect(row(rows, 'enqueue.bulk').label).toBe('enqueue, bulk of 1000, through TaskService');
   });
 
   it('judges the SQLite column’s in-flight rate as a share of its own bulk rate, from 0.8', () => {
