@@ -267,11 +267,18 @@ export const cancelPollFailed = (poolId: string, error: unknown): string =>
 export const taskCancelRequested = (task: LoggedTask): string =>
   `Task "${task.task.name}" (${task.id}): cancel requested, its signal is aborted.${traceSuffix(task)}`;
 
-export const childHardStopped = (pid: number, id: string): string =>
-  `Worker child ${pid} still runs cancelled task ${id} past its cancel.hardStopAfterMs: killing ` +
-  `it and starting another; the task ends CANCELLED, the others it held go back to their queues.`;
+export const childHardStopped = (pid: number, id: string, reason: 'cancel' | 'timeout'): string =>
+  reason === 'cancel'
+    ? `Worker child ${pid} still runs cancelled task ${id} past its cancel.hardStopAfterMs: killing ` +
+      `it and starting another; the task ends CANCELLED, the others it held go back to their queues.`
+    : `Worker child ${pid} still runs task ${id} past its timeoutMs, ignoring its signal: killing ` +
+      `it and starting another; the attempt fails with TaskTimeoutError (retried as its policy ` +
+      `allows), the others it held go back to their queues.`;
 
-export const hardStopCause = (id: string): string => `killed to stop cancelled task ${id}`;
+export const hardStopCause = (id: string, reason: 'cancel' | 'timeout'): string =>
+  reason === 'cancel'
+    ? `killed to stop cancelled task ${id}`
+    : `killed to end task ${id}, past its timeoutMs`;
 
 export const prefetchCheckFailed = (alias: string, error: unknown): string =>
   `Could not read which queues of backend "${alias}" are paused for the prefetched tasks ` +

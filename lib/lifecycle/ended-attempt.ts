@@ -1,7 +1,9 @@
 import { AcknowledgementTimeout } from '../core/errors/acknowledgement-timeout.error';
 import { CorruptTaskDataError } from '../core/errors/corrupt-task-data.error';
 import { WorkerCrashed } from '../core/errors/worker-crashed.error';
+import { TaskTimeoutError } from '../core/errors/task-timeout.error';
 import { WorkerLost } from '../core/errors/worker-lost.error';
+import { taskTimedOut } from '../core/control.messages';
 import { isRetry, nextAttempt } from '../core/retry-policy';
 import type { TaskErrorRecord, TaskRecord } from '../core/task-record.interface';
 import { acknowledgementTimeout, corruptTaskData, workerLost } from '../core/threadmill.messages';
@@ -77,3 +79,10 @@ export const childCrashed = (
   pid: number,
   cause: string,
 ): TaskErrorRecord => lostAttempt(WorkerCrashed.name, workerCrashed(id, taskName, pid, cause));
+
+/** It ran past its time limit, ignoring its signal, and its child was stopped for it. */
+export const timeLimitOverrun = (
+  id: string,
+  taskName: string,
+  timeoutMs: number,
+): TaskErrorRecord => lostAttempt(TaskTimeoutError.name, taskTimedOut(id, taskName, timeoutMs));

@@ -40,11 +40,24 @@ export type ChildMessage =
    */
   | { readonly kind: 'journalFailed' }
   /**
-   * A cancelled task (`id`) still runs past its `cancel.hardStopAfterMs`:
-   * the pool kills this child on purpose, the task ends CANCELLED and the
-   * others it held are released.
+   * A task (`id`) still runs past what it may (HardStopReason): the pool
+   * kills this child on purpose, stores the task as the reason says and
+   * releases the others it held.
    */
-  | { readonly kind: 'hardStop'; readonly id: string };
+  | ({ readonly kind: 'hardStop' } & HardStop);
+
+/**
+ * Why a child is stopped for one task: `cancel`, a cancelled task past its
+ * `cancel.hardStopAfterMs` (it ends CANCELLED); `timeout`, a task past its
+ * `timeoutMs` and the grace after it (its attempt fails with TaskTimeoutError).
+ */
+export type HardStopReason = 'cancel' | 'timeout';
+
+/** The task a child is stopped for, and why. */
+export interface HardStop {
+  readonly id: string;
+  readonly reason: HardStopReason;
+}
 
 export type ParentMessage =
   /** Stop acquiring; finish (or, when urgent, release) what is held, then exit. */

@@ -320,6 +320,25 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(cli.process.exitCode).toBeNull();
   });
 
+  it('a task with timeoutMs: 3000 that awaits forever and ignores its signal: fails TaskTimeoutError at its limit, its slot given back', async () => {
+    const cli = startWorker(['--processes', '1', '--threads', '1']);
+    const plain = taskRecord(alias, 'fixture.hang', []);
+    const limited: TaskRecord = { ...plain, task: { ...plain.task, timeoutMs: 3000 } };
+    const after = taskRecord(alias, 'sample.echo', ['after the time limit']);
+    await backend.enqueueMany([limited, after]);
+    const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED, 15_000);
+    expect(timedOut.errors.map((e) => e.className)).toEqual(['TaskTimeoutError']);
+    expect(timedOut.errors[0].traceback).toContain('ran past its timeoutMs (3000 ms)');
+    // Recorded within max(1 s, 5% of timeoutMs) after the limit; slack for a loaded machine.
+    const overMs = timedOut.finishedAt!.getTime() - timedOut.startedAt!.getTime() - 3000;
+    expect(overMs).toBeLessThan(1000 + 1000);
+    // One slot: the echo runs only because the child holding the hung attempt was replaced.
+    const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
+    expect(done.returnValue).toEqual(['after the time limit']);
+    expect(cli.output()).toContain('past its timeoutMs, ignoring its signal');
+    expect(cli.process.exitCode).toBeNull();
+  });
+
   it('enqueues and reads results from the command line, and exits 2 on usage errors', async () => {
     const run = async (args: string[]): Promise<{ code: number | null; out: string }> => {
       const cli = startCli(args, { THREADMILL_LOG_LEVEL: 'error' });

@@ -14,6 +14,7 @@ import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
+import { OverrunWatch } from './overrun-watch';
 import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
 import { ProgressReport } from './progress-report';
 import { stampSlot, TaskSlots } from './task-slots';
@@ -51,6 +52,7 @@ export class WorkerChild {
   private readonly progress: ProgressReport;
   private readonly leaseCheck: LeaseCheck | null;
   private readonly cancelWatch: CancelWatch | null;
+  private readonly overruns: OverrunWatch;
   private readonly lanes: AcquireLanes;
   /** Started and not yet finished: what an urgent stop releases. */
   private readonly held = new Map<string, Held>();
@@ -114,6 +116,11 @@ export class WorkerChild {
       (id, status) => this.abandon(id, status),
     );
     this.cancelWatch = CancelWatch.of(deps, (id) => this.cancelHeld(id));
+    this.overruns = new OverrunWatch(
+      (id, task) => this.held.get(id) === task,
+      // Only the pool can end code that ignores its signal, by ending this process.
+      (id, reason) => void deps.channel.send({ kind: 'hardStop', id, reason }),
+    );
   }
 
   /** Tasks this child will still acquire before it recycles itself. */
@@ -199,8 +206,10 @@ export class WorkerChild {
     }
   }
 
-  private start(record: TaskRecord, { slot, cancel }: Held): void {
+  private start(record: TaskRecord, task: Held): void {
+    const { slot, cancel } = task;
     this.deps.liveness?.started(record);
+    this.overruns.started(record.id, task, record.task.timeoutMs);
     // Its lines and metrics come from the event stream the task runner emits to.
     this.deps.runTask(record, cancel).then(
       (result) => this.finish(result, slot),
@@ -210,6 +219,7 @@ export class WorkerChild {
 
   private finish(result: TaskRecord, slot: number): void {
     this.deps.liveness?.ended(result);
+    this.overruns.ended(result.id);
     // Released on an urgent stop (READY again) or abandoned after its lease was
     // taken back: its late result must not be stored, and its slot was dealt with.
     if (this.held.delete(result.id)) {
@@ -229,6 +239,7 @@ export class WorkerChild {
     const held = [...this.held.values()];
     this.held.clear();
     if (held.length === 0) return;
+    for (const task of held) this.overruns.ended(task.record.id);
     this.slots.vacate(...held.map((task) => task.slot));
     // settleAll waits for the release like it waits for acknowledgements.
     this.giveBack.release(held.map((task) => task.record));
@@ -240,6 +251,7 @@ export class WorkerChild {
     const task = this.held.get(id) ?? this.shelf.take(id);
     if (!task) return;
     if ('slot' in task && this.held.delete(id)) this.slots.vacate(task.slot);
+    this.overruns.ended(id);
     this.startWaiting();
     this.deps.logger.warn(taskAbandoned(task.record, status));
     this.ledger.forget([id]);
@@ -260,14 +272,7 @@ export class WorkerChild {
     if (task.cancel.requested) return true;
     this.deps.logger.log(taskCancelRequested(task.record));
     task.cancel.request();
-    const graceMs = this.deps.hardStopAfterMs?.(task.record.task.name);
-    if (graceMs !== undefined) {
-      // Still running after its grace: only the pool can stop it, by ending this process.
-      const timer = setTimeout(() => {
-        if (this.held.get(id) === task) void this.deps.channel.send({ kind: 'hardStop', id });
-      }, graceMs);
-      timer.unref();
-    }
+    this.overruns.cancelled(id, task, this.deps.hardStopAfterMs?.(task.record.task.name));
     return true;
   }
 

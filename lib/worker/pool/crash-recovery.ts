@@ -5,7 +5,13 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { cancelledRecord } from '../../core/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
-import { childCrashed, endAttempt, partOutcomes } from '../../lifecycle/ended-attempt';
+import {
+  childCrashed,
+  endAttempt,
+  partOutcomes,
+  timeLimitOverrun,
+} from '../../lifecycle/ended-attempt';
+import type { HardStop } from '../worker-ipc';
 import { leasesUnder } from '../leases-under';
 
 export interface CrashRecoveryDeps {
@@ -40,8 +46,12 @@ export interface DeadChild {
   readonly journalWhole: boolean;
   /** Put its tasks back in their queues instead of ending their attempts (the pool is stopping). */
   readonly release: boolean;
-  /** The cancelled task it was killed to stop (a hard stop): stored CANCELLED, never released. */
-  readonly cancelled?: string | null;
+  /**
+   * The task it was killed to stop (a hard stop), never released: stored
+   * CANCELLED for a cancel; for a time limit, its attempt ended with
+   * TaskTimeoutError and retried as its policy allows.
+   */
+  readonly hardStopped?: HardStop | null;
 }
 
 /**
@@ -85,10 +95,12 @@ export class CrashRecovery {
       }
       const unstarted = await this.unreported(child, byId);
       const live = this.takeUnstarted(child, byId, unstarted);
-      const stopped = live.filter((r) => r.id === child.cancelled);
-      const running = live.filter((r) => r.id !== child.cancelled);
-      if (stopped.length > 0)
+      const stop = child.hardStopped ?? null;
+      const stopped = live.filter((r) => r.id === stop?.id);
+      const running = live.filter((r) => r.id !== stop?.id);
+      if (stopped.length > 0 && stop?.reason === 'cancel')
         await backend.acknowledge(stopped.map((r) => cancelledRecord(r, new Date())));
+      if (stopped.length > 0 && stop?.reason === 'timeout') await this.endOverrun(stopped);
       // Never started, so never failed: back in their queues with no attempt counted.
       const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
       if (running.length === 0) {
@@ -120,6 +132,28 @@ export class CrashRecovery {
     } catch (error) {
       logger.error(crashRecoveryFailed(pid, held, error));
     }
+  }
+
+  /** Tasks past their time limit whose child was stopped: the attempt fails with TaskTimeoutError. */
+  private async endOverrun(records: readonly TaskRecord[]): Promise<void> {
+    const { backend } = this.deps;
+    const now = new Date();
+    const { final, retries } = partOutcomes(
+      records.map((record) =>
+        endAttempt(
+          { id: record.id, queue: record.task.queue, record },
+          timeLimitOverrun(record.id, record.task.name, record.task.timeoutMs ?? 0),
+          now,
+          backend.alias,
+        ),
+      ),
+    );
+    await Promise.all([
+      final.length > 0 ? backend.acknowledge(final) : [],
+      retries.length > 0 ? backend.retry(retries) : [],
+    ]);
+    const failed = final.filter((r) => r.status === TaskResultStatus.FAILED).length;
+    this.deps.counted(final.length, failed);
   }
 
   /**

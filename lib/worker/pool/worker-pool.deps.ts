@@ -3,7 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';
-import type { ChildExitReason, ParentMessage } from '../worker-ipc';
+import type { ChildExitReason, HardStop, ParentMessage } from '../worker-ipc';
 
 /** What the pool uses of a forked child: Node's ChildProcess, or a fake in unit tests. */
 export interface ForkedChild {
@@ -80,6 +80,6 @@ export interface ChildState {
   silentForMs: number | null;
   /** False once its journal failed (or had no folder): it may lack leases the child started. */
   journalWhole: boolean;
-  /** Set when the pool killed it to stop this cancelled task (a hard stop). */
-  hardStopped: string | null;
+  /** Set when the pool killed it to stop this task (a hard stop), and why. */
+  hardStopped: HardStop | null;
 }

@@ -197,8 +197,8 @@ export class WorkerPool {
         return;
       case 'hardStop':
         if (state.hardStopped !== null) return;
-        state.hardStopped = message.id;
-        this.deps.logger.warn(childHardStopped(state.pid, message.id));
+        state.hardStopped = { id: message.id, reason: message.reason };
+        this.deps.logger.warn(childHardStopped(state.pid, message.id, message.reason));
         state.process.kill('SIGKILL');
         return;
     }
@@ -209,7 +209,7 @@ export class WorkerPool {
     this.watchdog.forget(state.pid);
     const cause =
       state.hardStopped !== null
-        ? hardStopCause(state.hardStopped)
+        ? hardStopCause(state.hardStopped.id, state.hardStopped.reason)
         : state.silentForMs === null
           ? exitCause(code, signal)
           : wedgedCause(state.silentForMs);
@@ -235,7 +235,7 @@ export class WorkerPool {
         searchLeases: crashed,
         journalWhole: state.journalWhole,
         release,
-        cancelled: state.hardStopped,
+        hardStopped: state.hardStopped,
       });
     }
     if (this.stopMode === 'none' && state.exitReason !== 'drained') {

@@ -1,6 +1,7 @@
 import { TaskResultStatus, cancelledRecord, type TaskRecord } from '../../../lib/core';
 import { countsOf, readyTask } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
+import { timeoutGraceMs } from '../../../lib/worker/child/overrun-watch';
 import { setupChild } from './worker-child.setup';
 
 const POOL = 'pool-1';
@@ -90,7 +91,31 @@ describe('WorkerChild cancel requests', () => {
     await backend.cancel('a');
     await backend.cancel('b');
     await waitFor(() => messages.some((m) => m.kind === 'hardStop'), { what: 'a hard stop' });
-    expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([{ kind: 'hardStop', id: 'a' }]);
+    expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([
+      { kind: 'hardStop', id: 'a', reason: 'cancel' },
+    ]);
+    runs.forEach((run) => run.succeed());
+    child.stop(false);
+    await done;
+  });
+
+  it('asks the pool to stop it for a task that runs past its timeoutMs and the grace after it, not for one that ended', async () => {
+    const { backend, runs, child, messages } = setupChild({ threads: 2 });
+    const limited = (id: string) => {
+      const task = readyTask(id);
+      return { ...task, task: { ...task.task, timeoutMs: 20 } };
+    };
+    await backend.enqueueMany([limited('hangs'), limited('ends')]);
+    const done = child.run();
+    await waitFor(() => runs.length === 2, { what: 'two runs' });
+    runs.find((run) => run.record.id === 'ends')!.succeed();
+    await waitFor(() => messages.some((m) => m.kind === 'hardStop'), {
+      what: 'a hard stop',
+      timeoutMs: 20 + timeoutGraceMs(20) + 2_000,
+    });
+    expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([
+      { kind: 'hardStop', id: 'hangs', reason: 'timeout' },
+    ]);
     runs.forEach((run) => run.succeed());
     child.stop(false);
     await done;
