@@ -18,6 +18,7 @@ import { describeCancels } from './cancel-contract';
 import { describeConcurrentEnqueues } from './coalesce-contract';
 import { describeFinishedFeed } from './feed-contract';
 import { describeLiveFeed } from './live-feed-contract';
+import { describeInterleavings } from './interleaving-contract';
 import { describeManualControl } from './manual-contract';
 import { describeLimits } from './limit-contract';
 import { describeListing } from './listing-contract';
@@ -974,6 +975,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeTraceContexts(() => ({ backend, alias }));
     describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
     describeListing(() => ({ backend, alias }));
+    describeInterleavings(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -1,0 +1,278 @@
+import fc from 'fast-check';
+
+import {
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  failedAttempt,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { BackendRegistry } from '../../lib/backends/backend.registry';
+import { TaskControlService } from '../../lib/task/task-control.service';
+import { readyRecord } from '../helpers/ready-record';
+import { CallTurns } from './call-turns';
+import { LoopingRetryControl } from './retry-loop.mutant';
+import {
+  acknowledged,
+  acquired,
+  cancelled,
+  emptyModel,
+  enqueued,
+  paused,
+  removed,
+  replay,
+  retried,
+  taskOf,
+  type Model,
+  type ModelOperation,
+  type ModelStatus,
+} from './interleaving-model';
+
+/** What the interleaving contract is run on; `reopen` gives the second caller its own connection. */
+export interface InterleavingSubject {
+  backend: TaskBackend;
+  alias: string;
+  reopen?: () => Promise<TaskBackend>;
+}
+
+/** The controls a caller uses over a backend: the real service, or a test-only variant. */
+export type ControlFactory = (backend: TaskBackend) => TaskControlService;
+
+const KINDS = [
+  'enqueue',
+  'acquire',
+  'succeed',
+  'fail',
+  'cancel',
+  'retry',
+  'remove',
+  'pause',
+  'resume',
+] as const;
+type Kind = (typeof KINDS)[number];
+interface Spec {
+  readonly kind: Kind;
+  /** Which task (or held attempt) it acts on, modulo how many there are when it starts. */
+  readonly pick: number;
+}
+
+/** How often each kind comes: the controls most, and always something for them to act on. */
+const WEIGHTS: Record<Kind, number> = {
+  enqueue: 2,
+  acquire: 2,
+  succeed: 1,
+  fail: 2,
+  cancel: 1,
+  retry: 3,
+  remove: 2,
+  pause: 1,
+  resume: 1,
+};
+const spec = fc.record({
+  kind: fc.oneof(...KINDS.map((kind) => ({ arbitrary: fc.constant(kind), weight: WEIGHTS[kind] }))),
+  // Few tasks, so two callers often act on the same one.
+  pick: fc.nat(3),
+});
+/** Rounds of two callers, each running a few operations one after the other, both at once. */
+const rounds = fc.array(
+  fc.tuple(
+    fc.array(spec, { minLength: 1, maxLength: 3 }),
+    fc.array(spec, { minLength: 1, maxLength: 3 }),
+  ),
+  { minLength: 1, maxLength: 6 },
+);
+/** A program: its rounds, and the choices that order the callers' store calls. */
+export const programs = fc.record({ rounds, choices: fc.array(fc.nat(), { maxLength: 64 }) });
+export type Program = typeof programs extends fc.Arbitrary<infer P> ? P : never;
+
+/** A run's state on the test's side: its tasks, and the attempts workers hold. */
+interface Run {
+  readonly alias: string;
+  readonly ids: string[];
+  /** Leased attempts not acknowledged yet. */
+  readonly held: TaskRecord[];
+  model: Model;
+}
+
+const outcomeOf = async (call: () => Promise<string>): Promise<string> => {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof TaskResultDoesNotExist) return 'missing';
+    throw error;
+  }
+};
+
+/** Runs `spec` on `backend`/`control` now: the operation as the model replays it, with the store's answer. */
+async function perform(
+  run: Run,
+  backend: TaskBackend,
+  control: TaskControlService,
+  { kind, pick }: Spec,
+): Promise<ModelOperation> {
+  const id = run.ids.length === 0 ? 'none-yet' : run.ids[pick % run.ids.length];
+  const label = `${kind} ${id}`;
+  switch (kind) {
+    case 'enqueue': {
+      const record = readyRecord(run.alias, { name: 'contract.echo' });
+      run.ids.push(record.id);
+      await backend.enqueue(record);
+      return { label: `enqueue ${record.id}`, steps: enqueued(record.id), outcome: 'stored' };
+    }
+    case 'acquire': {
+      const [record] = await backend.acquire(['default'], {
+        workerId: 'host:1-0',
+        max: 1,
+        timeoutMs: 0,
+      });
+      if (record) run.held.push(record);
+      return {
+        label: `acquire ${record?.id ?? 'nothing'}`,
+        steps: acquired(record?.id ?? null),
+        outcome: record ? 'leased' : 'none',
+      };
+    }
+    case 'succeed':
+    case 'fail': {
+      const [record] = run.held.splice(pick % Math.max(1, run.held.length), 1);
+      if (!record) return { label: `${kind} nothing held`, steps: [], outcome: 'none' };
+      const status = kind === 'succeed' ? TaskResultStatus.SUCCESSFUL : TaskResultStatus.FAILED;
+      const finished =
+        kind === 'succeed'
+          ? { ...record, status, finishedAt: new Date(), returnValue: null }
+          : failedAttempt(record, new Error('boom'));
+      const [outcome] = await backend.acknowledge([finished]);
+      // Its attempt is the one its lease counted.
+      const steps = acknowledged(record.id, status, record.workerIds.length);
+      return { label: `${kind} ${record.id}`, steps, outcome };
+    }
+    case 'cancel':
+      return {
+        label,
+        steps: cancelled(id),
+        outcome: await outcomeOf(async () => (await backend.cancel(id)).outcome),
+      };
+    case 'retry':
+      return {
+        label,
+        steps: retried(id),
+        outcome: await outcomeOf(async () => (await control.retry(id)).outcome),
+      };
+    case 'remove':
+      return { label, steps: removed(id), outcome: await outcomeOf(() => control.remove(id)) };
+    case 'pause':
+    case 'resume':
+      await (kind === 'pause' ? backend.pauseQueue('default') : backend.resumeQueue('default'));
+      return { label, steps: paused(kind === 'pause'), outcome: 'done' };
+  }
+}
+
+/** Why the store's states are not the model's, or null when they are. */
+async function stateMismatch(backend: TaskBackend, run: Run): Promise<string | null> {
+  for (const id of run.ids) {
+    const expected = taskOf(run.model, id);
+    let status: ModelStatus = 'GONE';
+    let attempts = 0;
+    try {
+      const record = await backend.getResult(id);
+      status = record.status;
+      attempts = record.workerIds.length;
+    } catch (error) {
+      if (!(error instanceof TaskResultDoesNotExist)) throw error;
+    }
+    // A removed task's attempts are gone with it.
+    if (status !== expected.status || (status !== 'GONE' && attempts !== expected.attempts)) {
+      return `task ${id} is ${status} after ${attempts} attempt(s); the model says ${expected.status} after ${expected.attempts}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Runs `program` from an empty queue with two callers, their store calls
+ * one at a time in the order its choices give; throws, naming the round,
+ * at the first the model does not explain.
+ */
+export async function runProgram(
+  subject: InterleavingSubject,
+  backends: readonly [TaskBackend, TaskBackend],
+  controlOf: ControlFactory,
+  program: Program,
+): Promise<void> {
+  const { backend, alias } = subject;
+  await backend.resumeQueue('default');
+  // Leftovers of an earlier run end first, so an acquire can only take this run's tasks.
+  for (;;) {
+    const [left] = await backend.acquire(['default'], {
+      workerId: 'host:1-9',
+      max: 1,
+      timeoutMs: 0,
+    });
+    if (!left) break;
+    await backend.acknowledge([failedAttempt(left, new Error('leftover'))]);
+  }
+  const run: Run = { alias, ids: [], held: [], model: emptyModel() };
+  const turns = new CallTurns(program.choices);
+  for (const [index, round] of program.rounds.entries()) {
+    const results = await turns.run(
+      round.map((specs, caller) => async (operationStarts: (operation: number) => void) => {
+        const gated = turns.gate(backends[caller], caller);
+        const control = controlOf(gated);
+        const done: ModelOperation[] = [];
+        for (const [i, one] of specs.entries()) {
+          operationStarts(i);
+          done.push(await perform(run, gated, control, one));
+        }
+        return done;
+      }),
+    );
+    const next = replay(run.model, results, turns.calls);
+    const why =
+      typeof next === 'string' ? next : ((run.model = next), await stateMismatch(backend, run));
+    if (why !== null) {
+      const ops = results.map(
+        (ops, c) => `caller ${c}: ${ops.map((o) => `${o.label} → ${o.outcome}`).join(', ')}`,
+      );
+      throw new Error(
+        `round ${index}: ${why}\n${ops.join('\n')}\ncalls: ${turns.calls.map((c) => `${c.caller}.${c.method}`).join(' ')}`,
+      );
+    }
+  }
+}
+
+/**
+ * Random programs of enqueue, acquire, acknowledge, cancel, retry and
+ * remove by hand, pause and resume, two callers at once with their store
+ * calls in random orders, each replayed on the sequential model
+ * (interleaving-model.ts). Part of describeBackendContract, run on every backend.
+ */
+export function describeInterleavings(subject: () => InterleavingSubject): void {
+  describe('two callers at once, against the sequential model', () => {
+    /** The property on this backend and a second caller over it, with `controlOf`'s controls. */
+    const check = async (controlOf: ControlFactory, endOnFailure = false) => {
+      const { backend, reopen } = subject();
+      const second = reopen ? await reopen() : backend;
+      try {
+        return await fc.check(
+          fc.asyncProperty(programs, (program) =>
+            runProgram(subject(), [backend, second], controlOf, program),
+          ),
+          // A fixed seed: the same programs on every run, so a failure is seen again.
+          { numRuns: 100, seed: 20261206, endOnFailure },
+        );
+      } finally {
+        if (second !== backend) await second.close();
+      }
+    };
+
+    it('explains every order of the store calls of random programs', async () => {
+      const details = await check((b) => new TaskControlService(new BackendRegistry([b])));
+      expect(details.failed ? fc.defaultReportMessage(details) : 'explained').toBe('explained');
+    });
+
+    it('catches a retry that reads again after a lost store and retries the attempt it then finds', async () => {
+      const details = await check((b) => new LoopingRetryControl(b), true);
+      expect(details.failed).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The sequential model of one queue's task states that the interleaving
+ * contract checks a backend against. An operation is a list of steps, each
+ * one store call applied at once: a call the store makes atomically is one
+ * step; a control that reads the task and then stores against what it read
+ * (retry, remove) is two. The contract runs the calls of several callers
+ * one at a time in a random order and replays that very order here: each
+ * operation must end with the outcome the store gave, and the store must
+ * hold the states the model reaches.
+ */
+
+export type ModelStatus = 'READY' | 'RUNNING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'GONE';
+
+export interface ModelTask {
+  readonly status: ModelStatus;
+  /** Attempts started: the store's `workerIds` count them. */
+  readonly attempts: number;
+  /** Changes made to this task so far: a control stores only against the version it read. */
+  readonly version: number;
+}
+
+export interface Model {
+  readonly tasks: ReadonlyMap<string, ModelTask>;
+  readonly paused: boolean;
+}
+
+/** What a step did: the model after it, what it read, and the outcome when the operation ends with it. */
+interface StepResult {
+  readonly model: Model;
+  readonly read?: ModelTask;
+  readonly outcome?: string;
+}
+
+/** One store call of an operation, by the backend method that makes it. */
+export interface Step {
+  readonly method: string;
+  readonly apply: (model: Model, read: ModelTask | undefined) => StepResult;
+}
+
+const FINAL: ReadonlySet<ModelStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
+const RETRYABLE: ReadonlySet<ModelStatus> = new Set(['FAILED', 'CANCELLED']);
+
+export const emptyModel = (): Model => ({ tasks: new Map(), paused: false });
+
+export const taskOf = (model: Model, id: string): ModelTask =>
+  model.tasks.get(id) ?? { status: 'GONE', attempts: 0, version: 0 };
+
+function withTask(model: Model, id: string, change: Partial<ModelTask>): Model {
+  const now = taskOf(model, id);
+  const tasks = new Map(model.tasks);
+  tasks.set(id, { ...now, ...change, version: now.version + 1 });
+  return { ...model, tasks };
+}
+
+/** A step that ends the operation, deciding from the model as it stands. */
+const ending = (
+  method: string,
+  decide: (model: Model) => { model?: Model; outcome: string },
+): Step => ({
+  method,
+  apply: (model) => {
+    const decided = decide(model);
+    return { model: decided.model ?? model, outcome: decided.outcome };
+  },
+});
+
+export const enqueued = (id: string): Step[] => [
+  ending('enqueue', (model) => ({
+    model: withTask(model, id, { status: 'READY' }),
+    outcome: 'stored',
+  })),
+];
+
+/** An acquire that took `id` (nothing, when null): 'leased' or 'none' where that could be. */
+export const acquired = (id: string | null): Step[] => [
+  ending('acquire', (model) => {
+    const ready = [...model.tasks.values()].some((task) => task.status === 'READY');
+    if (id === null) return { outcome: model.paused || !ready ? 'none' : 'missed a READY task' };
+    const task = taskOf(model, id);
+    if (model.paused || task.status !== 'READY') return { outcome: `leased a ${task.status} task` };
+    return {
+      model: withTask(model, id, { status: 'RUNNING', attempts: task.attempts + 1 }),
+      outcome: 'leased',
+    };
+  }),
+];
+
+/** The acknowledge of attempt `attempt`: stored while that attempt still runs. */
+export const acknowledged = (
+  id: string,
+  status: 'SUCCESSFUL' | 'FAILED',
+  attempt: number,
+): Step[] => [
+  ending('acknowledge', (model) => {
+    const task = taskOf(model, id);
+    if (task.status !== 'RUNNING' || task.attempts !== attempt) return { outcome: 'stale' };
+    return { model: withTask(model, id, { status }), outcome: 'acknowledged' };
+  }),
+];
+
+export const cancelled = (id: string): Step[] => [
+  ending('cancel', (model) => {
+    const task = taskOf(model, id);
+    if (task.status === 'GONE') return { outcome: 'missing' };
+    if (task.status === 'READY') {
+      return { model: withTask(model, id, { status: 'CANCELLED' }), outcome: 'cancelled' };
+    }
+    return { outcome: task.status === 'RUNNING' ? 'requested' : 'already-final' };
+  }),
+];
+
+export const paused = (pause: boolean): Step[] => [
+  ending(pause ? 'pauseQueue' : 'resumeQueue', (model) => ({
+    model: { ...model, paused: pause },
+    outcome: 'done',
+  })),
+];
+
+/** A read of the task, then a store against what was read: the shape of retry and remove by hand. */
+function readThenStore(
+  id: string,
+  storeMethod: string,
+  early: (read: ModelTask) => string | null,
+  store: (now: ModelTask, read: ModelTask) => { change?: Partial<ModelTask>; outcome: string },
+): Step[] {
+  return [
+    {
+      method: 'getResult',
+      apply: (model) => {
+        const read = taskOf(model, id);
+        if (read.status === 'GONE') return { model, outcome: 'missing' };
+        const outcome = early(read);
+        return outcome === null ? { model, read } : { model, outcome };
+      },
+    },
+    {
+      method: storeMethod,
+      apply: (model, read) => {
+        const decided = store(taskOf(model, id), read!);
+        const next = decided.change ? withTask(model, id, decided.change) : model;
+        return { model: next, outcome: decided.outcome };
+      },
+    },
+  ];
+}
+
+export const retried = (id: string): Step[] =>
+  readThenStore(
+    id,
+    'retryFinished',
+    (read) => {
+      if (read.status === 'SUCCESSFUL') return 'successful';
+      return RETRYABLE.has(read.status) ? null : 'not-final';
+    },
+    (now, read) => {
+      if (now.version === read.version) return { change: { status: 'READY' }, outcome: 'retried' };
+      return { outcome: now.status === 'GONE' ? 'missing' : 'already-retried' };
+    },
+  );
+
+export const removed = (id: string): Step[] =>
+  readThenStore(
+    id,
+    'removeFinished',
+    (read) => (FINAL.has(read.status) ? null : 'not-final'),
+    (now, read) => {
+      if (now.version === read.version) return { change: { status: 'GONE' }, outcome: 'removed' };
+      return { outcome: now.status === 'GONE' ? 'already-removed' : 'already-retried' };
+    },
+  );
+
+/** An operation as the model replays it. */
+export interface ModelOperation {
+  readonly label: string;
+  readonly steps: readonly Step[];
+  /** What the store answered. */
+  readonly outcome: string;
+}
+
+/** A store call as it ran: which caller's which operation, by which method. */
+export interface CallRecord {
+  readonly caller: number;
+  readonly operation: number;
+  readonly method: string;
+}
+
+/**
+ * Replays `calls` (in the order the store ran them) on `model`: each call
+ * is its operation's next step, until that operation ended (later calls of
+ * it, such as a read only to report, change nothing). Returns the model
+ * after them, or why the store's answers or calls are not the model's.
+ */
+export function replay(
+  model: Model,
+  operations: readonly (readonly ModelOperation[])[],
+  calls: readonly CallRecord[],
+): Model | string {
+  const progress = operations.map((ops) =>
+    ops.map(() => ({
+      step: 0,
+      read: undefined as ModelTask | undefined,
+      outcome: undefined as string | undefined,
+    })),
+  );
+  let now = model;
+  for (const { caller, operation, method } of calls) {
+    const op = operations[caller][operation];
+    const state = progress[caller][operation];
+    if (state.outcome !== undefined) continue;
+    const step = op.steps[state.step];
+    if (step?.method !== method)
+      return `${op.label}: the store was called with ${method}, the model expects ${step?.method ?? 'nothing more'}`;
+    const result = step.apply(now, state.read);
+    now = result.model;
+    state.read = result.read;
+    state.outcome = result.outcome;
+    state.step++;
+  }
+  for (const [caller, ops] of operations.entries()) {
+    for (const [i, op] of ops.entries()) {
+      const expected = progress[caller][i].outcome;
+      // An operation that found nothing to act on made no call: nothing to check.
+      if (op.steps.length > 0 && expected !== op.outcome) {
+        return `${op.label}: the store answered ${op.outcome}, the model ${expected ?? 'nothing'}`;
+      }
+    }
+  }
+  return now;
+}
