@@ -240,6 +240,25 @@ export const taskAbandoned = (task: LoggedTask, status: string): string =>
   `Task "${task.task.name}" (${task.id}) never settled and its lease is gone (now ${status}); ` +
   `its slot is freed and whatever it returns later is dropped.${traceSuffix(task)}`;
 
+/** Why a child put leased tasks back in their queues (see LeaseGiveBack). */
+export type PutBackReason =
+  | 'urgent stop'
+  | 'stopping before they started'
+  | 'leased after an urgent stop'
+  | 'waited longer than the prefetch wait'
+  | 'their queue is paused'
+  | 'their timeoutMs no longer fits in their lease';
+
+export const putBack = (ids: readonly string[], reason: PutBackReason, ran: boolean): string => {
+  const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
+  return (
+    `Put ${ids.length} task(s) back in their queues (${reason}): ${shown}; ` +
+    (ran
+      ? 'their interrupted runs count as attempts.'
+      : 'they never started, so no attempt counts.')
+  );
+};
+
 export const releaseFailed = (ids: readonly string[], error: unknown): string =>
   `Releasing ${ids.length} unfinished task(s) failed (${describe(error)}); the lease reaper fails them later.`;
 

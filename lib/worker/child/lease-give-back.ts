@@ -2,7 +2,12 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { releaseFailed, unleaseFailed } from '../../core/worker.messages';
+import {
+  putBack,
+  releaseFailed,
+  unleaseFailed,
+  type PutBackReason,
+} from '../../core/worker.messages';
 import type { LeaseLedger } from './lease-ledger';
 
 /**
@@ -10,7 +15,8 @@ import type { LeaseLedger } from './lease-ledger';
  * released on an urgent stop (READY again, the run counted), and tasks
  * that never started: prefetched ones, and batches leased after that stop (unleased, no attempt counted). A
  * failed give-back is logged, never thrown: those tasks stay leased until
- * their lease runs out. A stopping child waits for `answered`.
+ * their lease runs out. Each give-back is logged with its reason. A
+ * stopping child waits for `answered`.
  *
  * @internal
  */
@@ -29,8 +35,9 @@ export class LeaseGiveBack {
   }
 
   /** Unfinished tasks this child held: back in their ready queues, then out of its ledger. */
-  release(records: readonly TaskRecord[]): void {
+  release(records: readonly TaskRecord[], reason: PutBackReason): void {
     const ids = records.map((r) => r.id);
+    this.logger.warn(putBack(ids, reason, true));
     this.chain(
       this.backend
         .release(records)
@@ -48,8 +55,9 @@ export class LeaseGiveBack {
    * late answer. Should this process die before the answer, the pool finds
    * the lease under its worker ids, not in its journal, and gives it back.
    */
-  unlease(records: readonly TaskRecord[]): void {
+  unlease(records: readonly TaskRecord[], reason: PutBackReason): void {
     const ids = records.map((r) => r.id);
+    this.logger.log(putBack(ids, reason, false));
     this.ledger.forget(ids);
     this.chain(
       this.backend.unlease(records).then(

@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { prefetchCheckFailed } from '../../core/worker.messages';
+import { prefetchCheckFailed, type PutBackReason } from '../../core/worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import type { RunningTask } from './lease-check';
 import type { LeaseGiveBack } from './lease-give-back';
@@ -124,7 +124,7 @@ export class PrefetchShelf {
     if (records.length === 0) return;
     if (stopped) {
       this.deps.slots.vacatePlaces(records.length);
-      this.deps.giveBack.unlease(records);
+      this.deps.giveBack.unlease(records, 'stopping before they started');
       return;
     }
     this.deps.ledger.hold(
@@ -150,7 +150,7 @@ export class PrefetchShelf {
       if (this.fitsLease(task)) starting.push({ ...task, slot: 0 });
       else late.push(task);
     }
-    this.giveBackTasks(late);
+    this.giveBackTasks(late, 'their timeoutMs no longer fits in their lease');
     if (starting.length === 0) return starting;
     slots.vacatePlaces(starting.length);
     ledger.started(starting.map((task) => task.record.id));
@@ -172,7 +172,7 @@ export class PrefetchShelf {
 
   /** Every waiting task back as if never leased (a stop). */
   giveBackAll(): void {
-    this.giveBackWhere(() => true);
+    this.giveBackWhere(() => true, 'stopping before they started');
   }
 
   /** Sends back what waited too long and what belongs to a paused queue. */
@@ -181,9 +181,11 @@ export class PrefetchShelf {
     this.checking = true;
     try {
       const cutoff = this.now() - this.maxWaitMs;
-      this.giveBackWhere((task) => task.since <= cutoff);
+      this.giveBackWhere((task) => task.since <= cutoff, 'waited longer than the prefetch wait');
       const paused = new Set(await this.deps.backend.pausedQueues());
-      if (paused.size > 0) this.giveBackWhere((task) => paused.has(task.record.task.queue));
+      if (paused.size > 0) {
+        this.giveBackWhere((task) => paused.has(task.record.task.queue), 'their queue is paused');
+      }
     } catch (error) {
       // A missed read only delays the give-back to the next period (or the task's start).
       this.deps.logger.warn(prefetchCheckFailed(this.deps.backend.alias, error));
@@ -198,17 +200,20 @@ export class PrefetchShelf {
     return waitedMs + (task.record.task.timeoutMs ?? 0) < this.deps.backend.leaseTtlMs;
   }
 
-  private giveBackWhere(matches: (task: WaitingTask) => boolean): void {
+  private giveBackWhere(matches: (task: WaitingTask) => boolean, reason: PutBackReason): void {
     const back = [...this.waiting.values()].filter(matches);
     for (const task of back) this.waiting.delete(task.record.id);
-    this.giveBackTasks(back);
+    this.giveBackTasks(back, reason);
   }
 
   /** Off the shelf already: back as if never leased (then out of the ledger), their places free. */
-  private giveBackTasks(tasks: readonly WaitingTask[]): void {
+  private giveBackTasks(tasks: readonly WaitingTask[], reason: PutBackReason): void {
     if (tasks.length === 0) return;
     this.deps.slots.vacatePlaces(tasks.length);
-    this.deps.giveBack.unlease(tasks.map((task) => task.record));
+    this.deps.giveBack.unlease(
+      tasks.map((task) => task.record),
+      reason,
+    );
     this.deps.changes.notify();
   }
 

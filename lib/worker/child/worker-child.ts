@@ -181,7 +181,7 @@ export class WorkerChild {
       // Leased after the stop, so never started: back as if never leased (settleAll waits for it).
       this.slots.vacate(...slots.slice(0, records.length));
       this.slots.vacatePlaces(records.length - Math.min(records.length, slots.length));
-      this.giveBack.unlease(records);
+      this.giveBack.unlease(records, 'leased after an urgent stop');
       this.changes.notify();
       return;
     }
@@ -242,7 +242,10 @@ export class WorkerChild {
     for (const task of held) this.overruns.ended(task.record.id);
     this.slots.vacate(...held.map((task) => task.slot));
     // settleAll waits for the release like it waits for acknowledgements.
-    this.giveBack.release(held.map((task) => task.record));
+    this.giveBack.release(
+      held.map((task) => task.record),
+      'urgent stop',
+    );
     this.changes.notify();
   }
 

@@ -95,8 +95,8 @@ describe('WorkerChild with --prefetch', () => {
     expect(await countsOf(backend)).toMatchObject({ successful: 3, running: 0 });
   });
 
-  it('on an urgent stop releases what runs and gives back what never started, unattempted', async () => {
-    const { backend, runs, child, journal } = setupChild({ threads: 1, prefetch: 2 });
+  it('on an urgent stop releases what runs and gives back what never started, unattempted, logging each put-back with its reason', async () => {
+    const { backend, runs, child, journal, logger } = setupChild({ threads: 1, prefetch: 2 });
     await enqueueReady(backend, 'a', 'b', 'c');
     const done = child.run();
     await waitFor(() => journal.holding().unstarted.length === 2, { what: 'two prefetched' });
@@ -115,6 +115,20 @@ describe('WorkerChild with --prefetch', () => {
       });
     }
     expect(journal.holding()).toEqual({ held: [], unstarted: [] });
+    const lines = [
+      ...(logger.warn as jest.Mock).mock.calls,
+      ...(logger.log as jest.Mock).mock.calls,
+    ].map(([line]) => String(line));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^Put 1 task\(s\) back in their queues \(urgent stop\): a; their interrupted runs count/,
+        ),
+        expect.stringMatching(
+          /^Put 2 task\(s\) back in their queues \(stopping before they started\): b, c; they never started/,
+        ),
+      ]),
+    );
   });
 
   it('gives back the prefetched tasks of a queue paused meanwhile, within a second, and starts none', async () => {

@@ -66,6 +66,8 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
   const logger = new Logger('test');
   jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
   jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  // What a child logs as it goes (put-backs and the like): read by the tests that check it, not printed.
+  jest.spyOn(logger, 'log').mockImplementation(() => undefined);
   const deps: { -readonly [K in keyof WorkerChildDeps]: WorkerChildDeps[K] } = {
     backend,
     runTask: (record) =>
@@ -98,7 +100,7 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
     random: () => extras.random ?? 0,
   };
   const child = new WorkerChild(workerOptions(backend.alias, { threads: 3, ...options }), deps);
-  return { backend, spies, runs, messages, child, deps, journal };
+  return { backend, spies, runs, messages, child, deps, journal, logger };
 }
 
 /** The options of each acquire the child made, in order (those inside acknowledgeAndAcquire too). */
