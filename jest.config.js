@@ -18,6 +18,8 @@ module.exports = {
   // A global option (Jest ignores it inside a project): generous for real
   // Redis and real processes on 2 shared cores; e2e files set their own.
   testTimeout: 30000,
+  // The ten slowest test files and the run's totals, printed after jest's own summary.
+  reporters: ['default', '<rootDir>/test/setup/slowest-suites.reporter.js'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   projects: [
