@@ -7,6 +7,7 @@ import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskBackend } from '../../../../lib/core';
+import { freePort } from '../../../helpers/free-port';
 import { aliasKeys, removeAliasKeys } from '../../../helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';
@@ -41,6 +42,10 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
           'nodes.conf', // relative to the server's own --dir
           '--cluster-node-timeout',
           '2000',
+          // A bus port of its own: the default (port + 10000) is past 65535 for a
+          // free port above 55535, and may be taken by anything else.
+          '--cluster-port',
+          String(await freePort()),
         ]),
       );
     }
