@@ -7,10 +7,8 @@ import { Redis } from 'ioredis';
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
-import { chaosRecord, readJournal, startPool, type RunningPool } from '../chaos/chaos-harness';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
+import { chaosRecord, readJournal } from '../chaos/chaos-harness';
+import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 
 // Bad stored data reaches a real pool: each bad task ends FAILED with its
@@ -18,33 +16,22 @@ import { waitFor } from '../helpers/wait-for';
 // tasks around them run. Enqueue-side bad input is in
 // test/integration/bad-input.spec.ts; unknown task names in security.e2e-spec.ts.
 
-const QUEUES = ['default', 'emails'];
 const MIB = 1024 * 1024;
 
 describe('bad input (e2e: real CLI and Redis)', () => {
   jest.setTimeout(120_000);
-  const pools: RunningPool[] = [];
+  const stage = cliStage();
   let alias: string;
   let backend: RedisBackend;
   let redis: Redis;
   let workDir: string;
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: QUEUES,
-    });
-    redis = new Redis(testRedisUrl());
+    ({ alias, backend, redis } = stage);
     workDir = mkdtempSync(join(tmpdir(), 'threadmill-bad-input-'));
   });
 
-  afterEach(async () => {
-    for (const pool of pools.splice(0)) await pool.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
+  afterEach(() => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
@@ -65,11 +52,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     await redis.del(keys.task(wrongType.id));
     await redis.set(keys.task(wrongType.id), 'a string where a hash belongs');
 
-    const pool = startPool(
-      ['--backend', alias, '--processes', '1', '--threads', '2'],
-      { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias },
-      pools,
-    );
+    const pool = stage.start(['worker', '--backend', alias, '--processes', '1', '--threads', '2']);
     const all = [notJson, huge, noFields, wrongType, ...good];
     const done = await waitFor(
       async () => {

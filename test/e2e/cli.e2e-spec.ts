@@ -1,80 +1,24 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 
-import { Redis } from 'ioredis';
-
-import { startCli, type RunningCli } from '../helpers/cli-process';
+import { MEMORY_CLI, untilOutput } from '../helpers/cli-process';
+import { cliStage } from '../helpers/cli-stage';
 import { freePort } from '../helpers/free-port';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 
 // The exit-code table of the command line (0 success, 1 a command that ran and
 // failed, 2 a usage error) on the real CLI, and what each command prints where:
 // a command's result on stdout, everything else on stderr.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
-const MEMORY_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'memory-main.js');
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('the threadmill command line (e2e: exit codes and output)', () => {
   jest.setTimeout(60_000);
-  const started: RunningCli[] = [];
+  const stage = cliStage();
   let alias: string;
-  let redis: Redis;
-
-  beforeAll(() => {
-    redis = new Redis(testRedisUrl());
-  });
 
   beforeEach(() => {
-    alias = testAlias();
+    alias = stage.alias;
   });
 
-  afterEach(async () => {
-    for (const cli of started.splice(0)) await cli.killGroup();
-    await removeAliasKeys(redis, alias);
-  });
-
-  afterAll(async () => {
-    await redis.quit();
-  });
-
-  /** Runs a command to its end; its only backend is `alias` (no `--backend` needed). */
-  function run(
-    args: readonly string[],
-    env: Record<string, string> = {},
-    cli = CLI,
-  ): Promise<Outcome> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [cli, ...args],
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            REDIS_URL: testRedisUrl(),
-            THREADMILL_ALIAS: alias,
-            NO_COLOR: '1',
-            ...env,
-          },
-        },
-        (error, stdout, stderr) => {
-          const code = error ? ((error as { code?: number }).code ?? null) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  /** Runs a command to its end; its only backend is the test's alias (no `--backend` needed). */
+  const run = stage.command;
 
   describe('0: success', () => {
     it('enqueue prints only the new ids on stdout, result only the JSON', async () => {
@@ -313,12 +257,10 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       'says so at start and stops within 5 s of %s',
       async (signal) => {
         const port = await freePort();
-        const cli = startCli(
-          ['worker', '--processes', '1'],
-          { REDIS_URL: `redis://127.0.0.1:${port}`, THREADMILL_ALIAS: alias },
-          started,
-        );
-        await until(cli, new RegExp(`Backend "${alias}" does not answer`));
+        const cli = stage.start(['worker', '--processes', '1'], {
+          REDIS_URL: `redis://127.0.0.1:${port}`,
+        });
+        await untilOutput(cli, new RegExp(`Backend "${alias}" does not answer`));
         const signalledAt = Date.now();
         cli.process.kill(signal);
         const { code } = await cli.exited;
@@ -328,22 +270,3 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
     );
   });
 });
-
-/** Resolves once the CLI's output matches `pattern`; fails if the process ends first. */
-async function until(cli: RunningCli, pattern: RegExp): Promise<void> {
-  const ended = cli.exited.then(() => {
-    throw new Error(`the CLI exited before printing ${pattern}:\n${cli.output()}`);
-  });
-  const seen = new Promise<void>((resolve) => {
-    const check = (): void => {
-      if (!pattern.test(cli.output())) return;
-      cli.process.stdout?.off('data', check);
-      cli.process.stderr?.off('data', check);
-      resolve();
-    };
-    cli.process.stdout?.on('data', check);
-    cli.process.stderr?.on('data', check);
-    check();
-  });
-  await Promise.race([seen, ended]);
-}

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
-import Redis from 'ioredis';
-
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskBackoff, type TaskRecord } from '../../lib/core';
-import { startCli, type RunningCli } from '../helpers/cli-process';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
+import { type RunningCli } from '../helpers/cli-process';
+import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 
 // A whole pool (main process and children, one process group) is killed with
@@ -15,7 +11,6 @@ import { waitFor } from '../helpers/wait-for';
 // started afterwards must find them through the dead pool's lapsed heartbeat,
 // not wait for the lease (1 h by default), and settle every one of them.
 
-const MAINTENANCE_INTERVAL_MS = 1000;
 /** The target: a killed and replaced pool settles within 5 s of the new pool's start. */
 const SETTLE_WITHIN_MS = 5000;
 
@@ -47,44 +42,24 @@ const pidOf = (workerId: string): number => Number(/:(\d+)-\d+$/.exec(workerId)?
 
 describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => {
   jest.setTimeout(60_000);
+  const stage = cliStage(['default']);
   let alias: string;
   let backend: RedisBackend;
-  let redis: Redis;
-  const running: RunningCli[] = [];
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: ['default'],
-    });
-    redis = new Redis(testRedisUrl());
-  });
-
-  afterEach(async () => {
-    for (const cli of running.splice(0)) await cli.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
+    ({ alias, backend } = stage);
   });
 
   /** A pool leading its own process group, so one kill takes its children with it. */
   function startPool(): RunningCli {
-    return startCli(
+    return stage.start(
       // A short tolerance: this is about what recovery does, not how long it waits.
       [
         'worker',
         ...['--backend', alias, '--processes', '2', '--threads', '4'],
-        ...['--heartbeat-tolerance', String(3 * MAINTENANCE_INTERVAL_MS)],
+        ...['--heartbeat-tolerance', String(3 * STAGE_MAINTENANCE_INTERVAL_MS)],
       ],
-      {
-        REDIS_URL: testRedisUrl(),
-        THREADMILL_ALIAS: alias,
-        THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
-        THREADMILL_LOG_LEVEL: 'warn',
-      },
-      running,
+      { THREADMILL_LOG_LEVEL: 'warn' },
     );
   }
 

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 import Redis from 'ioredis';
 
 import { SAMPLE_DIST } from '../setup/build-sample-cli';
+import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { freePort } from '../helpers/free-port';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
@@ -31,47 +31,30 @@ interface HealthBody {
   error: Record<string, HealthDetails>;
 }
 
-interface Started {
-  readonly process: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
 describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () => {
   jest.setTimeout(60_000);
   const alias = testAlias();
-  const started: Started[] = [];
+  const started: RunningCli[] = [];
   let base: string;
   let thresholdBase: string;
-  let pool: Started;
+  let pool: RunningCli;
   let poolHealthUrl: string;
   let redis: Redis;
 
-  function start(args: string[], env: Record<string, string>): Started {
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+  function start(script: string, args: string[], env: Record<string, string>): RunningCli {
+    return startNodeProcess(script, args, started, {
       env: {
-        ...process.env,
         REDIS_URL: testRedisUrl(),
         THREADMILL_ALIAS: alias,
         THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
-        NO_COLOR: '1',
         ...env,
       },
     });
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-    const handle = { process: child, exited, output: () => output };
-    started.push(handle);
-    return handle;
   }
 
   async function startWeb(env: Record<string, string> = {}): Promise<string> {
     const port = await freePort();
-    const web = start([WEB], { PORT: String(port), ...env });
+    const web = start(WEB, [], { PORT: String(port), ...env });
     const url = `http://127.0.0.1:${port}`;
     await waitFor(() => fetch(`${url}/health/live`).then((r) => r.ok), {
       timeoutMs: 30_000,
@@ -103,8 +86,9 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
     const poolHealthPort = await freePort();
     poolHealthUrl = `http://127.0.0.1:${poolHealthPort}/health`;
     pool = start(
+      WORKER,
       [
-        ...[WORKER, 'worker', '--backend', alias, '--processes', '1', '--queues', 'default'],
+        ...['worker', '--backend', alias, '--processes', '1', '--queues', 'default'],
         ...['--health-port', String(poolHealthPort)],
       ],
       {},
@@ -112,12 +96,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
   }, 60_000);
 
   afterAll(async () => {
-    for (const child of started) {
-      if (child.process.exitCode === null && child.process.signalCode === null) {
-        process.kill(-(child.process.pid ?? 0), 'SIGKILL');
-        await child.exited;
-      }
-    }
+    for (const child of started) await child.killGroup();
     await removeAliasKeys(redis, alias);
     await redis.quit();
   });
@@ -228,7 +207,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
 
   it('turns 503 naming the maintenance pass within three maintenance intervals after the pool stops', async () => {
     pool.process.kill('SIGTERM');
-    expect(await pool.exited).toBe(0);
+    expect((await pool.exited).code).toBe(0);
     await expect(fetch(poolHealthUrl)).rejects.toThrow();
     const stoppedAt = Date.now();
     const { body } = await waitFor(

@@ -3,11 +3,9 @@ import Redis from 'ioredis';
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
-import { startCli, type RunningCli } from '../helpers/cli-process';
+import { type RunningCli } from '../helpers/cli-process';
+import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
 // A queue's limits across 3 real pools of 8 slots each, on the run's real
@@ -17,39 +15,18 @@ const POOLS = 3;
 
 describe('queue limits (e2e: 3 real pools on Redis)', () => {
   jest.setTimeout(120_000);
+  const stage = cliStage();
   let alias: string;
   let backend: RedisBackend;
   let redis: Redis;
-  const running: RunningCli[] = [];
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: ['default', 'emails'],
-    });
-    redis = new Redis(testRedisUrl());
-  });
-
-  afterEach(async () => {
-    for (const cli of running.splice(0)) await cli.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
+    ({ alias, backend, redis } = stage);
   });
 
   /** A pool of one child with 8 slots, resolved once its child is ready. */
   async function startPool(): Promise<RunningCli> {
-    const pool = startCli(
-      ['worker', '--backend', alias, '--processes', '1', '--threads', '8'],
-      {
-        REDIS_URL: testRedisUrl(),
-        THREADMILL_ALIAS: alias,
-        THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
-      },
-      running,
-    );
+    const pool = stage.start(['worker', '--backend', alias, '--processes', '1', '--threads', '8']);
     await waitFor(() => pool.liveChildren().length === 1, {
       timeoutMs: 60_000,
       what: 'the pool child to be ready',

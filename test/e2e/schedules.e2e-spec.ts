@@ -1,72 +1,15 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-
-import { Redis } from 'ioredis';
-
-import { startCli, type RunningCli } from '../helpers/cli-process';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
+import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
 
 // `threadmill schedules` on the real CLI against Redis: what each subcommand
 // prints where and exits with, and a real pool ticking a schedule added by it.
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('threadmill schedules (e2e)', () => {
   jest.setTimeout(120_000);
-  const started: RunningCli[] = [];
-  let alias: string;
-  let redis: Redis;
-
-  beforeAll(() => {
-    redis = new Redis(testRedisUrl());
-  });
-
-  beforeEach(() => {
-    alias = testAlias();
-  });
-
-  afterEach(async () => {
-    for (const cli of started.splice(0)) await cli.killGroup();
-    await removeAliasKeys(redis, alias);
-  });
-
-  afterAll(async () => {
-    await redis.quit();
-  });
+  const stage = cliStage();
 
   /** Runs one command to its end on the alias of the test. */
-  function run(args: readonly string[]): Promise<Outcome> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, ...args],
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            REDIS_URL: testRedisUrl(),
-            THREADMILL_ALIAS: alias,
-            NO_COLOR: '1',
-          },
-        },
-        (error, stdout, stderr) => {
-          const code = error ? ((error as { code?: number }).code ?? null) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  const run = (args: readonly string[]) => stage.command(args);
 
   it('adds, lists, runs and removes a schedule', async () => {
     const added = await run([
@@ -149,11 +92,7 @@ describe('threadmill schedules (e2e)', () => {
     await expect(
       run(['schedules', 'add', 'fast', 'sample.echo', '--every', '1000', '--args', '[1]']),
     ).resolves.toMatchObject({ code: 0 });
-    startCli(
-      ['worker', '--processes', '1'],
-      { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias },
-      started,
-    );
+    stage.start(['worker', '--processes', '1']);
     let line: string[] = [];
     await waitFor(
       async () => {

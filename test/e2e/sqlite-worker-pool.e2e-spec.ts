@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
 import { TaskResultStatus } from '../../lib/core';
 import { newRecord } from '../contract/backend-contract';
+import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 
 // The real worker pool on the SQLite backend: a main process running the
 // maintenance pass and forked children acquiring from one database file, each with its
@@ -15,19 +15,13 @@ const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'test', 'fixtures', 'sqlite', 'sqlite-worker.main.ts');
 const REGISTER = join(ROOT, 'test', 'helpers', 'transpile-register.js');
 
-interface Run {
-  readonly process: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
 describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
   // Each child boots Nest from transpiled sources: slow on 2 busy cores.
   jest.setTimeout(240_000);
   let dir: string;
   let url: string;
   let backend: SqliteBackend;
-  const runs: Run[] = [];
+  const runs: RunningCli[] = [];
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-e2e-'));
@@ -37,35 +31,16 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
 
   afterEach(async () => {
     // The pool leads its own process group: one kill takes its children too.
-    for (const run of runs.splice(0)) {
-      if (run.process.exitCode === null && run.process.signalCode === null) {
-        try {
-          process.kill(-(run.process.pid ?? 0), 'SIGKILL');
-        } catch {
-          // It exited between the check and the kill: nothing left to stop.
-        }
-        await run.exited;
-      }
-    }
+    for (const run of runs.splice(0)) await run.killGroup();
     await backend.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function worker(args: string[]): Run {
-    const child = spawn(process.execPath, ['-r', REGISTER, CLI, 'worker', ...args], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, THREADMILL_SQLITE_URL: url, NO_COLOR: '1' },
+  const worker = (args: string[]): RunningCli =>
+    startNodeProcess(CLI, ['worker', ...args], runs, {
+      execArgv: ['-r', REGISTER],
+      env: { THREADMILL_SQLITE_URL: url },
     });
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const run = { process: child, exited, output: () => output };
-    runs.push(run);
-    return run;
-  }
 
   it('drains 300 tasks with 3 processes, running each exactly once', async () => {
     const records = Array.from({ length: 300 }, (_, i) =>
@@ -74,7 +49,7 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
     await backend.enqueueMany(records);
 
     const run = worker(['--processes', '3', '--threads', '2', '--exit-empty']);
-    const code = await run.exited;
+    const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
     for (const [i, record] of records.entries()) {
@@ -99,7 +74,7 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
     await backend.enqueueMany([crash, ...others]);
 
     const run = worker(['--processes', '1', '--exit-empty']);
-    const code = await run.exited;
+    const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
     const crashed = await backend.getResult(crash.id);
@@ -119,7 +94,7 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
 
     // One slot and two places: the crashing task runs while two others wait in its child.
     const run = worker(['--processes', '1', '--threads', '1', '--prefetch', '2', '--exit-empty']);
-    const code = await run.exited;
+    const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
     const crashed = await backend.getResult(crash.id);

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import Redis from 'ioredis';
-
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
-import { startCli as spawnCli, type RunningCli } from '../helpers/cli-process';
+import { type RunningCli } from '../helpers/cli-process';
+import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
 // The real `threadmill` CLI (test/helpers/cli-process.ts), real processes,
 // real signals, and the run's real Redis.
 // Every test has its own backend alias (THREADMILL_ALIAS), so its own keys.
-
-const QUEUES = ['default', 'emails'];
-const MAINTENANCE_INTERVAL_MS = 1000;
 
 const taskRecord = (alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord =>
   readyRecord(alias, { name, args, queue });
@@ -35,40 +28,16 @@ const readyChildren = (output: string): number[] =>
 describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () => {
   // Real processes on 2 shared cores: generous per test, though each takes seconds.
   jest.setTimeout(60_000);
+  const stage = cliStage();
   let alias: string;
   let backend: RedisBackend;
-  let redis: Redis;
-  const running: RunningCli[] = [];
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: QUEUES,
-    });
-    redis = new Redis(testRedisUrl());
+    ({ alias, backend } = stage);
   });
 
-  afterEach(async () => {
-    for (const cli of running.splice(0)) await cli.killGroup();
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
-  });
-
-  function startCli(args: string[], env: Record<string, string> = {}): RunningCli {
-    return spawnCli(
-      args,
-      {
-        REDIS_URL: testRedisUrl(),
-        THREADMILL_ALIAS: alias,
-        THREADMILL_MAINTENANCE_INTERVAL_MS: String(MAINTENANCE_INTERVAL_MS),
-        ...env,
-      },
-      running,
-    );
-  }
+  const startCli = (args: string[], env: Record<string, string> = {}): RunningCli =>
+    stage.start(args, env);
 
   function startWorker(args: string[], env: Record<string, string> = {}): RunningCli {
     return startCli(['worker', '--backend', alias, ...args], env);
@@ -207,7 +176,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(failed.errors[0].traceback).toContain('signal SIGKILL');
     expect(failed.errors[0].traceback).toContain(String(pid));
     // At once, not after the lease (1 h): well within one maintenance interval, with slack for load.
-    expect(recoveredInMs).toBeLessThan(2 * MAINTENANCE_INTERVAL_MS);
+    expect(recoveredInMs).toBeLessThan(2 * STAGE_MAINTENANCE_INTERVAL_MS);
 
     await waitFor(() => startedChildren(cli.output()).length === 2, { what: 'a new child' });
     const later = taskRecord(alias, 'sample.echo', ['after the crash']);

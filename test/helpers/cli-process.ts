@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 import { SAMPLE_DIST } from '../setup/build-sample-cli';
@@ -7,7 +7,11 @@ import { SAMPLE_DIST } from '../setup/build-sample-cli';
 // once per run by test/setup/global-setup.ts.
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+
+/** The fixture CLI: the sample's commands with the fixture tasks, on Redis. */
+export const FIXTURE_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+/** The same commands on a MemoryBackend. */
+export const MEMORY_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'memory-main.js');
 
 export interface RunningCli {
   readonly process: ChildProcess;
@@ -21,22 +25,36 @@ export interface RunningCli {
   killGroup(): Promise<void>;
 }
 
+/** How a command run to its end ended, and what it printed where. */
+export interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface NodeProcessOptions {
+  /** Node's own flags, before the script (e.g. `-r` a transpile hook). */
+  readonly execArgv?: readonly string[];
+  /** Added to this process's environment (NO_COLOR is set, so output has no colours). */
+  readonly env?: Record<string, string>;
+}
+
 /**
- * Spawns the fixture CLI with `args` as the leader of its own process group
- * (so one kill takes a pool's children too), at debug level unless `env`
- * says otherwise (children's readiness is read from the log), and adds it
- * to `started`, which the test's cleanup kills.
+ * Spawns `node script ...args` as the leader of its own process group (so
+ * one kill takes a pool's children too), collects its output, and adds it to
+ * `started`, which the test's cleanup kills with `killGroup()`.
  */
-export function startCli(
+export function startNodeProcess(
+  script: string,
   args: readonly string[],
-  env: Record<string, string>,
   started: RunningCli[],
+  { execArgv = [], env = {} }: NodeProcessOptions = {},
 ): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [...execArgv, script, ...args], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, THREADMILL_LOG_LEVEL: 'debug', NO_COLOR: '1', ...env },
+    env: { ...process.env, NO_COLOR: '1', ...env },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -75,4 +93,66 @@ export function startCli(
   };
   started.push(cli);
   return cli;
+}
+
+/**
+ * Spawns the fixture CLI with `args` in a process group of its own (see
+ * startNodeProcess), at debug level unless `env` says otherwise (children's
+ * readiness is read from the log).
+ */
+export function startCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  started: RunningCli[],
+): RunningCli {
+  return startNodeProcess(FIXTURE_CLI, args, started, {
+    env: { THREADMILL_LOG_LEVEL: 'debug', ...env },
+  });
+}
+
+/** Runs one command of a CLI (the fixture CLI unless `cli` names another) to its end. */
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  cli = FIXTURE_CLI,
+): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? ((error as { code?: number }).code ?? null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/**
+ * Resolves with the first match of `pattern` in the process's output, as
+ * soon as it is printed; rejects with the output if the process ends first.
+ */
+export function untilOutput(cli: RunningCli, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const stop = (): void => {
+      cli.process.stdout?.off('data', check);
+      cli.process.stderr?.off('data', check);
+    };
+    const check = (): void => {
+      const match = pattern.exec(cli.output());
+      if (!match) return;
+      stop();
+      resolve(match);
+    };
+    cli.process.stdout?.on('data', check);
+    cli.process.stderr?.on('data', check);
+    void cli.exited.then(() => {
+      // Output read before the close is all there is: a last look, then give up.
+      check();
+      stop();
+      reject(new Error(`the process exited before printing ${pattern}:\n${cli.output()}`));
+    });
+    check();
+  });
 }

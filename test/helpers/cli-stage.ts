@@ -1,17 +1,13 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { SAMPLE_DIST } from '../setup/build-sample-cli';
-import { startCli, type RunningCli } from './cli-process';
+import { runCli, startCli, type CliOutcome, type RunningCli } from './cli-process';
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
 import { testRedisUrl } from './test-redis-url';
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
+/** How often the stage's pools run their maintenance pass (ms): short, so recoveries show soon. */
+export const STAGE_MAINTENANCE_INTERVAL_MS = 1000;
 
 /** One test's own alias on the run's Redis, and the fixture CLI pointed at it. */
 export interface CliStage {
@@ -22,12 +18,16 @@ export interface CliStage {
   readonly redis: Redis;
   /** The environment the alias's CLI processes get. */
   env(): Record<string, string>;
-  /** Starts a CLI process (a pool, say) on the alias; killed with its group after the test. */
-  start(args: readonly string[]): RunningCli;
-  /** Runs one CLI command on the alias to its end: its exit code, stdout and stderr. */
-  command(
-    args: readonly string[],
-  ): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /**
+   * Starts a CLI process (a pool, say) on the alias, with `env` on top of the
+   * alias's; killed with its group after the test.
+   */
+  start(args: readonly string[], env?: Record<string, string>): RunningCli;
+  /**
+   * Runs one command on the alias to its end (of the fixture CLI, or of `cli`),
+   * with `env` on top of the alias's: its exit code, stdout and stderr.
+   */
+  command(args: readonly string[], env?: Record<string, string>, cli?: string): Promise<CliOutcome>;
 }
 
 /**
@@ -65,7 +65,7 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
   const env = (): Record<string, string> => ({
     REDIS_URL: testRedisUrl(),
     THREADMILL_ALIAS: now().alias,
-    THREADMILL_MAINTENANCE_INTERVAL_MS: '1000',
+    THREADMILL_MAINTENANCE_INTERVAL_MS: String(STAGE_MAINTENANCE_INTERVAL_MS),
   });
   return {
     get alias() {
@@ -78,18 +78,7 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
       return now().redis;
     },
     env,
-    start: (args) => startCli(args, env(), started),
-    command: (args) =>
-      new Promise((resolve) => {
-        execFile(
-          process.execPath,
-          [CLI, ...args],
-          { cwd: ROOT, env: { ...process.env, ...env(), NO_COLOR: '1' } },
-          (error, stdout, stderr) => {
-            const code = error ? ((error as { code?: number }).code ?? null) : 0;
-            resolve({ code, stdout, stderr });
-          },
-        );
-      }),
+    start: (args, extra = {}) => startCli(args, { ...env(), ...extra }, started),
+    command: (args, extra = {}, cli) => runCli(args, { ...env(), ...extra }, cli),
   };
 }
