@@ -1,3 +1,4 @@
+import { TaskResultStatus } from '../../lib/core';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 
@@ -93,6 +94,15 @@ describe('threadmill schedules (e2e)', () => {
       run(['schedules', 'add', 'fast', 'sample.echo', '--every', '1000', '--args', '[1]']),
     ).resolves.toMatchObject({ code: 0 });
     stage.start(['worker', '--processes', '1']);
+    // Read from the store first: polling through the CLI boots a process each time.
+    await waitFor(
+      async () => {
+        const tick = (await stage.backend.schedules.getSchedule('fast'))?.lastTick;
+        if (!tick) return false;
+        return (await stage.backend.getResult(tick.taskId)).status === TaskResultStatus.SUCCESSFUL;
+      },
+      { timeoutMs: 90_000, intervalMs: 100, what: 'a tick of "fast" run to success in the store' },
+    );
     let line: string[] = [];
     await waitFor(
       async () => {
