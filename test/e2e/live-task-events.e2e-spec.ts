@@ -1,19 +1,10 @@
-import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Injectable, type INestApplicationContext } from '@nestjs/common';
 
 // The public API only: what users import.
-import {
-  OnTaskEvent,
-  RedisBackend,
-  TaskEvents,
-  TaskResultStatus,
-  ThreadmillModule,
-  type TaskResult,
-} from '../../lib';
+import { OnTaskEvent, TaskEvents, TaskResultStatus, type TaskResult } from '../../lib';
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
 // @OnTaskEvent and TaskEvents.on(..., { allProcesses }) for the live events
@@ -34,7 +25,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
   jest.setTimeout(90_000);
   const stage = cliStage();
 
-  async function listeningApp(alias: string): Promise<INestApplicationContext> {
+  function listeningApp(): Promise<INestApplicationContext> {
     @Injectable()
     class Listeners {
       @OnTaskEvent('started', { task: 'fixture.progress' })
@@ -48,19 +39,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
       }
     }
 
-    @Module({
-      imports: [
-        ThreadmillModule.forRoot({
-          backends: {
-            [alias]: { backend: RedisBackend, url: testRedisUrl(), queues: ['default', 'emails'] },
-          },
-        }),
-      ],
-      providers: [Listeners],
-    })
-    class ListeningModule {}
-
-    return NestFactory.createApplicationContext(ListeningModule, { logger: false });
+    return stage.appContext([Listeners]);
   }
 
   beforeEach(() => {
@@ -70,7 +49,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
   });
 
   it("hears a pool child's start and each progress it stores, with the value stored", async () => {
-    const app = await listeningApp(stage.alias);
+    const app = await listeningApp();
     try {
       const subscription = app
         .get(TaskEvents)

@@ -1,19 +1,10 @@
-import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Injectable, type INestApplicationContext } from '@nestjs/common';
 
 // The public API only: what users import.
-import {
-  OnTaskEvent,
-  RedisBackend,
-  TaskEvents,
-  TaskResultStatus,
-  ThreadmillModule,
-  type TaskResult,
-} from '../../lib';
+import { OnTaskEvent, TaskEvents, TaskResultStatus, type TaskResult } from '../../lib';
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
 
 // @OnTaskEvent and TaskEvents.on(..., { allProcesses }) in an app of their
@@ -29,7 +20,7 @@ describe('events of finished tasks from every process (e2e: real pool and Redis)
   jest.setTimeout(90_000);
   const stage = cliStage();
 
-  async function listeningApp(alias: string): Promise<INestApplicationContext> {
+  function listeningApp(): Promise<INestApplicationContext> {
     @Injectable()
     class Listeners {
       @OnTaskEvent('finished', { task: 'sample.echo' })
@@ -44,19 +35,7 @@ describe('events of finished tasks from every process (e2e: real pool and Redis)
       }
     }
 
-    @Module({
-      imports: [
-        ThreadmillModule.forRoot({
-          backends: {
-            [alias]: { backend: RedisBackend, url: testRedisUrl(), queues: ['default', 'emails'] },
-          },
-        }),
-      ],
-      providers: [Listeners],
-    })
-    class ListeningModule {}
-
-    return NestFactory.createApplicationContext(ListeningModule, { logger: false });
+    return stage.appContext([Listeners]);
   }
 
   beforeEach(() => {
@@ -66,7 +45,7 @@ describe('events of finished tasks from every process (e2e: real pool and Redis)
   });
 
   it('hands a finished task of a pool child to @OnTaskEvent, filtered by task, despite a failing listener', async () => {
-    const app = await listeningApp(stage.alias);
+    const app = await listeningApp();
     try {
       const subscription = app
         .get(TaskEvents)

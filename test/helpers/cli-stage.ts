@@ -1,6 +1,9 @@
+import { Module, type INestApplicationContext, type Provider } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import { ThreadmillModule } from '../../lib/threadmill.module';
 import { runCli, startCli, type CliOutcome, type RunningCli } from './cli-process';
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
@@ -28,6 +31,11 @@ export interface CliStage {
    * with `env` on top of the alias's: its exit code, stdout and stderr.
    */
   command(args: readonly string[], env?: Record<string, string>, cli?: string): Promise<CliOutcome>;
+  /**
+   * An app context of the test's own with ThreadmillModule on the alias and
+   * `providers` (task listeners, say), without logs; the test closes it.
+   */
+  appContext(providers: Provider[]): Promise<INestApplicationContext>;
 }
 
 /**
@@ -80,5 +88,19 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
     env,
     start: (args, extra = {}) => startCli(args, { ...env(), ...extra }, started),
     command: (args, extra = {}, cli) => runCli(args, { ...env(), ...extra }, cli),
+    appContext(providers) {
+      @Module({
+        imports: [
+          ThreadmillModule.forRoot({
+            backends: {
+              [now().alias]: { backend: RedisBackend, url: testRedisUrl(), queues: [...queues] },
+            },
+          }),
+        ],
+        providers,
+      })
+      class StageAppModule {}
+      return NestFactory.createApplicationContext(StageAppModule, { logger: false });
+    },
   };
 }
