@@ -85,6 +85,19 @@ const REASONS: Record<string, Reason> = {
           `100-in-flight rows through it and at backend level.`)
     );
   },
+  'enqueue.sequentialKeyed': (row, rows) => {
+    const times = num(row.threadmill);
+    const plain = num(rows.get('enqueue.sequential')?.threadmill);
+    if (times === null || plain === null) return null;
+    const plainMicros = 1e6 / plain;
+    return (
+      `A keyed enqueue took ${fixed(times * plainMicros, 0)} µs against ${fixed(plainMicros, 0)} µs ` +
+      `plain. TaskService first makes the key from the task's arguments, and the store call goes ` +
+      `through enqueueUnique.lua, which checks the key's hold and takes it beside the task in the ` +
+      `same atomic step, where a plain enqueue runs the shorter enqueue.lua; both make one round ` +
+      `trip, so the difference is that work on each side.`
+    );
+  },
   'enqueue.concurrent': (row, rows) => {
     const rate = num(row.threadmill);
     const beeQueue = num(row.beeQueue);

@@ -336,6 +336,18 @@ describe('bench page: why the missed targets miss', () => {
     expect(reasons[0]).toContain('at most 15.2 µs');
   });
 
+  it('explains a missed keyed enqueue by the same run’s plain enqueue time', () => {
+    const reasons = missedTargetReasons([
+      figure({ key: 'enqueue.sequential', label: 'plain', threadmill: 10_000 }),
+      figure({ key: 'enqueue.sequentialKeyed', label: 'keyed', threadmill: 1.5, met: false }),
+    ]);
+    expect(reasons).toHaveLength(1);
+    // 10k/s is 100 µs a call; 1.5× that is 150.
+    expect(reasons[0]).toMatch(
+      /^\*\*keyed\*\*: A keyed enqueue took 150 µs against 100 µs plain\./,
+    );
+  });
+
   it('explains a missed pickup percentile by its two round trips and the same run’s enqueue time', () => {
     const reasons = missedTargetReasons([
       figure({ key: 'latency.p50', label: 'p50', threadmill: 0.556, beeQueue: 0.43, met: false }),
