@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import fc from 'fast-check';
 
 import {
@@ -18,6 +20,7 @@ import {
   cancelled,
   emptyModel,
   enqueued,
+  enqueuedKeyed,
   paused,
   removed,
   replay,
@@ -40,6 +43,7 @@ export type ControlFactory = (backend: TaskBackend) => TaskControlService;
 
 const KINDS = [
   'enqueue',
+  'enqueueKeyed',
   'acquire',
   'succeed',
   'fail',
@@ -59,6 +63,7 @@ interface Spec {
 /** How often each kind comes: the controls most, and always something for them to act on. */
 const WEIGHTS: Record<Kind, number> = {
   enqueue: 2,
+  enqueueKeyed: 2,
   acquire: 2,
   succeed: 1,
   fail: 2,
@@ -91,6 +96,8 @@ interface Run {
   readonly ids: string[];
   /** Leased attempts not acknowledged yet. */
   readonly held: TaskRecord[];
+  /** This run's unique keys start with it: an earlier run's tasks may still hold theirs. */
+  readonly keyPrefix: string;
   model: Model;
 }
 
@@ -118,6 +125,19 @@ async function perform(
       run.ids.push(record.id);
       await backend.enqueue(record);
       return { label: `enqueue ${record.id}`, steps: enqueued(record.id), outcome: 'stored' };
+    }
+    case 'enqueueKeyed': {
+      const plain = readyRecord(run.alias, { name: 'contract.echo' });
+      const unique = { key: `${run.keyPrefix}:k${pick % 2}`, mode: 'unfinished' as const };
+      const record = { ...plain, task: { ...plain.task, unique } };
+      const stored = await backend.enqueue(record);
+      const created = stored.id === record.id;
+      if (created) run.ids.push(record.id);
+      return {
+        label: `enqueue ${record.id} keyed ${unique.key}`,
+        steps: enqueuedKeyed(record.id, unique.key),
+        outcome: created ? 'created' : `holder ${stored.id}`,
+      };
     }
     case 'acquire': {
       const [record] = await backend.acquire(['default'], {
@@ -211,7 +231,7 @@ export async function runProgram(
     if (!left) break;
     await backend.acknowledge([failedAttempt(left, new Error('leftover'))]);
   }
-  const run: Run = { alias, ids: [], held: [], model: emptyModel() };
+  const run: Run = { alias, ids: [], held: [], keyPrefix: randomUUID(), model: emptyModel() };
   const turns = new CallTurns(program.choices);
   for (const [index, round] of program.rounds.entries()) {
     const results = await turns.run(
@@ -241,8 +261,8 @@ export async function runProgram(
 }
 
 /**
- * Random programs of enqueue, acquire, acknowledge, cancel, retry and
- * remove by hand, pause and resume, two callers at once with their store
+ * Random programs of enqueue (with a unique key or without), acquire,
+ * acknowledge, cancel, retry and remove by hand, pause and resume, two callers at once with their store
  * calls in random orders, each replayed on the sequential model
  * (interleaving-model.ts). Part of describeBackendContract, run on every backend.
  */
@@ -267,7 +287,10 @@ export function describeInterleavings(subject: () => InterleavingSubject): void 
 
     it('explains every order of the store calls of random programs', async () => {
       const details = await check((b) => new TaskControlService(new BackendRegistry([b])));
-      expect(details.failed ? fc.defaultReportMessage(details) : 'explained').toBe('explained');
+      const failure = details.failed
+        ? `${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`
+        : 'explained';
+      expect(failure).toBe('explained');
     });
 
     it('catches a retry that reads again after a lost store and retries the attempt it then finds', async () => {

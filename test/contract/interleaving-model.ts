@@ -22,6 +22,8 @@ export interface ModelTask {
 export interface Model {
   readonly tasks: ReadonlyMap<string, ModelTask>;
   readonly paused: boolean;
+  /** Each unique key's hold: the task that took it last. */
+  readonly keys: ReadonlyMap<string, string>;
 }
 
 /** What a step did: the model after it, what it read, and the outcome when the operation ends with it. */
@@ -40,7 +42,7 @@ export interface Step {
 const FINAL: ReadonlySet<ModelStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
 const RETRYABLE: ReadonlySet<ModelStatus> = new Set(['FAILED', 'CANCELLED']);
 
-export const emptyModel = (): Model => ({ tasks: new Map(), paused: false });
+export const emptyModel = (): Model => ({ tasks: new Map(), paused: false, keys: new Map() });
 
 export const taskOf = (model: Model, id: string): ModelTask =>
   model.tasks.get(id) ?? { status: 'GONE', attempts: 0, version: 0 };
@@ -69,6 +71,23 @@ export const enqueued = (id: string): Step[] => [
     model: withTask(model, id, { status: 'READY' }),
     outcome: 'stored',
   })),
+];
+
+/**
+ * An enqueue of `id` with unique key `key` (mode `unfinished`): the task
+ * that holds the key comes back while it waits or runs; else `id` is made
+ * and takes the key.
+ */
+export const enqueuedKeyed = (id: string, key: string): Step[] => [
+  ending('enqueue', (model) => {
+    const holder = model.keys.get(key);
+    const held = holder === undefined ? 'GONE' : taskOf(model, holder).status;
+    if (holder !== undefined && (held === 'READY' || held === 'RUNNING')) {
+      return { outcome: `holder ${holder}` };
+    }
+    const keys = new Map(model.keys).set(key, id);
+    return { model: { ...withTask(model, id, { status: 'READY' }), keys }, outcome: 'created' };
+  }),
 ];
 
 /** An acquire that took `id` (nothing, when null): 'leased' or 'none' where that could be. */
