@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
-import type { TaskRecord } from '../../core/task-record.interface';
+import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { cancelledRecord } from '../../core/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
@@ -100,7 +100,11 @@ export class CrashRecovery {
       const running = live.filter((r) => r.id !== stop?.id);
       if (stopped.length > 0 && stop?.reason === 'cancel')
         await backend.acknowledge(stopped.map((r) => cancelledRecord(r, new Date())));
-      if (stopped.length > 0 && stop?.reason === 'timeout') await this.endOverrun(stopped);
+      if (stopped.length > 0 && stop?.reason === 'timeout') {
+        await this.endAttempts(stopped, (r) =>
+          timeLimitOverrun(r.id, r.task.name, r.task.timeoutMs ?? 0),
+        );
+      }
       // Never started, so never failed: back in their queues with no attempt counted.
       const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
       if (running.length === 0) {
@@ -111,49 +115,42 @@ export class CrashRecovery {
         logger.warn(crashRecovered(pid, { unleased, released: await backend.release(running) }));
         return;
       }
-      const now = new Date();
-      const next = running.map((record) =>
-        endAttempt(
-          { id: record.id, queue: record.task.queue, record },
-          childCrashed(record.id, record.task.name, pid, cause),
-          now,
-          backend.alias,
-        ),
+      const { failed, retried } = await this.endAttempts(running, (r) =>
+        childCrashed(r.id, r.task.name, pid, cause),
       );
-      const { final: crashed, retries } = partOutcomes(next);
-      const [outcomes, retryOutcomes] = await Promise.all([
-        crashed.length > 0 ? backend.acknowledge(crashed) : [],
-        retries.length > 0 ? backend.retry(retries) : [],
-      ]);
-      const failed = outcomes.filter((o) => o === 'acknowledged').length;
-      const retried = retryOutcomes.filter((o) => o === 'retried').length;
-      this.deps.counted(failed, failed);
       logger.warn(crashRecovered(pid, { failed, retried, unleased }));
     } catch (error) {
       logger.error(crashRecoveryFailed(pid, held, error));
     }
   }
 
-  /** Tasks past their time limit whose child was stopped: the attempt fails with TaskTimeoutError. */
-  private async endOverrun(records: readonly TaskRecord[]): Promise<void> {
+  /**
+   * Ends the attempts of `records` with `errorOf` each, as the lifecycle
+   * decides (retried or FAILED), and counts the FAILED ones as done.
+   */
+  private async endAttempts(
+    records: readonly TaskRecord[],
+    errorOf: (record: TaskRecord) => TaskErrorRecord,
+  ): Promise<{ failed: number; retried: number }> {
     const { backend } = this.deps;
     const now = new Date();
     const { final, retries } = partOutcomes(
       records.map((record) =>
         endAttempt(
           { id: record.id, queue: record.task.queue, record },
-          timeLimitOverrun(record.id, record.task.name, record.task.timeoutMs ?? 0),
+          errorOf(record),
           now,
           backend.alias,
         ),
       ),
     );
-    await Promise.all([
+    const [outcomes, retryOutcomes] = await Promise.all([
       final.length > 0 ? backend.acknowledge(final) : [],
       retries.length > 0 ? backend.retry(retries) : [],
     ]);
-    const failed = final.filter((r) => r.status === TaskResultStatus.FAILED).length;
-    this.deps.counted(final.length, failed);
+    const failed = outcomes.filter((o) => o === 'acknowledged').length;
+    this.deps.counted(failed, failed);
+    return { failed, retried: retryOutcomes.filter((o) => o === 'retried').length };
   }
 
   /**
