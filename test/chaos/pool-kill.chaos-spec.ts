@@ -16,10 +16,12 @@ const PROCESSES = 2;
 const THREADS = 8;
 /**
  * The pool is killed busy (tasks in flight) once the ready backlog is down to
- * one round of its slots: what follows the kill is then recovery, not a
+ * four rounds of its slots: what follows the kill is then recovery, not a
  * backlog of 2,000 tasks draining through 16 slots (5 s of work by itself).
+ * Four rounds (about 200 ms of work) leave the check time to see that moment
+ * when the machine is loaded; one round could pass between two looks.
  */
-const KILL_BACKLOG = PROCESSES * THREADS;
+const KILL_BACKLOG = 4 * PROCESSES * THREADS;
 /** The target: every task settled within the heartbeat tolerance plus 5 s of the kill. */
 const SETTLE_TARGET_MS = DEFAULT_HEARTBEAT_TOLERANCE_MS + 5000;
 
