@@ -29,6 +29,10 @@ export class AttemptControl {
     timeoutMs: number | undefined,
     private readonly cancel?: AbortSignal | CancelHook,
   ) {
+    // A cancel stored with the task before this lease: it ends before it starts.
+    if (record.cancelRequestedAt) {
+      this.reason = new TaskCancelledError(taskCancelled(record.id, record.task.name));
+    }
     this.timer =
       timeoutMs === undefined
         ? null

@@ -12,6 +12,8 @@ export type CancelOutcome = 'cancelled' | 'requested' | 'already-final';
 export interface CancelResult {
   outcome: CancelOutcome;
   record: TaskRecord;
+  /** For `requested`: the pool the request went to; null or absent for a lease without a pool. */
+  holder?: string | null;
 }
 
 /** A request to stop a running task, addressed to the pool that holds it. */
@@ -31,8 +33,10 @@ export interface ControlStore {
   /**
    * Cancel one task, atomically: a ready or deferred task leaves its queue
    * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;
-   * a running one gets a cancel request for the pool that holds it (see
-   * `cancelRequests`); a finished one is left as it is. Throws
+   * a running (leased) one is marked (`cancelRequestedAt`, kept by every
+   * later store of it until it is final, so no later lease starts it) and
+   * gets a cancel request for the pool that holds it (see `cancelRequests`),
+   * named as `holder`; a finished one is left as it is. Throws
    * `TaskResultDoesNotExist` for an unknown or expired id.
    */
   cancel(id: string): Promise<CancelResult>;

@@ -39,6 +39,8 @@ export function manualRetryRecord(record: TaskRecord): TaskRecord {
     task: { ...record.task, runAfter: null },
     status: TaskResultStatus.READY,
     finishedAt: null,
+    // The cancel it ended by is spent: the new attempt runs.
+    cancelRequestedAt: null,
   });
 }
 

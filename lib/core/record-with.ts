@@ -12,6 +12,8 @@ export interface TaskRecordChanges {
   readonly workerIds?: readonly string[];
   /** Kept only when the copy is SUCCESSFUL; undefined keeps the record's (`null` when it has none). */
   readonly returnValue?: unknown;
+  /** Undefined keeps the record's pending cancel; null drops it (a retry by hand). */
+  readonly cancelRequestedAt?: Date | null;
 }
 
 /**
@@ -24,6 +26,14 @@ export interface TaskRecordChanges {
  * is present exactly when the copy is SUCCESSFUL (as TaskRecord promises).
  */
 export function recordWith(record: TaskRecord, changes: TaskRecordChanges): TaskRecord {
+  const copy = copyWith(record, changes);
+  const cancelRequestedAt =
+    changes.cancelRequestedAt === undefined ? record.cancelRequestedAt : changes.cancelRequestedAt;
+  // Rare (a cancel pending), so added after: the common copies keep their two shapes.
+  return cancelRequestedAt ? { ...copy, cancelRequestedAt } : copy;
+}
+
+function copyWith(record: TaskRecord, changes: TaskRecordChanges): TaskRecord {
   const { id, enqueuedAt, args } = record;
   const task = changes.task ?? record.task;
   const status = changes.status ?? record.status;

@@ -1,3 +1,4 @@
+import { cancelledRecord } from './cancelled-record';
 import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
 import { errorToRecord } from './task-serializer';
@@ -130,7 +131,8 @@ export function failedAttempt(record: TaskRecord, thrown: unknown, now = new Dat
  * Returns the record READY again with `task.runAfter` = now + backoff when
  * attempts are left (errors and worker ids kept, `finishedAt` cleared, no
  * progress: the next attempt starts without), or FAILED with `finishedAt` =
- * now after the last attempt (the progress `record` carries kept). Pure: no I/O, so a
+ * now after the last attempt (the progress `record` carries kept), or
+ * CANCELLED when a cancel was asked of it (cancelRequestedAt). Pure: no I/O, so a
  * worker, the pool's crash path and every backend's reaper agree.
  */
 export function nextAttempt(
@@ -140,6 +142,8 @@ export function nextAttempt(
   random: () => number = Math.random,
 ): TaskRecord {
   const errors = error ? [...record.errors, error] : record.errors;
+  // A cancel asked while it was leased ends the task here, whatever its retries: it never runs again.
+  if (record.cancelRequestedAt) return cancelledRecord(recordWith(record, { errors }), now);
   if (!hasAttemptsLeft(record.task, record.workerIds.length)) {
     const failed = recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
     // The last progress the runner's record carries is stored with this outcome; a retry's is not.

@@ -81,4 +81,10 @@ export interface TaskRecord {
    * with recordWith leaves it out.
    */
   readonly progress?: unknown;
+  /**
+   * When a cancel was asked of this task while it was leased: the attempt
+   * under way ends CANCELLED, and no later lease starts it. Absent when no
+   * cancel is pending (a retry by hand starts without one).
+   */
+  readonly cancelRequestedAt?: Date;
 }

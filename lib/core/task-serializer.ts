@@ -41,6 +41,8 @@ export interface TaskRecordJson {
   errors: TaskErrorRecord[];
   workerIds: string[];
   returnValue?: unknown;
+  /** Only while a cancel is pending (see TaskRecord.cancelRequestedAt). */
+  cancelRequestedAt?: number;
 }
 
 const STATUSES = new Set<string>(Object.values(TaskResultStatus));
@@ -155,6 +157,7 @@ export function recordToJson(record: TaskRecord): TaskRecordJson {
     workerIds: record.workerIds as string[],
   };
   if (record.status === TaskResultStatus.SUCCESSFUL) json.returnValue = record.returnValue ?? null;
+  if (record.cancelRequestedAt) json.cancelRequestedAt = record.cancelRequestedAt.getTime();
   return json;
 }
 
@@ -180,9 +183,13 @@ export function recordFromJson(json: TaskRecordJson): TaskRecord {
     errors: json.errors ?? [],
     workerIds: json.workerIds ?? [],
   };
-  return json.status === TaskResultStatus.SUCCESSFUL
-    ? recordWith(record, { returnValue: json.returnValue ?? null })
-    : record;
+  const read =
+    json.status === TaskResultStatus.SUCCESSFUL
+      ? recordWith(record, { returnValue: json.returnValue ?? null })
+      : record;
+  return typeof json.cancelRequestedAt === 'number'
+    ? recordWith(read, { cancelRequestedAt: new Date(json.cancelRequestedAt) })
+    : read;
 }
 
 export function serializeRecord(record: TaskRecord): string {

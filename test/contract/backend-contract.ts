@@ -688,6 +688,24 @@ export function describeBackendContract(label: string, factory: ContractFactory)
           'AcknowledgementTimeout',
         ]);
       });
+
+      it('ends CANCELLED, whatever its retries, a task whose lease expired after a cancel was asked of it', async () => {
+        backend = await build({ leaseTtl: 200 });
+        alias = backend.alias;
+        const record = await backend.enqueue(withRetries(3));
+        const running = await acquireOne();
+        await expect(backend.cancel(record.id)).resolves.toMatchObject({ outcome: 'requested' });
+        await waitFor(() => Date.now() > running.lastAttemptedAt!.getTime() + 250, {
+          what: 'the lease to expire',
+        });
+        expect((await backend.maintenancePass()).reaped).toBe(1);
+        const ended = await backend.getResult(record.id);
+        expect(ended.status).toBe(TaskResultStatus.CANCELLED);
+        expect(ended.errors.map((e) => e.className)).toEqual([
+          'AcknowledgementTimeout',
+          'TaskCancelledError',
+        ]);
+      });
     });
 
     describe('dead pools', () => {

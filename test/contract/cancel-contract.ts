@@ -3,6 +3,8 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   cancelledRecord,
+  manualRetryRecord,
+  nextAttempt,
   type TaskBackend,
   type TaskRecord,
 } from '../../lib/core';
@@ -77,6 +79,42 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
       await backend.dropCancelRequests('pool-a', [running.id]);
       await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+    });
+
+    it('marks a leased task, and the mark outlives its attempt until a retry by hand', async () => {
+      const { backend } = subject();
+      const plain = record();
+      const task = await backend.enqueue({
+        ...plain,
+        task: { ...plain.task, retries: 2, backoff: { type: 'fixed', delayMs: 0, jitter: false } },
+      });
+      const [running] = await acquireAll('pool-a');
+      expect(running.cancelRequestedAt).toBeUndefined();
+      const { record: marked, holder } = await backend.cancel(task.id);
+      expect(holder).toBe('pool-a');
+      expect(marked.cancelRequestedAt).toBeInstanceOf(Date);
+      expect((await backend.getResult(task.id)).cancelRequestedAt).toBeInstanceOf(Date);
+      // The holder had not heard of it: its failed attempt goes back as it would without.
+      const retry = nextAttempt(
+        { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() },
+        null,
+        new Date(),
+      );
+      expect(retry.status).toBe(TaskResultStatus.READY);
+      await expect(backend.retry([retry])).resolves.toEqual(['retried']);
+      // ...and the next lease of it carries the mark, so it is never started again.
+      const [again] = await acquireAll('pool-b');
+      expect(again.id).toBe(task.id);
+      expect(again.cancelRequestedAt).toBeInstanceOf(Date);
+      const ended = nextAttempt(again, null, new Date());
+      expect(ended.status).toBe(TaskResultStatus.CANCELLED);
+      await expect(backend.acknowledge([ended])).resolves.toEqual(['acknowledged']);
+      const cancelled = await backend.getResult(task.id);
+      const retried = manualRetryRecord(cancelled);
+      expect(retried.cancelRequestedAt).toBeUndefined();
+      await expect(backend.retryFinished(cancelled, retried)).resolves.toBe(true);
+      const [fresh] = await acquireAll('pool-b');
+      expect(fresh.cancelRequestedAt).toBeUndefined();
     });
 
     it("forgets a pool's requests with the pool", async () => {

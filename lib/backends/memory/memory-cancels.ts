@@ -1,6 +1,7 @@
 import {
   cancelledRecord,
   FINISHED_STATUSES,
+  recordWith,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type CancelRequest,
@@ -11,8 +12,9 @@ import type { MemoryStore } from './memory-store';
 
 /**
  * Cancelling tasks of one MemoryBackend, each in one synchronous change: a
- * waiting task leaves its queue and is stored CANCELLED, a running one gets
- * a request for the pool that holds it (a lease without a pool: under `''`).
+ * waiting task leaves its queue and is stored CANCELLED, a running one is
+ * marked and gets a request for the pool that holds it (a lease without a
+ * pool: under `''`).
  *
  * @internal
  */
@@ -39,7 +41,11 @@ export class MemoryCancels {
       let ofPool = this.requests.get(pool);
       if (!ofPool) this.requests.set(pool, (ofPool = new Map<string, number>()));
       if (!ofPool.has(id)) ofPool.set(id, now);
-      return { outcome: 'requested', record: copyRecord(record) };
+      const marked = record.cancelRequestedAt
+        ? record
+        : recordWith(record, { cancelRequestedAt: new Date(now) });
+      store.tasks.set(id, marked);
+      return { outcome: 'requested', record: copyRecord(marked), holder: lease.poolId ?? null };
     }
     const state = store.queue(record.task.queue);
     state.ready.remove(id);

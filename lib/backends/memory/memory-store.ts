@@ -4,6 +4,7 @@ import {
   TaskResultStatus,
   finishedProgress,
   queueNotConfigured,
+  recordWith,
   serializeRecord,
   taskResultDoesNotExist,
   finishedSegment,
@@ -217,7 +218,13 @@ export class MemoryStore {
     if (!lease) {
       return this.isStored(this.tasks.get(record.id), record) ? 'already-stored' : 'stale';
     }
-    this.requeue(lease.queue, copyRecord(record), now);
+    // A cancel asked while it ran, which its holder had not heard of, outlives the attempt.
+    const held = this.tasks.get(record.id);
+    const kept =
+      held?.cancelRequestedAt && !record.cancelRequestedAt
+        ? recordWith(record, { cancelRequestedAt: held.cancelRequestedAt })
+        : record;
+    this.requeue(lease.queue, copyRecord(kept), now);
     return 'retried';
   }
 

@@ -1,4 +1,5 @@
 import { cancelledRecord } from '../../core/cancelled-record';
+import { recordWith } from '../../core/record-with';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -37,7 +38,7 @@ export class RedisCanceller {
       if (FINISHED_STATUSES.has(record.status)) return { outcome: 'already-final', record };
       const queue = this.context.guard.queueOf(record);
       const cancelled = cancelledRecord(record, new Date());
-      const reply = await connection.run(() =>
+      const [reply, pool] = await connection.run(() =>
         this.scripts.cancel(
           {
             queueKey: keys.queue(queue),
@@ -61,7 +62,13 @@ export class RedisCanceller {
         case CancelReply.Cancelled:
           return { outcome: 'cancelled', record: cancelled };
         case CancelReply.Requested:
-          return { outcome: 'requested', record };
+          return {
+            outcome: 'requested',
+            record: record.cancelRequestedAt
+              ? record
+              : recordWith(record, { cancelRequestedAt: new Date() }),
+            holder: pool === '' ? null : pool,
+          };
         case CancelReply.AlreadyFinal:
           return { outcome: 'already-final', record: (await this.read(id)).record };
         case CancelReply.Missing:

@@ -17,9 +17,12 @@ export class RedisControlScripts {
     this.calls = defineScriptCalls(client);
   }
 
-  /** Cancels one task if it is still as the caller read it (see cancel-5.lua). */
-  async cancel(keys: CancelKeys, args: CancelArgs): Promise<CancelReply> {
-    return (await this.calls.cancel([
+  /**
+   * Cancels one task if it is still as the caller read it (see cancel-5.lua):
+   * what it did, and the pool it asked for a running task ('' otherwise).
+   */
+  async cancel(keys: CancelKeys, args: CancelArgs): Promise<[CancelReply, string]> {
+    const [reply, pool] = (await this.calls.cancel([
       keys.queueKey,
       keys.deferredKey,
       keys.runningKey,
@@ -32,7 +35,8 @@ export class RedisControlScripts {
       args.cancelsPrefix,
       args.channel,
       args.message,
-    ])) as CancelReply;
+    ])) as [CancelReply, string];
+    return [reply, pool];
   }
 
   /** Whether `holder` holds the role at `roleKey` now, its lease renewed for `ttlMs` (see claimRole-1.lua). */

@@ -156,6 +156,7 @@ export class RedisLeaseTaker {
       startedAt: String(raw.startedAtMs),
       lastAttemptedAt: String(now),
       workers: raw.workersJson,
+      cancel: raw.cancel,
     });
   }
 }

@@ -160,7 +160,7 @@ export class RedisRecordCodec {
     if (task.schedule !== undefined) taskJson.schedule = task.schedule;
     if (task.unique !== undefined) taskJson.unique = task.unique;
     if (task.traceContext !== undefined) taskJson.traceContext = task.traceContext;
-    return {
+    const live: TaskRecordJson = {
       id,
       task: taskJson,
       status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
@@ -173,6 +173,8 @@ export class RedisRecordCodec {
       workerIds,
       returnValue: json.returnValue,
     };
+    if (fields.cancel) live.cancelRequestedAt = Number(fields.cancel);
+    return live;
   }
 
   /**
@@ -233,6 +235,7 @@ export class RedisRecordCodec {
       startedAt: values?.[2] ?? null,
       lastAttemptedAt: values?.[3] ?? null,
       workers: values?.[4] ?? null,
+      cancel: values?.[7] ?? null,
     };
   }
 

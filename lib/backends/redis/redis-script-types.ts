@@ -112,6 +112,8 @@ export interface AcquiredRaw {
   data: string | null;
   startedAtMs: number;
   workersJson: string;
+  /** When a cancel was asked of it while it was leased before (ms), null when none. */
+  cancel: string | null;
 }
 
 /** What acquire.lua replies: a StoreReply per finished record, then what it leased. */

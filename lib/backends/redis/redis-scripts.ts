@@ -116,12 +116,13 @@ export class RedisScripts {
       return { stored, leased: null, poolLapsed: { lapsedMs } };
     }
     const tasks: AcquiredRaw[] = [];
-    for (let i = storedCount + 3; i < reply.length; i += 4) {
+    for (let i = storedCount + 3; i < reply.length; i += 5) {
       tasks.push({
         id: reply[i] as string,
         data: reply[i + 1] as string | null,
         startedAtMs: Number(reply[i + 2]),
         workersJson: reply[i + 3] as string,
+        cancel: reply[i + 4] as string | null,
       });
     }
     const nowMs = Number(reply[storedCount + 2]);

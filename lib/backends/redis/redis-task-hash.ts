@@ -17,13 +17,15 @@ export interface MutableTaskFields {
   startedAt: string | null;
   lastAttemptedAt: string | null;
   workers: string | null;
+  /** When a cancel was asked of the leased task (ms, cancel-5.lua writes it); absent when none. */
+  cancel?: string | null;
 }
 
 /**
  * The hash fields HMGET asks for: `data`, the MutableTaskFields in their
  * order, `outcome` (set once the task finished, with the attempt's last
  * progress in it), then `progress` (set by storeProgress.lua while an
- * attempt runs).
+ * attempt runs), and `cancel` (see MutableTaskFields).
  */
 export const TASK_HASH_FIELDS = [
   'data',
@@ -33,6 +35,7 @@ export const TASK_HASH_FIELDS = [
   'workers',
   'outcome',
   'progress',
+  'cancel',
 ] as const;
 
 /**

@@ -16,8 +16,8 @@ export interface CancelRequestRow {
 
 /**
  * The statements of cancelling, prepared once per connection: the task
- * looked up in whatever state it is, and the cancel requests addressed to
- * the pools (a forgotten pool's go with it, by a trigger of the schema).
+ * looked up in whatever state it is, a running one's record marked with its
+ * cancel, and the cancel requests addressed to the pools (a forgotten pool's go with it, by a trigger of the schema).
  *
  * @internal
  */
@@ -26,6 +26,7 @@ export class SqliteCancelStatements {
   readonly insertRequest: Statement<[alias: string, pool: string, id: string, requestedAt: number]>;
   readonly selectRequests: Statement<[alias: string, pool: string], CancelRequestRow>;
   readonly deleteRequest: Statement<[alias: string, pool: string, id: string]>;
+  readonly markRequested: Statement<[data: string, seq: number]>;
 
   constructor(db: Database) {
     this.selectTask = db.prepare(`
@@ -40,5 +41,6 @@ export class SqliteCancelStatements {
     this.deleteRequest = db.prepare(
       `DELETE FROM threadmill_cancels WHERE alias = ? AND pool = ? AND id = ?`,
     );
+    this.markRequested = db.prepare(`UPDATE threadmill_tasks SET data = ? WHERE seq = ?`);
   }
 }

@@ -3,6 +3,8 @@ import type { Transaction } from 'better-sqlite3';
 import {
   cancelledRecord,
   deserializeRecord,
+  recordWith,
+  serializeRecord,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type CancelRequest,
@@ -13,9 +15,9 @@ import type { SqliteRows } from './sqlite-rows';
 
 /**
  * Cancelling tasks of one SqliteBackend, each in one write transaction: a
- * waiting task leaves its queue and is stored CANCELLED, a running one gets
- * a request for the pool that holds it (`''` for a lease without a pool),
- * which that pool's children poll.
+ * waiting task leaves its queue and is stored CANCELLED, a running one is
+ * marked (cancelRequestedAt) and gets a request for the pool that holds it
+ * (`''` for a lease without a pool), which that pool's children poll.
  *
  * @internal
  */
@@ -39,7 +41,11 @@ export class SqliteCancels {
       const record = deserializeRecord(id, row.data);
       if (row.state === 'running') {
         sql.cancels.insertRequest.run(alias, row.pool ?? '', id, now);
-        return { outcome: 'requested', record };
+        if (record.cancelRequestedAt) return { outcome: 'requested', record, holder: row.pool };
+        // In its record too, which every later read and lease returns (see TaskRecord).
+        const marked = recordWith(record, { cancelRequestedAt: new Date(now) });
+        sql.cancels.markRequested.run(serializeRecord(marked), row.seq);
+        return { outcome: 'requested', record: marked, holder: row.pool };
       }
       const cancelled = cancelledRecord(record, new Date(now));
       this.rows.finish(cancelled, row, now);

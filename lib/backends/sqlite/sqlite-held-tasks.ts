@@ -160,7 +160,7 @@ export class SqliteHeldTasks {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
     if (!row) return notHeld(tasks.selectTask.get(this.alias, record.id, now), record);
-    this.rows.requeue(record, row.seq, now);
+    this.rows.requeue(record, row, now);
     return 'retried';
   }
 

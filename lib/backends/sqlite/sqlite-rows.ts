@@ -4,6 +4,7 @@ import {
   CorruptTaskDataError,
   deserializeRecord,
   FINISHED_STATUSES,
+  recordWith,
   finishedProgress,
   serializeRecord,
   TaskResultStatus,
@@ -74,15 +75,15 @@ export class SqliteRows {
    * `runAfter` is on the clock of the process that decided the retry, whose
    * time is `now`.
    */
-  requeue(record: TaskRecord, seq: number, now: number): void {
+  requeue(record: TaskRecord, row: TaskRow, now: number): void {
     const wait = delayUntil(record.task.runAfter, now);
     const deferred = wait > 0;
     this.sql.markRetry.run(
       deferred ? 'deferred' : 'ready',
       deferred ? now + wait : null,
       LIVE_TASK_EXPIRES_AT,
-      serializeRecord(record),
-      seq,
+      serializeRecord(withCancelOf(record, row)),
+      row.seq,
     );
   }
 
@@ -116,4 +117,15 @@ export class SqliteRows {
       progress,
     });
   }
+}
+
+/**
+ * `record` with the cancel its stored row holds: one asked while the attempt
+ * ran, which the holder had not heard of, outlives the attempt (the next
+ * lease ends the task CANCELLED). A substring test first: almost no row holds one.
+ */
+function withCancelOf(record: TaskRecord, row: TaskRow): TaskRecord {
+  if (record.cancelRequestedAt || !row.data.includes('"cancelRequestedAt"')) return record;
+  const stored = deserializeRecord(row.id, row.data);
+  return recordWith(record, { cancelRequestedAt: stored.cancelRequestedAt ?? null });
 }

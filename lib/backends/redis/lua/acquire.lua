@@ -111,8 +111,9 @@
   Returns {n, then n store outcomes (1 stored, 0 stale, 2 already stored), in order, then the
   queue index q (0 when every queue is empty, -1 when the caller's pool has lapsed); when
   q = 0, then the ms until a limited queue skipped as full may admit a start (0 for none); when
-  q > 0, then Redis's time used (ms) and 4 per leased task: id, data JSON or false when
-  missing, startedAt ms, worker ids JSON; when q = -1, then Redis's time (ms) and the pool's
+  q > 0, then Redis's time used (ms) and 5 per leased task: id, data JSON or false when
+  missing, startedAt ms, worker ids JSON, the time a cancel was asked of it (ms, written by
+  cancel-5.lua; false when none); when q = -1, then Redis's time (ms) and the pool's
   heartbeat deadline (ms, false when it has none)}
   Errors OOM before anything runs when Redis is over maxmemory; any error
   reply but WRONGTYPE of a task hash command (callSkippingWrongType)
@@ -267,8 +268,10 @@ for q = 1, max > 0 and queueCount or 0 do
       lease[i] = leaseDeadline
       lease[i + 1] = id
       -- A key of another type under our prefix must not abort the batch: it reads as no data.
-      local fields = callSkippingWrongType('HMGET', taskKey, 'data', 'startedAt', 'workers')
+      local fields =
+        callSkippingWrongType('HMGET', taskKey, 'data', 'startedAt', 'workers', 'cancel')
       local data = false
+      local cancel = false
       local startedAt = now
       local workers = firstWorkers
       if fields and fields[1] then
@@ -278,6 +281,9 @@ for q = 1, max > 0 and queueCount or 0 do
         end
         if fields[3] and fields[3] ~= '[]' then
           workers = string.sub(fields[3], 1, -2) .. ',' .. workerJson .. ']'
+        end
+        if fields[4] then
+          cancel = fields[4]
         end
         if pool ~= '' then
           -- A task without data is failed by the caller at once: only readable ones join the pool.
@@ -298,7 +304,8 @@ for q = 1, max > 0 and queueCount or 0 do
       out[n + 2] = data
       out[n + 3] = startedAt
       out[n + 4] = workers
-      n = n + 4
+      out[n + 5] = cancel
+      n = n + 5
     end
     local limit = limits and limits[q]
     if limit and limit[2] > 0 then

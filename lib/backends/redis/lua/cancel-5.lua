@@ -4,7 +4,8 @@
   queue and is stored CANCELLED at once, so no worker can lease it
   afterwards; a running one gets a cancel request in the set of the pool
   that holds it (the hash's `pool`, '' for a lease without a pool), which
-  that pool's children poll; a finished one is left alone. The CANCELLED
+  that pool's children poll, and the hash's `cancel` field, which every later
+  read and lease of the task returns; a finished one is left alone. The CANCELLED
   outcome is built by the caller from the task as it read it, so the task
   is cancelled only while its `workers` field is still what the caller saw:
   a task leased (and perhaps retried) in between is reported changed, and
@@ -16,7 +17,7 @@
   KEYS[2] deferred set (ZSET) of the task's queue
   KEYS[3] running set (ZSET) of the task's queue
   KEYS[4] history (ZSET) cancelled set of the queue, scored by the time it was stored
-  KEYS[5] task hash (HASH)
+  KEYS[5] task hash (HASH); `cancel` set (ms) for a running task
 
   Derived keys: cancel requests of a pool = ARGV[5] .. pool id (ZSET, score =
   request time, ms); listener mark of the finished channel = ARGV[6]
@@ -34,18 +35,19 @@
   (a running task is announced by whoever stores it final) and the channel's
   listener mark exists.
 
-  Returns 1 cancelled (stored CANCELLED), 2 requested (running: a request
-  for its pool), 3 already final (nothing changed), 0 nothing stored under
-  the id, -1 changed since the caller read it (nothing changed)
+  Returns {code, pool}: code 1 cancelled (stored CANCELLED), 2 requested
+  (running: a request for its pool, named as pool), 3 already final
+  (nothing changed), 0 nothing stored under the id, -1 changed since the
+  caller read it (nothing changed); pool '' but for 2
   Errors OOM before anything runs when Redis is over maxmemory
 ]]
 
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[5]) == 0 then
-  return 0
+  return { 0, '' }
 end
 if redis.call('HEXISTS', KEYS[5], 'outcome') == 1 then
-  return 3
+  return { 3, '' }
 end
 local now, nowText = storeClock()
 if redis.call('ZSCORE', KEYS[3], id) ~= false then
@@ -55,15 +57,18 @@ if redis.call('ZSCORE', KEYS[3], id) ~= false then
   end
   -- The first request's time is kept: its age bounds how long it waits to be handled.
   redis.call('ZADD', ARGV[5] .. pool, 'NX', nowText, id)
-  return 2
+  -- On the task too, so every later read and lease of it knows (the lease it is under may end
+  -- before its holder hears of the request).
+  redis.call('HSETNX', KEYS[5], 'cancel', nowText)
+  return { 2, pool }
 end
 local workers = redis.call('HGET', KEYS[5], 'workers')
 if (workers or '') ~= ARGV[2] then
-  return -1
+  return { -1, '' }
 end
 local removed = redis.call('ZREM', KEYS[1], id) + redis.call('ZREM', KEYS[2], id)
 if removed == 0 then
-  return 0
+  return { 0, '' }
 end
 redis.call('HSET', KEYS[5], 'outcome', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[4])
@@ -71,4 +76,4 @@ redis.call('ZADD', KEYS[4], nowText, id)
 if redis.call('EXISTS', ARGV[6]) == 1 then
   redis.call('PUBLISH', ARGV[6], ARGV[7])
 end
-return 1
+return { 1, '' }

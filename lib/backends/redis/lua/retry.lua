@@ -10,7 +10,8 @@
   runAfter moved), its worker ids kept so its attempts still count, its
   startedAt kept (the start of its first attempt, which acquire leaves
   alone), its progress kept (the failed attempt's, shown until the next
-  attempt starts), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
+  attempt starts), a cancel asked during the attempt kept (the next lease
+  ends it CANCELLED), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
   A record not held whose hash already holds this very data was sent back
   by an earlier call whose reply was lost, and is reported so. The #!lua
@@ -20,7 +21,8 @@
 
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
-  KEYS[5r-3] task (HASH) data, status and workers replaced; score, startedAt and progress kept
+  KEYS[5r-3] task (HASH) data, status and workers replaced; score, startedAt, progress and
+    cancel kept
   KEYS[5r-2] deferred set (ZSET) of the task's queue, score = due time (ms, Redis's clock)
   KEYS[5r-1] ready queue (ZSET) of the task's queue
   KEYS[5r] wake-up tokens (LIST) of the task's queue
@@ -75,7 +77,7 @@ for r = 1, #KEYS / 5 do
     if pool then
       redis.call('SREM', poolPrefix .. pool, id)
     end
-    local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt', 'progress')
+    local kept = callSkippingWrongType('HMGET', taskKey, 'score', 'startedAt', 'progress', 'cancel')
     local score = kept and kept[1] or ARGV[5 * r + 5]
     redis.call('DEL', taskKey)
     redis.call('HSET', taskKey, 'data', ARGV[5 * r + 2], 'status', ARGV[1],
@@ -85,6 +87,10 @@ for r = 1, #KEYS / 5 do
     end
     if kept and kept[3] then
       redis.call('HSET', taskKey, 'progress', kept[3])
+    end
+    if kept and kept[4] then
+      -- A cancel asked during the attempt outlives it: the next lease ends the task CANCELLED.
+      redis.call('HSET', taskKey, 'cancel', kept[4])
     end
     local wait = tonumber(ARGV[5 * r + 4])
     if wait > 0 then
