@@ -10,6 +10,7 @@ export * from './pool-status';
 export * from './activity-buckets';
 export * from './listing.messages';
 export * from './control-store.interface';
+export * from './cancel-delivery';
 export * from './acknowledge-then-acquire';
 export * from './task-context';
 export * from './task-progress';

@@ -20,14 +20,15 @@ import {
   type TaskRecord,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
+import { holderAnswer } from './holder-answer';
 import { sweepSegment } from './segment-sweep';
 
 /** What `cancel` did, and the task as it stands after it. */
 export interface TaskCancellation<T = unknown> {
   /**
-   * `cancelled`: it was waiting and is now final CANCELLED, it will never run;
-   * `requested`: it is running, and the pool that holds it aborts its
-   * signal within about a second (the attempt then ends CANCELLED);
+   * `cancelled`: it had not started and is now final CANCELLED, it will never run;
+   * `requested`: it had started, and the pool that holds it aborts its
+   * signal (the attempt then ends CANCELLED);
    * `already-final`: it had finished, nothing changed.
    */
   outcome: CancelOutcome;
@@ -87,9 +88,13 @@ export class TaskControlService {
 
   /**
    * Cancels one task. A waiting (ready or deferred) task is stored CANCELLED
-   * at once and never runs; a running one's `TaskContext.signal` is aborted
-   * with a `TaskCancelledError` by the pool that holds it, and its attempt
-   * ends CANCELLED (final, never retried). A finished task is left alone.
+   * at once and never runs. A leased one is asked of the pool that holds it,
+   * and the answer waits for that pool (up to CANCEL_ANSWER_WITHIN_MS): one
+   * it had not started ends CANCELLED without running (`cancelled`); one it
+   * runs has its `TaskContext.signal` aborted with a `TaskCancelledError`
+   * (`requested`), and its attempt ends CANCELLED (final, never retried).
+   * Either way it never starts after this answers. A finished task is left
+   * alone.
    *
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    * @throws UnknownBackendError when no backend has this alias.
@@ -99,7 +104,7 @@ export class TaskControlService {
     options: ManualControlOptions = {},
   ): Promise<TaskCancellation<T>> {
     const alias = options.backend ?? this.backends.defaultAlias;
-    const { outcome, record } = await this.backends.get(alias).cancel(id);
+    const { outcome, record } = await holderAnswer(this.backends.get(alias), id);
     return { outcome, result: new TaskResult<T>(record, this.backends.sourceFor(alias)) };
   }
 

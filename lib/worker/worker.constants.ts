@@ -62,12 +62,3 @@ export const DEFAULT_HEARTBEAT_TOLERANCE_MS = 30_000;
  * max(this, 2 maintenance intervals) and looks only at tasks running that long.
  */
 export const LEASE_CHECK_MIN_MS = 1_000;
-
-/** How often a worker child reads its pool's cancel requests (one cheap call each time). */
-export const CANCEL_POLL_MS = 500;
-
-/**
- * A cancel request older than this is dropped unhandled: its task finished
- * (or left the pool) before any child of the pool saw it.
- */
-export const CANCEL_REQUEST_TTL_MS = 60_000;

@@ -3,6 +3,11 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
+import {
+  CANCEL_POLL_MS,
+  CANCEL_REQUEST_TTL_MS,
+  CANCEL_VIEW_FRESH_MS,
+} from '../core/cancel-delivery';
 import { currentTaskContext } from '../core/current-task';
 import { EventStream } from '../core/event-stream';
 import type { TaskBackend } from '../core/task-backend.interface';
@@ -34,8 +39,6 @@ import {
   IDLE_ACQUIRE_WAIT_MS,
   LIVENESS_BEAT_MS,
   LIVENESS_CHECK_MS,
-  CANCEL_POLL_MS,
-  CANCEL_REQUEST_TTL_MS,
   LEASE_CHECK_MIN_MS,
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
@@ -175,7 +178,11 @@ export class WorkerLauncher {
       retryDelayMs: RETRY_DELAY_MS,
       poolId: process.env[WORKER_POOL_ENV] || undefined,
       leaseCheckMs: Math.max(LEASE_CHECK_MIN_MS, 2 * backend.maintenanceIntervalMs),
-      cancelPoll: { everyMs: CANCEL_POLL_MS, requestTtlMs: CANCEL_REQUEST_TTL_MS },
+      cancelPoll: {
+        everyMs: CANCEL_POLL_MS,
+        requestTtlMs: CANCEL_REQUEST_TTL_MS,
+        freshMs: CANCEL_VIEW_FRESH_MS,
+      },
       hardStopAfterMs: (name) => this.registry.find(name)?.options.cancel?.hardStopAfterMs,
       liveness,
       metrics,

@@ -12,22 +12,31 @@ export interface CancelWatchDeps {
   readonly everyMs: number;
   /** Age after which a request nobody handled is dropped (its task finished first). */
   readonly requestTtlMs: number;
-  /** Stops the attempt of `id` if this child holds it; true when it did. */
+  /** Oldest a read may be for `mayStart` to answer from it (see cancel-delivery). */
+  readonly freshMs: number;
+  /** Handles the request for `id` if this child holds it; true when it may be dropped. */
   readonly cancel: (id: string) => boolean;
+  readonly now?: () => number;
 }
 
 /**
- * Delivers cancel requests to the attempts this child runs: one read of its
- * pool's requests per period (nothing on the per-task path), the attempts it
- * holds stopped, and the requests it handled (or that went stale) removed in
- * one more call, only when there are any. A request for a task another child
- * of the pool holds is left for that child.
+ * Delivers cancel requests to the tasks this child holds: one read of its
+ * pool's requests per period (nothing on the per-task path), each handled
+ * by the child, and the handled ones (or those gone stale) removed in one
+ * more call, only when there are any. A request for a task another child of
+ * the pool holds is left for that child. The last read is also what the
+ * child asks before it starts a leased task: whether it named the task, and
+ * whether it is recent enough to answer at all.
  *
  * @internal
  */
 export class CancelWatch {
   private timer: NodeJS.Timeout | null = null;
-  private polling = false;
+  private reading: Promise<void> | null = null;
+  /** The ids the last read named. */
+  private named = new Set<string>();
+  /** When the last read that succeeded was sent (this process's clock). */
+  private readSentAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: CancelWatchDeps) {}
 
@@ -35,7 +44,7 @@ export class CancelWatch {
   static of(
     child: Pick<CancelWatchDeps, 'backend' | 'logger'> & {
       poolId?: string;
-      cancelPoll?: { everyMs: number; requestTtlMs: number };
+      cancelPoll?: { everyMs: number; requestTtlMs: number; freshMs: number };
     },
     cancel: (id: string) => boolean,
   ): CancelWatch | null {
@@ -53,13 +62,40 @@ export class CancelWatch {
     this.timer = null;
   }
 
+  /**
+   * Whether the leased task `id` may start now: true when the last read did
+   * not name it and is recent; false when it named it (a cancel came first);
+   * null when the last read is too old to tell (read again with `sync`).
+   */
+  mayStart(id: string): boolean | null {
+    if (this.named.has(id)) return false;
+    return this.now() - this.readSentAt < this.deps.freshMs ? true : null;
+  }
+
+  /** Resolves after a read sent from now on has ended (it may have failed). */
+  async sync(): Promise<void> {
+    if (this.reading) await this.reading;
+    await this.poll();
+  }
+
+  /** The read under way, else a new one. */
+  poll(): Promise<void> {
+    if (this.reading) return this.reading;
+    const reading = this.read().finally(() => {
+      this.reading = null;
+    });
+    this.reading = reading;
+    return reading;
+  }
+
   /** One read and, when anything was handled or is stale, one removal. */
-  async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
+  private async read(): Promise<void> {
     const { backend, poolId } = this.deps;
+    const sentAt = this.now();
     try {
       const requests = await backend.cancelRequests(poolId);
+      this.named = new Set(requests.map((request) => request.id));
+      this.readSentAt = sentAt;
       if (requests.length === 0) return;
       const staleBefore = Date.now() - this.deps.requestTtlMs;
       const done = requests
@@ -71,8 +107,10 @@ export class CancelWatch {
     } catch (error) {
       // A missed poll only delays a cancel: the request stays until handled.
       this.deps.logger.warn(cancelPollFailed(poolId, error));
-    } finally {
-      this.polling = false;
     }
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? performance.now();
   }
 }

@@ -41,10 +41,11 @@ export interface WorkerChildDeps {
   /** Period of the check for tasks whose lease is gone (see LeaseCheck); omitted, none runs. */
   readonly leaseCheckMs?: number;
   /**
-   * Period of the read of the pool's cancel requests, and the age after
-   * which an unhandled one is dropped; omitted (or no poolId), none runs.
+   * Period of the read of the pool's cancel requests, the age after which
+   * an unhandled one is dropped, and the oldest a read may be when a leased
+   * task starts (see cancel-delivery); omitted (or no poolId), none runs.
    */
-  readonly cancelPoll?: { everyMs: number; requestTtlMs: number };
+  readonly cancelPoll?: { everyMs: number; requestTtlMs: number; freshMs: number };
   /** A task's declared `cancel.hardStopAfterMs`, by its name (none: cooperative only). */
   readonly hardStopAfterMs?: (taskName: string) => number | undefined;
   /** Draws the recycling jitter; `Math.random` outside tests. */

@@ -1,5 +1,4 @@
 import { CancelHook } from '../../core/cancel-hook';
-import { cancelledRecord } from '../../core/cancelled-record';
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
@@ -8,7 +7,6 @@ import { ChangeSignal } from '../../utils/change-signal.util';
 import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
 import { AcquireLanes } from './acquire-lanes';
-import { CancelWatch } from './cancel-watch';
 import { LeaseCheck, type RunningTask } from './lease-check';
 import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
@@ -16,6 +14,7 @@ import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
 import { OverrunWatch } from './overrun-watch';
 import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
+import { ChildCancels } from './child-cancels';
 import { ProgressReport } from './progress-report';
 import { stampSlot, TaskSlots } from './task-slots';
 import type { WorkerChildDeps } from './worker-child.deps';
@@ -28,8 +27,12 @@ const PROGRESS_REPORT_MS = 250;
 /** A leased task this child runs (or is about to start). */
 interface Held extends RunningTask {
   readonly slot: number;
+  /** The worker id its acquire recorded (the slot's own is stamped when it starts). */
+  readonly batchWorkerId: string;
   /** Requested by a cancel request: the attempt's signal aborts with it. */
   readonly cancel: CancelHook;
+  /** Its method was called; until then a cancel ends it without running it. */
+  started: boolean;
 }
 
 /**
@@ -51,13 +54,14 @@ export class WorkerChild {
   private readonly orphans: OrphanSearch;
   private readonly progress: ProgressReport;
   private readonly leaseCheck: LeaseCheck | null;
-  private readonly cancelWatch: CancelWatch | null;
   private readonly overruns: OverrunWatch;
   private readonly lanes: AcquireLanes;
   /** Started and not yet finished: what an urgent stop releases. */
   private readonly held = new Map<string, Held>();
   /** Leased, not started: what any stop, a pause or a cancel gives back unstarted. */
   private readonly shelf: PrefetchShelf;
+  /** The pool's cancel requests for what this child holds, and whether a leased task may start. */
+  private readonly cancels: ChildCancels;
   private readonly giveBack: LeaseGiveBack;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
   /** Stopping to be replaced (see recycle), not because the pool asked. */
@@ -88,6 +92,7 @@ export class WorkerChild {
       settled: (batch) => {
         this.ledger.forget(batch.map((r) => r.id));
         this.progress.count(batch);
+        this.cancels.stored(batch);
       },
     });
     this.orphans = new OrphanSearch({ ...deps, queues: options.queues, ledger: this.ledger });
@@ -115,7 +120,12 @@ export class WorkerChild {
           : new Map<string, RunningTask>([...this.held, ...this.shelf.tasks]),
       (id, status) => this.abandon(id, status),
     );
-    this.cancelWatch = CancelWatch.of(deps, (id) => this.cancelHeld(id));
+    this.cancels = new ChildCancels({
+      ...deps,
+      store: (record) => this.outcomes.add(record),
+      takeWaiting: (id) => this.shelf.take(id)?.record,
+      stopRunning: (id) => this.stopRunning(id),
+    });
     this.overruns = new OverrunWatch(
       (id, task) => this.held.get(id) === task,
       // Only the pool can end code that ignores its signal, by ending this process.
@@ -132,7 +142,7 @@ export class WorkerChild {
   async run(): Promise<ChildExitReason> {
     await this.deps.channel.send({ kind: 'ready' });
     this.leaseCheck?.start();
-    this.cancelWatch?.start();
+    this.cancels.watch();
     if (this.slots.placesFree > 0) this.shelf.start();
     try {
       const reasons = await this.lanes.run();
@@ -142,7 +152,7 @@ export class WorkerChild {
       return this.stopMode === 'none' ? reason : 'stopped';
     } finally {
       this.leaseCheck?.stop();
-      this.cancelWatch?.stop();
+      this.cancels.unwatch();
       this.shelf.stop();
       await this.progress.send();
     }
@@ -198,16 +208,30 @@ export class WorkerChild {
     if (this.stopMode === 'none' && this.shelf.size > 0) this.begin(this.shelf.startable());
   }
 
+  /** Into their slots: each starts unless a cancel came first (see ChildCancels.start). */
   private begin(starting: readonly StartingTask[]): void {
     for (const { record, slot, batchWorkerId } of starting) {
-      const task = { record, slot, since: Date.now(), cancel: new CancelHook() };
+      const cancel = new CancelHook();
+      const task = { record, slot, batchWorkerId, since: Date.now(), cancel, started: false };
       this.held.set(record.id, task);
-      this.start(stampSlot(record, batchWorkerId, this.workerId(slot)), task);
+      this.cancels.start(record, {
+        // Released by an urgent stop, or its lease taken back, while it waited for a read.
+        held: () => this.held.get(record.id) === task,
+        start: () => this.start(task),
+        cancelled: () => {
+          this.held.delete(record.id);
+          this.slots.vacate(slot);
+          this.startWaiting();
+          this.changes.notify();
+        },
+      });
     }
   }
 
-  private start(record: TaskRecord, task: Held): void {
+  private start(task: Held): void {
     const { slot, cancel } = task;
+    task.started = true;
+    const record = stampSlot(task.record, task.batchWorkerId, this.workerId(slot));
     this.deps.liveness?.started(record);
     this.overruns.started(record.id, task, record.task.timeoutMs);
     // Its lines and metrics come from the event stream the task runner emits to.
@@ -251,9 +275,10 @@ export class WorkerChild {
 
   /** The LeaseCheck found the lease of a task this child runs taken back: its slot works again. */
   private abandon(id: string, status: string): void {
-    const task = this.held.get(id) ?? this.shelf.take(id);
+    const held = this.held.get(id);
+    const task = held ?? this.shelf.take(id);
     if (!task) return;
-    if ('slot' in task && this.held.delete(id)) this.slots.vacate(task.slot);
+    if (held && this.held.delete(id)) this.slots.vacate(held.slot);
     this.overruns.ended(id);
     this.startWaiting();
     this.deps.logger.warn(taskAbandoned(task.record, status));
@@ -261,17 +286,11 @@ export class WorkerChild {
     this.changes.notify();
   }
 
-  /** A cancel request for `id`: stops its attempt when this child holds it. */
-  private cancelHeld(id: string): boolean {
-    const waiting = this.shelf.take(id);
-    if (waiting) {
-      // Never started: CANCELLED without running, as a waiting task is.
-      this.deps.logger.log(taskCancelRequested(waiting.record));
-      this.outcomes.add(cancelledRecord(waiting.record, new Date()));
-      return true;
-    }
+  /** A cancel request for a task this child holds: see ChildCancelsDeps.stopRunning. */
+  private stopRunning(id: string): boolean | null {
     const task = this.held.get(id);
     if (!task) return false;
+    if (!task.started) return null;
     if (task.cancel.requested) return true;
     this.deps.logger.log(taskCancelRequested(task.record));
     task.cancel.request();

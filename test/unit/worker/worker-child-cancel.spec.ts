@@ -10,7 +10,7 @@ const POOL = 'pool-1';
 function setupCancellingChild(requestTtlMs = 60_000) {
   const setup = setupChild(
     { threads: 1 },
-    { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs } },
+    { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs, freshMs: 1_000 } },
   );
   const aborted: string[] = [];
   const runTask = setup.deps.runTask;
@@ -80,7 +80,7 @@ describe('WorkerChild cancel requests', () => {
   it('asks the pool for a hard stop when a cancelled task declaring one still runs after its grace', async () => {
     const { backend, runs, child, deps, messages } = setupChild(
       { threads: 2 },
-      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000 } },
+      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000, freshMs: 1_000 } },
     );
     // Both tasks ignore their signal; only 'stubborn' declares a hard stop.
     deps.hardStopAfterMs = (name) => (name === 'stubborn' ? 30 : undefined);

@@ -155,7 +155,7 @@ describe('WorkerChild with --prefetch', () => {
   it('ends a prefetched task CANCELLED without running it when its cancel is requested', async () => {
     const { backend, runs, child, journal } = setupChild(
       { threads: 1, prefetch: 1 },
-      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000 } },
+      { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000, freshMs: 1_000 } },
     );
     await backend.beatPool(POOL, 60_000);
     await enqueueReady(backend, 'a', 'b');
