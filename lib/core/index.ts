@@ -11,6 +11,7 @@ export * from './activity-buckets';
 export * from './listing.messages';
 export * from './control-store.interface';
 export * from './acknowledge-then-acquire';
+export * from './finished-record';
 export * from './task-context';
 export * from './task-progress';
 export * from './attempt-progress';
