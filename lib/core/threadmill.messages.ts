@@ -16,6 +16,10 @@ export const notJsonSafe = (taskName: string, path: string, reason: string): str
   `Task "${taskName}": ${path} ${reason}, so it would not survive a JSON round trip unchanged. ` +
   `Pass only JSON values (null, booleans, finite numbers, strings, arrays and plain objects).`;
 
+export const nestedTooDeep = (taskName: string, what: string, maxDepth: number): string =>
+  `Task "${taskName}": the arrays and objects of its ${what} are nested more than ${maxDepth} levels deep. ` +
+  `Flatten the data, or pass a reference to it (an id, a URL) instead.`;
+
 export const invalidPriority = (
   taskName: string,
   priority: unknown,
