@@ -123,4 +123,25 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     }
     await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
   });
+
+  it.each([
+    ['task', (name: string) => ['enqueue', name]],
+    ['queue', (name: string) => ['enqueue', 'sample.echo', '--queue', name]],
+    ['alias', (name: string) => ['enqueue', 'sample.echo', '--backend', name]],
+  ])(
+    'a queue, task or alias name with a newline is printed escaped in the refusal: %s',
+    async (_what, command) => {
+      const name = 'nope\nerror: forged line';
+      const outcome = await stage.command(command(name));
+      expect(outcome.code).toBe(2);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toContain(JSON.stringify(name));
+      // Only the refusal's own line starts with "error:".
+      const lines = outcome.stderr.split('\n');
+      expect(lines.filter((line) => line.startsWith('error:'))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('forged line') && !line.includes('\\n'))).toEqual(
+        [],
+      );
+    },
+  );
 });
