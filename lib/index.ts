@@ -74,6 +74,7 @@ export { TaskResultStatus } from './core/task-result-status.enum';
 export {
   DEFAULT_BACKEND_ALIAS,
   DEFAULT_QUEUE,
+  MAX_JSON_DEPTH,
   PRIORITY_MAX,
   PRIORITY_MIN,
 } from './core/threadmill.constants';

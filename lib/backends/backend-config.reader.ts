@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { BackendConfig } from '../core/backend-config.interface';
 import type { QueueLimits } from '../core/queue-limits';
 import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
+import { shown } from '../core/shown';
 import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
 import {
@@ -176,7 +177,10 @@ export class BackendConfigReader {
       for (const [key, limit] of Object.entries(value as Record<string, unknown>)) {
         if (allowQueues && key === 'queues') continue;
         if (!STATUS_KEYS.includes(key)) {
-          this.fail(where, `has "${key}", which is not a final status (${STATUS_KEYS.join(', ')})`);
+          this.fail(
+            where,
+            `has ${shown(key)}, which is not a final status (${STATUS_KEYS.join(', ')})`,
+          );
         }
         const path = `${where}.${key}`;
         if (typeof limit !== 'object' || limit === null || Array.isArray(limit)) {
@@ -184,7 +188,7 @@ export class BackendConfigReader {
         }
         for (const [field, number] of Object.entries(limit as Record<string, unknown>)) {
           if (field !== 'maxAgeMs' && field !== 'maxCount') {
-            this.fail(path, `has "${field}"; the limits are maxAgeMs and maxCount`);
+            this.fail(path, `has ${shown(field)}; the limits are maxAgeMs and maxCount`);
           }
           if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
             this.fail(
@@ -203,7 +207,7 @@ export class BackendConfigReader {
       }
       for (const [queue, limits] of Object.entries(queues as Record<string, unknown>)) {
         if (!this.queues.includes(queue)) {
-          this.fail('retention.queues', `names "${queue}", which this backend does not serve`);
+          this.fail('retention.queues', `names ${shown(queue)}, which this backend does not serve`);
         }
         byStatus(`retention.queues.${queue}`, limits, false);
       }
@@ -249,7 +253,7 @@ export class BackendConfigReader {
   oneOf<T extends string>(option: string, choices: readonly T[], fallback: T): T {
     const value = this.options[option] ?? fallback;
     if (!choices.includes(value as T)) {
-      const listed = choices.map((choice) => `"${choice}"`).join(' or ');
+      const listed = choices.map(shown).join(' or ');
       this.fail(option, `must be ${listed}, got ${shownValue(value)}`);
     }
     return value as T;

@@ -1,4 +1,5 @@
 import type { QueueLimits } from '../core/queue-limits';
+import { shown } from '../core/shown';
 import { isValidName } from '../core/validate-name.util';
 
 /** Refuses `option` with `problem`, as BackendConfigReader.fail does. */
@@ -28,7 +29,7 @@ export function readQueueEntry(
   const where = `queues[${index}]`;
   for (const key of Object.keys(entry)) {
     if (!QUEUE_FIELDS.includes(key)) {
-      fail(where, `has "${key}"; a queue is { name, concurrency?, rateLimit? }`);
+      fail(where, `has ${shown(key)}; a queue is { name, concurrency?, rateLimit? }`);
     }
   }
   if (!isValidName(entry.name)) fail(`${where}.name`, 'must be a queue name');
@@ -48,7 +49,8 @@ export function readQueueEntry(
       );
     }
     const extra = Object.keys(rate).filter((key) => key !== 'max' && key !== 'perMs');
-    if (extra.length > 0) fail(`${where}.rateLimit`, `has "${extra[0]}"; it is { max, perMs }`);
+    if (extra.length > 0)
+      fail(`${where}.rateLimit`, `has ${shown(extra[0])}; it is { max, perMs }`);
     limits.rateLimit = { max: rate.max, perMs: rate.perMs };
   }
   return { name: entry.name, limits: Object.keys(limits).length > 0 ? limits : null };

@@ -1,5 +1,6 @@
 import type { ManualRetryOutcome, RemoveOutcome } from './manual-retry';
 import type { QueueLimits } from './queue-limits';
+import { shown, shownList } from './shown';
 
 /**
  * The user-facing sentences of controlling running work (time limits,
@@ -8,7 +9,7 @@ import type { QueueLimits } from './queue-limits';
  */
 
 export const invalidTimeoutMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
+  `Task ${shown(taskName)}: timeoutMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
 
 export const timeoutNotBelowLease = (
   taskName: string,
@@ -16,35 +17,33 @@ export const timeoutNotBelowLease = (
   alias: string,
   leaseTtlMs: number,
 ): string =>
-  `Task "${taskName}": timeoutMs (${timeoutMs} ms) must be below the lease of backend "${alias}" ` +
+  `Task ${shown(taskName)}: timeoutMs (${timeoutMs} ms) must be below the lease of backend ${shown(alias)} ` +
   `(leaseTtl ${leaseTtlMs} ms), which fails an unacknowledged attempt anyway. Lower timeoutMs or ` +
   `raise the backend's leaseTtl.`;
 
 export const taskTimedOut = (id: string, taskName: string, timeoutMs: number): string =>
-  `Task "${taskName}" (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
+  `Task ${shown(taskName)} (${id}) ran past its timeoutMs (${timeoutMs} ms): its attempt failed and ` +
   `its TaskContext.signal was aborted. Raise timeoutMs if the task was merely slow.`;
 
 export const invalidHardStopAfterMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
+  `Task ${shown(taskName)}: cancel.hardStopAfterMs must be a whole number of milliseconds above 0 ` +
   `(got ${String(value)}).`;
 
 export const taskCancelled = (id: string, taskName: string): string =>
-  `Task "${taskName}" (${id}) was cancelled: it is final and will not be retried.`;
+  `Task ${shown(taskName)} (${id}) was cancelled: it is final and will not be retried.`;
 
 export const invalidCancelFilter = (filter: string): string =>
   `cancelWaiting needs { queue } or { taskName } naming what to cancel, got ${filter}.`;
 
 export const unknownQueue = (queue: string, alias: string, queues: readonly string[]): string =>
-  `Threadmill backend "${alias}" has no queue "${queue}" (configured: ${queues
-    .map((q) => `"${q}"`)
-    .join(', ')}). Name one of those, or add it to the backend's queues.`;
+  `Threadmill backend ${shown(alias)} has no queue ${shown(queue)} (configured: ${shownList(queues)}). Name one of those, or add it to the backend's queues.`;
 
 export const queuePaused = (queue: string, alias: string): string =>
-  `Paused queue "${queue}" of backend "${alias}": no worker pool starts its tasks (running ones ` +
+  `Paused queue ${shown(queue)} of backend ${shown(alias)}: no worker pool starts its tasks (running ones ` +
   `finish, enqueues are stored) until \`threadmill queues resume ${queue}\`.`;
 
 export const queueResumed = (queue: string, alias: string): string =>
-  `Resumed queue "${queue}" of backend "${alias}": idle workers take its tasks now.`;
+  `Resumed queue ${shown(queue)} of backend ${shown(alias)}: idle workers take its tasks now.`;
 
 const STATUSES = {
   retryAll: "'FAILED' | 'CANCELLED'",
@@ -82,8 +81,8 @@ export const limitsWord = (limits: QueueLimits | null): string => {
 
 export const queueLimitsSet = (queue: string, alias: string, limits: QueueLimits | null): string =>
   limits
-    ? `Limited queue "${queue}" of backend "${alias}" across every worker pool: ${limitsWord(limits)}.`
-    : `Lifted the limits of queue "${queue}" of backend "${alias}": its tasks start as workers take them.`;
+    ? `Limited queue ${shown(queue)} of backend ${shown(alias)} across every worker pool: ${limitsWord(limits)}.`
+    : `Lifted the limits of queue ${shown(queue)} of backend ${shown(alias)}: its tasks start as workers take them.`;
 
 export const limitOptionsMissing = (): string =>
   'give --concurrency <n>, --rate <max/perMs> or both, or --clear alone to lift the limits';

@@ -1,4 +1,5 @@
 /** Text of the web dashboard (ThreadmillDashboardModule), written once. */
+import { shown, shownList } from './shown';
 
 export const dashboardAccessRuleMissing = (): string =>
   'ThreadmillDashboardModule.forRoot has no access rule, so it would let anyone who reaches the ' +
@@ -7,7 +8,7 @@ export const dashboardAccessRuleMissing = (): string =>
   'reach (local development). See docs/dashboard.md.';
 
 export const invalidDashboardOption = (option: string, problem: string): string =>
-  `ThreadmillDashboardModule.forRoot: option "${option}" ${problem}.`;
+  `ThreadmillDashboardModule.forRoot: option ${shown(option)} ${problem}.`;
 
 export const dashboardAssetsMissing = (): string =>
   "The dashboard's page is not built: its assets are missing. Run `npm run build` in the " +
@@ -17,16 +18,16 @@ export const dashboardAssetsMissingAt = (dir: string): string =>
   `${dashboardAssetsMissing()} Looked in ${dir}.`;
 
 export const dashboardAssetNotFound = (file: string): string =>
-  `The dashboard has no asset "${file}".`;
+  `The dashboard has no asset ${shown(file)}.`;
 
 export const dashboardRouteNotFound = (path: string): string =>
-  `The dashboard has no route "${path}".`;
+  `The dashboard has no route ${shown(path)}.`;
 
 export const unknownDashboardAlias = (alias: string, aliases: readonly string[]): string =>
-  `The dashboard shows no backend "${alias}" (it shows: ${aliases.map((a) => `"${a}"`).join(', ')}).`;
+  `The dashboard shows no backend ${shown(alias)} (it shows: ${shownList(aliases)}).`;
 
 export const invalidDashboardInput = (name: string, expected: string): string =>
-  `"${name}" ${expected}.`;
+  `${shown(name)} ${expected}.`;
 
 export const dashboardReadRefused = (): string =>
   'You may not read this dashboard (its authorize rule or guards refused the request).';
@@ -52,7 +53,7 @@ export const dashboardActionLine = (event: {
   readonly count: number;
 }): string =>
   `Dashboard: ${event.who ?? 'an unidentified user'} did ${event.action} on ${event.target} ` +
-  `(backend "${event.backend}"): ${event.count} affected.`;
+  `(backend ${shown(event.backend)}): ${event.count} affected.`;
 
 export const dashboardFailed = (): string =>
   "The dashboard could not answer this request; the server's log says why.";
@@ -61,4 +62,4 @@ export const dashboardRequestFailedLog = (method: string, url: string): string =
   `The dashboard's ${method} ${url} failed`;
 
 export const dashboardReadFailedLog = (what: string, alias: string): string =>
-  `The dashboard's ${what} of backend "${alias}" could not be read`;
+  `The dashboard's ${what} of backend ${shown(alias)} could not be read`;

@@ -1,6 +1,7 @@
 import { InvalidQueryError } from './errors/invalid-query.error';
 import { assertKnownQueue } from './known-queue';
 import { invalidListCursor, invalidListLimit, invalidListSegment } from './listing.messages';
+import { shown } from './shown';
 import {
   QUEUE_SEGMENTS,
   finishedSegment,
@@ -199,9 +200,7 @@ function decodeListCursor(cursor: string, queue: string, segment: QueueSegment):
   }
   if (parsed[1] !== queue || parsed[2] !== segment) {
     throw new InvalidQueryError(
-      invalidListCursor(
-        `belongs to the ${String(parsed[2])} tasks of queue "${String(parsed[1])}"`,
-      ),
+      invalidListCursor(`belongs to the ${shown(parsed[2])} tasks of queue ${shown(parsed[1])}`),
     );
   }
   return { score: parsed[3], tie: parsed[4] };

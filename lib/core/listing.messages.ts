@@ -2,14 +2,14 @@
  * The user-facing sentences of the store's listing reads (task pages,
  * activity buckets), written once (as threadmill.messages.ts).
  */
+import { shownList } from './shown';
 
 export const invalidListLimit = (value: unknown, max: number): string =>
   `listTasks: limit must be a whole number from 1 to ${max} (got ${String(value)}). ` +
   `Ask for the rest with the page's \`next\` cursor.`;
 
 export const invalidListSegment = (value: unknown, segments: readonly string[]): string =>
-  `listTasks: segment must be one of ${segments.map((s) => `"${s}"`).join(', ')} ` +
-  `(got ${JSON.stringify(value)}).`;
+  `listTasks: segment must be one of ${shownList(segments)} ` + `(got ${JSON.stringify(value)}).`;
 
 export const invalidListCursor = (detail: string): string =>
   `listTasks: the cursor ${detail}. Send back a page's \`next\` unchanged, with the same queue ` +

@@ -10,7 +10,8 @@ import type {
   TaskTraceContext,
 } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
-import { corruptTaskData, notJsonSafe } from './threadmill.messages';
+import { MAX_JSON_DEPTH } from './threadmill.constants';
+import { corruptTaskData, nestedTooDeep, notJsonSafe } from './threadmill.messages';
 import type { TaskUniqueness } from './unique-key';
 
 /** The stored JSON shape of a TaskRecord: times as epoch milliseconds. */
@@ -54,8 +55,9 @@ function isPlainScalar(value: unknown): value is string | boolean | null {
 
 /**
  * Throws `InvalidTaskError` unless `value` survives `JSON.parse(JSON.stringify(value))`
- * unchanged. Dates are refused rather than silently turned into strings.
- * `what` names the root in the message (`args`, `return value`).
+ * unchanged, nested at most MAX_JSON_DEPTH levels. Dates are refused rather
+ * than silently turned into strings. `what` names the root in the message
+ * (`args`, `return value`).
  */
 export function assertJsonSafe(value: unknown, taskName: string, what: string): void {
   // Scalars need no walk (most return values, and every argument list is an array).
@@ -85,6 +87,10 @@ export function assertJsonSafe(value: unknown, taskName: string, what: string): 
         return fail('is a function');
     }
     if (node === null) return;
+    // The path is the depth: one comparison per array or object, none per scalar.
+    if (keys.length >= MAX_JSON_DEPTH) {
+      throw new InvalidTaskError(nestedTooDeep(taskName, what, MAX_JSON_DEPTH));
+    }
     const obj = node as object;
     if (ancestors.has(obj)) fail('is a cycle back to an enclosing value');
     if (Array.isArray(obj)) {

@@ -11,6 +11,14 @@ export const PRIORITY_MAX = 100;
 /** Largest serialized `args` (bytes of JSON, UTF-8) enqueue accepts unless the backend sets its own limit: 1 MiB. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
+/**
+ * Deepest nesting of arrays and objects a task's args, return value or
+ * progress may have, the args list itself counting as the first level. JSON
+ * of real apps stays far below it; far above it, walking or stringifying the
+ * value overflows the call stack, and Redis's Lua JSON stops at 1000.
+ */
+export const MAX_JSON_DEPTH = 100;
+
 /** Prefix of every metadata key and DI token, so ours never collide with an app's. */
 export const THREADMILL_NAMESPACE = 'threadmill';
 

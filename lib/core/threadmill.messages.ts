@@ -4,17 +4,22 @@
  */
 import type { TaskRecord } from './task-record.interface';
 import { TASK_ID_MAX_LENGTH } from './validate-name.util';
+import { shown, shownList } from './shown';
 
 export const taskNotSuccessful = (record: Pick<TaskRecord, 'id' | 'task' | 'status'>): string =>
-  `Task "${record.task.name}" (${record.id}) has no return value: its status is ${record.status}. ` +
+  `Task ${shown(record.task.name)} (${record.id}) has no return value: its status is ${record.status}. ` +
   `Check status (or await it with refresh()) before reading returnValue.`;
 
 export const taskResultDoesNotExist = (id: string, alias: string): string =>
-  `No task result with id "${id}" exists on backend "${alias}": it was never enqueued there or it expired after resultTtl.`;
+  `No task result with id ${shown(id)} exists on backend ${shown(alias)}: it was never enqueued there or it expired after resultTtl.`;
 
 export const notJsonSafe = (taskName: string, path: string, reason: string): string =>
-  `Task "${taskName}": ${path} ${reason}, so it would not survive a JSON round trip unchanged. ` +
+  `Task ${shown(taskName)}: ${path} ${reason}, so it would not survive a JSON round trip unchanged. ` +
   `Pass only JSON values (null, booleans, finite numbers, strings, arrays and plain objects).`;
+
+export const nestedTooDeep = (taskName: string, what: string, maxDepth: number): string =>
+  `Task ${shown(taskName)}: the arrays and objects of its ${what} are nested more than ${maxDepth} levels deep. ` +
+  `Flatten the data, or pass a reference to it (an id, a URL) instead.`;
 
 export const invalidPriority = (
   taskName: string,
@@ -22,7 +27,7 @@ export const invalidPriority = (
   min: number,
   max: number,
 ): string =>
-  `Task "${taskName}": priority ${String(priority)} is invalid; use a whole number from ${min} to ${max}.`;
+  `Task ${shown(taskName)}: priority ${String(priority)} is invalid; use a whole number from ${min} to ${max}.`;
 
 export const queueNotConfigured = (
   taskName: string,
@@ -30,70 +35,66 @@ export const queueNotConfigured = (
   alias: string,
   queues: readonly string[],
 ): string =>
-  `Task "${taskName}": queue "${queue}" is not configured for backend "${alias}" ` +
-  `(configured: ${queues.map((q) => `"${q}"`).join(', ')}). Add it to the backend's queues or pick one of those.`;
+  `Task ${shown(taskName)}: queue ${shown(queue)} is not configured for backend ${shown(alias)} ` +
+  `(configured: ${shownList(queues)}). Add it to the backend's queues or pick one of those.`;
 
 export const deferNotSupported = (
   taskName: string,
   alias: string,
   option: 'runAfter' | 'delayMs' = 'runAfter',
 ): string =>
-  `Task "${taskName}": backend "${alias}" does not support ${option}. Enqueue without ${option} or use a backend that defers.`;
+  `Task ${shown(taskName)}: backend ${shown(alias)} does not support ${option}. Enqueue without ${option} or use a backend that defers.`;
 
 export const invalidBlockingMs = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
+  `Task ${shown(taskName)}: blockingMs must be a whole number of milliseconds above 0 (got ${String(value)}).`;
 
 export const invalidRetryPolicy = (taskName: string, problem: string): string =>
-  `Task "${taskName}": ${problem}. See docs/retries.md.`;
+  `Task ${shown(taskName)}: ${problem}. See docs/retries.md.`;
 
 export const workerLost = (id: string, taskName: string, poolId: string): string =>
-  `Task "${taskName}" (${id}) was leased to worker pool "${poolId}", whose heartbeat lapsed ` +
+  `Task ${shown(taskName)} (${id}) was leased to worker pool ${shown(poolId)}, whose heartbeat lapsed ` +
   `(the pool was killed, froze or lost its store for longer than its heartbeat tolerance); ` +
   `another pool recovered it. It may have run, in part or to the end: the lapsed pool ` +
   `could not say.`;
 
-export const invalidDelay = (taskName: string, value: unknown, maxMs: number): string => {
-  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return `Task "${taskName}": delayMs ${shown} is invalid; use a whole number of milliseconds from 0 to ${maxMs}.`;
-};
+export const invalidDelay = (taskName: string, value: unknown, maxMs: number): string =>
+  `Task ${shown(taskName)}: delayMs ${shown(value)} is invalid; use a whole number of milliseconds from 0 to ${maxMs}.`;
 
 export const delayWithRunAfter = (taskName: string): string =>
-  `Task "${taskName}": set delayMs or runAfter, not both (delayMs is runAfter counted from now).`;
+  `Task ${shown(taskName)}: set delayMs or runAfter, not both (delayMs is runAfter counted from now).`;
 
 export const invalidRunAfter = (taskName: string, value: unknown): string =>
-  `Task "${taskName}": runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;
+  `Task ${shown(taskName)}: runAfter ${String(value)} is not a valid Date. Pass a Date with a valid time.`;
 
 export const backendNotConfigured = (
   taskName: string,
   alias: string,
   aliases: readonly string[],
 ): string =>
-  `Task "${taskName}": backend "${alias}" is not configured (configured: ${aliases
-    .map((a) => `"${a}"`)
-    .join(', ')}). Add it to ThreadmillModule.forRoot({ backends }) or pick one of those.`;
+  `Task ${shown(taskName)}: backend ${shown(alias)} is not configured (configured: ${shownList(aliases)}). Add it to ThreadmillModule.forRoot({ backends }) or pick one of those.`;
 
 export const invalidName = (kind: 'queue' | 'task' | 'backend alias', name: string): string =>
-  `The ${kind} name "${name}" is invalid: use 1-200 characters without whitespace, "{", "}" or ":" ` +
+  `The ${kind} name ${shown(name)} is invalid: use 1-200 characters without whitespace, "{", "}" or ":" ` +
   `(they would break the storage key layout).`;
 
 export const duplicateTask = (name: string, first: string, second: string): string =>
-  `Two tasks are named "${name}": ${first} and ${second}. Give one of them another name with @Task({ name }).`;
+  `Two tasks are named ${shown(name)}: ${first} and ${second}. Give one of them another name with @Task({ name }).`;
 
 export const taskNameNotRegistered = (name: string, names: readonly string[]): string =>
-  `No @Task named "${name}" is registered in this application (registered: ${
-    names.length === 0 ? 'none' : names.map((n) => `"${n}"`).join(', ')
+  `No @Task named ${shown(name)} is registered in this application (registered: ${
+    names.length === 0 ? 'none' : shownList(names)
   }). Check the name, or that its provider is part of the application.`;
 
 export const unknownTask = (name: string): string =>
-  `No @Task named "${name}" is registered in this application, so it was not run. ` +
+  `No @Task named ${shown(name)} is registered in this application, so it was not run. ` +
   `Deploy the code that declares it, or remove the stored task.`;
 
 export const renamedBackendOption = (alias: string, old: string, current: string): string =>
-  `Threadmill backend "${alias}": option "${old}" is deprecated and read as "${current}"; ` +
+  `Threadmill backend ${shown(alias)}: option ${shown(old)} is deprecated and read as ${shown(current)}; ` +
   `rename it, the old name goes in a later release.`;
 
 export const invalidBackendOption = (alias: string, option: string, problem: string): string =>
-  `Threadmill backend "${alias}": option "${option}" ${problem}.`;
+  `Threadmill backend ${shown(alias)}: option ${shown(option)} ${problem}.`;
 
 export const acknowledgementTimeout = (id: string, leaseTtlMs: number): string =>
   `Task ${id} was not acknowledged within leaseTtl (${leaseTtlMs} ms): its worker hung or died. ` +
@@ -105,8 +106,8 @@ export const payloadTooLarge = (
   limit: number,
   alias: string,
 ): string =>
-  `Task "${taskName}": its arguments are ${bytes} bytes of JSON, over the limit of ${limit} bytes ` +
-  `of backend "${alias}", so nothing was enqueued. Pass a reference (an id, a URL) instead of the data, ` +
+  `Task ${shown(taskName)}: its arguments are ${bytes} bytes of JSON, over the limit of ${limit} bytes ` +
+  `of backend ${shown(alias)}, so nothing was enqueued. Pass a reference (an id, a URL) instead of the data, ` +
   `or raise maxPayloadBytes.`;
 
 export const storedDataTooLarge = (bytes: number, limit: number): string =>
@@ -116,21 +117,21 @@ export const corruptTaskData = (id: string, reason: string): string =>
   `The stored data of task ${id} cannot be read (${reason}); the task was failed instead of run.`;
 
 export const maintenanceNeverRan = (alias: string): string =>
-  `Backend "${alias}": no maintenance heartbeat was ever written. Start a worker pool (threadmill worker) for this backend.`;
+  `Backend ${shown(alias)}: no maintenance heartbeat was ever written. Start a worker pool (threadmill worker) for this backend.`;
 
 export const maintenanceStale = (alias: string, ageMs: number, maxAgeMs: number): string =>
-  `Backend "${alias}": the last maintenance pass is ${ageMs} ms old (limit ${maxAgeMs} ms). ` +
+  `Backend ${shown(alias)}: the last maintenance pass is ${ageMs} ms old (limit ${maxAgeMs} ms). ` +
   `The worker pool is down or stalled.`;
 
 export const backendUnreachable = (alias: string, reason: string): string =>
-  `Backend "${alias}" did not answer: ${reason}`;
+  `Backend ${shown(alias)} did not answer: ${reason}`;
 
 export const thresholdCrossed = (
   queue: string,
   threshold: string,
   value: number,
   limit: number,
-): string => `Queue "${queue}": ${threshold} is ${value}, above the limit of ${limit}.`;
+): string => `Queue ${shown(queue)}: ${threshold} is ${value}, above the limit of ${limit}.`;
 
 export const optionalDependencyMissing = (feature: string, packages: string): string =>
   `${feature} needs ${packages}; install it with \`npm install ${packages}\`.`;
@@ -151,12 +152,10 @@ export const takesContextMismatch = (place: string, declared: boolean): string =
       `Remove takesContext: false (it is detected) or drop the parameter.`;
 
 export const unknownBackend = (alias: string, aliases: readonly string[]): string =>
-  `No Threadmill backend "${alias}" is configured (configured: ${aliases
-    .map((a) => `"${a}"`)
-    .join(', ')}). Add it to ThreadmillModule.forRoot({ backends }) or use one of those.`;
+  `No Threadmill backend ${shown(alias)} is configured (configured: ${shownList(aliases)}). Add it to ThreadmillModule.forRoot({ backends }) or use one of those.`;
 
 export const backendAliasNotProvided = (alias: string): string =>
-  `Threadmill backend "${alias}" is listed in forRootAsync({ backendAliases }) (which defaults to ` +
+  `Threadmill backend ${shown(alias)} is listed in forRootAsync({ backendAliases }) (which defaults to ` +
   `["default"]) but useFactory returned no config for it. Add it to the returned backends or ` +
   `list only the aliases the factory configures.`;
 
@@ -164,14 +163,14 @@ export const noBackendsConfigured = (): string =>
   `ThreadmillModule has no backends: pass { backends: { default: { backend: RedisBackend, url } } }.`;
 
 export const backendClosed = (alias: string): string =>
-  `Threadmill backend "${alias}" is closed (the application shut down); it accepts no more calls.`;
+  `Threadmill backend ${shown(alias)} is closed (the application shut down); it accepts no more calls.`;
 
 export const immediateWithoutExecutor = (alias: string): string =>
-  `Threadmill backend "${alias}" runs tasks at enqueue (immediate: true) but has no executor: ` +
+  `Threadmill backend ${shown(alias)} runs tasks at enqueue (immediate: true) but has no executor: ` +
   `it must be configured through ThreadmillModule, which attaches one at init.`;
 
 export const leasesLeftToReaper = (alias: string, count: number, cause: unknown): string =>
-  `Threadmill backend "${alias}": ${count} task(s) leased as a wait was aborted could not be released (${String(cause)}); they run again once their lease expires.`;
+  `Threadmill backend ${shown(alias)}: ${count} task(s) leased as a wait was aborted could not be released (${String(cause)}); they run again once their lease expires.`;
 
 export const acknowledgeUnfinished = (id: string, status: string): string =>
   `Task ${id} cannot be acknowledged with status ${status}: only SUCCESSFUL, FAILED or CANCELLED records are stored as results.`;
@@ -180,11 +179,11 @@ export const retryNotReady = (id: string, status: string): string =>
   `Task ${id} cannot be retried with status ${status}: pass the READY record nextAttempt() returned.`;
 
 export const sqliteDriverMissing = (alias: string): string =>
-  `Threadmill backend "${alias}" uses SqliteBackend, but the optional peer dependency better-sqlite3 is not installed. ` +
+  `Threadmill backend ${shown(alias)} uses SqliteBackend, but the optional peer dependency better-sqlite3 is not installed. ` +
   `Run \`npm install better-sqlite3@12\` (version 12: 13 needs Node 22), or configure this alias with another backend.`;
 
 export const sqliteUnavailable = (alias: string, filename: string, reason: string): string =>
-  `Threadmill backend "${alias}" cannot use the SQLite database ${filename} (${reason}). ` +
+  `Threadmill backend ${shown(alias)} cannot use the SQLite database ${filename} (${reason}). ` +
   `Check that its folder is writable and that no other program holds a lock on it for long.`;
 
 export const inspectorRetrying = (intervalMs: number): string =>
@@ -194,56 +193,56 @@ export const inspectorTaskGone = (id: string): string =>
   `task ${id} no longer exists: its result expired; showing the last copy read`;
 
 export const taskAlreadyExists = (id: string, alias: string, status: string): string =>
-  `A task with id "${id}" is already stored on backend "${alias}" (${status}), so nothing was enqueued. ` +
+  `A task with id ${shown(id)} is already stored on backend ${shown(alias)} (${status}), so nothing was enqueued. ` +
   `The error's \`existing\` holds that task; enqueue a new task without an id, or with another one.`;
 
 export const duplicateIdInCall = (id: string): string =>
-  `The id "${id}" appears twice in one enqueueMany call, so nothing was enqueued. Give each task its own id.`;
+  `The id ${shown(id)} appears twice in one enqueueMany call, so nothing was enqueued. Give each task its own id.`;
 
 export const invalidTaskId = (taskName: string, id: unknown): string =>
-  `Task "${taskName}": id ${JSON.stringify(id) ?? String(id)} is invalid; use 1-${TASK_ID_MAX_LENGTH} ` +
+  `Task ${shown(taskName)}: id ${JSON.stringify(id) ?? String(id)} is invalid; use 1-${TASK_ID_MAX_LENGTH} ` +
   `characters, each a letter, a digit or one of - _ . : (a UUID fits).`;
 
 export const idNeedsOneTask = (taskName: string, count: number): string =>
-  `Task "${taskName}": an id names one task, but this call enqueues ${count}. ` +
+  `Task ${shown(taskName)}: an id names one task, but this call enqueues ${count}. ` +
   `Enqueue them one at a time, each with its own id.`;
 
 export const storeFull = (alias: string, target: string, what: string, reply: string): string =>
-  `Threadmill backend "${alias}": Redis at ${target} is full and refused ${what} ` +
+  `Threadmill backend ${shown(alias)}: Redis at ${target} is full and refused ${what} ` +
   `(${reply.replace(/\.+$/, '')}), so nothing of it was stored. Retry once memory is freed: ` +
   `raise maxmemory, or keep less (a shorter resultTtl, fewer waiting tasks).`;
 
 export const backendCommandRefused = (alias: string, what: string, reply: string): string =>
-  `Threadmill backend "${alias}": Redis refused ${what}: ${reply.replace(/\.+$/, '')}.`;
+  `Threadmill backend ${shown(alias)}: Redis refused ${what}: ${reply.replace(/\.+$/, '')}.`;
 
 export const enqueueOutcomeUnknown = (
   alias: string,
   ids: readonly string[],
   reason: string,
 ): string =>
-  `Threadmill backend "${alias}": the reply to an enqueue of ${ids.length} task(s) ` +
+  `Threadmill backend ${shown(alias)}: the reply to an enqueue of ${ids.length} task(s) ` +
   `(${ids.length === 1 ? ids[0] : `${ids[0]}, ...`}) was lost (${reason.replace(/\.+$/, '')}), ` +
   `so they may or may not be stored (all or none). Look one up with getResult before enqueuing ` +
   `again, or enqueue again with the same id (using({ id })), which is refused if it is stored.`;
 
 export const redisTooOld = (alias: string, target: string, version: string): string =>
-  `Threadmill backend "${alias}" needs Redis 7.0 or later, and ${target} is Redis ${version}: ` +
+  `Threadmill backend ${shown(alias)} needs Redis 7.0 or later, and ${target} is Redis ${version}: ` +
   `its scripts declare flags (a #!lua line) so that a full Redis refuses a write whole, ` +
   `instead of running part of it and losing task data. Upgrade Redis.`;
 
 export const evictionRefused = (alias: string, target: string, policy: string): string =>
-  `Threadmill backend "${alias}" will not use Redis at ${target}: its maxmemory-policy is ` +
+  `Threadmill backend ${shown(alias)} will not use Redis at ${target}: its maxmemory-policy is ` +
   `${policy}, so when memory runs out Redis deletes keys, and with them waiting tasks and ` +
   `stored results, without a trace. Set maxmemory-policy noeviction (a full Redis then refuses ` +
   `writes, which Threadmill reports as StoreFullError), or accept the loss with allowEviction: true.`;
 
 export const evictionAllowed = (alias: string, target: string, policy: string): string =>
-  `Threadmill backend "${alias}": Redis at ${target} has maxmemory-policy ${policy} and ` +
+  `Threadmill backend ${shown(alias)}: Redis at ${target} has maxmemory-policy ${policy} and ` +
   `allowEviction is set: when memory runs out, tasks and results may vanish without a trace.`;
 
 export const redisUnavailable = (alias: string, target: string, reason: string): string =>
   // Redis's own replies end with a period ("... or user is disabled.").
-  `Threadmill backend "${alias}" cannot use Redis at ${target}: ${reason.replace(/\.+$/, '')}. ` +
+  `Threadmill backend ${shown(alias)} cannot use Redis at ${target}: ${reason.replace(/\.+$/, '')}. ` +
   `Check that Redis runs and that the URL, credentials and network are right.`;
 
 export const inspectorNeedsTerminal = (): string =>
@@ -254,22 +253,22 @@ export const poolHeartbeatLapsed = (
   poolId: string,
   lapsedMs: number | null,
 ): string =>
-  `Threadmill backend "${alias}": worker pool "${poolId}" leases nothing: its heartbeat in the ` +
+  `Threadmill backend ${shown(alias)}: worker pool ${shown(poolId)} leases nothing: its heartbeat in the ` +
   (lapsedMs === null ? 'store is missing' : `store lapsed ${lapsedMs} ms ago`) +
   ` (by the store's clock), so other pools may be recovering its tasks as lost. It leases again ` +
   `once the pool beats, which it does every maintenance pass while the store answers.`;
 
 export const poolHeartbeatResumed = (alias: string, poolId: string): string =>
-  `Threadmill backend "${alias}": worker pool "${poolId}" beats again and leases tasks again.`;
+  `Threadmill backend ${shown(alias)}: worker pool ${shown(poolId)} beats again and leases tasks again.`;
 
 export const taskWaitTimedOut = (record: TaskRecord, alias: string, timeoutMs: number): string =>
-  `Task "${record.task.name}" (${record.id}) on backend "${alias}" was still ${record.status} after ` +
+  `Task ${shown(record.task.name)} (${record.id}) on backend ${shown(alias)} was still ${record.status} after ` +
   `${timeoutMs} ms of waiting. Wait longer (timeoutMs, or --timeout on the CLI), or check that a ` +
-  `worker pool serves queue "${record.task.queue}" and that the queue is not paused.`;
+  `worker pool serves queue ${shown(record.task.queue)} and that the queue is not paused.`;
 
 export const notHeardAcrossProcesses = (event: string, heard: readonly string[]): string =>
-  `Task event "${event}" is not one the backends carry between processes; those are ` +
-  `${heard.map((name) => `"${name}"`).join(', ')}: listen to one of those, or drop allProcesses.`;
+  `Task event ${shown(event)} is not one the backends carry between processes; those are ` +
+  `${shownList(heard)}: listen to one of those, or drop allProcesses.`;
 
 export const partialEnqueue = (
   alias: string,
@@ -278,7 +277,7 @@ export const partialEnqueue = (
   total: number,
   reason: string,
 ): string =>
-  `Threadmill backend "${alias}": of ${total} "${task}" tasks, the first ${stored} were stored and the ` +
+  `Threadmill backend ${shown(alias)}: of ${total} ${shown(task)} tasks, the first ${stored} were stored and the ` +
   `rest were not (${reason.replace(/\.+$/, '')}). A bulk this large is stored in slices, each all or ` +
   `none; enqueue the argument lists from index ${stored} on again once the cause is fixed.`;
 

@@ -4,13 +4,12 @@
  * change without touching the task layer's messages.
  */
 
+import { shown, shownList } from './shown';
 import type { TaskTraceContext } from './task-record.interface';
 import { traceIdOf } from './trace-id';
 
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-
-const quoted = (names: readonly string[]): string => names.map((n) => `"${n}"`).join(', ');
 
 // ---- usage errors (exit code 2) ----
 
@@ -23,13 +22,13 @@ export const workerQueueNotConfigured = (
   alias: string,
   queues: readonly string[],
 ): string =>
-  `--queues: queue "${queue}" is not configured for backend "${alias}" (configured: ${quoted(queues)}).`;
+  `--queues: queue ${shown(queue)} is not configured for backend ${shown(alias)} (configured: ${shownList(queues)}).`;
 
 export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
-  `--backend: no backend "${alias}" is configured (configured: ${quoted(aliases)}).`;
+  `--backend: no backend ${shown(alias)} is configured (configured: ${shownList(aliases)}).`;
 
 export const workerBackendNotShared = (alias: string, backendClass: string): string =>
-  `--backend: backend "${alias}" (${backendClass}) keeps its tasks inside one process, so the ` +
+  `--backend: backend ${shown(alias)} (${backendClass}) keeps its tasks inside one process, so the ` +
   `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
   `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
 
@@ -41,7 +40,7 @@ export const timeoutNeedsWait = (): string =>
   `--timeout bounds --wait: add --wait, or drop --timeout.`;
 
 export const unknownCommand = (name: string, commands: readonly string[]): string =>
-  `unknown command "${name}" (commands: ${quoted(commands)}).`;
+  `unknown command ${shown(name)} (commands: ${shownList(commands)}).`;
 
 export const usageLine = (message: string): string => `error: ${message}\n`;
 
@@ -54,7 +53,7 @@ export const poolStarted = (
   processes: number,
   threads: number,
 ): string =>
-  `Worker pool ${pid} started on backend "${alias}", queues ${quoted(queues)}: ` +
+  `Worker pool ${pid} started on backend ${shown(alias)}, queues ${shownList(queues)}: ` +
   `${processes} process(es) x ${threads} slot(s).`;
 
 export const childStarted = (pid: number): string => `Worker child ${pid} started.`;
@@ -88,7 +87,7 @@ export const wedgedCause = (silentForMs: number): string =>
 
 /** Who left it: `task "name" (id)`, or that no task can be told. */
 const leftBy = (task: { id: string; task: { name: string } } | undefined): string =>
-  task ? `Task "${task.task.name}" (${task.id})` : 'Code outside any task';
+  task ? `Task ${shown(task.task.name)} (${task.id})` : 'Code outside any task';
 
 const stackOf = (error: unknown): string =>
   error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
@@ -111,7 +110,7 @@ export const exitCause = (code: number | null, signal: NodeJS.Signals | null): s
   signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`;
 
 export const workerCrashed = (id: string, taskName: string, pid: number, cause: string): string =>
-  `Task "${taskName}" (${id}) was held by worker process ${pid}, which died with ${cause}: it had ` +
+  `Task ${shown(taskName)} (${id}) was held by worker process ${pid}, which died with ${cause}: it had ` +
   `started, or was about to (a task is journaled before it starts, so the pool cannot tell which). ` +
   `The attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
 
@@ -133,7 +132,7 @@ export const crashRecovered = (
   `${released} released, ${unleased} never started and given back.`;
 
 export const poolHeartbeatFailed = (poolId: string, error: unknown): string =>
-  `Worker pool "${poolId}" could not write its heartbeat (${describe(error)}); ` +
+  `Worker pool ${shown(poolId)} could not write its heartbeat (${describe(error)}); ` +
   `if that lasts, other pools will consider it dead and recover its tasks.`;
 
 export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: unknown): string =>
@@ -159,18 +158,18 @@ export const poolSummary = (
   `${done} task(s) done, ${failed} failed, ${ratePerSecond.toFixed(1)}/s recently, ${children} child(ren) alive.`;
 
 export const maintenanceStepFailed = (step: string, error: unknown): string =>
-  `Maintenance step "${step}" failed: ${describe(error)}`;
+  `Maintenance step ${shown(step)} failed: ${describe(error)}`;
 
 export const storeUnreachableAtStart = (alias: string, error: unknown): string =>
-  `Backend "${alias}" does not answer (${describe(error)}). The pool keeps trying and takes ` +
+  `Backend ${shown(alias)} does not answer (${describe(error)}). The pool keeps trying and takes ` +
   `tasks once it does; a stop signal ends it meanwhile.`;
 
 export const queuePausedAtStart = (alias: string, queue: string): string =>
-  `Queue "${queue}" of backend "${alias}" is paused: no pool starts its tasks until ` +
+  `Queue ${shown(queue)} of backend ${shown(alias)} is paused: no pool starts its tasks until ` +
   `\`threadmill queues resume ${queue}\` (this pool takes its other queues meanwhile).`;
 
 export const pausedQueuesUnread = (alias: string, error: unknown): string =>
-  `Could not read which queues of backend "${alias}" are paused (${describe(error)}); the ` +
+  `Could not read which queues of backend ${shown(alias)} are paused (${describe(error)}); the ` +
   `pool starts all the same and leases only what is not paused.`;
 
 export const maintenancePassFailed = (error: unknown): string =>
@@ -197,7 +196,7 @@ export const taskFinishedLine = (task: LoggedTask, durationMs: number, status: s
   `${status} ${task.task.name} ${task.id} in ${durationMs.toFixed(1)} ms${traceSuffix(task)}`;
 
 export const acquireFailed = (alias: string, error: unknown): string =>
-  `Acquiring from backend "${alias}" failed (${describe(error)}); retrying.`;
+  `Acquiring from backend ${shown(alias)} failed (${describe(error)}); retrying.`;
 
 export const heldJournalFailed = (error: unknown): string =>
   `Cannot write the journal of held tasks (${describe(error)}); working on without it. ` +
@@ -210,7 +209,7 @@ export const journalDirFailed = (dir: string, error: unknown): string =>
   `failed when their lease ends. Point TMPDIR at a writable directory to journal them.`;
 
 export const orphanedLeasesUnleased = (count: number, alias: string): string =>
-  `${count} task(s) of backend "${alias}" were leased to this worker by an acquire whose reply was lost ` +
+  `${count} task(s) of backend ${shown(alias)} were leased to this worker by an acquire whose reply was lost ` +
   `with the connection; they never started and went back to their queue.`;
 
 export const acknowledgeFailed = (
@@ -237,7 +236,7 @@ export const staleAcknowledge = (
       `for it then (failed, or retried per its policy).`;
 
 export const taskAbandoned = (task: LoggedTask, status: string): string =>
-  `Task "${task.task.name}" (${task.id}) never settled and its lease is gone (now ${status}); ` +
+  `Task ${shown(task.task.name)} (${task.id}) never settled and its lease is gone (now ${status}); ` +
   `its slot is freed and whatever it returns later is dropped.${traceSuffix(task)}`;
 
 /** Why a child put leased tasks back in their queues (see LeaseGiveBack). */
@@ -267,24 +266,24 @@ export const unleaseFailed = (ids: readonly string[], error: unknown): string =>
   `they stay leased until their lease runs out.`;
 
 export const orphanSearchFailed = (alias: string, error: unknown): string =>
-  `Looking for tasks of backend "${alias}" leased to this worker by a lost reply failed: ` +
+  `Looking for tasks of backend ${shown(alias)} leased to this worker by a lost reply failed: ` +
   `${describe(error)}; trying again before the next acquire.`;
 
 export const workerHealthListening = (port: number): string =>
   `Health endpoint listening on port ${port} (200 while the pool is healthy, 503 otherwise).`;
 
 export const leasesReaped = (alias: string, count: number): string =>
-  `ended ${count} task(s) of "${alias}" whose lease ran out`;
+  `ended ${count} task(s) of ${shown(alias)} whose lease ran out`;
 
 export const poolRecovered = (poolId: string, ended: number, forgotten: boolean): string =>
-  `worker pool "${poolId}" stopped beating: recovered ${ended} of its task(s)` +
+  `worker pool ${shown(poolId)} stopped beating: recovered ${ended} of its task(s)` +
   (forgotten ? ', and forgot the pool' : '');
 
 export const cancelPollFailed = (poolId: string, error: unknown): string =>
   `Reading the cancel requests of pool ${poolId} failed (tried again shortly): ${String(error)}`;
 
 export const taskCancelRequested = (task: LoggedTask): string =>
-  `Task "${task.task.name}" (${task.id}): cancel requested, its signal is aborted.${traceSuffix(task)}`;
+  `Task ${shown(task.task.name)} (${task.id}): cancel requested, its signal is aborted.${traceSuffix(task)}`;
 
 export const childHardStopped = (pid: number, id: string, reason: 'cancel' | 'timeout'): string =>
   reason === 'cancel'
@@ -300,7 +299,7 @@ export const hardStopCause = (id: string, reason: 'cancel' | 'timeout'): string 
     : `killed to end task ${id}, past its timeoutMs`;
 
 export const prefetchCheckFailed = (alias: string, error: unknown): string =>
-  `Could not read which queues of backend "${alias}" are paused for the prefetched tasks ` +
+  `Could not read which queues of backend ${shown(alias)} are paused for the prefetched tasks ` +
   `(${describe(error)}); looking again in a moment.`;
 
 export const prefetchNotWhole = (value: unknown): string =>

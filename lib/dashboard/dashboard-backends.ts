@@ -3,6 +3,8 @@ import { Inject, Injectable, NotFoundException, type OnModuleInit } from '@nestj
 import {
   InvalidDashboardOptionError,
   invalidDashboardOption,
+  shown,
+  shownList,
   unknownDashboardAlias,
   type TaskBackend,
 } from '../core';
@@ -46,7 +48,7 @@ export class DashboardBackends implements OnModuleInit {
         throw new InvalidDashboardOptionError(
           invalidDashboardOption(
             'aliases',
-            `names "${alias}", which ThreadmillModule does not configure (configured: ${this.registry.aliases.join(', ')})`,
+            `names ${shown(alias)}, which ThreadmillModule does not configure (configured: ${shownList(this.registry.aliases)})`,
           ),
         );
       }

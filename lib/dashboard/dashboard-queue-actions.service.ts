@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { limitsWord, type QueueLimits } from '../core';
+import { limitsWord, shown, type QueueLimits } from '../core';
 import { QueueService } from '../queue/queue.service';
 import { ScheduleService } from '../schedule/schedule.service';
 import { DashboardActionLog } from './dashboard-action-log';
@@ -32,7 +32,7 @@ export class DashboardQueueActions {
     const backend = this.backends.get(alias).alias;
     if (paused) await this.queues.pause(queue, { backend });
     else await this.queues.resume(queue, { backend });
-    this.log.record(request, paused ? 'pause' : 'resume', backend, `queue "${queue}"`, 1);
+    this.log.record(request, paused ? 'pause' : 'resume', backend, `queue ${shown(queue)}`, 1);
     return { paused };
   }
 
@@ -45,7 +45,7 @@ export class DashboardQueueActions {
   ): Promise<{ limits: QueueLimits | null }> {
     const backend = this.backends.get(alias).alias;
     await this.queues.setLimits(queue, limits, { backend });
-    this.log.record(request, 'limits', backend, `queue "${queue}" (${limitsWord(limits)})`, 1);
+    this.log.record(request, 'limits', backend, `queue ${shown(queue)} (${limitsWord(limits)})`, 1);
     return { limits };
   }
 
@@ -57,7 +57,7 @@ export class DashboardQueueActions {
   ): Promise<{ taskId: string }> {
     const backend = this.backends.get(alias).alias;
     const result = await this.schedules.trigger(id, { backend });
-    this.log.record(request, 'run', backend, `schedule "${id}" (task ${result.id})`, 1);
+    this.log.record(request, 'run', backend, `schedule ${shown(id)} (task ${result.id})`, 1);
     return { taskId: result.id };
   }
 }

@@ -6,6 +6,7 @@ import {
   assertKnownQueue,
   dashboardStateConflict,
   invalidDashboardInput,
+  shown,
   type FinishedSegment,
   type TaskBackend,
   type TaskResultStatus,
@@ -181,8 +182,9 @@ export class DashboardTaskActions {
 
   private describe(action: BulkAction, target: BulkTarget): string {
     const which = action === 'cancel' ? 'waiting' : (target.status ?? 'failed');
-    const where = target.queue !== undefined ? ` of queue "${target.queue}"` : ' of every queue';
-    const named = target.task !== undefined ? ` named "${target.task}"` : '';
+    const where =
+      target.queue !== undefined ? ` of queue ${shown(target.queue)}` : ' of every queue';
+    const named = target.task !== undefined ? ` named ${shown(target.task)}` : '';
     return `${which} tasks${named}${where}`;
   }
 }

@@ -13,6 +13,7 @@ import {
   isValidName,
   isValidScheduleId,
   invalidName,
+  scheduleArgs,
   scheduleNeverTicks,
   scheduleTimingMissing,
   unknownTimezone,
@@ -71,7 +72,7 @@ export function resolveSchedule(
     throw new InvalidTaskError(invalidPriority(task, priority, PRIORITY_MIN, PRIORITY_MAX));
   }
   if (!Array.isArray(args)) throw new InvalidTaskError(invalidScheduleArgs(id, task));
-  assertJsonSafe(args, task, `schedule "${id}" args`);
+  assertJsonSafe(args, task, scheduleArgs(id));
   const overlap = options.overlap ?? 'allow';
   if (overlap !== 'allow' && overlap !== 'skip') {
     throw new InvalidTaskError(invalidOverlap(id, overlap));

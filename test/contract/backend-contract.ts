@@ -14,6 +14,7 @@ import type { RetentionOptions } from '../../lib/lifecycle/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
+import { describeAcknowledgeRefusals } from './acknowledge-refusal-contract';
 import { describeCancels } from './cancel-contract';
 import { describeConcurrentEnqueues } from './coalesce-contract';
 import { describeFinishedFeed } from './feed-contract';
@@ -979,6 +980,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       });
     });
 
+    describeAcknowledgeRefusals(() => ({ backend, alias }));
     describeRepeats(() => ({ backend, alias }));
     describeCancels(() => ({ backend, alias }));
     describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));

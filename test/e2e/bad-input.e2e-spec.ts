@@ -2,21 +2,36 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { Injectable } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { InvalidTaskError, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { Task, TaskService } from '../../lib';
 import { chaosRecord, readJournal } from '../chaos/chaos-harness';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 
 // Bad stored data reaches a real pool: each bad task ends FAILED with its
 // reason, the consumer takes the next task (no crash, no loop), and the good
-// tasks around them run. Enqueue-side bad input is in
+// tasks around them run. Bad input on the command line is refused with exit
+// code 2 and a message that says why. Enqueue-side bad input is in
 // test/integration/bad-input.spec.ts; unknown task names in security.e2e-spec.ts.
 
 const MIB = 1024 * 1024;
+
+/** JSON of an args list nested `levels` deep, the list itself counting as one. */
+const nestedArgsJson = (levels: number): string =>
+  `${'['.repeat(levels)}"leaf"${']'.repeat(levels)}`;
+
+@Injectable()
+class DeepArgsTasks {
+  @Task({ name: 'bad-input.echo' })
+  echo(value: unknown): unknown {
+    return value;
+  }
+}
 
 describe('bad input (e2e: real CLI and Redis)', () => {
   jest.setTimeout(120_000);
@@ -88,4 +103,45 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     pool.process.kill('SIGTERM');
     expect((await pool.exited).code).toBe(0);
   });
+
+  it('args nested 5,000 levels are refused with InvalidTaskError and the CLI exits 2', async () => {
+    const refusal = 'the arrays and objects of its args are nested more than 100 levels deep';
+    const outcome = await stage.command(['enqueue', 'sample.echo', '--args', nestedArgsJson(5000)]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toContain(`error: Task "sample.echo": ${refusal}`);
+    expect(outcome.stderr).not.toContain('RangeError');
+    // The same args through TaskService, in an app of the test's own.
+    const app = await stage.appContext([DeepArgsTasks]);
+    try {
+      const args = JSON.parse(nestedArgsJson(5000)) as unknown[];
+      const refused = app.get(TaskService).enqueueByName('bad-input.echo', [args]);
+      await expect(refused).rejects.toThrow(InvalidTaskError);
+      await expect(refused).rejects.toThrow(refusal);
+    } finally {
+      await app.close();
+    }
+    await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+  });
+
+  it.each([
+    ['task', (name: string) => ['enqueue', name]],
+    ['queue', (name: string) => ['enqueue', 'sample.echo', '--queue', name]],
+    ['alias', (name: string) => ['enqueue', 'sample.echo', '--backend', name]],
+  ])(
+    'a queue, task or alias name with a newline is printed escaped in the refusal: %s',
+    async (_what, command) => {
+      const name = 'nope\nerror: forged line';
+      const outcome = await stage.command(command(name));
+      expect(outcome.code).toBe(2);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toContain(JSON.stringify(name));
+      // Only the refusal's own line starts with "error:".
+      const lines = outcome.stderr.split('\n');
+      expect(lines.filter((line) => line.startsWith('error:'))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('forged line') && !line.includes('\\n'))).toEqual(
+        [],
+      );
+    },
+  );
 });

@@ -1,10 +1,9 @@
 import {
   acknowledgeThenAcquire,
+  assertFinished,
   BackendUnavailableError,
-  FINISHED_STATUSES,
   InvalidTaskError,
   TaskResultStatus,
-  acknowledgeUnfinished,
   backendClosed,
   holdsLease,
   isRetry,
@@ -178,11 +177,7 @@ export class MemoryBackend implements ExecutingBackend {
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     this.assertOpen();
-    for (const record of records) {
-      if (!FINISHED_STATUSES.has(record.status)) {
-        throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
-      }
-    }
+    for (const record of records) assertFinished(record);
     const now = Date.now();
     const outcomes = records.map((record) => this.store.acknowledge(record, now));
     // A finished task frees its share of a concurrency limit for the waiting consumers.

@@ -1,6 +1,7 @@
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { shown } from '../../core/shown';
 import type { TaskRecord } from '../../core/task-record.interface';
 import {
   backendClosed,
@@ -55,7 +56,7 @@ export class RedisCallGuard {
   assertQueue(queue: string): void {
     if (!this.queueSet.has(queue)) {
       throw new InvalidBackendConfigError(
-        invalidBackendOption(this.alias, 'queues', `does not include the queue "${queue}"`),
+        invalidBackendOption(this.alias, 'queues', `does not include the queue ${shown(queue)}`),
       );
     }
   }

@@ -1,8 +1,7 @@
-import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { assertFinished } from '../../core/finished-record';
 import { finishedSegment } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { FINISHED_STATUSES, type TaskResultStatus } from '../../core/task-result-status.enum';
-import { acknowledgeUnfinished } from '../../core/threadmill.messages';
+import type { TaskResultStatus } from '../../core/task-result-status.enum';
 import { finishedLabel } from './redis-finished-payload';
 import type { RedisKeys } from './redis-keys';
 import type { RedisRecordCodec } from './redis-record.codec';
@@ -30,9 +29,7 @@ export function groupFinished(
   // A batch is mostly one group: a record like the one before it joins its group unlooked-up.
   let last: { queue: string; status: TaskResultStatus; name: string; at: number } | null = null;
   records.forEach((record, index) => {
-    if (!FINISHED_STATUSES.has(record.status)) {
-      throw new InvalidTaskError(acknowledgeUnfinished(record.id, record.status));
-    }
+    assertFinished(record);
     const queue = queueOf(record);
     const { status } = record;
     const { name } = record.task;

@@ -1,6 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
 
 import {
+  assertFinished,
   holdsLease,
   serializeRecord,
   TaskResultStatus,
@@ -82,6 +83,7 @@ export class SqliteHeldTasks {
   /** Stores the results of the tasks whose lease is still held. */
   acknowledge(records: readonly TaskRecord[]): AcknowledgeOutcome[] {
     if (records.length === 0) return [];
+    for (const record of records) assertFinished(record);
     return this.connection.guard(() => this.acknowledgeTx.immediate(records, Date.now()));
   }
 
@@ -91,6 +93,7 @@ export class SqliteHeldTasks {
     queues: readonly string[],
     options: AcquireOptions,
   ): AcknowledgeAndAcquireResult {
+    for (const record of finished) assertFinished(record);
     // Stopping: what finished is still stored, nothing new is leased.
     const stopping = this.connection.closed || options.signal?.aborted === true;
     // Outcomes are not held back by an idle queue: the caller waits for work with acquire.

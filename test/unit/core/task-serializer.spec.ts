@@ -4,6 +4,7 @@ import {
   deserializeRecord,
   errorToRecord,
   InvalidTaskError,
+  MAX_JSON_DEPTH,
   normalizeJson,
   serializeRecord,
   TaskResultStatus,
@@ -55,6 +56,47 @@ describe('task serializer', () => {
       cyclic.self = cyclic;
       expect(() => assertJsonSafe([cyclic], 'T', 'args')).toThrow(/args\[0\]\.self is a cycle/);
     });
+
+    /** The args list holding one value nested `levels` deep, the list itself counting as one. */
+    const nestedArgs = (levels: number, inner: (value: unknown) => unknown): unknown[] => {
+      let value: unknown = 'leaf';
+      for (let level = 1; level < levels; level++) value = inner(value);
+      return [value];
+    };
+
+    it('accepts args nested exactly MAX_JSON_DEPTH levels, the list itself counted', () => {
+      expect(MAX_JSON_DEPTH).toBe(100);
+      expect(() =>
+        assertJsonSafe(
+          nestedArgs(MAX_JSON_DEPTH, (v) => [v]),
+          'T',
+          'args',
+        ),
+      ).not.toThrow();
+      expect(() =>
+        assertJsonSafe(
+          nestedArgs(MAX_JSON_DEPTH, (v) => ({ v })),
+          'T',
+          'args',
+        ),
+      ).not.toThrow();
+    });
+
+    it.each([
+      ['one level too deep, in arrays', MAX_JSON_DEPTH + 1, (v: unknown) => [v]],
+      ['one level too deep, in objects', MAX_JSON_DEPTH + 1, (v: unknown) => ({ v })],
+      ['5,000 levels deep', 5000, (v: unknown) => [v]],
+      ['100,000 levels deep', 100_000, (v: unknown) => ({ v })],
+    ])(
+      'refuses args nested %s with InvalidTaskError, not a stack overflow',
+      (_l, levels, inner) => {
+        const args = nestedArgs(levels, inner);
+        expect(() => assertJsonSafe(args, 'Mail.send', 'args')).toThrow(InvalidTaskError);
+        expect(() => assertJsonSafe(args, 'Mail.send', 'args')).toThrow(
+          'Task "Mail.send": the arrays and objects of its args are nested more than 100 levels deep.',
+        );
+      },
+    );
 
     it('accepts JSON values, shared non-cyclic references and null-prototype objects', () => {
       const shared = { a: 1 };
