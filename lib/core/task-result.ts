@@ -82,6 +82,13 @@ export class TaskResult<T = unknown> {
   get progress(): unknown {
     return this.record.progress;
   }
+  /**
+   * When a cancel was asked of it while a pool held it (null when none):
+   * that attempt ends CANCELLED, and no later lease starts it.
+   */
+  get cancelRequestedAt(): Date | null {
+    return this.record.cancelRequestedAt ?? null;
+  }
   /** SUCCESSFUL, FAILED or CANCELLED: it will never run again. */
   get isFinished(): boolean {
     return FINISHED_STATUSES.has(this.record.status);
