@@ -2,7 +2,7 @@ import { CancelHook } from '../../core/cancel-hook';
 import { failedAttempt, nextAttempt } from '../../core/retry-policy';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { taskAbandoned, taskCancelRequested } from '../../core/worker.messages';
+import { taskAbandoned } from '../../core/worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';
 import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
@@ -12,7 +12,7 @@ import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
-import { OverrunWatch } from './overrun-watch';
+import { HeldTasks, type Held } from './held-tasks';
 import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
 import { ChildCancels } from './child-cancels';
 import { ProgressReport } from './progress-report';
@@ -23,17 +23,6 @@ export type { RunTask, WorkerChildDeps } from './worker-child.deps';
 
 /** Longest a settled task waits before the parent's counts include it. */
 const PROGRESS_REPORT_MS = 250;
-
-/** A leased task this child runs (or is about to start). */
-interface Held extends RunningTask {
-  readonly slot: number;
-  /** The worker id its acquire recorded (the slot's own is stamped when it starts). */
-  readonly batchWorkerId: string;
-  /** Requested by a cancel request: the attempt's signal aborts with it. */
-  readonly cancel: CancelHook;
-  /** Its method was called; until then a cancel ends it without running it. */
-  started: boolean;
-}
 
 /**
  * One child process of the pool: `threads` concurrent slots fed by one or a
@@ -54,10 +43,9 @@ export class WorkerChild {
   private readonly orphans: OrphanSearch;
   private readonly progress: ProgressReport;
   private readonly leaseCheck: LeaseCheck | null;
-  private readonly overruns: OverrunWatch;
   private readonly lanes: AcquireLanes;
-  /** Started and not yet finished: what an urgent stop releases. */
-  private readonly held = new Map<string, Held>();
+  /** In its slots, started or about to be, not yet finished: what an urgent stop releases. */
+  private readonly held: HeldTasks;
   /** Leased, not started: what any stop, a pause or a cancel gives back unstarted. */
   private readonly shelf: PrefetchShelf;
   /** The pool's cancel requests for what this child holds, and whether a leased task may start. */
@@ -72,6 +60,12 @@ export class WorkerChild {
     private readonly deps: WorkerChildDeps,
   ) {
     this.slots = TaskSlots.of(options, deps.random ?? Math.random);
+    this.held = new HeldTasks(this.slots, {
+      logger: deps.logger,
+      hardStopAfterMs: (name) => deps.hardStopAfterMs?.(name),
+      // Only the pool can end code that ignores its signal, by ending this process.
+      hardStop: (id, reason) => void deps.channel.send({ kind: 'hardStop', id, reason }),
+    });
     this.ledger = new LeaseLedger(deps.journal, deps.logger, () => {
       void deps.channel.send({ kind: 'journalFailed' });
     });
@@ -116,21 +110,16 @@ export class WorkerChild {
       // A prefetched task's lease runs while it waits: it is checked too.
       () =>
         this.shelf.size === 0
-          ? this.held
-          : new Map<string, RunningTask>([...this.held, ...this.shelf.tasks]),
+          ? this.held.tasks
+          : new Map<string, RunningTask>([...this.held.tasks, ...this.shelf.tasks]),
       (id, status) => this.abandon(id, status),
     );
     this.cancels = new ChildCancels({
       ...deps,
       store: (record) => this.outcomes.add(record),
       takeWaiting: (id) => this.shelf.take(id)?.record,
-      stopRunning: (id) => this.stopRunning(id),
+      stopRunning: (id) => this.held.stopRunning(id),
     });
-    this.overruns = new OverrunWatch(
-      (id, task) => this.held.get(id) === task,
-      // Only the pool can end code that ignores its signal, by ending this process.
-      (id, reason) => void deps.channel.send({ kind: 'hardStop', id, reason }),
-    );
   }
 
   /** Tasks this child will still acquire before it recycles itself. */
@@ -213,14 +202,13 @@ export class WorkerChild {
     for (const { record, slot, batchWorkerId } of starting) {
       const cancel = new CancelHook();
       const task = { record, slot, batchWorkerId, since: Date.now(), cancel, started: false };
-      this.held.set(record.id, task);
+      this.held.add(task);
       this.cancels.start(record, {
         // Released by an urgent stop, or its lease taken back, while it waited for a read.
-        held: () => this.held.get(record.id) === task,
+        held: () => this.held.holds(task),
         start: () => this.start(task),
         cancelled: () => {
-          this.held.delete(record.id);
-          this.slots.vacate(slot);
+          this.held.remove(record.id);
           this.startWaiting();
           this.changes.notify();
         },
@@ -230,24 +218,21 @@ export class WorkerChild {
 
   private start(task: Held): void {
     const { slot, cancel } = task;
-    task.started = true;
     const record = stampSlot(task.record, task.batchWorkerId, this.workerId(slot));
     this.deps.liveness?.started(record);
-    this.overruns.started(record.id, task, record.task.timeoutMs);
+    this.held.started(task, record);
     // Its lines and metrics come from the event stream the task runner emits to.
     this.deps.runTask(record, cancel).then(
-      (result) => this.finish(result, slot),
-      (error: unknown) => this.finish(failedAttempt(record, error), slot),
+      (result) => this.finish(result),
+      (error: unknown) => this.finish(failedAttempt(record, error)),
     );
   }
 
-  private finish(result: TaskRecord, slot: number): void {
+  private finish(result: TaskRecord): void {
     this.deps.liveness?.ended(result);
-    this.overruns.ended(result.id);
     // Released on an urgent stop (READY again) or abandoned after its lease was
     // taken back: its late result must not be stored, and its slot was dealt with.
-    if (this.held.delete(result.id)) {
-      this.slots.vacate(slot);
+    if (this.held.remove(result.id)) {
       this.startWaiting();
       // A failed attempt with attempts left goes back for a retry; deciding costs nothing on
       // success. A CANCELLED one is final: it is stored as it is, never retried.
@@ -260,11 +245,8 @@ export class WorkerChild {
 
   /** Puts every leased, unfinished task back in its ready queue (an urgent stop). */
   private releaseHeld(): void {
-    const held = [...this.held.values()];
-    this.held.clear();
+    const held = this.held.removeAll();
     if (held.length === 0) return;
-    for (const task of held) this.overruns.ended(task.record.id);
-    this.slots.vacate(...held.map((task) => task.slot));
     // settleAll waits for the release like it waits for acknowledgements.
     this.giveBack.release(
       held.map((task) => task.record),
@@ -275,27 +257,12 @@ export class WorkerChild {
 
   /** The LeaseCheck found the lease of a task this child runs taken back: its slot works again. */
   private abandon(id: string, status: string): void {
-    const held = this.held.get(id);
-    const task = held ?? this.shelf.take(id);
+    const task = this.held.remove(id) ?? this.shelf.take(id);
     if (!task) return;
-    if (held && this.held.delete(id)) this.slots.vacate(held.slot);
-    this.overruns.ended(id);
     this.startWaiting();
     this.deps.logger.warn(taskAbandoned(task.record, status));
     this.ledger.forget([id]);
     this.changes.notify();
-  }
-
-  /** A cancel request for a task this child holds: see ChildCancelsDeps.stopRunning. */
-  private stopRunning(id: string): boolean | null {
-    const task = this.held.get(id);
-    if (!task) return false;
-    if (!task.started) return null;
-    if (task.cancel.requested) return true;
-    this.deps.logger.log(taskCancelRequested(task.record));
-    task.cancel.request();
-    this.overruns.cancelled(id, task, this.deps.hardStopAfterMs?.(task.record.task.name));
-    return true;
   }
 
   /** Resolves once nothing leased is unfinished, unstored or unreleased. */
