@@ -21,6 +21,13 @@ export interface CancelRequest {
   id: string;
   /** When it was made, by the store's clock. */
   requestedAt: Date;
+  /**
+   * The worker id of the lease the cancel found (the last of the task's
+   * `workerIds`): only the holder of that lease acts on it, so a child still
+   * running an earlier lease of the task never handles, and drops, the
+   * request meant for the current one.
+   */
+  lease: string;
 }
 
 /**
@@ -35,8 +42,8 @@ export interface ControlStore {
    * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;
    * a running (leased) one is marked (`cancelRequestedAt`, kept by every
    * later store of it until it is final, so no later lease starts it) and
-   * gets a cancel request for the pool that holds it (see `cancelRequests`),
-   * named as `holder`; a finished one is left as it is. Throws
+   * gets a cancel request for the pool that holds it, naming its lease (see
+   * `cancelRequests`), the pool named as `holder`; a finished one is left as it is. Throws
    * `TaskResultDoesNotExist` for an unknown or expired id.
    */
   cancel(id: string): Promise<CancelResult>;
@@ -57,10 +64,16 @@ export interface ControlStore {
    * changed or is gone since it was read.
    */
   removeFinished(finished: TaskRecord): Promise<boolean>;
-  /** The cancel requests addressed to pool `poolId`, oldest first: one cheap read, polled by its children. */
+  /**
+   * The cancel requests addressed to pool `poolId`, oldest first: one cheap
+   * read, polled by its children.
+   */
   cancelRequests(poolId: string): Promise<CancelRequest[]>;
-  /** Removes requests of pool `poolId`: handled, or stale (their task finished first). */
-  dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Removes requests of pool `poolId` (handled, or stale: their task
+   * finished first), each only while it is still for the lease it names.
+   */
+  dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void>;
   /**
    * Stop leasing tasks of `queue`, for every pool of this store, until
    * `resumeQueue`: stored, so a pool started later sees it too. Acquire

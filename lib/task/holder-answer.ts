@@ -16,12 +16,17 @@ const LONGEST_LOOK_MS = 100;
  * (see cancel-delivery): the answer is `cancelled` once the holder ended it
  * unstarted (or it is CANCELLED by then), `already-final` when it finished
  * otherwise first, `requested` once the holder aborted its running attempt,
- * or when CANCEL_ANSWER_WITHIN_MS passed without a word from it. A task the
+ * or when `withinMs` (CANCEL_ANSWER_WITHIN_MS, longer than the holder's
+ * CANCEL_VIEW_FRESH_MS) passed without a word from it. A task the
  * holder gave back meanwhile (a stop, a pause) is cancelled where it waits.
  * A lease without a pool has nobody to wait for: `requested` at once.
  */
-export async function holderAnswer(backend: TaskBackend, id: string): Promise<CancelResult> {
-  const deadline = Date.now() + CANCEL_ANSWER_WITHIN_MS;
+export async function holderAnswer(
+  backend: TaskBackend,
+  id: string,
+  withinMs = CANCEL_ANSWER_WITHIN_MS,
+): Promise<CancelResult> {
+  const deadline = Date.now() + withinMs;
   let answer = await backend.cancel(id);
   for (let pauseMs = FIRST_LOOK_MS; answer.outcome === 'requested' && answer.holder;) {
     const holder = answer.holder;

@@ -104,7 +104,9 @@ describe('chaos: cancels racing prefetched starts', () => {
           const statuses = await Promise.all(
             [busy.id, prefetched.id].map(async (id) => (await stage.backend.getResult(id)).status),
           );
-          return statuses.every((s) => s !== 'RUNNING' && s !== 'READY');
+          return statuses.every(
+            (s) => s !== TaskResultStatus.RUNNING && s !== TaskResultStatus.READY,
+          );
         },
         { timeoutMs: 10_000, intervalMs: 10, what: 'the round to settle' },
       );

@@ -16,6 +16,7 @@ import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { describeAcknowledgeRefusals } from './acknowledge-refusal-contract';
 import { describeCancels } from './cancel-contract';
+import { describeCancelStarts } from './cancel-start-contract';
 import { describeConcurrentEnqueues } from './coalesce-contract';
 import { describeFinishedFeed } from './feed-contract';
 import { describeLiveFeed } from './live-feed-contract';
@@ -996,6 +997,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
     describeListing(() => ({ backend, alias }));
     describeInterleavings(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeCancelStarts(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

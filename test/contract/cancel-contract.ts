@@ -73,11 +73,16 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       const requests = await backend.cancelRequests('pool-a');
       expect(requests.map((r) => r.id)).toEqual([running.id]);
       expect(requests[0].requestedAt).toBeInstanceOf(Date);
+      // It names the lease it was made for, so only that lease's holder acts on it.
+      expect(requests[0].lease).toBe(running.workerIds.at(-1));
       await expect(backend.cancelRequests('pool-b')).resolves.toEqual([]);
       // Asked twice, one request.
       await backend.cancel(task.id);
       await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
-      await backend.dropCancelRequests('pool-a', [running.id]);
+      // A drop names the lease too: one for another lease leaves it.
+      await backend.dropCancelRequests('pool-a', [{ ...requests[0], lease: 'host:9-9' }]);
+      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.dropCancelRequests('pool-a', requests);
       await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
     });
 

@@ -24,7 +24,7 @@ export class MemoryCancels {
     private readonly store: MemoryStore,
   ) {}
 
-  private get requests(): Map<string, Map<string, number>> {
+  private get requests(): Map<string, Map<string, { at: number; lease: string }>> {
     return this.store.cancelRequests;
   }
 
@@ -35,17 +35,20 @@ export class MemoryCancels {
     if (FINISHED_STATUSES.has(record.status)) {
       return { outcome: 'already-final', record: copyRecord(record) };
     }
-    const lease = store.leases.get(id);
-    if (lease) {
-      const pool = lease.poolId ?? '';
+    const held = store.leases.get(id);
+    if (held) {
+      const pool = held.poolId ?? '';
       let ofPool = this.requests.get(pool);
-      if (!ofPool) this.requests.set(pool, (ofPool = new Map<string, number>()));
-      if (!ofPool.has(id)) ofPool.set(id, now);
+      if (!ofPool)
+        this.requests.set(pool, (ofPool = new Map<string, { at: number; lease: string }>()));
+      const lease = record.workerIds.at(-1) ?? '';
+      // The first request for a lease keeps its time; a later lease's replaces it.
+      if (ofPool.get(id)?.lease !== lease) ofPool.set(id, { at: now, lease });
       const marked = record.cancelRequestedAt
         ? record
         : recordWith(record, { cancelRequestedAt: new Date(now) });
       store.tasks.set(id, marked);
-      return { outcome: 'requested', record: copyRecord(marked), holder: lease.poolId ?? null };
+      return { outcome: 'requested', record: copyRecord(marked), holder: held.poolId ?? null };
     }
     const state = store.queue(record.task.queue);
     state.ready.remove(id);
@@ -59,14 +62,14 @@ export class MemoryCancels {
     const ofPool = this.requests.get(poolId);
     if (!ofPool) return [];
     return [...ofPool.entries()]
-      .sort((a, b) => a[1] - b[1])
-      .map(([id, at]) => ({ id, requestedAt: new Date(at) }));
+      .sort((a, b) => a[1].at - b[1].at)
+      .map(([id, { at, lease }]) => ({ id, requestedAt: new Date(at), lease }));
   }
 
-  drop(poolId: string, ids: readonly string[]): void {
+  drop(poolId: string, requests: readonly CancelRequest[]): void {
     const ofPool = this.requests.get(poolId);
     if (!ofPool) return;
-    for (const id of ids) ofPool.delete(id);
+    for (const { id, lease } of requests) if (ofPool.get(id)?.lease === lease) ofPool.delete(id);
     if (ofPool.size === 0) this.requests.delete(poolId);
   }
 }

@@ -64,7 +64,7 @@ export class MemoryStore {
   /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
   readonly poolTasks = new Map<string, Set<string>>();
   /** Pool id -> task id -> when its cancel was requested (ms); see MemoryCancels. */
-  readonly cancelRequests = new Map<string, Map<string, number>>();
+  readonly cancelRequests = new Map<string, Map<string, { at: number; lease: string }>>();
   /** Queues whose tasks are not leased until resumed. */
   readonly paused = new Set<string>();
   readonly limits: MemoryLimits;

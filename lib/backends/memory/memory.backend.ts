@@ -250,9 +250,9 @@ export class MemoryBackend implements ExecutingBackend {
     return this.cancels.requestsOf(poolId);
   }
 
-  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
+  async dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
     this.assertOpen();
-    this.cancels.drop(poolId, ids);
+    this.cancels.drop(poolId, requests);
   }
 
   async pauseQueue(queue: string): Promise<void> {

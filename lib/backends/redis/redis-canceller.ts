@@ -55,6 +55,7 @@ export class RedisCanceller {
             cancelsPrefix: keys.cancelsPrefix,
             channel: keys.finishedChannel,
             message: finishedMessage(finishedLabel(queue, cancelled.status, record.task.name), id),
+            lease: record.workerIds.at(-1) ?? '',
           },
         ),
       );
@@ -91,16 +92,19 @@ export class RedisCanceller {
     );
     const requests: CancelRequest[] = [];
     for (let i = 0; i < flat.length; i += 2) {
-      requests.push({ id: flat[i], requestedAt: new Date(Number(flat[i + 1])) });
+      // `<id> <lease>`: a task id has no space (isValidTaskId).
+      const [id, lease = ''] = flat[i].split(' ', 2);
+      requests.push({ id, requestedAt: new Date(Number(flat[i + 1])), lease });
     }
     return requests;
   }
 
-  async drop(poolId: string, ids: readonly string[]): Promise<void> {
+  async drop(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
     this.context.guard.assertOpen();
-    if (ids.length === 0) return;
+    if (requests.length === 0) return;
+    const members = requests.map(({ id, lease }) => (lease === '' ? id : `${id} ${lease}`));
     await this.context.connection.run(() =>
-      this.context.connection.client.zrem(this.context.keys.cancels(poolId), ...ids),
+      this.context.connection.client.zrem(this.context.keys.cancels(poolId), ...members),
     );
   }
 

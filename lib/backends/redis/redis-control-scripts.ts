@@ -35,6 +35,7 @@ export class RedisControlScripts {
       args.cancelsPrefix,
       args.channel,
       args.message,
+      args.lease,
     ])) as [CancelReply, string];
     return [reply, pool];
   }

@@ -45,6 +45,8 @@ export interface CancelArgs {
   channel: string;
   /** The announcement (finishedMessage). */
   message: string;
+  /** The lease a running task is under as read (its last worker id): what its request names. */
+  lease: string;
 }
 
 /** The keys of a final task that retryFinished-4.lua and removeFinished-3.lua touch. */

@@ -259,8 +259,8 @@ export class RedisBackend implements TaskBackend {
     return this.canceller.requests(poolId);
   }
 
-  dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
-    return this.canceller.drop(poolId, ids);
+  dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
+    return this.canceller.drop(poolId, requests);
   }
 
   pauseQueue(queue: string): Promise<void> {

@@ -23,7 +23,9 @@ import type { SqliteRows } from './sqlite-rows';
  */
 export class SqliteCancels {
   private readonly cancelTx: Transaction<(id: string, now: number) => CancelResult>;
-  private readonly dropTx: Transaction<(poolId: string, ids: readonly string[]) => void>;
+  private readonly dropTx: Transaction<
+    (poolId: string, requests: readonly CancelRequest[]) => void
+  >;
 
   constructor(
     private readonly alias: string,
@@ -40,7 +42,13 @@ export class SqliteCancels {
       }
       const record = deserializeRecord(id, row.data);
       if (row.state === 'running') {
-        sql.cancels.insertRequest.run(alias, row.pool ?? '', id, now);
+        sql.cancels.insertRequest.run(
+          alias,
+          row.pool ?? '',
+          id,
+          now,
+          record.workerIds.at(-1) ?? '',
+        );
         if (record.cancelRequestedAt) return { outcome: 'requested', record, holder: row.pool };
         // In its record too, which every later read and lease returns (see TaskRecord).
         const marked = recordWith(record, { cancelRequestedAt: new Date(now) });
@@ -51,8 +59,8 @@ export class SqliteCancels {
       this.rows.finish(cancelled, row, now);
       return { outcome: 'cancelled', record: cancelled };
     });
-    this.dropTx = db.transaction((poolId: string, ids: readonly string[]) => {
-      for (const id of ids) sql.cancels.deleteRequest.run(alias, poolId, id);
+    this.dropTx = db.transaction((poolId: string, requests: readonly CancelRequest[]) => {
+      for (const { id, lease } of requests) sql.cancels.deleteRequest.run(alias, poolId, id, lease);
     });
   }
 
@@ -64,11 +72,11 @@ export class SqliteCancels {
     const { cancels } = this.connection.sql;
     return this.connection
       .guard(() => cancels.selectRequests.all(this.alias, poolId))
-      .map((row) => ({ id: row.id, requestedAt: new Date(row.requestedAt) }));
+      .map((row) => ({ id: row.id, requestedAt: new Date(row.requestedAt), lease: row.lease }));
   }
 
-  drop(poolId: string, ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    this.connection.guard(() => this.dropTx.immediate(poolId, ids));
+  drop(poolId: string, requests: readonly CancelRequest[]): void {
+    if (requests.length === 0) return;
+    this.connection.guard(() => this.dropTx.immediate(poolId, requests));
   }
 }

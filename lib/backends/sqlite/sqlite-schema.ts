@@ -31,7 +31,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 12;
+export const SQLITE_SCHEMA_VERSION = 13;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -249,6 +249,11 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO threadmill_ingress_counts (alias, queue, second, count)
     SELECT alias, queue, at / 1000, COUNT(*) FROM threadmill_ingress GROUP BY alias, queue, at / 1000;
   DROP TABLE threadmill_ingress;
+  `,
+  // 13: a cancel request names the lease it was made for (the worker id that lease recorded):
+  // only that lease's holder acts on it. Earlier requests name none ('').
+  `
+  ALTER TABLE threadmill_cancels ADD COLUMN lease TEXT NOT NULL DEFAULT '';
   `,
 ];
 

@@ -238,8 +238,8 @@ export class SqliteBackend implements TaskBackend {
     return this.cancels.requests(poolId);
   }
 
-  async dropCancelRequests(poolId: string, ids: readonly string[]): Promise<void> {
-    this.cancels.drop(poolId, ids);
+  async dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
+    this.cancels.drop(poolId, requests);
   }
 
   async pauseQueue(queue: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import type { CancelRequest } from '../../core/control-store.interface';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { cancelPollFailed } from '../../core/worker.messages';
 
@@ -14,8 +15,8 @@ export interface CancelWatchDeps {
   readonly requestTtlMs: number;
   /** Oldest a read may be for `mayStart` to answer from it (see cancel-delivery). */
   readonly freshMs: number;
-  /** Handles the request for `id` if this child holds it; true when it may be dropped. */
-  readonly cancel: (id: string) => boolean;
+  /** Handles `request` if this child holds its lease; true when it may be dropped. */
+  readonly cancel: (request: CancelRequest) => boolean;
   readonly now?: () => number;
 }
 
@@ -23,7 +24,7 @@ export interface CancelWatchDeps {
  * Delivers cancel requests to the tasks this child holds: one read of its
  * pool's requests per period (nothing on the per-task path), each handled
  * by the child, and the handled ones (or those gone stale) removed in one
- * more call, only when there are any. A request for a task another child of
+ * more call, only when there are any. A request for a lease another child of
  * the pool holds is left for that child. The last read is also what the
  * child asks before it starts a leased task: whether it named the task, and
  * whether it is recent enough to answer at all.
@@ -46,7 +47,7 @@ export class CancelWatch {
       poolId?: string;
       cancelPoll?: { everyMs: number; requestTtlMs: number; freshMs: number };
     },
-    cancel: (id: string) => boolean,
+    cancel: (request: CancelRequest) => boolean,
   ): CancelWatch | null {
     const { backend, logger, poolId, cancelPoll } = child;
     if (poolId === undefined || cancelPoll === undefined) return null;
@@ -98,11 +99,9 @@ export class CancelWatch {
       this.readSentAt = sentAt;
       if (requests.length === 0) return;
       const staleBefore = Date.now() - this.deps.requestTtlMs;
-      const done = requests
-        .filter(
-          (request) => this.deps.cancel(request.id) || request.requestedAt.getTime() < staleBefore,
-        )
-        .map((request) => request.id);
+      const done = requests.filter(
+        (request) => this.deps.cancel(request) || request.requestedAt.getTime() < staleBefore,
+      );
       if (done.length > 0) await backend.dropCancelRequests(poolId, done);
     } catch (error) {
       // A missed poll only delays a cancel: the request stays until handled.

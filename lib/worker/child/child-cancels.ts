@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import { cancelledRecord } from '../../core/cancelled-record';
+import type { CancelRequest } from '../../core/control-store.interface';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { taskCancelRequested } from '../../core/worker.messages';
@@ -14,14 +15,14 @@ export interface ChildCancelsDeps {
   readonly cancelPoll?: { everyMs: number; requestTtlMs: number; freshMs: number };
   /** Takes a finished attempt's outcome to the store (the child's OutcomeQueue). */
   readonly store: (record: TaskRecord) => void;
-  /** Takes `id` off the prefetch shelf when it waits there. */
-  readonly takeWaiting: (id: string) => TaskRecord | undefined;
+  /** Takes `id` off the prefetch shelf when it waits there under lease `lease`. */
+  readonly takeWaiting: (id: string, lease: string) => TaskRecord | undefined;
   /**
-   * Aborts the signal of `id` when this child runs it: true when it does (or
-   * did already), null when it holds it but has not started it, false when
-   * it does not hold it.
+   * Aborts the signal of `id` when this child runs it under lease `lease`:
+   * true when it does (or did already), null when it holds it but has not
+   * started it, false when it does not hold that lease.
    */
-  readonly stopRunning: (id: string) => boolean | null;
+  readonly stopRunning: (id: string, lease: string) => boolean | null;
 }
 
 /**
@@ -45,7 +46,7 @@ export class ChildCancels {
   private readonly ended = new Map<string, boolean>();
 
   constructor(private readonly deps: ChildCancelsDeps) {
-    this.requests = CancelWatch.of(deps, (id) => this.handle(id));
+    this.requests = CancelWatch.of(deps, (request) => this.handle(request));
   }
 
   /** Starts reading the pool's requests. */
@@ -68,9 +69,9 @@ export class ChildCancels {
     task: { held: () => boolean; start: () => void; cancelled: () => void },
   ): void {
     if (!task.held()) return;
-    const mayStart = record.cancelRequestedAt
-      ? false
-      : (this.requests?.mayStart(record.id) ?? true);
+    // Null (the last read is too old to tell) is an answer here, not a missing one.
+    let mayStart: boolean | null = !record.cancelRequestedAt;
+    if (mayStart && this.requests) mayStart = this.requests.mayStart(record.id);
     if (mayStart === null) {
       void this.requests?.sync().then(() => this.start(record, task));
     } else if (mayStart) {
@@ -94,20 +95,20 @@ export class ChildCancels {
     for (const { id } of batch) if (this.ended.has(id)) this.ended.set(id, true);
   }
 
-  /** A request for `id`: true when it is handled and may be dropped. */
-  private handle(id: string): boolean {
+  /** A request: true when it is handled and may be dropped. */
+  private handle({ id, lease }: CancelRequest): boolean {
     const stored = this.ended.get(id);
     if (stored !== undefined) {
       if (stored) this.ended.delete(id);
       return stored;
     }
-    const waiting = this.deps.takeWaiting(id);
+    const waiting = this.deps.takeWaiting(id, lease);
     if (waiting) {
       // Never started: CANCELLED without running, as a waiting task is.
       this.end(waiting);
       return false;
     }
     // One that waits for this very read to start ends unstarted when it looks (mayStart).
-    return this.deps.stopRunning(id) === true;
+    return this.deps.stopRunning(id, lease) === true;
   }
 }

@@ -89,13 +89,13 @@ export class HeldTasks {
   }
 
   /**
-   * A cancel request for `id`: aborts its signal when it runs (true), and
-   * watches its hard stop; null when it is held but not started, false when
-   * not held.
+   * A cancel request for `id` under lease `lease`: aborts its signal when it
+   * runs (true), and watches its hard stop; null when it is held but not
+   * started, false when that lease is not held here.
    */
-  stopRunning(id: string): boolean | null {
+  stopRunning(id: string, lease: string): boolean | null {
     const task = this.byId.get(id);
-    if (!task) return false;
+    if (!task || !isLease(task.record, lease)) return false;
     if (!task.started) return null;
     if (task.cancel.requested) return true;
     this.deps.logger.log(taskCancelRequested(task.record));
@@ -103,4 +103,9 @@ export class HeldTasks {
     this.overruns.cancelled(id, task, this.deps.hardStopAfterMs?.(task.record.task.name));
     return true;
   }
+}
+
+/** Whether `record` is under lease `lease` (a request from before leases were named names none). */
+export function isLease(record: TaskRecord, lease: string): boolean {
+  return lease === '' || record.workerIds.at(-1) === lease;
 }

@@ -12,7 +12,7 @@ import { LeaseGiveBack } from './lease-give-back';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
-import { HeldTasks, type Held } from './held-tasks';
+import { HeldTasks, isLease, type Held } from './held-tasks';
 import { PrefetchShelf, type StartingTask } from './prefetch-shelf';
 import { ChildCancels } from './child-cancels';
 import { ProgressReport } from './progress-report';
@@ -117,8 +117,11 @@ export class WorkerChild {
     this.cancels = new ChildCancels({
       ...deps,
       store: (record) => this.outcomes.add(record),
-      takeWaiting: (id) => this.shelf.take(id)?.record,
-      stopRunning: (id) => this.held.stopRunning(id),
+      takeWaiting: (id, lease) => {
+        const waiting = this.shelf.tasks.get(id);
+        return waiting && isLease(waiting.record, lease) ? this.shelf.take(id)?.record : undefined;
+      },
+      stopRunning: (id, lease) => this.held.stopRunning(id, lease),
     });
   }
 

@@ -6,10 +6,10 @@
   that holds it (the hash's `pool`, '' for a lease without a pool), which
   that pool's children poll, and the hash's `cancel` field, which every later
   read and lease of the task returns; a finished one is left alone. The CANCELLED
-  outcome is built by the caller from the task as it read it, so the task
-  is cancelled only while its `workers` field is still what the caller saw:
-  a task leased (and perhaps retried) in between is reported changed, and
-  the caller reads it again. The #!lua line makes Redis refuse the call
+  outcome and the request's lease are the caller's, from the task as it
+  read it, so either is stored only while its `workers` field is still what
+  the caller saw: a task leased (and perhaps retried) in between is
+  reported changed, and the caller reads it again. The #!lua line makes Redis refuse the call
   before it runs when memory is over maxmemory. Scores are Redis's time
   (storeClock), like every other history score and request time.
 
@@ -19,8 +19,8 @@
   KEYS[4] history (ZSET) cancelled set of the queue, scored by the time it was stored
   KEYS[5] task hash (HASH); `cancel` set (ms) for a running task
 
-  Derived keys: cancel requests of a pool = ARGV[5] .. pool id (ZSET, score =
-  request time, ms); listener mark of the finished channel = ARGV[6]
+  Derived keys: cancel requests of a pool = ARGV[5] .. pool id (ZSET of
+  `<task id> <lease>`, score = request time, ms); listener mark of the finished channel = ARGV[6]
   (STRING, see storeFinished.function.lua); same hash tag as KEYS
 
   ARGV[1] task id (string)
@@ -30,6 +30,7 @@
   ARGV[5] cancel request key prefix (string)
   ARGV[6] pub/sub channel of the alias's finished tasks (string)
   ARGV[7] the message announcing this task CANCELLED (JSON, as storeFinished publishes)
+  ARGV[8] the lease a running task is under as the caller read it: the last of its worker ids
 
   Publishes ARGV[7] on ARGV[6] once, only when it stored the task CANCELLED
   (a running task is announced by whoever stores it final) and the channel's
@@ -50,21 +51,21 @@ if redis.call('HEXISTS', KEYS[5], 'outcome') == 1 then
   return { 3, '' }
 end
 local now, nowText = storeClock()
+local workers = redis.call('HGET', KEYS[5], 'workers')
+if (workers or '') ~= ARGV[2] then
+  return { -1, '' }
+end
 if redis.call('ZSCORE', KEYS[3], id) ~= false then
   local pool = redis.call('HGET', KEYS[5], 'pool')
   if type(pool) ~= 'string' then
     pool = ''
   end
-  -- The first request's time is kept: its age bounds how long it waits to be handled.
-  redis.call('ZADD', ARGV[5] .. pool, 'NX', nowText, id)
+  -- The first request for a lease keeps its time: its age bounds how long it waits to be handled.
+  redis.call('ZADD', ARGV[5] .. pool, 'NX', nowText, id .. ' ' .. ARGV[8])
   -- On the task too, so every later read and lease of it knows (the lease it is under may end
   -- before its holder hears of the request).
   redis.call('HSETNX', KEYS[5], 'cancel', nowText)
   return { 2, pool }
-end
-local workers = redis.call('HGET', KEYS[5], 'workers')
-if (workers or '') ~= ARGV[2] then
-  return { -1, '' }
 end
 local removed = redis.call('ZREM', KEYS[1], id) + redis.call('ZREM', KEYS[2], id)
 if removed == 0 then

@@ -40,7 +40,7 @@ function recordingClient() {
     markListening: 1,
     storeTime: [1, null],
     trimFinished: 0,
-    cancel: 1,
+    cancel: [1, ''],
     retryFinished: 1,
     removeFinished: 1,
     storeProgress: [1, 1],
@@ -167,6 +167,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       cancelsPrefix: 'p',
       channel: 'c',
       message: '[]',
+      lease: 'w',
     },
   );
   await scripts.promoteDeferred(

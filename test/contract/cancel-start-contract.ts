@@ -1,0 +1,252 @@
+import type { LoggerService } from '@nestjs/common';
+import fc from 'fast-check';
+
+import { TaskResultStatus, type TaskBackend, type TaskRecord } from '../../lib/core';
+import { holderAnswer } from '../../lib/task/holder-answer';
+import { ChildCancels } from '../../lib/worker/child/child-cancels';
+import { isLease } from '../../lib/worker/child/held-tasks';
+import { readyRecord } from '../helpers/ready-record';
+import { CallTurns } from './call-turns';
+
+/** A child's log lines (a task cancelled unstarted) say nothing a program checks. */
+const quietLogger: LoggerService = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/**
+ * How long `cancel()` waits for the holder here, and how old the holder's
+ * read may be when it starts a task: the same relation as in production
+ * (the first longer), both short, so a program runs in milliseconds.
+ */
+const ANSWER_WITHIN_MS = 40;
+const VIEW_FRESH_MS = 20;
+
+/** A holder's answer to "start this leased task", and a caller's cancel: the real ones or a variant. */
+export interface StartControls {
+  /**
+   * Starts `record` unless a cancel came first, calling `started` the moment
+   * it starts; resolves once whatever it stored is stored.
+   */
+  start(record: TaskRecord, started: () => void): Promise<void>;
+  /** Cancels `id`: the outcome, once the answer is given. */
+  cancel(id: string): Promise<string>;
+}
+
+/**
+ * Builds a caller's controls over its (gated) backend, leasing for pool
+ * `poolId`; `shelf` holds its leases not started yet (what a cancel may end
+ * unstarted), as a child's prefetch shelf does.
+ */
+export type StartControlsFactory = (
+  backend: TaskBackend,
+  poolId: string,
+  shelf: TaskRecord[],
+) => StartControls;
+
+/** The production controls: ChildCancels decides a start, holderAnswer answers a cancel. */
+export const realStartControls: StartControlsFactory = (backend, poolId, shelf) => {
+  const deciding = new Map<string, TaskRecord>();
+  const started = new Map<string, TaskRecord>();
+  const stores: Promise<unknown>[] = [];
+  const cancels = new ChildCancels({
+    backend,
+    logger: quietLogger,
+    poolId,
+    cancelPoll: { everyMs: 60_000, requestTtlMs: 60_000, freshMs: VIEW_FRESH_MS },
+    store: (record) => stores.push(backend.acknowledge([record])),
+    takeWaiting: (id, lease) => {
+      const at = shelf.findIndex((record) => record.id === id && isLease(record, lease));
+      return at < 0 ? undefined : shelf.splice(at, 1)[0];
+    },
+    // Nothing runs here: a started task's signal counts as aborted at once.
+    stopRunning: (id, lease) => {
+      const held = started.get(id) ?? deciding.get(id);
+      if (!held || !isLease(held, lease)) return false;
+      return started.has(id) ? true : null;
+    },
+  });
+  return {
+    async start(record, onStart) {
+      deciding.set(record.id, record);
+      await new Promise<void>((resolve) =>
+        cancels.start(record, {
+          held: () => deciding.has(record.id),
+          start: () => {
+            started.set(record.id, record);
+            onStart();
+            resolve();
+          },
+          cancelled: () => resolve(),
+        }),
+      );
+      deciding.delete(record.id);
+      // Its CANCELLED outcome is stored before the next operation, as a child's outcome queue would.
+      await Promise.all(stores.splice(0));
+    },
+    async cancel(id) {
+      return (await holderAnswer(backend, id, ANSWER_WITHIN_MS)).outcome;
+    },
+  };
+};
+
+const KINDS = ['enqueue', 'lease', 'start', 'cancel'] as const;
+type Kind = (typeof KINDS)[number];
+const spec = fc.record({ kind: fc.constantFrom(...KINDS), pick: fc.nat(3) });
+const programs = fc.record({
+  rounds: fc.array(
+    fc.tuple(
+      fc.array(spec, { minLength: 1, maxLength: 4 }),
+      fc.array(spec, { minLength: 1, maxLength: 4 }),
+    ),
+    { minLength: 1, maxLength: 5 },
+  ),
+  choices: fc.array(fc.nat(), { maxLength: 64 }),
+});
+type Program = typeof programs extends fc.Arbitrary<infer P> ? P : never;
+
+/** One program's tasks, leases not started yet (by caller), and what happened, in order. */
+interface Run {
+  readonly alias: string;
+  readonly pools: readonly string[];
+  readonly ids: string[];
+  readonly leased: TaskRecord[][];
+  /** `answered <id>` and `started <id>`, in the order they happened. */
+  readonly events: string[];
+}
+
+async function perform(
+  run: Run,
+  caller: number,
+  backend: TaskBackend,
+  controls: StartControls,
+  kind: Kind,
+  pick: number,
+): Promise<void> {
+  switch (kind) {
+    case 'enqueue': {
+      const record = readyRecord(run.alias, { name: 'contract.echo' });
+      await backend.enqueue(record);
+      run.ids.push(record.id);
+      return;
+    }
+    case 'lease': {
+      // A lease ahead of a free slot, as --prefetch takes it: held, not started.
+      await backend.beatPool(run.pools[caller], 600_000);
+      const [record] = await backend.acquire(['default'], {
+        workerId: `host:${caller}-1`,
+        max: 1,
+        timeoutMs: 0,
+        poolId: run.pools[caller],
+      });
+      if (record) run.leased[caller].push(record);
+      return;
+    }
+    case 'start': {
+      const [record] = run.leased[caller].splice(pick % Math.max(1, run.leased[caller].length), 1);
+      if (record) await controls.start(record, () => run.events.push(`started ${record.id}`));
+      return;
+    }
+    case 'cancel': {
+      if (run.ids.length === 0) return;
+      const id = run.ids[pick % run.ids.length];
+      await controls.cancel(id);
+      run.events.push(`answered ${id}`);
+      return;
+    }
+  }
+}
+
+/** The tasks that started after a cancel of theirs had answered. */
+function startedAfterAnswer(events: readonly string[]): string[] {
+  const answered = new Set<string>();
+  const late: string[] = [];
+  for (const event of events) {
+    const [what, id] = event.split(' ');
+    if (what === 'answered') answered.add(id);
+    else if (answered.has(id)) late.push(id);
+  }
+  return late;
+}
+
+/**
+ * Random programs of two callers that enqueue, lease ahead of a slot, start
+ * what they leased and cancel, their store calls in random orders: no task
+ * starts after a cancel of it answered. Part of describeBackendContract,
+ * run on every backend.
+ */
+export function describeCancelStarts(
+  subject: () => { backend: TaskBackend; alias: string; reopen?: () => Promise<TaskBackend> },
+): void {
+  describe('cancels racing the start of leased tasks, two callers at once', () => {
+    const check = async (controlsOf: StartControlsFactory, endOnFailure = false) => {
+      const { backend, alias, reopen } = subject();
+      const second = reopen ? await reopen() : backend;
+      let runs = 0;
+      try {
+        return await fc.check(
+          fc.asyncProperty(programs, async (program: Program) => {
+            const run: Run = {
+              alias,
+              pools: [`starts-${runs}-a`, `starts-${runs++}-b`],
+              ids: [],
+              leased: [[], []],
+              events: [],
+            };
+            await drainLeftovers(backend);
+            const turns = new CallTurns(program.choices);
+            for (const round of program.rounds) {
+              await turns.run(
+                round.map((specs, caller) => async (operationStarts) => {
+                  const gated = turns.gate([backend, second][caller], caller);
+                  const controls = controlsOf(gated, run.pools[caller], run.leased[caller]);
+                  for (const [i, { kind, pick }] of specs.entries()) {
+                    operationStarts(i);
+                    await perform(run, caller, gated, controls, kind, pick);
+                  }
+                }),
+              );
+              const late = startedAfterAnswer(run.events);
+              if (late.length > 0)
+                throw new Error(`started after its cancel answered: ${late.join(', ')}`);
+            }
+          }),
+          // A fixed seed: the same programs on every run, so a failure is seen again.
+          { numRuns: 60, seed: 20261206, endOnFailure },
+        );
+      } finally {
+        if (second !== backend) await second.close();
+      }
+    };
+
+    it('never starts a leased task after its cancel answered', async () => {
+      const details = await check(realStartControls);
+      const failure = details.failed
+        ? `${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`
+        : 'held';
+      expect(failure).toBe('held');
+    });
+
+    it('catches the old prefetch start: a leased task started whatever a cancel had answered', async () => {
+      const { oldPrefetchStart } = await import('./prefetch-start.mutant');
+      const details = await check(oldPrefetchStart, true);
+      expect(details.failed).toBe(true);
+    });
+  });
+}
+
+/** Tasks an earlier program left READY: leased and ended, so a lease takes only this program's. */
+async function drainLeftovers(backend: TaskBackend): Promise<void> {
+  for (;;) {
+    const [left] = await backend.acquire(['default'], {
+      workerId: 'host:9-9',
+      max: 1,
+      timeoutMs: 0,
+    });
+    if (!left) return;
+    await backend.acknowledge([
+      { ...left, status: TaskResultStatus.CANCELLED, finishedAt: new Date() },
+    ]);
+  }
+}
