@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 // model/task-protocol.pml checked by Debian's spin: its own assertions in
-// every state reached, and a mutant of it that each must catch.
+// every state reached, and mutants of it that they must catch.
 
 const run = promisify(execFile);
 const MODEL = join(__dirname, '../../../model/task-protocol.pml');
@@ -49,6 +49,12 @@ describe('the task protocol model (spin)', () => {
   it('catches a retry that reads again after a lost store and retries the attempt it then finds', async () => {
     const { errors, report } = await verify(['MUTANT_RETRY_LOOP']);
     expect(errors).toBeGreaterThan(0);
-    expect(report).toContain('assertion violated (read==first)');
+    expect(report).toContain('assertion violated  !(moved[r])');
+  });
+
+  it('spin catches the old prefetch start (a cancelled prefetched task started)', async () => {
+    const { errors, report } = await verify(['MUTANT_PREFETCH_START']);
+    expect(errors).toBeGreaterThan(0);
+    expect(report).toContain('assertion violated  !(answered[t])');
   });
 });
