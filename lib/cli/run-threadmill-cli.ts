@@ -1,6 +1,7 @@
 import { Logger, type DynamicModule, type LogLevel, type Type } from '@nestjs/common';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 
+import { StoreCorruptError } from '../core/errors/store-corrupt.error';
 import { ThreadmillError } from '../core/errors/threadmill.error';
 import { usageLine } from '../core/worker.messages';
 import { ExitCode } from '../command/exit-code';
@@ -37,7 +38,8 @@ interface CommanderExit {
  *
  * Exit codes follow one table (`ExitCode`): 0 success, 1 a command that ran
  * and failed, 2 a usage error (unknown command or option, missing or invalid
- * argument). Logs go to stderr, so a command's stdout is only its result.
+ * argument), 6 a damaged store (at bootstrap too). Logs go to stderr, so a
+ * command's stdout is only its result.
  *
  * @example
  * ```ts
@@ -62,6 +64,12 @@ export async function runThreadmillCli(
     cliName,
     logger: new StderrLogger({ logLevels }),
     serviceErrorHandler: reportCommandError,
+    // Nest would exit 1 for any bootstrap failure; a damaged store has a code of its own.
+    abortOnError: false,
+  }).catch((error: unknown) => {
+    // Nest has logged the error. Exit as Nest would, at once: a failed bootstrap may have left
+    // connections open that would keep the process alive.
+    process.exit(failureCode(error));
   });
   try {
     // nest-commander keeps the root command private to its runner.
@@ -93,7 +101,15 @@ function isCommanderExit(error: unknown): error is CommanderExit {
   return name === 'CommanderError' && typeof exitCode === 'number';
 }
 
-/** The end of a command that threw: commander's usage errors exit 2, anything else 1. */
+/** The code of a command that failed with `error`: StoreCorrupt for a damaged store, else Failure. */
+function failureCode(error: unknown): ExitCode {
+  return error instanceof StoreCorruptError ? ExitCode.StoreCorrupt : ExitCode.Failure;
+}
+
+/**
+ * The end of a command that threw: commander's usage errors exit 2, a
+ * damaged store 6, anything else 1.
+ */
 function reportCommandError(error: Error): void {
   if (isCommanderExit(error)) {
     // Commander has printed the problem (or the help) already.
@@ -103,5 +119,5 @@ function reportCommandError(error: Error): void {
   process.stderr.write(
     error instanceof ThreadmillError ? usageLine(error.message) : `${error.stack ?? error}\n`,
   );
-  process.exitCode = ExitCode.Failure;
+  process.exitCode = failureCode(error);
 }

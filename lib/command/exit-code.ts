@@ -17,6 +17,11 @@ export const ExitCode = {
   TaskCancelled: 4,
   /** `enqueue --wait --timeout`: the task was not final in time; it goes on (its state is printed). */
   WaitTimedOut: 5,
+  /**
+   * The store is damaged (StoreCorruptError: a SQLite file that is malformed
+   * or not a database): no retry can help, so a worker pool stops at once.
+   */
+  StoreCorrupt: 6,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

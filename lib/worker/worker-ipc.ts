@@ -17,8 +17,8 @@ export interface Settled {
   readonly failed: number;
 }
 
-/** Why a child ended its work by itself. */
-export type ChildExitReason = 'recycled' | 'drained' | 'stopped';
+/** Why a child ended its work by itself (`storeCorrupt`: it found the store damaged). */
+export type ChildExitReason = 'recycled' | 'drained' | 'stopped' | 'storeCorrupt';
 
 export type ChildMessage =
   /** The child booted its application context and starts acquiring. */

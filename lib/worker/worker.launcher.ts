@@ -11,6 +11,7 @@ import {
 import { currentTaskContext } from '../core/current-task';
 import { EventStream } from '../core/event-stream';
 import type { TaskBackend } from '../core/task-backend.interface';
+import { childStoreCorrupt, poolStoreCorrupt } from '../core/store.messages';
 import {
   shutdownRequested,
   taskLeftRejection,
@@ -24,6 +25,7 @@ import { TaskRegistry } from '../task/task.registry';
 import { HeldJournal } from './held-journal';
 import { LivenessBeat } from './child/liveness-beat';
 import { ShutdownSignals } from './shutdown-signals';
+import { StoreDamage } from './store-damage';
 import { StreamLogListener } from './stream-log.listener';
 import { TaskRunner } from './task-runner';
 import { WorkerChild } from './child/worker-child';
@@ -90,8 +92,10 @@ export class WorkerLauncher {
         childrenAlive: () => pool.health.childrenAlive,
       });
     const stopLogging = new StreamLogListener(this.stream, logger).pool();
+    const damage = new StoreDamage(logger, poolStoreCorrupt(), () => pool.stop(true));
     const pool: WorkerPool = new WorkerPool(options, {
       backend,
+      storeCorrupt: (error) => damage.report(error),
       host: hostname(),
       logger,
       stream: this.stream,
@@ -136,6 +140,7 @@ export class WorkerLauncher {
     try {
       await healthServer?.start();
       await pool.run();
+      damage.rethrow();
     } finally {
       process.off('disconnect', onParentGone);
       signals.dispose();
@@ -167,8 +172,11 @@ export class WorkerLauncher {
         return options?.blockingMs ?? options?.timeoutMs;
       },
     );
-    const child = new WorkerChild(options, {
+    // No retry mends a damaged store, and nothing finished can be stored in it: stop at once.
+    const damage = new StoreDamage(logger, childStoreCorrupt(), () => child.stop(true));
+    const child: WorkerChild = new WorkerChild(options, {
       backend,
+      storeCorrupt: (error) => damage.report(error),
       runTask: (record, cancel) => this.runner.run(record, cancel),
       channel,
       journal,
@@ -214,7 +222,8 @@ export class WorkerLauncher {
     process.once('disconnect', onDisconnect);
     try {
       const reason = await child.run();
-      await channel.send({ kind: 'exiting', reason });
+      await channel.send({ kind: 'exiting', reason: damage.reported ? 'storeCorrupt' : reason });
+      damage.rethrow();
     } finally {
       liveness.stop();
       stopRecording?.();

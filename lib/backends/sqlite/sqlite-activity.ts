@@ -9,7 +9,8 @@ import {
   type QueueActivity,
 } from '../../core';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
-import { errorText, type SqliteConnection } from './sqlite-connection';
+import type { SqliteConnection } from './sqlite-connection';
+import { errorText } from './sqlite-errors';
 
 /**
  * A SqliteBackend's activity per bucket: enqueues counted from the ingress

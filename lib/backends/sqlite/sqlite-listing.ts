@@ -14,7 +14,8 @@ import {
   type TaskRecord,
 } from '../../core';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
-import { errorText, type SqliteConnection } from './sqlite-connection';
+import type { SqliteConnection } from './sqlite-connection';
+import { errorText } from './sqlite-errors';
 import type { ListParams, ListedRow } from './sqlite-listing-statements';
 
 /**

@@ -18,7 +18,7 @@ export interface SqliteMaintenanceDeps {
   readonly sql: SqliteMaintenanceStatements;
   readonly pools: SqlitePoolStatements;
   readonly rows: SqliteRows;
-  /** Runs a database call: a closed backend or a SQLite failure is a BackendUnavailableError. */
+  /** Runs a database call: a closed backend or a SQLite failure is a typed error (SqliteConnection.guard). */
   readonly guard: <T>(run: () => T) => T;
   /** Tasks became ready: waiting consumers of this process look again. */
   readonly workAdded: () => void;

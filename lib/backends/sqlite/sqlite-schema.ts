@@ -302,15 +302,19 @@ export const META_MAINTENANCE_HEARTBEAT = 'broker_heartbeat';
 /**
  * Brings the schema to SQLITE_SCHEMA_VERSION inside BEGIN IMMEDIATE, so the
  * pool's processes opening one new file at once migrate it exactly once.
+ * Returns the version the file was at (0: this call made the schema).
  */
-export function migrate(db: Database): void {
-  db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
-    for (let version = current; version < MIGRATIONS.length; version++) {
-      db.exec(MIGRATIONS[version]);
-    }
-    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
-  }).immediate();
+export function migrate(db: Database): number {
+  return db
+    .transaction(() => {
+      const current = db.pragma('user_version', { simple: true }) as number;
+      for (let version = current; version < MIGRATIONS.length; version++) {
+        db.exec(MIGRATIONS[version]);
+      }
+      if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+      return current;
+    })
+    .immediate();
 }
 
 /** The schema version a file is at (tests and diagnostics). */

@@ -71,7 +71,8 @@ import { SqliteRows } from './sqlite-rows';
  * @throws InvalidBackendConfigError for a missing url, an unknown option or a
  *   non-positive duration (naming the alias and the option), or when
  *   better-sqlite3 is not installed.
- * @throws BackendUnavailableError when the file cannot be opened or migrated.
+ * @throws StoreCorruptError when the file is not a SQLite database or is damaged.
+ * @throws BackendUnavailableError when the file cannot be opened or migrated otherwise.
  * @publicApi
  */
 export class SqliteBackend implements TaskBackend {
@@ -117,7 +118,7 @@ export class SqliteBackend implements TaskBackend {
     this.maintenanceIntervalMs = this.config.maintenanceInterval;
     this.leaseTtlMs = this.config.leaseTtl;
 
-    const connection = new SqliteConnection(alias, this.config);
+    const connection = new SqliteConnection(alias, this.config, this.logger);
     const rows = new SqliteRows(alias, this.config, connection.sql.tasks, this.logger);
     // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
     const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>

@@ -14,6 +14,7 @@ export * from './unknown-backend.error';
 export * from './operation-timeout.error';
 export * from './optional-dependency-missing.error';
 export * from './store-full.error';
+export * from './store-corrupt.error';
 export * from './backend-command.error';
 export * from './enqueue-outcome-unknown.error';
 export * from './task-already-exists.error';

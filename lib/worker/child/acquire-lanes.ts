@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LoggerService } from '@nestjs/common';
 
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
+import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import type { AcquireOptions, TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acquireFailed } from '../../core/worker.messages';
@@ -45,6 +46,8 @@ export interface AcquireLanesDeps {
   readonly poolId?: string;
   /** Counts each failed acquire (the metrics' store errors), when metrics are on. */
   readonly metrics?: { storeFailed(): void };
+  /** Told of a damaged store, which stops the child (see OutcomeQueueDeps.storeCorrupt). */
+  readonly storeCorrupt?: (error: StoreCorruptError) => void;
   readonly slots: TaskSlots;
   readonly outcomes: OutcomeQueue;
   readonly orphans: OrphanSearch;
@@ -208,8 +211,12 @@ export class AcquireLanes {
         records = await call;
       }
     } catch (error) {
-      // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.
-      if (!(error instanceof PoolHeartbeatLapsedError)) {
+      if (error instanceof StoreCorruptError && this.deps.storeCorrupt) {
+        // No retry mends it: the child stops (and drops what this call carried, as the queue does).
+        this.deps.metrics?.storeFailed();
+        this.deps.storeCorrupt(error);
+      } else if (!(error instanceof PoolHeartbeatLapsedError)) {
+        // A lapsed pool leased nothing (and the backend said so once): no orphan to look for.
         this.deps.logger.error(acquireFailed(backend.alias, error));
         this.deps.metrics?.storeFailed();
         this.deps.orphans.acquireFailed();

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import { isRetry } from '../../core/retry-policy';
 import type {
   AcknowledgeOutcome,
@@ -35,6 +36,11 @@ export interface OutcomeQueueDeps {
   /** Counts each refused store (the metrics' store errors), when metrics are on. */
   readonly metrics?: { storeFailed(): void };
   /**
+   * Told of a damaged store: its outcomes are then dropped, not tried again
+   * (no retry can help), and the child stops. Omitted, it is retried as any refusal.
+   */
+  readonly storeCorrupt?: (error: StoreCorruptError) => void;
+  /**
    * Hold outcomes for the next lease call while one that never waits is
    * under way (see rideWith); on with `--prefetch`, where a task finishes
    * while the call for its successor is out.
@@ -51,7 +57,8 @@ export interface OutcomeQueueDeps {
  * Redis, an outage) is tried again, with a pause that doubles up to
  * STORE_RETRY_MAX_MS (and a quarter of the lease), for as long as it takes:
  * the outcome exists only here, and the task stays RUNNING meanwhile, never
- * lost.
+ * lost. A damaged store (StoreCorruptError) is the exception: no retry mends
+ * it, so the child is told (storeCorrupt) and stops.
  *
  * @internal
  */
@@ -182,8 +189,13 @@ export class OutcomeQueue {
         }
         return;
       } catch (error) {
-        if (attempt === 1) this.refusedStores++;
         this.deps.metrics?.storeFailed();
+        if (error instanceof StoreCorruptError && this.deps.storeCorrupt) {
+          if (attempt > 1) this.refusedStores--;
+          this.deps.storeCorrupt(error);
+          return;
+        }
+        if (attempt === 1) this.refusedStores++;
         const pauseMs = Math.min(retryDelayMs * 2 ** (attempt - 1), this.longestPauseMs);
         logger.error(
           acknowledgeFailed(batch.length, attempt, error, urgent.aborted ? null : pauseMs),

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { CancelHook } from '../../core/cancel-hook';
+import type { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { MetricsSnapshot } from '../../metrics/prom-client.loader';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -50,6 +51,12 @@ export interface WorkerChildDeps {
   readonly hardStopAfterMs?: (taskName: string) => number | undefined;
   /** Draws the recycling jitter; `Math.random` outside tests. */
   readonly random?: () => number;
+  /**
+   * Told when an acquire or a store of outcomes finds the store damaged: no
+   * retry can help, so the child should stop (the launcher stops it at once).
+   * Omitted, the error is retried as any refused call.
+   */
+  readonly storeCorrupt?: (error: StoreCorruptError) => void;
   /** Told of failed store calls, and read for each progress report; omitted, metrics are off. */
   readonly metrics?: ChildMetrics;
   /** Told when each task starts and ends: the liveness beat, which carries their declared bounds. */

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
@@ -44,6 +45,8 @@ export interface MaintenanceScheduleDeps {
   readonly slots?: number;
   /** How many children are alive now, sent with each beat. */
   readonly children?: () => number;
+  /** Told when a beat or a maintenance step finds the store damaged (no retry can help). */
+  readonly storeCorrupt?: (error: StoreCorruptError) => void;
 }
 
 /**
@@ -69,13 +72,13 @@ export class MaintenanceSchedule {
   /**
    * Says at once when the store does not answer, rather than through the
    * first failing step; a store the backend refuses to use (an evicting Redis,
-   * an old one) stops the pool before it starts anything.
+   * an old one) or a damaged one stops the pool before it starts anything.
    */
   async checkStore(): Promise<void> {
     try {
       await this.deps.backend.ping();
     } catch (error) {
-      if (error instanceof UnsupportedStoreError) throw error;
+      if (error instanceof UnsupportedStoreError || error instanceof StoreCorruptError) throw error;
       this.deps.logger.error(storeUnreachableAtStart(this.deps.backend.alias, error));
       return;
     }
@@ -105,7 +108,7 @@ export class MaintenanceSchedule {
     try {
       await backend.beatPool(poolId, heartbeatToleranceMs, this.poolInfo());
     } catch (error) {
-      this.deps.logger.error(poolHeartbeatFailed(poolId, error));
+      if (!this.damaged(error)) this.deps.logger.error(poolHeartbeatFailed(poolId, error));
     }
   }
 
@@ -166,13 +169,20 @@ export class MaintenanceSchedule {
       const report = await this.deps.backend.maintenancePass({ poolId: this.deps.poolId });
       this.lastPassAt = Date.now();
       for (const { step, error } of report.failedSteps) {
-        this.deps.stream.emit('maintenanceStepFailed', { step, error });
+        if (!this.damaged(error)) this.deps.stream.emit('maintenanceStepFailed', { step, error });
       }
     } catch (error) {
-      this.deps.logger.error(maintenancePassFailed(error));
+      if (!this.damaged(error)) this.deps.logger.error(maintenancePassFailed(error));
     }
     // Here only, in the pool's main process: one ticker per pool, never per child.
     await this.deps.schedules?.tick();
+  }
+
+  /** Reports a damaged store (it stops the pool, and its error is printed then); false for any other error. */
+  private damaged(error: unknown): boolean {
+    if (!(error instanceof StoreCorruptError) || !this.deps.storeCorrupt) return false;
+    this.deps.storeCorrupt(error);
+    return true;
   }
 
   private async retire(): Promise<void> {

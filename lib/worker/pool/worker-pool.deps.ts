@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import type { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import type { EventStream } from '../../core/event-stream';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';
@@ -51,6 +52,13 @@ export interface WorkerPoolDeps {
   readonly livenessCheckMs: number;
   /** The backend's schedules, ticked by this pool's maintenance passes; none without. */
   readonly schedules?: PoolSchedules;
+  /**
+   * Told when the store is found damaged, which no retry can mend: by the
+   * pool's heartbeat or a maintenance step, or by a child (which exits
+   * saying so, or dies booting with ExitCode.StoreCorrupt). The launcher
+   * then stops the pool at once.
+   */
+  readonly storeCorrupt?: (error: StoreCorruptError) => void;
 }
 
 /** The pool's state as its health endpoint reports it. */

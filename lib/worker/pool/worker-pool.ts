@@ -1,3 +1,5 @@
+import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
+import { poolStoppedStoreCorrupt } from '../../core/store.messages';
 import {
   childBootFailed,
   childForkFailed,
@@ -5,17 +7,15 @@ import {
   childKilledAfterGrace,
   childReady,
   childWedged,
-  exitCause,
-  hardStopCause,
   ipcSendFailed,
   poolDrained,
   poolStarted,
   poolStopped,
-  wedgedCause,
 } from '../../core/worker.messages';
 import { HeldJournal } from '../held-journal';
 import { asChildMessage, type ParentMessage } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
+import { closeCause, foundStoreDamaged, releasesTasks } from './child-exit';
 import { ChildWatchdog } from './child-watchdog';
 import { CrashRecovery } from './crash-recovery';
 import { JournalFolder } from './journal-folder';
@@ -207,26 +207,20 @@ export class WorkerPool {
   private onClose(state: ChildState, code: number | null, signal: NodeJS.Signals | null): void {
     this.children.delete(state.pid);
     this.watchdog.forget(state.pid);
-    const cause =
-      state.hardStopped !== null
-        ? hardStopCause(state.hardStopped.id, state.hardStopped.reason)
-        : state.silentForMs === null
-          ? exitCause(code, signal)
-          : wedgedCause(state.silentForMs);
+    const cause = closeCause(state, code, signal);
     const reason = state.exitReason ?? 'crashed';
     this.deps.stream.emit('childExited', { pid: state.pid, cause, reason });
+    // A child that found the store damaged, at work or booting, stops the pool before its
+    // tasks are recovered (an urgent stop releases them) and before it could be replaced.
+    if (foundStoreDamaged(state, code)) {
+      const { backend } = this.options;
+      this.deps.storeCorrupt?.(new StoreCorruptError(poolStoppedStoreCorrupt(backend, state.pid)));
+    }
     // A child that exited by itself settled everything first; one that crashed may have more leases.
     const crashed = state.exitReason === null && state.ready;
     const { held, unstarted } = HeldJournal.readHolding(state.journal);
     HeldJournal.remove(state.journal);
     if (held.length > 0 || crashed) {
-      // An urgent stop gives tasks back; so does a kill for silence while the pool stops:
-      // those tasks were not given up on, only out of time.
-      // A hard stop is the pool's own decision, not a crash: the others are released too.
-      const release =
-        this.stopMode === 'urgent' ||
-        state.hardStopped !== null ||
-        (state.silentForMs !== null && this.stopMode !== 'none');
       this.recovery.recover({
         pid: state.pid,
         held,
@@ -234,7 +228,7 @@ export class WorkerPool {
         cause,
         searchLeases: crashed,
         journalWhole: state.journalWhole,
-        release,
+        release: releasesTasks(state, this.stopMode),
         hardStopped: state.hardStopped,
       });
     }

@@ -3,6 +3,7 @@ import {
   EnqueueOutcomeUnknownError,
   InvalidTaskError,
   PoolHeartbeatLapsedError,
+  StoreCorruptError,
   StoreFullError,
   TaskAlreadyExistsError,
   TaskResult,
@@ -19,6 +20,7 @@ describe('ThreadmillError.retryable', () => {
     ['a lapsed pool heartbeat', new PoolHeartbeatLapsedError('lapsed'), true],
     ['an enqueue whose outcome is unknown', new EnqueueOutcomeUnknownError('lost', ['a']), true],
     ['an invalid task', new InvalidTaskError('bad'), false],
+    ['a damaged store', new StoreCorruptError('malformed'), false],
     [
       'an id already stored',
       new TaskAlreadyExistsError(

@@ -5,11 +5,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
-import { EventStream, TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import { ExitCode } from '../../../lib/command/exit-code';
+import {
+  EventStream,
+  StoreCorruptError,
+  TaskResultStatus,
+  type TaskRecord,
+} from '../../../lib/core';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';
 import { WorkerPool } from '../../../lib/worker/pool/worker-pool';
+import { StoreDamage } from '../../../lib/worker/store-damage';
 import type { ForkedChild } from '../../../lib/worker/pool/worker-pool.deps';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
 import {
@@ -95,6 +102,8 @@ function setup(
     journalRoot?: string;
     livenessCheckMs?: number;
     schedules?: PoolSchedules;
+    /** As the launcher wires it: a damaged store stops the pool urgently. */
+    storeDamage?: boolean;
   } = {},
   backendOptions: MemoryBackendOptions = {},
 ) {
@@ -114,23 +123,29 @@ function setup(
     jest.spyOn(logger, level).mockImplementation(() => undefined);
   }
   const stream = new EventStream(logger);
-  const pool = new WorkerPool(workerOptions(backend.alias, { processes: 2, ...options }), {
-    backend,
-    host: 'host',
-    logger,
-    stream,
-    forkChild: (journalPath) => {
-      const child = new FakeChild(journalPath);
-      children.push(child);
-      return child;
+  const { storeDamage, ...poolDeps } = pools;
+  const damage = new StoreDamage(logger, 'the store is damaged', () => pool.stop(true));
+  const pool: WorkerPool = new WorkerPool(
+    workerOptions(backend.alias, { processes: 2, ...options }),
+    {
+      backend,
+      host: 'host',
+      logger,
+      stream,
+      forkChild: (journalPath) => {
+        const child = new FakeChild(journalPath);
+        children.push(child);
+        return child;
+      },
+      summaryIntervalMs: 60_000,
+      bootRetryMs: 10,
+      urgentGraceMs: 60_000,
+      livenessCheckMs: 60_000,
+      ...(storeDamage && { storeCorrupt: (error: StoreCorruptError) => damage.report(error) }),
+      ...poolDeps,
     },
-    summaryIntervalMs: 60_000,
-    bootRetryMs: 10,
-    urgentGraceMs: 60_000,
-    livenessCheckMs: 60_000,
-    ...pools,
-  });
-  return { backend, spies, children, pool, logger, stream };
+  );
+  return { backend, spies, children, pool, logger, stream, damage };
 }
 
 const ready = (child: FakeChild): void => child.tell({ kind: 'ready' });
@@ -619,6 +634,35 @@ describe('WorkerPool', () => {
       errors: [],
     });
     expect(await countsOf(backend)).toMatchObject({ ready: 1, running: 0, failed: 0 });
+  });
+
+  it('stops urgently, replacing no child, when a child exits saying it found the store damaged', async () => {
+    const { backend, children, pool, damage } = setup({ processes: 2 }, { storeDamage: true });
+    const run = pool.run();
+    await waitFor(() => children.length === 2, { what: 'two children' });
+    children.forEach(ready);
+    const [finder, other] = children;
+    finder.tell({ kind: 'exiting', reason: 'storeCorrupt' });
+    finder.die(ExitCode.StoreCorrupt);
+    await waitFor(() => other.received.length > 0, { what: 'the stop' });
+    expect(other.received).toEqual([{ kind: 'stop', urgent: true }]);
+    other.die(0);
+    await run;
+    expect(children).toHaveLength(2);
+    expect(() => damage.rethrow()).toThrow(StoreCorruptError);
+    expect(() => damage.rethrow()).toThrow(
+      `The store of backend "${backend.alias}" is damaged: worker child ${finder.pid} found it so`,
+    );
+  });
+
+  it('stops instead of starting another when a child dies booting with ExitCode.StoreCorrupt', async () => {
+    const { children, pool, damage } = setup({ processes: 1 }, { storeDamage: true });
+    const run = pool.run();
+    await waitFor(() => children.length === 1, { what: 'a child' });
+    children[0].die(ExitCode.StoreCorrupt);
+    await run;
+    expect(children).toHaveLength(1);
+    expect(damage.reported).toBe(true);
   });
 
   it('kills a child whose liveness beats stopped and fails its tasks as a crash’s', async () => {
