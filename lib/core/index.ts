@@ -32,6 +32,7 @@ export * from './task-result-status.enum';
 export * from './task-serializer';
 export * from './threadmill.constants';
 export * from './threadmill.messages';
+export * from './store.messages';
 export * from './validate-name.util';
 export * from './distinct-ids';
 export * from './enqueue-coalescer';
