@@ -33,6 +33,7 @@ export * from './task-serializer';
 export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './store.messages';
+export * from './store-condition';
 export * from './validate-name.util';
 export * from './distinct-ids';
 export * from './enqueue-coalescer';

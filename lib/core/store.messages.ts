@@ -32,3 +32,62 @@ export const redisRefusingForNow = (
     `retry the same call then.`
   );
 };
+
+export const storeKeepsNothing = (alias: string): string =>
+  `Backend "${alias}": its store keeps nothing on disk, so a restart of it loses every task, ` +
+  `waiting, running or finished.`;
+
+export const redisKeepsNothing = (alias: string, target: string): string =>
+  `Threadmill backend "${alias}": Redis at ${target} keeps nothing on disk (no AOF, no RDB ` +
+  `snapshots). A restart or crash of it loses every task it holds, waiting, running or finished, ` +
+  `including the ones whose enqueue it acknowledged, and nobody is told. Turn on AOF ` +
+  `(appendonly yes), or set requirePersistence: true to refuse such a Redis.`;
+
+/** "after 3600 s if 1 key changed, after 300 s if 100, ..." from a `save` setting; null when it has no pair. */
+function snapshotRules(schedule: string): { rules: string; longestS: number } | null {
+  const numbers = schedule.trim().split(/\s+/).map(Number);
+  const pairs: [number, number][] = [];
+  for (let i = 0; i + 1 < numbers.length; i += 2) pairs.push([numbers[i], numbers[i + 1]]);
+  if (pairs.length === 0 || pairs.some(([s, c]) => !Number.isFinite(s) || !Number.isFinite(c))) {
+    return null;
+  }
+  const rules = pairs
+    .map(([seconds, changes], i) =>
+      i === 0
+        ? `after ${seconds} s if ${changes} key(s) changed`
+        : `after ${seconds} s if ${changes}`,
+    )
+    .join(', ');
+  return { rules, longestS: Math.max(...pairs.map(([seconds]) => seconds)) };
+}
+
+export const redisSnapshotsOnly = (
+  alias: string,
+  target: string,
+  schedule: string | null,
+): string => {
+  const read = schedule === null ? null : snapshotRules(schedule);
+  const window =
+    read === null
+      ? ' (its snapshot schedule could not be read: CONFIG GET is not allowed here)'
+      : `: it snapshots ${read.rules}, so up to ${read.longestS} s of work`;
+  return (
+    `Threadmill backend "${alias}": Redis at ${target} keeps its data in RDB snapshots only ` +
+    `(AOF is off), so a crash or restart loses every task enqueued, started or finished since ` +
+    `its last snapshot${window}. Turn on AOF (appendonly yes, appendfsync everysec) to lose at ` +
+    `most about a second.`
+  );
+};
+
+export const redisPersistenceRequired = (alias: string, target: string): string =>
+  `Threadmill backend "${alias}" will not use Redis at ${target}: it keeps nothing on disk (no ` +
+  `AOF, no RDB snapshots), so a restart loses every task, and requirePersistence is set. Turn ` +
+  `on AOF (appendonly yes) or RDB snapshots (save), or drop requirePersistence.`;
+
+export const storeDataLost = (alias: string, target: string, since: Date | null): string =>
+  `Threadmill backend "${alias}": the data in Redis at ${target} is gone. The mark this store ` +
+  `has held${since === null ? '' : ` since ${since.toISOString()}`} was missing or replaced when ` +
+  `this process reached it again: Redis restarted without persistence, or its data was flushed ` +
+  `or deleted. Every task it held (waiting, running or finished) is lost, including enqueues it ` +
+  `had acknowledged. Enqueue again what must still run, and turn on persistence (appendonly yes) ` +
+  `so a restart keeps the queues.`;
