@@ -37,6 +37,7 @@ export type {
   LiveTaskEventsListener,
 } from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
+export type { StoreCondition, StorePersistence } from './core/store-condition';
 export type {
   /** @deprecated The earlier name of MaintenancePassOptions. */
   MaintenancePassOptions as BrokerPassOptions,

@@ -35,6 +35,8 @@ export * from './task-serializer';
 export * from './threadmill.constants';
 export * from './threadmill.messages';
 export * from './shown';
+export * from './store.messages';
+export * from './store-condition';
 export * from './validate-name.util';
 export * from './distinct-ids';
 export * from './enqueue-coalescer';

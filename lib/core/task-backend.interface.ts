@@ -2,6 +2,7 @@ import type { BackendTelemetry } from './backend-telemetry.interface';
 import type { FeedUnsubscribe, FinishedTasksListener } from './finished-task-feed';
 import type { LiveTaskEventsListener } from './live-task-feed';
 import type { ControlStore } from './control-store.interface';
+import type { StoreCondition } from './store-condition';
 import type {
   ActivityQuery,
   BackendActivity,
@@ -299,6 +300,13 @@ export interface TaskBackend extends ControlStore {
   maintenanceHeartbeat(): Promise<Date | null>;
   /** Resolves when the store answers; throws `BackendUnavailableError` otherwise. */
   ping(): Promise<void>;
+  /**
+   * What the backend found of its store when it last reached it: how it
+   * keeps its data over a restart, and whether this process found the data
+   * gone. No round trip; the health checks read it (storeHealth). Absent
+   * where the backend has nothing to say (memory, SQLite).
+   */
+  storeCondition?(): StoreCondition;
   /** Release every connection and timer. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { QueueStats } from '../core/backend-telemetry.interface';
+import { storeHealth } from '../core/store-condition';
 import {
   backendUnreachable,
   maintenanceNeverRan,
@@ -32,10 +33,11 @@ const PAUSE_EXEMPT: ReadonlySet<keyof HealthThresholds> = new Set(['maxReady']);
 
 /**
  * A `@nestjs/terminus` health indicator for one Threadmill backend: the
- * backend answers, its maintenance heartbeat is fresh, and no queue crosses the
- * given thresholds. Details carry every queue's counts, rates and whether it
- * is paused; a paused queue is not a fault (and its backlog is not held to
- * `maxReady`).
+ * backend answers, its store has not lost its data, its maintenance heartbeat
+ * is fresh, and no queue crosses the given thresholds. Details carry every
+ * queue's counts, rates and whether it is paused; a paused queue is not a
+ * fault (and its backlog is not held to `maxReady`). `warnings` lists what
+ * makes it degraded while up (a store that keeps nothing on disk).
  *
  * `@nestjs/terminus` is an optional peer dependency: it is loaded on the
  * first check, so apps that never check health do not need it.
@@ -95,9 +97,12 @@ export class ThreadmillHealthIndicator {
     const paused = new Set(pausedQueues);
     const heartbeatAgeMs =
       heartbeat === null ? null : Math.max(0, Date.now() - heartbeat.getTime());
+    // As the backend found its store on reaching it for the calls above: no round trip.
+    const store = storeHealth(alias, backend.storeCondition?.() ?? null);
     const details = {
       backend: alias,
       heartbeatAgeMs,
+      warnings: store.warnings,
       queues: Object.fromEntries(
         Object.entries(queues).map(([queue, stats]) => [
           queue,
@@ -106,7 +111,7 @@ export class ThreadmillHealthIndicator {
       ),
     };
 
-    const problems: string[] = [];
+    const problems: string[] = [...store.down];
     if ((options.requireMaintenance ?? options.requireBroker) !== false) {
       if (heartbeatAgeMs === null) problems.push(maintenanceNeverRan(alias));
       else if (heartbeatAgeMs > maxHeartbeatAgeMs)

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { freePort } from './free-port';
 
@@ -38,6 +39,15 @@ export async function waitForRedis(port: number, timeoutMs = 10_000): Promise<vo
   }
 }
 
+export interface RedisServerOptions {
+  /**
+   * Largest file it may write (bytes): a soft RLIMIT_FSIZE, with SIGXFSZ
+   * ignored, so a write past it fails as on a full disk (Redis reports "No
+   * space left on device") instead of killing it. Lift it with liftFileSizeLimit.
+   */
+  readonly fileSizeLimitBytes?: number;
+}
+
 /**
  * Start a private redis-server on a free loopback port. Extra arguments are
  * passed through (cluster mode, AOF, passwords, ...). `stop()` kills it and
@@ -46,28 +56,39 @@ export async function waitForRedis(port: number, timeoutMs = 10_000): Promise<vo
 export async function startRedisServer(
   extraArgs: string[] = [],
   port?: number,
+  { fileSizeLimitBytes }: RedisServerOptions = {},
 ): Promise<RedisServerHandle> {
   const chosenPort = port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'threadmill-redis-'));
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(chosenPort),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--protected-mode',
-      'no',
-      ...extraArgs,
-    ],
-    { stdio: 'ignore' },
-  );
+  const args = [
+    '--port',
+    String(chosenPort),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+    ...extraArgs,
+  ];
+  // Through sh only for the limit: the ignored signal and the limit survive its exec.
+  const child =
+    fileSizeLimitBytes === undefined
+      ? spawn('redis-server', args, { stdio: 'ignore' })
+      : spawn(
+          'sh',
+          [
+            '-c',
+            `trap '' XFSZ; ulimit -S -f ${Math.ceil(fileSizeLimitBytes / 512)}; exec redis-server "$@"`,
+            'sh',
+            ...args,
+          ],
+          { stdio: 'ignore' },
+        );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const handle: RedisServerHandle = {
     port: chosenPort,
@@ -89,4 +110,9 @@ export async function startRedisServer(
     throw error;
   }
   return handle;
+}
+
+/** Lifts the file size limit a server was started with: its disk has room again. */
+export async function liftFileSizeLimit(server: RedisServerHandle): Promise<void> {
+  await promisify(execFile)('prlimit', ['--pid', String(server.process.pid), '--fsize=unlimited:']);
 }

@@ -32,6 +32,8 @@ export interface RedisBackendSettings {
   maxPayloadBytes: number;
   /** Whether a Redis that evicts keys is accepted (see RedisBackendOptions.allowEviction). */
   allowEviction: boolean;
+  /** Whether a Redis that keeps nothing on disk is refused (see RedisBackendOptions.requirePersistence). */
+  requirePersistence: boolean;
   redisOptions: RedisOptions;
   target: RedisTarget;
   /** The target for logs and errors, password replaced by `***`. */
@@ -46,6 +48,7 @@ const REDIS_OWN_OPTIONS = [
   'commandTimeout',
   'maxPayloadBytes',
   'allowEviction',
+  'requirePersistence',
   'clusterNodes',
   'client',
   'redisOptions',
@@ -81,6 +84,10 @@ export function parseRedisBackendConfig(
     1,
   );
   const allowEviction = reader.flag('allowEviction', REDIS_BACKEND_DEFAULTS.allowEviction);
+  const requirePersistence = reader.flag(
+    'requirePersistence',
+    REDIS_BACKEND_DEFAULTS.requirePersistence,
+  );
   const redisOptions = options.redisOptions ?? {};
   if (typeof redisOptions !== 'object' || redisOptions === null) {
     fail('redisOptions', 'must be an object of ioredis options');
@@ -160,6 +167,7 @@ export function parseRedisBackendConfig(
     commandTimeout,
     maxPayloadBytes,
     allowEviction,
+    requirePersistence,
     redisOptions,
     target,
     maskedTarget,

@@ -52,16 +52,28 @@ export interface RedisBackendOptions extends BackendOptions {
    * connect. Default false.
    */
   allowEviction?: boolean;
+  /**
+   * Refuse a Redis that keeps nothing on disk (neither AOF nor RDB
+   * snapshots), when the backend first connects (UnsupportedStoreError): a
+   * restart of such a Redis loses every task without a trace. Without it,
+   * such a Redis is used with a warning at connect and health reports it
+   * degraded. Read from INFO persistence and, when AOF is off, `CONFIG GET
+   * save`; a Redis that refuses CONFIG with AOF off is taken to snapshot,
+   * and passes. Default false.
+   */
+  requirePersistence?: boolean;
 }
 
 /**
  * The defaults of RedisBackend's own options (the common ones are every
  * backend's: COMMON_BACKEND_DEFAULTS): 5 s to connect, 10 s per command and
- * 1 MiB of serialized args; a Redis that evicts keys is refused.
+ * 1 MiB of serialized args; a Redis that evicts keys is refused, one that
+ * keeps nothing on disk is used with a warning.
  */
 export const REDIS_BACKEND_DEFAULTS = {
   connectTimeout: 5000,
   commandTimeout: 10_000,
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   allowEviction: false,
+  requirePersistence: false,
 } as const;

@@ -2,10 +2,12 @@ import { Logger } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import type { StoreCondition } from '../../core/store-condition';
 import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import { BLOCK_SLICE_MS, RedisBlockingWaits } from './redis-blocking-waits';
 import { redisCallError, type LostReply } from './redis-errors';
+import { RedisKeys } from './redis-keys';
 import type { RedisClient } from './redis-scripts';
 import { RedisServerCheck } from './redis-server-check';
 
@@ -51,8 +53,17 @@ export class RedisConnection {
       this.ownsClient = true;
       this.watch(this.client, 'main');
     }
-    this.serverCheck = new RedisServerCheck(this.client, settings, this.logger);
+    this.serverCheck = new RedisServerCheck(
+      this.client,
+      { ...settings, storeMarkKey: new RedisKeys(settings.alias).storeMark },
+      this.logger,
+    );
     this.blockingWaits = new RedisBlockingWaits(this);
+  }
+
+  /** What the server checks found of the store so far (see RedisServerCheck). */
+  storeCondition(): StoreCondition {
+    return this.serverCheck.condition;
   }
 
   /** Once closed, every call fails and every wait ends as aborted. */

@@ -4,9 +4,10 @@ import type { RedisClient } from './redis-scripts';
 
 /**
  * Typed calls of the scripts that control work already stored (cancel-5.lua,
- * resumeQueue-3.lua, storeQueueLimits-5.lua), claim roles (claimRole-1.lua) and mark
- * a feed's channel as listened to (markListening-1.lua), beside RedisScripts and registered the same way
- * (defineScriptCalls, once per client).
+ * resumeQueue-3.lua, storeQueueLimits-5.lua), claim roles (claimRole-1.lua), mark
+ * a feed's channel as listened to (markListening-1.lua) and a maintenance
+ * pass as done (markPass-1.lua), beside RedisScripts and registered the same
+ * way (defineScriptCalls, once per client).
  *
  * @internal
  */
@@ -48,6 +49,11 @@ export class RedisControlScripts {
   /** Marks a feed's channel (finished or live) as listened to for `ttlMs` (see markListening-1.lua). */
   async markListening(markKey: string, ttlMs: number): Promise<void> {
     await this.calls.markListening([markKey, ttlMs]);
+  }
+
+  /** Records a maintenance pass at `atMs`, kept `ttlMs` (see markPass-1.lua). */
+  async markPass(heartbeatKey: string, atMs: number, ttlMs: number): Promise<void> {
+    await this.calls.markPass([heartbeatKey, atMs, ttlMs]);
   }
 
   /**

@@ -2,6 +2,7 @@ import { BackendCommandError } from '../../core/errors/backend-command.error';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { StoreFullError } from '../../core/errors/store-full.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
+import { redisRefusingForNow } from '../../core/store.messages';
 import { backendCommandRefused, redisUnavailable, storeFull } from '../../core/threadmill.messages';
 import { scriptNamed } from './redis-script-sources';
 
@@ -9,32 +10,39 @@ import { scriptNamed } from './redis-script-sources';
  * How a Redis call failed, which decides what the caller is told:
  * - `full`: Redis refused a write because it is at maxmemory (StoreFullError);
  * - `refused`: Redis answered with another error of its own (BackendCommandError);
+ * - `refusedForNow`: Redis refused the command before running it, for a
+ *   reason that clears by itself (BackendUnavailableError, retryable);
  * - `unreachable`: no answer came (BackendUnavailableError); `mayHaveRun`
  *   when the command may have reached Redis and run, its reply lost;
  * - `bug`: not a Redis or connection failure at all (a TypeError, a stack
  *   overflow): thrown on unchanged, so it shows as what it is.
  */
 export type RedisFailure =
-  | { kind: 'full' | 'refused'; command: string; reply: string }
+  | { kind: 'full' | 'refused' | 'refusedForNow'; command: string; reply: string }
   | { kind: 'unreachable'; reason: string; mayHaveRun: boolean }
   | { kind: 'bug' };
 
 /**
- * Error replies that mean Redis cannot serve anyone just now (loading its
- * data, busy with a script, a cluster or replicas down) or will not serve us
- * (credentials): the command did not run, and the store is as good as
- * unreachable. Any other error reply is a refusal of that command.
+ * Error replies that refuse a command before it runs for a reason that
+ * clears by itself: Redis loading its data after a restart, busy with a long
+ * script, unable to write its persistence files (MISCONF: a full disk, then
+ * its next good save), a replica during a failover (READONLY, MASTERDOWN), a
+ * cluster resharding or failing over, too few replicas answering. The same
+ * call succeeds once that passes, so the caller may retry it unchanged.
  */
-const UNAVAILABLE_REPLIES = [
+const REFUSED_FOR_NOW = [
   'LOADING',
   'BUSY',
+  'MISCONF',
+  'READONLY',
   'MASTERDOWN',
   'CLUSTERDOWN',
   'TRYAGAIN',
   'NOREPLICAS',
-  'NOAUTH',
-  'WRONGPASS',
 ];
+
+/** Error replies that mean Redis will not serve us (credentials): as good as unreachable. */
+const UNAVAILABLE_REPLIES = ['NOAUTH', 'WRONGPASS'];
 
 /** What JavaScript throws for a mistake in code, never for a connection. */
 const BUG_NAMES: ReadonlySet<string> = new Set([
@@ -89,6 +97,10 @@ export function classifyRedisFailure(error: unknown): RedisFailure {
   if (name === 'ReplyError') {
     if (message.startsWith('OOM '))
       return { kind: 'full', command: commandOf(error), reply: message };
+    // The space: BUSYKEY and BUSYGROUP are refusals of that one command, for good.
+    if (REFUSED_FOR_NOW.some((word) => message.startsWith(`${word} `))) {
+      return { kind: 'refusedForNow', command: commandOf(error), reply: message };
+    }
     if (UNAVAILABLE_REPLIES.some((word) => message.startsWith(`${word} `))) {
       return { kind: 'unreachable', reason: message, mayHaveRun: false };
     }
@@ -136,8 +148,9 @@ export interface FailureContext {
 /**
  * The error a caller sees for a failed Redis call: ours pass through, a bug
  * is returned unchanged, the rest become StoreFullError, BackendCommandError
- * or BackendUnavailableError (or what `lostReply` makes of a call that may
- * have run), each with its cause's text, secrets masked.
+ * or BackendUnavailableError (a refusal that clears by itself, or no answer;
+ * or what `lostReply` makes of a call that may have run), each with its
+ * cause's text, secrets masked.
  */
 export function redisCallError(
   error: unknown,
@@ -168,6 +181,17 @@ export function redisCallError(
         { cause: error },
       );
     }
+    case 'refusedForNow':
+      // Never a lost reply: Redis refused it before running it.
+      return new BackendUnavailableError(
+        redisRefusingForNow(
+          context.alias,
+          context.maskedTarget,
+          failure.command,
+          context.mask(failure.reply),
+        ),
+        { cause: error },
+      );
     case 'unreachable': {
       let reason = context.mask(failure.reason);
       const last = context.lastConnectionError;

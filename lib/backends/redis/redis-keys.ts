@@ -150,6 +150,16 @@ export class RedisKeys {
     return `${this.prefix}broker:heartbeat`;
   }
 
+  /**
+   * STRING written when the alias's store is first used (its time and a
+   * random id), never changed or expired after: a process that finds it
+   * missing or replaced after having seen it knows the store lost its data
+   * (a restart without persistence, a flush). See RedisStoreMark.
+   */
+  get storeMark(): string {
+    return `${this.prefix}store-mark`;
+  }
+
   /** STRING naming the holder of a role, expiring when its lease runs out (see claimRole-1.lua). */
   role(role: string): string {
     return `${this.prefix}role:${role}`;

@@ -9,6 +9,7 @@ import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interfa
 import type { ResolvedLimit } from '../../lifecycle/retention';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
+import { RedisControlScripts } from './redis-control-scripts';
 import type { RedisKeys } from './redis-keys';
 import { groupFinished } from './redis-finished-groups';
 import { readLiveRecords, type LiveEntry } from './redis-live-records';
@@ -40,6 +41,7 @@ export const MAX_PER_CALL = 1000;
 export class RedisMaintenance implements MaintenanceStore {
   /** Where the next forgetFreeKeys goes on in the unique key index ('0': from the start). */
   private uniqueKeysCursor = '0';
+  private readonly control: RedisControlScripts;
 
   constructor(
     private readonly settings: RedisBackendSettings,
@@ -48,7 +50,9 @@ export class RedisMaintenance implements MaintenanceStore {
     private readonly connection: RedisConnection,
     private readonly codec: RedisRecordCodec,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.control = new RedisControlScripts(connection.client);
+  }
 
   /** Redis's time (ms since epoch): the clock of every deadline and score the scripts write. */
   async storeNow(): Promise<number> {
@@ -282,6 +286,6 @@ export class RedisMaintenance implements MaintenanceStore {
   private async heartbeat(now: number): Promise<void> {
     // Outlives many missed passes, so stalled maintenance shows as stale, not as never started.
     const ttl = Math.max(this.settings.resultTtl, 100 * this.settings.maintenanceInterval);
-    await this.connection.client.set(this.keys.maintenanceHeartbeat, String(now), 'PX', ttl);
+    await this.control.markPass(this.keys.maintenanceHeartbeat, now, ttl);
   }
 }

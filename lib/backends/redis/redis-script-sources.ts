@@ -86,6 +86,7 @@ export const REDIS_SCRIPTS = {
   storeTime: { file: 'storeTime-1.lua', keys: { fixed: 1 }, uses: ['storeClock'] },
   claimRole: { file: 'claimRole-1.lua', keys: { fixed: 1 } },
   markListening: { file: 'markListening-1.lua', keys: { fixed: 1 } },
+  markPass: { file: 'markPass-1.lua', keys: { fixed: 1 } },
   trimFinished: {
     file: 'trimFinished-1.lua',
     keys: { fixed: 1 },

@@ -18,6 +18,7 @@ import type {
 } from '../../core/task-backend.interface';
 import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
 import type { ScheduleStore } from '../../core/schedule-store.interface';
+import type { StoreCondition } from '../../core/store-condition';
 import type {
   ActivityQuery,
   BackendActivity,
@@ -336,6 +337,11 @@ export class RedisBackend implements TaskBackend {
   async ping(): Promise<void> {
     this.guard.assertOpen();
     await this.connection.run(() => this.connection.client.ping());
+  }
+
+  /** Its persistence and any data found gone, as the last connection check found them. */
+  storeCondition(): StoreCondition {
+    return this.connection.storeCondition();
   }
 
   async close(): Promise<void> {

@@ -14,10 +14,15 @@ const MAINTENANCE_INTERVALS_ALLOWED = 3;
 /** ...but never less than this, so a single slow pass on a short interval does not flap. */
 const MIN_MAINTENANCE_AGE_MS = 3000;
 
-/** The JSON a probe receives: `up` (200) or `down` (503) with the reasons. */
+/**
+ * The JSON a probe receives: `up` (200) or `down` (503) with the reasons.
+ * Up with warnings is degraded: nothing is wrong yet, but something could
+ * lose tasks (a store that keeps nothing on disk).
+ */
 export interface WorkerHealthReport {
   status: 'up' | 'down';
   reasons: string[];
+  warnings: string[];
   childrenAlive: number;
   childrenExpected: number;
   maintenancePassAgeMs: number | null;
@@ -27,7 +32,11 @@ export interface WorkerHealthReport {
   failed: number;
 }
 
-/** Up while the pool runs, its maintenance pass runs regularly and all its children are alive. */
+/**
+ * Up while the pool runs, its maintenance pass runs regularly, all its
+ * children are alive and its store has not lost its data; warnings say what
+ * makes it degraded (storeHealth).
+ */
 export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHealthReport {
   const reasons: string[] = [];
   const maintenancePassAgeMs =
@@ -49,9 +58,11 @@ export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHe
   if (health.childrenAlive < health.childrenExpected) {
     reasons.push(`${health.childrenAlive} of ${health.childrenExpected} worker children are alive`);
   }
+  reasons.push(...health.store.down);
   return {
     status: reasons.length === 0 ? 'up' : 'down',
     reasons,
+    warnings: health.store.warnings,
     childrenAlive: health.childrenAlive,
     childrenExpected: health.childrenExpected,
     maintenancePassAgeMs,

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import type { EventStream } from '../../core/event-stream';
+import type { StoreHealth } from '../../core/store-condition';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';
 import type { ChildExitReason, HardStop, ParentMessage } from '../worker-ipc';
@@ -74,6 +75,8 @@ export interface PoolHealth {
   readonly failed: number;
   /** Children whose event loop stopped answering, killed and not yet gone. */
   readonly childrenWedged: number;
+  /** What the store's condition says (storeHealth): its data found gone, or kept nowhere. */
+  readonly store: StoreHealth;
 }
 
 /** What the pool's main process knows of one child. */

@@ -12,6 +12,7 @@ import {
   poolStarted,
   poolStopped,
 } from '../../core/worker.messages';
+import { storeHealth } from '../../core/store-condition';
 import { HeldJournal } from '../held-journal';
 import { asChildMessage, type ParentMessage } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
@@ -79,6 +80,7 @@ export class WorkerPool {
 
   /** What a liveness probe needs to know (see WorkerHealthServer). */
   get health(): PoolHealth {
+    const { backend } = this.deps;
     let ready = 0;
     for (const child of this.children.values()) if (child.ready) ready++;
     return {
@@ -86,9 +88,10 @@ export class WorkerPool {
       childrenAlive: ready,
       childrenExpected: this.options.processes,
       lastMaintenancePassAt: this.maintenance.lastPassAt,
-      maintenanceIntervalMs: this.deps.backend.maintenanceIntervalMs,
+      maintenanceIntervalMs: backend.maintenanceIntervalMs,
       ...this.summary.counts,
       childrenWedged: this.watchdog.wedged,
+      store: storeHealth(backend.alias, backend.storeCondition?.() ?? null),
     };
   }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
 
@@ -8,6 +8,7 @@ import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { freePort } from '../../helpers/free-port';
 import { removeAliasKeys } from '../../helpers/redis-cleanup';
+import { startRedisServer, type RedisServerHandle } from '../../helpers/redis-server';
 import { testAlias } from '../../helpers/test-alias';
 import { testRedisUrl } from '../../helpers/test-redis-url';
 import { waitFor } from '../../helpers/wait-for';
@@ -163,5 +164,47 @@ describe('ThreadmillHealthIndicator', () => {
     expect(result.queue.status).toBe('down');
     expect(result.queue.message).toContain(`Backend "${alias}" did not answer`);
     expect(JSON.stringify(result)).not.toContain('s3cret-pass');
+  });
+
+  describe('on a Redis that keeps nothing on disk', () => {
+    let server: RedisServerHandle;
+    beforeEach(async () => {
+      server = await startRedisServer(['--save', '', '--appendonly', 'no']);
+      await boot(server.url, { connectTimeout: 1000 });
+    });
+    afterEach(() => server.stop());
+
+    it('is up but degraded, with a warning; down, naming the loss, once a restart emptied it', async () => {
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      try {
+        await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+        await backend.maintenancePass();
+        const degraded = await indicator.isHealthy('queue', { backend: alias });
+        expect(degraded.queue).toMatchObject({
+          status: 'up',
+          warnings: [
+            `Backend "${alias}": its store keeps nothing on disk, so a restart of it loses every task, waiting, running or finished.`,
+          ],
+        });
+
+        await server.stop();
+        server = await startRedisServer(['--save', '', '--appendonly', 'no'], server.port);
+        // The pass that follows the reconnect finds the mark gone; it rewrites the heartbeat.
+        await waitFor(
+          () => backend.maintenancePass().then(() => backend.storeCondition?.()?.dataLost),
+          { what: 'the backend to reconnect and find the data gone' },
+        );
+        const down = await indicator.isHealthy('queue', { backend: alias });
+        expect(down.queue.status).toBe('down');
+        expect(down.queue.message).toMatch(
+          new RegExp(`^Threadmill backend "${alias}": the data in Redis at .* is gone\\.`),
+        );
+        expect(down.queue.queues).toMatchObject({ default: { ready: 0 } });
+      } finally {
+        error.mockRestore();
+        warn.mockRestore();
+      }
+    });
   });
 });

@@ -3,6 +3,7 @@ import {
   WorkerHealthServer,
 } from '../../../lib/worker/pool/worker-health.server';
 import type { PoolHealth } from '../../../lib/worker/pool/worker-pool.deps';
+import { storeHealth } from '../../../lib/core';
 
 const NOW = 1_000_000;
 const healthy: PoolHealth = {
@@ -14,6 +15,7 @@ const healthy: PoolHealth = {
   done: 7,
   failed: 1,
   childrenWedged: 0,
+  store: { down: [], warnings: [] },
 };
 
 describe('worker pool health', () => {
@@ -21,6 +23,7 @@ describe('worker pool health', () => {
     expect(assessPoolHealth(healthy, NOW)).toEqual({
       status: 'up',
       reasons: [],
+      warnings: [],
       childrenAlive: 2,
       childrenExpected: 2,
       maintenancePassAgeMs: 500,
@@ -47,6 +50,29 @@ describe('worker pool health', () => {
     const report = assessPoolHealth({ ...healthy, ...change }, NOW);
     expect(report.status).toBe('down');
     expect(report.reasons).toEqual([reason]);
+  });
+
+  it('is down when its store lost its data, and up but degraded, with a warning, when it keeps nothing', () => {
+    const keepsNothing = storeHealth('orders', { persistence: 'none', dataLost: null });
+    const degraded = assessPoolHealth({ ...healthy, store: keepsNothing }, NOW);
+    expect(degraded.status).toBe('up');
+    expect(degraded.reasons).toEqual([]);
+    expect(degraded.warnings).toEqual([
+      expect.stringMatching(/^Backend "orders": its store keeps nothing on disk/),
+    ]);
+    const lost = storeHealth('orders', { persistence: 'none', dataLost: 'the data is gone' });
+    const down = assessPoolHealth({ ...healthy, store: lost }, NOW);
+    expect(down.status).toBe('down');
+    expect(down.reasons).toEqual(['the data is gone']);
+    expect(down.warnings).toHaveLength(1);
+    // Snapshots, or a log, are no fault: the backend names the window once, when it connects.
+    for (const persistence of ['snapshots', 'log'] as const) {
+      expect(storeHealth('orders', { persistence, dataLost: null })).toEqual({
+        down: [],
+        warnings: [],
+      });
+    }
+    expect(storeHealth('orders', null)).toEqual({ down: [], warnings: [] });
   });
 
   it('serves the assessment over HTTP: 200 when up, 503 when down', async () => {

@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Store finished tasks, many in one call, each only if it is still leased:
   a late acknowledge of a task the reaper already failed changes nothing and
@@ -7,9 +7,11 @@
   that only stores, and the reaper and pool recovery, which pass a holder
   guard so a task leased again after they looked is left alone. The rules
   live in storeFinished (storeFinished.function.lua, prepended), shared by both.
-  The #!lua line makes Redis refuse the whole call before it runs when
-  memory is over maxmemory: a full Redis changes nothing, where a script
-  without flags would run its deletes and then have its writes refused.
+  It runs when Redis is over maxmemory (allow-oom), so a full Redis still
+  takes the outcomes of the tasks it drains: each then expires (resultTtl,
+  retention), where a waiting task never does. Its writes go past
+  maxmemory by the outcomes until they expire or are trimmed; a script
+  without flags would instead run its deletes and have its writes refused.
   History scores are Redis's time (storeClock), so trimming by Redis's time
   keeps each result resultTtl whichever host stored it.
 
@@ -39,8 +41,7 @@
 
   Returns a list with one entry per record, in order: 1 stored, 0 stale (not
   held), 2 already stored (not held, and its stored outcome is this very one)
-  Errors OOM before anything runs when Redis is over maxmemory; any error
-  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
+  Errors none for memory (allow-oom); any error reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 return storeFinished(1, 8, {

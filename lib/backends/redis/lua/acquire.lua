@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Lease up to a given number of the best ready tasks to one worker, from the
   first queue (in the order given) that has any, after storing the tasks the
@@ -30,9 +30,12 @@
   deleted. A smaller lease leaves the set to Redis: a few members scan
   quickly, and the check and the seed would cost three calls (each several
   microseconds) on every lease of a worker with one slot, whose set empties
-  after each task. The #!lua line makes Redis refuse the whole call before it
-  runs when memory is over maxmemory, so a full Redis neither stores half of
-  the finished tasks nor leases half of a batch. Every time it writes (lease
+  after each task. It runs when Redis is over maxmemory (allow-oom): a full
+  Redis must still drain, or its waiting tasks would hold the memory for
+  good; a finished task then expires (resultTtl, retention) where a waiting
+  one never does, and enqueues, which only add, stay refused. Its writes go
+  past maxmemory by what a lease and a stored outcome add to a task (about
+  half a kilobyte) until the results expire or are trimmed. Every time it writes (lease
   deadline, startedAt, lastAttemptedAt, history score) is Redis's own
   (storeClock), read only when something is stored or leased, so an idle
   worker's empty look costs no TIME. A caller that names its pool leases
@@ -115,8 +118,7 @@
   missing, startedAt ms, worker ids JSON, the time a cancel was asked of it (ms, written by
   cancel-5.lua; false when none); when q = -1, then Redis's time (ms) and the pool's
   heartbeat deadline (ms, false when it has none)}
-  Errors OOM before anything runs when Redis is over maxmemory; any error
-  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
+  Errors none for memory (allow-oom); any error reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local SEED_FROM = 16

@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Keep a worker pool alive: its heartbeat deadline becomes Redis's time
   (storeClock) plus the pool's tolerance. Every pool's maintenance pass compares
@@ -9,9 +9,10 @@
   pool forgotten after a recovery comes back with its next beat. The time
   of the beat and what the pool says of itself (host, pid, children, ...)
   are kept beside it for the list of pools (readPools-2.lua); a beat
-  without info keeps the info stored before. The #!lua line makes Redis
-  refuse the call before it runs when memory is over maxmemory (the pool
-  logs it and beats again on its next pass).
+  without info keeps the info stored before. It runs when Redis is over
+  maxmemory (allow-oom): it replaces a score and a short field, and a pool
+  whose beats a full Redis refused would lapse, and lease nothing more,
+  so the drain that frees memory would stop.
 
   KEYS[1] live pools (ZSET) score = heartbeat deadline (ms, Redis's clock)
   KEYS[2] pool info (HASH) field = pool id, value = its last beat (ms, Redis's clock), a space, its info
@@ -21,7 +22,7 @@
   ARGV[3] what the pool says of itself (PoolInfo JSON), or empty to keep what is stored
 
   Returns the new heartbeat deadline (ms since epoch, Redis's clock)
-  Errors OOM before anything runs when Redis is over maxmemory
+  Errors none (allow-oom: a full Redis still takes the beat)
 ]]
 
 local now, nowText = storeClock()

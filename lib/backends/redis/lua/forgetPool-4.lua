@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Forget a worker pool's heartbeat once it holds nothing: after a clean stop
   (which also lapses it at once, so if something is still held the next
@@ -8,8 +8,8 @@
   handle them), and so does its info (beatPool-2.lua). A pool that
   beat again meanwhile is alive and is kept: deadlines are Redis's time
   (beatPool-2.lua), and so is the time they are compared with (storeClock).
-  The #!lua line makes Redis refuse the call before it runs when memory is
-  over maxmemory (the caller tries again on its next pass).
+  It only deletes (and lapses a score in place), so it runs when Redis is
+  over maxmemory too (allow-oom).
 
   KEYS[1] live pools (ZSET) score = heartbeat deadline (ms, Redis's clock)
   KEYS[2] task set (SET) of the pool
@@ -20,7 +20,7 @@
   ARGV[2] 1 when the pool is stopping (lapse it now), 0 otherwise (flag)
 
   Returns 1 when the pool was forgotten, 0 when it is alive or still holds tasks (count)
-  Errors OOM before anything runs when Redis is over maxmemory
+  Errors none (allow-oom)
 ]]
 
 local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])

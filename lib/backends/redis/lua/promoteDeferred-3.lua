@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Promote: put deferred tasks whose due time has passed by Redis's clock
   (storeClock, the clock their due times were set on) into their ready
@@ -7,9 +7,9 @@
   original enqueue order, so waiting did not cost it its place), and wake-up
   tokens let idle consumers take them at once. An id whose hash is gone
   still moves, at its due-time score, so acquire fails it visibly instead of
-  it sitting in the deferred set. The #!lua line makes Redis refuse the whole
-  call before it runs when memory is over maxmemory, so no task leaves the
-  deferred set without reaching its ready queue.
+  it sitting in the deferred set. It runs when Redis is over maxmemory
+  (allow-oom): it only moves tasks and bounds its tokens, and a task due
+  again after a failed attempt must still run on a full Redis that drains.
 
   KEYS[1] deferred set (ZSET) score = due time (ms, Redis's clock)
   KEYS[2] ready queue (ZSET) of the same queue
@@ -22,8 +22,7 @@
   ARGV[3] longest a wake-up list may grow (count)
 
   Returns how many tasks were moved (count)
-  Errors OOM before anything runs when Redis is over maxmemory; any error
-  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
+  Errors none for memory (allow-oom); any error reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', storeClock(), 'WITHSCORES', 'LIMIT', 0, ARGV[1])

@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Give leased tasks back unfinished: to their ready queue at their original
   score (kept in their hash at enqueue), so they keep their place in line,
@@ -9,9 +9,9 @@
   workers list is still that lease's, which is then replaced by the list
   before the lease (no attempt counted; a task never leased before loses its
   start time too). A wake-up token per queue lets an idle consumer take it at
-  once. The #!lua line makes Redis refuse the whole call before it runs when
-  memory is over maxmemory, so no task leaves its running set without
-  reaching its ready queue.
+  once. It runs when Redis is over maxmemory (allow-oom): it only moves
+  tasks back and bounds its tokens, so a pool stopping on a full Redis
+  still gives back what it holds instead of leaving it to the reaper.
 
   Variadic KEYS: 4 per record, record r (from 1) uses
   KEYS[4r-3] running set (ZSET) of the task's queue
@@ -31,8 +31,7 @@
   ARGV[4r+3] workers list (JSON) to put back in its place; used only with ARGV[4r+2]
 
   Returns how many tasks went back (count)
-  Errors OOM before anything runs when Redis is over maxmemory; any error
-  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
+  Errors none for memory (allow-oom); any error reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local released = 0

@@ -1,10 +1,12 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Delete a final task by hand, in one step: its hash, its entry in the
   history set of its status, and its unique key's index field when that
   still names the task (a window STRING runs out on its own). Only while
   its `outcome` field is still the one the caller read, so a task retried
-  in between (no longer final) is left alone.
+  in between (no longer final) is left alone. It only deletes, so it runs
+  when Redis is over maxmemory too (allow-oom), where an operator removing
+  results is freeing memory.
 
   KEYS[1] task hash (HASH)
   KEYS[2] history (ZSET) set of the task's final status in its queue
@@ -15,7 +17,7 @@
   ARGV[3] the task's unique key, empty when it has none (string)
 
   Returns 1 removed, 0 changed or gone since the caller read it (nothing changed)
-  Errors OOM before anything runs when Redis is over maxmemory
+  Errors none (allow-oom)
 ]]
 
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' or redis.call('HGET', KEYS[1], 'outcome') ~= ARGV[2] then

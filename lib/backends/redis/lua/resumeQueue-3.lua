@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Resume a paused queue: it leaves the paused set, and its waiting tasks get
   wake-up tokens as enqueue gives them (one per ready task, bounded), so idle
@@ -7,8 +7,9 @@
   to lease, so without these the tasks would wait for the next enqueue or
   for a consumer's wait to time out. Both happen in one step, so no consumer
   sees the queue resumed without its tokens. A queue that was not paused
-  gets no tokens: its tasks already had theirs (wakeReady). The #!lua line makes Redis
-  refuse the call before it runs when memory is over maxmemory.
+  gets no tokens: its tasks already had theirs (wakeReady). It runs when
+  Redis is over maxmemory (allow-oom): its tokens are bounded, and a queue
+  paused on a full Redis must be resumable, or its tasks could never drain.
 
   KEYS[1] paused queues (SET) of the alias, member = queue name
   KEYS[2] ready queue (ZSET) of the queue
@@ -18,7 +19,7 @@
   ARGV[2] longest a wake-up list may grow (count)
 
   Returns how many wake-up tokens were pushed (count)
-  Errors OOM before anything runs when Redis is over maxmemory
+  Errors none (allow-oom)
 ]]
 
 if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then

@@ -1,4 +1,4 @@
-#!lua
+#!lua flags=allow-oom
 --[[
   Send failed attempts back for another one (the retry decision and the new
   record were made by the caller, which also builds the error text). Only a
@@ -14,10 +14,12 @@
   ends it CANCELLED), and its hash has no expiry, however long it waits. The reaper passes a deadline and pool recovery
   a pool id, so a task leased again by someone else meanwhile is left alone.
   A record not held whose hash already holds this very data was sent back
-  by an earlier call whose reply was lost, and is reported so. The #!lua
-  line makes Redis refuse the whole call before it runs when memory is over
-  maxmemory: a script without flags would delete a task's hash and then
-  have the write of its new data refused.
+  by an earlier call whose reply was lost, and is reported so. It runs
+  when Redis is over maxmemory (allow-oom): a failed attempt of a task a
+  full Redis drains must still go back for its next one; it adds only the
+  error text of the attempt, bounded by the task's retries. The #!lua line
+  also keeps it whole (a script without flags on a Redis refusing writes
+  would delete a task's hash and then have the write of its new data refused).
 
   Variadic KEYS: 5 per record, record r (from 1) uses
   KEYS[5r-4] running set (ZSET) of the task's queue
@@ -43,8 +45,7 @@
 
   Returns a list with one entry per record: 1 sent back, 0 stale (not held),
   2 already sent back (not held, and its hash holds this very data)
-  Errors OOM before anything runs when Redis is over maxmemory; any error
-  reply but WRONGTYPE of a task hash command (callSkippingWrongType)
+  Errors none for memory (allow-oom); any error reply but WRONGTYPE of a task hash command (callSkippingWrongType)
 ]]
 
 local out = {}

@@ -6,6 +6,7 @@ import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import {
   BackendCommandError,
+  BackendUnavailableError,
   EnqueueOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskResultDoesNotExist,
@@ -16,7 +17,8 @@ import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord } from './redis-fixture';
 
-// Each failure says what it is: a command Redis refused is BackendCommandError,
+// Each failure says what it is: a command Redis refused is BackendCommandError
+// (or, refused for a while only, a retryable BackendUnavailableError),
 // a bug in the calling code is itself, and an enqueue whose reply was lost says
 // its tasks may be stored and names them, so a retry with the same id is safe.
 // On a private redis-server: the tests pause its clients and kill connections.
@@ -66,13 +68,15 @@ describe('RedisBackend failures', () => {
       expect(await admin.get(keys.task(stray.id))).toBe('not a hash');
     });
 
-    it('is a BackendCommandError on a read-only replica, not "unavailable"', async () => {
+    it('is retryable on a read-only replica (a failover clears it), and says what a lasting one means', async () => {
       const replica = await startRedisServer(['--replicaof', '127.0.0.1', String(server.port)]);
       try {
         const backend = backendAt(replica.url);
         const error = await backend.enqueue(readyRecord(backend.alias)).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(BackendCommandError);
-        expect((error as BackendCommandError).reply).toMatch(/^READONLY /);
+        expect(error).toBeInstanceOf(BackendUnavailableError);
+        expect(error).toMatchObject({ retryable: true });
+        expect((error as Error).message).toMatch(/refused enqueue\.lua for now \(READONLY /);
+        expect((error as Error).message).toMatch(/if it lasts, the URL names a replica/);
         await backend.close();
       } finally {
         await replica.stop();

@@ -16,7 +16,8 @@ import { testAlias } from '../../../helpers/test-alias';
 import { readyRecord, succeeded } from './redis-fixture';
 
 // A full Redis (maxmemory reached, noeviction) refuses writes; Threadmill must
-// report that as StoreFullError and never act on half of a refused call. A
+// report that as StoreFullError and never act on half of a refused call, while
+// what drains the store (leases, outcomes, retries, releases, beats) goes on. A
 // Redis that evicts keys instead is refused at connect. Each on a private
 // redis-server, whose maxmemory and policy the tests set at will.
 
@@ -74,9 +75,9 @@ describe('RedisBackend under memory pressure', () => {
       await expect(backend.enqueue(record)).resolves.toEqual(record);
     });
 
-    it('refuses to store finished tasks with StoreFullError, and leaves their data and leases alone', async () => {
+    it('still stores outcomes, retries, releases and beats while full, so it drains, and refuses enqueues', async () => {
       const backend = backendOn();
-      const records = [0, 1, 2, 3].map((i) =>
+      const records = [0, 1, 2, 3, 4].map((i) =>
         readyRecord(backend.alias, { args: [`payload ${i}`] }),
       );
       await backend.enqueueMany(records.map((r, i) => (i === 3 ? withRetries(r) : r)));
@@ -84,33 +85,24 @@ describe('RedisBackend under memory pressure', () => {
       expect(leased).toHaveLength(4);
       const [a, b, c, d] = leased;
       await fill();
-      await expect(backend.acknowledge([succeeded(a, 'a'), succeeded(b, 'b')])).rejects.toThrow(
-        StoreFullError,
-      );
-      await expect(
-        backend.acknowledgeAndAcquire([succeeded(c, 'c')], ['default'], {
-          workerId: 'w',
-          timeoutMs: 0,
-        }),
-      ).rejects.toThrow(StoreFullError);
+      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(StoreFullError);
+      // A pool's beat and lease go on: the last waiting task is leased with c's outcome stored.
+      await backend.beatPool('pool-on-a-full-redis', 60_000);
+      await expect(backend.acknowledge([succeeded(a, 'a'), succeeded(b, 'b')])).resolves.toEqual([
+        'acknowledged',
+        'acknowledged',
+      ]);
+      const next = await backend.acknowledgeAndAcquire([succeeded(c, 'c')], ['default'], {
+        workerId: 'w',
+        timeoutMs: 0,
+        poolId: 'pool-on-a-full-redis',
+      });
+      expect(next.acknowledged).toEqual(['acknowledged']);
+      expect(next.acquired.map((record) => record.id)).toEqual([records[4].id]);
       await expect(
         backend.retry([nextAttempt(failedAttempt(d, new Error('boom')), null, new Date())]),
-      ).rejects.toThrow(StoreFullError);
-      await expect(backend.release([a])).rejects.toThrow(StoreFullError);
-      // Nothing of any of it happened: every task is still RUNNING with all its data.
-      for (const record of leased) {
-        await expect(backend.getResult(record.id)).resolves.toMatchObject({
-          status: TaskResultStatus.RUNNING,
-          args: record.args,
-        });
-      }
-      const keys = new RedisKeys(backend.alias);
-      expect(await admin.zcard(keys.running('default'))).toBe(4);
-      await free();
-      // The worker holds its outcomes and tries again: then they are stored whole.
-      await expect(
-        backend.acknowledge([succeeded(a, 'a'), succeeded(b, 'b'), succeeded(c, 'c')]),
-      ).resolves.toEqual(['acknowledged', 'acknowledged', 'acknowledged']);
+      ).resolves.toEqual(['retried']);
+      await expect(backend.release(next.acquired)).resolves.toBe(1);
       for (const [record, value] of [
         [a, 'a'],
         [b, 'b'],
@@ -122,6 +114,13 @@ describe('RedisBackend under memory pressure', () => {
           args: record.args,
         });
       }
+      const keys = new RedisKeys(backend.alias);
+      expect(await admin.zcard(keys.running('default'))).toBe(0);
+      // The released task waits again, and the retried one until its backoff ends.
+      expect(await admin.zcard(keys.queue('default'))).toBe(1);
+      expect(await admin.zcard(keys.deferred('default'))).toBe(1);
+      // Still full: what adds new work stays refused.
+      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(StoreFullError);
     });
 
     it('refuses a keyed enqueue whole, and still forgets the keys of ended tasks while full', async () => {

@@ -21,7 +21,16 @@ describe('RedisBackend configuration', () => {
       resultTtl: 86_400_000,
       maintenanceInterval: 1000,
       batchSize: 100,
+      allowEviction: false,
+      requirePersistence: false,
     });
+    expect(
+      parseRedisBackendConfig('orders', {
+        backend: RedisBackend,
+        url: 'redis://localhost:6379',
+        options: { requirePersistence: true },
+      }).requirePersistence,
+    ).toBe(true);
     expect(build({ url: 'redis://localhost' }).maintenanceIntervalMs).toBe(1000);
   });
 
@@ -34,6 +43,7 @@ describe('RedisBackend configuration', () => {
     [{ maintenanceInterval: '1000' }, /option "maintenanceInterval"/],
     [{ batchSize: 0 }, /option "batchSize" must be a whole number of at least 1/],
     [{ allowEviction: 'yes' }, /option "allowEviction" must be true or false, got "yes"/],
+    [{ requirePersistence: 1 }, /option "requirePersistence" must be true or false, got 1/],
     [{ leaseTTL: 5 }, /option "leaseTTL" is not an option of RedisBackend \(known: .*leaseTtl/],
   ])('refuses options %j, naming alias and option', (options, message) => {
     expect(() => build({ url: 'redis://localhost', options })).toThrow(InvalidBackendConfigError);

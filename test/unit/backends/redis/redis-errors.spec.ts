@@ -25,18 +25,34 @@ describe('classifyRedisFailure', () => {
   it.each([
     ['OOM command not allowed when used memory > maxmemory.', 'full'],
     ['WRONGTYPE Operation against a key holding the wrong kind of value', 'refused'],
-    ["READONLY You can't write against a read only replica.", 'refused'],
     ['NOSCRIPT No matching script. Please use EVAL.', 'refused'],
     ['ERR user_script:1: Script attempted to access nonexistent global variable', 'refused'],
-    ['LOADING Redis is loading the dataset in memory', 'unreachable'],
+    ['BUSYKEY Target key name already exists.', 'refused'],
+    ['BUSYGROUP Consumer Group name already exists', 'refused'],
     ['WRONGPASS invalid username-password pair or user is disabled.', 'unreachable'],
-    ['CLUSTERDOWN The cluster is down', 'unreachable'],
+    [
+      "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.",
+      'refusedForNow',
+    ],
+    ["READONLY You can't write against a read only replica.", 'refusedForNow'],
+    ['LOADING Redis is loading the dataset in memory', 'refusedForNow'],
+    [
+      'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+      'refusedForNow',
+    ],
+    [
+      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+      'refusedForNow',
+    ],
+    ['CLUSTERDOWN The cluster is down', 'refusedForNow'],
+    ['TRYAGAIN Multiple keys request during rehashing of slot', 'refusedForNow'],
+    ['NOREPLICAS Not enough good replicas to write.', 'refusedForNow'],
   ])('reads the error reply "%s" as %s', (message, kind) => {
     expect(classifyRedisFailure(reply(message)).kind).toBe(kind);
   });
 
   it('never takes a refused command for one that may have run', () => {
-    expect(classifyRedisFailure(reply('LOADING Redis is loading'))).toMatchObject({
+    expect(classifyRedisFailure(reply('WRONGPASS invalid password'))).toMatchObject({
       mayHaveRun: false,
     });
   });
@@ -103,11 +119,38 @@ describe('redisCallError', () => {
     expect((error as Error).message).toContain('ZADD');
   });
 
-  it("makes any other error reply a BackendCommandError with Redis's words", () => {
-    const error = redisCallError(reply('READONLY You are a replica.'), context);
+  it("makes any other error reply a BackendCommandError with Redis's words, not retryable", () => {
+    const error = redisCallError(reply('WRONGTYPE Operation against a key.'), context);
     expect(error).toBeInstanceOf(BackendCommandError);
-    expect(error).toMatchObject({ command: 'ZADD', reply: 'READONLY You are a replica.' });
+    expect(error).toMatchObject({ command: 'ZADD', reply: 'WRONGTYPE Operation against a key.' });
+    expect((error as BackendCommandError).retryable).toBe(false);
   });
+
+  it.each([
+    [
+      'MISCONF Redis is configured to save RDB snapshots, but it is unable to persist to disk.',
+      /persistence files/,
+    ],
+    ["READONLY You can't write against a read only replica.", /failover .* names a replica/],
+    ['LOADING Redis is loading the dataset in memory', /loaded its data/],
+    ['BUSY Redis is busy running a script.', /script it runs ends/],
+    ['MASTERDOWN Link with MASTER is down.', /its master is back/],
+  ])(
+    'makes "%s", which clears by itself, a retryable BackendUnavailableError saying when',
+    (text, when) => {
+      // Refused before it ran: never taken for a lost reply.
+      const lostReply = (reason: string) => new EnqueueOutcomeUnknownError(reason, ['a']);
+      const error = redisCallError(reply(text), context, lostReply);
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as BackendUnavailableError).retryable).toBe(true);
+      const { message } = error as Error;
+      expect(message).toContain('refused ZADD for now');
+      expect(message).toContain(text.replace(/\.$/, ''));
+      expect(message).toMatch(/nothing of it ran/);
+      expect(message).toMatch(when);
+      expect(message).toMatch(/retry the same call/);
+    },
+  );
 
   it('returns a bug unchanged, and our own errors too', () => {
     const bug = new RangeError('Maximum call stack size exceeded');

@@ -27,6 +27,7 @@ describe('RedisKeys', () => {
       keys.maintenanceHeartbeat,
       keys.paused,
       keys.poolInfo,
+      keys.storeMark,
     ]) {
       expect(extra.startsWith('threadmill:{orders}:')).toBe(true);
     }
