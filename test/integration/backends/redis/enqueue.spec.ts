@@ -143,6 +143,7 @@ describe('RedisBackend enqueue', () => {
         'results',
         'running',
         'sequence',
+        'store-mark',
         'task',
         'wake',
       ].sort(),

@@ -96,7 +96,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 
-    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables, pool info and ingress per second, keeping its tasks and their ingress', async () => {
+    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables, pool info, ingress per second and cancel requests that name their lease, keeping its tasks and their ingress', async () => {
       const first = open();
       const done = await first.enqueue(newRecord(alias));
       await first.enqueue(newRecord(alias));
@@ -104,7 +104,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await first.acknowledge([succeed(finished, 'kept')]);
       await first.close();
       // What schema 7 was: no progress column on either table, no roles table, no live events,
-      // no pool beat or info, a row per enqueue for ingress.
+      // no pool beat or info, a row per enqueue for ingress, cancel requests without a lease.
       const old = openRaw();
       const enqueuedAt = Date.now();
       old.exec(`ALTER TABLE threadmill_tasks DROP COLUMN progress;
@@ -115,6 +115,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
         DROP TABLE threadmill_live_listeners;
         DROP TABLE threadmill_live_events;
         DROP TABLE threadmill_ingress_counts;
+        ALTER TABLE threadmill_cancels DROP COLUMN lease;
         CREATE TABLE threadmill_ingress (alias TEXT NOT NULL, queue TEXT NOT NULL, at INTEGER NOT NULL);
         CREATE INDEX threadmill_ingress_window ON threadmill_ingress (alias, queue, at);
         CREATE INDEX threadmill_ingress_age    ON threadmill_ingress (alias, at);`);
