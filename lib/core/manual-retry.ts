@@ -56,3 +56,14 @@ export function isSameFinished(stored: TaskRecord, read: TaskRecord): boolean {
     stored.errors.length === read.errors.length
   );
 }
+
+/**
+ * The unique key a task retried by hand holds again while it waits or runs:
+ * its own, unless it was debounced (a debounce holds its key only until
+ * the task first runs). Its key was freed when it ended: a backend gives it
+ * back only while no other unfinished task took it meanwhile.
+ */
+export function uniqueKeyHeldAgain(retried: TaskRecord): string | null {
+  const unique = retried.task.unique;
+  return unique && unique.mode !== 'debounce' ? unique.key : null;
+}

@@ -118,3 +118,14 @@ export function planUniqueEnqueue(
   }
   return { writes, returned };
 }
+
+/**
+ * Whether task `id` may take `hold`'s key now: nobody holds it, `id` does,
+ * or its holder has ended and no window of it lasts (a task retried by
+ * hand takes its key back so; see uniqueKeyHeldAgain).
+ */
+export function isKeyFreeFor(hold: StoredKeyHold | undefined, id: string, now: number): boolean {
+  if (!hold || hold.holderId === id) return true;
+  const ended = hold.state === 'final' || hold.state === 'gone';
+  return ended && (hold.windowEnd === null || hold.windowEnd <= now);
+}

@@ -17,6 +17,12 @@ export interface ModelTask {
   readonly attempts: number;
   /** Changes made to this task so far: a control stores only against the version it read. */
   readonly version: number;
+  /** The caller whose pool holds its lease, while RUNNING. */
+  readonly pool?: number;
+  /** A cancel was asked of it while it was leased (cancelRequestedAt). */
+  readonly marked?: boolean;
+  /** Its unique key (mode `unfinished`), when it was enqueued with one. */
+  readonly key?: string;
 }
 
 export interface Model {
@@ -24,6 +30,8 @@ export interface Model {
   readonly paused: boolean;
   /** Each unique key's hold: the task that took it last. */
   readonly keys: ReadonlyMap<string, string>;
+  /** The callers whose pool's heartbeat was let lapse (a maintenance pass recovers it). */
+  readonly lapsed: ReadonlySet<number>;
 }
 
 /** What a step did: the model after it, what it read, and the outcome when the operation ends with it. */
@@ -42,7 +50,12 @@ export interface Step {
 const FINAL: ReadonlySet<ModelStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
 const RETRYABLE: ReadonlySet<ModelStatus> = new Set(['FAILED', 'CANCELLED']);
 
-export const emptyModel = (): Model => ({ tasks: new Map(), paused: false, keys: new Map() });
+export const emptyModel = (): Model => ({
+  tasks: new Map(),
+  paused: false,
+  keys: new Map(),
+  lapsed: new Set(),
+});
 
 export const taskOf = (model: Model, id: string): ModelTask =>
   model.tasks.get(id) ?? { status: 'GONE', attempts: 0, version: 0 };
@@ -86,21 +99,65 @@ export const enqueuedKeyed = (id: string, key: string): Step[] => [
       return { outcome: `holder ${holder}` };
     }
     const keys = new Map(model.keys).set(key, id);
-    return { model: { ...withTask(model, id, { status: 'READY' }), keys }, outcome: 'created' };
+    return {
+      model: { ...withTask(model, id, { status: 'READY', key }), keys },
+      outcome: 'created',
+    };
   }),
 ];
 
-/** An acquire that took `id` (nothing, when null): 'leased' or 'none' where that could be. */
-export const acquired = (id: string | null): Step[] => [
+/** Caller `caller`'s pool beats (alive again) or lets its heartbeat lapse. */
+const beat = (caller: number, alive: boolean): Step => ({
+  method: 'beatPool',
+  apply: (model) => {
+    const lapsed = new Set(model.lapsed);
+    if (alive) lapsed.delete(caller);
+    else lapsed.add(caller);
+    return { model: { ...model, lapsed } };
+  },
+});
+
+/**
+ * Caller `caller`'s pool beats, then acquires: it took `id` (nothing, when
+ * null), 'leased' or 'none' where that could be (none while the pool is
+ * lapsed: the other caller's maintenance step may lapse it in between).
+ */
+export const acquired = (id: string | null, caller: number): Step[] => [
+  beat(caller, true),
   ending('acquire', (model) => {
     const ready = [...model.tasks.values()].some((task) => task.status === 'READY');
-    if (id === null) return { outcome: model.paused || !ready ? 'none' : 'missed a READY task' };
+    const blocked = model.paused || model.lapsed.has(caller);
+    if (id === null) return { outcome: blocked || !ready ? 'none' : 'missed a READY task' };
     const task = taskOf(model, id);
-    if (model.paused || task.status !== 'READY') return { outcome: `leased a ${task.status} task` };
+    if (blocked || task.status !== 'READY') return { outcome: `leased a ${task.status} task` };
     return {
-      model: withTask(model, id, { status: 'RUNNING', attempts: task.attempts + 1 }),
+      model: withTask(model, id, {
+        status: 'RUNNING',
+        attempts: task.attempts + 1,
+        pool: caller,
+      }),
       outcome: 'leased',
     };
+  }),
+];
+
+/**
+ * A maintenance step: caller `caller` lets its pool's heartbeat lapse, then
+ * runs a maintenance pass, which ends the attempts of every lapsed pool's
+ * tasks (WorkerLost: FAILED, these tasks have no retries left; CANCELLED
+ * when a cancel was asked of them) and forgets those pools.
+ */
+export const maintained = (caller: number): Step[] => [
+  beat(caller, false),
+  ending('maintenancePass', (model) => {
+    let next: Model = { ...model, lapsed: new Set() };
+    for (const [id, task] of model.tasks) {
+      if (task.status !== 'RUNNING' || task.pool === undefined || !model.lapsed.has(task.pool)) {
+        continue;
+      }
+      next = withTask(next, id, { status: task.marked ? 'CANCELLED' : 'FAILED', pool: undefined });
+    }
+    return { model: next, outcome: 'done' };
   }),
 ];
 
@@ -124,7 +181,8 @@ export const cancelled = (id: string): Step[] => [
     if (task.status === 'READY') {
       return { model: withTask(model, id, { status: 'CANCELLED' }), outcome: 'cancelled' };
     }
-    return { outcome: task.status === 'RUNNING' ? 'requested' : 'already-final' };
+    if (task.status !== 'RUNNING') return { outcome: 'already-final' };
+    return { model: withTask(model, id, { marked: true }), outcome: 'requested' };
   }),
 ];
 
@@ -135,12 +193,25 @@ export const paused = (pause: boolean): Step[] => [
   })),
 ];
 
+/** A task retried by hand takes its key back, unless another unfinished task holds it. */
+function keyTakenBack(model: Model, id: string): Model {
+  const key = taskOf(model, id).key;
+  if (key === undefined) return model;
+  const holder = model.keys.get(key);
+  const status = holder === undefined ? 'GONE' : taskOf(model, holder).status;
+  if (holder !== id && (status === 'READY' || status === 'RUNNING')) return model;
+  return { ...model, keys: new Map(model.keys).set(key, id) };
+}
+
 /** A read of the task, then a store against what was read: the shape of retry and remove by hand. */
 function readThenStore(
   id: string,
   storeMethod: string,
   early: (read: ModelTask) => string | null,
-  store: (now: ModelTask, read: ModelTask) => { change?: Partial<ModelTask>; outcome: string },
+  store: (
+    now: ModelTask,
+    read: ModelTask,
+  ) => { change?: Partial<ModelTask>; outcome: string; takesKeyBack?: boolean },
 ): Step[] {
   return [
     {
@@ -157,7 +228,10 @@ function readThenStore(
       apply: (model, read) => {
         const decided = store(taskOf(model, id), read!);
         const next = decided.change ? withTask(model, id, decided.change) : model;
-        return { model: next, outcome: decided.outcome };
+        return {
+          model: decided.takesKeyBack ? keyTakenBack(next, id) : next,
+          outcome: decided.outcome,
+        };
       },
     },
   ];
@@ -172,7 +246,13 @@ export const retried = (id: string): Step[] =>
       return RETRYABLE.has(read.status) ? null : 'not-final';
     },
     (now, read) => {
-      if (now.version === read.version) return { change: { status: 'READY' }, outcome: 'retried' };
+      if (now.version === read.version) {
+        return {
+          change: { status: 'READY', marked: false },
+          outcome: 'retried',
+          takesKeyBack: true,
+        };
+      }
       return { outcome: now.status === 'GONE' ? 'missing' : 'already-retried' };
     },
   );

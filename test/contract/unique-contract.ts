@@ -3,6 +3,7 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   UniqueKeyHeldError,
+  manualRetryRecord,
   nextAttempt,
   type TaskBackend,
   type TaskRecord,
@@ -100,6 +101,30 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         expect(again.id).toBe(first.id);
         expect(again.task.unique).toEqual(unique);
         expect(again.workerIds).toEqual(['host:1-0']);
+      });
+
+      it('is taken back by a task retried by hand, even once a maintenance pass forgot it, unless another task holds it', async () => {
+        const { backend } = subject();
+        const fail = async (): Promise<TaskRecord> => {
+          const [running] = await acquireAll(backend);
+          const failed = { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() };
+          await backend.acknowledge([failed]);
+          return backend.getResult(running.id);
+        };
+        const first = await backend.enqueue(keyed(unique));
+        const failedFirst = await fail();
+        // Free while it is final, and forgotten by the pass.
+        await backend.maintenancePass();
+        await expect(
+          backend.retryFinished(failedFirst, manualRetryRecord(failedFirst)),
+        ).resolves.toBe(true);
+        await expect(backend.enqueue(keyed(unique))).resolves.toMatchObject({ id: first.id });
+        // Another task took the key while the first had ended: the retry leaves it to that one.
+        const failedAgain = await fail();
+        const other = keyed(unique);
+        await expect(backend.enqueue(other)).resolves.toMatchObject({ id: other.id });
+        await backend.retryFinished(failedAgain, manualRetryRecord(failedAgain));
+        await expect(backend.enqueue(keyed(unique))).resolves.toMatchObject({ id: other.id });
       });
 
       it('is free once its holder is trimmed away', async () => {

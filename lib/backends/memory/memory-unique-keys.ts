@@ -1,4 +1,5 @@
 import {
+  isKeyFreeFor,
   planUniqueEnqueue,
   type EnqueueWrite,
   type HolderState,
@@ -81,6 +82,17 @@ export class MemoryUniqueKeys {
       else forgotten++;
     }
     return forgotten;
+  }
+
+  /**
+   * A task retried by hand takes its key `unique` back, unless another task
+   * holds it (isKeyFreeFor); a hold it still has keeps its window.
+   */
+  takeBack(id: string, unique: { key: string; mode: UniqueMode }, now: number): void {
+    const hold = this.holdOf(unique.key, now);
+    if (!isKeyFreeFor(hold, id, now)) return;
+    const windowEnd = hold?.holderId === id ? hold.windowEnd : null;
+    this.take(id, { key: unique.key, mode: unique.mode, windowEnd });
   }
 
   /** Drops the hold on `key` if `holderId` holds it (its task was removed). */

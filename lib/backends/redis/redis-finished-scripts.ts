@@ -18,7 +18,7 @@ export class RedisFinishedScripts {
 
   /** Sends the task back READY while its outcome is `args.outcomeSeen`; whether it did. */
   async retryFinished(
-    keys: FinishedTaskKeys & { queueKey: string; wakeKey: string },
+    keys: FinishedTaskKeys & { queueKey: string; wakeKey: string; uniqueKeysKey: string },
     args: RetryFinishedArgs,
   ): Promise<boolean> {
     const reply = await this.calls.retryFinished([
@@ -26,6 +26,7 @@ export class RedisFinishedScripts {
       keys.historyKey,
       keys.queueKey,
       keys.wakeKey,
+      keys.uniqueKeysKey,
       args.id,
       args.outcomeSeen,
       args.readyStatus,
@@ -33,6 +34,9 @@ export class RedisFinishedScripts {
       args.workersJson,
       args.fallbackScore,
       args.wakeBound,
+      args.uniqueKey ?? '',
+      args.taskPrefix,
+      args.windowPrefix,
     ]);
     return reply === 1;
   }

@@ -1,4 +1,4 @@
-import { finishedSegment, isSameFinished } from '../../core';
+import { finishedSegment, isSameFinished, uniqueKeyHeldAgain } from '../../core';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { RedisAliasContext } from './redis-alias-context';
@@ -13,7 +13,7 @@ const OUTCOME_FIELD = TASK_HASH_FIELDS.indexOf('outcome');
 
 /**
  * Final tasks of one RedisBackend alias retried or removed by hand
- * (retryFinished-4.lua, removeFinished-3.lua). The task is read here and
+ * (retryFinished-5.lua, removeFinished-3.lua). The task is read here and
  * compared with the one the caller read; the script then acts only while
  * the stored outcome is still the one read here, so two retries of one
  * task make one new attempt.
@@ -35,7 +35,12 @@ export class RedisFinishedTasks {
     const queue = finished.task.queue;
     return connection.run(() =>
       this.scripts.retryFinished(
-        { ...this.keysOf(finished), queueKey: keys.queue(queue), wakeKey: keys.wake(queue) },
+        {
+          ...this.keysOf(finished),
+          queueKey: keys.queue(queue),
+          wakeKey: keys.wake(queue),
+          uniqueKeysKey: keys.uniqueKeys,
+        },
         {
           id: finished.id,
           outcomeSeen,
@@ -44,6 +49,9 @@ export class RedisFinishedTasks {
           workersJson: JSON.stringify(retried.workerIds),
           fallbackScore: RedisRecordCodec.fallbackScore(retried),
           wakeBound: WAKE_BOUND,
+          uniqueKey: uniqueKeyHeldAgain(retried),
+          taskPrefix: keys.taskPrefix,
+          windowPrefix: keys.uniqueWindowPrefix,
         },
       ),
     );

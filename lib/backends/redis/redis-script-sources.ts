@@ -70,7 +70,7 @@ export const REDIS_SCRIPTS = {
   },
   forgetPool: { file: 'forgetPool-4.lua', keys: { fixed: 4 }, uses: ['storeClock'] },
   cancel: { file: 'cancel-5.lua', keys: { fixed: 5 }, uses: ['storeClock'] },
-  retryFinished: { file: 'retryFinished-4.lua', keys: { fixed: 4 } },
+  retryFinished: { file: 'retryFinished-5.lua', keys: { fixed: 5 } },
   removeFinished: { file: 'removeFinished-3.lua', keys: { fixed: 3 } },
   // Per item: one progress entry (its running set and task hash).
   storeProgress: {

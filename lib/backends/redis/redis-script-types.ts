@@ -49,14 +49,14 @@ export interface CancelArgs {
   lease: string;
 }
 
-/** The keys of a final task that retryFinished-4.lua and removeFinished-3.lua touch. */
+/** The keys of a final task that retryFinished-5.lua and removeFinished-3.lua touch. */
 export interface FinishedTaskKeys {
   taskKey: string;
   /** The history set of its final status in its queue. */
   historyKey: string;
 }
 
-/** What retryFinished-4.lua stores: the READY record, while the outcome read is still stored. */
+/** What retryFinished-5.lua stores: the READY record, while the outcome read is still stored. */
 export interface RetryFinishedArgs {
   id: string;
   /** The task's `outcome` field as read: the script acts only if it is unchanged. */
@@ -67,6 +67,10 @@ export interface RetryFinishedArgs {
   workersJson: string;
   fallbackScore: number;
   wakeBound: number;
+  /** The unique key it holds again (not a debounced one's), null for none. */
+  uniqueKey: string | null;
+  taskPrefix: string;
+  windowPrefix: string;
 }
 
 /** An enqueue refused because a task with `id` is stored: that task's hash fields. */

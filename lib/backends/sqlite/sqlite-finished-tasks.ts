@@ -1,9 +1,16 @@
 import type { Transaction } from 'better-sqlite3';
 
-import { deserializeRecord, isSameFinished, serializeRecord, type TaskRecord } from '../../core';
+import {
+  deserializeRecord,
+  isSameFinished,
+  serializeRecord,
+  uniqueKeyHeldAgain,
+  type TaskRecord,
+} from '../../core';
 import type { SqliteConnection } from './sqlite-connection';
 import { readyScore } from './sqlite-enqueuer';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
+import type { SqliteUniqueKeys } from './sqlite-unique-keys';
 
 /**
  * Final tasks of one SqliteBackend retried or removed by hand, each in one
@@ -23,6 +30,7 @@ export class SqliteFinishedTasks {
     private readonly alias: string,
     private readonly connection: SqliteConnection,
     private readonly workAdded: () => void,
+    private readonly uniqueKeys: SqliteUniqueKeys,
   ) {
     const { db, sql } = connection;
     this.retryTx = db.transaction((finished: TaskRecord, retried: TaskRecord, now: number) => {
@@ -37,6 +45,9 @@ export class SqliteFinishedTasks {
         expiresAt: LIVE_TASK_EXPIRES_AT,
         data: serializeRecord(retried),
       });
+      if (uniqueKeyHeldAgain(retried) !== null) {
+        this.uniqueKeys.takeBack(retried.id, retried.task.unique!, now);
+      }
       return true;
     });
     this.removeTx = db.transaction((finished: TaskRecord, now: number) => {

@@ -43,6 +43,7 @@ import { SqliteFeeds } from './sqlite-feeds';
 import { SqliteListing } from './sqlite-listing';
 import { SqliteLiveEvents } from './sqlite-live-events';
 import { SqliteFinishedTasks } from './sqlite-finished-tasks';
+import { SqliteUniqueKeys } from './sqlite-unique-keys';
 import { SqliteConnection } from './sqlite-connection';
 import { SqliteEnqueuer } from './sqlite-enqueuer';
 import { SqliteHeldTasks } from './sqlite-held-tasks';
@@ -140,7 +141,12 @@ export class SqliteBackend implements TaskBackend {
     this.listing = new SqliteListing(alias, this.config, connection, this.logger);
     this.activityReads = new SqliteActivity(alias, this.config, connection, this.logger);
     this.cancels = new SqliteCancels(alias, connection, rows);
-    this.finished = new SqliteFinishedTasks(alias, connection, workAdded);
+    this.finished = new SqliteFinishedTasks(
+      alias,
+      connection,
+      workAdded,
+      new SqliteUniqueKeys(alias, connection),
+    );
     this.feeds = new SqliteFeeds(alias, connection, this.logger);
     this.maintenance = new SqliteMaintenance({
       alias,

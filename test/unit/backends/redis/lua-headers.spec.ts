@@ -215,7 +215,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
   });
   const finished = new RedisFinishedScripts(client);
   await finished.retryFinished(
-    { taskKey: 'k', historyKey: 'k', queueKey: 'k', wakeKey: 'k' },
+    { taskKey: 'k', historyKey: 'k', queueKey: 'k', wakeKey: 'k', uniqueKeysKey: 'u' },
     {
       id: 'i',
       outcomeSeen: '{}',
@@ -224,6 +224,9 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       workersJson: '[]',
       fallbackScore: 0,
       wakeBound: 1,
+      uniqueKey: null,
+      taskPrefix: 'p',
+      windowPrefix: 'w',
     },
   );
   await finished.removeFinished(
@@ -375,7 +378,7 @@ describe('Lua script headers', () => {
       'storeProgress.lua',
       'putSchedule-2.lua',
       'storeQueueLimits-5.lua',
-      'retryFinished-4.lua',
+      'retryFinished-5.lua',
     ]) {
       expect({ file, first: readFileSync(join(LUA_DIR, file), 'utf8').split('\n')[0] }).toEqual({
         file,
