@@ -11,7 +11,7 @@ import {
   invalidName,
   renamedBackendOption,
 } from '../core/threadmill.messages';
-import { isValidName } from '../core/validate-name.util';
+import { NAME_MAX_LENGTH, isValidName } from '../core/validate-name.util';
 import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
 import { readQueueEntry } from './queue-config.reader';
 
@@ -246,6 +246,19 @@ export class BackendConfigReader {
     const value = this.options[option] ?? fallback;
     if (typeof value !== 'boolean')
       this.fail(option, `must be true or false, got ${shownValue(value)}`);
+    return value;
+  }
+
+  /** A name as queue and alias names are (see isValidName): it goes into storage keys as it is. */
+  name(option: string, fallback: string): string {
+    const value = this.options[option] ?? fallback;
+    if (!isValidName(value)) {
+      this.fail(
+        option,
+        `must be 1-${NAME_MAX_LENGTH} characters without whitespace, "{", "}" or ":" ` +
+          `(they would break the storage key layout), got ${shownValue(value)}`,
+      );
+    }
     return value;
   }
 

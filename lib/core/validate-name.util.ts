@@ -1,11 +1,11 @@
-/** Longest queue, task or alias name; keys stay short and readable. */
+/** Longest queue, task, alias, app name or Redis key prefix; keys stay short and readable. */
 export const NAME_MAX_LENGTH = 200;
 
 // Whitespace breaks CLI arguments and log lines; braces and colons would break
-// the `threadmill:{alias}:...` key layout (hash tag and separators).
+// the `<prefix>:{alias}:...` key layout (hash tag and separators).
 const FORBIDDEN = /[\s{}:]/;
 
-/** Whether `name` can be a queue, task or backend alias name. */
+/** Whether `name` can be a queue, task, backend alias or app name, or a Redis key prefix. */
 export function isValidName(name: unknown): name is string {
   return (
     typeof name === 'string' &&

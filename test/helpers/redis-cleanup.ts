@@ -6,10 +6,15 @@ import { RedisKeys } from '../../lib/backends/redis/redis-keys';
  * Removes every key of one alias by SCAN MATCH on its prefix + UNLINK: never
  * FLUSHALL or KEYS *, so tests sharing a Redis cannot touch each other's data.
  * On a cluster every master is scanned (the alias lives on one, but which one
- * is Redis's business). Returns how many keys went.
+ * is Redis's business). `keyPrefix` is the backend's `prefix` option, when set.
+ * Returns how many keys went.
  */
-export async function removeAliasKeys(client: Redis | Cluster, alias: string): Promise<number> {
-  const pattern = new RedisKeys(alias).scanPattern;
+export async function removeAliasKeys(
+  client: Redis | Cluster,
+  alias: string,
+  keyPrefix?: string,
+): Promise<number> {
+  const pattern = new RedisKeys(alias, keyPrefix).scanPattern;
   const nodes =
     'nodes' in client && typeof client.nodes === 'function'
       ? client.nodes('master')
@@ -26,9 +31,13 @@ export async function removeAliasKeys(client: Redis | Cluster, alias: string): P
   return removed;
 }
 
-/** Every key of one alias (for assertions about the key layout). */
-export async function aliasKeys(client: Redis | Cluster, alias: string): Promise<string[]> {
-  const pattern = new RedisKeys(alias).scanPattern;
+/** Every key of one alias (for assertions about the key layout); `keyPrefix` as removeAliasKeys's. */
+export async function aliasKeys(
+  client: Redis | Cluster,
+  alias: string,
+  keyPrefix?: string,
+): Promise<string[]> {
+  const pattern = new RedisKeys(alias, keyPrefix).scanPattern;
   const nodes =
     'nodes' in client && typeof client.nodes === 'function'
       ? client.nodes('master')

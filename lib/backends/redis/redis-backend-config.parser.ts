@@ -18,6 +18,8 @@ export type RedisTarget =
 /** A validated RedisBackend configuration, every default applied. */
 export interface RedisBackendSettings {
   alias: string;
+  /** First part of every key name (see RedisBackendOptions.prefix). */
+  prefix: string;
   queues: string[];
   leaseTtl: number;
   resultTtl: number;
@@ -44,6 +46,7 @@ export interface RedisBackendSettings {
 
 /** The options of RedisBackend besides the ones every backend has. */
 const REDIS_OWN_OPTIONS = [
+  'prefix',
   'connectTimeout',
   'commandTimeout',
   'maxPayloadBytes',
@@ -70,6 +73,7 @@ export function parseRedisBackendConfig(
   const fail = (option: string, problem: string): never => reader.fail(option, problem);
   const options = (config.options ?? {}) as RedisBackendOptions;
   const common = reader.common();
+  const prefix = reader.name('prefix', REDIS_BACKEND_DEFAULTS.prefix);
   const connectTimeout = reader.milliseconds(
     'connectTimeout',
     REDIS_BACKEND_DEFAULTS.connectTimeout,
@@ -161,6 +165,7 @@ export function parseRedisBackendConfig(
 
   return {
     alias,
+    prefix,
     queues: reader.queues,
     ...common,
     connectTimeout,

@@ -1,6 +1,6 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
-import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../core/threadmill.constants';
+import { DEFAULT_MAX_PAYLOAD_BYTES, THREADMILL_NAMESPACE } from '../../core/threadmill.constants';
 import type { BackendOptions } from '../backend-options.interface';
 
 /**
@@ -32,6 +32,16 @@ export interface RedisBackendOptions extends BackendOptions {
    * (`rediss://` for TLS). Use instead of `url`.
    */
   clusterNodes?: string[];
+  /**
+   * First part of every key name: the alias's keys are `<prefix>:{alias}:...`.
+   * Give each application sharing one Redis its own prefix (or its own
+   * aliases) so that neither reads, recovers or removes the other's tasks
+   * and schedules. A name like an alias (1-200 characters without
+   * whitespace, `{`, `}` or `:`). Changing it leaves what was stored under
+   * the former prefix where it is, unread. Default `threadmill`, the layout
+   * of every earlier release.
+   */
+  prefix?: string;
   /** An ioredis client or cluster to use instead of connecting; it must have no `keyPrefix`. */
   client?: Redis | Cluster;
   /** Further ioredis options for the connections the backend opens (TLS certificates, ...). */
@@ -68,9 +78,10 @@ export interface RedisBackendOptions extends BackendOptions {
  * The defaults of RedisBackend's own options (the common ones are every
  * backend's: COMMON_BACKEND_DEFAULTS): 5 s to connect, 10 s per command and
  * 1 MiB of serialized args; a Redis that evicts keys is refused, one that
- * keeps nothing on disk is used with a warning.
+ * keeps nothing on disk is used with a warning; keys start with `threadmill:`.
  */
 export const REDIS_BACKEND_DEFAULTS = {
+  prefix: THREADMILL_NAMESPACE,
   connectTimeout: 5000,
   commandTimeout: 10_000,
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,

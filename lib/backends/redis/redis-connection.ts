@@ -55,7 +55,7 @@ export class RedisConnection {
     }
     this.serverCheck = new RedisServerCheck(
       this.client,
-      { ...settings, storeMarkKey: new RedisKeys(settings.alias).storeMark },
+      { ...settings, storeMarkKey: new RedisKeys(settings.alias, settings.prefix).storeMark },
       this.logger,
     );
     this.blockingWaits = new RedisBlockingWaits(this);

@@ -1,24 +1,29 @@
 import type { FinishedSegment } from '../../core/task-backend.interface';
-import { THREADMILL_NAMESPACE } from '../../core/threadmill.constants';
+import { REDIS_BACKEND_DEFAULTS } from './redis-backend-options.interface';
 
 // Characters SCAN MATCH treats as glob syntax; an alias may legally contain them.
 const GLOB_SPECIAL = /[*?[\]\\]/g;
 
 /**
  * The only place a Redis key of Threadmill is assembled. Every key of one
- * alias starts with `threadmill:{alias}:`, so the whole alias hashes to one
- * Redis Cluster slot and every multi-key script stays on one shard. Names are
- * validated before they get here (no `{`, `}`, `:` or whitespace), so the
- * layout cannot be broken by a queue or task id.
+ * alias starts with `<prefix>:{alias}:` (`threadmill:{alias}:` by default),
+ * so the whole alias hashes to one Redis Cluster slot (only the hash tag
+ * counts, whatever the prefix) and every multi-key script stays on one
+ * shard. Names and the prefix are validated before they get here (no `{`,
+ * `}`, `:` or whitespace), so the layout cannot be broken by a queue or task id.
  *
  * @internal
  */
 export class RedisKeys {
-  /** `threadmill:{alias}:` — the common prefix, hash tag included. */
+  /** `<prefix>:{alias}:` — the common start of every key, hash tag included. */
   readonly prefix: string;
 
-  constructor(readonly alias: string) {
-    this.prefix = `${THREADMILL_NAMESPACE}:{${alias}}:`;
+  /** @param keyPrefix the backend's `prefix` option; the default is the layout of every earlier release. */
+  constructor(
+    readonly alias: string,
+    keyPrefix: string = REDIS_BACKEND_DEFAULTS.prefix,
+  ) {
+    this.prefix = `${keyPrefix}:{${alias}}:`;
   }
 
   /** ZSET of ready ids, score = -priority * 1e13 + enqueue sequence (priority first, then FIFO). */
@@ -170,7 +175,7 @@ export class RedisKeys {
     return `${this.prefix}schedule-cursors`;
   }
 
-  /** HASH of schedules, field = schedule id, value = its entry (definition, origin, paused) as JSON. */
+  /** HASH of schedules, field = schedule id, value = its entry (definition, origin, app, paused) as JSON. */
   get scheduleEntries(): string {
     return `${this.prefix}schedules`;
   }

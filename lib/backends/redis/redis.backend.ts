@@ -127,7 +127,7 @@ export class RedisBackend implements TaskBackend {
     this.logger = logger;
     const guard = new RedisCallGuard(alias, this.queues);
     this.guard = guard;
-    const keys = new RedisKeys(alias);
+    const keys = new RedisKeys(alias, settings.prefix);
     const codec = new RedisRecordCodec(alias, settings.maxPayloadBytes);
     const connection = new RedisConnection(settings);
     this.connection = connection;

@@ -21,7 +21,7 @@ export const QUEUES = ['default', 'emails'];
  */
 export class RedisFixture {
   readonly admin: Redis;
-  private readonly made: { backend: RedisBackend; alias: string }[] = [];
+  private readonly made: { backend: RedisBackend; alias: string; prefix?: string }[] = [];
   private readonly subscribers: Redis[] = [];
 
   constructor(readonly url = testRedisUrl()) {
@@ -35,12 +35,14 @@ export class RedisFixture {
       queues,
       options: { ...options },
     });
-    this.made.push({ backend, alias });
+    this.made.push({ backend, alias, prefix: options.prefix });
     return backend;
   }
 
+  /** The key names of a backend this fixture made, under its own `prefix` option. */
   keys(backend: RedisBackend): RedisKeys {
-    return new RedisKeys(backend.alias);
+    const made = this.made.find((entry) => entry.backend === backend);
+    return new RedisKeys(backend.alias, made?.prefix);
   }
 
   /** Redis's clock, the one due times and leases are counted on (ms since the epoch). */
@@ -64,9 +66,9 @@ export class RedisFixture {
 
   async cleanup(): Promise<void> {
     for (const subscriber of this.subscribers.splice(0)) subscriber.disconnect();
-    for (const { backend, alias } of this.made.splice(0)) {
+    for (const { backend, alias, prefix } of this.made.splice(0)) {
       await backend.close();
-      await removeAliasKeys(this.admin, alias);
+      await removeAliasKeys(this.admin, alias, prefix);
     }
   }
 

@@ -23,6 +23,7 @@ describe('RedisBackend configuration', () => {
       batchSize: 100,
       allowEviction: false,
       requirePersistence: false,
+      prefix: 'threadmill',
     });
     expect(
       parseRedisBackendConfig('orders', {
@@ -58,6 +59,33 @@ describe('RedisBackend configuration', () => {
       );
     },
   );
+
+  it('takes a key prefix named like an alias', () => {
+    const settings = parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      url: 'redis://localhost:6379',
+      options: { prefix: 'billing-app.v2' },
+    });
+    expect(settings.prefix).toBe('billing-app.v2');
+  });
+
+  it.each([
+    ['with whitespace', 'has space', '"has space"'],
+    ['with a colon', 'a:b', '"a:b"'],
+    ['with braces', '{billing}', '"\\{billing\\}"'],
+    ['that is empty', '', '""'],
+    ['over 200 characters', 'x'.repeat(201), '"x{201}"'],
+    ['that is no string', 7, '7'],
+  ])('refuses a key prefix %s, naming alias and option', (_case, prefix, shownPrefix) => {
+    const attempt = () => build({ url: 'redis://localhost', options: { prefix } });
+    expect(attempt).toThrow(InvalidBackendConfigError);
+    expect(attempt).toThrow(
+      new RegExp(
+        `backend "orders": option "prefix" must be 1-200 characters without whitespace, ` +
+          `"\\{", "\\}" or ":" \\(they would break the storage key layout\\), got ${shownPrefix}`,
+      ),
+    );
+  });
 
   it('refuses an alias that would break the hash tag', () => {
     expect(

@@ -42,5 +42,27 @@ describe('RedisKeys', () => {
 
   it('escapes glob characters of the alias in its SCAN pattern', () => {
     expect(new RedisKeys('a*b?[c]').scanPattern).toBe('threadmill:{a\\*b\\?\\[c\\]}:*');
+    expect(new RedisKeys('orders', 'app*1').scanPattern).toBe('app\\*1:{orders}:*');
+  });
+
+  it('starts every key and channel with the prefix given, the {alias} hash tag unchanged', () => {
+    const names = (built: RedisKeys): string[] => {
+      const prototype = Object.getPrototypeOf(built) as object;
+      return Object.entries(Object.getOwnPropertyDescriptors(prototype))
+        .filter(([name]) => name !== 'constructor' && name !== 'scanPattern')
+        .map(([name, descriptor]) => {
+          if (descriptor.get) return descriptor.get.call(built) as string;
+          const method = descriptor.value as (...args: unknown[]) => string;
+          // history takes a segment, ingress an hour; the rest one name.
+          return method.call(built, 'emails', name === 'ingress' ? 493_000 : 'successful');
+        });
+    };
+    const custom = names(new RedisKeys('orders', 'billing'));
+    const standard = names(keys);
+    expect(custom.length).toBeGreaterThanOrEqual(25);
+    for (const name of custom) expect(name.startsWith('billing:{orders}:')).toBe(true);
+    // The default keeps the layout stored data has: only the first part differs.
+    expect(standard).toEqual(custom.map((name) => name.replace(/^billing:/, 'threadmill:')));
+    expect(new RedisKeys('orders', 'billing').scanPattern).toBe('billing:{orders}:*');
   });
 });
