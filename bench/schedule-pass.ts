@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
 
-import { TaskResultDoesNotExist, TaskResultStatus, type TaskBackend } from '../lib/core';
+import {
+  DEFAULT_APP_NAME,
+  TaskResultDoesNotExist,
+  TaskResultStatus,
+  type TaskBackend,
+} from '../lib/core';
 import { definitionText, resolveSchedule } from '../lib/schedule/schedule-definition';
 import { ScheduleTicker } from '../lib/schedule/schedule-ticker';
 import { TickSequence } from '../lib/schedule/tick-sequence';
@@ -32,6 +37,7 @@ export async function storeIdleSchedules(
       id,
       definition: definitionText(definition),
       origin: 'runtime',
+      app: DEFAULT_APP_NAME,
       paused: false,
       nextTickMs: new TickSequence(definition.rule).nextAfter(now + HOUR_MS),
     });
@@ -39,6 +45,8 @@ export async function storeIdleSchedules(
   const ticker = new ScheduleTicker({
     store,
     logger: new Logger('BenchSchedules'),
+    app: DEFAULT_APP_NAME,
+    canEnqueue: () => true,
     enqueueTick: enqueueTickOn(backend),
     isLive: async (taskId) => {
       try {

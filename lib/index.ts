@@ -73,6 +73,7 @@ export { TaskResult } from './core/task-result';
 export { EnqueuedTaskResult } from './core/enqueued-task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';
 export {
+  DEFAULT_APP_NAME,
   DEFAULT_BACKEND_ALIAS,
   DEFAULT_QUEUE,
   MAX_JSON_DEPTH,

@@ -16,6 +16,16 @@ export interface ThreadmillModuleOptions {
   /** One entry per backend alias; tasks use `'default'` unless they name another. */
   backends: Record<string, BackendConfig>;
   /**
+   * The name of this application: give every process of one application (web
+   * app, worker pools, CLI) the same, and each application that shares a
+   * store with others its own. A declared schedule belongs to the app that
+   * declared it: a pool syncs and ticks only its own app's declared
+   * schedules, and never removes another app's. A name like an alias (1-200
+   * characters without whitespace, `{`, `}` or `:`). Default `'default'`,
+   * which also owns the schedules stored before apps were recorded.
+   */
+  app?: string;
+  /**
    * Prometheus metrics of this process (ThreadmillMetrics): `true`, or where
    * to register them (`{ registry }`). Off by default; needs prom-client.
    */

@@ -24,6 +24,7 @@ import {
 } from './threadmill.module-definition';
 import {
   BACKEND_SERVICES,
+  THREADMILL_APP_PROVIDER,
   createBackendAliasProviders,
   createBackendRegistryProvider,
 } from './threadmill.providers';
@@ -147,6 +148,7 @@ export class ThreadmillModule extends ConfigurableModuleClass implements OnModul
       providers: [
         ...(definition.providers ?? []),
         createBackendRegistryProvider(aliases),
+        THREADMILL_APP_PROVIDER,
         ...createBackendAliasProviders(aliases),
         ...BACKEND_SERVICES,
       ],

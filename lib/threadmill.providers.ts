@@ -12,6 +12,7 @@ import { BackendConfigReader } from './backends/backend-config.reader';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
 import { QueueService } from './queue/queue.service';
+import { ThreadmillApp } from './threadmill-app';
 import { THREADMILL_MODULE_OPTIONS } from './threadmill.module-definition';
 import type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 
@@ -30,6 +31,8 @@ export async function createBackendRegistry(
   if (typeof backends !== 'object' || backends === null || Object.keys(backends).length === 0) {
     throw new InvalidBackendConfigError(noBackendsConfigured());
   }
+  // Also checked by its own provider; here too, so a bad name leaves no connection open.
+  ThreadmillApp.of(options);
   // Checked before any backend is built, so this failure leaves no connection open.
   for (const alias of requiredAliases) {
     if (!Object.hasOwn(backends, alias)) {
@@ -79,6 +82,17 @@ export function createBackendRegistryProvider(
     inject: [THREADMILL_MODULE_OPTIONS],
   };
 }
+
+/**
+ * The application's name from the module options (ThreadmillApp).
+ *
+ * @internal
+ */
+export const THREADMILL_APP_PROVIDER: FactoryProvider<ThreadmillApp> = {
+  provide: ThreadmillApp,
+  useFactory: (options: ThreadmillModuleOptions) => ThreadmillApp.of(options),
+  inject: [THREADMILL_MODULE_OPTIONS],
+};
 
 /**
  * The services that act on the configured backends through the registry,

@@ -10,8 +10,21 @@ export interface SchedulesListCommandOptions {
   backend?: string;
 }
 
-/** The columns of `schedules list`, one schedule a line, tab-separated. */
-const COLUMNS = ['id', 'task', 'when', 'state', 'next tick', 'last tick', 'last task', 'status'];
+/**
+ * The columns of `schedules list`, one schedule a line, tab-separated; `app`
+ * last, so scripts that read the earlier columns by position still do.
+ */
+const COLUMNS = [
+  'id',
+  'task',
+  'when',
+  'state',
+  'next tick',
+  'last tick',
+  'last task',
+  'status',
+  'app',
+];
 
 /**
  * `threadmill schedules list`: every schedule of a backend with its next
@@ -21,7 +34,7 @@ const COLUMNS = ['id', 'task', 'when', 'state', 'next tick', 'last tick', 'last 
  */
 @SubCommand({
   name: 'list',
-  description: 'List the schedules with their next tick, last tick and its task status.',
+  description: 'List the schedules with their next tick, last tick, its task status and app.',
 })
 export class SchedulesListCommand extends CommandRunner {
   constructor(
@@ -61,5 +74,6 @@ function listLine(schedule: ScheduleInfo): string[] {
     schedule.lastTick?.at.toISOString() ?? '-',
     schedule.lastTick?.taskId ?? '-',
     schedule.lastTick ? (schedule.lastTick.status ?? 'expired') : '-',
+    schedule.app,
   ];
 }

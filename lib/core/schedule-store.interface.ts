@@ -18,6 +18,12 @@ export interface StoredSchedule {
   readonly id: string;
   readonly definition: string;
   readonly origin: ScheduleOrigin;
+  /**
+   * The app that declared it, or added it at run time (ThreadmillModule's
+   * `app` option); null when stored before apps were recorded (lib/schedule
+   * reads that as the default app).
+   */
+  readonly app: string | null;
   readonly paused: boolean;
   /** The cursor: the next tick due (epoch ms, the store's clock); null while paused. */
   readonly nextTickMs: number | null;

@@ -75,6 +75,11 @@ export const schedulesSynced = (
 ): string =>
   `Declared schedules of backend ${shown(alias)} synced: ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed.`;
 
+export const scheduleTakenOver = (id: string, from: string, app: string): string =>
+  `Declared schedule ${shown(id)} was app ${shown(from)}'s and is now app ${shown(app)}'s: both ` +
+  `declare this id on one store, so each pool that starts takes it over. Give one of them another ` +
+  `\`id\`, or its own Redis prefix or backend.`;
+
 export const scheduleSyncFailed = (alias: string, error: unknown): string =>
   `The declared schedules of backend ${shown(alias)} could not be synced; the schedules stored ` +
   `before keep running: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,6 +1,13 @@
 /** Alias used when a task or an injection names no backend. */
 export const DEFAULT_BACKEND_ALIAS = 'default';
 
+/**
+ * App name when ThreadmillModule's `app` option is not set, and the app a
+ * schedule stored before apps were recorded belongs to: a single app keeps
+ * owning the declared schedules it stored.
+ */
+export const DEFAULT_APP_NAME = 'default';
+
 /** Queue used when a task names none. */
 export const DEFAULT_QUEUE = 'default';
 

@@ -162,6 +162,10 @@ export const backendAliasNotProvided = (alias: string): string =>
 export const noBackendsConfigured = (): string =>
   `ThreadmillModule has no backends: pass { backends: { default: { backend: RedisBackend, url } } }.`;
 
+export const invalidAppName = (app: unknown): string =>
+  `ThreadmillModule option "app" ${shown(app)} is invalid: use 1-200 characters without whitespace, ` +
+  `"{", "}" or ":" (it is stored with each declared schedule), or leave it out for "default".`;
+
 export const backendClosed = (alias: string): string =>
   `Threadmill backend ${shown(alias)} is closed (the application shut down); it accepts no more calls.`;
 

@@ -1,5 +1,6 @@
 import type { ScheduleOrigin, StoredSchedule, TaskResultStatus } from '../core';
 import type { ResolvedCatchUp } from './due-ticks';
+import { appOf } from './schedule-app';
 import type { ScheduleDefinition } from './schedule-definition';
 
 /**
@@ -23,6 +24,11 @@ export interface ScheduleInfo {
   readonly overlap: 'allow' | 'skip';
   /** `declared` in code (`@Task({ schedule })`), or added at `runtime`. */
   readonly origin: ScheduleOrigin;
+  /**
+   * The app (ThreadmillModule's `app` option) that declared or added it;
+   * `'default'` for one stored before apps were recorded.
+   */
+  readonly app: string;
   readonly paused: boolean;
   /** The next tick due (the store's clock); null while paused. */
   readonly nextTickAt: Date | null;
@@ -56,6 +62,7 @@ export function scheduleInfo(
     catchUp: definition.catchUp,
     overlap: definition.overlap,
     origin: stored.origin,
+    app: appOf(stored),
     paused: stored.paused,
     nextTickAt: stored.nextTickMs === null ? null : new Date(stored.nextTickMs),
     lastTick:

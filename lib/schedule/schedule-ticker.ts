@@ -10,6 +10,7 @@ import {
   type StoredSchedule,
 } from '../core';
 import { dueTicks } from './due-ticks';
+import { appOf } from './schedule-app';
 import { parseDefinition, type ScheduleDefinition } from './schedule-definition';
 import { TickSequence } from './tick-sequence';
 
@@ -34,6 +35,10 @@ export interface ScheduleTickerDeps {
   ) => Promise<void>;
   /** Whether this task still waits or runs (false when it finished or is gone). */
   readonly isLive: (taskId: string) => Promise<boolean>;
+  /** The app of the pool (ThreadmillModule's `app`). */
+  readonly app: string;
+  /** Whether this app has the schedule's task and queue, so it can enqueue its ticks. */
+  readonly canEnqueue: (definition: ScheduleDefinition) => boolean;
   readonly logger: LoggerService;
 }
 
@@ -83,6 +88,9 @@ export class ScheduleTicker {
       this.deps.logger.error(corruptSchedule(schedule.id));
       return 0;
     }
+    // Another app's schedule whose task or queue this app lacks is its own pools' to tick;
+    // one of this app's that it cannot enqueue is reported (a task taken out of the code).
+    if (appOf(schedule) !== this.deps.app && !this.deps.canEnqueue(definition)) return 0;
     const { ticks, nextCursorMs } = dueTicks(
       new TickSequence(definition.rule),
       cursor,

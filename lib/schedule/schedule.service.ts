@@ -14,6 +14,7 @@ import {
   scheduleTaskNotRegistered,
   schedulesSynced,
   scheduleSyncFailed,
+  scheduleTakenOver,
   type ScheduleOptions,
   type ScheduleStore,
   type StoredSchedule,
@@ -23,6 +24,7 @@ import {
 import { BackendRegistry } from '../backends/backend.registry';
 import { TaskRegistry } from '../task/task.registry';
 import { TaskService } from '../task/task.service';
+import { ThreadmillApp } from '../threadmill-app';
 import { DeclaredSchedules } from './declared-schedules';
 import { definitionText, parseDefinition, resolveSchedule } from './schedule-definition';
 import { scheduleInfo, type ScheduleInfo } from './schedule-info';
@@ -66,6 +68,7 @@ export class ScheduleService {
     private readonly backends: BackendRegistry,
     private readonly tasks: TaskService,
     private readonly declared: DeclaredSchedules,
+    private readonly app: ThreadmillApp,
   ) {}
 
   /**
@@ -98,7 +101,14 @@ export class ScheduleService {
       const nextTickMs = paused
         ? null
         : new TickSequence(definition.rule).nextAfter(await store.scheduleClock());
-      await store.putSchedule({ id, definition: text, origin: 'runtime', paused, nextTickMs });
+      await store.putSchedule({
+        id,
+        definition: text,
+        origin: 'runtime',
+        app: this.app.name,
+        paused,
+        nextTickMs,
+      });
     }
     return this.get(id, { backend: alias });
   }
@@ -164,9 +174,17 @@ export class ScheduleService {
   forPool(backend: TaskBackend, logger: LoggerService): PoolSchedules | undefined {
     if (!isSchedulingBackend(backend)) return undefined;
     const store = backend.schedules;
+    const app = this.app.name;
     const ticker = new ScheduleTicker({
       store,
       logger,
+      app,
+      canEnqueue: (definition) => {
+        const task = this.registry.find(definition.task);
+        return (
+          task !== undefined && backend.queues.includes(definition.queue ?? task.options.queue)
+        );
+      },
       enqueueTick: async (scheduleId, definition, tickMs, taskId) => {
         await this.tasks.enqueueScheduled(
           definition.task,
@@ -183,7 +201,9 @@ export class ScheduleService {
     return {
       sync: async () => {
         try {
-          const counts = await syncDeclared(store, this.declared.forBackend(backend.alias));
+          const declared = this.declared.forBackend(backend.alias);
+          const counts = await syncDeclared(store, declared, app);
+          for (const { id, from } of counts.taken) logger.warn(scheduleTakenOver(id, from, app));
           logger.log(schedulesSynced(backend.alias, counts));
         } catch (error) {
           logger.error(scheduleSyncFailed(backend.alias, error));
@@ -216,8 +236,8 @@ export class ScheduleService {
       const nextTickMs = paused
         ? null
         : new TickSequence(definition.rule).nextAfter(await store.scheduleClock());
-      const { id: storedId, definition: text, origin } = stored;
-      await store.putSchedule({ id: storedId, definition: text, origin, paused, nextTickMs });
+      const { id: storedId, definition: text, origin, app } = stored;
+      await store.putSchedule({ id: storedId, definition: text, origin, app, paused, nextTickMs });
     }
     return this.get(id, { backend: alias });
   }

@@ -20,6 +20,7 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
       id: 'nightly',
       definition: '{"task":"contract.echo"}',
       origin: 'runtime',
+      app: 'contract-app',
       paused: false,
       nextTickMs: 1_000,
       ...fields,
@@ -37,6 +38,29 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
       await expect(store.getSchedule('nightly')).resolves.toEqual(stored);
       await expect(store.listSchedules()).resolves.toEqual([stored]);
       await expect(store.getSchedule('other')).resolves.toBeNull();
+    });
+
+    it('keeps the app a schedule records, or none, as given by the last write', async () => {
+      await store.putSchedule(entry({ id: 'billing', app: 'billing', origin: 'declared' }));
+      await store.putSchedule(
+        entry({ id: 'older', app: null, origin: 'declared', nextTickMs: 2_000 }),
+      );
+      expect(
+        (await store.listSchedules()).map(({ id, origin, app }) => ({ id, origin, app })),
+      ).toEqual([
+        { id: 'billing', origin: 'declared', app: 'billing' },
+        { id: 'older', origin: 'declared', app: null },
+      ]);
+      // Taken over by another app, then written as a release before apps wrote it.
+      await store.putSchedule(entry({ id: 'billing', app: 'shop', origin: 'declared' }));
+      await expect(store.getSchedule('billing')).resolves.toMatchObject({ app: 'shop' });
+      await store.putSchedule(entry({ id: 'billing', app: null }));
+      await expect(store.getSchedule('billing')).resolves.toMatchObject({ app: null });
+      const { due } = await store.dueSchedules(10);
+      expect(due.map(({ id, app }) => ({ id, app }))).toEqual([
+        { id: 'billing', app: null },
+        { id: 'older', app: null },
+      ]);
     });
 
     it('lists schedules by id', async () => {

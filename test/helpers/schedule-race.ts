@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 
 import {
+  DEFAULT_APP_NAME,
   isSchedulingBackend,
   type ScheduleStore,
   type TaskBackend,
@@ -41,6 +42,8 @@ export function tickerOn(backend: TaskBackend): ScheduleTicker {
     logger: new Logger('ScheduleRace'),
     enqueueTick: enqueueTickOn(backend),
     isLive: async () => false,
+    app: DEFAULT_APP_NAME,
+    canEnqueue: () => true,
   });
 }
 
@@ -61,6 +64,7 @@ export async function scheduleDueSince(
     id,
     definition: definitionText(definition),
     origin: 'runtime',
+    app: DEFAULT_APP_NAME,
     paused: false,
     nextTickMs: cursor,
   });

@@ -84,6 +84,21 @@ describe('ThreadmillModule', () => {
         { backends: { main: { backend: MemoryBackend, options: { resultTtl: -5 } } } },
         'Threadmill backend "main": option "resultTtl" must be a positive whole number of milliseconds, got -5.',
       ],
+      [
+        'an app name with a colon',
+        { app: 'billing:v2', backends: { main: { backend: MemoryBackend } } },
+        'ThreadmillModule option "app" "billing:v2" is invalid: use 1-200 characters without whitespace, "{", "}" or ":"',
+      ],
+      [
+        'an empty app name',
+        { app: '', backends: { main: { backend: MemoryBackend } } },
+        'ThreadmillModule option "app" "" is invalid',
+      ],
+      [
+        'an app name that is no string',
+        { app: 42, backends: { main: { backend: MemoryBackend } } },
+        'ThreadmillModule option "app" 42 is invalid',
+      ],
     ])('%s', async (_label, options, message) => {
       const attempt = bootstrap(options as unknown as ThreadmillModuleOptions);
       await expect(attempt).rejects.toThrow(InvalidBackendConfigError);
@@ -105,6 +120,14 @@ describe('ThreadmillModule', () => {
       expect(TrackedMemoryBackend.built).toHaveLength(1);
       await expect(TrackedMemoryBackend.built[0].ping()).rejects.toThrow(BackendUnavailableError);
     });
+  });
+
+  it('refuses an invalid app name before building any backend', async () => {
+    TrackedMemoryBackend.built.length = 0;
+    await expect(
+      bootstrap({ app: 'has space', backends: { first: { backend: TrackedMemoryBackend } } }),
+    ).rejects.toThrow(InvalidBackendConfigError);
+    expect(TrackedMemoryBackend.built).toHaveLength(0);
   });
 
   describe('forRoot', () => {

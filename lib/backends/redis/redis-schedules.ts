@@ -12,10 +12,11 @@ import type { RedisMaintenance } from './redis-maintenance';
 import { RedisScheduleScripts } from './redis-schedule-scripts';
 import type { ScheduleKeys, ScheduleRaw } from './redis-script-types';
 
-/** A schedule's entry as its hash field holds it. */
+/** A schedule's entry as its hash field holds it; no `a` in one stored before apps were recorded. */
 interface EntryJson {
   d: string;
   o: ScheduleOrigin;
+  a?: string;
   p: boolean;
 }
 
@@ -56,7 +57,12 @@ export class RedisSchedules implements ScheduleStore {
   }
 
   putSchedule(entry: ScheduleEntry): Promise<void> {
-    const json: EntryJson = { d: entry.definition, o: entry.origin, p: entry.paused };
+    const json: EntryJson = {
+      d: entry.definition,
+      o: entry.origin,
+      ...(entry.app === null ? {} : { a: entry.app }),
+      p: entry.paused,
+    };
     return this.run(() =>
       this.scripts.putSchedule(this.keys, {
         id: entry.id,
@@ -128,6 +134,7 @@ function fromRaw(raw: ScheduleRaw): StoredSchedule | null {
       id: raw.id,
       definition: '',
       origin: 'runtime',
+      app: null,
       paused: true,
       nextTickMs: null,
       lastTick: null,
@@ -137,6 +144,7 @@ function fromRaw(raw: ScheduleRaw): StoredSchedule | null {
     id: raw.id,
     definition: entry.d,
     origin: entry.o,
+    app: typeof entry.a === 'string' ? entry.a : null,
     paused: entry.p,
     nextTickMs: raw.cursor === null ? null : Number(raw.cursor),
     lastTick: last === null ? null : { tickMs: last.t, taskId: last.i },

@@ -5,13 +5,14 @@ export interface ScheduleRow {
   id: string;
   definition: string;
   origin: 'declared' | 'runtime';
+  app: string | null;
   paused: number;
   next_tick: number | null;
   last_tick: number | null;
   last_task_id: string | null;
 }
 
-const COLUMNS = 'id, definition, origin, paused, next_tick, last_tick, last_task_id';
+const COLUMNS = 'id, definition, origin, app, paused, next_tick, last_tick, last_task_id';
 
 /**
  * The statements on schedules, prepared once per connection.
@@ -25,6 +26,7 @@ export class SqliteScheduleStatements {
       id: string,
       definition: string,
       origin: string,
+      app: string | null,
       paused: number,
       nextTick: number | null,
     ]
@@ -46,10 +48,11 @@ export class SqliteScheduleStatements {
 
   constructor(db: Database) {
     this.upsert = db.prepare(`
-      INSERT INTO threadmill_schedules (alias, id, definition, origin, paused, next_tick)
-      VALUES (?, ?, ?, ?, ?, ?)
+      INSERT INTO threadmill_schedules (alias, id, definition, origin, app, paused, next_tick)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (alias, id) DO UPDATE SET definition = excluded.definition,
-        origin = excluded.origin, paused = excluded.paused, next_tick = excluded.next_tick`);
+        origin = excluded.origin, app = excluded.app, paused = excluded.paused,
+        next_tick = excluded.next_tick`);
     this.remove = db.prepare(`DELETE FROM threadmill_schedules WHERE alias = ? AND id = ?`);
     this.selectOne = db.prepare(
       `SELECT ${COLUMNS} FROM threadmill_schedules WHERE alias = ? AND id = ?`,

@@ -37,6 +37,7 @@ export class SqliteSchedules implements ScheduleStore {
         entry.id,
         entry.definition,
         entry.origin,
+        entry.app,
         entry.paused ? 1 : 0,
         entry.nextTickMs,
       ),
@@ -88,6 +89,7 @@ function fromRow(row: ScheduleRow): StoredSchedule {
     id: row.id,
     definition: row.definition,
     origin: row.origin,
+    app: row.app,
     paused: row.paused === 1,
     nextTickMs: row.next_tick,
     lastTick:

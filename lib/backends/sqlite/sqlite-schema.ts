@@ -17,7 +17,7 @@ import type { Database } from 'better-sqlite3';
  * | `threadmill_ingress_counts` | tasks enqueued per queue and second (ingress rate), trimmed to `resultTtl` |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | live worker pools by heartbeat deadline, with their last beat and info; a running task's `pool` names its holder |
- * | `threadmill_schedules` | schedules: definition, origin, paused, the cursor `next_tick` (null while paused) and the last tick |
+ * | `threadmill_schedules` | schedules: definition, origin, app, paused, the cursor `next_tick` (null while paused) and the last tick |
  * | `threadmill_unique_keys` | unique key -> the task that holds it, its mode and the end of its window |
  * | `threadmill_paused_queues` | the queues whose tasks are not leased until resumed |
  * | `threadmill_cancels` | cancel requests for running tasks, by the pool that holds each, until handled |
@@ -31,7 +31,7 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Bumped with every entry appended to MIGRATIONS; stored in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 13;
+export const SQLITE_SCHEMA_VERSION = 14;
 
 /**
  * MIGRATIONS[n] moves a database from user_version n to n + 1. Entries are
@@ -254,6 +254,11 @@ const MIGRATIONS: readonly string[] = [
   // only that lease's holder acts on it. Earlier requests name none ('').
   `
   ALTER TABLE threadmill_cancels ADD COLUMN lease TEXT NOT NULL DEFAULT '';
+  `,
+  // 14: a schedule records the app that declared or added it, so apps sharing a file each sync
+  // only their own declared schedules. Rows stored before have none (NULL: the default app's).
+  `
+  ALTER TABLE threadmill_schedules ADD COLUMN app TEXT;
   `,
 ];
 

@@ -32,6 +32,7 @@ function stored(
     id,
     definition: definitionText(definition),
     origin: 'runtime',
+    app: null,
     paused: false,
     nextTickMs: NOW.getTime() + 5 * 60_000,
     lastTick: null,

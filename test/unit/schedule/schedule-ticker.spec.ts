@@ -1,4 +1,4 @@
-import { BackendUnavailableError, type ScheduleStore } from '../../../lib/core';
+import { BackendUnavailableError, DEFAULT_APP_NAME, type ScheduleStore } from '../../../lib/core';
 import { ScheduleTicker, tickTaskId } from '../../../lib/schedule/schedule-ticker';
 import { memoryBackend } from '../../helpers/memory-backend';
 import {
@@ -33,6 +33,8 @@ describe('ScheduleTicker', () => {
       logger,
       enqueueTick: enqueueTickOn(backend),
       isLive: async () => false,
+      app: DEFAULT_APP_NAME,
+      canEnqueue: () => true,
     });
     await first.pass();
     const enqueuedFirst = (await tasksOfSchedule(backend, 'nightly')).length;
@@ -57,6 +59,7 @@ describe('ScheduleTicker', () => {
       id: 'broken',
       definition: 'not json',
       origin: 'runtime',
+      app: DEFAULT_APP_NAME,
       paused: false,
       nextTickMs: 1,
     });
@@ -67,6 +70,8 @@ describe('ScheduleTicker', () => {
       logger,
       enqueueTick: async () => undefined,
       isLive: async () => false,
+      app: DEFAULT_APP_NAME,
+      canEnqueue: () => true,
     });
     await expect(ticker.pass()).resolves.toBe(1);
     expect(errors).toEqual([

@@ -86,6 +86,7 @@ describe('ScheduleService', () => {
         every: 60_000,
         args: ['x'],
         origin: 'runtime',
+        app: 'default',
         paused: false,
         lastTick: null,
         overlap: 'allow',
@@ -247,6 +248,7 @@ describe('ScheduleService', () => {
         id: 'gone-from-code',
         definition: '{}',
         origin: 'declared',
+        app: null,
         paused: false,
         nextTickMs: 1,
       });

@@ -1,4 +1,6 @@
+import { TaskResultDoesNotExist } from '../../../../lib/core';
 import { tickTaskId } from '../../../../lib/schedule/schedule-ticker';
+import { aliasKeys } from '../../../helpers/redis-cleanup';
 import {
   scheduleDueSince,
   storeOf,
@@ -6,7 +8,7 @@ import {
   tickerOn,
 } from '../../../helpers/schedule-race';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
-import { RedisFixture, commandStats, statsDelta } from './redis-fixture';
+import { RedisFixture, commandStats, readyRecord, statsDelta } from './redis-fixture';
 
 describe('RedisBackend schedules', () => {
   const fixture = new RedisFixture();
@@ -42,7 +44,7 @@ describe('RedisBackend schedules', () => {
     const store = storeOf(backend);
     const [seconds, micros] = await fixture.admin.time();
     const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const entry = { definition: '{}', origin: 'runtime' as const, paused: false };
+    const entry = { definition: '{}', origin: 'runtime' as const, app: null, paused: false };
     await store.putSchedule({ ...entry, id: 'due', nextTickMs: redisNow - 1 });
     await store.putSchedule({ ...entry, id: 'later', nextTickMs: redisNow + 600_000 });
     // A host clock ten minutes ahead would take "later" for due; the store's does not.
@@ -55,6 +57,42 @@ describe('RedisBackend schedules', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('reads a schedule stored before apps were recorded as one with no app', async () => {
+    const backend = fixture.backend();
+    const keys = fixture.keys(backend);
+    // The entry exactly as an earlier release wrote it: definition, origin, paused.
+    await fixture.admin.hset(
+      keys.scheduleEntries,
+      'older',
+      JSON.stringify({ d: '{}', o: 'declared', p: false }),
+    );
+    await fixture.admin.zadd(keys.scheduleCursors, 5_000, 'older');
+    await expect(storeOf(backend).getSchedule('older')).resolves.toEqual({
+      id: 'older',
+      definition: '{}',
+      origin: 'declared',
+      app: null,
+      paused: false,
+      nextTickMs: 5_000,
+      lastTick: null,
+    });
+  });
+
+  it('keeps one alias under two prefixes apart: tasks and schedules of neither are seen by the other', async () => {
+    const billing = fixture.backend({ prefix: 'billing' });
+    const shop = fixture.backend({ prefix: 'shop' }, undefined, billing.alias);
+    await scheduleDueSince(billing, 'nightly', 60_000, 0);
+    const record = readyRecord(billing.alias);
+    await billing.enqueue(record);
+    await expect(storeOf(shop).listSchedules()).resolves.toEqual([]);
+    await expect(shop.getResult(record.id)).rejects.toThrow(TaskResultDoesNotExist);
+    await expect(shop.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual([]);
+    const keys = await aliasKeys(fixture.admin, billing.alias, 'billing');
+    expect(keys.length).toBeGreaterThan(3);
+    expect(keys.every((key) => key.startsWith(`billing:{${billing.alias}}:`))).toBe(true);
+    await expect(aliasKeys(fixture.admin, billing.alias)).resolves.toEqual([]);
   });
 
   it('keeps schedules under the alias hash tag', async () => {
@@ -93,6 +131,7 @@ describe('RedisBackend schedules: a pass with nothing due', () => {
         id: `s${i}`,
         definition: '{}',
         origin: 'runtime',
+        app: null,
         paused: false,
         nextTickMs: future + i,
       });

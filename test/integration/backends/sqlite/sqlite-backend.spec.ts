@@ -96,8 +96,17 @@ describe('SqliteBackend (SQLite specifics)', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 
-    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables, pool info, ingress per second and cancel requests that name their lease, keeping its tasks and their ingress', async () => {
+    it('upgrades a file of schema 7 to one with a progress column, a roles table, the live event tables, pool info, ingress per second, cancel requests that name their lease and schedules that record their app, keeping its tasks, their ingress and its schedules', async () => {
       const first = open();
+      const schedule = {
+        id: 'nightly',
+        definition: '{}',
+        origin: 'declared' as const,
+        app: null,
+        paused: false,
+        nextTickMs: 5_000,
+      };
+      await first.schedules.putSchedule(schedule);
       const done = await first.enqueue(newRecord(alias));
       await first.enqueue(newRecord(alias));
       const [finished] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
@@ -116,6 +125,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
         DROP TABLE threadmill_live_events;
         DROP TABLE threadmill_ingress_counts;
         ALTER TABLE threadmill_cancels DROP COLUMN lease;
+        ALTER TABLE threadmill_schedules DROP COLUMN app;
         CREATE TABLE threadmill_ingress (alias TEXT NOT NULL, queue TEXT NOT NULL, at INTEGER NOT NULL);
         CREATE INDEX threadmill_ingress_window ON threadmill_ingress (alias, queue, at);
         CREATE INDEX threadmill_ingress_age    ON threadmill_ingress (alias, at);`);
@@ -151,6 +161,15 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(upgraded.pools()).resolves.toMatchObject([
         { id: 'pool-a', host: 'h', slots: 4 },
       ]);
+      // Stored before apps were recorded: no app, which lib/schedule reads as the default app.
+      await expect(upgraded.schedules.getSchedule('nightly')).resolves.toEqual({
+        ...schedule,
+        lastTick: null,
+      });
+      await upgraded.schedules.putSchedule({ ...schedule, app: 'billing' });
+      await expect(upgraded.schedules.getSchedule('nightly')).resolves.toMatchObject({
+        app: 'billing',
+      });
       expect(openRaw().pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     });
 

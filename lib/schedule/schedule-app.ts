@@ -1,0 +1,9 @@
+import { DEFAULT_APP_NAME, type StoredSchedule } from '../core';
+
+/**
+ * The app a stored schedule belongs to: the one recorded with it, else the
+ * default app (it was stored before apps were recorded, by a single app).
+ */
+export function appOf(schedule: Pick<StoredSchedule, 'app'>): string {
+  return schedule.app ?? DEFAULT_APP_NAME;
+}
