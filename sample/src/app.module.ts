@@ -20,14 +20,19 @@ function backendConfig(): BackendConfig {
   return sampleConfig.store === 'redis'
     ? redisBackendConfigFromEnv({
         queues,
-        options: { ...options, ...(sampleConfig.allowEviction && { allowEviction: true }) },
+        options: {
+          ...options,
+          ...(sampleConfig.allowEviction && { allowEviction: true }),
+          ...(sampleConfig.redisPrefix !== undefined && { prefix: sampleConfig.redisPrefix }),
+        },
       })
     : { backend: SqliteBackend, url: sampleConfig.sqliteFile, queues, options };
 }
 
 /**
  * The sample app: one backend (Redis, or SQLite without REDIS_URL; alias from THREADMILL_ALIAS, default
- * `default`) with the queues `default` and `emails`, the sample tasks, and the
+ * `default`; Redis key prefix from THREADMILL_REDIS_PREFIX; app name from THREADMILL_APP) with the
+ * queues `default` and `emails`, the sample tasks, and the
  * `threadmill` commands (worker, enqueue, result) for the CLI entry.
  */
 @Module({
@@ -35,6 +40,7 @@ function backendConfig(): BackendConfig {
     ThreadmillModule.forRoot({
       // Global, so ThreadmillCommandsModule (and any module of the app) can use it.
       isGlobal: true,
+      ...(sampleConfig.app !== undefined && { app: sampleConfig.app }),
       backends: {
         [sampleConfig.alias]: backendConfig(),
       },

@@ -10,6 +10,8 @@ import type { LogLevel } from '@nestjs/common';
  *   seeds of a Redis Cluster); with neither, the sample needs no Redis and keeps its
  *   tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
+ * - `THREADMILL_REDIS_PREFIX`: the first part of every Redis key (the backend's `prefix`); default `threadmill`
+ * - `THREADMILL_APP`: the app name (ThreadmillModule's `app`) its declared schedules are recorded under; default `default`
  * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_MAINTENANCE_INTERVAL_MS`: backend options (defaults: the backend's);
  *   `THREADMILL_BROKER_INTERVAL_MS`, the earlier name of the second, is still read
  * - `THREADMILL_ALLOW_EVICTION=true`: use a Redis that evicts keys (unsafe; see allowEviction)
@@ -24,6 +26,8 @@ export const sampleConfig = {
   sqliteFile:
     process.env.THREADMILL_SQLITE_FILE || join(process.cwd(), '.threadmill-data', 'sample.db'),
   alias: process.env.THREADMILL_ALIAS || 'default',
+  redisPrefix: process.env.THREADMILL_REDIS_PREFIX || undefined,
+  app: process.env.THREADMILL_APP || undefined,
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
   maintenanceInterval: optionalNumber(

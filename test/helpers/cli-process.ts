@@ -12,6 +12,8 @@ const ROOT = join(__dirname, '..', '..');
 export const FIXTURE_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 /** The same commands on a MemoryBackend. */
 export const MEMORY_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'memory-main.js');
+/** The sample's commands with the tasks of one of two apps (THREADMILL_FIXTURE_APP: billing or shop). */
+export const APP_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'app-main.js');
 
 export interface RunningCli {
   readonly process: ChildProcess;
