@@ -3,7 +3,7 @@
  * what to do about it.
  */
 import type { TaskRecord } from './task-record.interface';
-import { TASK_ID_MAX_LENGTH } from './validate-name.util';
+import { NAME_MAX_LENGTH, TASK_ID_MAX_LENGTH } from './validate-name.util';
 import { shown, shownList } from './shown';
 
 export const taskNotSuccessful = (record: Pick<TaskRecord, 'id' | 'task' | 'status'>): string =>
@@ -163,8 +163,8 @@ export const noBackendsConfigured = (): string =>
   `ThreadmillModule has no backends: pass { backends: { default: { backend: RedisBackend, url } } }.`;
 
 export const invalidAppName = (app: unknown): string =>
-  `ThreadmillModule option "app" ${shown(app)} is invalid: use 1-200 characters without whitespace, ` +
-  `"{", "}" or ":" (it is stored with each declared schedule), or leave it out for "default".`;
+  `ThreadmillModule option "app" ${shown(app)} is invalid: use 1-${NAME_MAX_LENGTH} characters without ` +
+  `whitespace, "{", "}" or ":" (it is stored with each schedule), or leave it out for "default".`;
 
 export const backendClosed = (alias: string): string =>
   `Threadmill backend ${shown(alias)} is closed (the application shut down); it accepts no more calls.`;
