@@ -26,12 +26,13 @@ export async function holderAnswer(
   id: string,
   withinMs = CANCEL_ANSWER_WITHIN_MS,
 ): Promise<CancelResult> {
-  const deadline = Date.now() + withinMs;
+  // A monotonic clock: a step of the wall clock must not cut the wait short.
+  const deadline = performance.now() + withinMs;
   let answer = await backend.cancel(id);
   for (let pauseMs = FIRST_LOOK_MS; answer.outcome === 'requested' && answer.holder;) {
     const holder = answer.holder;
-    if (Date.now() >= deadline) return answer;
-    await sleep(Math.min(pauseMs, Math.max(1, deadline - Date.now())));
+    if (performance.now() >= deadline) return answer;
+    await sleep(Math.min(pauseMs, Math.max(1, deadline - performance.now())));
     pauseMs = Math.min(pauseMs * 2, LONGEST_LOOK_MS);
     const record = await backend.getResult(id);
     if (FINISHED_STATUSES.has(record.status)) {
