@@ -43,6 +43,6 @@ export const sentinelPrimaryMoved = (
   target: string,
   before: string,
 ): string =>
-  `Threadmill backend ${shown(alias)}: the ${role} connection now reaches ${target} (it was at ` +
-  `${before}): Sentinel promoted another server. What the old primary acknowledged but had not ` +
-  `yet sent to its replicas is gone; waitForReplicas makes every task write wait for them.`;
+  `Threadmill backend ${shown(alias)}: the ${role} connection now reaches ${target}; it was at ` +
+  `${before}. Sentinel promoted another server: what the old primary acknowledged but had not ` +
+  `yet sent to its replicas is gone (waitForReplicas makes every task write wait for them).`;

@@ -51,10 +51,6 @@ export function createRedisClient(settings: RedisBackendSettings): RedisClient |
       ...single,
       sentinels: target.sentinels,
       name: target.name,
-      // A primary demoted while alive (a manual failover) answers writes with
-      // READONLY, which fails the call as refused for now; reconnecting then
-      // asks the sentinels again and reaches the new primary.
-      reconnectOnError: (error) => error.message.startsWith('READONLY'),
       ...target.redisOptions,
       ...redisOptions,
     });
