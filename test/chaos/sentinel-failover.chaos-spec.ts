@@ -15,6 +15,7 @@ import {
 } from '../helpers/sentinel-group';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
+import { PacedProducer } from './paced-producer';
 import {
   CHAOS_QUEUES,
   audit,
@@ -53,62 +54,6 @@ const BACKLOG_TASK_MS = 100;
 const WAIT_FOR_REPLICAS = { count: 1, timeoutMs: 1000 };
 /** Enqueues acknowledged before the disruption, and after the failover, in each scenario. */
 const STEADY = 100;
-
-/** One enqueue of the producer: when it was sent and answered, and how. */
-interface Sent {
-  id: string;
-  startedAt: number;
-  endedAt: number;
-  error?: Error;
-}
-
-/** Enqueues one task every PACE_MS without waiting for the replies, as request handlers do. */
-class PacedProducer {
-  readonly sent: Sent[] = [];
-  private readonly pending = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly backend: RedisBackend,
-    private readonly alias: string,
-    private readonly journal: string,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      const record = chaosRecord(this.alias, this.journal, TASK_MS);
-      const startedAt = Date.now();
-      const call = this.backend.enqueue(record).then(
-        () => {
-          this.sent.push({ id: record.id, startedAt, endedAt: Date.now() });
-        },
-        (error: Error) => {
-          this.sent.push({ id: record.id, startedAt, endedAt: Date.now(), error });
-        },
-      );
-      this.pending.add(call);
-      void call.finally(() => this.pending.delete(call));
-    }, PACE_MS);
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await Promise.all([...this.pending]);
-  }
-
-  acknowledged(since = 0): string[] {
-    return this.sent.filter((s) => !s.error && s.startedAt >= since).map((s) => s.id);
-  }
-
-  /** Ids whose enqueue failed with its outcome unknown: stored or not, never twice. */
-  unknown(): string[] {
-    return this.sent.filter((s) => s.error instanceof EnqueueOutcomeUnknownError).map((s) => s.id);
-  }
-
-  failures(): Error[] {
-    return this.sent.flatMap((s) => (s.error ? [s.error] : []));
-  }
-}
 
 /** Runs journaled so far. */
 function runsIn(journal: string): number {
@@ -191,7 +136,7 @@ describe('chaos: Redis Sentinel fails over under a running pool', () => {
       timeoutMs: 60_000,
       what: 'two ready children',
     });
-    const producer = new PacedProducer(backend, alias, journal);
+    const producer = new PacedProducer(backend, alias, journal, TASK_MS, PACE_MS);
     producer.start();
     let killedAt = 0;
     let runsAtLag = 0;
