@@ -137,5 +137,8 @@ export type { BackendOptions } from './backends/backend-options.interface';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
 export type { RetentionByStatus, RetentionLimit, RetentionOptions } from './lifecycle/retention';
 export { RedisBackend } from './backends/redis/redis.backend';
-export type { RedisBackendOptions } from './backends/redis/redis-backend-options.interface';
+export type {
+  RedisBackendOptions,
+  RedisSentinelOptions,
+} from './backends/redis/redis-backend-options.interface';
 export { redisBackendConfigFromEnv } from './backends/redis/redis-backend-config.factory';

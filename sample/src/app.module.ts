@@ -8,7 +8,7 @@ import { GreetingService } from './tasks/greeting.service';
 import { GreetingTasks } from './tasks/greeting.tasks';
 import { SampleTasks } from './tasks/sample.tasks';
 
-/** Redis when the environment names one (a single server or a cluster), else a local SQLite file. */
+/** Redis when the environment names one (a single server, a cluster or Sentinel), else a local SQLite file. */
 function backendConfig(): BackendConfig {
   const queues = [...sampleConfig.queues];
   const options = {
@@ -24,6 +24,7 @@ function backendConfig(): BackendConfig {
           ...options,
           ...(sampleConfig.allowEviction && { allowEviction: true }),
           ...(sampleConfig.redisPrefix !== undefined && { prefix: sampleConfig.redisPrefix }),
+          ...(sampleConfig.waitForReplicas && { waitForReplicas: sampleConfig.waitForReplicas }),
         },
       })
     : { backend: SqliteBackend, url: sampleConfig.sqliteFile, queues, options };

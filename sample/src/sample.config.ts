@@ -6,9 +6,12 @@ import type { LogLevel } from '@nestjs/common';
  * The sample's settings, all from the environment so the same build serves a
  * developer's Redis and the e2e tests' private aliases:
  *
- * - `REDIS_URL` (a single Redis) or `REDIS_CLUSTER_NODES` (comma-separated `host:port`
- *   seeds of a Redis Cluster); with neither, the sample needs no Redis and keeps its
- *   tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
+ * - `REDIS_URL` (a single Redis), `REDIS_CLUSTER_NODES` (comma-separated `host:port`
+ *   seeds of a Redis Cluster) or `REDIS_SENTINELS` (comma-separated `host:port` sentinels,
+ *   with `REDIS_SENTINEL_NAME`, default `mymaster`); with none, the sample needs no Redis
+ *   and keeps its tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
+ * - `THREADMILL_WAIT_FOR_REPLICAS`: `count:timeoutMs` (e.g. `1:1000`), the Redis backend's
+ *   waitForReplicas (default: off)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
  * - `THREADMILL_REDIS_PREFIX`: the first part of every Redis key (the backend's `prefix`); default `threadmill`
  * - `THREADMILL_APP`: the app name (ThreadmillModule's `app`) its declared schedules are recorded under; default `default`
@@ -22,7 +25,10 @@ import type { LogLevel } from '@nestjs/common';
  *   this file as JSON lines (read by sample/src/tracing/tracing.ts, before this file loads)
  */
 export const sampleConfig = {
-  store: process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES ? 'redis' : 'sqlite',
+  store:
+    process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES || process.env.REDIS_SENTINELS
+      ? 'redis'
+      : 'sqlite',
   sqliteFile:
     process.env.THREADMILL_SQLITE_FILE || join(process.cwd(), '.threadmill-data', 'sample.db'),
   alias: process.env.THREADMILL_ALIAS || 'default',
@@ -34,6 +40,7 @@ export const sampleConfig = {
     process.env.THREADMILL_MAINTENANCE_INTERVAL_MS ?? process.env.THREADMILL_BROKER_INTERVAL_MS,
   ),
   allowEviction: process.env.THREADMILL_ALLOW_EVICTION === 'true',
+  waitForReplicas: countAndTimeout(process.env.THREADMILL_WAIT_FOR_REPLICAS),
   port: optionalNumber(process.env.PORT) ?? 3000,
   healthThresholds: {
     maxReady: optionalNumber(process.env.THREADMILL_HEALTH_MAX_READY),
@@ -44,6 +51,15 @@ export const sampleConfig = {
 
 function optionalNumber(value: string | undefined): number | undefined {
   return value === undefined || value === '' ? undefined : Number(value);
+}
+
+/** `count:timeoutMs` as `{ count, timeoutMs }`; undefined when not set. */
+function countAndTimeout(
+  value: string | undefined,
+): { count: number; timeoutMs: number } | undefined {
+  if (!value) return undefined;
+  const [count, timeoutMs] = value.split(':').map(Number);
+  return { count, timeoutMs };
 }
 
 /** Nest's levels from the most to the least severe; a level enables itself and those above it. */

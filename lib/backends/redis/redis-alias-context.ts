@@ -6,12 +6,14 @@ import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';
 import type { RedisMaintenance } from './redis-maintenance';
 import type { RedisRecordCodec } from './redis-record.codec';
+import type { RedisReplicaWait } from './redis-replica-wait';
 import type { RedisScripts } from './redis-scripts';
 
 /**
  * What every part of one RedisBackend alias works with, made once by the
  * backend: its settings, key names, record codec, connections, scripts,
- * maintenance store, the open-and-queue checks, and its logger.
+ * maintenance store, the open-and-queue checks, the replicas' confirmation
+ * of task writes, and its logger.
  *
  * @internal
  */
@@ -24,5 +26,7 @@ export interface RedisAliasContext {
   readonly scripts: RedisScripts;
   readonly maintenance: RedisMaintenance;
   readonly guard: RedisCallGuard;
+  /** WAIT after task writes, when waitForReplicas is set. */
+  readonly replicas: RedisReplicaWait;
   readonly logger: Logger;
 }

@@ -1,19 +1,20 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type RedisOptions } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { Retention } from '../../lifecycle/retention';
 import type { QueueLimits } from '../../core/queue-limits';
-import { BackendConfigReader } from '../backend-config.reader';
+import { BackendConfigReader, shownValue } from '../backend-config.reader';
 import {
   REDIS_BACKEND_DEFAULTS,
   type RedisBackendOptions,
 } from './redis-backend-options.interface';
+import { parseRedisTarget, type RedisTarget } from './redis-target.parser';
 
-/** Where the backend's connections go. */
-export type RedisTarget =
-  | { kind: 'url'; url: string }
-  | { kind: 'cluster'; nodes: { host: string; port: number }[]; redisOptions: RedisOptions }
-  | { kind: 'client'; client: Redis | Cluster };
+/** How many replicas must confirm a task write, and how long to wait for them. */
+export interface ReplicaWaitSettings {
+  count: number;
+  timeoutMs: number;
+}
 
 /** A validated RedisBackend configuration, every default applied. */
 export interface RedisBackendSettings {
@@ -42,6 +43,8 @@ export interface RedisBackendSettings {
   maskedTarget: string;
   /** Secrets to strip from any error text before it is shown. */
   secrets: string[];
+  /** WAIT after each task write (see RedisBackendOptions.waitForReplicas); null when off. */
+  waitForReplicas: ReplicaWaitSettings | null;
 }
 
 /** The options of RedisBackend besides the ones every backend has. */
@@ -53,10 +56,11 @@ const REDIS_OWN_OPTIONS = [
   'allowEviction',
   'requirePersistence',
   'clusterNodes',
+  'sentinel',
   'client',
+  'waitForReplicas',
   'redisOptions',
 ];
-const REDIS_PROTOCOLS: ReadonlySet<string> = new Set(['redis:', 'rediss:']);
 
 /**
  * Validates one alias's BackendConfig for RedisBackend. Every problem is an
@@ -97,71 +101,13 @@ export function parseRedisBackendConfig(
     fail('redisOptions', 'must be an object of ioredis options');
   }
 
-  const sources = [
-    config.url !== undefined && 'url',
-    options.clusterNodes !== undefined && 'clusterNodes',
-    options.client !== undefined && 'client',
-  ].filter((source): source is string => typeof source === 'string');
-  if (sources.length === 0) {
-    fail(
-      'url',
-      'is missing: set url (redis:// or rediss://), options.clusterNodes or options.client',
-    );
-  }
-  if (sources.length > 1)
-    fail(sources[1], `cannot be combined with ${sources[0]}: use one of them`);
-
-  const secrets: string[] = [];
-  let target: RedisTarget;
-  let maskedTarget: string;
-  if (options.client !== undefined) {
-    const client = options.client;
-    if (!(client instanceof Redis) && !(client instanceof Cluster)) {
-      fail('client', 'must be an ioredis Redis or Cluster instance');
-    }
-    if (client.options.keyPrefix) {
-      fail('client', 'must have no keyPrefix (Threadmill lays out its own keys)');
-    }
-    target = { kind: 'client', client };
-    maskedTarget = client instanceof Cluster ? 'a Redis Cluster client' : 'a Redis client';
-  } else if (options.clusterNodes !== undefined) {
-    const seeds = options.clusterNodes;
-    if (!Array.isArray(seeds) || seeds.length === 0) {
-      fail('clusterNodes', 'must list at least one host:port seed node');
-    }
-    const nodes: { host: string; port: number }[] = [];
-    const nodeOptions: RedisOptions = {};
-    for (const seed of seeds) {
-      const url = parseUrl(
-        typeof seed === 'string' && !seed.includes('://') ? `redis://${seed}` : seed,
-      );
-      if (url === null || !url.hostname || !url.port) {
-        return fail(
-          'clusterNodes',
-          `has "${maskSeed(seed)}", which is not host:port or a redis:// URL`,
-        );
-      }
-      nodes.push({ host: url.hostname, port: Number(url.port) });
-      if (url.username) nodeOptions.username = decodeURIComponent(url.username);
-      if (url.password) {
-        nodeOptions.password = decodeURIComponent(url.password);
-        secrets.push(nodeOptions.password, url.password);
-      }
-      if (url.protocol === 'rediss:') nodeOptions.tls = {};
-    }
-    target = { kind: 'cluster', nodes, redisOptions: nodeOptions };
-    maskedTarget = `cluster ${nodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
-  } else {
-    const url = parseUrl(config.url);
-    if (url === null || !REDIS_PROTOCOLS.has(url.protocol)) {
-      return fail('url', `must be a redis:// or rediss:// URL, got "${maskSeed(config.url)}"`);
-    }
-    if (url.password) secrets.push(decodeURIComponent(url.password), url.password);
-    const masked = new URL(url.href);
-    if (masked.password) masked.password = '***';
-    target = { kind: 'url', url: url.href };
-    maskedTarget = masked.href;
-  }
+  const { target, maskedTarget, secrets } = parseRedisTarget(config, fail);
+  const waitForReplicas = readWaitForReplicas(
+    options.waitForReplicas,
+    target,
+    commandTimeout,
+    fail,
+  );
 
   return {
     alias,
@@ -177,19 +123,47 @@ export function parseRedisBackendConfig(
     target,
     maskedTarget,
     secrets: secrets.filter((secret) => secret.length > 0),
+    waitForReplicas,
   };
 }
 
-function parseUrl(text: unknown): URL | null {
-  if (typeof text !== 'string') return null;
-  try {
-    return new URL(text);
-  } catch {
-    return null;
+/**
+ * `waitForReplicas`, checked: a whole `count` of at least 1 and a
+ * `timeoutMs` below the command timeout (a WAIT cut by the command timeout
+ * would leave every write's outcome unknown). Not on a Cluster, whose client
+ * would send WAIT to any node rather than down the connection that wrote.
+ */
+function readWaitForReplicas(
+  given: unknown,
+  target: RedisTarget,
+  commandTimeout: number,
+  fail: (option: string, problem: string) => never,
+): ReplicaWaitSettings | null {
+  if (given === undefined) return null;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    return fail('waitForReplicas', 'must be { count, timeoutMs }');
   }
-}
-
-/** Something the user wrote, safe to repeat in an error: anything after `//user:` is hidden. */
-function maskSeed(text: unknown): string {
-  return String(text).replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  const { count, timeoutMs, ...rest } = given as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) {
+    fail('waitForReplicas', `has ${Object.keys(rest).join(', ')}; its fields are count, timeoutMs`);
+  }
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1) {
+    fail('waitForReplicas.count', `must be a whole number of at least 1, got ${shownValue(count)}`);
+  }
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isSafeInteger(timeoutMs) ||
+    timeoutMs < 1 ||
+    timeoutMs >= commandTimeout
+  ) {
+    fail(
+      'waitForReplicas.timeoutMs',
+      `must be a whole number of milliseconds from 1 to below commandTimeout (${commandTimeout}), ` +
+        `got ${shownValue(timeoutMs)}`,
+    );
+  }
+  const cluster =
+    target.kind === 'cluster' || (target.kind === 'client' && target.client instanceof Cluster);
+  if (cluster) fail('waitForReplicas', 'is not supported on a Redis Cluster');
+  return { count: count, timeoutMs: timeoutMs };
 }

@@ -9,9 +9,10 @@ import type { BackendOptions } from '../backend-options.interface';
  *
  * Connect with `url` in the BackendConfig (`redis://[user:password@]host:port[/db]`,
  * or `rediss://` for TLS), with `clusterNodes` (seed nodes of a Redis Cluster),
- * or hand over a client you already have with `client` (an ioredis `Redis` or
- * `Cluster`; the backend then never closes it, only the extra blocking
- * connections it opens for idle waits).
+ * with `sentinel` (the primary Redis Sentinel names), or hand over a client
+ * you already have with `client` (an ioredis `Redis` or `Cluster`; the
+ * backend then never closes it, only the extra blocking connections it opens
+ * for idle waits).
  *
  * @example
  * ```ts
@@ -42,8 +43,25 @@ export interface RedisBackendOptions extends BackendOptions {
    * of every earlier release.
    */
   prefix?: string;
+  /**
+   * The primary a set of Redis Sentinels monitor, instead of `url`: asked of
+   * the sentinels at each (re)connect, so a failover moves every connection
+   * to the promoted replica.
+   */
+  sentinel?: RedisSentinelOptions;
   /** An ioredis client or cluster to use instead of connecting; it must have no `keyPrefix`. */
   client?: Redis | Cluster;
+  /**
+   * Wait for replicas before answering (off by default): after each write
+   * that stores or hands over a task (an enqueue, a lease, an outcome, a
+   * retry) the backend sends `WAIT count timeoutMs` on the same connection.
+   * When fewer than `count` replicas confirm it in time, an enqueue fails
+   * with EnqueueOutcomeUnknownError (its task may be lost in a failover), and
+   * a lease or an outcome with ReplicasBehindError, which a worker takes as
+   * a refused store: it keeps the outcome and sends it again. Not on a Redis
+   * Cluster. `timeoutMs` must be below `commandTimeout`.
+   */
+  waitForReplicas?: { count: number; timeoutMs: number };
   /** Further ioredis options for the connections the backend opens (TLS certificates, ...). */
   redisOptions?: RedisOptions;
   /**
@@ -72,6 +90,25 @@ export interface RedisBackendOptions extends BackendOptions {
    * and passes. Default false.
    */
   requirePersistence?: boolean;
+}
+
+/**
+ * Where a set of Redis Sentinels is, and which primary of theirs to use.
+ *
+ * @publicApi
+ */
+export interface RedisSentinelOptions {
+  /** The primary's name in the sentinels' configuration (`sentinel monitor <name> ...`). */
+  name: string;
+  /**
+   * The sentinels, as `host:port` or `redis://[user:password@]host:port` (the
+   * credentials are the sentinels' own). One that answers is enough; list a few.
+   */
+  nodes: string[];
+  /** The ACL user of the primary and its replicas, when they need one. */
+  username?: string;
+  /** The password of the primary and its replicas, when they need one. */
+  password?: string;
 }
 
 /**

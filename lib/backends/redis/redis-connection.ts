@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import type { StoreCondition } from '../../core/store-condition';
 import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import { BLOCK_SLICE_MS, RedisBlockingWaits } from './redis-blocking-waits';
+import { blockingCopy, createRedisClient, failInFlight, subscriberCopy } from './redis-clients';
+import { RedisConnectionWatch } from './redis-connection-watch';
 import { redisCallError, type LostReply } from './redis-errors';
 import { RedisKeys } from './redis-keys';
 import type { RedisClient } from './redis-scripts';
@@ -14,20 +16,14 @@ import { RedisServerCheck } from './redis-server-check';
 /** How much later than its timeout a BLPOP reply may come before the connection counts as dead. */
 const BLOCK_SLICE_GRACE_MS = 5000;
 
-// One quick reconnect per command: a Redis restart is ridden out, a dead Redis
-// fails the command within about one connectTimeout instead of queueing it forever.
-const MAX_RETRIES_PER_REQUEST = 1;
-const DISCONNECT_TIMEOUT_MS = 100;
-const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
-const IN_FLIGHT_LOST =
-  'the connection dropped before the reply: the command may or may not have been applied';
-
 /**
  * The connections of one RedisBackend alias: one shared client for every
  * command, and the blocking clients of its idle waits (see
  * RedisBlockingWaits), made and closed here like the shared one.
  * Turns every Redis failure into the typed error that says what it was (see
- * redisCallError), with the password masked.
+ * redisCallError), with the password masked. A client handed in gets the
+ * same error listener and in-flight protection as one made here (removed
+ * again on close: the client is the user's).
  *
  * @internal
  */
@@ -38,27 +34,42 @@ export class RedisConnection {
   private readonly ownsClient: boolean;
   private readonly logger: Logger;
   private isClosed = false;
-  /** Why the main connection last failed (masked), until it is ready again. */
-  private lastConnectionError: string | null = null;
   private readonly serverCheck: RedisServerCheck;
+  /** Connection trouble logged, and the server in use named (see RedisConnectionWatch). */
+  private readonly watcher: RedisConnectionWatch;
 
   constructor(private readonly settings: RedisBackendSettings) {
     this.logger = new Logger(`RedisBackend:${settings.alias}`);
     const { target } = settings;
-    if (target.kind === 'client') {
-      this.client = target.client;
-      this.ownsClient = false;
-    } else {
-      this.client = this.create();
-      this.ownsClient = true;
-      this.watch(this.client, 'main');
+    const created = target.kind === 'client' ? target.client : createRedisClient(settings);
+    if (created === null) {
+      throw new BackendUnavailableError(
+        redisUnavailable(settings.alias, settings.maskedTarget, 'no connection to create'),
+      );
     }
+    this.client = created;
+    this.ownsClient = target.kind !== 'client';
+    this.watcher = new RedisConnectionWatch(settings, this.logger, () => this.isClosed);
+    const watcher = this.watcher;
     this.serverCheck = new RedisServerCheck(
       this.client,
-      { ...settings, storeMarkKey: new RedisKeys(settings.alias, settings.prefix).storeMark },
+      {
+        ...settings,
+        // Read when said: after a failover it names the server in use.
+        get maskedTarget() {
+          return watcher.target;
+        },
+        storeMarkKey: new RedisKeys(settings.alias, settings.prefix).storeMark,
+      },
       this.logger,
     );
+    this.watch(this.client, 'main');
     this.blockingWaits = new RedisBlockingWaits(this);
+  }
+
+  /** The server in use as logs and errors name it (the one Sentinel named last), password masked. */
+  get maskedTarget(): string {
+    return this.watcher.target;
   }
 
   /** What the server checks found of the store so far (see RedisServerCheck). */
@@ -135,9 +146,9 @@ export class RedisConnection {
       error,
       {
         alias: this.settings.alias,
-        maskedTarget: this.settings.maskedTarget,
-        mask: (text) => this.mask(text),
-        lastConnectionError: this.lastConnectionError,
+        maskedTarget: this.maskedTarget,
+        mask: (text) => this.watcher.mask(text),
+        lastConnectionError: this.watcher.lastError,
       },
       lostReply,
     );
@@ -148,7 +159,10 @@ export class RedisConnection {
     if (this.isClosed) return;
     this.isClosed = true;
     this.blockingWaits.disconnectAll();
-    if (!this.ownsClient) return;
+    if (!this.ownsClient) {
+      this.watcher.unwatch(this.client);
+      return;
+    }
     // QUIT only over a live connection: on one that is (re)connecting it would
     // wait in the offline queue while the reconnect timer keeps the process alive.
     if (this.client.status !== 'ready') {
@@ -166,62 +180,9 @@ export class RedisConnection {
     try {
       await this.client.quit();
     } catch (error) {
-      this.logger.debug(`QUIT failed (${this.mask(String(error))}); disconnecting instead`);
+      this.logger.debug(`QUIT failed (${this.watcher.mask(String(error))}); disconnecting instead`);
       this.client.disconnect();
     }
-  }
-
-  private create(): RedisClient {
-    const { target, connectTimeout, commandTimeout, redisOptions } = this.settings;
-    const common: RedisOptions = {
-      lazyConnect: true,
-      connectTimeout,
-      commandTimeout,
-      maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST,
-      // ioredis arms this timer on disconnect and clears it only when the
-      // socket closes, which a refused socket already did: with the 2 s
-      // default, close() left the process alive for 2 s.
-      disconnectTimeout: DISCONNECT_TIMEOUT_MS,
-    };
-    if (target.kind === 'cluster') {
-      return new Cluster(target.nodes, {
-        lazyConnect: true,
-        enableOfflineQueue: true,
-        clusterRetryStrategy: reconnectDelay,
-        redisOptions: { ...common, ...target.redisOptions, ...redisOptions },
-      });
-    }
-    if (target.kind === 'url') {
-      const client = new Redis(target.url, {
-        ...common,
-        enableOfflineQueue: true,
-        retryStrategy: reconnectDelay,
-        // See failInFlight: a command whose reply died with the connection is not sent again.
-        autoResendUnfulfilledCommands: false,
-        ...redisOptions,
-      });
-      client.on('close', () => this.failInFlight(client));
-      return client;
-    }
-    throw new BackendUnavailableError(
-      redisUnavailable(this.settings.alias, this.settings.maskedTarget, 'no connection to create'),
-    );
-  }
-
-  /**
-   * Fails the commands still waiting for a reply when the connection drops.
-   * Redis may have run them (a script ran, its reply was lost), so sending
-   * them again would run them twice: an enqueue would be refused as a
-   * duplicate id although it was stored, and a second acquire would lease
-   * other tasks while the first ones stay leased to a worker that never got
-   * them. Failing them says "unknown outcome" honestly and at once
-   * (BackendUnavailableError), and a worker then looks for such leases.
-   */
-  private failInFlight(client: Redis): void {
-    const inFlight = client.commandQueue;
-    if (inFlight.length === 0) return;
-    const lost = new Error(IN_FLIGHT_LOST);
-    for (let item = inFlight.shift(); item; item = inFlight.shift()) item.command.reject(lost);
   }
 
   /**
@@ -229,27 +190,11 @@ export class RedisConnection {
    * each time its connection closes (a reconnect may follow).
    */
   createBlocker(onClose: (blocker: RedisClient) => void): RedisClient {
-    // A copy of the main client's settings, with a command timeout just above one
-    // BLPOP slice: long enough never to cut a healthy wait, short enough that a
-    // connection that died silently (no RST) cannot hang a wait forever.
-    const commandTimeout = BLOCK_SLICE_MS + BLOCK_SLICE_GRACE_MS;
-    const blocker =
-      this.client instanceof Cluster
-        ? this.client.duplicate(undefined, {
-            redisOptions: { ...this.client.options.redisOptions, commandTimeout },
-          })
-        : // Queued until connected even if a handed-in client refuses offline commands.
-          this.client.duplicate({
-            commandTimeout,
-            lazyConnect: true,
-            enableOfflineQueue: true,
-            // A lease sent behind a BLPOP must not run twice either (see failInFlight).
-            autoResendUnfulfilledCommands: false,
-          });
-    blocker.on('close', () => {
-      onClose(blocker);
-      if (blocker instanceof Redis) this.failInFlight(blocker);
-    });
+    // A command timeout just above one BLPOP slice: long enough never to cut a
+    // healthy wait, short enough that a connection that died silently (no RST)
+    // cannot hang a wait forever.
+    const blocker = blockingCopy(this.client, BLOCK_SLICE_MS + BLOCK_SLICE_GRACE_MS);
+    blocker.on('close', () => onClose(blocker));
     this.watch(blocker, 'blocking');
     return blocker;
   }
@@ -260,40 +205,25 @@ export class RedisConnection {
    * subscribes again after a reconnect (what was published meanwhile is lost).
    */
   createSubscriber(): RedisClient {
-    const subscriber =
-      this.client instanceof Cluster
-        ? this.client.duplicate()
-        : this.client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+    const subscriber = subscriberCopy(this.client);
     this.watch(subscriber, 'subscriber');
     return subscriber;
   }
 
-  /** Logs connection trouble once per outage (not per retry), with secrets masked. */
+  /**
+   * Logs connection trouble of `client` (see RedisConnectionWatch) and, on
+   * one server, fails its commands in flight when its connection drops (see
+   * failInFlight). A reconnect of the main client may have reached another
+   * server (a failover): it is checked again.
+   */
   private watch(client: RedisClient, role: string): void {
-    let reported = false;
-    client.on('error', (error: unknown) => {
-      const text = this.mask(error instanceof Error ? error.message : String(error));
-      if (client === this.client) this.lastConnectionError = text.replace(/\.+$/, '');
-      if (reported || this.isClosed) return;
-      reported = true;
-      this.logger.warn(
-        `${role} connection to ${this.settings.maskedTarget} failed: ${text} (retrying)`,
-      );
+    const main = client === this.client;
+    this.watcher.watch(client, role, {
+      main,
+      ready: () => {
+        if (main) this.serverCheck.reset();
+      },
     });
-    client.on('ready', () => {
-      if (client === this.client) {
-        this.lastConnectionError = null;
-        // A reconnect may have reached another server (a failover): it is checked again.
-        this.serverCheck.reset();
-      }
-      if (reported) this.logger.log(`${role} connection to ${this.settings.maskedTarget} is back`);
-      reported = false;
-    });
-  }
-
-  private mask(text: string): string {
-    let masked = text;
-    for (const secret of this.settings.secrets) masked = masked.split(secret).join('***');
-    return masked;
+    if (client instanceof Redis) this.watcher.onClose(client, () => failInFlight(client));
   }
 }

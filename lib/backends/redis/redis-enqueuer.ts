@@ -1,23 +1,15 @@
 import { assertDistinctIds } from '../../core/distinct-ids';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
-import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
-import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
+import { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
 import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
 import { delayUntil } from '../../core/run-after';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { TaskResult } from '../../core/task-result';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { uniqueKeyHeld } from '../../core/unique-key.messages';
-import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
+import { RedisEnqueueErrors } from './redis-enqueue-errors';
 import { PRIORITY_WEIGHT } from './redis-task-hash';
-import type {
-  EnqueueClash,
-  EnqueueGroup,
-  EnqueueQueueKeys,
-  UniqueEnqueueItem,
-} from './redis-script-types';
+import type { EnqueueGroup, EnqueueQueueKeys, UniqueEnqueueItem } from './redis-script-types';
 import { WAKE_BOUND } from './redis-scripts';
 
 /**
@@ -52,11 +44,15 @@ export class RedisEnqueuer {
   /** Each queue's keys, built once: a single enqueue would otherwise build four names per call. */
   private readonly queueKeysByName = new Map<string, EnqueueQueueKeys>();
 
+  private readonly errors: RedisEnqueueErrors;
+
   constructor(
     private readonly context: RedisAliasContext,
     /** The backend the TaskResult of a clashing task reads through. */
-    private readonly backend: TaskBackend,
-  ) {}
+    backend: TaskBackend,
+  ) {
+    this.errors = new RedisEnqueueErrors(context, backend);
+  }
 
   /**
    * One task, in one script call with the other enqueues of this tick;
@@ -105,9 +101,10 @@ export class RedisEnqueuer {
     });
     const queueNames = [...queueIndexes.keys()].join(' ');
     const lost: LostReplySeen = {};
+    const what = (): string => `an enqueue of ${records.length} task(s)`;
     const lostReply = (reason: string, cause: unknown): EnqueueOutcomeUnknownError => {
       Object.assign(lost, { reason, cause });
-      return this.outcomeUnknown(ids, reason, cause);
+      return this.errors.outcomeUnknown(ids, reason, cause);
     };
     try {
       if (records.some((record) => record.task.unique !== undefined)) {
@@ -118,36 +115,45 @@ export class RedisEnqueuer {
           data,
           each,
           lostReply,
+          what,
         });
       }
-      const clashes = await this.context.connection.run(
+      const { connection, replicas } = this.context;
+      const clashes = await connection.run(
         () =>
-          this.context.scripts.enqueue.store(
-            this.context.keys.sequence,
-            queueKeys,
-            // Delays are read now, as the call goes: the script adds them to Redis's clock.
-            enqueueGroups(records, queueOf, data, Date.now()),
-            {
-              taskPrefix: this.context.keys.taskPrefix,
-              resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
-              priorityWeight: PRIORITY_WEIGHT,
-              wakeBound: WAKE_BOUND,
-              each,
-              liveChannel: this.context.keys.liveChannel,
-              queueNames,
-            },
+          replicas.confirmed(connection.client, what, () =>
+            this.context.scripts.enqueue.store(
+              this.context.keys.sequence,
+              queueKeys,
+              // Delays are read now, as the call goes: the script adds them to Redis's clock.
+              enqueueGroups(records, queueOf, data, Date.now()),
+              {
+                taskPrefix: this.context.keys.taskPrefix,
+                resultTtlMs: this.context.settings.retention.longestMaxAgeMs,
+                priorityWeight: PRIORITY_WEIGHT,
+                wakeBound: WAKE_BOUND,
+                each,
+                liveChannel: this.context.keys.liveChannel,
+                queueNames,
+              },
+            ),
           ),
         lostReply,
       );
-      if (!each && clashes.length > 0) throw this.alreadyExists(clashes[0]);
+      if (!each && clashes.length > 0) throw this.errors.alreadyExists(clashes[0]);
       const outcomes: EnqueueOutcome[] = [...records];
-      for (const clash of clashes) outcomes[clash.index] = this.alreadyExists(clash);
+      for (const clash of clashes) outcomes[clash.index] = this.errors.alreadyExists(clash);
       return outcomes;
     } catch (error) {
+      if (error instanceof ReplicasBehindError) {
+        // Stored on the primary, perhaps not for good: each caller is told of its own task.
+        if (!each || records.length === 1) throw this.errors.notReplicated(ids, error);
+        return ids.map((id) => this.errors.notReplicated([id], error));
+      }
       const { reason } = lost;
       if (!each || reason === undefined || records.length === 1) throw error;
       // Each caller is told of its own task, as its lone enqueue would have been.
-      return ids.map((id) => this.outcomeUnknown([id], reason, lost.cause));
+      return ids.map((id) => this.errors.outcomeUnknown([id], reason, lost.cause));
     }
   }
 
@@ -181,6 +187,8 @@ export class RedisEnqueuer {
       data: readonly string[];
       each: boolean;
       lostReply: (reason: string, cause: unknown) => EnqueueOutcomeUnknownError;
+      /** Names the write for ReplicasBehindError. */
+      what: () => string;
     },
   ): Promise<EnqueueOutcome[]> {
     const { keys, settings } = this.context;
@@ -203,76 +211,45 @@ export class RedisEnqueuer {
           : null,
       };
     });
-    const reply = await this.context.connection.run(
+    const { connection, replicas } = this.context;
+    const reply = await connection.run(
       () =>
-        this.context.scripts.unique.enqueue(
-          { sequenceKey: keys.sequence, uniqueKeysKey: keys.uniqueKeys },
-          call.queueKeys,
-          items,
-          {
-            taskPrefix: keys.taskPrefix,
-            windowPrefix: keys.uniqueWindowPrefix,
-            resultTtlMs: settings.retention.longestMaxAgeMs,
-            priorityWeight: PRIORITY_WEIGHT,
-            wakeBound: WAKE_BOUND,
-            runningStatus: TaskResultStatus.RUNNING,
-            each: call.each,
-            liveChannel: keys.liveChannel,
-            queueNames: call.queueNames,
-          },
+        replicas.confirmed(connection.client, call.what, () =>
+          this.context.scripts.unique.enqueue(
+            { sequenceKey: keys.sequence, uniqueKeysKey: keys.uniqueKeys },
+            call.queueKeys,
+            items,
+            {
+              taskPrefix: keys.taskPrefix,
+              windowPrefix: keys.uniqueWindowPrefix,
+              resultTtlMs: settings.retention.longestMaxAgeMs,
+              priorityWeight: PRIORITY_WEIGHT,
+              wakeBound: WAKE_BOUND,
+              runningStatus: TaskResultStatus.RUNNING,
+              each: call.each,
+              liveChannel: keys.liveChannel,
+              queueNames: call.queueNames,
+            },
+          ),
         ),
       call.lostReply,
     );
-    if (reply.kind === 'clash') throw this.alreadyExists(reply.clash);
-    if (reply.kind === 'windowGone') throw this.windowGone(reply);
+    if (reply.kind === 'clash') throw this.errors.alreadyExists(reply.clash);
+    if (reply.kind === 'windowGone') throw this.errors.windowGone(reply);
     const returned: EnqueueOutcome[] = [];
     reply.outcomes.forEach((outcome, i) => {
       if (outcome.kind === 'stored') returned.push(records[i]);
       else if (outcome.kind === 'replaced') returned.push({ ...records[i], id: outcome.id });
       else if (outcome.kind === 'returnedWritten') returned.push(returned[outcome.index]);
       else if (outcome.kind === 'clash') {
-        returned.push(this.alreadyExists({ index: i, id: records[i].id, fields: outcome.fields }));
-      } else if (outcome.kind === 'windowGone') returned.push(this.windowGone(outcome));
+        returned.push(
+          this.errors.alreadyExists({ index: i, id: records[i].id, fields: outcome.fields }),
+        );
+      } else if (outcome.kind === 'windowGone') returned.push(this.errors.windowGone(outcome));
       // Seen with its data present, so the record is there (or corrupt, which throws).
       else returned.push(this.context.codec.decodeStored(outcome.id, outcome.fields) as TaskRecord);
     });
     return returned;
-  }
-
-  private windowGone(refusal: {
-    key: string;
-    holderId: string;
-    windowEndMs: number;
-  }): UniqueKeyHeldError {
-    const endsAt = new Date(refusal.windowEndMs);
-    return new UniqueKeyHeldError(
-      uniqueKeyHeld(refusal.key, this.context.settings.alias, refusal.holderId, endsAt),
-      refusal.key,
-      refusal.holderId,
-      endsAt,
-    );
-  }
-
-  private outcomeUnknown(
-    ids: readonly string[],
-    reason: string,
-    cause: unknown,
-  ): EnqueueOutcomeUnknownError {
-    return new EnqueueOutcomeUnknownError(
-      enqueueOutcomeUnknown(this.context.settings.alias, ids, reason),
-      ids,
-      { cause },
-    );
-  }
-
-  /** The error of an enqueue refused because a task with one of its ids is stored; it carries that task. */
-  private alreadyExists({ id, fields }: EnqueueClash): TaskAlreadyExistsError {
-    // The clash was seen with the hash's data present, so the record is there (or corrupt, which throws).
-    const record = this.context.codec.decodeStored(id, fields) as TaskRecord;
-    return new TaskAlreadyExistsError(
-      taskAlreadyExists(id, this.context.settings.alias, record.status),
-      new TaskResult(record, this.backend),
-    );
   }
 }
 

@@ -43,7 +43,7 @@ export class RedisIdleWait {
         wakeKeys,
         remaining,
         signal,
-        (blocker) => this.taker.take(queues, queueKeys, call, this.taker.scriptsOn(blocker)),
+        (blocker) => this.taker.take(queues, queueKeys, call, blocker),
       );
       const records = wake.followed?.records ?? null;
       if (wake.outcome === 'aborted') {

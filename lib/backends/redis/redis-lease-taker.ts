@@ -24,6 +24,12 @@ export interface Taken {
   limitWaitMs?: number;
 }
 
+/** A lease and the outcomes stored with it, for ReplicasBehindError's message. */
+function leaseWhat(leased: number, finishedGroups: number): string {
+  const lease = `a lease of ${leased} task(s)`;
+  return finishedGroups > 0 ? `${lease} and the outcomes stored with it` : lease;
+}
+
 /** What one acquire script call is asked to do. */
 export interface TakeCall {
   max: number;
@@ -55,13 +61,14 @@ export class RedisLeaseTaker {
    * One round trip: stores what finished, leases, decodes, and fails what
    * cannot be read. `records` is null when every queue was empty or the
    * caller's pool may lease nothing (`poolLapsed`). `via` sends it on a
-   * blocking connection behind its wait.
+   * blocking connection behind its wait. With waitForReplicas, a call that
+   * leased or stored anything is answered once the replicas have it.
    */
   async take(
     queues: readonly string[],
     queueKeys: AcquireQueueKeys[],
     call: TakeCall,
-    via?: RedisScripts,
+    via?: RedisClient,
   ): Promise<Taken> {
     const acquiring = (scripts: RedisScripts) =>
       scripts.acquire(
@@ -89,9 +96,25 @@ export class RedisLeaseTaker {
         ),
         call.finished,
       );
+    // A lease the replicas lack would be lost in a failover and its task run
+    // again, so a lease (or an outcome) waits for them like an enqueue. When
+    // they fall behind the call fails: the worker keeps its outcomes, and
+    // gives back what was leased to it (its search for orphaned leases).
+    const { replicas } = this.context;
+    const confirmedOn = async (client: RedisClient, scripts: RedisScripts) => {
+      const reply = await acquiring(scripts);
+      const leased = reply.leased?.tasks.length ?? 0;
+      if (leased > 0 || call.finished.length > 0) {
+        await replicas.confirm(client, () => leaseWhat(leased, call.finished.length));
+      }
+      return reply;
+    };
+    const { client } = this.context.connection;
+    const send = (on: RedisClient, scripts: RedisScripts) =>
+      replicas.on ? confirmedOn(on, scripts) : acquiring(scripts);
     const { stored, leased, poolLapsed, limitWaitMs } = via
-      ? await acquiring(via)
-      : await this.context.connection.run(() => acquiring(this.context.scripts));
+      ? await send(via, this.scriptsOn(via))
+      : await this.context.connection.run(() => send(client, this.context.scripts));
     if (call.max > 0) this.pools.noteLeaseState(call.poolId, poolLapsed?.lapsedMs);
     if (poolLapsed) return { stored, records: null, poolLapsed: true };
     if (leased === null)
@@ -141,7 +164,7 @@ export class RedisLeaseTaker {
   }
 
   /** The scripts defined on a blocking connection, for a call sent behind its wait. */
-  scriptsOn(blocker: RedisClient): RedisScripts {
+  private scriptsOn(blocker: RedisClient): RedisScripts {
     let scripts = this.blockerScripts.get(blocker);
     if (!scripts) {
       scripts = new RedisScripts(blocker);

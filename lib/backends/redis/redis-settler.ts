@@ -11,8 +11,10 @@ import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script
 /**
  * Settles the attempts of one RedisBackend alias: finished records stored
  * (acknowledge), or sent back for their next attempt (retry), each only
- * while its lease is still held. The acquire path stores finished records
- * in its own script call, with the groups and outcomes made here.
+ * while its lease is still held; with waitForReplicas, answered once the
+ * replicas have it (a repeat after ReplicasBehindError changes nothing).
+ * The acquire path stores finished records in its own script call, with
+ * the groups and outcomes made here.
  *
  * @internal
  */
@@ -26,14 +28,20 @@ export class RedisSettler {
     this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const { groups, order } = this.finishedGroups(records);
-    const stored = await this.context.connection.run(() =>
-      this.context.scripts.acknowledge(
-        groups,
-        storeSettings(
-          this.context.keys,
-          this.context.settings.retention.longestMaxAgeMs,
-          this.pools.hint,
-        ),
+    const { connection, replicas, scripts } = this.context;
+    const stored = await connection.run(() =>
+      replicas.confirmed(
+        connection.client,
+        () => `an acknowledgement of ${records.length} task(s)`,
+        () =>
+          scripts.acknowledge(
+            groups,
+            storeSettings(
+              this.context.keys,
+              this.context.settings.retention.longestMaxAgeMs,
+              this.pools.hint,
+            ),
+          ),
       ),
     );
     return this.outcomes(records, order, stored);
@@ -47,8 +55,13 @@ export class RedisSettler {
       this.context.guard.queueOf(record);
     }
     // Each runAfter was set on this process's clock: the wait left is read as the call goes.
-    const sent = await this.context.connection.run(() =>
-      this.context.maintenance.retry(records, Date.now()),
+    const { connection, replicas } = this.context;
+    const sent = await connection.run(() =>
+      replicas.confirmed(
+        connection.client,
+        () => `a retry of ${records.length} task(s)`,
+        () => this.context.maintenance.retry(records, Date.now()),
+      ),
     );
     return sent.map((reply): RetryOutcome => {
       if (reply === StoreReply.Stored) return 'retried';

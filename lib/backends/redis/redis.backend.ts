@@ -50,6 +50,7 @@ import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { RedisReader } from './redis-reader';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
+import { RedisReplicaWait } from './redis-replica-wait';
 import { RedisRoles } from './redis-roles';
 import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
@@ -141,6 +142,11 @@ export class RedisBackend implements TaskBackend {
       scripts,
       connection,
     );
+    const replicas = new RedisReplicaWait(
+      settings.waitForReplicas,
+      alias,
+      () => connection.maskedTarget,
+    );
     const context = {
       alias,
       settings,
@@ -150,6 +156,7 @@ export class RedisBackend implements TaskBackend {
       scripts,
       maintenance,
       guard,
+      replicas,
       logger,
     };
     const pools = new RedisPoolHeartbeat(context);

@@ -3,6 +3,7 @@ import {
   EnqueueOutcomeUnknownError,
   InvalidTaskError,
   PoolHeartbeatLapsedError,
+  ReplicasBehindError,
   StoreCorruptError,
   StoreFullError,
   TaskAlreadyExistsError,
@@ -19,6 +20,7 @@ describe('ThreadmillError.retryable', () => {
     ['a full store', new StoreFullError('OOM'), true],
     ['a lapsed pool heartbeat', new PoolHeartbeatLapsedError('lapsed'), true],
     ['an enqueue whose outcome is unknown', new EnqueueOutcomeUnknownError('lost', ['a']), true],
+    ['a write the replicas did not confirm', new ReplicasBehindError('behind', 0, 1), true],
     ['an invalid task', new InvalidTaskError('bad'), false],
     ['a damaged store', new StoreCorruptError('malformed'), false],
     [

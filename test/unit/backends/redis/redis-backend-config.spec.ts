@@ -135,6 +135,92 @@ describe('RedisBackend configuration', () => {
     );
   });
 
+  it('reads sentinels as host:port or URLs with their own credentials, and the primary apart', () => {
+    const settings = parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      options: {
+        sentinel: {
+          name: 'queues-primary',
+          nodes: ['10.0.0.1:26379', 'redis://watch:s3nt@10.0.0.2:26380'],
+          username: 'app',
+          password: 'pr1mary',
+        },
+      },
+    });
+    expect(settings.target).toEqual({
+      kind: 'sentinel',
+      name: 'queues-primary',
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+      ],
+      redisOptions: {
+        sentinelUsername: 'watch',
+        sentinelPassword: 's3nt',
+        username: 'app',
+        password: 'pr1mary',
+      },
+    });
+    expect(settings.maskedTarget).toBe(
+      'sentinel master queues-primary (sentinels 10.0.0.1:26379,10.0.0.2:26380)',
+    );
+    expect(settings.secrets).toEqual(expect.arrayContaining(['s3nt', 'pr1mary']));
+  });
+
+  it.each([
+    [{ sentinel: ['10.0.0.1:26379'] }, /option "sentinel" must be \{ name, nodes/],
+    [{ sentinel: { nodes: ['10.0.0.1:26379'] } }, /option "sentinel.name" must be the primary's/],
+    [{ sentinel: { name: 'm', nodes: [] } }, /option "sentinel.nodes" must list at least one/],
+    [{ sentinel: { name: 'm', nodes: ['nowhere'] } }, /option "sentinel.nodes" has "nowhere"/],
+    [
+      { sentinel: { name: 'm', nodes: ['rediss://10.0.0.1:26379'] } },
+      /option "sentinel.nodes" takes host:port or redis:\/\/ URLs; for TLS set redisOptions.sentinelTLS/,
+    ],
+    [{ sentinel: { name: 'm', nodes: ['a:1'], db: 2 } }, /option "sentinel" has db; its fields/],
+    [
+      { sentinel: { name: 'm', nodes: ['a:1'] }, clusterNodes: ['b:2'] },
+      /option "sentinel" cannot be combined with clusterNodes/,
+    ],
+  ])('refuses a sentinel config %j, naming the option', (options, message) => {
+    expect(() => build({ options })).toThrow(message);
+  });
+
+  it('reads waitForReplicas, and refuses it where WAIT cannot vouch for a write', () => {
+    const url = 'redis://localhost:6379';
+    expect(
+      parseRedisBackendConfig('orders', {
+        backend: RedisBackend,
+        url,
+        options: { waitForReplicas: { count: 1, timeoutMs: 1000 } },
+      }).waitForReplicas,
+    ).toEqual({ count: 1, timeoutMs: 1000 });
+    expect(parseRedisBackendConfig('orders', { backend: RedisBackend, url }).waitForReplicas).toBe(
+      null,
+    );
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ waitForReplicas: 1 }, /option "waitForReplicas" must be \{ count, timeoutMs \}/],
+      [
+        { waitForReplicas: { count: 0, timeoutMs: 1000 } },
+        /option "waitForReplicas.count" must be a whole number of at least 1, got 0/,
+      ],
+      [
+        { waitForReplicas: { count: 1, timeoutMs: 10_000 } },
+        /option "waitForReplicas.timeoutMs" must be a whole number of milliseconds from 1 to below commandTimeout \(10000\), got 10000/,
+      ],
+      [
+        { waitForReplicas: { count: 1, timeoutMs: 500, replicas: 2 } },
+        /option "waitForReplicas" has replicas; its fields are count, timeoutMs/,
+      ],
+    ];
+    for (const [options, message] of refused)
+      expect(() => build({ url, options })).toThrow(message);
+    expect(() =>
+      build({
+        options: { clusterNodes: ['10.0.0.1:7000'], waitForReplicas: { count: 1, timeoutMs: 50 } },
+      }),
+    ).toThrow(/option "waitForReplicas" is not supported on a Redis Cluster/);
+  });
+
   it('refuses a client with a keyPrefix, whose keys Lua could not derive', () => {
     const client = new Redis({ lazyConnect: true, keyPrefix: 'app:' });
     try {
@@ -163,6 +249,24 @@ describe('RedisBackend configuration', () => {
         'redis://x:1/2',
       );
       expect(redisBackendConfigFromEnv({ env: {} }).url).toBe('redis://127.0.0.1:6379');
+    });
+
+    it('reads REDIS_SENTINELS before REDIS_URL, with the primary named by REDIS_SENTINEL_NAME', () => {
+      const config = redisBackendConfigFromEnv({
+        env: {
+          REDIS_SENTINELS: '10.0.0.1:26379, 10.0.0.2:26379',
+          REDIS_SENTINEL_NAME: 'queues',
+          REDIS_SENTINEL_PRIMARY_PASSWORD: 'pw',
+          REDIS_URL: 'redis://x',
+        },
+      });
+      expect(config.url).toBeUndefined();
+      expect(config.options).toEqual({
+        sentinel: { name: 'queues', nodes: ['10.0.0.1:26379', '10.0.0.2:26379'], password: 'pw' },
+      });
+      expect(
+        redisBackendConfigFromEnv({ env: { REDIS_SENTINELS: '10.0.0.1:26379' } }).options,
+      ).toEqual({ sentinel: { name: 'mymaster', nodes: ['10.0.0.1:26379'] } });
     });
   });
 });
