@@ -263,3 +263,17 @@ export function auditLine(scenario: string, result: Audit, extra: string): strin
 export function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }
+
+/** The CLI's `enqueue` of one chaos task on a stage's alias: its exit code and output. */
+export async function cliEnqueue(
+  stage: ChaosStage,
+  started: RunningCli[],
+): Promise<{ code: number | null; output: string }> {
+  const cli = startCli(
+    ['enqueue', CHAOS_TASK, '--args', JSON.stringify([stage.journal, 0]), '--backend', stage.alias],
+    { ...stage.env, THREADMILL_LOG_LEVEL: 'warn' },
+    started,
+  );
+  const { code } = await cli.exited;
+  return { code, output: cli.output() };
+}
