@@ -1,4 +1,4 @@
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { scheduleSubcommandMissing } from '../core/schedule.messages';
@@ -6,6 +6,7 @@ import { SchedulesAddCommand } from './schedules-add.command';
 import { SchedulesListCommand } from './schedules-list.command';
 import { SchedulesRemoveCommand } from './schedules-remove.command';
 import { SchedulesRunCommand } from './schedules-run.command';
+import { ParentCommand } from './parent-command';
 
 /**
  * `threadmill schedules <list|add|remove|run>`: manage the schedules stored
@@ -23,12 +24,12 @@ import { SchedulesRunCommand } from './schedules-run.command';
     SchedulesRunCommand,
   ],
 })
-export class SchedulesCommand extends CommandRunner {
-  constructor(private readonly output: CommandOutputWriter) {
-    super();
+export class SchedulesCommand extends ParentCommand {
+  constructor(output: CommandOutputWriter) {
+    super(output, 'schedules', ['list', 'add', 'remove', 'run']);
   }
 
-  async run(): Promise<void> {
+  protected async runAlone(): Promise<void> {
     this.output.usageError(scheduleSubcommandMissing(['list', 'add', 'remove', 'run']));
   }
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MEMORY_CLI, untilOutput } from '../helpers/cli-process';
 import { cliStage } from '../helpers/cli-stage';
 import { freePort } from '../helpers/free-port';
+import { parentCommands } from '../helpers/parent-commands';
 
 // The exit-code table of the command line (0 success, 1 a command that ran and
 // failed, 2 a usage error) on the real CLI, and what each command prints where:
@@ -241,6 +242,19 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       expect(outcome.stdout).toBe('');
       expect(outcome.stderr).toContain(message);
     });
+
+    it.each(parentCommands().map((parent) => [parent.command, parent.subcommands] as const))(
+      '%s with a word that names none of its subcommands',
+      async (command, subcommands) => {
+        const outcome = await run([command, 'frobnicate']);
+        expect(outcome.code).toBe(2);
+        expect(outcome.stdout).toBe('');
+        const names = subcommands.map((name) => `"${name}"`).join(', ');
+        expect(outcome.stderr).toContain(
+          `${command}: unknown subcommand "frobnicate" (subcommands: ${names}).`,
+        );
+      },
+    );
 
     it('worker on a MemoryBackend, whose tasks no child could see', async () => {
       const outcome = await run(['worker'], {}, MEMORY_CLI);

@@ -1,0 +1,12 @@
+/**
+ * What the command line says of a command used wrongly, written once for
+ * every command (as threadmill.messages.ts).
+ */
+import { shown, shownList } from './shown';
+
+export const unknownSubcommand = (
+  command: string,
+  name: string,
+  subcommands: readonly string[],
+): string =>
+  `${command}: unknown subcommand ${shown(name)} (subcommands: ${shownList(subcommands)}).`;
