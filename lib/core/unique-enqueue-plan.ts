@@ -1,4 +1,5 @@
 import { UniqueKeyHeldError } from './errors/unique-key-held.error';
+import { uniqueKeyHeldAgain } from './manual-retry';
 import type { TaskRecord } from './task-record.interface';
 import { decideUnique, type HolderState, type UniqueMode } from './unique-key';
 import { uniqueKeyHeld } from './unique-key.messages';
@@ -128,4 +129,22 @@ export function isKeyFreeFor(hold: StoredKeyHold | undefined, id: string, now: n
   if (!hold || hold.holderId === id) return true;
   const ended = hold.state === 'final' || hold.state === 'gone';
   return ended && (hold.windowEnd === null || hold.windowEnd <= now);
+}
+
+/**
+ * The key a task retried by hand takes back (uniqueKeyHeldAgain), given
+ * `holdOf` its key's hold now: null when it has none to take or another
+ * task holds it (isKeyFreeFor). A hold it still has keeps its window.
+ */
+export function keyTakenBack(
+  retried: TaskRecord,
+  holdOf: (key: string) => StoredKeyHold | undefined,
+  now: number,
+): KeyTaken | null {
+  const key = uniqueKeyHeldAgain(retried);
+  if (key === null || !retried.task.unique) return null;
+  const hold = holdOf(key);
+  if (!isKeyFreeFor(hold, retried.id, now)) return null;
+  const windowEnd = hold?.holderId === retried.id ? hold.windowEnd : null;
+  return { key, mode: retried.task.unique.mode, windowEnd };
 }

@@ -1,4 +1,4 @@
-import { finishedSegment, isSameFinished, uniqueKeyHeldAgain, type TaskRecord } from '../../core';
+import { finishedSegment, isSameFinished, type TaskRecord } from '../../core';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 import type { MemoryUniqueKeys } from './memory-unique-keys';
@@ -19,8 +19,7 @@ export class MemoryFinishedTasks {
   retry(finished: TaskRecord, retried: TaskRecord, now: number): boolean {
     if (!this.takeOut(finished, now)) return false;
     this.store.requeue(finished.task.queue, copyRecord(retried), now);
-    const key = uniqueKeyHeldAgain(retried);
-    if (key !== null) this.uniqueKeys.takeBack(retried.id, retried.task.unique!, now);
+    this.uniqueKeys.takeBack(retried, now);
     return true;
   }
 

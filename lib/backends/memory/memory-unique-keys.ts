@@ -1,5 +1,5 @@
 import {
-  isKeyFreeFor,
+  keyTakenBack,
   planUniqueEnqueue,
   type EnqueueWrite,
   type HolderState,
@@ -84,15 +84,10 @@ export class MemoryUniqueKeys {
     return forgotten;
   }
 
-  /**
-   * A task retried by hand takes its key `unique` back, unless another task
-   * holds it (isKeyFreeFor); a hold it still has keeps its window.
-   */
-  takeBack(id: string, unique: { key: string; mode: UniqueMode }, now: number): void {
-    const hold = this.holdOf(unique.key, now);
-    if (!isKeyFreeFor(hold, id, now)) return;
-    const windowEnd = hold?.holderId === id ? hold.windowEnd : null;
-    this.take(id, { key: unique.key, mode: unique.mode, windowEnd });
+  /** A task retried by hand takes its key back, where keyTakenBack says so. */
+  takeBack(retried: TaskRecord, now: number): void {
+    const taken = keyTakenBack(retried, (key) => this.holdOf(key, now), now);
+    if (taken) this.take(retried.id, taken);
   }
 
   /** Drops the hold on `key` if `holderId` holds it (its task was removed). */

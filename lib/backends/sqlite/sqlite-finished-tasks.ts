@@ -1,12 +1,6 @@
 import type { Transaction } from 'better-sqlite3';
 
-import {
-  deserializeRecord,
-  isSameFinished,
-  serializeRecord,
-  uniqueKeyHeldAgain,
-  type TaskRecord,
-} from '../../core';
+import { deserializeRecord, isSameFinished, serializeRecord, type TaskRecord } from '../../core';
 import type { SqliteConnection } from './sqlite-connection';
 import { readyScore } from './sqlite-enqueuer';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';
@@ -45,9 +39,7 @@ export class SqliteFinishedTasks {
         expiresAt: LIVE_TASK_EXPIRES_AT,
         data: serializeRecord(retried),
       });
-      if (uniqueKeyHeldAgain(retried) !== null) {
-        this.uniqueKeys.takeBack(retried.id, retried.task.unique!, now);
-      }
+      this.uniqueKeys.takeBack(retried, now);
       return true;
     });
     this.removeTx = db.transaction((finished: TaskRecord, now: number) => {

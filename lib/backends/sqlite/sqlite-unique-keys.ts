@@ -1,12 +1,11 @@
 import {
   deserializeRecord,
-  isKeyFreeFor,
+  keyTakenBack,
   serializeRecord,
   type HolderState,
   type KeyTaken,
   type StoredKeyHold,
   type TaskRecord,
-  type UniqueMode,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { SqliteConnection } from './sqlite-connection';
@@ -46,15 +45,10 @@ export class SqliteUniqueKeys {
     return { holderId: hold.holder, windowEnd: hold.windowEnd, holder, state };
   }
 
-  /**
-   * A task retried by hand takes its key `unique` back, unless another task
-   * holds it (isKeyFreeFor); a hold it still has keeps its window.
-   */
-  takeBack(id: string, unique: { key: string; mode: UniqueMode }, now: number): void {
-    const hold = this.holdOf(unique.key, now);
-    if (!isKeyFreeFor(hold, id, now)) return;
-    const windowEnd = hold?.holderId === id ? hold.windowEnd : null;
-    this.take(id, { key: unique.key, mode: unique.mode, windowEnd });
+  /** A task retried by hand takes its key back, where keyTakenBack says so. */
+  takeBack(retried: TaskRecord, now: number): void {
+    const taken = keyTakenBack(retried, (key) => this.holdOf(key, now), now);
+    if (taken) this.take(retried.id, taken);
   }
 
   /** `holderId` takes the key. */
