@@ -78,14 +78,15 @@ export class ChildCancels {
       task.start();
     } else {
       task.cancelled();
-      this.end(record);
+      // Leased with its mark, it was cancelled under an earlier lease: no request names this one.
+      this.end(record, !record.cancelRequestedAt);
     }
   }
 
-  /** Ends a leased task CANCELLED without running it. */
-  private end(record: TaskRecord): void {
+  /** Ends a leased task CANCELLED without running it; `requested`: a request for it will be read. */
+  private end(record: TaskRecord, requested = true): void {
     this.deps.logger.log(taskCancelRequested(record));
-    this.ended.set(record.id, false);
+    if (requested) this.ended.set(record.id, false);
     this.deps.store(cancelledRecord(record, new Date()));
   }
 
