@@ -46,6 +46,15 @@ export function combine(queues: QueueActivity[]): QueueActivity | null {
   };
 }
 
+/** The window and bucket in words, as the server chose them: `each minute over the last hour`. */
+function windowText(buckets: number, bucketMs: number): string {
+  const each = bucketMs === 60_000 ? 'minute' : `${bucketMs / 1000} s`;
+  const minutes = Math.round((buckets * bucketMs) / 60_000);
+  const span =
+    minutes === 60 ? 'hour' : minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} minutes`;
+  return `each ${each} over the last ${span}`;
+}
+
 export function ActivityCharts({ queues }: { queues: string[] }) {
   const { alias, meta } = useDashboard();
   const [picked, setPicked] = useState('');
@@ -65,6 +74,7 @@ export function ActivityCharts({ queues }: { queues: string[] }) {
   const start = data ? new Date(data.start) : new Date();
   const bucketMs = data?.bucketMs ?? 60_000;
   const finished = shown ? sum(sum(shown.successful, shown.failed), shown.cancelled) : [];
+  const span = windowText(shown?.enqueued.length ?? 60, bucketMs);
   return (
     <section class="activity" aria-labelledby="activity-title">
       <div class="section-head">
@@ -88,6 +98,7 @@ export function ActivityCharts({ queues }: { queues: string[] }) {
         <div class="charts">
           <Chart
             title="Throughput"
+            caption={`Tasks enqueued, and tasks finished (successful, failed or cancelled), ${span}. In tasks.`}
             unit="tasks"
             start={start}
             bucketMs={bucketMs}
@@ -98,6 +109,7 @@ export function ActivityCharts({ queues }: { queues: string[] }) {
           />
           <Chart
             title="Failures"
+            caption={`Tasks that finished failed, ${span}. In tasks.`}
             unit="tasks"
             bars
             start={start}
@@ -106,6 +118,7 @@ export function ActivityCharts({ queues }: { queues: string[] }) {
           />
           <Chart
             title="Wait time"
+            caption={`Mean time from due to first start of the tasks finished ${span}. In ms, s or min, as the axis marks.`}
             unit="ms"
             start={start}
             bucketMs={bucketMs}
@@ -113,6 +126,7 @@ export function ActivityCharts({ queues }: { queues: string[] }) {
           />
           <Chart
             title="Run time"
+            caption={`Mean time from last start to finish of the tasks finished ${span}. In ms, s or min, as the axis marks.`}
             unit="ms"
             start={start}
             bucketMs={bucketMs}

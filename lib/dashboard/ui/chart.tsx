@@ -1,3 +1,4 @@
+import { niceCeiling, seriesMarks } from './chart-geometry';
 import { count, duration } from './format';
 
 export interface Series {
@@ -7,6 +8,8 @@ export interface Series {
 
 export interface ChartProps {
   title: string;
+  /** What the chart measures, over which window, in which unit: shown under the title. */
+  caption: string;
   /** What the values are: task counts per bucket, or milliseconds. */
   unit: 'tasks' | 'ms';
   series: Series[];
@@ -23,31 +26,8 @@ const RIGHT = 8;
 const TOP = 8;
 const BOTTOM = 22;
 
-/** The smallest 1, 2 or 5 times a power of ten at or above `value`. */
-export function niceCeiling(value: number): number {
-  if (value <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
-  return 10 * power;
-}
-
 function clock(date: Date): string {
   return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-}
-
-/** One line's path: gaps where a bucket has no value. */
-function linePath(values: (number | null)[], x: (i: number) => number, y: (v: number) => number) {
-  let path = '';
-  let drawing = false;
-  values.forEach((value, i) => {
-    if (value === null) {
-      drawing = false;
-      return;
-    }
-    path += `${drawing ? 'L' : 'M'}${x(i).toFixed(1)} ${y(value).toFixed(1)}`;
-    drawing = true;
-  });
-  return path;
 }
 
 function summary(props: ChartProps, label: (v: number) => string): string {
@@ -79,14 +59,17 @@ export function Chart(props: ChartProps) {
   return (
     <figure class="chart">
       <figcaption>
-        <span class="chart-title">{props.title}</span>
-        <span class="legend">
-          {props.series.map((series, i) => (
-            <span key={series.label} class={props.bars ? 'key bars' : `key s${i}`}>
-              {series.label}
-            </span>
-          ))}
-        </span>
+        <div class="chart-head">
+          <span class="chart-title">{props.title}</span>
+          <span class="legend">
+            {props.series.map((series, i) => (
+              <span key={series.label} class={props.bars ? 'key bars' : `key s${i}`}>
+                {series.label}
+              </span>
+            ))}
+          </span>
+        </div>
+        <p class="chart-caption">{props.caption}</p>
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary(props, label)}>
         {[0, 0.5, 1].map((fraction) => (
@@ -117,9 +100,33 @@ export function Chart(props: ChartProps) {
               ) : null,
             )
           : props.series.map((series, i) => (
-              <path key={series.label} class={`line s${i}`} d={linePath(series.values, x, y)} />
+              <LineMarks key={series.label} series={series} index={i} x={x} y={y} />
             ))}
       </svg>
     </figure>
+  );
+}
+
+/** A series' line, and a dot for each value no line reaches. */
+function LineMarks(props: {
+  series: Series;
+  index: number;
+  x: (i: number) => number;
+  y: (v: number) => number;
+}) {
+  const marks = seriesMarks(props.series.values, props.x, props.y);
+  return (
+    <g>
+      {marks.path && <path class={`line s${props.index}`} d={marks.path} />}
+      {marks.points.map((point) => (
+        <circle
+          key={point.x}
+          class={`point s${props.index}`}
+          cx={point.x.toFixed(1)}
+          cy={point.y.toFixed(1)}
+          r={3}
+        />
+      ))}
+    </g>
   );
 }
