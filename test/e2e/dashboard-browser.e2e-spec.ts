@@ -116,6 +116,28 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     return record;
   }
 
+  // First of the file: the app has read no activity yet, as a new app's page.
+  it("draws the wait and run time of the app's first task, and says what each chart measures", async () => {
+    const [first] = sleeps(1, 'emails');
+    await backend.enqueue(first);
+    await waitFor(async () => (await statuses([first]))[0] === TaskResultStatus.SUCCESSFUL, {
+      timeoutMs: 20_000,
+      what: 'the first task to run',
+    });
+    const page = await openPage();
+    for (const title of ['Wait time', 'Run time']) {
+      const chart = page
+        .locator('figure.chart')
+        .filter({ has: page.locator('.chart-title', { hasText: new RegExp(`^${title}$`) }) });
+      // One minute holds a value: a line cannot join it to another, so it is a dot.
+      await chart.locator('circle.point').waitFor({ timeout: 20_000 });
+      expect(await chart.locator('circle.point').count()).toBe(1);
+      expect(await chart.locator('.chart-caption').textContent()).toMatch(
+        /^Mean time from .+ of the tasks finished each minute over the last hour\. In ms, s or min/,
+      );
+    }
+  });
+
   it('shows the counts and follows them live while the pool drains a resumed queue', async () => {
     const tasks = sleeps(24, 'default');
     await backend.enqueueMany(tasks);
