@@ -85,6 +85,12 @@ export { ThreadmillModule, type ThreadmillModuleAsyncOptions } from './threadmil
 export type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 
 export { Task } from './task/task.decorator';
+export {
+  TaskContract,
+  defineTask,
+  type TaskContractOptions,
+  type TaskImplementationOptions,
+} from './task/task-contract';
 export { TaskService } from './task/task.service';
 export { ENQUEUE_SLICE } from './task/enqueue-slices';
 export {

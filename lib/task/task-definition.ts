@@ -26,12 +26,21 @@ export interface ResolvedTaskOptions {
 }
 
 /**
+ * What an enqueue needs of a task: its name and options. A discovered
+ * `@Task` method, a contract, or a name no task of this app registers.
+ */
+export interface TaskTarget {
+  readonly name: string;
+  readonly options: ResolvedTaskOptions;
+}
+
+/**
  * One discovered `@Task` method: the provider instance that owns it (so its
  * injected dependencies are intact), the method, and its resolved options.
  *
  * @internal
  */
-export class TaskDefinition {
+export class TaskDefinition implements TaskTarget {
   constructor(
     readonly instance: object,
     readonly methodName: string,

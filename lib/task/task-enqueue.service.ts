@@ -17,7 +17,7 @@ import {
 import { BackendRegistry } from '../backends/backend.registry';
 import { taskTracer } from '../telemetry/task-tracer';
 import { enqueueInSlices } from './enqueue-slices';
-import type { TaskDefinition } from './task-definition';
+import type { TaskTarget } from './task-definition';
 import { buildTaskRecord } from './task-record.builder';
 
 /**
@@ -36,38 +36,38 @@ export class TaskEnqueueService {
   ) {}
 
   /**
-   * Stores one run per argument list of `definition` on the backend its
+   * Stores one run per argument list of `target` on the backend its
    * overrides name. Not async: the untraced path hands back store's promise,
    * with no wrapper per call; a throw here reaches the async callers as
    * their rejection.
    */
   enqueue<T>(
-    definition: TaskDefinition,
+    target: TaskTarget,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
     tick?: ScheduledTick,
   ): Promise<EnqueuedTaskResult<T>[]> {
-    const backend = this.backendFor(definition, overrides);
+    const backend = this.backendFor(target, overrides);
     if (overrides.id !== undefined && argsList.length > 1) {
-      throw new InvalidTaskError(idNeedsOneTask(definition.name, argsList.length));
+      throw new InvalidTaskError(idNeedsOneTask(target.name, argsList.length));
     }
     const parent = taskTracer.enqueueContext();
     // Outside a trace (or without @opentelemetry/api) nothing about tracing is built or stored.
-    if (parent === null) return this.store<T>(definition, backend, argsList, overrides, tick);
+    if (parent === null) return this.store<T>(target, backend, argsList, overrides, tick);
     return taskTracer.traceEnqueue(
       parent,
       {
-        taskName: definition.name,
-        queue: overrides.queue ?? definition.options.queue,
+        taskName: target.name,
+        queue: overrides.queue ?? target.options.queue,
         backend: backend.alias,
         count: argsList.length,
       },
-      (traceContext) => this.store<T>(definition, backend, argsList, overrides, tick, traceContext),
+      (traceContext) => this.store<T>(target, backend, argsList, overrides, tick, traceContext),
     );
   }
 
   private async store<T>(
-    definition: TaskDefinition,
+    target: TaskTarget,
     backend: TaskBackend,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
@@ -76,7 +76,7 @@ export class TaskEnqueueService {
   ): Promise<EnqueuedTaskResult<T>[]> {
     const now = new Date();
     const records = argsList.map((args) =>
-      buildTaskRecord(definition, backend, args, overrides, now, tick, traceContext),
+      buildTaskRecord(target, backend, args, overrides, now, tick, traceContext),
     );
     const { stored, failure } = await enqueueInSlices(backend, records);
     const source = this.backends.sourceFor(backend.alias);
@@ -97,25 +97,17 @@ export class TaskEnqueueService {
     // Nothing stored: the bulk was all or none after all, and its error says so.
     if (results.length === 0) throw failure;
     throw new PartialEnqueueError(
-      partialEnqueue(
-        backend.alias,
-        definition.name,
-        results.length,
-        records.length,
-        failure.message,
-      ),
+      partialEnqueue(backend.alias, target.name, results.length, records.length, failure.message),
       results,
       { cause: failure },
     );
   }
 
-  private backendFor(definition: TaskDefinition, overrides: TaskOverrides): TaskBackend {
-    const alias = overrides.backend ?? definition.options.backend ?? this.backends.defaultAlias;
+  private backendFor(target: TaskTarget, overrides: TaskOverrides): TaskBackend {
+    const alias = overrides.backend ?? target.options.backend ?? this.backends.defaultAlias;
     const backend = this.backends.find(alias);
     if (!backend) {
-      throw new InvalidTaskError(
-        backendNotConfigured(definition.name, alias, this.backends.aliases),
-      );
+      throw new InvalidTaskError(backendNotConfigured(target.name, alias, this.backends.aliases));
     }
     return backend;
   }

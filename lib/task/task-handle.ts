@@ -1,46 +1,28 @@
 import type { EnqueuedTaskResult, TaskOverrides, TaskResult, WaitForResultOptions } from '../core';
-import type { TaskCancellation } from './task-control.service';
-import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
+import type { ManualControlOptions, TaskCancellation } from './task-control.service';
+import type { TaskTarget } from './task-definition';
 
 /** What a handle needs from the service; keeps the two files free of a cycle. */
 export interface TaskEnqueuer {
-  enqueue<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    args: TaskArgs<C[K]>,
-    overrides?: TaskOverrides,
-  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>>;
-  enqueueMany<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    argsList: readonly TaskArgs<C[K]>[],
-    overrides?: TaskOverrides,
-  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]>;
-  resultOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
+  enqueueTarget<R>(
+    target: TaskTarget,
+    argsList: readonly (readonly unknown[])[],
+    overrides: TaskOverrides,
+  ): Promise<EnqueuedTaskResult<R>[]>;
+  getResult<R>(id: string, backend?: string): Promise<TaskResult<R>>;
+  waitForResult<R>(
     id: string,
-    overrides?: TaskOverrides,
-  ): Promise<TaskResult<TaskReturn<C[K]>>>;
-  finalResultOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    id: string,
-    options: WaitForResultOptions,
-    overrides?: TaskOverrides,
-  ): Promise<TaskResult<TaskReturn<C[K]>>>;
-  cancelOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    id: string,
-    overrides?: TaskOverrides,
-  ): Promise<TaskCancellation<TaskReturn<C[K]>>>;
+    options: WaitForResultOptions & { backend?: string },
+  ): Promise<TaskResult<R>>;
+  cancel<R>(id: string, options: ManualControlOptions): Promise<TaskCancellation<R>>;
 }
 
 /**
- * One task method, bound for enqueuing, with per-call options (`using`):
- * `tasks.task(MailTasks, 'sendWelcome').using({ priority: 5 }).enqueue(userId)`.
- * Immutable: `using` returns a new handle.
+ * One task, bound for enqueuing, with per-call options (`using`), typed by
+ * its arguments `A` and result `R`:
+ * `tasks.task(MailTasks, 'sendWelcome').using({ priority: 5 }).enqueue(userId)`,
+ * or `tasks.task(SendDigest)` for a contract. Immutable: `using` returns a
+ * new handle.
  *
  * @example
  * ```ts
@@ -51,11 +33,12 @@ export interface TaskEnqueuer {
  * ```
  * @publicApi
  */
-export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
+export class TaskHandle<A extends readonly unknown[] = readonly unknown[], R = unknown> {
+  /** @internal Use `TaskService.task`. */
   constructor(
     private readonly enqueuer: TaskEnqueuer,
-    readonly taskClass: TaskClass<C>,
-    readonly method: K,
+    /** The task, looked up at each call: a handle may be made before the tasks are discovered. */
+    private readonly target: () => TaskTarget,
     readonly overrides: Readonly<TaskOverrides> = {},
   ) {}
 
@@ -64,11 +47,8 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    *
    * @param overrides priority, queue, backend, runAfter, id, key and the rest of TaskOverrides.
    */
-  using(overrides: TaskOverrides): TaskHandle<C, K> {
-    return new TaskHandle(this.enqueuer, this.taskClass, this.method, {
-      ...this.overrides,
-      ...overrides,
-    });
+  using(overrides: TaskOverrides): TaskHandle<A, R> {
+    return new TaskHandle(this.enqueuer, this.target, { ...this.overrides, ...overrides });
   }
 
   /**
@@ -76,8 +56,9 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    *
    * @throws InvalidTaskError when the arguments or the options cannot be accepted.
    */
-  enqueue(...args: TaskArgs<C[K]>): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>> {
-    return this.enqueuer.enqueue(this.taskClass, this.method, args, this.overrides);
+  async enqueue(...args: A): Promise<EnqueuedTaskResult<R>> {
+    const [result] = await this.enqueueMany([args]);
+    return result;
   }
 
   /**
@@ -87,25 +68,23 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    * @throws InvalidTaskError when any arguments or the options cannot be accepted.
    * @throws PartialEnqueueError when a slice after the first failed.
    */
-  enqueueMany(
-    argsList: readonly TaskArgs<C[K]>[],
-  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
-    return this.enqueuer.enqueueMany(this.taskClass, this.method, argsList, this.overrides);
+  async enqueueMany(argsList: readonly A[]): Promise<EnqueuedTaskResult<R>[]> {
+    return this.enqueuer.enqueueTarget<R>(this.target(), argsList, this.overrides);
   }
 
   /**
-   * The current result of a run of this task, typed by its return type, read
+   * The current result of a run of this task, typed by its result, read
    * from the task's backend.
    *
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
-  getResult(id: string): Promise<TaskResult<TaskReturn<C[K]>>> {
-    return this.enqueuer.resultOf(this.taskClass, this.method, id, this.overrides);
+  getResult(id: string): Promise<TaskResult<R>> {
+    return this.enqueuer.getResult<R>(id, this.backend());
   }
 
   /**
    * The result of a run of this task once it is final (SUCCESSFUL, FAILED or
-   * CANCELLED), typed by its return type. Waits on the backend's feed of
+   * CANCELLED), typed by its result. Waits on the backend's feed of
    * finished tasks, never polls; resolves at once for a task already final.
    *
    * @param id the id of an enqueued run.
@@ -113,11 +92,8 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    * @throws TaskWaitTimeoutError when `timeoutMs` passes first (the task goes on).
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
-  waitForResult(
-    id: string,
-    options: WaitForResultOptions = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>> {
-    return this.enqueuer.finalResultOf(this.taskClass, this.method, id, options, this.overrides);
+  waitForResult(id: string, options: WaitForResultOptions = {}): Promise<TaskResult<R>> {
+    return this.enqueuer.waitForResult<R>(id, { ...options, backend: this.backend() });
   }
 
   /**
@@ -127,7 +103,12 @@ export class TaskHandle<C extends object, K extends TaskMethodName<C>> {
    *
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
-  cancel(id: string): Promise<TaskCancellation<TaskReturn<C[K]>>> {
-    return this.enqueuer.cancelOf(this.taskClass, this.method, id, this.overrides);
+  cancel(id: string): Promise<TaskCancellation<R>> {
+    return this.enqueuer.cancel<R>(id, { backend: this.backend() });
+  }
+
+  /** The alias the task's runs are stored on; undefined for the app's default. */
+  private backend(): string | undefined {
+    return this.overrides.backend ?? this.target().options.backend;
   }
 }

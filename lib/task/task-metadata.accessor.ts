@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
 import { TASK_METADATA, type TaskOptions } from '../core';
+import type { TaskContract } from './task-contract';
+
+/** What `@Task()` writes on a method: its options, and the contract it implements, if any. */
+export interface TaskMetadata extends TaskOptions {
+  readonly contract?: TaskContract;
+}
 
 /**
  * The only reader of `@Task()` metadata.
@@ -12,10 +18,10 @@ import { TASK_METADATA, type TaskOptions } from '../core';
 export class TaskMetadataAccessor {
   constructor(private readonly reflector: Reflector) {}
 
-  /** The options written by `@Task()` on this method, or undefined when it is not a task. */
-  getTaskOptions(method: unknown): TaskOptions | undefined {
+  /** What `@Task()` wrote on this method, or undefined when it is not a task. */
+  getTaskOptions(method: unknown): TaskMetadata | undefined {
     if (typeof method !== 'function') return undefined;
-    return this.reflector.get<TaskOptions | undefined>(TASK_METADATA, method);
+    return this.reflector.get<TaskMetadata | undefined>(TASK_METADATA, method);
   }
 
   /** The declared type of the method's first parameter (needs emitDecoratorMetadata), if known. */

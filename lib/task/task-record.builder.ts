@@ -33,7 +33,7 @@ import {
   queueNotConfigured,
 } from '../core/threadmill.messages';
 import { isValidTaskId } from '../core/validate-name.util';
-import type { TaskDefinition } from './task-definition';
+import type { TaskTarget } from './task-definition';
 import { debounceStart, uniquenessOf } from './task-uniqueness';
 
 /** A descriptor being built: its optional fields are set one by one. */
@@ -84,14 +84,14 @@ function assertTimeout(name: string, backend: TaskBackend, timeoutMs: unknown): 
 }
 
 /**
- * The READY record one enqueue of `definition` stores on `backend`: its
+ * The READY record one enqueue of `target` stores on `backend`: its
  * options resolved over the per-call overrides and checked, the arguments
  * checked JSON-safe and within the backend's payload limit, and the trace
  * context of the enqueue's span when it has one. Throws
  * InvalidTaskError, naming the task, before anything is stored.
  */
 export function buildTaskRecord(
-  definition: TaskDefinition,
+  target: TaskTarget,
   backend: TaskBackend,
   args: readonly unknown[],
   overrides: TaskOverrides,
@@ -99,27 +99,27 @@ export function buildTaskRecord(
   tick?: ScheduledTick,
   traceContext?: TaskTraceContext,
 ): TaskRecord {
-  const name = definition.name;
+  const name = target.name;
   // Only a caller's id needs checking: a new one is a UUID.
   const id = overrides.id ?? newTaskId(now.getTime());
   if (overrides.id !== undefined && !isValidTaskId(id)) {
     throw new InvalidTaskError(invalidTaskId(name, id));
   }
-  const priority = overrides.priority ?? definition.options.priority;
+  const priority = overrides.priority ?? target.options.priority;
   if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
     throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
   }
-  const queue = overrides.queue ?? definition.options.queue;
+  const queue = overrides.queue ?? target.options.queue;
   if (!backend.queues.includes(queue)) {
     throw new InvalidTaskError(queueNotConfigured(name, queue, backend.alias, backend.queues));
   }
-  const unique = uniquenessOf(name, definition.options.unique, backend, args, overrides);
+  const unique = uniquenessOf(name, target.options.unique, backend, args, overrides);
   const runAfter = debounceStart(unique, now) ?? runAfterOf(name, backend, overrides, now);
-  const retries = overrides.retries ?? definition.options.retries;
-  const backoff = overrides.backoff ?? definition.options.backoff;
+  const retries = overrides.retries ?? target.options.retries;
+  const backoff = overrides.backoff ?? target.options.backoff;
   const retryProblem = retryPolicyProblem(retries, backoff);
   if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
-  const timeoutMs = overrides.timeoutMs ?? definition.options.timeoutMs;
+  const timeoutMs = overrides.timeoutMs ?? target.options.timeoutMs;
   if (timeoutMs !== undefined) assertTimeout(name, backend, timeoutMs);
   assertJsonSafe(args, name, 'args');
   // Measured as stored: a huge payload would slow every hop (Redis, network, the worker's parse).

@@ -3,33 +3,22 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 
 import {
-  DEFAULT_QUEUE,
   InvalidTaskError,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
   TaskContext,
-  invalidBlockingMs,
-  invalidName,
-  invalidHardStopAfterMs,
-  invalidTimeoutMs,
-  isValidTimeoutMs,
-  invalidPriority,
-  invalidRetryPolicy,
-  retryPolicyProblem,
-  isValidName,
+  contractOptionRedefined,
   takesContextMismatch,
   taskProviderNotStatic,
   type TaskOptions,
-  type TaskSchedule,
 } from '../core';
 import {
   TaskDefinition,
   type ResolvedTaskOptions,
   type TaskProviderClass,
 } from './task-definition';
-import { TaskMetadataAccessor } from './task-metadata.accessor';
+import { CONTRACT_OPTION_KEYS, type TaskContract } from './task-contract';
+import { TaskMetadataAccessor, type TaskMetadata } from './task-metadata.accessor';
+import { resolveTaskOptions } from './task-options.resolver';
 import { TaskRegistry } from './task.registry';
-import { checkTaskUnique } from './task-uniqueness';
 
 /**
  * Finds every `@Task` method on the application's providers at bootstrap and
@@ -83,7 +72,7 @@ export class TaskExplorer implements OnModuleInit {
     instance: object,
     prototype: object,
     methodName: string,
-    options: TaskOptions,
+    options: TaskMetadata,
   ): TaskDefinition {
     const ownClass = instance.constructor as TaskProviderClass;
     const classes = new Set<TaskProviderClass>([ownClass]);
@@ -99,20 +88,11 @@ export class TaskExplorer implements OnModuleInit {
     defaultName: string,
     prototype: object,
     methodName: string,
-    options: TaskOptions,
+    metadata: TaskMetadata,
   ): ResolvedTaskOptions {
+    const { contract, ...written } = metadata;
+    const options = contract ? this.implementation(defaultName, contract, written) : written;
     const name = options.name ?? defaultName;
-    if (!isValidName(name)) throw new InvalidTaskError(invalidName('task', name));
-    const queue = options.queue ?? DEFAULT_QUEUE;
-    if (!isValidName(queue)) throw new InvalidTaskError(invalidName('queue', queue));
-    const { backend } = options;
-    if (backend !== undefined && !isValidName(backend)) {
-      throw new InvalidTaskError(invalidName('backend alias', backend));
-    }
-    const priority = options.priority ?? 0;
-    if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
-      throw new InvalidTaskError(invalidPriority(name, priority, PRIORITY_MIN, PRIORITY_MAX));
-    }
     // The typed enqueue API drops a leading TaskContext parameter from the argument list, so
     // the runtime must agree with the declared parameter type whenever it is known.
     // Metadata says Object for interfaces and type-only imports, so only a concrete other
@@ -124,36 +104,22 @@ export class TaskExplorer implements OnModuleInit {
     if ((takesContext && firstIsOther) || (!takesContext && firstIsContext)) {
       throw new InvalidTaskError(takesContextMismatch(defaultName, takesContext));
     }
-    // Checked here too, so a bad policy fails bootstrap instead of the first enqueue.
-    const retryProblem = retryPolicyProblem(options.retries, options.backoff);
-    if (retryProblem !== null) throw new InvalidTaskError(invalidRetryPolicy(name, retryProblem));
-    const { blockingMs } = options;
-    if (blockingMs !== undefined && !(Number.isSafeInteger(blockingMs) && blockingMs > 0)) {
-      throw new InvalidTaskError(invalidBlockingMs(name, blockingMs));
+    return resolveTaskOptions(name, options, takesContext);
+  }
+
+  /**
+   * The options of a method that implements `contract`: the contract's, and
+   * only the method's own on top (how it runs), so what a producer stores
+   * from the contract is what this worker runs.
+   *
+   * @throws InvalidTaskError when the method sets an option the contract decides.
+   */
+  private implementation(place: string, contract: TaskContract, written: TaskOptions): TaskOptions {
+    const redefined = CONTRACT_OPTION_KEYS.filter((key) => written[key] !== undefined);
+    if (redefined.length > 0) {
+      throw new InvalidTaskError(contractOptionRedefined(place, contract.name, redefined));
     }
-    const { timeoutMs } = options;
-    if (timeoutMs !== undefined && !isValidTimeoutMs(timeoutMs)) {
-      throw new InvalidTaskError(invalidTimeoutMs(name, timeoutMs));
-    }
-    const hardStopAfterMs = options.cancel?.hardStopAfterMs;
-    if (options.cancel !== undefined && !isValidTimeoutMs(hardStopAfterMs)) {
-      throw new InvalidTaskError(invalidHardStopAfterMs(name, hardStopAfterMs));
-    }
-    if (options.unique !== undefined) checkTaskUnique(name, options.unique);
-    return {
-      name,
-      queue,
-      priority,
-      ...(backend === undefined ? {} : { backend }),
-      takesContext,
-      ...(options.retries === undefined ? {} : { retries: options.retries }),
-      ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),
-      ...(blockingMs === undefined ? {} : { blockingMs }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(hardStopAfterMs === undefined ? {} : { cancel: { hardStopAfterMs } }),
-      ...(options.schedule === undefined ? {} : { schedules: scheduleList(options.schedule) }),
-      ...(options.unique === undefined ? {} : { unique: { ...options.unique } }),
-    };
+    return { ...contract.declared, ...written };
   }
 
   private refuseScopedTasks(wrapper: InstanceWrapper): void {
@@ -168,12 +134,4 @@ export class TaskExplorer implements OnModuleInit {
       throw new InvalidTaskError(taskProviderNotStatic(metatype.name, methodName, scope));
     }
   }
-}
-
-/** `schedule: {...}` or `schedule: [{...}, ...]` as a list, each entry copied. */
-function scheduleList(schedule: TaskSchedule | readonly TaskSchedule[]): TaskSchedule[] {
-  const list: readonly TaskSchedule[] = Array.isArray(schedule)
-    ? (schedule as readonly TaskSchedule[])
-    : [schedule as TaskSchedule];
-  return list.map((entry) => ({ ...entry }));
 }

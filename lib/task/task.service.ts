@@ -12,7 +12,8 @@ import {
   type WaitForResultOptions,
 } from '../core';
 import { BackendRegistry } from '../backends/backend.registry';
-import type { TaskDefinition } from './task-definition';
+import { defineTask, type TaskContract } from './task-contract';
+import type { TaskDefinition, TaskTarget } from './task-definition';
 import {
   TaskControlService,
   type ManualControlOptions,
@@ -25,11 +26,13 @@ import { TaskRegistry } from './task.registry';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
- * compiler against the task method's parameters (minus a leading
- * `TaskContext`), and the result is typed by its awaited return type.
+ * compiler against a contract's argument types, or the task method's
+ * parameters (minus a leading `TaskContext`), and the result is typed by
+ * the contract's result or the method's awaited return type.
  *
  * @example
  * ```ts
+ * const digest = await this.tasks.enqueue(SendDigest, [day]);
  * const result = await this.tasks.enqueue(MailTasks, 'sendWelcome', [userId]);
  * const urgent = this.tasks.task(MailTasks, 'sendWelcome').using({ priority: 50 });
  * await urgent.enqueue(userId);
@@ -46,24 +49,28 @@ export class TaskService implements TaskEnqueuer {
   ) {}
 
   /**
-   * A handle on one task method, for `using(overrides)` and repeated enqueues.
+   * A handle on one task, for `using(overrides)` and repeated enqueues: a
+   * contract, or a task method by its provider class.
    *
-   * @param taskClass the provider class that declares the task.
-   * @param method the `@Task` method's name.
+   * @param task a contract (`defineTask`), or the provider class that declares the task.
+   * @param method the `@Task` method's name, with a class.
    */
+  task<A extends readonly unknown[], R>(contract: TaskContract<A, R>): TaskHandle<A, R>;
   task<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
-  ): TaskHandle<C, K> {
-    return new TaskHandle(this, taskClass, method);
+  ): TaskHandle<TaskArgs<C[K]>, TaskReturn<C[K]>>;
+  task(task: TaskContract | TaskClass, method?: string): TaskHandle {
+    return new TaskHandle(this, () => this.targetOf(task, method));
   }
 
   /**
-   * Enqueues one run of a task.
+   * Enqueues one run of a task: a contract with its arguments, or a task
+   * method by its provider class, its name and its arguments.
    *
-   * @param taskClass the provider class that declares the task.
-   * @param method the `@Task` method's name.
-   * @param args the method's arguments (without the TaskContext).
+   * @param task a contract (`defineTask`), or the provider class that declares the task.
+   * @param method the `@Task` method's name, with a class.
+   * @param args the arguments (without the TaskContext).
    * @param overrides priority, queue, backend, runAfter or delayMs, retry policy, id and unique key.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
@@ -73,13 +80,20 @@ export class TaskService implements TaskEnqueuer {
    * @throws StoreFullError when the store is full: nothing was stored, try again later.
    * @throws EnqueueOutcomeUnknownError when the reply was lost: the task may be stored.
    */
-  async enqueue<C extends object, K extends TaskMethodName<C>>(
+  enqueue<A extends readonly unknown[], R>(
+    contract: TaskContract<A, R>,
+    args: NoInfer<A>,
+    overrides?: TaskOverrides,
+  ): Promise<EnqueuedTaskResult<R>>;
+  enqueue<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
     args: TaskArgs<C[K]>,
-    overrides: TaskOverrides = {},
-  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>> {
-    const [result] = await this.enqueueMany(taskClass, method, [args], overrides);
+    overrides?: TaskOverrides,
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>>;
+  async enqueue(...call: TaskCall): Promise<EnqueuedTaskResult> {
+    const { target, list, overrides } = this.read(call);
+    const [result] = await this.enqueueTarget(target, [list as readonly unknown[]], overrides);
     return result;
   }
 
@@ -94,35 +108,57 @@ export class TaskService implements TaskEnqueuer {
    * @throws PartialEnqueueError when a slice after the first failed: it
    *   carries the tasks the slices before it stored.
    */
-  async enqueueMany<C extends object, K extends TaskMethodName<C>>(
+  enqueueMany<A extends readonly unknown[], R>(
+    contract: TaskContract<A, R>,
+    argsList: readonly NoInfer<A>[],
+    overrides?: TaskOverrides,
+  ): Promise<EnqueuedTaskResult<R>[]>;
+  enqueueMany<C extends object, K extends TaskMethodName<C>>(
     taskClass: TaskClass<C>,
     method: K,
     argsList: readonly TaskArgs<C[K]>[],
+    overrides?: TaskOverrides,
+  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]>;
+  async enqueueMany(...call: TaskCall): Promise<EnqueuedTaskResult[]> {
+    const { target, list, overrides } = this.read(call);
+    return this.enqueueTarget(target, list as readonly (readonly unknown[])[], overrides);
+  }
+
+  /**
+   * @internal The enqueue every other one comes to (a handle's too). Not
+   * async: its callers are, and turn a throw here into their rejection.
+   */
+  enqueueTarget<R>(
+    target: TaskTarget,
+    argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides = {},
-  ): Promise<EnqueuedTaskResult<TaskReturn<C[K]>>[]> {
-    return this.enqueuer.enqueue<TaskReturn<C[K]>>(
-      this.definitionOf(taskClass, method),
-      argsList,
-      overrides,
-    );
+  ): Promise<EnqueuedTaskResult<R>[]> {
+    return this.enqueuer.enqueue<R>(target, argsList, overrides);
   }
 
   /**
    * Enqueues runs of a task known only by its stable name at run time (a CLI,
    * an HTTP endpoint, another service). Arguments are checked at run time only
-   * (JSON-safe); prefer `enqueue` where the task class is at hand.
+   * (JSON-safe); prefer `enqueue` with a contract or the task class. A name
+   * this app registers is enqueued with its task's options; any other with
+   * the overrides alone (queue `'default'` unless they name one, checked
+   * against the backend's configured queues), for the worker that registers it.
    *
    * @param name the task's stable name, e.g. `'MailTasks.sendWelcome'`.
    * @param argsList one argument list per run to enqueue.
    * @param overrides as `enqueue`'s, for these runs.
-   * @throws InvalidTaskError when no `@Task` has this name, or as `enqueue` does.
+   * @throws InvalidTaskError when the name or the queue is invalid, or as `enqueue` does.
    */
   async enqueueByName(
     name: string,
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides = {},
   ): Promise<EnqueuedTaskResult[]> {
-    return this.enqueuer.enqueue(this.definitionNamed(name), argsList, overrides);
+    return this.enqueuer.enqueue(
+      this.registry.find(name) ?? defineTask({ name }),
+      argsList,
+      overrides,
+    );
   }
 
   /**
@@ -178,30 +214,6 @@ export class TaskService implements TaskEnqueuer {
     return new TaskResult<T>(record, source);
   }
 
-  /** @internal Waits for a result on the backend a task (with these overrides) uses. */
-  finalResultOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    id: string,
-    options: WaitForResultOptions,
-    overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>> {
-    const definition = this.definitionOf(taskClass, method);
-    const backend = overrides.backend ?? definition.options.backend;
-    return this.waitForResult(id, { ...options, ...(backend ? { backend } : {}) });
-  }
-
-  /** @internal Reads a result from the backend a task (with these overrides) uses. */
-  async resultOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    id: string,
-    overrides: TaskOverrides = {},
-  ): Promise<TaskResult<TaskReturn<C[K]>>> {
-    const definition = this.definitionOf(taskClass, method);
-    return this.getResult(id, overrides.backend ?? definition.options.backend);
-  }
-
   /**
    * Cancels one task, as TaskControlService.cancel: a waiting task is stored
    * CANCELLED at once and never runs; a running one's signal is aborted.
@@ -216,21 +228,22 @@ export class TaskService implements TaskEnqueuer {
     return this.control.cancel<T>(id, options);
   }
 
-  /** @internal Cancels a task on the backend a task (with these overrides) uses. */
-  async cancelOf<C extends object, K extends TaskMethodName<C>>(
-    taskClass: TaskClass<C>,
-    method: K,
-    id: string,
-    overrides: TaskOverrides = {},
-  ): Promise<TaskCancellation<TaskReturn<C[K]>>> {
-    const definition = this.definitionOf(taskClass, method);
-    return this.control.cancel(id, { backend: overrides.backend ?? definition.options.backend });
+  /** The task a contract, or a class and method, stand for. */
+  private targetOf(task: TaskContract | TaskClass, method: string | undefined): TaskTarget {
+    if (method === undefined) return task as TaskContract;
+    const definition = this.registry.findByMethod(task as TaskClass, method);
+    if (!definition) throw new InvalidTaskError(notATask(`${task.name}.${method}`));
+    return definition;
   }
 
-  private definitionOf(taskClass: TaskClass, method: string): TaskDefinition {
-    const definition = this.registry.findByMethod(taskClass, method);
-    if (!definition) throw new InvalidTaskError(notATask(`${taskClass.name}.${method}`));
-    return definition;
+  /** An enqueue's arguments, with a contract or with a class and method. */
+  private read(call: TaskCall): { target: TaskTarget; list: unknown; overrides: TaskOverrides } {
+    if (typeof call[1] === 'string') {
+      const [taskClass, method, list, overrides = {}] = call as ClassCall;
+      return { target: this.targetOf(taskClass, method), list, overrides };
+    }
+    const [contract, list, overrides = {}] = call as ContractCall;
+    return { target: contract, list, overrides };
   }
 
   private definitionNamed(name: string): TaskDefinition {
@@ -241,3 +254,8 @@ export class TaskService implements TaskEnqueuer {
     return definition;
   }
 }
+
+type ContractCall = [TaskContract, unknown, TaskOverrides?];
+type ClassCall = [TaskClass, string, unknown, TaskOverrides?];
+/** What `enqueue` and `enqueueMany` are called with, by either signature. */
+type TaskCall = ContractCall | ClassCall;

@@ -146,12 +146,28 @@ describe('TaskService', () => {
       expect((await tasks.getResult(result.id)).args).toEqual(['Ada', 2]);
     });
 
-    it('refuses a name no @Task has, listing the registered ones', async () => {
-      const attempt = tasks.enqueueByName('greetings.nope', [[]]);
-      await expect(attempt).rejects.toThrow(InvalidTaskError);
-      await expect(attempt).rejects.toThrow(
-        /^No @Task named "greetings.nope" is registered in this application \(registered: .*"greetings.shout".*\)\. Check the name/,
+    it('enqueues a name this app does not register, with the overrides alone', async () => {
+      const [plain] = await tasks.enqueueByName('reports.build', [['2026-12']]);
+      expect(plain.task).toEqual({
+        name: 'reports.build',
+        queue: 'default',
+        priority: 0,
+        runAfter: null,
+        backend: 'default',
+      });
+      const [loud] = await tasks.enqueueByName('reports.build', [[]], {
+        queue: 'loud',
+        retries: 2,
+      });
+      expect(loud.task).toMatchObject({ queue: 'loud', retries: 2 });
+      expect((await tasks.getResult(plain.id)).args).toEqual(['2026-12']);
+    });
+
+    it('checks an unregistered name and its queue against the configured ones', async () => {
+      await expect(tasks.enqueueByName('reports.build', [[]], { queue: 'slow' })).rejects.toThrow(
+        'Task "reports.build": queue "slow" is not configured for backend "default"',
       );
+      await expect(tasks.enqueueByName('bad name', [[]])).rejects.toThrow(InvalidTaskError);
     });
 
     it('validates arguments at run time', async () => {
