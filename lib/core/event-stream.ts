@@ -28,6 +28,7 @@ const perKind = <T>(make: () => T): PerKind<T> => ({
   taskProgressed: make(),
   taskFinished: make(),
   taskRetried: make(),
+  taskUnleased: make(),
   childStarted: make(),
   childExited: make(),
   maintenanceStepFailed: make(),

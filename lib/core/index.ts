@@ -26,6 +26,7 @@ export * from './task-id';
 export * from './trace-id';
 export * from './record-with';
 export * from './unleased';
+export * from './unknown-task';
 export * from './unreadable-record';
 export * from './task-result';
 export * from './enqueued-task-result';

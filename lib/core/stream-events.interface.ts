@@ -57,6 +57,12 @@ export interface StreamEventMap {
   taskFinished: TaskFinishedEvent;
   /** A FAILED attempt with attempts left: `record` is the attempt (FAILED), the task runs again. */
   taskRetried: AttemptEndedEvent;
+  /**
+   * A worker that registers no task of its name gave the leased task back,
+   * unstarted and no attempt counted (unknownTaskPutBack): `record` is the
+   * task READY again, due when it may be leased next.
+   */
+  taskUnleased: TaskStreamEvent;
   childStarted: { readonly pid: number };
   /** `cause`: the exit code or signal; `reason`: what the child said before it went (`crashed` if nothing). */
   childExited: { readonly pid: number; readonly cause: string; readonly reason: string };

@@ -29,6 +29,11 @@ export interface TaskDescriptor {
    * (nothing extra stored). Part of the descriptor, so retries keep it.
    */
   readonly traceContext?: TaskTraceContext;
+  /**
+   * When a worker that registers no task of this name first put it back
+   * (unknownTaskPutBack); absent for every task a worker knew.
+   */
+  readonly unknownSince?: Date;
 }
 
 /**

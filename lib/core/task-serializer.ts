@@ -32,6 +32,8 @@ export interface TaskRecordJson {
     unique?: TaskUniqueness;
     /** Only for a task enqueued inside a trace. */
     traceContext?: TaskTraceContext;
+    /** Only for a task put back by a worker that did not register its name. */
+    unknownSince?: number;
   };
   status: TaskResultStatus;
   enqueuedAt: number;
@@ -145,13 +147,14 @@ export function scheduleFromJson(json: { id: string; tickAt: number }): Schedule
 }
 
 export function recordToJson(record: TaskRecord): TaskRecordJson {
-  const { schedule, ...task } = record.task;
+  const { schedule, unknownSince, ...task } = record.task;
   const json: TaskRecordJson = {
     id: record.id,
     task: {
       ...task,
       runAfter: ms(task.runAfter),
       ...(schedule && { schedule: scheduleToJson(schedule) }),
+      ...(unknownSince && { unknownSince: unknownSince.getTime() }),
     },
     status: record.status,
     enqueuedAt: record.enqueuedAt.getTime(),
@@ -170,9 +173,12 @@ export function recordToJson(record: TaskRecord): TaskRecordJson {
 export function recordFromJson(json: TaskRecordJson): TaskRecord {
   // One copy of the task (every leased task is read here): its stored times made Dates.
   const task: { -readonly [K in keyof TaskDescriptor]: TaskDescriptor[K] } = {
-    ...(json.task as Omit<TaskRecordJson['task'], 'runAfter' | 'schedule'>),
+    ...(json.task as Omit<TaskRecordJson['task'], 'runAfter' | 'schedule' | 'unknownSince'>),
     runAfter: date(json.task.runAfter),
   };
+  if (typeof json.task.unknownSince === 'number') {
+    task.unknownSince = new Date(json.task.unknownSince);
+  }
   const { schedule } = json.task;
   if (schedule) task.schedule = scheduleFromJson(schedule);
   // Only a foreign record stores a null schedule; ours never write the key without one.

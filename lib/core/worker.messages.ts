@@ -304,3 +304,9 @@ export const prefetchCheckFailed = (alias: string, error: unknown): string =>
 
 export const prefetchNotWhole = (value: unknown): string =>
   invalidOptionValue('prefetch', `a whole number of at least 0 (got ${String(value)})`);
+
+export const unknownTaskPutBackLogged = (name: string, count: number): string =>
+  `Gave back ${count} task(s) named ${shown(name)}: no @Task of that name is registered in this ` +
+  `application. They wait, no attempt counted, for a worker that registers it, and fail once ` +
+  `none has for --unknown-task-grace (default 10 minutes). Deploy the worker that declares ` +
+  `the task, or check the name the producer enqueues.`;

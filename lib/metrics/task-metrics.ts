@@ -12,6 +12,7 @@ type TaskLabel = 'task' | 'queue';
 /** The labelled children of one task/queue pair, looked up once, then reused per task. */
 interface Series {
   readonly retries: Counter.Internal;
+  readonly unleased: Counter.Internal;
   readonly run: Histogram.Internal<TaskLabel>;
   readonly wait: Histogram.Internal<TaskLabel>;
   readonly finished: Map<FinalStatus, Counter.Internal>;
@@ -32,6 +33,7 @@ export class TaskMetrics {
   readonly registry: Registry;
   private readonly finished: Counter<TaskLabel | 'status'>;
   private readonly retries: Counter<TaskLabel>;
+  private readonly unleased: Counter<TaskLabel>;
   private readonly storeErrors: Counter;
   private readonly run: Histogram<TaskLabel>;
   private readonly wait: Histogram<TaskLabel>;
@@ -49,6 +51,12 @@ export class TaskMetrics {
     this.retries = new prom.Counter({
       name: 'threadmill_task_retries_total',
       help: 'Attempts that failed and will run again (the task has attempts left).',
+      labelNames: ['task', 'queue'],
+      registers,
+    });
+    this.unleased = new prom.Counter({
+      name: 'threadmill_tasks_unleased_total',
+      help: 'Leased tasks given back unstarted (no attempt counted) because this worker registers no task of their name.',
       labelNames: ['task', 'queue'],
       registers,
     });
@@ -84,6 +92,10 @@ export class TaskMetrics {
       stream.on('taskStarted', ({ record }) => this.started(record)),
       stream.on('taskFinished', ({ record, status }) => this.ended(record, status)),
       stream.on('taskRetried', ({ record }) => this.retried(record)),
+      stream.on('taskUnleased', ({ record }) => {
+        this.of(record).unleased.inc();
+        this.changed();
+      }),
     ];
     return () => stops.forEach((stop) => stop());
   }
@@ -139,6 +151,7 @@ export class TaskMetrics {
       const labels = { task, queue };
       series = {
         retries: this.retries.labels(labels),
+        unleased: this.unleased.labels(labels),
         run: this.run.labels(labels),
         wait: this.wait.labels(labels),
         finished: new Map(),

@@ -20,6 +20,7 @@ import {
   recordWith,
   runInTaskContext,
   unknownTask,
+  unknownTaskPutBack,
   type ProgressEntry,
   type TaskRecord,
 } from '../core';
@@ -28,6 +29,7 @@ import type { TaskDefinition } from '../task/task-definition';
 import type { AttemptSpan } from '../telemetry/attempt-span';
 import { taskTracer } from '../telemetry/task-tracer';
 import { TaskRegistry } from '../task/task.registry';
+import { UnknownNames } from './unknown-names';
 
 /**
  * Runs one acquired task in this process: resolves it by name, calls it on its
@@ -51,6 +53,9 @@ export class TaskRunner {
     this.storeProgress(alias, entries),
   );
 
+  /** Names this worker gave tasks back for, logged now and then, not per task. */
+  private readonly unknownNames = new UnknownNames(this.logger);
+
   constructor(
     private readonly registry: TaskRegistry,
     private readonly backends: BackendRegistry,
@@ -62,36 +67,61 @@ export class TaskRunner {
    * @param cancel aborted (or requested, for a CancelHook) when the task's
    *   cancel is requested: the attempt's signal aborts with a
    *   TaskCancelledError and the attempt ends CANCELLED.
+   * @param unknownTaskGraceMs how long a task whose name this app does not
+   *   register is given back for a worker that does; absent, it fails at once.
    * @returns the record SUCCESSFUL with the JSON-normalized return value, FAILED with
    *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way;
    *   carrying `progress`, the last value the attempt reported (when it reported any, and
    *   it is not going back for a retry), which `acknowledge` stores with the outcome.
+   *   READY, unstarted, when it was given back for its name (unknownTaskPutBack).
    */
-  run(record: TaskRecord, cancel?: AbortSignal | CancelHook): Promise<TaskRecord> {
+  run(
+    record: TaskRecord,
+    cancel?: AbortSignal | CancelHook,
+    unknownTaskGraceMs?: number,
+  ): Promise<TaskRecord> {
+    const definition = this.registry.find(record.task.name);
+    // Never fall back to another task: running the wrong code is worse than not running.
+    if (!definition) return Promise.resolve(this.unknown(record, unknownTaskGraceMs));
     // Null unless an OpenTelemetry SDK is registered: then the attempt is a CONSUMER span.
     const span = taskTracer.startAttempt(record);
     // Untraced, the attempt's own promise is the answer: no wrapper per task.
-    if (span === null) return this.attempt(record, null, cancel);
-    return this.attempt(record, span, cancel).then((finished) => {
+    if (span === null) return this.attempt(definition, record, null, cancel);
+    return this.attempt(definition, record, span, cancel).then((finished) => {
       span.end(finished);
       return finished;
     });
   }
 
+  /**
+   * A task this app registers no @Task for: given back for a worker that
+   * does while `graceMs` allows (a pool passes its `--unknown-task-grace`),
+   * else its attempt fails (at once when no grace is given).
+   */
+  private unknown(record: TaskRecord, graceMs: number | undefined): TaskRecord {
+    const startedAt = performance.now();
+    const source = this.backends.sourceFor(record.task.backend);
+    const back = graceMs === undefined ? null : unknownTaskPutBack(record, new Date(), graceMs);
+    if (back !== null) {
+      this.unknownNames.seen(record.task.name);
+      if (this.stream.listens('taskUnleased')) {
+        this.stream.emit('taskUnleased', { record: back, source });
+      }
+      return back;
+    }
+    const failed = failedAttempt(record, new UnknownTaskError(unknownTask(record.task.name)));
+    announceEndedAttempt(this.stream, failed, source, startedAt);
+    return failed;
+  }
+
   private async attempt(
+    definition: TaskDefinition,
     record: TaskRecord,
     span: AttemptSpan | null,
     cancel: AbortSignal | CancelHook | undefined,
   ): Promise<TaskRecord> {
     const startedAt = performance.now();
     const source = this.backends.sourceFor(record.task.backend);
-    const definition = this.registry.find(record.task.name);
-    if (!definition) {
-      // Never fall back to another task: running the wrong code is worse than not running.
-      const failed = failedAttempt(record, new UnknownTaskError(unknownTask(record.task.name)));
-      announceEndedAttempt(this.stream, failed, source, startedAt);
-      return failed;
-    }
     // A worker emits several events per task, mostly to nobody: none is built then.
     if (this.stream.listens('taskStarted')) this.stream.emit('taskStarted', { record, source });
     // A per-call limit was stored with the task; the declared one applies otherwise.

@@ -35,6 +35,12 @@ export interface WorkerOptions {
    * the others.
    */
   readonly heartbeatToleranceMs: number;
+  /**
+   * How long a task whose name this app does not register is given back for
+   * a worker that does (ms; `--unknown-task-grace`); absent, the default
+   * (DEFAULT_UNKNOWN_TASK_GRACE_MS); 0 fails it at once.
+   */
+  readonly unknownTaskGraceMs?: number;
   /** Port of the main process's liveness endpoint; none when absent. */
   readonly healthPort?: number;
   /**

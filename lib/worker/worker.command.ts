@@ -6,6 +6,7 @@ import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { BackendRegistry } from '../backends/backend.registry';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../command/parse-option.util';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../core/unknown-task';
 import {
   unknownCommand,
   workerBackendNotConfigured,
@@ -29,6 +30,7 @@ export interface WorkerCommandOptions {
   healthPort?: number;
   livenessTimeout?: number;
   heartbeatTolerance?: number;
+  unknownTaskGrace?: number;
 }
 
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
@@ -93,6 +95,7 @@ export class WorkerCommand extends CommandRunner {
         // A beat must outlive the interval between two beats, or the pool lapses between them.
         2 * backend.maintenanceIntervalMs,
       ),
+      unknownTaskGraceMs: options.unknownTaskGrace ?? DEFAULT_UNKNOWN_TASK_GRACE_MS,
       ...(options.healthPort !== undefined && { healthPort: options.healthPort, metrics: true }),
     };
     await this.launcher.launch(backend, resolved);
@@ -177,6 +180,14 @@ export class WorkerCommand extends CommandRunner {
   })
   parseHeartbeatTolerance(value: string): number {
     return parseWholeNumber('--heartbeat-tolerance', value, 1);
+  }
+
+  @Option({
+    flags: '--unknown-task-grace <ms>',
+    description: `A task whose name this app registers no @Task for (a producer deployed before its worker) goes back for a worker that does, no attempt counted; it fails once none has taken it for this long. 0 fails it at once. Default: ${DEFAULT_UNKNOWN_TASK_GRACE_MS}.`,
+  })
+  parseUnknownTaskGrace(value: string): number {
+    return parseWholeNumber('--unknown-task-grace', value, 0);
   }
 
   @Option({

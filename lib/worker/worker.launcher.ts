@@ -10,6 +10,7 @@ import {
 } from '../core/cancel-delivery';
 import { currentTaskContext } from '../core/current-task';
 import { EventStream } from '../core/event-stream';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../core/unknown-task';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { childStoreCorrupt, poolStoreCorrupt } from '../core/store.messages';
 import {
@@ -161,6 +162,7 @@ export class WorkerLauncher {
       ? new StreamLogListener(this.stream, logger).tasks()
       : undefined;
     const journal = new HeldJournal(childJournalPath());
+    const unknownTaskGraceMs = options.unknownTaskGraceMs ?? DEFAULT_UNKNOWN_TASK_GRACE_MS;
     const liveness = new LivenessBeat(
       (message) => {
         if (process.connected) process.send?.(message);
@@ -177,7 +179,7 @@ export class WorkerLauncher {
     const child: WorkerChild = new WorkerChild(options, {
       backend,
       storeCorrupt: (error) => damage.report(error),
-      runTask: (record, cancel) => this.runner.run(record, cancel),
+      runTask: (record, cancel) => this.runner.run(record, cancel, unknownTaskGraceMs),
       channel,
       journal,
       logger,

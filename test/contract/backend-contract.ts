@@ -22,6 +22,7 @@ import { describeFinishedFeed } from './feed-contract';
 import { describeLiveFeed } from './live-feed-contract';
 import { describeInterleavings } from './interleaving-contract';
 import { describeManualControl } from './manual-contract';
+import { describeUnknownTaskPutBacks } from './unknown-task-contract';
 import { describeLimits } from './limit-contract';
 import { describeListing } from './listing-contract';
 import { describePauses } from './pause-contract';
@@ -988,6 +989,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
     describeLiveFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeProgress(() => ({ backend, alias }));
     describeManualControl(() => ({ backend, alias }));
+    describeUnknownTaskPutBacks(() => ({ backend, alias }));
     describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
     describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
     describeScheduleStore(() => ({ backend }));

@@ -21,6 +21,9 @@ export function copyRecord(record: TaskRecord): TaskRecord {
         schedule: { id: record.task.schedule.id, tickAt: new Date(record.task.schedule.tickAt) },
       }),
       ...(record.task.traceContext && { traceContext: { ...record.task.traceContext } }),
+      ...(record.task.unknownSince && {
+        unknownSince: new Date(record.task.unknownSince.getTime()),
+      }),
     },
     enqueuedAt: new Date(record.enqueuedAt.getTime()),
     startedAt: copyDate(record.startedAt),

@@ -71,6 +71,7 @@ export class RedisRecordCodec {
     if (task.schedule !== undefined) compactTask.schedule = scheduleToJson(task.schedule);
     if (task.unique !== undefined) compactTask.unique = task.unique;
     if (task.traceContext !== undefined) compactTask.traceContext = task.traceContext;
+    if (task.unknownSince !== undefined) compactTask.unknownSince = task.unknownSince.getTime();
     const json: CompactJson = { task: compactTask };
     if (record.status !== TaskResultStatus.READY) json.status = record.status;
     json.enqueuedAt = record.enqueuedAt.getTime();
@@ -160,6 +161,7 @@ export class RedisRecordCodec {
     if (task.schedule !== undefined) taskJson.schedule = task.schedule;
     if (task.unique !== undefined) taskJson.unique = task.unique;
     if (task.traceContext !== undefined) taskJson.traceContext = task.traceContext;
+    if (task.unknownSince !== undefined) taskJson.unknownSince = task.unknownSince;
     const live: TaskRecordJson = {
       id,
       task: taskJson,

@@ -8,6 +8,7 @@ import {
   ThreadmillModule,
   type TaskRecord,
 } from '../../../lib';
+import { EventStream } from '../../../lib/core';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
 import { runningRecord } from '../../helpers/ready-record';
 
@@ -111,6 +112,44 @@ describe('TaskRunner', () => {
       },
     ]);
     expect(greeter.greeted).toEqual([]);
+  });
+
+  it('gives a task whose name it does not register back within the grace, no attempt counted', async () => {
+    const unleased: TaskRecord[] = [];
+    moduleRef.get(EventStream).on('taskUnleased', ({ record }) => unleased.push(record));
+    const record = running('Later.task', ['Ada']);
+    const before = Date.now();
+    const back = await runner.run(record, undefined, 60_000);
+    expect(back).toMatchObject({ status: TaskResultStatus.READY, workerIds: [], errors: [] });
+    expect(back.task.unknownSince?.getTime()).toBeGreaterThanOrEqual(before);
+    // Due again at least a second later, so another worker can take it meanwhile.
+    expect(
+      back.task.runAfter!.getTime() - back.task.unknownSince!.getTime(),
+    ).toBeGreaterThanOrEqual(1000);
+    expect(unleased).toEqual([back]);
+    expect(greeter.greeted).toEqual([]);
+    // Put back again later, it keeps when it was first put back.
+    const again = await runner.run({ ...record, task: back.task }, undefined, 60_000);
+    expect(again.task.unknownSince).toEqual(back.task.unknownSince);
+  });
+
+  it('fails a task whose name it does not register once the grace has passed since the first put-back', async () => {
+    const record = running('Later.task', []);
+    const longAgo = new Date(Date.now() - 61_000);
+    const finished = await runner.run(
+      { ...record, task: { ...record.task, unknownSince: longAgo } },
+      undefined,
+      60_000,
+    );
+    expect(finished.status).toBe(TaskResultStatus.FAILED);
+    expect(finished.errors[0].className).toBe('UnknownTaskError');
+    // A cancel asked meanwhile is not put off: the attempt ends and the lifecycle ends it CANCELLED.
+    const marked = await runner.run(
+      { ...record, cancelRequestedAt: new Date() },
+      undefined,
+      60_000,
+    );
+    expect(marked.status).toBe(TaskResultStatus.FAILED);
   });
 
   it('announces started and finished with the task state at each point', async () => {

@@ -17,6 +17,7 @@ describe('worker command options', () => {
       '--exit-empty',
       '--liveness-timeout',
       '--heartbeat-tolerance',
+      '--unknown-task-grace',
       '--health-port',
     ]);
   });

@@ -1,0 +1,67 @@
+import {
+  TaskResultStatus,
+  unknownTaskPutBack,
+  type TaskBackend,
+  type TaskRecord,
+} from '../../lib/core';
+import { readyRecord } from '../helpers/ready-record';
+
+const GRACE_MS = 60_000;
+
+/**
+ * The contract of a task given back because its worker registers no task of
+ * its name (unknownTaskPutBack, stored through `retry`): READY and deferred,
+ * no attempt counted, when it was first given back read as it was written,
+ * and only by the lease that holds it, once. Part of describeBackendContract,
+ * run on every backend.
+ */
+export function describeUnknownTaskPutBacks(
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  describe('tasks given back for a name the worker does not register', () => {
+    const leased = async (): Promise<TaskRecord> => {
+      const { backend, alias } = subject();
+      await backend.enqueue(readyRecord(alias, { name: 'contract.later' }));
+      const [running] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+      return running;
+    };
+
+    it('goes back READY and deferred, no attempt counted, its first put-back kept', async () => {
+      const { backend } = subject();
+      const running = await leased();
+      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      await expect(backend.retry([back])).resolves.toEqual(['retried']);
+      const stored = await backend.getResult(running.id);
+      expect(stored.status).toBe(TaskResultStatus.READY);
+      expect(stored.workerIds).toEqual([]);
+      expect(stored.errors).toEqual([]);
+      expect(stored.task.unknownSince).toEqual(back.task.unknownSince);
+      expect((await backend.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
+        running.id,
+      ]);
+      await expect(
+        backend.acquire(['default'], { workerId: 'host:2-0', timeoutMs: 0 }),
+      ).resolves.toEqual([]);
+    });
+
+    it('is given back once when two callers give back the same lease at once', async () => {
+      const { backend } = subject();
+      const running = await leased();
+      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      const outcomes = await Promise.all([backend.retry([back]), backend.retry([back])]);
+      expect(outcomes.flat().filter((outcome) => outcome === 'retried')).toHaveLength(1);
+      expect((await backend.getResult(running.id)).workerIds).toEqual([]);
+    });
+
+    it('changes nothing once the lease it was decided for is gone', async () => {
+      const { backend } = subject();
+      const running = await leased();
+      await expect(backend.unlease([running])).resolves.toBe(1);
+      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      await expect(backend.retry([back])).resolves.toEqual(['stale']);
+      const stored = await backend.getResult(running.id);
+      expect(stored.task.unknownSince).toBeUndefined();
+      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([running.id]);
+    });
+  });
+}
