@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from '../command/backend-option';
@@ -5,11 +6,12 @@ import { ExitCode } from '../command/exit-code';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
-import { timeoutNeedsWait, waitNeedsOneTask } from '../core/worker.messages';
+import { enqueuedUnregistered, timeoutNeedsWait, waitNeedsOneTask } from '../core/worker.messages';
 import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
+import { TaskRegistry } from '../task/task.registry';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import {
   parseIsoDate,
@@ -41,8 +43,9 @@ const FINAL_EXIT_CODES: Partial<Record<TaskResultStatus, ExitCode>> = {
 };
 
 /**
- * `threadmill enqueue <task>`: enqueue a registered task by its stable name
- * and print the new result ids, one a line. `--count N` stores N copies in one
+ * `threadmill enqueue <task>`: enqueue a task by its stable name and print
+ * the new result ids, one a line. A name this app does not register is
+ * stored all the same, for the worker that does, with a warning. `--count N` stores N copies in one
  * bulk call (for drains and load tests). With `--key`, a task that holds the
  * key is printed instead of a new one. With `--wait`, it waits for the task
  * to be final, prints its result as JSON and exits with the code of its
@@ -53,12 +56,17 @@ const FINAL_EXIT_CODES: Partial<Record<TaskResultStatus, ExitCode>> = {
 @Command({
   name: 'enqueue',
   arguments: '<task>',
-  argsDescription: { task: 'the stable name of a @Task, e.g. sample.echo' },
+  argsDescription: {
+    task: 'the stable name of a @Task, e.g. sample.echo (registered here or by the worker that runs it)',
+  },
   description: 'Enqueue a task by name and print the new result id(s).',
 })
 export class EnqueueCommand extends CommandRunner {
+  private readonly logger = new Logger('Enqueue');
+
   constructor(
     private readonly tasks: TaskService,
+    private readonly registry: TaskRegistry,
     private readonly output: CommandOutputWriter,
   ) {
     super();
@@ -82,6 +90,7 @@ export class EnqueueCommand extends CommandRunner {
         throw new InvalidCommandOptionError(waitNeedsOneTask(argsList.length));
       }
       const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
+      if (!this.registry.find(name)) this.logger.warn(enqueuedUnregistered(name));
       if (options.wait) return await this.waitFor(results[0], options.timeout);
       for (const result of results) this.output.line(result.id);
     } catch (error) {

@@ -310,3 +310,7 @@ export const unknownTaskPutBackLogged = (name: string, count: number): string =>
   `application. They wait, no attempt counted, for a worker that registers it, and fail once ` +
   `none has for --unknown-task-grace (default 10 minutes). Deploy the worker that declares ` +
   `the task, or check the name the producer enqueues.`;
+
+export const enqueuedUnregistered = (name: string): string =>
+  `No @Task named ${shown(name)} is registered in this application: stored for the worker ` +
+  `that registers it, with the options given here. If no worker does, check the name.`;
