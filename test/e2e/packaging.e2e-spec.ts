@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,13 @@ import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { TaskResultStatus } from '../../lib/core';
-import { NEST_APP_KINDS, WRONG_ARGUMENTS, writeNestApp } from '../helpers/nest-app';
+import {
+  NEST_APP_KINDS,
+  WRONG_ARGUMENTS,
+  WRONG_CONTRACT_ARGUMENTS,
+  writeNestApp,
+  writeProducerApp,
+} from '../helpers/nest-app';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
@@ -173,6 +179,39 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       // The bin finds the app's worker entry; stdout holds the result alone.
       const shown = await run('npx', ['threadmill', 'result', id], { cwd: app, env });
       expect(JSON.parse(shown.stdout)).toMatchObject({ id, status: 'SUCCESSFUL' });
+    });
+
+    it('a producer app with no task provider enqueues a contract and awaits what the worker app returns', async () => {
+      // Its own app, built on its own, with the packages the worker app installed.
+      const producer = tempDir('threadmill-producer-');
+      writeProducerApp(producer, kind);
+      symlinkSync(join(app, 'node_modules'), join(producer, 'node_modules'), 'dir');
+      await run('npx', ['nest', 'build'], { cwd: producer, env });
+      const producing = spawn(process.execPath, [join('dist', 'main.js')], { cwd: producer, env });
+      let output = '';
+      const enqueued = new Promise<void>((resolve) => {
+        producing.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('\n')) resolve();
+        });
+      });
+      const exited = new Promise<number | null>((resolve) => producing.on('exit', resolve));
+      await enqueued;
+      await run(process.execPath, [join('dist', 'worker.js'), '--exit-empty'], { cwd: app, env });
+      await expect(exited).resolves.toBe(0);
+      const [id, result] = output.trim().split('\n');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(result)).toEqual({ shouted: 'PACKAGED!' });
+      const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+      writeFileSync(join(producer, 'src', 'wrong.ts'), WRONG_CONTRACT_ARGUMENTS);
+      const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
+        cwd: producer,
+      }).then(
+        () => 'compiled',
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(compiled).toContain('src/wrong.ts');
+      expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
     });
 
     if (!kind.esm && kind.compilerOptions.moduleResolution === 'node') {

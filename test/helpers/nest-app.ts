@@ -66,8 +66,18 @@ export const NEST_APP_KINDS: readonly NestAppKind[] = [
   },
 ];
 
+/** Shared by the worker app and the producer app, as a library both import would be. */
+const CONTRACTS = `import { defineTask } from '@threadmill/nestjs';
+
+export const Shout = defineTask<[name: string], { shouted: string }>({
+  name: 'shout',
+  retries: 1,
+});
+`;
+
 const TASKS = `import { Injectable } from '@nestjs/common';
 import { Task, TaskContext } from '@threadmill/nestjs';
+import { Shout } from './contracts.js';
 
 @Injectable()
 export class Greeter {
@@ -83,6 +93,11 @@ export class GreetingTasks {
   @Task({ name: 'greet' })
   async greet(context: TaskContext, name: string): Promise<string> {
     return this.greeter.greet(name) + ' (attempt ' + context.attempt + ')';
+  }
+
+  @Task(Shout)
+  async shout(name: string): Promise<{ shouted: string }> {
+    return { shouted: name.toUpperCase() + '!' };
   }
 }
 `;
@@ -142,6 +157,55 @@ ${run('enqueue()')}`,
   };
 }
 
+/** The producer app's only module: the store, and no task provider at all. */
+const PRODUCER_MODULE = `import { Module } from '@nestjs/common';
+import { RedisBackend, ThreadmillModule } from '@threadmill/nestjs';
+
+@Module({
+  imports: [
+    ThreadmillModule.forRoot({
+      backends: {
+        [process.env.THREADMILL_ALIAS ?? 'default']: {
+          backend: RedisBackend,
+          url: process.env.REDIS_URL,
+        },
+      },
+    }),
+  ],
+})
+export class ProducerModule {}
+`;
+
+/** Enqueues the contract's task, prints its id, then its result once a worker ran it. */
+function producerMain(esm: boolean): string {
+  return `import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { TaskService } from '@threadmill/nestjs';
+import { Shout } from './contracts.js';
+import { ProducerModule } from './producer.module.js';
+
+async function produce(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(ProducerModule, { logger: false });
+  const enqueued = await app.get(TaskService).enqueue(Shout, ['packaged']);
+  process.stdout.write(enqueued.id + '\\n');
+  await enqueued.wait({ timeoutMs: 120_000 });
+  const result: { shouted: string } = enqueued.returnValue;
+  process.stdout.write(JSON.stringify(result) + '\\n');
+  await app.close();
+}
+${esm ? 'await produce();' : 'void produce();'}
+`;
+}
+
+/** Must not compile in the producer app: a contract keeps enqueue's arguments checked. */
+export const WRONG_CONTRACT_ARGUMENTS = `import { TaskService } from '@threadmill/nestjs';
+import { Shout } from './contracts.js';
+
+export async function wrong(tasks: TaskService): Promise<void> {
+  await tasks.enqueue(Shout, [42]);
+}
+`;
+
 /** Must not compile: the published types keep enqueue's arguments checked. */
 export const WRONG_ARGUMENTS = `import { TaskService } from '@threadmill/nestjs';
 import { GreetingTasks } from './greeting.tasks.js';
@@ -151,8 +215,31 @@ export async function wrong(tasks: TaskService): Promise<void> {
 }
 `;
 
-/** Writes the app's package.json, compiler and Nest CLI configuration and sources into `dir`. */
+/** Writes the worker app (tasks, web entry and worker entry) into `dir`. */
 export function writeNestApp(dir: string, kind: NestAppKind): void {
+  writeProject(dir, kind, {
+    'contracts.ts': CONTRACTS,
+    'greeting.tasks.ts': TASKS,
+    'app.module.ts': APP_MODULE,
+    'worker.module.ts': WORKER_MODULE,
+    ...entries(kind.esm),
+  });
+}
+
+/**
+ * Writes an app that only enqueues into `dir`: the shared contracts, a
+ * module with no task provider, and a main that enqueues and awaits.
+ */
+export function writeProducerApp(dir: string, kind: NestAppKind): void {
+  writeProject(dir, kind, {
+    'contracts.ts': CONTRACTS,
+    'producer.module.ts': PRODUCER_MODULE,
+    'main.ts': producerMain(kind.esm),
+  });
+}
+
+/** The app's package.json, compiler and Nest CLI configuration, and `sources` under src/. */
+function writeProject(dir: string, kind: NestAppKind, sources: Record<string, string>): void {
   mkdirSync(join(dir, 'src'), { recursive: true });
   const manifest = {
     name: 'fresh-nest-app',
@@ -182,12 +269,6 @@ export function writeNestApp(dir: string, kind: NestAppKind): void {
       compilerOptions: { deleteOutDir: true },
     }),
   );
-  const sources: Record<string, string> = {
-    'greeting.tasks.ts': TASKS,
-    'app.module.ts': APP_MODULE,
-    'worker.module.ts': WORKER_MODULE,
-    ...entries(kind.esm),
-  };
   for (const [file, text] of Object.entries(sources)) {
     writeFileSync(join(dir, 'src', file), text);
   }
