@@ -37,6 +37,20 @@ function filesEndingWith(dir: string, suffix: string): string[] {
     .map((file) => relative(dir, join(dir, file)));
 }
 
+/** `source`, written as src/wrong.ts of the app in `dir`, fails its compile on the argument. */
+async function expectRefusedArguments(dir: string, source: string): Promise<void> {
+  writeFileSync(join(dir, 'src', 'wrong.ts'), source);
+  const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
+  const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
+    cwd: dir,
+  }).then(
+    () => 'compiled',
+    (error: { stdout: string }) => error.stdout,
+  );
+  expect(compiled).toContain('src/wrong.ts');
+  expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
+}
+
 describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
   // Each app installs from npm's cache and compiles twice (nest build, nest start).
   jest.setTimeout(240_000);
@@ -202,30 +216,12 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       const [id, result] = output.trim().split('\n');
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(result)).toEqual({ shouted: 'PACKAGED!' });
-      const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
-      writeFileSync(join(producer, 'src', 'wrong.ts'), WRONG_CONTRACT_ARGUMENTS);
-      const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
-        cwd: producer,
-      }).then(
-        () => 'compiled',
-        (error: { stdout: string }) => error.stdout,
-      );
-      expect(compiled).toContain('src/wrong.ts');
-      expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
+      await expectRefusedArguments(producer, WRONG_CONTRACT_ARGUMENTS);
     });
 
     if (!kind.esm && kind.compilerOptions.moduleResolution === 'node') {
       it('refuses, at compile time, arguments that do not match the task method', async () => {
-        writeFileSync(join(app, 'src', 'wrong.ts'), WRONG_ARGUMENTS);
-        const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
-        const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
-          cwd: app,
-        }).then(
-          () => 'compiled',
-          (error: { stdout: string }) => error.stdout,
-        );
-        expect(compiled).toContain('src/wrong.ts');
-        expect(compiled).toContain("Type 'number' is not assignable to type 'string'");
+        await expectRefusedArguments(app, WRONG_ARGUMENTS);
       });
     }
   });
