@@ -1,15 +1,27 @@
-import { Logger, type DynamicModule, type LogLevel, type Type } from '@nestjs/common';
+import {
+  Logger,
+  type DynamicModule,
+  type INestApplicationContext,
+  type LogLevel,
+  type Type,
+} from '@nestjs/common';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 
 import { StoreCorruptError } from '../core/errors/store-corrupt.error';
 import { ThreadmillError } from '../core/errors/threadmill.error';
 import { usageLine } from '../core/worker.messages';
 import { ExitCode } from '../command/exit-code';
-import { StderrLogger } from './stderr.logger';
+import { CliBackendsModule } from './cli-backends.module';
+import { VERBOSE_FLAG, readInvocation, type CliInvocation } from './cli-invocation';
+import { CliLogger } from './cli.logger';
 
 /** Options of `runThreadmillCli`. */
 export interface ThreadmillCliOptions {
-  /** Nest's log levels, all written to stderr. Default: fatal, error, warn and log. */
+  /**
+   * Nest's log levels while the command runs, all written to stderr. Default:
+   * fatal, error, warn and log. Of the boot, only warnings and errors print,
+   * unless the command line has `--verbose`.
+   */
   logLevels?: LogLevel[];
   /** The program name in help and usage lines. Default: `threadmill`. */
   cliName?: string;
@@ -17,11 +29,18 @@ export interface ThreadmillCliOptions {
 
 const DEFAULT_LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log'];
 
+const VERBOSE_DESCRIPTION =
+  "Also print Nest's start-up lines (modules initialized, tasks discovered) on stderr.";
+
+/** The levels of a boot without --verbose: what went wrong, never what started. */
+const BOOT_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn'];
+
 /** What is used of a commander command: its subcommands and its exit hook. */
 interface CommanderCommand {
   readonly commands: readonly CommanderCommand[];
   exitOverride(): unknown;
   name(name: string): unknown;
+  option(flags: string, description: string): unknown;
 }
 
 /** Commander's error for a usage problem it already printed (or help it showed). */
@@ -36,10 +55,16 @@ interface CommanderExit {
  * `ThreadmillCommandsModule`), runs the command of `process.argv` and closes
  * the application. Without a command it runs `worker`.
  *
+ * Only the commands that run or enqueue tasks (`worker`, `enqueue`,
+ * `schedules add` and `schedules run`) boot the whole of `rootModule`. The
+ * others, and `--help`, boot its ThreadmillModule alone (with the imports of
+ * forRootAsync), so your providers are not constructed for them.
+ *
  * Exit codes follow one table (`ExitCode`): 0 success, 1 a command that ran
  * and failed, 2 a usage error (unknown command or option, missing or invalid
  * argument), 6 a damaged store (at bootstrap too). Logs go to stderr, so a
- * command's stdout is only its result.
+ * command's stdout is only its result; Nest's start-up lines print only with
+ * `--verbose`.
  *
  * @example
  * ```ts
@@ -57,34 +82,90 @@ export async function runThreadmillCli(
   options: ThreadmillCliOptions = {},
 ): Promise<void> {
   const logLevels = options.logLevels ?? DEFAULT_LOG_LEVELS;
+  const invocation = readInvocation(process.argv);
+  // Nest's start-up lines are logs of the boot: printed with --verbose, else only its warnings and errors.
+  const bootLevels = invocation.verbose
+    ? logLevels
+    : logLevels.filter((level) => BOOT_LEVELS.includes(level));
   // The levels Logger.isLevelEnabled answers from (the worker asks once whether to log each task).
-  Logger.overrideLogger(logLevels);
+  Logger.overrideLogger(bootLevels);
   const cliName = options.cliName ?? 'threadmill';
-  const app = await CommandFactory.createWithoutRunning(rootModule, {
-    cliName,
-    logger: new StderrLogger({ logLevels }),
-    serviceErrorHandler: reportCommandError,
-    // Nest would exit 1 for any bootstrap failure; a damaged store has a code of its own.
-    abortOnError: false,
-  }).catch((error: unknown) => {
+  const logger = new CliLogger({ logLevels: bootLevels });
+  const app = await boot(rootModule, invocation, { cliName, logger }).catch((error: unknown) => {
     // Nest has logged the error. Exit as Nest would, at once: a failed bootstrap may have left
     // connections open that would keep the process alive.
     process.exit(failureCode(error));
   });
+  Logger.overrideLogger(logLevels);
   try {
     // nest-commander keeps the root command private to its runner.
-    const runner: unknown = app.get(CommandRunnerService);
-    const root = (runner as { commander?: CommanderCommand }).commander;
+    const runner = app.get(CommandRunnerService);
+    const root = (runner as unknown as { commander?: CommanderCommand }).commander;
     if (root) {
       // Commander would name the program after the entry file (`worker` for worker.js).
       root.name(cliName);
+      // Read (and taken off the line) before commander parses; declared for --help.
+      root.option(VERBOSE_FLAG, VERBOSE_DESCRIPTION);
       throwOnExit(root);
     }
-    await CommandFactory.runApplication(app);
+    await runner.run(invocation.argv);
   } finally {
     await app.close();
   }
 }
+
+/** What is given to every boot the CLI tries. */
+interface BootOptions {
+  readonly cliName: string;
+  readonly logger: CliLogger;
+}
+
+const createApp = (
+  module: Type<unknown> | DynamicModule,
+  { cliName, logger }: BootOptions,
+): Promise<INestApplicationContext> =>
+  CommandFactory.createWithoutRunning(module, {
+    cliName,
+    logger,
+    serviceErrorHandler: reportCommandError,
+    // Nest would exit 1 for any bootstrap failure; a damaged store has a code of its own.
+    abortOnError: false,
+  });
+
+/**
+ * Boots what the command needs: the whole app for a command that runs or
+ * enqueues tasks, else only the app's Threadmill configuration (see
+ * CliBackendsModule), and the whole app when that cannot boot alone (a
+ * forRootAsync factory that injects something of the app's).
+ */
+async function boot(
+  rootModule: Type<unknown> | DynamicModule,
+  invocation: CliInvocation,
+  options: BootOptions,
+): Promise<INestApplicationContext> {
+  const backendsOnly = invocation.runsTasks ? undefined : CliBackendsModule.from(rootModule);
+  if (!backendsOnly) return createApp(rootModule, options);
+  options.logger.hold();
+  try {
+    const app = await createApp(backendsOnly, options);
+    options.logger.release();
+    return app;
+  } catch (error) {
+    if (!isMissingDependency(error)) {
+      options.logger.release();
+      throw error;
+    }
+    options.logger.drop();
+    return createApp(rootModule, options);
+  }
+}
+
+/**
+ * Nest's error for a provider whose dependency no module of the boot
+ * provides (its class is not exported, and its `name` is Error's).
+ */
+const isMissingDependency = (error: unknown): boolean =>
+  error instanceof Error && error.constructor.name === 'UnknownDependenciesException';
 
 /**
  * Commander exits the process itself, with 1 for every usage error, unless
