@@ -23,12 +23,20 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
 
   describe('0: success', () => {
     it('enqueue prints only the new ids on stdout, result only the JSON', async () => {
-      const enqueued = await run(['enqueue', 'sample.echo', '--args', '["hi"]', '--count', '2']);
+      const enqueued = await run([
+        'enqueue',
+        'sample.echo',
+        '--args',
+        '["hi"]',
+        '--count',
+        '2',
+        '--verbose',
+      ]);
       expect(enqueued.code).toBe(0);
       const ids = enqueued.stdout.trim().split('\n');
       expect(ids).toHaveLength(2);
       for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
-      // The boot lines went to stderr.
+      // The boot lines --verbose asked for went to stderr.
       expect(enqueued.stderr).toContain('Discovered');
 
       const shown = await run(['result', ids[0]]);

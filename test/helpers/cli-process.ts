@@ -12,6 +12,14 @@ const ROOT = join(__dirname, '..', '..');
 export const FIXTURE_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'worker-main.js');
 /** The same commands on a MemoryBackend. */
 export const MEMORY_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'memory-main.js');
+/** Commands whose one task provider notes each construction of it (see boot-marker-main.ts). */
+export const BOOT_MARKER_CLI = join(
+  SAMPLE_DIST,
+  'test',
+  'fixtures',
+  'worker',
+  'boot-marker-main.js',
+);
 /** The sample's commands with the tasks of one of two apps (THREADMILL_FIXTURE_APP: billing or shop). */
 export const APP_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'app-main.js');
 
