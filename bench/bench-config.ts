@@ -58,6 +58,8 @@ export interface BenchConfig {
   /** Tasks waiting while the dashboard's overview is opened, and how many times it is. */
   dashboardWaiting: number;
   dashboardLoads: number;
+  /** Starts of each CLI command timed for the CLI's start figures. */
+  cliStarts: number;
   /** Waits for a result per repetition of the wait figure. */
   waits: number;
   warmupTasks: number;
@@ -95,6 +97,7 @@ export const FULL: BenchConfig = {
   progressWarmUpMs: 600,
   dashboardWaiting: 1_000_000,
   dashboardLoads: 5,
+  cliStarts: 9,
   waits: 200,
   warmupTasks: 2000,
 };
@@ -125,6 +128,7 @@ export const QUICK: BenchConfig = {
   progressWarmUpMs: 600,
   dashboardWaiting: 10_000,
   dashboardLoads: 2,
+  cliStarts: 3,
   waits: 50,
   warmupTasks: 300,
 };

@@ -2,6 +2,7 @@ import type { BenchConfig } from './bench-config';
 import { median, type WindowCost } from './metrics';
 import { countLabel, NOT_APPLICABLE, type FigureRow, type Target } from './report';
 import type { DrainSample } from './scenarios';
+import { cliStartRows } from './cli-start-figures';
 import { dashboardPaintRow } from './dashboard-figures';
 import { enqueueRows } from './enqueue-figures';
 import { progressCpuRow } from './progress-figures';
@@ -201,6 +202,7 @@ export function buildFigures(
     progressCpuRow(config, every),
     waitRow(config, redisOnly),
     dashboardPaintRow(config, redisOnly),
+    ...cliStartRows(config, redisOnly),
   );
 
   const waitingLabel = (backlog: number): string =>

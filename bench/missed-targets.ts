@@ -1,3 +1,4 @@
+import { CLI_START_ROW_KEYS } from './cli-start-figures';
 import { BACKEND_LEVEL_ROW_KEY } from './enqueue-figures';
 import { PROGRESS_ROW_KEY } from './progress-figures';
 import type { ReportedRow } from './report';
@@ -154,6 +155,8 @@ const REASONS: Record<string, Reason> = {
       `\`MEMORY USAGE\`), plus its ready-queue entry (about 135 B).`
     );
   },
+  [CLI_START_ROW_KEYS.result]: cliStartReason,
+  [CLI_START_ROW_KEYS.queuesList]: cliStartReason,
   [PROGRESS_ROW_KEY]: () =>
     'The reporting run stores progress in one call per 500 ms for all 30 tasks (each last ' +
     'value rides with its outcome), so what shows is each report itself, against a silent ' +
@@ -170,6 +173,24 @@ function taskServiceMicros(rows: Rows): number | null {
   const below = num(rows.get(BACKEND_LEVEL_ROW_KEY)?.threadmill);
   if (through === null || below === null) return null;
   return 1e6 / through - 1e6 / below;
+}
+
+/**
+ * A CLI command's start: what Node and loading the entry's modules take
+ * before the CLI runs any code of its own, and what is left for it.
+ */
+function cliStartReason(row: ReportedRow, rows: Rows): string | null {
+  const total = num(row.threadmill);
+  const node = num(rows.get(CLI_START_ROW_KEYS.node)?.threadmill);
+  const modules = num(rows.get(CLI_START_ROW_KEYS.modules)?.threadmill);
+  if (total === null || node === null || modules === null) return null;
+  return (
+    `${fixed(total, 0)} ms from spawn to exit. Node alone takes ${fixed(node, 0)} ms, and ` +
+    `loading what the entry imports (the sample app, Nest, nest-commander, Threadmill, ioredis) ` +
+    `${fixed(modules - node, 0)} ms more, all before the CLI runs: the rest, ` +
+    `${fixed(total - modules, 0)} ms, is Nest booting Threadmill's module alone (the app's own ` +
+    `providers are not built for this command), the connection to Redis, the command and the exit.`
+  );
 }
 
 /**

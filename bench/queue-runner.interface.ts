@@ -1,3 +1,5 @@
+import type { CliStartSample } from './cli-start';
+
 /** Called as a consumer starts a task, with the number the producer put in it. */
 export type TaskStartListener = (seq: number) => void;
 
@@ -88,6 +90,13 @@ export interface QueueRunner {
    * show (ms): bench/dashboard-paint.ts. Only Threadmill's Redis runner has it.
    */
   measureDashboardPaint?(waiting: number, loads: number): Promise<number[]>;
+
+  /**
+   * Starts the sample's CLI on the runner's store `starts` times per
+   * command and returns each start's times (bench/cli-start.ts). Only
+   * Threadmill's Redis runner has it.
+   */
+  measureCliStart?(starts: number): Promise<CliStartSample[]>;
 
   /**
    * Stores `tasks` tasks (untimed) and returns the run of a consumer with as

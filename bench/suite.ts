@@ -1,4 +1,5 @@
 import type { BenchConfig } from './bench-config';
+import type { CliStartSample } from './cli-start';
 import type { WindowCost } from './metrics';
 import type { ProgressSample } from './progress-figures';
 import type { QueueRunner } from './queue-runner.interface';
@@ -27,6 +28,8 @@ export interface RunnerResults {
   waits: number[][];
   /** Each load of the dashboard's overview, until its counts show (ms); empty when not measured. */
   dashboardPaintMs: number[];
+  /** Each start of the CLI's commands (spawn to exit); empty when not measured. */
+  cliStarts: CliStartSample[];
   /**
    * A bare round trip (µs), measured right before each repetition of the
    * 1-slot drain: what one task per round trip is judged against.
@@ -48,6 +51,7 @@ function emptyResults(roundTripsCounted: boolean): RunnerResults {
     waits: [],
     bareRoundTripMicros: [],
     dashboardPaintMs: [],
+    cliStarts: [],
     roundTripsCounted,
   };
 }
@@ -221,6 +225,17 @@ export class Suite {
       results[runner.name].dashboardPaintMs = times;
       this.log(
         `dashboard ${runner.name}: counts shown after ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
+      );
+    }
+    for (const runner of runners) {
+      if (!runner.measureCliStart) continue;
+      await this.scenarios.reset(runner);
+      const starts = await runner.measureCliStart(c.cliStarts);
+      results[runner.name].cliStarts = starts;
+      const ms = (field: keyof CliStartSample): string =>
+        starts.map((start) => start[field].toFixed(0)).join(', ');
+      this.log(
+        `cli ${runner.name}: result ${ms('resultMs')} ms, queues list ${ms('queuesListMs')} ms (Node alone ${ms('nodeMs')} ms, loading the entry's modules ${ms('modulesMs')} ms)`,
       );
     }
     return results;

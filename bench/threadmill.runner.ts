@@ -4,6 +4,7 @@ import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { BackendRunner, TASK_NAME } from './backend.runner';
 import { THREADMILL } from './figures';
 import { storeIdleSchedules } from './schedule-pass';
+import { measureCliStart, type CliStartSample } from './cli-start';
 import { measureDashboardPaint, type DashboardStore } from './dashboard-paint';
 import { measureWaits } from './wait-latency';
 import { currentThreadmillApi, type ThreadmillApi } from './task-service.producer';
@@ -70,6 +71,10 @@ export class ThreadmillRunner extends BackendRunner {
   async measureDashboardPaint(waiting: number, loads: number): Promise<number[]> {
     await this.fill(waiting);
     return measureDashboardPaint(this.storeConfig, loads);
+  }
+
+  measureCliStart(starts: number): Promise<CliStartSample[]> {
+    return measureCliStart(this.storeConfig.url, starts);
   }
 
   prepareSchedulePasses(schedules: number): Promise<() => Promise<number>> {

@@ -11,6 +11,7 @@ import {
 } from '../../../bench/benchmarks-page';
 import { missedTargetReasons } from '../../../bench/missed-targets';
 import type { BenchMeta, BenchReport, ReportedRow } from '../../../bench/report';
+import { CLI_START_ROW_KEYS } from '../../../bench/cli-start-figures';
 import { BACKEND_LEVEL_ROW_KEY } from '../../../bench/enqueue-figures';
 import { ROUND_TRIP_LIMIT_ROW_KEY } from '../../../bench/round-trip-figures';
 import { IDLE_SCHEDULE_PASS_KEY } from '../../../bench/schedule-figures';
@@ -495,6 +496,22 @@ describe('bench page: why the missed targets miss', () => {
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toContain('10k 46600, 100k 54200, 1M 35300 tasks/s');
     expect(reasons[0]).toContain('the 100k backlog drained no slower than the 10k one');
+  });
+
+  it("explains a missed CLI start by the same run's Node and module loading times", () => {
+    const [reason] = missedTargetReasons([
+      figure({
+        key: CLI_START_ROW_KEYS.result,
+        label: 'result',
+        unit: 'ms',
+        threadmill: 1200,
+        met: false,
+      }),
+      figure({ key: CLI_START_ROW_KEYS.node, label: 'node', unit: 'ms', threadmill: 100 }),
+      figure({ key: CLI_START_ROW_KEYS.modules, label: 'modules', unit: 'ms', threadmill: 900 }),
+    ]);
+    expect(reason).toMatch(/^\*\*result\*\*: 1200 ms from spawn to exit\. Node alone takes 100 ms/);
+    expect(reason).toContain('800 ms more, all before the CLI runs: the rest, 300 ms, is Nest');
   });
 
   it('says nothing of a met target, nor of a miss whose figures this run lacks', () => {

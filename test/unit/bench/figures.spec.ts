@@ -1,4 +1,5 @@
 import { FULL, QUICK } from '../../../bench/bench-config';
+import { CLI_START_ROW_KEYS } from '../../../bench/cli-start-figures';
 import { DASHBOARD_PAINT_ROW_KEY } from '../../../bench/dashboard-figures';
 import {
   BEE_QUEUE,
@@ -70,6 +71,7 @@ function results(f: Figures): RunnerResults {
     waits: [],
     bareRoundTripMicros: [],
     dashboardPaintMs: [],
+    cliStarts: [],
     roundTripsCounted: f.roundTripsCounted ?? true,
   };
 }
@@ -718,5 +720,44 @@ describe('bench figures: the dashboard overview with tasks waiting', () => {
 
   it('has no figure, and judges nothing, when the page was not opened', () => {
     expect(paintRow(loaded())).toMatchObject({ threadmill: null, met: null });
+  });
+});
+
+describe("bench figures: the CLI's start", () => {
+  const started = (...resultMs: number[]): RunnerResults => ({
+    ...results({ bulk: 100_000, p99: 1, memory: 600 }),
+    cliStarts: resultMs.map((ms) => ({
+      resultMs: ms,
+      queuesListMs: ms + 100,
+      nodeMs: 50,
+      modulesMs: 400,
+    })),
+  });
+  const rowOf = (threadmill: RunnerResults, key: string): ReportedRow =>
+    row(buildFigures(FULL, { [THREADMILL]: threadmill, [BULLMQ]: bullmq }, {}), key);
+
+  it('reports the median start of each command, met under a second, with what Node and the modules take', () => {
+    const threadmill = started(700, 1500, 800);
+    expect(rowOf(threadmill, CLI_START_ROW_KEYS.result)).toMatchObject({
+      label: 'CLI `result <id>`, spawn to exit (median of 9)',
+      threadmill: 800,
+      target: '< 1000 ms',
+      met: true,
+      sqlite: 'n/a',
+    });
+    expect(rowOf(threadmill, CLI_START_ROW_KEYS.queuesList)).toMatchObject({
+      threadmill: 900,
+      met: true,
+    });
+    expect(rowOf(threadmill, CLI_START_ROW_KEYS.node)).toMatchObject({ threadmill: 50, met: null });
+    expect(rowOf(threadmill, CLI_START_ROW_KEYS.modules)).toMatchObject({ threadmill: 400 });
+    expect(rowOf(started(1200, 1000, 900), CLI_START_ROW_KEYS.queuesList).met).toBe(false);
+  });
+
+  it('has no figure, and judges nothing, when the CLI was not started', () => {
+    expect(rowOf(started(), CLI_START_ROW_KEYS.result)).toMatchObject({
+      threadmill: null,
+      met: null,
+    });
   });
 });
