@@ -14,6 +14,13 @@ export interface EnqueueTarget {
   readonly count: number;
 }
 
+/** The API as a TaskTracer loaded it. */
+interface OpenedApi {
+  readonly api: OpenTelemetryApi | null;
+  /** What the API's provider delegates to while no SDK is registered. */
+  readonly noopProvider: TracerProvider | null;
+}
+
 /**
  * The library's OpenTelemetry spans, through `@opentelemetry/api` when the
  * app installed it. An enqueue made inside an active span gets a PRODUCER
@@ -26,12 +33,29 @@ export interface EnqueueTarget {
  * @internal
  */
 export class TaskTracer {
-  /** What the API's provider delegates to while no SDK is registered. */
-  private readonly noopProvider: TracerProvider | null;
+  private opened: OpenedApi | null = null;
 
-  constructor(private readonly api: OpenTelemetryApi | null) {
+  /**
+   * @param load the API, or null without it; called on first use, so a
+   *   process that never enqueues nor runs a task (a CLI command) never loads it.
+   */
+  constructor(private readonly load: () => OpenTelemetryApi | null) {}
+
+  private get api(): OpenTelemetryApi | null {
+    return this.open().api;
+  }
+
+  private get noopProvider(): TracerProvider | null {
+    return this.open().noopProvider;
+  }
+
+  private open(): OpenedApi {
+    if (this.opened) return this.opened;
+    const api = this.load();
     // The API exports no handle on its no-op provider; a fresh proxy delegates to it.
-    this.noopProvider = api === null ? null : new api.ProxyTracerProvider().getDelegate();
+    const noopProvider = api === null ? null : new api.ProxyTracerProvider().getDelegate();
+    this.opened = { api, noopProvider };
+    return this.opened;
   }
 
   /** The context to trace an enqueue in: the active one when it has a valid span, else null. */
@@ -164,5 +188,5 @@ export class TaskTracer {
   }
 }
 
-/** The process's tracer: `@opentelemetry/api` is required once, here. @internal */
-export const taskTracer = new TaskTracer(loadOpenTelemetry());
+/** The process's tracer: `@opentelemetry/api` is required once, here, on first use. @internal */
+export const taskTracer = new TaskTracer(() => loadOpenTelemetry());

@@ -18,7 +18,7 @@ describe('tracing without @opentelemetry/api', () => {
   });
 
   it('traces no enqueue and no attempt', () => {
-    const tracer = new TaskTracer(null);
+    const tracer = new TaskTracer(() => null);
     expect(tracer.enqueueContext()).toBeNull();
     const record = runningRecord('default', { name: 'plain.task' });
     expect(
