@@ -6,7 +6,6 @@ import { CommandOutputWriter } from '../command/command-output.writer';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';
-import { InspectorApp } from './inspector.app';
 
 /** The `inspector` options as commander hands them over. */
 export interface InspectorCommandOptions {
@@ -45,6 +44,8 @@ export class InspectorCommand extends CommandRunner {
     // Ink would fail deep inside React with a stack trace; say it plainly instead.
     if (!process.stdin.isTTY) return this.output.usageError(inspectorNeedsTerminal());
     try {
+      // Loaded here, not with the commands: every other command's start would pay for it.
+      const { InspectorApp } = await import('./inspector.app');
       await new InspectorApp({ backends: this.backends.all(), initialAlias: alias }).run();
     } catch (error) {
       if (error instanceof OptionalDependencyMissingError) {
