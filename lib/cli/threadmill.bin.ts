@@ -10,7 +10,8 @@ import { importEsm } from '../utils/import-esm.util';
 /**
  * `npx threadmill <command>`: runs the app's own worker entry with these
  * arguments. The commands boot the app's module (its tasks, providers and
- * backends), which only the app's entry knows, so this finds that entry:
+ * backends), or for a command that runs no task its Threadmill configuration
+ * alone, which only the app's entry knows, so this finds that entry:
  * `THREADMILL_ENTRY`, else `threadmill.entry` in the nearest package.json,
  * else `dist/worker.js` beside it. The entry runs in this very process, so
  * signals reach the pool exactly once.
