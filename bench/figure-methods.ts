@@ -1,4 +1,5 @@
 import type { BenchConfig } from './bench-config';
+import { CLI_START_ROW_KEYS } from './cli-start-figures';
 import { DASHBOARD_PAINT_ROW_KEY } from './dashboard-figures';
 import { bullet, paragraph } from './markdown-prose';
 import { PROGRESS_ROW_KEY } from './progress-figures';
@@ -68,6 +69,12 @@ export function howEachFigureIsTaken(c: BenchConfig, figures: readonly ReportedR
       ...(figures.some((row) => row.key === DASHBOARD_PAINT_ROW_KEY)
         ? [
             `**dashboard overview**: ${countLabel(c.dashboardWaiting)} tasks enqueued in bulk on one queue (untimed), a Nest app on Express serving them with \`ThreadmillDashboardModule\`, and Debian's Chromium (headless, through playwright-core) opening the overview ${c.dashboardLoads} times, each in a fresh context (an empty cache, as a first visit). Each time runs from the navigation to the queue's counts shown in the page; the figure is their median (\`bench/dashboard-paint.ts\`). Threadmill on Redis only.`,
+          ]
+        : []),
+      ...(figures.some((row) => row.key === CLI_START_ROW_KEYS.result)
+        ? [
+            `**CLI start**: the sample's CLI (\`sample-dist/sample/src/worker.js\`, built once with \`npm run -s build:sample\`) on the benchmark's Redis, one task stored on an alias of its own. ${c.cliStarts} times each, one after the other: \`node -e ""\` (Node alone), Node requiring what the entry imports and exiting (the sample app, Nest, nest-commander, Threadmill), \`result <id>\` of the stored task and \`queues list\`, each timed from spawn to exit; the figures are the medians (\`bench/cli-start.ts\`). ` +
+              "Neither command runs a task, so each boots the app's `ThreadmillModule` alone, not its providers. Threadmill on Redis only.",
           ]
         : []),
       ...(figures.some((row) => row.key === WAIT_ROW_KEY)
