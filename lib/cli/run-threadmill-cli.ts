@@ -87,7 +87,7 @@ export async function runThreadmillCli(
   const bootLevels = invocation.verbose
     ? logLevels
     : logLevels.filter((level) => BOOT_LEVELS.includes(level));
-  // The levels Logger.isLevelEnabled answers from (the worker asks once whether to log each task).
+  // The levels Logger.isLevelEnabled answers from, during the boot.
   Logger.overrideLogger(bootLevels);
   const cliName = options.cliName ?? 'threadmill';
   const logger = new CliLogger({ logLevels: bootLevels });
@@ -96,6 +96,7 @@ export async function runThreadmillCli(
     // connections open that would keep the process alive.
     process.exit(failureCode(error));
   });
+  // The command's levels, from now on (the worker asks once whether to log each task).
   Logger.overrideLogger(logLevels);
   try {
     // nest-commander keeps the root command private to its runner.
