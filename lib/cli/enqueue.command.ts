@@ -11,7 +11,6 @@ import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
-import { TaskRegistry } from '../task/task.registry';
 import { CommandOutputWriter } from '../command/command-output.writer';
 import {
   parseIsoDate,
@@ -66,7 +65,6 @@ export class EnqueueCommand extends CommandRunner {
 
   constructor(
     private readonly tasks: TaskService,
-    private readonly registry: TaskRegistry,
     private readonly output: CommandOutputWriter,
   ) {
     super();
@@ -90,7 +88,7 @@ export class EnqueueCommand extends CommandRunner {
         throw new InvalidCommandOptionError(waitNeedsOneTask(argsList.length));
       }
       const results = await this.tasks.enqueueByName(name, argsList, withoutUndefined(overrides));
-      if (!this.registry.find(name)) this.logger.warn(enqueuedUnregistered(name));
+      if (!this.tasks.isRegistered(name)) this.logger.warn(enqueuedUnregistered(name));
       if (options.wait) return await this.waitFor(results[0], options.timeout);
       for (const result of results) this.output.line(result.id);
     } catch (error) {

@@ -162,6 +162,16 @@ export class TaskService implements TaskEnqueuer {
   }
 
   /**
+   * Whether this app registers a `@Task` of this name, so a worker of this
+   * app can run it. `enqueueByName` does not ask: a name another app's
+   * worker registers is enqueued all the same. Ask before enqueuing a name
+   * that comes from outside (an HTTP request) to refuse what nothing here runs.
+   */
+  isRegistered(name: string): boolean {
+    return this.registry.find(name) !== undefined;
+  }
+
+  /**
    * @internal Enqueues one run of a schedule's task by name, the schedule and
    * tick recorded in its descriptor (see lib/schedule).
    */

@@ -79,7 +79,8 @@ describe('security (e2e: real CLI and Redis)', () => {
     try {
       await backend.enqueueMany([...hostile, good]);
       const pool = startPool(
-        ['--backend', alias, '--processes', '1', '--threads', '4'],
+        // No grace: a name no pool registers fails at its first lease.
+        ['--backend', alias, '--processes', '1', '--threads', '4', '--unknown-task-grace', '0'],
         { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias },
         pools,
       );

@@ -322,7 +322,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       run(['enqueue', 'sample.echo', '--backend', alias, '--args', '{bad']),
       run(['enqueue', 'sample.echo', '--backend', alias, '--run-after', 'tomorrow']),
       run(['enqueue', 'sample.echo', '--backend', alias, '--priority', '101']),
-      run(['enqueue', 'no.such.task', '--backend', alias]),
+      run(['enqueue', 'sample.echo', '--backend', alias, '--queue', 'no.such.queue']),
     ]);
     expect(enqueued.code).toBe(0);
     const ids = enqueued.out.trim().split('\n');
@@ -337,7 +337,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       "'{bad'",
       "'tomorrow'",
       "'101'",
-      '"no.such.task"',
+      '"no.such.queue"',
     ];
     usage.forEach((u, i) => expect(u.out).toContain(named[i]));
 

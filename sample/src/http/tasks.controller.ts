@@ -43,6 +43,10 @@ export class TasksController {
     @Body() body: unknown,
   ): Promise<{ id: string; created: boolean }> {
     const { args, overrides } = parseEnqueueRequest(body);
+    // A name from a request: only tasks this app (whose pool runs them) registers.
+    if (!this.tasks.isRegistered(name)) {
+      throw new BadRequestException(`No @Task named ${JSON.stringify(name)} is registered here.`);
+    }
     try {
       const [result] = await this.tasks.enqueueByName(name, [args], {
         backend: sampleConfig.alias,
