@@ -1,7 +1,8 @@
-import { Logger, type DynamicModule, type LogLevel, type Type } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type LogLevel, type Type } from '@nestjs/common';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 
 import { StoreCorruptError } from '../core/errors/store-corrupt.error';
+import { THREADMILL_CLI_CONTEXT } from '../core/threadmill.constants';
 import { ThreadmillError } from '../core/errors/threadmill.error';
 import { usageLine } from '../core/worker.messages';
 import { ExitCode } from '../command/exit-code';
@@ -60,7 +61,7 @@ export async function runThreadmillCli(
   // The levels Logger.isLevelEnabled answers from (the worker asks once whether to log each task).
   Logger.overrideLogger(logLevels);
   const cliName = options.cliName ?? 'threadmill';
-  const app = await CommandFactory.createWithoutRunning(rootModule, {
+  const app = await CommandFactory.createWithoutRunning(asCliRoot(rootModule), {
     cliName,
     logger: new StderrLogger({ logLevels }),
     serviceErrorHandler: reportCommandError,
@@ -84,6 +85,25 @@ export async function runThreadmillCli(
   } finally {
     await app.close();
   }
+}
+
+/** The root of a CLI's app: `rootModule`, and the mark that a command runs in it. */
+@Module({})
+class ThreadmillCliRootModule {}
+
+/**
+ * `rootModule` under a global module that provides THREADMILL_CLI_CONTEXT,
+ * so whatever `rootModule` turns on for a web app (the in-process worker)
+ * can tell it runs inside a command instead.
+ */
+function asCliRoot(rootModule: Type<unknown> | DynamicModule): DynamicModule {
+  return {
+    module: ThreadmillCliRootModule,
+    global: true,
+    imports: [rootModule],
+    providers: [{ provide: THREADMILL_CLI_CONTEXT, useValue: true }],
+    exports: [THREADMILL_CLI_CONTEXT],
+  };
 }
 
 /**
