@@ -189,6 +189,35 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
     },
   );
 
+  it("starts from forRootAsync's factory as from forRoot", async () => {
+    store = memory;
+    alias = testAlias();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ThreadmillModule.forRootAsync({
+          useFactory: () => ({
+            backends: { [alias]: memory.config(alias) },
+            inProcessWorker: { threads: 3 },
+          }),
+          backendAliases: [alias],
+        }),
+      ],
+      providers: [InProcessTasks],
+    }).compile();
+    await moduleRef.init();
+    app = moduleRef;
+    const enqueued = await moduleRef
+      .get(TaskService)
+      .enqueue(InProcessTasks, 'double', [21], { backend: alias });
+    expect((await enqueued.wait({ timeoutMs: 10_000 })).returnValue).toEqual({
+      n: 42,
+      pid: process.pid,
+    });
+    expect(await moduleRef.get<TaskBackend>(getBackendToken(alias)).pools()).toEqual([
+      expect.objectContaining({ pid: process.pid, slots: 3 }),
+    ]);
+  });
+
   it('does not start inside a worker pool child, which runs its own slots', async () => {
     process.env[WORKER_CHILD_ENV] = '1';
     try {
