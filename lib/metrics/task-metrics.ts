@@ -13,6 +13,7 @@ type TaskLabel = 'task' | 'queue';
 export const TASK_METRIC_NAMES = {
   finished: 'threadmill_tasks_finished_total',
   retries: 'threadmill_task_retries_total',
+  unleased: 'threadmill_tasks_unleased_total',
   storeErrors: 'threadmill_store_errors_total',
   run: 'threadmill_task_run_seconds',
   wait: 'threadmill_task_wait_seconds',
@@ -68,7 +69,7 @@ export class TaskMetrics {
       registers,
     });
     this.unleased = new prom.Counter({
-      name: 'threadmill_tasks_unleased_total',
+      name: TASK_METRIC_NAMES.unleased,
       help: 'Leased tasks given back unstarted (no attempt counted) because this worker registers no task of their name.',
       labelNames: ['task', 'queue'],
       registers,

@@ -35,4 +35,10 @@ export interface InProcessWorkerOptions {
    * maintenance intervals. Default: 30 000.
    */
   heartbeatToleranceMs?: number;
+  /**
+   * How long (ms) a task whose name this app registers no `@Task` for goes
+   * back for a worker that does, no attempt counted, before it fails
+   * (`--unknown-task-grace`); 0 fails it at once. Default: 600 000 (10 minutes).
+   */
+  unknownTaskGraceMs?: number;
 }

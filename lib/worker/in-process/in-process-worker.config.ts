@@ -6,6 +6,7 @@ import {
   inProcessWorkerQueueNotConfigured,
 } from '../../core/in-process-worker.messages';
 import type { TaskBackend } from '../../core/task-backend.interface';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../../core/unknown-task';
 import { isExecutingBackend } from '../../core/task-executor.interface';
 import type { BackendRegistry } from '../../backends/backend.registry';
 import type { WorkerOptions } from '../worker-options.interface';
@@ -77,6 +78,12 @@ export function resolveInProcessWorker(
           ? undefined
           : wholeNumber('heartbeatToleranceMs', asked.heartbeatToleranceMs, 0, 1),
         backend,
+      ),
+      unknownTaskGraceMs: wholeNumber(
+        'unknownTaskGraceMs',
+        asked.unknownTaskGraceMs,
+        DEFAULT_UNKNOWN_TASK_GRACE_MS,
+        0,
       ),
     },
   };

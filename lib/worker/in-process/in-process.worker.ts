@@ -99,7 +99,7 @@ export class InProcessWorker implements OnApplicationBootstrap, OnModuleDestroy 
       stream: this.stream,
       host: hostname(),
       poolId: newPoolId(),
-      runTask: (record, cancel) => this.runner.run(record, cancel),
+      runTask: (record, cancel) => this.runner.run(record, cancel, options.unknownTaskGraceMs),
       schedules: this.schedules.forPool(backend, new Logger('Schedules')),
       hardStopAfterMs: (name) => this.registry.find(name)?.options.cancel?.hardStopAfterMs,
       metrics: this.childMetrics(),

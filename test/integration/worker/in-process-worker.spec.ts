@@ -20,11 +20,13 @@ import {
 } from '../../../lib';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
+import { EventStream } from '../../../lib/core';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { SqliteBackend } from '../../../lib/backends/sqlite';
 import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { InProcessWorker } from '../../../lib/worker/in-process/in-process.worker';
 import { WORKER_CHILD_ENV } from '../../../lib/worker/worker.constants';
+import { readyRecord } from '../../helpers/ready-record';
 import { removeAliasKeys } from '../../helpers/redis-cleanup';
 import { testAlias } from '../../helpers/test-alias';
 import { testRedisUrl } from '../../helpers/test-redis-url';
@@ -216,6 +218,38 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
     expect(await moduleRef.get<TaskBackend>(getBackendToken(alias)).pools()).toEqual([
       expect.objectContaining({ pid: process.pid, slots: 3 }),
     ]);
+  });
+
+  it('fails a task whose name the app does not register at once with unknownTaskGraceMs 0', async () => {
+    const moduleRef = await boot(memory, { inProcessWorker: { unknownTaskGraceMs: 0 } });
+    const backend = moduleRef.get<TaskBackend>(getBackendToken(alias));
+    const stranger = readyRecord(alias, { name: 'inProcess.registeredNowhere' });
+    await backend.enqueueMany([stranger]);
+    const failed = await waitFor(
+      async () => {
+        const now = await backend.getResult(stranger.id);
+        return now.status === TaskResultStatus.FAILED ? now : null;
+      },
+      { what: 'the unknown task FAILED' },
+    );
+    expect(failed.errors.map((e) => e.className)).toEqual(['UnknownTaskError']);
+  });
+
+  it('gives back a task whose name the app does not register, for a worker that does', async () => {
+    const moduleRef = await boot(memory);
+    const backend = moduleRef.get<TaskBackend>(getBackendToken(alias));
+    const givenBack = new Promise<string>((resolve) => {
+      const stop = moduleRef.get(EventStream).on('taskUnleased', ({ record }) => {
+        stop();
+        resolve(record.id);
+      });
+    });
+    const stranger = readyRecord(alias, { name: 'inProcess.registeredNowhere' });
+    await backend.enqueueMany([stranger]);
+    expect(await givenBack).toBe(stranger.id);
+    const back = await backend.getResult(stranger.id);
+    expect(back.errors).toEqual([]);
+    expect(back.status).not.toBe(TaskResultStatus.FAILED);
   });
 
   it('does not start inside a worker pool child, which runs its own slots', async () => {
