@@ -128,11 +128,14 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
   /**
    * The task metrics of the in-process worker (what a pool's `/metrics`
    * shows), in this registry, recorded from this process's event stream
-   * until shutdown; null when the `metrics` option is off.
+   * until shutdown; what the stream does not carry, the worker's failed
+   * store calls, it reports to the returned hook. Null when the `metrics`
+   * option is off. (Typed without prom-client: published declarations must
+   * compile without the optional peer.)
    *
    * @internal
    */
-  recordWorkerTasks(): TaskMetrics | null {
+  recordWorkerTasks(): { storeFailed(): void } | null {
     const on = this.on;
     if (on === null) return null;
     if (on.tasks === undefined) {

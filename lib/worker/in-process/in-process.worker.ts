@@ -135,14 +135,18 @@ export class InProcessWorker implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  /** The app's task metrics, fed straight from this process: no snapshot travels anywhere. */
+  /**
+   * The app's task metrics, recorded where they are read, in this process:
+   * with no watcher nothing marks them changed, so no snapshot is ever asked
+   * for or sent.
+   */
   private childMetrics(): ChildMetrics | undefined {
     const tasks = this.metrics.recordWorkerTasks();
     if (tasks === null) return undefined;
     return {
       watch: () => undefined,
       storeFailed: () => tasks.storeFailed(),
-      snapshot: () => tasks.snapshot(),
+      snapshot: () => Promise.resolve([]),
     };
   }
 }
