@@ -83,6 +83,7 @@ export {
 
 export { ThreadmillModule, type ThreadmillModuleAsyncOptions } from './threadmill.module';
 export type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
+export type { InProcessWorkerOptions } from './worker/in-process/in-process-worker-options.interface';
 
 export { Task } from './task/task.decorator';
 export {

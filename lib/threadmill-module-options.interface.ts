@@ -1,5 +1,6 @@
 import type { BackendConfig } from './core';
 import type { ThreadmillMetricsOptions } from './metrics/metrics-options.interface';
+import type { InProcessWorkerOptions } from './worker/in-process/in-process-worker-options.interface';
 
 /**
  * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).
@@ -30,4 +31,13 @@ export interface ThreadmillModuleOptions {
    * to register them (`{ registry }`). Off by default; needs prom-client.
    */
   metrics?: boolean | ThreadmillMetricsOptions;
+  /**
+   * Runs tasks in this app's own process once it has bootstrapped, with a
+   * pool's leases, heartbeat, recovery and graceful stop but no child
+   * processes: `true` for `threadmill worker`'s defaults, or its options. For
+   * local development and small apps: a task that blocks the event loop
+   * blocks the app. Never started by a threadmill command or in a pool's
+   * child. Off by default.
+   */
+  inProcessWorker?: boolean | InProcessWorkerOptions;
 }

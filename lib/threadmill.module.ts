@@ -28,6 +28,7 @@ import {
   createBackendAliasProviders,
   createBackendRegistryProvider,
 } from './threadmill.providers';
+import { InProcessWorker } from './worker/in-process/in-process.worker';
 import { TaskRunner } from './worker/task-runner';
 
 /**
@@ -56,7 +57,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
 /**
  * Threadmill's Nest module: discovers `@Task` and `@OnTaskEvent` methods, provides `TaskService`,
  * `QueueService`, `ScheduleService`, `TaskEvents`, `TaskRunner`, `ThreadmillMetrics`, the `BackendRegistry` and one injectable backend
- * per alias, and closes every backend on application shutdown.
+ * per alias, runs the in-process worker when `inProcessWorker` asks for it, and closes every backend on application shutdown.
  *
  * @example
  * ```ts
@@ -93,6 +94,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     DeclaredSchedules,
     ScheduleService,
     ThreadmillMetrics,
+    InProcessWorker,
   ],
   exports: [
     EventStream,
@@ -104,6 +106,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskRunner,
     ScheduleService,
     ThreadmillMetrics,
+    InProcessWorker,
   ],
 })
 export class ThreadmillModule extends ConfigurableModuleClass implements OnModuleInit {

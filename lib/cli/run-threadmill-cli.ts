@@ -1,5 +1,6 @@
 import {
   Logger,
+  Module,
   type DynamicModule,
   type INestApplicationContext,
   type LogLevel,
@@ -8,6 +9,7 @@ import {
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 
 import { StoreCorruptError } from '../core/errors/store-corrupt.error';
+import { THREADMILL_CLI_CONTEXT } from '../core/threadmill.constants';
 import { ThreadmillError } from '../core/errors/threadmill.error';
 import { usageLine } from '../core/worker.messages';
 import { ExitCode } from '../command/exit-code';
@@ -125,7 +127,7 @@ const createApp = (
   module: Type<unknown> | DynamicModule,
   { cliName, logger }: BootOptions,
 ): Promise<INestApplicationContext> =>
-  CommandFactory.createWithoutRunning(module, {
+  CommandFactory.createWithoutRunning(asCliRoot(module), {
     cliName,
     logger,
     serviceErrorHandler: reportCommandError,
@@ -167,6 +169,25 @@ async function boot(
  */
 const isMissingDependency = (error: unknown): boolean =>
   error instanceof Error && error.constructor.name === 'UnknownDependenciesException';
+
+/** The root of a CLI's app: `rootModule`, and the mark that a command runs in it. */
+@Module({})
+class ThreadmillCliRootModule {}
+
+/**
+ * `rootModule` under a global module that provides THREADMILL_CLI_CONTEXT,
+ * so whatever `rootModule` turns on for a web app (the in-process worker)
+ * can tell it runs inside a command instead.
+ */
+function asCliRoot(rootModule: Type<unknown> | DynamicModule): DynamicModule {
+  return {
+    module: ThreadmillCliRootModule,
+    global: true,
+    imports: [rootModule],
+    providers: [{ provide: THREADMILL_CLI_CONTEXT, useValue: true }],
+    exports: [THREADMILL_CLI_CONTEXT],
+  };
+}
 
 /**
  * Commander exits the process itself, with 1 for every usage error, unless

@@ -37,3 +37,10 @@ export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;
 
 /** Metadata key written by `@OnTaskEvent()` and read only by its explorer. */
 export const TASK_EVENT_LISTENER_METADATA = `${THREADMILL_NAMESPACE}:task-event-listener`;
+
+/**
+ * DI token `runThreadmillCli` provides (globally, `true`) in the app it boots:
+ * a command runs there, so the in-process worker, which the same module may
+ * turn on for the web app, does not start.
+ */
+export const THREADMILL_CLI_CONTEXT = `${THREADMILL_NAMESPACE}:cli-context`;

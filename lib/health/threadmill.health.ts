@@ -4,6 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { QueueStats } from '../core/backend-telemetry.interface';
+import { inProcessWorkerUnhealthy } from '../core/in-process-worker.messages';
 import { storeHealth } from '../core/store-condition';
 import {
   backendUnreachable,
@@ -14,6 +15,8 @@ import {
 } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { promiseTimeout } from '../utils/promise-timeout.util';
+import { InProcessWorker } from '../worker/in-process/in-process.worker';
+import { assessPoolHealth } from '../worker/pool/worker-health.server';
 import type { HealthThresholds, ThreadmillHealthOptions } from './health-thresholds.interface';
 
 type TerminusModule = typeof import('@nestjs/terminus');
@@ -111,7 +114,9 @@ export class ThreadmillHealthIndicator {
       ),
     };
 
-    const problems: string[] = [...store.down];
+    const worker = this.inProcessWorker(alias);
+    if (worker !== null) Object.assign(details, { inProcessWorker: worker.details });
+    const problems: string[] = [...store.down, ...(worker?.problems ?? [])];
     if ((options.requireMaintenance ?? options.requireBroker) !== false) {
       if (heartbeatAgeMs === null) problems.push(maintenanceNeverRan(alias));
       else if (heartbeatAgeMs > maxHeartbeatAgeMs)
@@ -131,6 +136,31 @@ export class ThreadmillHealthIndicator {
     return problems.length === 0
       ? session.up(details)
       : session.down({ ...details, message: problems.join(' ') });
+  }
+
+  /**
+   * The in-process worker of this app, when it works for `alias`, judged as a
+   * pool's liveness probe judges a pool (the store's own problems are reported once, above).
+   */
+  private inProcessWorker(
+    alias: string,
+  ): { details: Record<string, number>; problems: string[] } | null {
+    const worker = this.moduleRef.get(InProcessWorker, { strict: false });
+    const health = worker.alias === alias ? worker.health : null;
+    if (health === null) return null;
+    const report = assessPoolHealth({ ...health, store: { down: [], warnings: [] } });
+    return {
+      details: {
+        up: report.status === 'up' ? 1 : 0,
+        slotsAlive: report.childrenAlive,
+        done: report.done,
+        failed: report.failed,
+        ...(report.maintenancePassAgeMs !== null && {
+          maintenancePassAgeMs: report.maintenancePassAgeMs,
+        }),
+      },
+      problems: report.reasons.map((reason) => inProcessWorkerUnhealthy(reason)),
+    };
   }
 
   private queueDetails(stats: QueueStats, paused: boolean): QueueDetails {

@@ -9,6 +9,16 @@ import { dueAt, secondsBetween } from './task-times';
 
 type TaskLabel = 'task' | 'queue';
 
+/** The names TaskMetrics registers (`Object.values` of it: to take them out of a registry that outlives them). */
+export const TASK_METRIC_NAMES = {
+  finished: 'threadmill_tasks_finished_total',
+  retries: 'threadmill_task_retries_total',
+  unleased: 'threadmill_tasks_unleased_total',
+  storeErrors: 'threadmill_store_errors_total',
+  run: 'threadmill_task_run_seconds',
+  wait: 'threadmill_task_wait_seconds',
+} as const;
+
 /** The labelled children of one task/queue pair, looked up once, then reused per task. */
 interface Series {
   readonly retries: Counter.Internal;
@@ -40,40 +50,44 @@ export class TaskMetrics {
   private readonly series = new Map<string, Series>();
   private changed: () => void = () => undefined;
 
-  constructor(prom: PromClient) {
-    const registers = [(this.registry = new prom.Registry())];
+  /**
+   * @param registry where they are registered: a registry of their own (a
+   *   child's), or the app's, for the in-process worker.
+   */
+  constructor(prom: PromClient, registry?: Registry) {
+    const registers = [(this.registry = registry ?? new prom.Registry())];
     this.finished = new prom.Counter({
-      name: 'threadmill_tasks_finished_total',
+      name: TASK_METRIC_NAMES.finished,
       help: 'Tasks that ended for good, by final status (SUCCESSFUL, FAILED, CANCELLED).',
       labelNames: ['task', 'queue', 'status'],
       registers,
     });
     this.retries = new prom.Counter({
-      name: 'threadmill_task_retries_total',
+      name: TASK_METRIC_NAMES.retries,
       help: 'Attempts that failed and will run again (the task has attempts left).',
       labelNames: ['task', 'queue'],
       registers,
     });
     this.unleased = new prom.Counter({
-      name: 'threadmill_tasks_unleased_total',
+      name: TASK_METRIC_NAMES.unleased,
       help: 'Leased tasks given back unstarted (no attempt counted) because this worker registers no task of their name.',
       labelNames: ['task', 'queue'],
       registers,
     });
     this.storeErrors = new prom.Counter({
-      name: 'threadmill_store_errors_total',
+      name: TASK_METRIC_NAMES.storeErrors,
       help: 'Backend calls of the workers that failed (acquire, acknowledge).',
       registers,
     });
     this.run = new prom.Histogram({
-      name: 'threadmill_task_run_seconds',
+      name: TASK_METRIC_NAMES.run,
       help: 'Time from an attempt start to its end.',
       labelNames: ['task', 'queue'],
       buckets: RUN_SECONDS_BUCKETS,
       registers,
     });
     this.wait = new prom.Histogram({
-      name: 'threadmill_task_wait_seconds',
+      name: TASK_METRIC_NAMES.wait,
       help: 'Time from a task being due (enqueued, or its runAfter) to its attempt start.',
       labelNames: ['task', 'queue'],
       buckets: WAIT_SECONDS_BUCKETS,

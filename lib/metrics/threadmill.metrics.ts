@@ -19,8 +19,9 @@ import { THREADMILL_MODULE_OPTIONS } from '../threadmill.module-definition';
 import type { ThreadmillModuleOptions } from '../threadmill-module-options.interface';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from './metrics.constants';
 import type { ThreadmillMetricsOptions } from './metrics-options.interface';
-import { loadPromClient } from './prom-client.loader';
+import { loadPromClient, type PromClient } from './prom-client.loader';
 import { StoreGauges } from './store-gauges';
+import { TASK_METRIC_NAMES, TaskMetrics } from './task-metrics';
 
 const ENQUEUED = 'threadmill_tasks_enqueued_total';
 const STORE_GAUGES = ['threadmill_queue_tasks', 'threadmill_queue_oldest_waiting_seconds'];
@@ -32,7 +33,8 @@ const STORE_GAUGES = ['threadmill_queue_tasks', 'threadmill_queue_oldest_waiting
  * `threadmill_queue_oldest_waiting_seconds`) of every configured backend,
  * shown by one process of the store at a time, pools included (the store
  * gauges role, see docs/metrics.md). The task counters and histograms come
- * from the worker pool's own `/metrics`.
+ * from the worker pool's own `/metrics`; with the in-process worker on, this
+ * process runs tasks too, and they join these metrics.
  *
  * prom-client is an optional peer dependency, loaded only when metrics are on.
  *
@@ -54,7 +56,13 @@ const STORE_GAUGES = ['threadmill_queue_tasks', 'threadmill_queue_oldest_waiting
 @Injectable()
 export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ThreadmillMetrics.name);
-  private on: { registry: Registry; own: boolean; stop: () => void } | null = null;
+  private on: {
+    registry: Registry;
+    own: boolean;
+    stop: () => void;
+    prom: PromClient;
+    tasks?: TaskMetrics;
+  } | null = null;
 
   constructor(
     @Inject(THREADMILL_MODULE_OPTIONS) private readonly options: ThreadmillModuleOptions,
@@ -114,7 +122,32 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
     const stop = this.stream.on('taskEnqueued', ({ record }) => {
       enqueued.inc({ task: record.task.name, queue: record.task.queue });
     });
-    this.on = { registry, own: given === undefined, stop };
+    this.on = { registry, own: given === undefined, stop, prom };
+  }
+
+  /**
+   * The task metrics of the in-process worker (what a pool's `/metrics`
+   * shows), in this registry, recorded from this process's event stream
+   * until shutdown; what the stream does not carry, the worker's failed
+   * store calls, it reports to the returned hook. Null when the `metrics`
+   * option is off. (Typed without prom-client: published declarations must
+   * compile without the optional peer.)
+   *
+   * @internal
+   */
+  recordWorkerTasks(): { storeFailed(): void } | null {
+    const on = this.on;
+    if (on === null) return null;
+    if (on.tasks === undefined) {
+      const tasks = (on.tasks = new TaskMetrics(on.prom, on.registry));
+      const stopEnqueued = on.stop;
+      const stopTasks = tasks.listen(this.stream);
+      on.stop = () => {
+        stopEnqueued();
+        stopTasks();
+      };
+    }
+    return on.tasks;
   }
 
   /** Stops counting, and takes its metrics out of a registry it was given (which outlives the app). */
@@ -123,8 +156,9 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
     if (on === null) return;
     this.on = null;
     on.stop();
-    if (!on.own)
-      for (const name of [ENQUEUED, ...STORE_GAUGES]) on.registry.removeSingleMetric(name);
+    if (on.own) return;
+    const tasks = on.tasks ? Object.values(TASK_METRIC_NAMES) : [];
+    for (const name of [ENQUEUED, ...STORE_GAUGES, ...tasks]) on.registry.removeSingleMetric(name);
   }
 
   private registry(): Registry {

@@ -14,7 +14,12 @@ import {
   workerQueueNotConfigured,
 } from '../core/worker.messages';
 import type { WorkerOptions } from './worker-options.interface';
-import { DEFAULT_HEARTBEAT_TOLERANCE_MS, DEFAULT_LIVENESS_TIMEOUT_MS } from './worker.constants';
+import {
+  DEFAULT_HEARTBEAT_TOLERANCE_MS,
+  DEFAULT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_THREADS,
+  heartbeatTolerance,
+} from './worker.constants';
 import { WorkerLauncher } from './worker.launcher';
 
 /** The `worker` options as commander hands them over (defaults not yet applied). */
@@ -35,9 +40,6 @@ export interface WorkerCommandOptions {
 
 /** Default `--processes`: one CPU is left for the main process, Redis and the OS. */
 export const defaultProcesses = (): number => Math.max(1, availableParallelism() - 1);
-
-/** Default `--threads`: one slot, as in Celery and Dramatiq; raise it for I/O-bound tasks. */
-export const DEFAULT_THREADS = 1;
 
 /**
  * `threadmill worker`: the default command, so an app's CLI entry started
@@ -90,11 +92,7 @@ export class WorkerCommand extends CommandRunner {
       prefetch: options.prefetch ?? 0,
       exitEmpty: options.exitEmpty ?? false,
       livenessTimeoutMs: options.livenessTimeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
-      heartbeatToleranceMs: Math.max(
-        options.heartbeatTolerance ?? DEFAULT_HEARTBEAT_TOLERANCE_MS,
-        // A beat must outlive the interval between two beats, or the pool lapses between them.
-        2 * backend.maintenanceIntervalMs,
-      ),
+      heartbeatToleranceMs: heartbeatTolerance(options.heartbeatTolerance, backend),
       unknownTaskGraceMs: options.unknownTaskGrace ?? DEFAULT_UNKNOWN_TASK_GRACE_MS,
       ...(options.healthPort !== undefined && { healthPort: options.healthPort, metrics: true }),
     };

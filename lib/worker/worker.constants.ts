@@ -1,3 +1,5 @@
+import type { TaskBackend } from '../core/task-backend.interface';
+
 /**
  * Set in the environment of every child the pool forks. The child runs the
  * same CLI entry with the same arguments (so it boots the same app and parses
@@ -62,3 +64,18 @@ export const DEFAULT_HEARTBEAT_TOLERANCE_MS = 30_000;
  * max(this, 2 maintenance intervals) and looks only at tasks running that long.
  */
 export const LEASE_CHECK_MIN_MS = 1_000;
+
+/** Default `--threads`: one slot, as in Celery and Dramatiq; raise it for I/O-bound tasks. */
+export const DEFAULT_THREADS = 1;
+
+/**
+ * The heartbeat tolerance a pool uses: the one asked for (default
+ * DEFAULT_HEARTBEAT_TOLERANCE_MS), but at least two maintenance intervals,
+ * since a beat must outlive the interval between two beats or the pool lapses between them.
+ */
+export function heartbeatTolerance(
+  askedMs: number | undefined,
+  backend: Pick<TaskBackend, 'maintenanceIntervalMs'>,
+): number {
+  return Math.max(askedMs ?? DEFAULT_HEARTBEAT_TOLERANCE_MS, 2 * backend.maintenanceIntervalMs);
+}

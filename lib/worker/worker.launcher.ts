@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import {
@@ -34,6 +33,7 @@ import type { ParentChannel } from './worker-ipc';
 import { asParentMessage, type ChildMessage } from './worker-ipc';
 import type { WorkerOptions } from './worker-options.interface';
 import { feedChildMetrics } from './pool/child-metrics-feed';
+import { newPoolId } from './pool/pool-id';
 import { WorkerHealthServer } from './pool/worker-health.server';
 import { WorkerPool } from './pool/worker-pool';
 import {
@@ -252,18 +252,6 @@ function childJournalPath(): string {
     );
   }
   return path;
-}
-
-/**
- * A pool id unique across machines and restarts (`host.pid.random`), made of
- * characters every backend accepts in a key or a name.
- */
-function newPoolId(): string {
-  const host =
-    hostname()
-      .replace(/[^A-Za-z0-9_.-]/g, '_')
-      .slice(0, 100) || 'host';
-  return `${host}.${process.pid}.${randomBytes(4).toString('hex')}`;
 }
 
 /** The child's end of the fork IPC channel; a send resolves once the message left the process. */

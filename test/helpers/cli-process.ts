@@ -22,6 +22,10 @@ export const BOOT_MARKER_CLI = join(
 );
 /** The sample's commands with the tasks of one of two apps (THREADMILL_FIXTURE_APP: billing or shop). */
 export const APP_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'app-main.js');
+/** A web app whose tasks run in its own process (ThreadmillModule's `inProcessWorker`). */
+export const IN_PROCESS_APP = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'in-process-main.js');
+/** The CLI of that app: the same module, booted for a command. */
+export const IN_PROCESS_CLI = join(SAMPLE_DIST, 'test', 'fixtures', 'worker', 'in-process-cli.js');
 
 export interface RunningCli {
   readonly process: ChildProcess;
@@ -106,7 +110,7 @@ export function startNodeProcess(
 }
 
 /**
- * Spawns the fixture CLI with `args` in a process group of its own (see
+ * Spawns the fixture CLI (or `cli`, another fixture entry) with `args` in a process group of its own (see
  * startNodeProcess), at debug level unless `env` says otherwise (children's
  * readiness is read from the log).
  */
@@ -114,8 +118,9 @@ export function startCli(
   args: readonly string[],
   env: Record<string, string>,
   started: RunningCli[],
+  cli = FIXTURE_CLI,
 ): RunningCli {
-  return startNodeProcess(FIXTURE_CLI, args, started, {
+  return startNodeProcess(cli, args, started, {
     env: { THREADMILL_LOG_LEVEL: 'debug', ...env },
   });
 }

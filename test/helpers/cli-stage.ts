@@ -23,9 +23,10 @@ export interface CliStage {
   env(): Record<string, string>;
   /**
    * Starts a CLI process (a pool, say) on the alias, with `env` on top of the
-   * alias's; killed with its group after the test.
+   * alias's: of the fixture CLI, or of `cli` (another fixture entry, an app);
+   * killed with its group after the test.
    */
-  start(args: readonly string[], env?: Record<string, string>): RunningCli;
+  start(args: readonly string[], env?: Record<string, string>, cli?: string): RunningCli;
   /**
    * Runs one command on the alias to its end (of the fixture CLI, or of `cli`),
    * with `env` on top of the alias's: its exit code, stdout and stderr.
@@ -86,7 +87,7 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
       return now().redis;
     },
     env,
-    start: (args, extra = {}) => startCli(args, { ...env(), ...extra }, started),
+    start: (args, extra = {}, cli) => startCli(args, { ...env(), ...extra }, started, cli),
     command: (args, extra = {}, cli) => runCli(args, { ...env(), ...extra }, cli),
     appContext(providers) {
       @Module({

@@ -9,7 +9,9 @@ import type { HeldJournal } from '../held-journal';
  * orphan search, and in the HeldJournal for the pool, which reads it if this
  * process dies. A journal that cannot be written (a full disk) must not stop
  * the work: the tasks stay leased, and if this process dies the pool's search
- * of the running tasks and the lease reaper still find them. Said once.
+ * of the running tasks and the lease reaper still find them. Said once. With
+ * no journal (the in-process worker, whose process is its own pool) only
+ * memory keeps them: a death there is recovered through the pool's heartbeat.
  *
  * @internal
  */
@@ -18,7 +20,7 @@ export class LeaseLedger {
   private failed = false;
 
   constructor(
-    private readonly journal: HeldJournal,
+    private readonly journal: HeldJournal | null,
     private readonly logger: LoggerService,
     /** The journal failed (once): the pool must be told it can no longer rely on it. */
     private readonly journalFailed: () => void = () => undefined,
@@ -50,6 +52,7 @@ export class LeaseLedger {
   }
 
   private write(change: (journal: HeldJournal) => void): void {
+    if (this.journal === null) return;
     try {
       change(this.journal);
     } catch (error) {

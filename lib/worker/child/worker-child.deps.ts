@@ -28,8 +28,11 @@ export interface WorkerChildDeps {
   readonly backend: TaskBackend;
   readonly runTask: RunTask;
   readonly channel: ParentChannel;
-  /** Where the ids this child holds are kept for the pool's main process. */
-  readonly journal: HeldJournal;
+  /**
+   * Where the ids this child holds are kept for the pool's main process; null
+   * where no other process could read it (the in-process worker).
+   */
+  readonly journal: HeldJournal | null;
   readonly logger: LoggerService;
   /** `host:pid`, the prefix of every slot's worker id. */
   readonly identity: string;

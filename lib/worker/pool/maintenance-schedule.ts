@@ -140,6 +140,22 @@ export class MaintenanceSchedule {
     return this.pass;
   }
 
+  /**
+   * The start of a pool's upkeep: the store checked, alive in it before
+   * anything is acquired under its id, its schedules synced, one pass (so due
+   * deferred tasks are ready, and the tasks of pools whose heartbeat lapsed
+   * meanwhile, a crashed run of this very app among them, are recovered),
+   * then a pass every interval. `unlessStopped` cuts a step short once the
+   * pool is asked to stop; a store the backend refuses throws.
+   */
+  async open(unlessStopped: (work: Promise<void>) => Promise<void>): Promise<void> {
+    await unlessStopped(this.checkStore());
+    await unlessStopped(this.beat());
+    await unlessStopped(this.syncSchedules());
+    await unlessStopped(this.passNow());
+    this.start();
+  }
+
   /** A pass every interval from now on, until stop. */
   start(): void {
     this.timer = setTimeout(() => {

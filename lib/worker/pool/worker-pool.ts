@@ -102,13 +102,9 @@ export class WorkerPool {
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
     const journals = (this.journals = new JournalFolder(this.deps.journalRoot, this.deps.logger));
     try {
-      // Alive before any child acquires under this pool's id; then one pass, so due
-      // deferred tasks are ready and --exit-empty sees them. A stop meanwhile ends the wait.
-      await this.unlessStopped(this.maintenance.checkStore());
-      await this.unlessStopped(this.maintenance.beat());
-      await this.unlessStopped(this.maintenance.syncSchedules());
-      await this.unlessStopped(this.maintenance.passNow());
-      this.maintenance.start();
+      // Alive before any child acquires under this pool's id; the first pass makes due
+      // deferred tasks ready, so --exit-empty sees them. A stop meanwhile ends the wait.
+      await this.maintenance.open((work) => this.unlessStopped(work));
       this.summary.start();
       this.watchdog.start();
       for (let i = 0; i < processes && this.stopMode === 'none'; i++) this.spawn();
