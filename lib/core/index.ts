@@ -35,6 +35,7 @@ export * from './task-result-status.enum';
 export * from './task-serializer';
 export * from './threadmill.constants';
 export * from './threadmill.messages';
+export * from './task-name.messages';
 export * from './shown';
 export * from './store.messages';
 export * from './store-condition';

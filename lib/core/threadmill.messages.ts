@@ -151,16 +151,6 @@ export const takesContextMismatch = (place: string, declared: boolean): string =
     : `Task ${place} has a TaskContext as its first parameter but declares takesContext: false. ` +
       `Remove takesContext: false (it is detected) or drop the parameter.`;
 
-export const contractOptionRedefined = (
-  place: string,
-  contract: string,
-  options: readonly string[],
-): string =>
-  `Task ${place} implements the contract ${shown(contract)} but sets ${shownList(options)}, ` +
-  `which the contract decides (an app that only enqueues stores the contract's). ` +
-  `Change them in defineTask({ name: ${shown(contract)}, ... }) and keep only takesContext, ` +
-  `blockingMs, cancel and schedule on @Task.`;
-
 export const unknownBackend = (alias: string, aliases: readonly string[]): string =>
   `No Threadmill backend ${shown(alias)} is configured (configured: ${shownList(aliases)}). Add it to ThreadmillModule.forRoot({ backends }) or use one of those.`;
 

@@ -304,13 +304,3 @@ export const prefetchCheckFailed = (alias: string, error: unknown): string =>
 
 export const prefetchNotWhole = (value: unknown): string =>
   invalidOptionValue('prefetch', `a whole number of at least 0 (got ${String(value)})`);
-
-export const unknownTaskPutBackLogged = (name: string, count: number): string =>
-  `Gave back ${count} task(s) named ${shown(name)}: no @Task of that name is registered in this ` +
-  `application. They wait, no attempt counted, for a worker that registers it, and fail once ` +
-  `none has for --unknown-task-grace (default 10 minutes). Deploy the worker that declares ` +
-  `the task, or check the name the producer enqueues.`;
-
-export const enqueuedUnregistered = (name: string): string =>
-  `No @Task named ${shown(name)} is registered in this application: stored for the worker ` +
-  `that registers it, with the options given here. If no worker does, check the name.`;
