@@ -184,10 +184,16 @@ describe('bad input (public API, real Redis)', () => {
       },
     );
 
-    it('a task name that is not registered (by name, as the CLI enqueues)', async () => {
-      await expect(tasks.enqueueByName('bad.nope', [[1]], { backend: alias })).rejects.toThrow(
-        /bad\.nope/,
+    it('a task name no key layout can hold (by name, as the CLI enqueues)', async () => {
+      await expect(tasks.enqueueByName('bad {nope}', [[1]], { backend: alias })).rejects.toThrow(
+        'The task name "bad {nope}" is invalid',
       );
+    });
+
+    it('a queue not configured, for a name this app does not register', async () => {
+      await expect(
+        tasks.enqueueByName('bad.nope', [[1]], { backend: alias, queue: 'nope' }),
+      ).rejects.toThrow('Task "bad.nope": queue "nope" is not configured');
     });
 
     it('getResult of an id that does not exist', async () => {
