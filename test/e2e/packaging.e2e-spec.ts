@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,14 +15,16 @@ import {
   writeNestApp,
   writeProducerApp,
 } from '../helpers/nest-app';
+import { packedPackage } from '../helpers/packed-package';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 
-// The package as a user gets it: built and packed with `npm pack`, installed
-// from the tarball (its peers from the registry, through npm's cache) into
-// fresh Nest 11 and Nest 12 apps outside the repository, which enqueue a task
-// and drain it with `nest start --entryFile worker` against a real Redis.
+// The package as a user gets it: built and packed with `npm pack` (one build
+// shared with the getting-started test, see packedPackage), installed from the
+// tarball (its peers from the registry, through npm's cache) into fresh Nest 11
+// and Nest 12 apps outside the repository, which enqueue a task and drain it
+// with `nest start --entryFile worker` against a real Redis.
 
 const run = promisify(execFile);
 const repo = join(__dirname, '..', '..');
@@ -56,7 +57,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
   jest.setTimeout(240_000);
   const dirs: string[] = [];
   let tarball: string;
-  let shipped: string[];
+  let shipped: readonly string[];
   let redis: Redis;
   const aliases: string[] = [];
 
@@ -68,31 +69,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
 
   beforeAll(async () => {
     redis = new Redis(testRedisUrl());
-    // Built and packed from a copy, so this never races another run over the repo's dist/.
-    const stage = tempDir('threadmill-stage-');
-    for (const entry of [
-      'package.json',
-      'README.md',
-      'LICENSE',
-      'CHANGELOG.md',
-      'nest-cli.json',
-      'tsconfig.json',
-      'tsconfig.build.json',
-      'lib',
-      'scripts',
-    ]) {
-      cpSync(join(repo, entry), join(stage, entry), { recursive: true });
-    }
-    symlinkSync(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
-    await run('npm', ['run', 'build'], { cwd: stage });
-    const packDir = join(stage, 'pack');
-    mkdirSync(packDir);
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
-      cwd: stage,
-    });
-    const [packed] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
-    tarball = join(packDir, packed.filename);
-    shipped = packed.files.map((file) => file.path);
+    ({ tarball, files: shipped } = await packedPackage());
   }, 120_000);
 
   afterAll(async () => {

@@ -51,6 +51,8 @@ export interface NodeProcessOptions {
   readonly execArgv?: readonly string[];
   /** Added to this process's environment (NO_COLOR is set, so output has no colours). */
   readonly env?: Record<string, string>;
+  /** The working folder: the repository unless given (an app outside it runs from its own). */
+  readonly cwd?: string;
 }
 
 /**
@@ -62,10 +64,10 @@ export function startNodeProcess(
   script: string,
   args: readonly string[],
   started: RunningCli[],
-  { execArgv = [], env = {} }: NodeProcessOptions = {},
+  { execArgv = [], env = {}, cwd = ROOT }: NodeProcessOptions = {},
 ): RunningCli {
   const child = spawn(process.execPath, [...execArgv, script, ...args], {
-    cwd: ROOT,
+    cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', ...env },

@@ -35,10 +35,16 @@ export interface CodeBlock {
   readonly line: number;
   /** The file the block stands for, when its first line says so: `// src/app.module.ts`. */
   readonly file?: string;
+  /**
+   * Whether the block adds to a file the app already has (`// add to src/app.module.ts`)
+   * instead of being the whole file: its imports and the entries of its `@Module()`
+   * arrays go into that file's (see test/helpers/module-additions.ts).
+   */
+  readonly addsTo?: boolean;
 }
 
 const FENCE = /^(\s*)(`{3,})(.*)$/;
-const FILE_COMMENT = /^\/\/ ((?:[\w.-]+\/)*[\w.-]+\.ts)$/;
+const FILE_COMMENT = /^\/\/ (add to )?((?:[\w.-]+\/)*[\w.-]+\.ts)$/;
 
 /** Every fenced block of a page, de-indented when it sits in a list item. */
 export function codeBlocks(page: string, text = readPage(page)): CodeBlock[] {
@@ -55,13 +61,15 @@ export function codeBlocks(page: string, text = readPage(page)): CodeBlock[] {
       end++;
     }
     const code = body.join('\n');
-    const file = FILE_COMMENT.exec(body[0] ?? '')?.[1];
+    const named = FILE_COMMENT.exec(body[0] ?? '');
+    const file = named?.[2];
     blocks.push({
       page,
       lang: info.trim().split(/\s+/)[0] ?? '',
       code,
       line: index + 2,
       ...(file !== undefined && { file }),
+      ...(named?.[1] !== undefined && { addsTo: true }),
     });
     index = end;
   }
