@@ -249,6 +249,10 @@ export const redisUnavailable = (alias: string, target: string, reason: string):
   `Threadmill backend ${shown(alias)} cannot use Redis at ${target}: ${reason.replace(/\.+$/, '')}. ` +
   `Check that Redis runs and that the URL, credentials and network are right.`;
 
+export const redisLocalFallback = (alias: string, target: string): string =>
+  `Threadmill backend ${shown(alias)} uses Redis at ${target}: none of REDIS_URL, ` +
+  `REDIS_CLUSTER_NODES or REDIS_SENTINELS is set. Set one of them to use another Redis.`;
+
 export const inspectorNeedsTerminal = (): string =>
   `The inspector is interactive: run it in a terminal (its input is not a TTY, so it cannot read keys).`;
 

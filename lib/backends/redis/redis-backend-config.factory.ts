@@ -1,6 +1,7 @@
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { QueueConfig } from '../../core/queue-limits';
 import type { RedisBackendOptions } from './redis-backend-options.interface';
+import { LOCAL_REDIS_FALLBACK } from './redis-local-fallback';
 import { RedisBackend } from './redis.backend';
 
 /** Used when neither REDIS_CLUSTER_NODES, REDIS_SENTINELS nor REDIS_URL is set: a Redis on this machine. */
@@ -15,7 +16,8 @@ const DEFAULT_SENTINEL_NAME = 'mymaster';
  * wins, else `REDIS_SENTINELS` (comma-separated sentinels, the same way;
  * the primary named by `REDIS_SENTINEL_NAME`, default `mymaster`, its
  * password `REDIS_SENTINEL_PRIMARY_PASSWORD` if it needs one), else
- * `REDIS_URL`, else `redis://127.0.0.1:6379`.
+ * `REDIS_URL`, else `redis://127.0.0.1:6379` (which the backend logs when it
+ * starts, naming the variables it looked for).
  *
  * @param settings queues, further RedisBackendOptions, and the environment to read (default `process.env`).
  * @example
@@ -46,7 +48,8 @@ export function redisBackendConfigFromEnv(
       nodes: sentinels,
       ...(password ? { password } : {}),
     };
-  } else config.url = env.REDIS_URL || LOCAL_REDIS_URL;
+  } else if (env.REDIS_URL) config.url = env.REDIS_URL;
+  else return { ...config, url: LOCAL_REDIS_URL, [LOCAL_REDIS_FALLBACK]: true } as BackendConfig;
   return config;
 }
 

@@ -28,6 +28,7 @@ import type {
   TaskPage,
 } from '../../core/task-listing';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { redisLocalFallback } from '../../core/threadmill.messages';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
 import { RedisActivity } from './redis-activity';
@@ -43,6 +44,7 @@ import { RedisIdleWait } from './redis-idle-wait';
 import { RedisKeys } from './redis-keys';
 import { RedisLeaseTaker } from './redis-lease-taker';
 import { RedisListing } from './redis-listing';
+import { usesLocalRedisFallback } from './redis-local-fallback';
 import { RedisMaintenance } from './redis-maintenance';
 import { RedisPausedQueues } from './redis-paused-queues';
 import { RedisQueueLimits } from './redis-queue-limits';
@@ -126,6 +128,8 @@ export class RedisBackend implements TaskBackend {
     this.maxPayloadBytes = settings.maxPayloadBytes;
     const logger = new Logger(`RedisBackend:${alias}`);
     this.logger = logger;
+    if (usesLocalRedisFallback(config))
+      logger.log(redisLocalFallback(alias, settings.maskedTarget));
     const guard = new RedisCallGuard(alias, this.queues);
     this.guard = guard;
     const keys = new RedisKeys(alias, settings.prefix);

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
 import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-backend-config.factory';
@@ -249,6 +250,24 @@ describe('RedisBackend configuration', () => {
         'redis://x:1/2',
       );
       expect(redisBackendConfigFromEnv({ env: {} }).url).toBe('redis://127.0.0.1:6379');
+    });
+
+    it('logs, when the backend starts, that it uses the local Redis because no variable is set', async () => {
+      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      try {
+        const fallback = new RedisBackend('orders', redisBackendConfigFromEnv({ env: {} }));
+        await fallback.close();
+        expect(log.mock.calls.map(([message]) => message)).toEqual([
+          'Threadmill backend "orders" uses Redis at redis://127.0.0.1:6379: none of REDIS_URL, ' +
+            'REDIS_CLUSTER_NODES or REDIS_SENTINELS is set. Set one of them to use another Redis.',
+        ]);
+        log.mockClear();
+        const named = redisBackendConfigFromEnv({ env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+        await new RedisBackend('orders', named).close();
+        expect(log).not.toHaveBeenCalled();
+      } finally {
+        log.mockRestore();
+      }
     });
 
     it('reads REDIS_SENTINELS before REDIS_URL, with the primary named by REDIS_SENTINEL_NAME', () => {
