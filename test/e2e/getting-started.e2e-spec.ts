@@ -16,7 +16,8 @@ import { codeBlocks } from '../unit/docs/doc-pages';
 // packed tarball (everything else from the registry, through npm's cache),
 // then each file of the guide's TypeScript blocks written in order (a
 // `// add to ...` block added to the starter's file), one `nest build`, the web
-// app and a request, the worker pool, and `npx threadmill result`. The app's
+// app and a request, the worker pool, `npx threadmill result` and the
+// dashboard the guide adds open, for local use. The app's
 // backend alias is the guide's `default`, so it gets a redis-server of its own.
 
 const run = promisify(execFile);
@@ -85,6 +86,7 @@ describe('getting started (e2e: the guide followed in a fresh `nest new` app)', 
         'add to src/app.module.ts',
         'src/worker.module.ts',
         'src/worker.ts',
+        'add to src/app.module.ts',
       ]);
       for (const block of blocks) {
         const path = join(app, block.file ?? '');
@@ -129,6 +131,20 @@ describe('getting started (e2e: the guide followed in a fresh `nest new` app)', 
         status: 'SUCCESSFUL',
         returnValue: 'digest for 2026-01-01 sent',
       });
+      await web.killGroup();
+    });
+
+    it('serves the dashboard, added open for local use, with no access rule to write', async () => {
+      const port = await freePort();
+      const env = { REDIS_URL: redis.url, PORT: String(port), NO_COLOR: '1' };
+      const web = startNodeProcess(join(app, 'dist', 'main.js'), [], started, { cwd: app, env });
+      await untilOutput(web, /Nest application successfully started/);
+      const page = await fetch(`http://127.0.0.1:${port}/threadmill/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const meta = await fetch(`http://127.0.0.1:${port}/threadmill/api/meta`);
+      expect(meta.status).toBe(200);
+      expect(await meta.json()).toMatchObject({ canAct: true });
       await web.killGroup();
     });
   });

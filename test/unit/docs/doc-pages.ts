@@ -41,6 +41,13 @@ export interface CodeBlock {
    * arrays go into that file's (see test/helpers/module-additions.ts).
    */
   readonly addsTo?: boolean;
+  /**
+   * Whether the compiled examples hold the block at its file's path: every
+   * whole file, and the first addition to a file no block of the page gives
+   * whole (an addition is a complete module, which the page's other blocks
+   * may import). Any other addition is written at a path of its own.
+   */
+  readonly atFilePath?: boolean;
 }
 
 const FENCE = /^(\s*)(`{3,})(.*)$/;
@@ -73,7 +80,14 @@ export function codeBlocks(page: string, text = readPage(page)): CodeBlock[] {
     });
     index = end;
   }
-  return blocks;
+  const whole = new Set(blocks.filter((b) => b.file && !b.addsTo).map((b) => b.file));
+  const added = new Set<string>();
+  return blocks.map((block) => {
+    if (block.file === undefined) return block;
+    const first = block.addsTo === undefined || (!whole.has(block.file) && !added.has(block.file));
+    if (block.addsTo) added.add(block.file);
+    return first ? { ...block, atFilePath: true } : block;
+  });
 }
 
 /** Every ```ts block of README.md and docs/. */
@@ -87,11 +101,16 @@ export function pageFolder(page: string): string {
 }
 
 /**
- * Where a block is written inside its page's folder: the file it names, else
- * a file of its own in `src/`, beside the files it may import.
+ * Where a block is written inside its page's folder: the file it names (see
+ * CodeBlock.atFilePath), else a file of its own in `src/`, beside the files it
+ * may import.
  */
 export function blockPath(block: CodeBlock): string {
-  return join(pageFolder(block.page), block.file ?? `src/example-line-${block.line}.ts`);
+  const own = `src/example-line-${block.line}.ts`;
+  return join(
+    pageFolder(block.page),
+    block.file !== undefined && block.atFilePath ? block.file : own,
+  );
 }
 
 /** The entry points of the package and the sources they are built from. */
