@@ -12,7 +12,7 @@ import {
 import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';
 import { freePort } from '../helpers/free-port';
 import { readyRecord } from '../helpers/ready-record';
-import { waitFor } from '../helpers/wait-for';
+import { storedRecords, untilStatus as untilStatusOf } from '../helpers/task-status';
 
 // A real Nest web app (test/fixtures/worker/in-process-main.ts) that runs its
 // own tasks with ThreadmillModule's inProcessWorker, on the run's Redis: tasks
@@ -60,21 +60,12 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-    Promise.all(records.map((r) => backend.getResult(r.id)));
-
-  function untilStatus(
+    storedRecords(backend, records);
+  const untilStatus = (
     records: readonly TaskRecord[],
     status: TaskResultStatus,
-    timeoutMs = 20_000,
-  ): Promise<TaskRecord[]> {
-    return waitFor(
-      async () => {
-        const now = await results(records);
-        return now.every((r) => r.status === status) ? now : null;
-      },
-      { timeoutMs, intervalMs: 50, what: `${records.length} task(s) ${status}` },
-    );
-  }
+    timeoutMs?: number,
+  ): Promise<TaskRecord[]> => untilStatusOf(backend, records, status, timeoutMs);
 
   async function postTask(url: string, name: string, args: unknown[]): Promise<TaskRecord> {
     const response = await fetch(`${url}/tasks/${name}`, {

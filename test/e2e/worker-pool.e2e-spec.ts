@@ -8,6 +8,7 @@ import { type RunningCli } from '../helpers/cli-process';
 import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { storedRecords, untilStatus as untilStatusOf } from '../helpers/task-status';
 
 // The real `threadmill` CLI (test/helpers/cli-process.ts), real processes,
 // real signals, and the run's real Redis.
@@ -44,21 +45,12 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-    Promise.all(records.map((r) => backend.getResult(r.id)));
-
-  async function untilStatus(
+    storedRecords(backend, records);
+  const untilStatus = (
     records: readonly TaskRecord[],
     status: TaskResultStatus,
-    timeoutMs = 20_000,
-  ): Promise<TaskRecord[]> {
-    return waitFor(
-      async () => {
-        const now = await results(records);
-        return now.every((r) => r.status === status) ? now : null;
-      },
-      { timeoutMs, intervalMs: 50, what: `${records.length} task(s) ${status}` },
-    );
-  }
+    timeoutMs?: number,
+  ): Promise<TaskRecord[]> => untilStatusOf(backend, records, status, timeoutMs);
 
   it('drains 500 tasks over 2 queues with --processes 2 --threads 8 --exit-empty, in queue order', async () => {
     const first = Array.from({ length: 250 }, (_, i) =>
