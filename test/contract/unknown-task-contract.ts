@@ -53,6 +53,20 @@ export function describeUnknownTaskPutBacks(
       expect((await backend.getResult(running.id)).workerIds).toEqual([]);
     });
 
+    it('keeps a cancel asked while it was leased: the next lease carries it, and is not given back', async () => {
+      const { backend } = subject();
+      const running = await leased();
+      // The holder has not heard of the cancel when it decides the give-back.
+      await expect(backend.cancel(running.id)).resolves.toMatchObject({ outcome: 'requested' });
+      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      await expect(backend.retry([back])).resolves.toEqual(['retried']);
+      const stored = await backend.getResult(running.id);
+      expect(stored.status).toBe(TaskResultStatus.READY);
+      expect(stored.cancelRequestedAt).toBeInstanceOf(Date);
+      // Every later lease returns the mark with it: the next worker ends it instead of giving it back.
+      expect(unknownTaskPutBack(stored, new Date(), GRACE_MS)).toBeNull();
+    });
+
     it('changes nothing once the lease it was decided for is gone', async () => {
       const { backend } = subject();
       const running = await leased();

@@ -13,6 +13,7 @@ import { readyRecord } from '../helpers/ready-record';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
+import { untilStatus } from '../helpers/task-status';
 import { waitFor } from '../helpers/wait-for';
 
 // A producer deployed before its worker: tasks named for code no running pool
@@ -73,13 +74,7 @@ describe('rolling deploys (e2e: a pool meets task names it does not register)', 
     expect(back.errors).toEqual([]);
 
     pool(APP_CLI, [], { THREADMILL_FIXTURE_APP: 'billing', THREADMILL_APP: 'billing' });
-    const done = await waitFor(
-      async () => {
-        const stored = await read(task.id);
-        return stored.status === TaskResultStatus.SUCCESSFUL ? stored : null;
-      },
-      { timeoutMs: 60_000, what: 'the billing pool to run the task' },
-    );
+    const [done] = await untilStatus(backend, [task], TaskResultStatus.SUCCESSFUL, 60_000);
     // Only the run that ran it counts: every give-back before it left no attempt behind.
     expect(done.workerIds).toHaveLength(1);
     expect(done.returnValue).toBe('billing by hand');
@@ -88,13 +83,7 @@ describe('rolling deploys (e2e: a pool meets task names it does not register)', 
   it('fails a task no pool registers once the grace has passed since its first give-back', async () => {
     const task = await enqueue('nobody.registers');
     pool(FIXTURE_CLI, ['--unknown-task-grace', '1500']);
-    const failed = await waitFor(
-      async () => {
-        const stored = await read(task.id);
-        return stored.status === TaskResultStatus.FAILED ? stored : null;
-      },
-      { timeoutMs: 30_000, what: 'the task to fail' },
-    );
+    const [failed] = await untilStatus(backend, [task], TaskResultStatus.FAILED, 30_000);
     expect(failed.errors.map((error) => error.className)).toEqual(['UnknownTaskError']);
     expect(failed.workerIds).toHaveLength(1);
     const since = failed.task.unknownSince?.getTime() ?? Number.NaN;
