@@ -149,7 +149,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
           primary.port,
         );
         servers.push(restarted);
-        await replicating(restarted.port, admins, 30_000);
+        await replicating(restarted.port, admins, 60_000);
         return restarted;
       },
       stop,
@@ -160,14 +160,24 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
   }
 }
 
-/** Resolves once the server on `port` is a replica whose link to its primary is up. */
+/**
+ * Resolves once the server on `port` is a replica whose link to its primary is
+ * up; a timeout names the replication fields it last saw.
+ */
 async function replicating(port: number, admins: Redis[], timeoutMs = 10_000): Promise<void> {
   const admin = new Redis(port, '127.0.0.1', { lazyConnect: true });
   admins.push(admin);
-  await waitFor(async () => (await admin.info('replication')).includes('master_link_status:up'), {
-    timeoutMs,
-    what: `the server on port ${port} to replicate`,
-  });
+  await waitFor(
+    async () => {
+      const info = await admin.info('replication');
+      if (info.includes('master_link_status:up')) return true;
+      const seen = info
+        .split(/\r?\n/)
+        .filter((line) => /^(role|master_host|master_port|master_link|master_sync)/.test(line));
+      throw new Error(seen.join(' '));
+    },
+    { timeoutMs, what: `the server on port ${port} to replicate` },
+  );
 }
 
 async function kill(child: ChildProcess): Promise<void> {
