@@ -45,7 +45,7 @@ export interface SentinelGroup {
   stop(): Promise<void>;
 }
 
-const DOWN_AFTER_MS = 1000;
+const DOWN_AFTER_MS = 3000;
 // A failover that fails is tried again only after twice this; the sentinels also leave
 // a replica that follows another address than its primary's (the proxy) alone this long.
 const FAILOVER_TIMEOUT_MS = 120_000;
