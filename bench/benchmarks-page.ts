@@ -5,6 +5,7 @@ import { howEachFigureIsTaken } from './figure-methods';
 import { bullet, paragraph } from './markdown-prose';
 import { missedTargetReasons } from './missed-targets';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
+import { SCRIPT_SHAPES_HEADING, whyTheScriptsAreShaped } from './script-shapes';
 
 /** Where a whole full run publishes its figures, relative to the project root. */
 export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
@@ -26,7 +27,8 @@ export function benchmarksPagePath(
 
 /**
  * docs/benchmarks.md for one report: the machine and versions of the run, its
- * one table (figures, ratios, targets) and how each figure is taken. Pure: the
+ * one table (figures, ratios, targets), how each figure is taken, and why the
+ * Redis scripts are shaped as they are (the same text for every run). Pure: the
  * same report gives the same page. Prettier may still re-pad the table
  * (writeBenchmarksPage formats the page before writing it).
  */
@@ -56,6 +58,10 @@ export function renderBenchmarksPage(report: BenchReport): string {
     '## How each figure is taken',
     '',
     ...howEachFigureIsTaken(config, figures),
+    '',
+    SCRIPT_SHAPES_HEADING,
+    '',
+    ...whyTheScriptsAreShaped(),
     '',
   ].join('\n');
 }

@@ -109,14 +109,31 @@ function section(page: string, heading: string): string {
 describe('docs/benchmarks.md', () => {
   const page = renderBenchmarksPage(REPORT);
 
-  it('has the title, the run, the results and how each figure is taken, in that order', () => {
+  it('has the title, the run, the results, how each figure is taken and why the scripts are shaped so, in that order', () => {
     const headings = page.split('\n').filter((line) => line.startsWith('#'));
     expect(headings).toEqual([
       '# Benchmarks',
       '## The run',
       '## Results',
       '## How each figure is taken',
+      '## Why the Redis scripts are shaped as they are',
     ]);
+  });
+
+  it('says why the Redis scripts are shaped as they are in the same words for every run', () => {
+    const why = (report: BenchReport): string =>
+      section(renderBenchmarksPage(report), '## Why the Redis scripts are shaped as they are');
+    const text = why(REPORT);
+    for (const choice of [
+      '**Running sets start as skiplists**',
+      '**No call that would change nothing**',
+      '**Few tables on the pickup path**',
+    ]) {
+      expect(text).toContain(`- ${choice} `);
+    }
+    // It names the rows that show each choice; the figures are the table's, never its own.
+    expect(text).not.toMatch(/\d\s*(µs|us|ms)\b/);
+    expect(why({ ...REPORT, figures: FIGURES.slice(0, 1) })).toBe(text);
   });
 
   it('names the machine, the versions, the date and the commit it measured', () => {

@@ -21,18 +21,17 @@
   task records that pool and joins the pool's task set, so a dead pool's
   tasks can be found without scanning every running task. A running set is
   created as a skiplist: Redis keeps a ZSET of up to 128 short members as a
-  listpack, where every ZADD, ZMSCORE and ZREM scans all members (at 100
-  tasks in flight that cost 2 of the 13 us of Redis time per task), and once
+  listpack, where every ZADD, ZMSCORE and ZREM scans all members, and once
   a member too long for a listpack has made it a skiplist Redis never turns
   it back. So a lease of at least SEED_FROM tasks into a missing running set
   adds SKIPLIST_SEED with it and removes it again in this call: no reader
   ever sees it, and the set stays a skiplist until it empties and its key is
   deleted. A smaller lease leaves the set to Redis: a few members scan
-  quickly, and the check and the seed would cost three calls (each several
-  microseconds) on every lease of a worker with one slot, whose set empties
-  after each task. It runs when Redis is over maxmemory (allow-oom): a full
-  Redis must still drain, or its waiting tasks would hold the memory for
-  good; a finished task then expires (resultTtl, retention) where a waiting
+  quickly, and the check and the seed would take three calls where one ZADD
+  does on every lease of a worker with one slot, whose set empties after
+  each task (docs/benchmarks.md says why, and which figures show it). It
+  runs when Redis is over maxmemory (allow-oom): a full Redis must still
+  drain, or its waiting tasks would hold the memory for good; a finished task then expires (resultTtl, retention) where a waiting
   one never does, and enqueues, which only add, stay refused. Its writes go
   past maxmemory by what a lease and a stored outcome add to a task (about
   half a kilobyte) until the results expire or are trimmed. Every time it writes (lease

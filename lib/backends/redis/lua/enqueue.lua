@@ -23,20 +23,18 @@
   TTL; telemetry reads its windows by Redis's time too. Ready tasks
   push wake-up tokens so an idle consumer blocked on the queue's wake-up list
   returns at once; the list is trimmed so tokens nobody waits for cannot pile up.
-  Every redis.call costs several microseconds beyond its command, so a call
-  that would change nothing is left out: the hour's ingress hash gets its
-  expiry when a second's field is new (its expiry is the same all hour), and
-  a token list full because no consumer waits (busy workers pop none) is
+  A call that would change nothing is left out: the hour's ingress hash gets
+  its expiry when a second's field is new (its expiry is the same all hour),
+  and a token list full because no consumer waits (busy workers pop none) is
   trimmed back to the bound only once it has doubled, not at every enqueue.
-  The script runs on cold caches at a light rate (a pickup's latency starts
-  with it), where each table it builds counts too: it walks ARGV twice
-  instead of copying it into per-group tables, undoes a clash by walking it
-  again, and writes ingress and tokens once per run of groups on one queue
-  (one run in a single enqueue). That took a single enqueue from 106 to 91 us
-  of Redis time at 200 calls/s on a 2-core VM (a script of the same six
-  calls and nothing else: 81 us). The tasks stored are announced as
-  enqueued on the live channel (ARGV[6]) while someone listens there
-  (publishLive.function.lua, prepended): one EXISTS per call while nobody does.
+  A pickup's latency starts with this script, so it builds few tables: it
+  walks ARGV twice instead of copying it into per-group tables, undoes a
+  clash by walking it again, and writes ingress and tokens once per run of
+  groups on one queue (one run in a single enqueue). docs/benchmarks.md says
+  why each call and table counts here, and which figures show it. The tasks
+  stored are announced as enqueued on the live channel (ARGV[6]) while
+  someone listens there (publishLive.function.lua, prepended): one EXISTS
+  per call while nobody does.
 
   Tasks come in groups that share a queue, a priority and a delay, so a
   task costs two arguments (id, data) and its hash key is derived. Long
