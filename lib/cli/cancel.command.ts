@@ -1,7 +1,7 @@
 import { Command, CommandRunner } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
 import { TaskControlService } from '../task/task-control.service';
 
 /** The `cancel` options as commander hands them over. */

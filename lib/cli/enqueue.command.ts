@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { ExitCode } from '../command/exit-code';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { ExitCode } from './exit-code';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
@@ -12,14 +12,14 @@ import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 import {
   parseIsoDate,
   parseJsonArray,
   parseName,
   parseWholeNumber,
   parseWholeNumberInRange,
-} from '../command/parse-option.util';
+} from './parse-option.util';
 
 /** The `enqueue` options as commander hands them over. */
 export interface EnqueueCommandOptions {

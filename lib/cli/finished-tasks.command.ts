@@ -1,7 +1,7 @@
 import { CommandRunner, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { parseName } from '../command/parse-option.util';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { parseName } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { invalidOptionValue } from '../core/worker.messages';
 import type { FinishedTaskFilter } from '../task/task-control.service';

@@ -1,6 +1,6 @@
 import { CommandRunner } from 'nest-commander';
 
-import type { CommandOutputWriter } from '../command/command-output.writer';
+import type { CommandOutputWriter } from './command-output.writer';
 import { unknownSubcommand } from '../core/command.messages';
 
 /**

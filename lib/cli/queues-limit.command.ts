@@ -1,9 +1,9 @@
 import { Option, SubCommand, CommandRunner } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseWholeNumber } from '../command/parse-option.util';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
+import { parseWholeNumber } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import type { QueueLimits, QueueRateLimit } from '../core/queue-limits';
 import { limitOptionsMissing, queueLimitsSet } from '../core/control.messages';

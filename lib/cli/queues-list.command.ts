@@ -1,7 +1,7 @@
 import { Option, SubCommand, CommandRunner } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
 import { QueueService } from '../queue/queue.service';
 import { queueTable } from './queue-table';
 

@@ -1,8 +1,8 @@
 import { SubCommand, CommandRunner } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
 import { queuePaused } from '../core/control.messages';
 import { QueueService } from '../queue/queue.service';
 

@@ -1,6 +1,6 @@
 import { Command } from 'nest-commander';
 
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 import { ParentCommand } from './parent-command';
 import { QueuesLimitCommand } from './queues-limit.command';
 import { QueuesListCommand } from './queues-list.command';

@@ -1,8 +1,8 @@
 import { Command, CommandRunner } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
+import { BackendOption, parseBackendOption } from './backend-option';
 import { TaskService } from '../task/task.service';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 
 /** The `result` options as commander hands them over. */
 export interface ResultCommandOptions {

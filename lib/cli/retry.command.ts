@@ -1,6 +1,6 @@
 import { Command, Option } from 'nest-commander';
 
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 import { notRetried } from '../core/control.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';

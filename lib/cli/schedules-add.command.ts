@@ -1,8 +1,8 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseJsonArray, parseName, parseWholeNumber } from '../command/parse-option.util';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
+import { parseJsonArray, parseName, parseWholeNumber } from './parse-option.util';
 import { scheduleCommandNeedsTiming } from '../core/schedule.messages';
 import type { ScheduleOptions } from '../core/schedule-options.interface';
 import { ScheduleService } from '../schedule/schedule.service';

@@ -1,7 +1,7 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
 import { scheduleNotFound } from '../core/schedule.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { ScheduleService } from '../schedule/schedule.service';

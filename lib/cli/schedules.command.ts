@@ -1,6 +1,6 @@
 import { Command } from 'nest-commander';
 
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 import { scheduleSubcommandMissing } from '../core/schedule.messages';
 import { SchedulesAddCommand } from './schedules-add.command';
 import { SchedulesListCommand } from './schedules-list.command';

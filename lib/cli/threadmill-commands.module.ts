@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { InspectorCommand } from '../inspector/inspector.command';
 import { WorkerCommand } from '../worker/worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { CommandOutputWriter } from './command-output.writer';
 import { CancelCommand } from './cancel.command';
 import { RemoveCommand } from './remove.command';
 import { RetryCommand } from './retry.command';

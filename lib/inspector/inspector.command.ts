@@ -1,8 +1,8 @@
 import { Command, CommandRunner } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { BackendRegistry } from '../backends/backend.registry';
-import { CommandOutputWriter } from '../command/command-output.writer';
+import { BackendOption, parseBackendOption } from '../cli/backend-option';
+import { CommandOutputWriter } from '../cli/command-output.writer';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';

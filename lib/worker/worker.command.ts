@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 
 import { Command, CommandRunner, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from '../command/backend-option';
 import { BackendRegistry } from '../backends/backend.registry';
-import { CommandOutputWriter } from '../command/command-output.writer';
-import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../command/parse-option.util';
+import { BackendOption, parseBackendOption } from '../cli/backend-option';
+import { CommandOutputWriter } from '../cli/command-output.writer';
+import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../cli/parse-option.util';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../core/unknown-task';
 import {
   unknownCommand,

@@ -1,6 +1,6 @@
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { CommandOutputWriter } from '../../../lib/command/command-output.writer';
+import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
 import { InspectorCommand } from '../../../lib/inspector/inspector.command';
 
 /** Records what the command would print, instead of writing to the process streams. */

@@ -1,5 +1,5 @@
-import { CommandOutputWriter } from '../../../lib/command/command-output.writer';
-import { ExitCode } from '../../../lib/command/exit-code';
+import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
+import { ExitCode } from '../../../lib/cli/exit-code';
 import {
   BackendUnavailableError,
   InvalidTaskError,

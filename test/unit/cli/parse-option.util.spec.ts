@@ -5,7 +5,7 @@ import {
   parseName,
   parseWholeNumber,
   parseWholeNumberInRange,
-} from '../../../lib/command/parse-option.util';
+} from '../../../lib/cli/parse-option.util';
 
 /** The error a parser threw, so its fields can be checked. */
 function thrownBy(parse: () => unknown): InvalidCommandOptionError {
