@@ -38,12 +38,6 @@ export type {
 } from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
 export type { StoreCondition, StorePersistence } from './core/store-condition';
-export type {
-  /** @deprecated The earlier name of MaintenancePassOptions. */
-  MaintenancePassOptions as BrokerPassOptions,
-  /** @deprecated The earlier name of MaintenancePassReport. */
-  MaintenancePassReport as BrokerPassReport,
-} from './core/task-backend.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
 export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';

@@ -1,16 +1,10 @@
-import { Logger } from '@nestjs/common';
-
 import type { BackendConfig } from '../core/backend-config.interface';
 import type { QueueLimits } from '../core/queue-limits';
 import { InvalidBackendConfigError } from '../core/errors/invalid-backend-config.error';
 import { shown } from '../core/shown';
 import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
-import {
-  invalidBackendOption,
-  invalidName,
-  renamedBackendOption,
-} from '../core/threadmill.messages';
+import { invalidBackendOption, invalidName } from '../core/threadmill.messages';
 import { NAME_MAX_LENGTH, isValidName } from '../core/validate-name.util';
 import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
 import { readQueueEntry } from './queue-config.reader';
@@ -40,11 +34,6 @@ export const COMMON_BACKEND_DEFAULTS = {
 } as const;
 
 const COMMON_OPTIONS = [...Object.keys(COMMON_BACKEND_DEFAULTS), 'retention'];
-
-/** Names an option had in an earlier release, still read, each for its current name. */
-const RENAMED_OPTIONS: Readonly<Record<string, string>> = { brokerInterval: 'maintenanceInterval' };
-/** Renamed options already warned about in this process: said once, not per alias or backend. */
-const warnedRenames = new Set<string>();
 
 const STATUS_KEYS: readonly string[] = [...FINISHED_STATUSES].map(statusKey);
 
@@ -95,30 +84,13 @@ export class BackendConfigReader {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       this.fail('options', 'must be an object of options');
     }
-    this.options = this.renamed(options as Record<string, unknown>);
+    this.options = options as Record<string, unknown>;
     const known = [...COMMON_OPTIONS, ...ownOptions];
     for (const key of Object.keys(this.options)) {
       if (!known.includes(key)) {
         this.fail(key, `is not an option of ${backendName} (known: ${known.join(', ')})`);
       }
     }
-  }
-
-  /** The options with each earlier name read as its current one; both names at once is refused. */
-  private renamed(options: Record<string, unknown>): Record<string, unknown> {
-    const read = { ...options };
-    for (const [old, current] of Object.entries(RENAMED_OPTIONS)) {
-      if (!(old in read)) continue;
-      if (current in read)
-        this.fail(old, `is the earlier name of ${current}; give only ${current}`);
-      read[current] = read[old];
-      delete read[old];
-      if (!warnedRenames.has(old)) {
-        warnedRenames.add(old);
-        new Logger('Threadmill').warn(renamedBackendOption(this.alias, old, current));
-      }
-    }
-    return read;
   }
 
   /**

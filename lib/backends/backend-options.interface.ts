@@ -13,8 +13,6 @@ export interface BackendOptions {
   resultTtl?: number;
   /** Period of the maintenance pass (promote deferred, reap leases, recover pools, trim). Default 1 s. */
   maintenanceInterval?: number;
-  /** @deprecated The earlier name of `maintenanceInterval`, still read (with a warning). */
-  brokerInterval?: number;
   /** Most tasks promoted, reaped or recovered per maintenance pass. Default 100. */
   batchSize?: number;
   /**

@@ -89,10 +89,6 @@ export const unknownTask = (name: string): string =>
   `No @Task named ${shown(name)} is registered in this application, so it was not run. ` +
   `Deploy the code that declares it, or remove the stored task.`;
 
-export const renamedBackendOption = (alias: string, old: string, current: string): string =>
-  `Threadmill backend ${shown(alias)}: option ${shown(old)} is deprecated and read as ${shown(current)}; ` +
-  `rename it, the old name goes in a later release.`;
-
 export const invalidBackendOption = (alias: string, option: string, problem: string): string =>
   `Threadmill backend ${shown(alias)}: option ${shown(option)} ${problem}.`;
 

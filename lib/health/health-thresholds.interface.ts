@@ -34,7 +34,5 @@ export interface ThreadmillHealthOptions {
   maxHeartbeatAgeMs?: number;
   /** Skip the maintenance check, e.g. for a web app probe that must not depend on workers. */
   requireMaintenance?: boolean;
-  /** @deprecated The earlier name of `requireMaintenance`, still read. */
-  requireBroker?: boolean;
   thresholds?: HealthThresholds;
 }

@@ -117,7 +117,7 @@ export class ThreadmillHealthIndicator {
     const worker = this.inProcessWorker(alias);
     if (worker !== null) Object.assign(details, { inProcessWorker: worker.details });
     const problems: string[] = [...store.down, ...(worker?.problems ?? [])];
-    if ((options.requireMaintenance ?? options.requireBroker) !== false) {
+    if (options.requireMaintenance !== false) {
       if (heartbeatAgeMs === null) problems.push(maintenanceNeverRan(alias));
       else if (heartbeatAgeMs > maxHeartbeatAgeMs)
         problems.push(maintenanceStale(alias, heartbeatAgeMs, maxHeartbeatAgeMs));

@@ -15,8 +15,7 @@ import type { LogLevel } from '@nestjs/common';
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
  * - `THREADMILL_REDIS_PREFIX`: the first part of every Redis key (the backend's `prefix`); default `threadmill`
  * - `THREADMILL_APP`: the app name (ThreadmillModule's `app`) its declared schedules are recorded under; default `default`
- * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_MAINTENANCE_INTERVAL_MS`: backend options (defaults: the backend's);
- *   `THREADMILL_BROKER_INTERVAL_MS`, the earlier name of the second, is still read
+ * - `THREADMILL_LEASE_TTL_MS`, `THREADMILL_MAINTENANCE_INTERVAL_MS`: backend options (defaults: the backend's)
  * - `THREADMILL_ALLOW_EVICTION=true`: use a Redis that evicts keys (unsafe; see allowEviction)
  * - `PORT`: the web app's port (default 3000)
  * - `THREADMILL_HEALTH_MAX_READY`, `THREADMILL_HEALTH_MAX_FAILED`: `GET /health` thresholds (default: none)
@@ -36,9 +35,7 @@ export const sampleConfig = {
   app: process.env.THREADMILL_APP || undefined,
   queues: ['default', 'emails'],
   leaseTtl: optionalNumber(process.env.THREADMILL_LEASE_TTL_MS),
-  maintenanceInterval: optionalNumber(
-    process.env.THREADMILL_MAINTENANCE_INTERVAL_MS ?? process.env.THREADMILL_BROKER_INTERVAL_MS,
-  ),
+  maintenanceInterval: optionalNumber(process.env.THREADMILL_MAINTENANCE_INTERVAL_MS),
   allowEviction: process.env.THREADMILL_ALLOW_EVICTION === 'true',
   waitForReplicas: countAndTimeout(process.env.THREADMILL_WAIT_FOR_REPLICAS),
   port: optionalNumber(process.env.PORT) ?? 3000,

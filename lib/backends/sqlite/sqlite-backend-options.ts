@@ -34,7 +34,7 @@ export interface SqliteBackendOptions extends BackendOptions {
 
 /** Every option resolved, plus the absolute database path and the queues. @internal */
 export interface ResolvedSqliteBackendConfig extends Required<
-  Omit<SqliteBackendOptions, 'retention' | 'brokerInterval'>
+  Omit<SqliteBackendOptions, 'retention'>
 > {
   retention: Retention;
   filename: string;

@@ -26,8 +26,6 @@ export interface WorkerHealthReport {
   childrenAlive: number;
   childrenExpected: number;
   maintenancePassAgeMs: number | null;
-  /** @deprecated The earlier name of `maintenancePassAgeMs`, the same value. */
-  brokerPassAgeMs: number | null;
   done: number;
   failed: number;
 }
@@ -66,7 +64,6 @@ export function assessPoolHealth(health: PoolHealth, now = Date.now()): WorkerHe
     childrenAlive: health.childrenAlive,
     childrenExpected: health.childrenExpected,
     maintenancePassAgeMs,
-    brokerPassAgeMs: maintenancePassAgeMs,
     done: health.done,
     failed: health.failed,
   };

@@ -149,9 +149,6 @@ describe('ThreadmillHealthIndicator', () => {
         requireMaintenance: false,
       });
       expect(result.queue.status).toBe('up');
-      // The option's earlier name still reads the same.
-      const earlier = await indicator.isHealthy('queue', { backend: alias, requireBroker: false });
-      expect(earlier.queue.status).toBe('up');
     });
   });
 

@@ -27,8 +27,6 @@ describe('worker pool health', () => {
       childrenAlive: 2,
       childrenExpected: 2,
       maintenancePassAgeMs: 500,
-      // The field's earlier name, still reported for probes that read it.
-      brokerPassAgeMs: 500,
       done: 7,
       failed: 1,
     });
