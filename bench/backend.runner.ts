@@ -89,7 +89,7 @@ export abstract class BackendRunner implements QueueRunner {
   async fill(n: number, payload?: string): Promise<void> {
     const args = payload === undefined ? [] : [payload];
     await fillInBatches(n, this.fillInFlight, (size) =>
-      this.backend.enqueueMany(Array.from({ length: size }, () => this.record(args))),
+      this.backend.tasks.enqueueMany(Array.from({ length: size }, () => this.record(args))),
     );
   }
 
@@ -123,7 +123,7 @@ export abstract class BackendRunner implements QueueRunner {
   }
 
   limitConcurrency(concurrency: number): Promise<void> {
-    return this.backend.setQueueLimits(this.queue, { concurrency });
+    return this.backend.control.setQueueLimits(this.queue, { concurrency });
   }
 
   async enqueueConcurrent(n: number, inFlight: number): Promise<void> {
@@ -133,7 +133,7 @@ export abstract class BackendRunner implements QueueRunner {
 
   async enqueueConcurrentBackendLevel(n: number, inFlight: number): Promise<void> {
     await inParallel(n, inFlight, async () => {
-      await this.backend.enqueue(this.record([]));
+      await this.backend.tasks.enqueue(this.record([]));
     });
   }
 
@@ -166,7 +166,7 @@ export abstract class BackendRunner implements QueueRunner {
 
   /** At backend level, as the fill: the pickup figure times the consumer's side. */
   async enqueueOne(seq: number): Promise<void> {
-    await this.backend.enqueue(this.record([seq]));
+    await this.backend.tasks.enqueue(this.record([seq]));
   }
 
   private consumer(

@@ -71,7 +71,7 @@ export async function measureCliStart(url: string, starts: number): Promise<CliS
   });
   try {
     const task = readyRecord(CLI_ALIAS, { name: 'sample.echo', args: ['bench'] });
-    await backend.enqueueMany([task]);
+    await backend.tasks.enqueueMany([task]);
     const env = { REDIS_URL: url, THREADMILL_ALIAS: CLI_ALIAS, NO_COLOR: '1' };
     const samples: CliStartSample[] = [];
     for (let start = 0; start < starts; start++) {

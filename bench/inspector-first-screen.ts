@@ -58,7 +58,7 @@ async function main(): Promise<number> {
         workerIds: [],
       }));
       if (done === 0) firstId = records[0].id;
-      await backend.enqueueMany(records);
+      await backend.tasks.enqueueMany(records);
       if ((done / CHUNK) % 20 === 0)
         process.stdout.write(`\rfilled ${done + records.length}/${total}`);
     }

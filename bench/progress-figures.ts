@@ -4,6 +4,7 @@ import { recordWith } from '../lib/core/record-with';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
 import { ProgressBatcher } from '../lib/core/progress-batcher';
 import { TaskContext } from '../lib/core/task-context';
+import { finishedRecordSource } from '../lib/core/wait-for-finished';
 import { TaskResult } from '../lib/core/task-result';
 import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { median } from './metrics';
@@ -40,10 +41,14 @@ const PROGRESS_TARGET: Target = {
  */
 export function tickingTask(backend: TaskBackend, reporting: boolean, durationMs: number): RunTask {
   const batcher = new ProgressBatcher(async (_alias, entries) => {
-    await backend.storeProgress(entries);
+    await backend.leases.storeProgress(entries);
   });
   return async (record) => {
-    const context = new TaskContext(new TaskResult(record, backend), undefined, batcher);
+    const context = new TaskContext(
+      new TaskResult(record, finishedRecordSource(backend)),
+      undefined,
+      batcher,
+    );
     const end = performance.now() + durationMs;
     for (let tick = 1; performance.now() < end; tick++) {
       await sleep(1);

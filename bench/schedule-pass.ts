@@ -50,7 +50,7 @@ export async function storeIdleSchedules(
     enqueueTick: enqueueTickOn(backend),
     isLive: async (taskId) => {
       try {
-        const { status } = await backend.getResult(taskId);
+        const { status } = await backend.tasks.getResult(taskId);
         return status === TaskResultStatus.READY || status === TaskResultStatus.RUNNING;
       } catch (error) {
         if (error instanceof TaskResultDoesNotExist) return false;

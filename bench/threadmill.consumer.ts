@@ -81,7 +81,11 @@ export class ThreadmillConsumer {
       const options = { workerId, max, timeoutMs: blocking ? idleWaitMs : 0, signal };
       // What finished since the last call rides along with this acquire.
       const done = this.finished.splice(0);
-      const { acquired: records } = await this.backend.acknowledgeAndAcquire(done, queues, options);
+      const { acquired: records } = await this.backend.leases.acknowledgeAndAcquire(
+        done,
+        queues,
+        options,
+      );
       this.acknowledged += done.length;
       this.free += max - records.length;
       this.requested -= max - records.length;
@@ -119,7 +123,7 @@ export class ThreadmillConsumer {
     try {
       while (this.finished.length > 0) {
         const batch = this.finished.splice(0);
-        await this.backend.acknowledge(batch);
+        await this.backend.leases.acknowledge(batch);
         this.acknowledged += batch.length;
       }
     } catch (error) {

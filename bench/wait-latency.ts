@@ -1,6 +1,11 @@
 import { performance } from 'node:perf_hooks';
 
-import { TaskResultStatus, waitForFinished, type TaskBackend } from '../lib/core';
+import {
+  finishedRecordSource,
+  TaskResultStatus,
+  waitForFinished,
+  type TaskBackend,
+} from '../lib/core';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 
 /**
@@ -21,17 +26,19 @@ export async function measureWaits(
 ): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < waits; i++) {
-    const task = await worker.enqueue(newRecord());
-    const [leased] = await worker.acquire([queue], { workerId: 'bench:1-0', timeoutMs: 0 });
+    const task = await worker.tasks.enqueue(newRecord());
+    const [leased] = await worker.leases.acquire([queue], { workerId: 'bench:1-0', timeoutMs: 0 });
     let resolvedAt = 0;
-    const waiting = waitForFinished(waiter, task.id, { timeoutMs: 10_000 }).then((record) => {
+    const waiting = waitForFinished(finishedRecordSource(waiter), task.id, {
+      timeoutMs: 10_000,
+    }).then((record) => {
       resolvedAt = performance.now();
       return record;
     });
     // Time for the wait to subscribe and read the task RUNNING before it finishes.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const sentAt = performance.now();
-    await worker.acknowledge([
+    await worker.leases.acknowledge([
       { ...leased, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue: i },
     ]);
     const record = await waiting;

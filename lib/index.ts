@@ -10,22 +10,32 @@ export type {
   QueueRates,
   QueueStats,
 } from './core/backend-telemetry.interface';
+export type { BackendFeatures, TaskBackend } from './core/task-backend.interface';
+export type { QueueSegment } from './core/queue-segment';
 export type {
+  AcknowledgeAndAcquireResult,
   AcknowledgeOutcome,
   AcquireOptions,
-  BackendFeatures,
+  LeaseStore,
+  RetryOutcome,
+} from './core/ports/lease-store.port';
+export type {
+  MaintenanceLimits,
   MaintenancePassOptions,
   MaintenancePassReport,
-  QueueSegment,
-  RetryOutcome,
-  TaskBackend,
-} from './core/task-backend.interface';
+  MaintenanceStore,
+} from './core/ports/maintenance-store.port';
+export type { TaskStore } from './core/ports/task-store.port';
+export type { ReadStore } from './core/ports/read-store.port';
+export type { FeedStore } from './core/ports/feed-store.port';
+export type { PoolStore } from './core/ports/pool-store.port';
+export type { ScheduleStore } from './core/ports/schedule-store.port';
 export type {
   CancelOutcome,
   CancelRequest,
   CancelResult,
   ControlStore,
-} from './core/control-store.interface';
+} from './core/ports/control-store.port';
 export type {
   FeedUnsubscribe,
   FinishedTask,
@@ -62,7 +72,7 @@ export type {
   ScheduleTiming,
   TaskSchedule,
 } from './core/schedule-options.interface';
-export type { ScheduleOrigin } from './core/schedule-store.interface';
+export type { ScheduleOrigin } from './core/ports/schedule-store.port';
 export { TaskResult } from './core/task-result';
 export { EnqueuedTaskResult } from './core/enqueued-task-result';
 export { TaskResultStatus } from './core/task-result-status.enum';
@@ -136,7 +146,7 @@ export { InjectBackend } from './backends/inject-backend.decorator';
 export { MemoryBackend } from './backends/memory/memory.backend';
 export type { BackendOptions } from './backends/backend-options.interface';
 export type { MemoryBackendOptions } from './backends/memory/memory-backend-options.interface';
-export type { RetentionByStatus, RetentionLimit, RetentionOptions } from './lifecycle/retention';
+export type { RetentionByStatus, RetentionLimit, RetentionOptions } from './core/retention';
 export { RedisBackend } from './backends/redis/redis.backend';
 export type {
   RedisBackendOptions,

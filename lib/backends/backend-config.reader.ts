@@ -6,7 +6,7 @@ import { FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { DEFAULT_QUEUE } from '../core/threadmill.constants';
 import { invalidBackendOption, invalidName } from '../core/threadmill.messages';
 import { NAME_MAX_LENGTH, isValidName } from '../core/validate-name.util';
-import { Retention, statusKey, type RetentionOptions } from '../lifecycle/retention';
+import { Retention, statusKey, type RetentionOptions } from '../core/retention';
 import { readQueueEntry } from './queue-config.reader';
 
 /** The options every backend has, with the same meaning and defaults. */

@@ -1,4 +1,4 @@
-import type { RetentionOptions } from '../lifecycle/retention';
+import type { RetentionOptions } from '../core/retention';
 
 /**
  * The options every backend has, with the same meaning and defaults (times in

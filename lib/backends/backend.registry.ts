@@ -8,7 +8,7 @@ import {
   type FinishedTasksListener,
   type TaskBackend,
   type TaskRecord,
-  type TaskRecordSource,
+  type FinishedRecordSource,
 } from '../core';
 
 /**
@@ -27,7 +27,7 @@ export class BackendRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger(BackendRegistry.name);
   private readonly backends: ReadonlyMap<string, TaskBackend>;
   /** One source per alias: a worker asks for one with every task it runs. */
-  private readonly sources = new Map<string, TaskRecordSource>();
+  private readonly sources = new Map<string, FinishedRecordSource>();
 
   constructor(backends: Iterable<TaskBackend>) {
     this.backends = new Map([...backends].map((backend) => [backend.alias, backend]));
@@ -66,14 +66,14 @@ export class BackendRegistry implements OnApplicationShutdown {
   }
 
   /** @internal Where a TaskResult of this alias refreshes from. */
-  sourceFor(alias: string): TaskRecordSource {
+  sourceFor(alias: string): FinishedRecordSource {
     let source = this.sources.get(alias);
     if (source === undefined) {
       source = {
         alias,
-        getResult: (id: string): Promise<TaskRecord> => this.get(alias).getResult(id),
+        getResult: (id: string): Promise<TaskRecord> => this.get(alias).tasks.getResult(id),
         subscribeFinished: (listener: FinishedTasksListener): Promise<FeedUnsubscribe> =>
-          this.get(alias).subscribeFinished(listener),
+          this.get(alias).feeds.subscribeFinished(listener),
       };
       this.sources.set(alias, source);
     }

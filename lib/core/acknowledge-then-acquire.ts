@@ -1,8 +1,8 @@
 import type {
   AcknowledgeAndAcquireResult,
   AcquireOptions,
-  TaskBackend,
-} from './task-backend.interface';
+  LeaseStore,
+} from './ports/lease-store.port';
 import type { TaskRecord } from './task-record.interface';
 
 /**
@@ -10,14 +10,14 @@ import type { TaskRecord } from './task-record.interface';
  * extra apart (in memory): acknowledge, then acquire.
  */
 export async function acknowledgeThenAcquire(
-  backend: Pick<TaskBackend, 'acknowledge' | 'acquire'>,
+  leases: Pick<LeaseStore, 'acknowledge' | 'acquire'>,
   finished: readonly TaskRecord[],
   queues: readonly string[],
   options: AcquireOptions,
 ): Promise<AcknowledgeAndAcquireResult> {
   if (finished.length === 0)
-    return { acknowledged: [], acquired: await backend.acquire(queues, options) };
-  const acknowledged = await backend.acknowledge(finished);
+    return { acknowledged: [], acquired: await leases.acquire(queues, options) };
+  const acknowledged = await leases.acknowledge(finished);
   // Outcomes are not held back by an idle queue: look once, without waiting.
-  return { acknowledged, acquired: await backend.acquire(queues, { ...options, timeoutMs: 0 }) };
+  return { acknowledged, acquired: await leases.acquire(queues, { ...options, timeoutMs: 0 }) };
 }

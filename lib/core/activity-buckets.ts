@@ -1,6 +1,6 @@
 import { InvalidQueryError } from './errors/invalid-query.error';
 import { invalidActivityBucket, invalidActivityWindow } from './listing.messages';
-import type { FinishedSegment } from './task-backend.interface';
+import type { FinishedSegment } from './queue-segment';
 import type { ActivityQuery, QueueActivity } from './task-listing';
 import type { TaskRecord } from './task-record.interface';
 

@@ -7,7 +7,7 @@ import {
   finishedSegment,
   isFinishedSegment,
   type QueueSegment,
-} from './task-backend.interface';
+} from './queue-segment';
 import type { TaskListQuery, TaskPage } from './task-listing';
 import type { TaskRecord } from './task-record.interface';
 import { FINISHED_STATUSES, TaskResultStatus } from './task-result-status.enum';

@@ -162,3 +162,14 @@ export function nextAttempt(
 export function isRetry(record: TaskRecord): boolean {
   return record.status === TaskResultStatus.READY;
 }
+
+/** Records as decided, parted into the final ones (acknowledge) and the retries (retry). */
+export function partOutcomes(records: readonly TaskRecord[]): {
+  final: TaskRecord[];
+  retries: TaskRecord[];
+} {
+  const final: TaskRecord[] = [];
+  const retries: TaskRecord[] = [];
+  for (const record of records) (isRetry(record) ? retries : final).push(record);
+  return { final, retries };
+}

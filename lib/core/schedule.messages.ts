@@ -52,9 +52,6 @@ export const duplicateScheduleId = (id: string, first: string, second: string): 
 export const scheduleNotFound = (id: string, alias: string): string =>
   `No schedule ${shown(id)} is stored on backend ${shown(alias)}. List them with \`threadmill schedules list\`.`;
 
-export const backendStoresNoSchedules = (alias: string): string =>
-  `Backend ${shown(alias)} cannot store schedules; configure a Redis, SQLite or memory backend.`;
-
 export const scheduleTickFailed = (id: string, error: unknown): string =>
   `Schedule ${shown(id)}: its due ticks were not enqueued this pass (the next pass tries again): ${
     error instanceof Error ? error.message : String(error)

@@ -1,4 +1,4 @@
-import type { QueueSegment } from './task-backend.interface';
+import type { QueueSegment } from './queue-segment';
 import type { TaskRecord } from './task-record.interface';
 
 // What the store's reads for operators (a dashboard, a report) ask and

@@ -3,6 +3,8 @@ import type { FeedUnsubscribe, FinishedTasksListener } from './finished-task-fee
 import type { TaskRecord } from './task-record.interface';
 import { FINISHED_STATUSES } from './task-result-status.enum';
 import { taskWaitTimedOut } from './threadmill.messages';
+import type { FeedStore } from './ports/feed-store.port';
+import type { TaskStore } from './ports/task-store.port';
 
 /**
  * How long `waitForResult` and `TaskResult.wait` wait.
@@ -22,6 +24,23 @@ export interface FinishedRecordSource {
   readonly alias: string;
   getResult(id: string): Promise<TaskRecord>;
   subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe>;
+}
+
+/**
+ * A backend as a FinishedRecordSource. Its parts are read at each call, so
+ * a backend may hand itself over while it is still being built.
+ */
+export function finishedRecordSource(
+  backend: { readonly alias: string } & {
+    readonly tasks: Pick<TaskStore, 'getResult'>;
+    readonly feeds: Pick<FeedStore, 'subscribeFinished'>;
+  },
+): FinishedRecordSource {
+  return {
+    alias: backend.alias,
+    getResult: (id) => backend.tasks.getResult(id),
+    subscribeFinished: (listener) => backend.feeds.subscribeFinished(listener),
+  };
 }
 
 /**

@@ -32,7 +32,7 @@ export class ActivityCache {
     if (cached !== undefined && Date.now() - cached.readAtMs < ACTIVITY_CACHE_MS) {
       return cached.activity;
     }
-    const activity = backend.activity({
+    const activity = backend.reads.activity({
       windowMs: ACTIVITY_WINDOW_MS,
       bucketMs: ACTIVITY_BUCKET_MS,
     });

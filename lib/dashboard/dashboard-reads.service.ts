@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   TaskResultDoesNotExist,
   assertKnownQueue,
-  isSchedulingBackend,
   type PoolStatus,
   type QueueSegment,
   type TaskBackend,
@@ -54,7 +53,7 @@ export class DashboardReads {
     }
     const queue = params.queue ?? backend.queues[0];
     assertKnownQueue(backend.alias, backend.queues, queue);
-    const page = await backend.listTasks({
+    const page = await backend.reads.listTasks({
       queue,
       segment: params.segment,
       limit: params.limit,
@@ -66,14 +65,13 @@ export class DashboardReads {
 
   /** @throws TaskResultDoesNotExist (404) for an unknown or expired id. */
   async task(alias: string | undefined, id: string): Promise<TaskDetail> {
-    const record = await this.backends.get(alias).getResult(id);
+    const record = await this.backends.get(alias).tasks.getResult(id);
     return taskDetail(record, this.settings.hiddenParts(record.task.name));
   }
 
   /** The alias's schedules; none for a backend that stores none. */
   async schedules(alias: string | undefined): Promise<ScheduleView[]> {
     const backend = this.backends.get(alias);
-    if (!isSchedulingBackend(backend)) return [];
     const infos = await this.scheduleService.list({ backend: backend.alias });
     return infos.map((info) => ({
       ...info,
@@ -82,7 +80,7 @@ export class DashboardReads {
   }
 
   async pools(alias: string | undefined): Promise<PoolStatus[]> {
-    return this.backends.get(alias).pools();
+    return this.backends.get(alias).pools.list();
   }
 
   private summary(record: TaskRecord): TaskSummary {
@@ -91,7 +89,7 @@ export class DashboardReads {
 
   private async found(backend: TaskBackend, id: string): Promise<TaskRecord | null> {
     try {
-      return await backend.getResult(id);
+      return await backend.tasks.getResult(id);
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return null;
       throw error;

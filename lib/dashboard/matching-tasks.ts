@@ -22,7 +22,7 @@ export async function walkSegment(
 ): Promise<void> {
   let cursor: string | undefined;
   do {
-    const page = await backend.listTasks({
+    const page = await backend.reads.listTasks({
       queue: where.queue,
       segment: where.segment,
       limit: WALK_PAGE,
@@ -43,7 +43,7 @@ export async function countInSegment(
   where: { queue: string; segment: QueueSegment; taskName?: string },
 ): Promise<number> {
   if (where.taskName === undefined) {
-    return (await backend.telemetry(60_000)).queues[where.queue].counts[where.segment];
+    return (await backend.reads.telemetry(60_000)).queues[where.queue].counts[where.segment];
   }
   let count = 0;
   await walkSegment(backend, where, async (records) => {
@@ -61,7 +61,7 @@ export async function countByIds(
   let count = 0;
   for (const id of ids) {
     try {
-      if (wanted((await backend.getResult(id)).status)) count++;
+      if (wanted((await backend.tasks.getResult(id)).status)) count++;
     } catch (error) {
       if (!(error instanceof TaskResultDoesNotExist)) throw error;
     }

@@ -137,9 +137,9 @@ export class OverviewSnapshots implements OnModuleDestroy {
   private async readStore(alias: string): Promise<Overview> {
     const backend = this.backends.get(alias);
     const [telemetry, paused, limits] = await Promise.all([
-      backend.telemetry(RATES_WINDOW_MS),
-      backend.pausedQueues(),
-      backend.queueLimits(),
+      backend.reads.telemetry(RATES_WINDOW_MS),
+      backend.control.pausedQueues(),
+      backend.control.queueLimits(),
     ]);
     return {
       alias,

@@ -83,9 +83,9 @@ export class ThreadmillHealthIndicator {
     try {
       [heartbeat, { queues }, pausedQueues] = await promiseTimeout(
         Promise.all([
-          backend.ping().then(() => backend.maintenanceHeartbeat()),
-          backend.telemetry(options.windowMs ?? 60_000),
-          backend.pausedQueues(),
+          backend.ping().then(() => backend.reads.maintenanceHeartbeat()),
+          backend.reads.telemetry(options.windowMs ?? 60_000),
+          backend.control.pausedQueues(),
         ]),
         timeoutMs,
         `Backend "${alias}"`,

@@ -1,5 +1,5 @@
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
-import type { StoredSchedule } from '../core/schedule-store.interface';
+import type { StoredSchedule } from '../core/ports/schedule-store.port';
 import {
   backendUnreachable,
   inspectorRetrying,
@@ -114,7 +114,7 @@ export class InspectorReads {
     const seq = ++this.countsSeq;
     const { refreshIntervalMs, clock } = this.settings;
     return this.read('telemetry', (b) =>
-      Promise.all([b.telemetry(refreshIntervalMs), b.pausedQueues()]),
+      Promise.all([b.reads.telemetry(refreshIntervalMs), b.control.pausedQueues()]),
     )
       .then(
         ([telemetry, paused]) => {
@@ -144,7 +144,7 @@ export class InspectorReads {
     const seq = ++this.tasksSeq;
     this.tasksPending = true;
     const segment = INSPECTOR_TABS[tabIndex].segment;
-    return this.read('peek', (b) => b.peek(queue, segment, this.settings.pageSize)).then(
+    return this.read('peek', (b) => b.reads.peek(queue, segment, this.settings.pageSize)).then(
       (tasks) => {
         if (seq !== this.tasksSeq || this.stopped) return;
         this.tasksPending = false;
@@ -178,7 +178,7 @@ export class InspectorReads {
     if (id === undefined || this.stopped) return;
     const seq = ++this.detailSeq;
     const stillOpen = (): boolean => seq === this.detailSeq && this.state.get().detail?.id === id;
-    this.read('getResult', (b) => b.getResult(id)).then(
+    this.read('getResult', (b) => b.tasks.getResult(id)).then(
       (record) => {
         if (stillOpen()) this.state.set({ detail: record, detailNote: null });
       },
@@ -224,7 +224,7 @@ async function lastStatus(
 ): Promise<InspectorScheduleRow['lastStatus']> {
   if (schedule.lastTick === null) return null;
   try {
-    return (await backend.getResult(schedule.lastTick.taskId)).status;
+    return (await backend.tasks.getResult(schedule.lastTick.taskId)).status;
   } catch (error) {
     if (error instanceof TaskResultDoesNotExist) return 'expired';
     throw error;

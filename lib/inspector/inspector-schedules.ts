@@ -1,4 +1,4 @@
-import type { StoredSchedule } from '../core/schedule-store.interface';
+import type { StoredSchedule } from '../core/ports/schedule-store.port';
 import type { TaskResultStatus } from '../core/task-result-status.enum';
 import { parseDefinition } from '../schedule/schedule-definition';
 import { EMPTY_CELL, fit, relativeTime } from './inspector-format';

@@ -1,5 +1,8 @@
 import type { BackendTelemetry } from '../core/backend-telemetry.interface';
-import type { ScheduleStore } from '../core/schedule-store.interface';
+import type { ScheduleStore } from '../core/ports/schedule-store.port';
+import type { ControlStore } from '../core/ports/control-store.port';
+import type { ReadStore } from '../core/ports/read-store.port';
+import type { TaskStore } from '../core/ports/task-store.port';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 import type { InspectorScheduleRow } from './inspector-schedules';
@@ -17,12 +20,12 @@ export type InspectorPane = 'backends' | 'queues' | 'tasks' | 'detail';
  * The part of a TaskBackend the inspector uses: reads only, so the compiler
  * (not just review) keeps it from ever writing to a backend.
  */
-export type InspectorBackend = Pick<
-  TaskBackend,
-  'alias' | 'queues' | 'peek' | 'telemetry' | 'pausedQueues' | 'getResult'
-> & {
-  /** The backend's schedules, read only (absent: the Schedules view is empty). */
-  readonly schedules?: Pick<ScheduleStore, 'listSchedules'>;
+export type InspectorBackend = Pick<TaskBackend, 'alias' | 'queues'> & {
+  readonly reads: Pick<ReadStore, 'peek' | 'telemetry'>;
+  readonly control: Pick<ControlStore, 'pausedQueues'>;
+  readonly tasks: Pick<TaskStore, 'getResult'>;
+  /** The backend's schedules, read only . */
+  readonly schedules: Pick<ScheduleStore, 'listSchedules'>;
 };
 
 /** What the right-hand pane lists: the selected queue's tasks, or the backend's schedules. */

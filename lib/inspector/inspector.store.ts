@@ -1,4 +1,4 @@
-import type { QueueSegment } from '../core/task-backend.interface';
+import type { QueueSegment } from '../core/queue-segment';
 import {
   type InspectorAction,
   type InspectorCommand,

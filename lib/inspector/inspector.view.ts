@@ -1,5 +1,5 @@
 import type { QueueCounts, QueueRates } from '../core/backend-telemetry.interface';
-import type { QueueSegment } from '../core/task-backend.interface';
+import type { QueueSegment } from '../core/queue-segment';
 import { abbreviateCount, fit } from './inspector-format';
 
 export {

@@ -4,22 +4,12 @@ import { WorkerCrashed } from '../core/errors/worker-crashed.error';
 import { TaskTimeoutError } from '../core/errors/task-timeout.error';
 import { WorkerLost } from '../core/errors/worker-lost.error';
 import { taskTimedOut } from '../core/control.messages';
-import { isRetry, nextAttempt } from '../core/retry-policy';
+import { nextAttempt } from '../core/retry-policy';
 import type { TaskErrorRecord, TaskRecord } from '../core/task-record.interface';
 import { acknowledgementTimeout, corruptTaskData, workerLost } from '../core/threadmill.messages';
+import type { AbandonedAttempt } from '../core/ports/maintenance-store.port';
 import { unreadableRecord } from '../core/unreadable-record';
 import { workerCrashed } from '../core/worker.messages';
-
-/** A task whose attempt ended without an acknowledge, as the store read it. */
-export interface EndedAttempt {
-  readonly id: string;
-  readonly queue: string;
-  /** The task as stored; null when its data cannot be read. */
-  readonly record: TaskRecord | null;
-}
-
-/** The lifecycle's decision for one ended attempt: the record as it is to be stored. */
-export type EndAttempt = (ended: EndedAttempt) => TaskRecord;
 
 /**
  * How an attempt that ended without an acknowledge continues, written once
@@ -29,7 +19,7 @@ export type EndAttempt = (ended: EndedAttempt) => TaskRecord;
  * whatever its (unknowable) policy.
  */
 export function endAttempt(
-  ended: EndedAttempt,
+  ended: AbandonedAttempt,
   error: TaskErrorRecord,
   at: Date,
   backend: string,
@@ -43,17 +33,6 @@ export function endAttempt(
     return unreadableRecord(ended.id, { queue: ended.queue, backend }, at, [error, unreadable]);
   }
   return nextAttempt(ended.record, error, at);
-}
-
-/** Records as decided, parted into the final ones (acknowledge) and the retries (retry). */
-export function partOutcomes(records: readonly TaskRecord[]): {
-  final: TaskRecord[];
-  retries: TaskRecord[];
-} {
-  const final: TaskRecord[] = [];
-  const retries: TaskRecord[] = [];
-  for (const record of records) (isRetry(record) ? retries : final).push(record);
-  return { final, retries };
 }
 
 // The errors of attempts that ended without a word from the task: each the

@@ -3,21 +3,11 @@ import type { LoggerService } from '@nestjs/common';
 import type {
   MaintenancePassOptions,
   MaintenancePassReport,
-  TaskBackend,
-} from '../core/task-backend.interface';
+} from '../core/ports/maintenance-store.port';
+import type { TaskBackend } from '../core/task-backend.interface';
 import { leasesReaped, poolRecovered } from '../core/worker.messages';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
-import type { MaintenanceStore } from './maintenance-store.interface';
-import type { Retention } from './retention';
 import { runMaintenanceSteps } from './pass-steps';
-
-/** The backend options a maintenance pass works with, as every backend resolved them. */
-export interface MaintenanceLimits {
-  readonly leaseTtl: number;
-  readonly retention: Retention;
-  /** Most tasks each step moves or ends per pass. */
-  readonly batchSize: number;
-}
 
 /**
  * One maintenance pass, written once over every backend's MaintenanceStore:
@@ -29,13 +19,12 @@ export interface MaintenanceLimits {
  * step is reported and never stops the steps after it.
  */
 export async function runMaintenancePass(
-  store: MaintenanceStore,
-  { alias, queues }: Pick<TaskBackend, 'alias' | 'queues'>,
-  { leaseTtl: leaseTtlMs, retention, batchSize }: MaintenanceLimits,
+  { alias, queues, maintenance: store }: Pick<TaskBackend, 'alias' | 'queues' | 'maintenance'>,
   /** `poolId`: the pool running the pass, alive by definition, so never recovered by it. */
-  { poolId: ownPoolId }: MaintenancePassOptions,
+  { poolId: ownPoolId }: MaintenancePassOptions = {},
   logger?: LoggerService,
 ): Promise<MaintenancePassReport> {
+  const { leaseTtl: leaseTtlMs, retention, batchSize } = store.limits;
   return runMaintenanceSteps({
     promote: () => store.promoteDue(batchSize),
     reap: async () => {

@@ -1,4 +1,4 @@
-import type { MaintenancePassReport } from '../core/task-backend.interface';
+import type { MaintenancePassReport } from '../core/ports/maintenance-store.port';
 
 /** What one maintenance pass does, step by step; counting steps return how many tasks they moved. */
 export interface MaintenanceSteps {

@@ -100,7 +100,7 @@ export class StoreGauges {
   private async refresh(backend: TaskBackend): Promise<void> {
     const { holder, scrapeIntervalMs, logger } = this.options;
     try {
-      const holds = await backend.claimRole(
+      const holds = await backend.pools.claimRole(
         STORE_GAUGES_ROLE,
         holder,
         ROLE_LEASE_SCRAPES * scrapeIntervalMs,
@@ -123,8 +123,8 @@ export class StoreGauges {
     const at = Date.now();
     const [telemetry, heads] = await Promise.all([
       // Only its counts are used: the rate window does not matter.
-      backend.telemetry(this.options.scrapeIntervalMs),
-      Promise.all(backend.queues.map((queue) => backend.peek(queue, 'ready', 1))),
+      backend.reads.telemetry(this.options.scrapeIntervalMs),
+      Promise.all(backend.queues.map((queue) => backend.reads.peek(queue, 'ready', 1))),
     ]);
     const queues = new Map<string, QueueReading>();
     backend.queues.forEach((queue, i) => {

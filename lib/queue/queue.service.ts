@@ -38,7 +38,7 @@ export class QueueService {
    * @throws UnknownQueueError for a queue the backend does not configure.
    */
   async pause(queue: string, options: QueueTargetOptions = {}): Promise<void> {
-    await this.knownQueueOf(queue, options).pauseQueue(queue);
+    await this.knownQueueOf(queue, options).control.pauseQueue(queue);
   }
 
   /**
@@ -50,7 +50,7 @@ export class QueueService {
    * @throws UnknownQueueError for a queue the backend does not configure.
    */
   async resume(queue: string, options: QueueTargetOptions = {}): Promise<void> {
-    await this.knownQueueOf(queue, options).resumeQueue(queue);
+    await this.knownQueueOf(queue, options).control.resumeQueue(queue);
   }
 
   /**
@@ -70,7 +70,7 @@ export class QueueService {
     limits: QueueLimits | null,
     options: QueueTargetOptions = {},
   ): Promise<void> {
-    await this.knownQueueOf(queue, options).setQueueLimits(
+    await this.knownQueueOf(queue, options).control.setQueueLimits(
       queue,
       hasLimits(limits) ? limits : null,
     );
@@ -84,7 +84,10 @@ export class QueueService {
    */
   async state(queue: string, options: QueueTargetOptions = {}): Promise<QueueState> {
     const backend = this.knownQueueOf(queue, options);
-    const [paused, limits] = await Promise.all([backend.pausedQueues(), backend.queueLimits()]);
+    const [paused, limits] = await Promise.all([
+      backend.control.pausedQueues(),
+      backend.control.queueLimits(),
+    ]);
     return { paused: paused.includes(queue), limits: limits[queue] ?? null };
   }
 
@@ -97,9 +100,9 @@ export class QueueService {
   async list(options: QueueTargetOptions = {}): Promise<QueueSummary[]> {
     const backend = this.backendOf(options);
     const [telemetry, pausedQueues, limits] = await Promise.all([
-      backend.telemetry(COUNTS_WINDOW_MS),
-      backend.pausedQueues(),
-      backend.queueLimits(),
+      backend.reads.telemetry(COUNTS_WINDOW_MS),
+      backend.control.pausedQueues(),
+      backend.control.queueLimits(),
     ]);
     const paused = new Set(pausedQueues);
     return backend.queues.map((queue) => ({

@@ -5,9 +5,7 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   UnknownScheduleError,
-  backendStoresNoSchedules,
   corruptSchedule,
-  isSchedulingBackend,
   newTaskId,
   queueNotConfigured,
   scheduleNotFound,
@@ -170,9 +168,8 @@ export class ScheduleService {
     return this.setPaused(id, this.aliasOf(lookup), false);
   }
 
-  /** @internal What a pool's main process on `backend` runs; undefined when it stores no schedules. */
-  forPool(backend: TaskBackend, logger: LoggerService): PoolSchedules | undefined {
-    if (!isSchedulingBackend(backend)) return undefined;
+  /** @internal What a pool's main process on `backend` runs. */
+  forPool(backend: TaskBackend, logger: LoggerService): PoolSchedules {
     const store = backend.schedules;
     const app = this.app.name;
     const ticker = new ScheduleTicker({
@@ -259,7 +256,7 @@ export class ScheduleService {
 
   private async statusOf(backend: TaskBackend, taskId: string): Promise<TaskResultStatus | null> {
     try {
-      return (await backend.getResult(taskId)).status;
+      return (await backend.tasks.getResult(taskId)).status;
     } catch (error) {
       // Finished longer ago than its retention: the status is no longer known.
       if (error instanceof TaskResultDoesNotExist) return null;
@@ -273,9 +270,6 @@ export class ScheduleService {
 
   private storeOf(alias: string): { backend: TaskBackend; store: ScheduleStore } {
     const backend = this.backends.get(alias);
-    if (!isSchedulingBackend(backend)) {
-      throw new InvalidTaskError(backendStoresNoSchedules(alias));
-    }
     return { backend, store: backend.schedules };
   }
 }

@@ -22,13 +22,15 @@ export async function enqueueInSlices(
   records: readonly TaskRecord[],
 ): Promise<SlicedEnqueue> {
   // One record goes through enqueue, which gathers it with the other enqueues of this tick.
-  if (records.length === 1) return { stored: [await backend.enqueue(records[0])] };
+  if (records.length === 1) return { stored: [await backend.tasks.enqueue(records[0])] };
   // One slice: the backend's own error, thrown as it is.
-  if (records.length <= ENQUEUE_SLICE) return { stored: await backend.enqueueMany(records) };
+  if (records.length <= ENQUEUE_SLICE) return { stored: await backend.tasks.enqueueMany(records) };
   const stored: TaskRecord[] = [];
   for (let start = 0; start < records.length; start += ENQUEUE_SLICE) {
     try {
-      stored.push(...(await backend.enqueueMany(records.slice(start, start + ENQUEUE_SLICE))));
+      stored.push(
+        ...(await backend.tasks.enqueueMany(records.slice(start, start + ENQUEUE_SLICE))),
+      );
     } catch (failure) {
       return { stored, failure: failure instanceof Error ? failure : new Error(String(failure)) };
     }

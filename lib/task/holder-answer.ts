@@ -28,22 +28,22 @@ export async function holderAnswer(
 ): Promise<CancelResult> {
   // A monotonic clock: a step of the wall clock must not cut the wait short.
   const deadline = performance.now() + withinMs;
-  let answer = await backend.cancel(id);
+  let answer = await backend.control.cancel(id);
   for (let pauseMs = FIRST_LOOK_MS; answer.outcome === 'requested' && answer.holder;) {
     const holder = answer.holder;
     if (performance.now() >= deadline) return answer;
     await sleep(Math.min(pauseMs, Math.max(1, deadline - performance.now())));
     pauseMs = Math.min(pauseMs * 2, LONGEST_LOOK_MS);
-    const record = await backend.getResult(id);
+    const record = await backend.tasks.getResult(id);
     if (FINISHED_STATUSES.has(record.status)) {
       const ended = record.status === TaskResultStatus.CANCELLED ? 'cancelled' : 'already-final';
       return { outcome: ended, record };
     }
     if (record.status !== TaskResultStatus.RUNNING) {
-      answer = await backend.cancel(id);
+      answer = await backend.control.cancel(id);
       continue;
     }
-    const pending = await backend.cancelRequests(holder);
+    const pending = await backend.control.cancelRequests(holder);
     if (!pending.some((request) => request.id === id)) return { outcome: 'requested', record };
     answer = { ...answer, record };
   }

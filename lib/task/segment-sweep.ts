@@ -19,7 +19,7 @@ export async function sweepSegment(
   const skipped = new Set<string>();
   for (;;) {
     const limit = skipped.size + where.batch;
-    const records = await backend.peek(where.queue, where.segment, limit);
+    const records = await backend.reads.peek(where.queue, where.segment, limit);
     const fresh = records.filter((r) => !skipped.has(r.id));
     for (const record of fresh) {
       if ((where.taskName === null || record.task.name === where.taskName) && (await act(record))) {

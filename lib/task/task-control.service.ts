@@ -158,12 +158,12 @@ export class TaskControlService {
   async retry<T = unknown>(id: string, options: ManualControlOptions = {}): Promise<TaskRetry<T>> {
     const alias = options.backend ?? this.backends.defaultAlias;
     const backend = this.backends.get(alias);
-    const record = await backend.getResult(id);
+    const record = await backend.tasks.getResult(id);
     const done = await this.retryRecord(backend, record);
     // Reading again only to report: the task is no longer the attempt this call read.
     const now = done ?? {
       outcome: 'already-retried' as const,
-      record: await backend.getResult(id),
+      record: await backend.tasks.getResult(id),
     };
     return {
       outcome: now.outcome,
@@ -183,11 +183,11 @@ export class TaskControlService {
    */
   async remove(id: string, options: ManualControlOptions = {}): Promise<RemoveOutcome> {
     const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
-    const record = await backend.getResult(id);
+    const record = await backend.tasks.getResult(id);
     if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
-    if (await backend.removeFinished(record)) return 'removed';
+    if (await backend.control.removeFinished(record)) return 'removed';
     try {
-      await backend.getResult(id);
+      await backend.tasks.getResult(id);
       return 'already-retried';
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return 'already-removed';
@@ -207,7 +207,7 @@ export class TaskControlService {
       throw new InvalidTaskError(invalidFinishedFilter('retryAll', JSON.stringify(filter)));
     }
     return this.sweepFinished(filter, options, async (backend, record) =>
-      backend.retryFinished(record, manualRetryRecord(record)),
+      backend.control.retryFinished(record, manualRetryRecord(record)),
     );
   }
 
@@ -222,7 +222,9 @@ export class TaskControlService {
     if (!FINISHED_STATUSES.has(filter.status as TaskResultStatus)) {
       throw new InvalidTaskError(invalidFinishedFilter('removeAll', JSON.stringify(filter)));
     }
-    return this.sweepFinished(filter, options, (backend, record) => backend.removeFinished(record));
+    return this.sweepFinished(filter, options, (backend, record) =>
+      backend.control.removeFinished(record),
+    );
   }
 
   private async sweepFinished(
@@ -255,7 +257,7 @@ export class TaskControlService {
     if (record.status === TaskResultStatus.SUCCESSFUL) return { outcome: 'successful', record };
     if (!RETRYABLE_BY_HAND.has(record.status)) return { outcome: 'not-final', record };
     const retried = manualRetryRecord(record);
-    return (await backend.retryFinished(record, retried))
+    return (await backend.control.retryFinished(record, retried))
       ? { outcome: 'retried', record: retried }
       : null;
   }
@@ -263,7 +265,7 @@ export class TaskControlService {
   /** A task gone meanwhile (finished and expired) has nothing left to cancel. */
   private async cancelIfThere(backend: TaskBackend, id: string): Promise<CancelOutcome | null> {
     try {
-      return (await backend.cancel(id)).outcome;
+      return (await backend.control.cancel(id)).outcome;
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return null;
       throw error;

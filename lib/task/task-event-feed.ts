@@ -85,9 +85,9 @@ export class TaskEventFeed {
       void this.deliver(backend, source, event, task, filter, listener);
     };
     if (event === 'finished') {
-      return backend.subscribeFinished((tasks) => tasks.forEach(hear));
+      return backend.feeds.subscribeFinished((tasks) => tasks.forEach(hear));
     }
-    return backend.subscribeLive((events: readonly LiveTaskEvent[]) => {
+    return backend.feeds.subscribeLive((events: readonly LiveTaskEvent[]) => {
       for (const item of events) if (item.event === event) hear(item);
     });
   }
@@ -102,7 +102,7 @@ export class TaskEventFeed {
   ): Promise<void> {
     let result: TaskResult;
     try {
-      const record = await backend.getResult(task.id);
+      const record = await backend.tasks.getResult(task.id);
       if (filter.task !== undefined && record.task.name !== filter.task) return;
       // The value this event stored, not a later one the read may have found.
       result = new TaskResult(recordWithProgress(record, task.progress), source);

@@ -198,7 +198,7 @@ export class TaskService implements TaskEnqueuer {
     id: string,
     backend: string = this.backends.defaultAlias,
   ): Promise<TaskResult<T>> {
-    const record = await this.backends.get(backend).getResult(id);
+    const record = await this.backends.get(backend).tasks.getResult(id);
     return new TaskResult<T>(record, this.backends.sourceFor(backend));
   }
 
@@ -220,7 +220,7 @@ export class TaskService implements TaskEnqueuer {
   ): Promise<TaskResult<T>> {
     const alias = options.backend ?? this.backends.defaultAlias;
     const source = this.backends.sourceFor(alias);
-    const record = await waitForFinished(this.backends.get(alias), id, options);
+    const record = await waitForFinished(source, id, options);
     return new TaskResult<T>(record, source);
   }
 

@@ -17,7 +17,7 @@ export async function leasesUnder(
   prefix: string,
 ): Promise<TaskRecord[]> {
   const segments = await Promise.all(
-    queues.map((queue) => backend.peek(queue, 'running', LEASE_SEARCH_LIMIT)),
+    queues.map((queue) => backend.reads.peek(queue, 'running', LEASE_SEARCH_LIMIT)),
   );
   return segments.flat().filter((r) => r.workerIds[r.workerIds.length - 1]?.startsWith(prefix));
 }

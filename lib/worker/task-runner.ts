@@ -168,7 +168,7 @@ export class TaskRunner {
     try {
       const backend = this.backends.get(alias);
       // An entry not stored is no longer held (its lease was taken back): its outcome will be refused too.
-      const stored = await backend.storeProgress(entries);
+      const stored = await backend.leases.storeProgress(entries);
       if (!this.stream.listens('taskProgressed')) return;
       const source = this.backends.sourceFor(alias);
       entries.forEach(({ record, value }, i) => {

@@ -87,11 +87,11 @@ describe('chaos: cancels racing prefetched starts', () => {
     for (let round = 0; round < rounds; round++) {
       const busy = stampRecord(stage, busyMs);
       const prefetched = stampRecord(stage, 2_000);
-      await stage.backend.enqueueMany([busy, prefetched]);
+      await stage.backend.tasks.enqueueMany([busy, prefetched]);
       await waitFor(
         async () =>
           startsOf(stage.journal).has(busy.id) &&
-          (await stage.backend.getResult(prefetched.id)).status === TaskResultStatus.RUNNING,
+          (await stage.backend.tasks.getResult(prefetched.id)).status === TaskResultStatus.RUNNING,
         { timeoutMs: 15_000, intervalMs: 5, what: 'one task running and one prefetched' },
       );
       // The slot frees within 0 to 200 ms of the cancel, before the child's next read or after.
@@ -102,7 +102,9 @@ describe('chaos: cancels racing prefetched starts', () => {
       await waitFor(
         async () => {
           const statuses = await Promise.all(
-            [busy.id, prefetched.id].map(async (id) => (await stage.backend.getResult(id)).status),
+            [busy.id, prefetched.id].map(
+              async (id) => (await stage.backend.tasks.getResult(id)).status,
+            ),
           );
           return statuses.every(
             (s) => s !== TaskResultStatus.RUNNING && s !== TaskResultStatus.READY,
@@ -110,7 +112,7 @@ describe('chaos: cancels racing prefetched starts', () => {
         },
         { timeoutMs: 10_000, intervalMs: 10, what: 'the round to settle' },
       );
-      expect((await stage.backend.getResult(prefetched.id)).status).toBe(
+      expect((await stage.backend.tasks.getResult(prefetched.id)).status).toBe(
         TaskResultStatus.CANCELLED,
       );
     }
@@ -141,7 +143,7 @@ describe('chaos: cancels racing prefetched starts', () => {
     const records = Array.from({ length: 300 }, (_, i) =>
       stampRecord(stage, 100 + ((i * 37) % 200)),
     );
-    await stage.backend.enqueueMany(records);
+    await stage.backend.tasks.enqueueMany(records);
     // Eight callers cancel leased tasks (prefetched or running) picked at random, 100 in all.
     const answers: Answered[] = [];
     const asked = new Set<string>();
@@ -149,11 +151,12 @@ describe('chaos: cancels racing prefetched starts', () => {
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         while (asked.size < 100 && Date.now() < until) {
-          const leased = (await stage.backend.peek('default', 'running', 50)).filter(
+          const leased = (await stage.backend.reads.peek('default', 'running', 50)).filter(
             (r) => !asked.has(r.id),
           );
           if (leased.length === 0) {
-            if ((await stage.backend.telemetry(1000)).queues.default.counts.ready === 0) return;
+            if ((await stage.backend.reads.telemetry(1000)).queues.default.counts.ready === 0)
+              return;
             await delay(5);
             continue;
           }
@@ -174,7 +177,9 @@ describe('chaos: cancels racing prefetched starts', () => {
     const starts = startsOf(stage.journal);
     expect([...starts.values()].filter((s) => s.length > 1)).toEqual([]);
     for (const answer of answers.filter((a) => a.outcome !== 'already-final')) {
-      expect((await stage.backend.getResult(answer.id)).status).toBe(TaskResultStatus.CANCELLED);
+      expect((await stage.backend.tasks.getResult(answer.id)).status).toBe(
+        TaskResultStatus.CANCELLED,
+      );
     }
     for (const pool of pools) pool.process.kill('SIGTERM');
     for (const pool of pools) expect((await pool.exited).code).toBe(0);

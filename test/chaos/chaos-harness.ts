@@ -146,7 +146,7 @@ export interface Audit {
 
 /** Reads every enqueued id back and cross-checks it with the journal. */
 export async function audit(
-  backend: Pick<TaskBackend, 'getResult'>,
+  backend: Pick<TaskBackend, 'tasks'>,
   ids: readonly string[],
   journal: string,
 ): Promise<Audit> {
@@ -160,7 +160,7 @@ export async function audit(
   const records = await Promise.all(
     ids.map(async (id) => {
       try {
-        return await backend.getResult(id);
+        return await backend.tasks.getResult(id);
       } catch (error) {
         if (error instanceof TaskResultDoesNotExist) return null;
         throw error;
@@ -218,13 +218,13 @@ export async function audit(
  * shows in the counts: the audit finds those.
  */
 export async function settledAt(
-  backend: Pick<TaskBackend, 'telemetry'>,
+  backend: Pick<TaskBackend, 'reads'>,
   timeoutMs: number,
 ): Promise<number | null> {
   try {
     return await waitFor(
       async () => {
-        const telemetry = await backend.telemetry(1000);
+        const telemetry = await backend.reads.telemetry(1000);
         const idle = Object.values(telemetry.queues).every(
           (q) => q.counts.ready === 0 && q.counts.running === 0 && q.counts.deferred === 0,
         );
@@ -240,7 +240,7 @@ export async function settledAt(
 
 /** settledAt, as whether it happened in time. */
 export async function settled(
-  backend: Pick<TaskBackend, 'telemetry'>,
+  backend: Pick<TaskBackend, 'reads'>,
   timeoutMs: number,
 ): Promise<boolean> {
   return (await settledAt(backend, timeoutMs)) !== null;

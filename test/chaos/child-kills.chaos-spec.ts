@@ -43,7 +43,7 @@ async function recoveredAfter(
 ): Promise<number> {
   await waitFor(
     async () => {
-      const records = await Promise.all(ids.map((id) => backend.getResult(id)));
+      const records = await Promise.all(ids.map((id) => backend.tasks.getResult(id)));
       return records.every((r) => r.status !== TaskResultStatus.RUNNING);
     },
     { timeoutMs: 60_000, intervalMs: 25, what: `the ${ids.length} tasks of a killed child` },
@@ -65,7 +65,7 @@ describe('chaos: kill -9 of worker children', () => {
     const elapsed = (): string => `${((Date.now() - testStartedAt) / 1000).toFixed(1)} s`;
     const { alias, backend, journal, env } = scenario.stage('child-kills');
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const ids = records.map((r) => r.id);
 
     const pool = scenario.startPool(
@@ -86,7 +86,7 @@ describe('chaos: kill -9 of worker children', () => {
     /** Kills a random ready child (one holding tasks, with `holding`); false when there was none. */
     const killOne = async (holding = false): Promise<boolean> => {
       // What each child holds right now: a victim's must be FAILED at once after the kill.
-      const running = await backend.peek('default', 'running', 200);
+      const running = await backend.reads.peek('default', 'running', 200);
       const heldBy = (pid: number): string[] =>
         running
           .filter((r) => pidOf(r.workerIds[r.workerIds.length - 1] ?? '') === pid)
@@ -115,7 +115,7 @@ describe('chaos: kill -9 of worker children', () => {
     let backlogAtWindowEnd: number | null = null;
     let finalKill = false;
     for (;;) {
-      const { counts } = (await backend.telemetry(1000)).queues.default;
+      const { counts } = (await backend.reads.telemetry(1000)).queues.default;
       const now = Date.now();
       if (now >= windowEnd) backlogAtWindowEnd ??= counts.ready;
       if (counts.ready <= LAST_KILL_BACKLOG) {

@@ -141,7 +141,7 @@ describe('chaos: two pools whose clocks are 20 minutes apart', () => {
     });
     const drain = Array.from({ length: DRAIN_TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const startedAt = Date.now();
-    await backend.enqueueMany([...flaky, ...drain]);
+    await backend.tasks.enqueueMany([...flaky, ...drain]);
 
     // Deferred tasks from the command line, one enqueuer on either clock. Redis runs on this
     // machine, so its clock is this process's.
@@ -188,19 +188,19 @@ describe('chaos: two pools whose clocks are 20 minutes apart', () => {
     // Deferred tasks: none started before it was due, none long after.
     const deferredStarts = async (taskIds: string[], from: number): Promise<number[]> =>
       Promise.all(
-        taskIds.map(async (id) => (await backend.getResult(id)).startedAt!.getTime() - from),
+        taskIds.map(async (id) => (await backend.tasks.getResult(id)).startedAt!.getTime() - from),
       );
     const delayedAfter = await deferredStarts(delayedIds, delayedFrom);
     const scheduledAfter = await deferredStarts(scheduledIds, runAfterFrom);
     // The stored runAfter is the enqueuer's own estimate, on its clock 10 minutes behind.
     for (const id of delayedIds) {
-      const estimate = (await backend.getResult(id)).task.runAfter!.getTime();
+      const estimate = (await backend.tasks.getResult(id)).task.runAfter!.getTime();
       expect(estimate - (delayedFrom - SKEW_MS)).toBeGreaterThanOrEqual(DEFER_MS);
       expect(estimate - (delayedFrom - SKEW_MS)).toBeLessThan(DEFER_MS + 30_000);
     }
 
     // Flaky tasks: each attempt ran once, the retry no sooner than its backoff.
-    const flakyRecords = await Promise.all(flaky.map((r) => backend.getResult(r.id)));
+    const flakyRecords = await Promise.all(flaky.map((r) => backend.tasks.getResult(r.id)));
     const attempts = readAttempts(flakyJournal);
     const gaps = flakyRecords.map((r) => r.lastAttemptedAt!.getTime() - r.startedAt!.getTime());
     const runsPerAttempt = new Map<string, number>();

@@ -107,7 +107,7 @@ describe('chaos: a Redis that keeps nothing on disk', () => {
     ]);
 
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     await waitFor(() => readJournal(journal).size >= RESTART_AFTER_RUNS, {
       timeoutMs: 60_000,
       what: `${RESTART_AFTER_RUNS} runs`,
@@ -130,7 +130,7 @@ describe('chaos: a Redis that keeps nothing on disk', () => {
 
     // The pool carries on with new work, and what was lost stays reported.
     const after = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 0));
-    await backend.enqueueMany(after);
+    await backend.tasks.enqueueMany(after);
     expect(await settled(backend, 30_000)).toBe(true);
     const ran = await audit(
       backend,

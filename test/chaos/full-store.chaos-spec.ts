@@ -68,7 +68,7 @@ async function fill(stage: ChaosStage): Promise<{ acknowledged: string[]; refusa
   while (refusals.length < REFUSALS) {
     const records = Array.from({ length: slice }, () => chaosRecord(stage.alias, stage.journal, 0));
     try {
-      await stage.backend.enqueueMany(records);
+      await stage.backend.tasks.enqueueMany(records);
       acknowledged.push(...records.map((record) => record.id));
     } catch (error) {
       // All or none: a refused slice stored nothing; then closer to the limit, one at a time.
@@ -103,7 +103,7 @@ describe('chaos: Redis at `maxmemory` (`noeviction`), filled by waiting tasks an
       const progressing = Array.from({ length: PROGRESS_TASKS }, () =>
         taskRecord(stage, 'chaos.progress', [journal, PROGRESS_STEPS, PROGRESS_STEP_MS]),
       );
-      await backend.enqueueMany([...flaky, ...progressing]);
+      await backend.tasks.enqueueMany([...flaky, ...progressing]);
       const { acknowledged, refusals } = await fill(stage);
       const full = await memory(admin);
       const plain = acknowledged.length;
@@ -122,10 +122,10 @@ describe('chaos: Redis at `maxmemory` (`noeviction`), filled by waiting tasks an
       const finished = new Set<string>();
       const started = new Set<string>();
       unsubscribe.push(
-        await backend.subscribeFinished((tasks: readonly FinishedTask[]) => {
+        await backend.feeds.subscribeFinished((tasks: readonly FinishedTask[]) => {
           for (const task of tasks) finished.add(task.id);
         }),
-        await backend.subscribeLive((events: readonly LiveTaskEvent[]) => {
+        await backend.feeds.subscribeLive((events: readonly LiveTaskEvent[]) => {
           for (const event of events) if (event.event === 'started') started.add(event.id);
         }),
       );
@@ -161,14 +161,14 @@ describe('chaos: Redis at `maxmemory` (`noeviction`), filled by waiting tasks an
       expect(result.successful).toBe(ids.length);
       // Each flaky task failed once and ran again: the retry and its promotion went on too.
       for (const record of flaky) {
-        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+        await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
           returnValue: 2,
         });
       }
       // Progress the full store refused failed nothing; the outcome carries the last value.
       for (const record of progressing) {
-        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+        await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
           progress: PROGRESS_STEPS,
         });
@@ -184,8 +184,8 @@ describe('chaos: Redis at `maxmemory` (`noeviction`), filled by waiting tasks an
       expect(started.size).toBeGreaterThan(0);
       // Still full (results are kept): new work is still refused, and nothing of it stored.
       const late = chaosRecord(stage.alias, journal, 0);
-      await expect(backend.enqueue(late)).rejects.toThrow(StoreFullError);
-      await expect(backend.getResult(late.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.enqueue(late)).rejects.toThrow(StoreFullError);
+      await expect(backend.tasks.getResult(late.id)).rejects.toThrow(TaskResultDoesNotExist);
       pool.process.kill('SIGTERM');
       expect((await pool.exited).code).toBe(0);
     } finally {

@@ -79,7 +79,7 @@ describe('chaos: Redis reaches maxmemory under a running pool (noeviction)', () 
       for (let i = 0; i < MAX_ENQUEUES && refused < REFUSALS; i++) {
         const record: TaskRecord = chaosRecord(alias, journal, TASK_MS);
         try {
-          await backend.enqueue(record);
+          await backend.tasks.enqueue(record);
           acknowledged.push(record.id);
         } catch (error) {
           refused++;
@@ -89,7 +89,7 @@ describe('chaos: Redis reaches maxmemory under a running pool (noeviction)', () 
       }
       const fullAt = Date.now();
       const usedMb = ((await usedMemory(admin)) / 1024 / 1024).toFixed(1);
-      const { counts } = (await backend.telemetry(1000)).queues.default;
+      const { counts } = (await backend.reads.telemetry(1000)).queues.default;
       const doneWhenFull = (await audit(backend, acknowledged, journal)).successful;
       // Redis stays full a while (the fault's duration, not a wait for an event).
       await new Promise((resolve) => setTimeout(resolve, FULL_FOR_MS - (Date.now() - fullAt)));
@@ -148,7 +148,7 @@ describe('chaos: a Redis that evicts keys (allkeys-lru)', () => {
     try {
       const tried = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 0));
       const errors = await Promise.all(
-        tried.map((record) => backend.enqueue(record).catch((e: unknown) => e)),
+        tried.map((record) => backend.tasks.enqueue(record).catch((e: unknown) => e)),
       );
       expect(errors.every((error) => error instanceof UnsupportedStoreError)).toBe(true);
       expect((errors[0] as Error).message).toMatch(/maxmemory-policy is allkeys-lru/);
@@ -181,7 +181,7 @@ describe('chaos: a Redis that evicts keys (allkeys-lru)', () => {
     const { alias, backend, journal } = stage;
     try {
       const records = Array.from({ length: 200 }, () => chaosRecord(alias, journal, TASK_MS));
-      await backend.enqueueMany(records);
+      await backend.tasks.enqueueMany(records);
       expect(
         warn.mock.calls.filter(([message]) => /allowEviction is set/.test(String(message))),
       ).toHaveLength(1);

@@ -28,7 +28,7 @@ function fixtureRecord(alias: string, name: string): TaskRecord {
 }
 
 async function statuses(stage: ChaosStage, ids: readonly string[]): Promise<TaskResultStatus[]> {
-  const records = await Promise.all(ids.map((id) => stage.backend.getResult(id)));
+  const records = await Promise.all(ids.map((id) => stage.backend.tasks.getResult(id)));
   return records.map((record) => record.status);
 }
 
@@ -49,7 +49,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     const { alias, backend, journal, env } = stage;
     // Neighbours that will still be running when the spin starts.
     const neighbours = Array.from({ length: 3 }, () => chaosRecord(alias, journal, 60_000));
-    await backend.enqueueMany(neighbours);
+    await backend.tasks.enqueueMany(neighbours);
     const healthPort = await freePort();
     const pool = scenario.startPool(
       [
@@ -72,9 +72,9 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     );
     const spin = fixtureRecord(alias, 'fixture.spin');
     const backlog = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
-    await backend.enqueue(spin);
+    await backend.tasks.enqueue(spin);
     const spunAt = Date.now();
-    await backend.enqueueMany(backlog);
+    await backend.tasks.enqueueMany(backlog);
 
     await waitFor(() => /Worker child \d+ has not answered for \d+ ms/.test(pool.output()), {
       timeoutMs: 60_000,
@@ -91,7 +91,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
       what: 'the pool to report up again',
     });
 
-    const spun = await backend.getResult(spin.id);
+    const spun = await backend.tasks.getResult(spin.id);
     expect(spun.status).toBe(TaskResultStatus.FAILED);
     expect(spun.errors.at(-1)?.className).toBe('WorkerCrashed');
     expect(spun.errors.at(-1)?.traceback).toContain('without answering');
@@ -117,7 +117,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
   it('stops within the stop grace while a task spins, releasing that task unfailed', async () => {
     const stage = scenario.stage('spin-stop');
     const spin = fixtureRecord(stage.alias, 'fixture.spin');
-    await stage.backend.enqueue(spin);
+    await stage.backend.tasks.enqueue(spin);
     const pool = scenario.startPool(
       ['--backend', stage.alias, '--processes', '1', '--threads', '2'],
       stage.env,
@@ -133,7 +133,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     expect(code).toBe(0);
     // The stop grace is 10 s; the kill, its release and the exit follow at once.
     expect(stoppedAfterMs).toBeLessThan(15_000);
-    const released = await stage.backend.getResult(spin.id);
+    const released = await stage.backend.tasks.getResult(spin.id);
     expect(released.status).toBe(TaskResultStatus.READY);
     expect(released.errors).toEqual([]);
     report(
@@ -149,7 +149,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     const exception = fixtureRecord(alias, 'fixture.leaveException');
     const neighbours = Array.from({ length: 3 }, () => chaosRecord(alias, journal, 300));
     const backlog = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
-    await backend.enqueueMany([...neighbours, rejection, ...backlog]);
+    await backend.tasks.enqueueMany([...neighbours, rejection, ...backlog]);
     const pool = scenario.startPool(
       ['--backend', alias, '--processes', '1', '--threads', '4'],
       env,
@@ -161,7 +161,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     expect(pool.output()).not.toMatch(/Worker child \d+ exited/);
 
     const more = Array.from({ length: 3 }, () => chaosRecord(alias, journal, 300));
-    await backend.enqueueMany([exception, ...more]);
+    await backend.tasks.enqueueMany([exception, ...more]);
     expect(await settled(backend, 60_000)).toBe(true);
     await waitFor(
       () =>

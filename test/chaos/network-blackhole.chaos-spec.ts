@@ -86,7 +86,7 @@ function startProducer(producer: RedisBackend, alias: string, journal: string): 
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const sentAt = Date.now();
       try {
-        await producer.enqueue(record);
+        await producer.tasks.enqueue(record);
         outcomes.set(id, attempt === 1 ? 'stored' : 'stored by a retry');
         return;
       } catch (error) {
@@ -135,7 +135,7 @@ function backlogged(counts: { ready: number; running: number }): boolean {
 
 /** SUCCESSFUL tasks of every queue, read past the proxy. */
 async function successfulCount(backend: RedisBackend): Promise<number> {
-  const { queues } = await backend.telemetry(1000);
+  const { queues } = await backend.reads.telemetry(1000);
   return Object.values(queues).reduce((sum, q) => sum + q.counts.successful, 0);
 }
 
@@ -204,15 +204,18 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
     const run = startProducer(producerBackend, alias, journal);
     producer = run;
     // Blackholed with tasks running and waiting, and enqueues under way.
-    await waitFor(async () => backlogged((await backend.telemetry(1000)).queues.default.counts), {
-      timeoutMs: 30_000,
-      what: 'a backlog with tasks running',
-    }).catch((error: unknown) => {
+    await waitFor(
+      async () => backlogged((await backend.reads.telemetry(1000)).queues.default.counts),
+      {
+        timeoutMs: 30_000,
+        what: 'a backlog with tasks running',
+      },
+    ).catch((error: unknown) => {
       const failed = run.failures.map((f) => f.name).join();
       report(`[chaos] warm-up: enqueues failed [${failed}]\n${pool.output().slice(-4000)}`);
       throw error;
     });
-    const atStart = (await backend.telemetry(1000)).queues.default.counts;
+    const atStart = (await backend.reads.telemetry(1000)).queues.default.counts;
     const blackholedAt = Date.now();
     proxy.blackhole();
     // The fault's duration, not a wait for an event.
@@ -290,7 +293,7 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
     expect(result.successWithoutRun).toEqual([]);
     expect(result.executions).toBe(result.tasks);
     // Stored once each: the store counted one enqueue per id, however often it was tried.
-    const { queues } = await backend.telemetry(10 * 60_000);
+    const { queues } = await backend.reads.telemetry(10 * 60_000);
     expect(Object.values(queues).reduce((sum, q) => sum + q.rates.ingress, 0)).toBe(run.ids.length);
     expect(log).not.toMatch(/WorkerLost|AcknowledgementTimeout/);
     expect(watcher.output()).not.toMatch(/stopped beating/);

@@ -29,7 +29,7 @@ export class PacedProducer {
     this.timer = setInterval(() => {
       const record = chaosRecord(this.alias, this.journal, this.taskMs);
       const startedAt = Date.now();
-      const call = this.backend.enqueue(record).then(
+      const call = this.backend.tasks.enqueue(record).then(
         () => {
           this.sent.push({ id: record.id, startedAt, endedAt: Date.now() });
         },

@@ -34,7 +34,7 @@ describe('chaos: kill -9 of a whole pool', () => {
     const { alias, backend, journal } = stage;
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const env = { ...stage.env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' };
     const args = [
       '--backend',
@@ -48,19 +48,19 @@ describe('chaos: kill -9 of a whole pool', () => {
     const first = scenario.startPool(args, env);
     const atKill = await waitFor(
       async () => {
-        const { counts } = (await backend.telemetry(1000)).queues.default;
+        const { counts } = (await backend.reads.telemetry(1000)).queues.default;
         return counts.ready <= KILL_BACKLOG && counts.running >= THREADS ? counts : null;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'a busy pool near the end of its backlog' },
     );
-    const held = (await backend.peek('default', 'running', 1000)).map((r) => r.id);
+    const held = (await backend.reads.peek('default', 'running', 1000)).map((r) => r.id);
     const killedAt = Date.now();
     await first.killGroup();
 
     const second = scenario.startPool(args, env);
     await waitFor(
       async () => {
-        const now = await Promise.all(held.map((id) => backend.getResult(id)));
+        const now = await Promise.all(held.map((id) => backend.tasks.getResult(id)));
         return now.every((r) => r.status !== TaskResultStatus.RUNNING);
       },
       { timeoutMs: 60_000, intervalMs: 25, what: "the dead pool's tasks to be recovered" },

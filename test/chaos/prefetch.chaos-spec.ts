@@ -42,7 +42,7 @@ describe('chaos: --prefetch', () => {
     const { alias, backend, journal, env } = stage;
     const records = Array.from({ length: count }, () => chaosRecord(alias, journal, taskMs));
     const ids = records.map((r) => r.id);
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
       ['--backend', alias, '--processes', '1', '--threads', '1', '--prefetch', String(PREFETCH)],
       { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
@@ -50,17 +50,17 @@ describe('chaos: --prefetch', () => {
     await waitFor(
       async () =>
         readJournal(journal).size === 1 &&
-        (await backend.telemetry(1000)).queues.default.counts.running === 1 + PREFETCH,
+        (await backend.reads.telemetry(1000)).queues.default.counts.running === 1 + PREFETCH,
       { timeoutMs: 15_000, intervalMs: 10, what: 'one task running and three prefetched' },
     );
     const [running] = [...readJournal(journal).keys()];
-    const leased = await backend.peek('default', 'running', 10);
+    const leased = await backend.reads.peek('default', 'running', 10);
     const waiting = leased.map((r) => r.id).filter((id) => id !== running);
     return { ids, pool, running, waiting };
   }
 
   const countsOf = async (stage: ChaosStage) =>
-    (await stage.backend.telemetry(1000)).queues.default.counts;
+    (await stage.backend.reads.telemetry(1000)).queues.default.counts;
 
   it('a child killed with SIGKILL fails only the task it ran; what it prefetched runs once, later', async () => {
     const stage = scenario.stage('prefetch-kill');
@@ -75,17 +75,17 @@ describe('chaos: --prefetch', () => {
     // Only the task that ran is failed (WorkerCrashed); every failed task had run.
     expect(result.failed).toEqual({ WorkerCrashed: 1 });
     expect(result.ranThenFailed).toBe(1);
-    expect((await stage.backend.getResult(running)).status).toBe(TaskResultStatus.FAILED);
+    expect((await stage.backend.tasks.getResult(running)).status).toBe(TaskResultStatus.FAILED);
     expect(result.successful).toBe(ids.length - 1);
     expect(result.duplicates).toEqual([]);
     expect(result.executions).toBe(ids.length);
     // The prefetched ones were given back with no attempt counted: one run each, in the replacement.
     for (const id of waiting) {
-      expect(await stage.backend.getResult(id)).toMatchObject({
+      expect(await stage.backend.tasks.getResult(id)).toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
         errors: [],
       });
-      expect((await stage.backend.getResult(id)).workerIds).toHaveLength(1);
+      expect((await stage.backend.tasks.getResult(id)).workerIds).toHaveLength(1);
     }
     pool.process.kill('SIGTERM');
     expect((await pool.exited).code).toBe(0);
@@ -96,7 +96,7 @@ describe('chaos: --prefetch', () => {
     const { alias, backend, journal, env } = stage;
     const records = Array.from({ length: 60 }, () => chaosRecord(alias, journal, 100));
     const ids = records.map((r) => r.id);
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
       ['--backend', alias, '--processes', '1', '--threads', '2', '--prefetch', '2'],
       { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
@@ -141,7 +141,7 @@ describe('chaos: --prefetch', () => {
     const { alias, backend, journal, env } = scenario.stage('prefetch-drain');
     const records = Array.from({ length: 500 }, () => chaosRecord(alias, journal, 0));
     const ids = records.map((r) => r.id);
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
       ['--backend', alias, '--processes', '1', '--threads', '1', '--prefetch', '1', '--exit-empty'],
       env,
@@ -164,11 +164,11 @@ describe('chaos: --prefetch', () => {
       intervalMs: 10,
       what: 'the prefetched tasks given back',
     });
-    expect((await stage.backend.getResult(running)).status).toBe(TaskResultStatus.RUNNING);
+    expect((await stage.backend.tasks.getResult(running)).status).toBe(TaskResultStatus.RUNNING);
     expect((await pool.exited).code).toBe(0);
-    expect((await stage.backend.getResult(running)).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await stage.backend.tasks.getResult(running)).status).toBe(TaskResultStatus.SUCCESSFUL);
     for (const id of waiting) {
-      expect(await stage.backend.getResult(id)).toMatchObject({
+      expect(await stage.backend.tasks.getResult(id)).toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: [],
       });
@@ -201,13 +201,13 @@ describe('chaos: --prefetch', () => {
     pool.process.kill('SIGTERM');
     await pool.exited;
     // The released task keeps its interrupted run in its history (it counts); the others have none.
-    expect(await stage.backend.getResult(running)).toMatchObject({
+    expect(await stage.backend.tasks.getResult(running)).toMatchObject({
       status: TaskResultStatus.READY,
       errors: [],
     });
-    expect((await stage.backend.getResult(running)).workerIds).toHaveLength(1);
+    expect((await stage.backend.tasks.getResult(running)).workerIds).toHaveLength(1);
     for (const id of waiting) {
-      expect(await stage.backend.getResult(id)).toMatchObject({
+      expect(await stage.backend.tasks.getResult(id)).toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: [],
       });
@@ -219,7 +219,7 @@ describe('chaos: --prefetch', () => {
     const stage = scenario.stage('prefetch-pause');
     const { ids, pool, running, waiting } = await busyPool(stage, 1 + PREFETCH);
     const pausedAt = Date.now();
-    await stage.backend.pauseQueue('default');
+    await stage.backend.control.pauseQueue('default');
     await waitFor(async () => (await countsOf(stage)).ready === PREFETCH, {
       timeoutMs: 3_000,
       intervalMs: 10,
@@ -228,15 +228,16 @@ describe('chaos: --prefetch', () => {
     expect(Date.now() - pausedAt).toBeLessThan(1_500);
     // The running one finishes; nothing else starts while paused.
     await waitFor(
-      async () => (await stage.backend.getResult(running)).status === TaskResultStatus.SUCCESSFUL,
+      async () =>
+        (await stage.backend.tasks.getResult(running)).status === TaskResultStatus.SUCCESSFUL,
       { timeoutMs: 5_000, what: 'the running task done' },
     );
     expect(readJournal(stage.journal).size).toBe(1);
     expect(await countsOf(stage)).toMatchObject({ running: 0, ready: PREFETCH });
     for (const id of waiting) {
-      expect((await stage.backend.getResult(id)).workerIds).toEqual([]);
+      expect((await stage.backend.tasks.getResult(id)).workerIds).toEqual([]);
     }
-    await stage.backend.resumeQueue('default');
+    await stage.backend.control.resumeQueue('default');
     expect(await settled(stage.backend, 15_000)).toBe(true);
     const result = await audit(stage.backend, ids, stage.journal);
     report(auditLine('--prefetch 3, pause', result, 'resumed'));
@@ -250,11 +251,12 @@ describe('chaos: --prefetch', () => {
     const stage = scenario.stage('prefetch-cancel');
     const { ids, pool, waiting } = await busyPool(stage, 1 + PREFETCH);
     const [cancelled] = waiting;
-    await expect(stage.backend.cancel(cancelled)).resolves.toMatchObject({
+    await expect(stage.backend.control.cancel(cancelled)).resolves.toMatchObject({
       outcome: 'requested',
     });
     await waitFor(
-      async () => (await stage.backend.getResult(cancelled)).status === TaskResultStatus.CANCELLED,
+      async () =>
+        (await stage.backend.tasks.getResult(cancelled)).status === TaskResultStatus.CANCELLED,
       { timeoutMs: 3_000, what: 'the prefetched task cancelled' },
     );
     expect(await settled(stage.backend, 15_000)).toBe(true);

@@ -65,7 +65,7 @@ async function produce(
     const record = chaosRecord(alias, journal, TASK_MS);
     const started = Date.now();
     try {
-      await backend.enqueue(record);
+      await backend.tasks.enqueue(record);
       run.acknowledged.push(record.id);
     } catch (error) {
       if (error instanceof EnqueueOutcomeUnknownError) run.unknown.push(...error.ids);

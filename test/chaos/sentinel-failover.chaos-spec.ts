@@ -151,7 +151,7 @@ describe('chaos: Redis Sentinel fails over under a running pool', () => {
         const records = Array.from({ length: BACKLOG }, () =>
           chaosRecord(alias, journal, BACKLOG_TASK_MS),
         );
-        await backend.enqueueMany(records);
+        await backend.tasks.enqueueMany(records);
         backlog.push(...records.map((r) => r.id));
         await group.replicaCaughtUp();
         runsAtLag = runsIn(journal);

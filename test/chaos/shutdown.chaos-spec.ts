@@ -17,19 +17,19 @@ describe('chaos: SIGTERM during a burst', () => {
     const { alias, backend, journal, env } = scenario.stage('sigterm');
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     const args = ['--backend', alias, '--processes', '2', '--threads', '8'];
 
     const first = scenario.startPool(args, env);
     // Mid-burst: both children busy and a good part of the work done.
     await waitFor(
       async () => {
-        const { counts } = (await backend.telemetry(1000)).queues.default;
+        const { counts } = (await backend.reads.telemetry(1000)).queues.default;
         return counts.successful >= TASKS / 5 && counts.running >= 8;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'a busy pool' },
     );
-    const runningAtSignal = (await backend.telemetry(1000)).queues.default.counts.running;
+    const runningAtSignal = (await backend.reads.telemetry(1000)).queues.default.counts.running;
     first.process.kill('SIGTERM');
     const { code } = await first.exited;
     expect(code).toBe(0);

@@ -66,7 +66,7 @@ describe('a damaged SQLite file under the real CLI (chaos)', () => {
 
   it('SQLite file with 16 KiB of random bytes in the middle stops the pool with StoreCorruptError', async () => {
     const backend = new SqliteBackend('default', { backend: SqliteBackend, url: file });
-    await backend.enqueueMany(
+    await backend.tasks.enqueueMany(
       Array.from({ length: 601 }, (_, i) =>
         newRecord('default', { name: 'sqlite.double', args: [i] }),
       ),

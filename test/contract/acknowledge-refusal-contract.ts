@@ -30,25 +30,25 @@ export function describeAcknowledgeRefusals(subject: () => AcknowledgeRefusalSub
     /** One task of each status that is not final, and a second running one (`leased`) to finish. */
     async function storeFour(backend: TaskBackend, alias: string) {
       const runAfter = new Date(Date.now() + 60_000);
-      const deferred = await backend.enqueue(readyRecord(alias, { runAfter }));
-      await backend.enqueueMany([readyRecord(alias), readyRecord(alias)]);
-      const [running, leased] = await backend.acquire(['default'], {
+      const deferred = await backend.tasks.enqueue(readyRecord(alias, { runAfter }));
+      await backend.tasks.enqueueMany([readyRecord(alias), readyRecord(alias)]);
+      const [running, leased] = await backend.leases.acquire(['default'], {
         workerId: 'w',
         max: 2,
         timeoutMs: 0,
       });
-      const ready = await backend.enqueue(readyRecord(alias));
+      const ready = await backend.tasks.enqueue(readyRecord(alias));
       return { deferred, ready, running, leased };
     }
 
     /** Each record still as it was: nothing of a refused batch was stored. */
     async function expectUnchanged(backend: TaskBackend, records: TaskRecord[]): Promise<void> {
       for (const record of records) {
-        const stored = await backend.getResult(record.id);
+        const stored = await backend.tasks.getResult(record.id);
         expect(stored.status).toBe(record.status);
       }
-      await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
-      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'failed', 10)).resolves.toEqual([]);
     }
 
     it('an acknowledge of a record that is not final is refused, as on every backend', async () => {
@@ -56,7 +56,7 @@ export function describeAcknowledgeRefusals(subject: () => AcknowledgeRefusalSub
       const { deferred, ready, running, leased } = await storeFour(backend, alias);
       const finished = succeeded(leased);
       for (const unfinished of [ready, deferred, running]) {
-        const refused = backend.acknowledge([finished, unfinished]);
+        const refused = backend.leases.acknowledge([finished, unfinished]);
         await expect(refused).rejects.toThrow(InvalidTaskError);
         await expect(refused).rejects.toThrow(
           `Task ${unfinished.id} cannot be acknowledged with status ${unfinished.status}`,
@@ -64,7 +64,7 @@ export function describeAcknowledgeRefusals(subject: () => AcknowledgeRefusalSub
       }
       await expectUnchanged(backend, [deferred, ready, running, leased]);
       // The same task once it has finished is stored as usual.
-      await expect(backend.acknowledge([finished, succeeded(running)])).resolves.toEqual([
+      await expect(backend.leases.acknowledge([finished, succeeded(running)])).resolves.toEqual([
         'acknowledged',
         'acknowledged',
       ]);
@@ -75,14 +75,16 @@ export function describeAcknowledgeRefusals(subject: () => AcknowledgeRefusalSub
       const { deferred, ready, running, leased } = await storeFour(backend, alias);
       const finished = succeeded(leased);
       await expect(
-        backend.acknowledgeAndAcquire([finished, running], ['default'], {
+        backend.leases.acknowledgeAndAcquire([finished, running], ['default'], {
           workerId: 'w2',
           max: 5,
           timeoutMs: 0,
         }),
       ).rejects.toThrow(InvalidTaskError);
       await expectUnchanged(backend, [deferred, ready, running, leased]);
-      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([ready.id]);
+      expect((await backend.reads.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([
+        ready.id,
+      ]);
     });
   });
 }

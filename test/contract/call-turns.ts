@@ -4,21 +4,21 @@ import type { TaskBackend } from '../../lib/core';
 import type { CallRecord } from './interleaving-model';
 
 /** The backend methods whose calls take turns: every one that reads or changes a task. */
-const GATED = new Set([
-  'enqueue',
-  'acquire',
-  'acknowledge',
-  'cancel',
-  'getResult',
-  'retryFinished',
-  'removeFinished',
-  'pauseQueue',
-  'resumeQueue',
-  'cancelRequests',
-  'dropCancelRequests',
-  'beatPool',
-  'maintenancePass',
-]);
+/** The store calls that take turns, by part and method, each with the name the model replays. */
+const GATED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  tasks: { enqueue: 'enqueue', getResult: 'getResult' },
+  leases: { acquire: 'acquire', acknowledge: 'acknowledge' },
+  control: {
+    cancel: 'cancel',
+    retryFinished: 'retryFinished',
+    removeFinished: 'removeFinished',
+    pauseQueue: 'pauseQueue',
+    resumeQueue: 'resumeQueue',
+    cancelRequests: 'cancelRequests',
+    dropCancelRequests: 'dropCancelRequests',
+  },
+  pools: { beat: 'beatPool' },
+};
 
 /** Longest the callers may take to reach their next store call (a caller may wait on a timer). */
 const MOST_WAIT_MS = 5_000;
@@ -51,23 +51,32 @@ export class CallTurns {
     return new Proxy(backend, {
       get: (target, property, receiver) => {
         const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof property !== 'string' || !GATED.has(property) || typeof value !== 'function') {
-          return value;
-        }
-        return (...args: unknown[]) =>
-          new Promise((resolve, reject) => {
-            const record = { caller, operation: this.operation[caller], method: property };
-            const go = () =>
-              (value as (...a: unknown[]) => Promise<unknown>)
-                .apply(target, args)
-                .then(resolve, reject);
-            this.waiting.push({ record, go });
-          });
+        const methods = typeof property === 'string' ? GATED[property] : undefined;
+        if (methods === undefined || typeof value !== 'object' || value === null) return value;
+        return new Proxy(value, {
+          get: (part, name, partReceiver) => {
+            const method: unknown = Reflect.get(part, name, partReceiver);
+            const modelName = typeof name === 'string' ? methods[name] : undefined;
+            if (modelName === undefined || typeof method !== 'function') return method;
+            return (...args: unknown[]) =>
+              this.call(caller, modelName, () =>
+                (method as (...a: unknown[]) => Promise<unknown>).apply(part, args),
+              );
+          },
+        });
       },
     });
   }
 
-  /** Runs `callers` to their end; resolves to what each returned, in order. */
+  /** Runs `call` as one store call of `caller`, named `method`, when its turn comes. */
+  call<T>(caller: number, method: string, call: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const record = { caller, operation: this.operation[caller], method };
+      const go = () => call().then(resolve, reject);
+      this.waiting.push({ record, go });
+    });
+  }
+
   async run<T>(callers: readonly TurnCaller<T>[]): Promise<T[]> {
     this.calls = [];
     this.operation = callers.map(() => 0);

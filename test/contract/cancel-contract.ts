@@ -9,6 +9,7 @@ import {
   type TaskRecord,
 } from '../../lib/core';
 import { readyRecord } from '../helpers/ready-record';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 /**
  * The contract of cancelling: a waiting or deferred task is stored CANCELLED
@@ -23,8 +24,8 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const acquireAll = async (poolId?: string): Promise<TaskRecord[]> => {
       const { backend } = subject();
-      if (poolId !== undefined) await backend.beatPool(poolId, 60_000);
-      return backend.acquire(['default'], {
+      if (poolId !== undefined) await backend.pools.beat(poolId, 60_000);
+      return backend.leases.acquire(['default'], {
         workerId: 'host:1-0',
         max: 10,
         timeoutMs: 0,
@@ -34,71 +35,75 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
 
     it('stores a waiting task CANCELLED at once, and it is never acquired', async () => {
       const { backend } = subject();
-      const waiting = await backend.enqueue(record());
-      const { outcome, record: cancelled } = await backend.cancel(waiting.id);
+      const waiting = await backend.tasks.enqueue(record());
+      const { outcome, record: cancelled } = await backend.control.cancel(waiting.id);
       expect(outcome).toBe('cancelled');
       expect(cancelled.status).toBe(TaskResultStatus.CANCELLED);
       expect(cancelled.finishedAt).toBeInstanceOf(Date);
       expect(cancelled.errors.at(-1)?.className).toBe(TaskCancelledError.name);
-      await expect(backend.getResult(waiting.id)).resolves.toEqual(cancelled);
+      await expect(backend.tasks.getResult(waiting.id)).resolves.toEqual(cancelled);
       await expect(acquireAll()).resolves.toEqual([]);
-      await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
-      expect((await backend.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
+      await expect(backend.reads.peek('default', 'ready', 10)).resolves.toEqual([]);
+      expect((await backend.reads.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
         waiting.id,
       ]);
-      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
       expect(counts).toMatchObject({ ready: 0, cancelled: 1, failed: 0 });
     });
 
     it('cancels a deferred task, which no maintenance pass promotes afterwards', async () => {
       const { backend } = subject();
-      const deferred = await backend.enqueue(record({ runAfter: new Date(Date.now() + 200) }));
-      await expect(backend.cancel(deferred.id)).resolves.toMatchObject({ outcome: 'cancelled' });
-      await expect(backend.peek('default', 'deferred', 10)).resolves.toEqual([]);
+      const deferred = await backend.tasks.enqueue(
+        record({ runAfter: new Date(Date.now() + 200) }),
+      );
+      await expect(backend.control.cancel(deferred.id)).resolves.toMatchObject({
+        outcome: 'cancelled',
+      });
+      await expect(backend.reads.peek('default', 'deferred', 10)).resolves.toEqual([]);
       await new Promise((resolve) => setTimeout(resolve, 250));
-      await backend.maintenancePass();
+      await runMaintenancePass(backend);
       await expect(acquireAll()).resolves.toEqual([]);
-      await expect(backend.getResult(deferred.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(deferred.id)).resolves.toMatchObject({
         status: TaskResultStatus.CANCELLED,
       });
     });
 
     it("records a running task's request for its own pool only, until dropped", async () => {
       const { backend } = subject();
-      const task = await backend.enqueue(record());
+      const task = await backend.tasks.enqueue(record());
       const [running] = await acquireAll('pool-a');
-      const { outcome, record: after } = await backend.cancel(task.id);
+      const { outcome, record: after } = await backend.control.cancel(task.id);
       expect(outcome).toBe('requested');
       expect(after.status).toBe(TaskResultStatus.RUNNING);
-      const requests = await backend.cancelRequests('pool-a');
+      const requests = await backend.control.cancelRequests('pool-a');
       expect(requests.map((r) => r.id)).toEqual([running.id]);
       expect(requests[0].requestedAt).toBeInstanceOf(Date);
       // It names the lease it was made for, so only that lease's holder acts on it.
       expect(requests[0].lease).toBe(running.workerIds.at(-1));
-      await expect(backend.cancelRequests('pool-b')).resolves.toEqual([]);
+      await expect(backend.control.cancelRequests('pool-b')).resolves.toEqual([]);
       // Asked twice, one request.
-      await backend.cancel(task.id);
-      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.control.cancel(task.id);
+      await expect(backend.control.cancelRequests('pool-a')).resolves.toHaveLength(1);
       // A drop names the lease too: one for another lease leaves it.
-      await backend.dropCancelRequests('pool-a', [{ ...requests[0], lease: 'host:9-9' }]);
-      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
-      await backend.dropCancelRequests('pool-a', requests);
-      await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+      await backend.control.dropCancelRequests('pool-a', [{ ...requests[0], lease: 'host:9-9' }]);
+      await expect(backend.control.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.control.dropCancelRequests('pool-a', requests);
+      await expect(backend.control.cancelRequests('pool-a')).resolves.toEqual([]);
     });
 
     it('marks a leased task, and the mark outlives its attempt until a retry by hand', async () => {
       const { backend } = subject();
       const plain = record();
-      const task = await backend.enqueue({
+      const task = await backend.tasks.enqueue({
         ...plain,
         task: { ...plain.task, retries: 2, backoff: { type: 'fixed', delayMs: 0, jitter: false } },
       });
       const [running] = await acquireAll('pool-a');
       expect(running.cancelRequestedAt).toBeUndefined();
-      const { record: marked, holder } = await backend.cancel(task.id);
+      const { record: marked, holder } = await backend.control.cancel(task.id);
       expect(holder).toBe('pool-a');
       expect(marked.cancelRequestedAt).toBeInstanceOf(Date);
-      expect((await backend.getResult(task.id)).cancelRequestedAt).toBeInstanceOf(Date);
+      expect((await backend.tasks.getResult(task.id)).cancelRequestedAt).toBeInstanceOf(Date);
       // The holder had not heard of it: its failed attempt goes back as it would without.
       const retry = nextAttempt(
         { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() },
@@ -106,51 +111,51 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
         new Date(),
       );
       expect(retry.status).toBe(TaskResultStatus.READY);
-      await expect(backend.retry([retry])).resolves.toEqual(['retried']);
+      await expect(backend.leases.retry([retry])).resolves.toEqual(['retried']);
       // ...and the next lease of it carries the mark, so it is never started again.
       const [again] = await acquireAll('pool-b');
       expect(again.id).toBe(task.id);
       expect(again.cancelRequestedAt).toBeInstanceOf(Date);
       const ended = nextAttempt(again, null, new Date());
       expect(ended.status).toBe(TaskResultStatus.CANCELLED);
-      await expect(backend.acknowledge([ended])).resolves.toEqual(['acknowledged']);
-      const cancelled = await backend.getResult(task.id);
+      await expect(backend.leases.acknowledge([ended])).resolves.toEqual(['acknowledged']);
+      const cancelled = await backend.tasks.getResult(task.id);
       const retried = manualRetryRecord(cancelled);
       expect(retried.cancelRequestedAt).toBeUndefined();
-      await expect(backend.retryFinished(cancelled, retried)).resolves.toBe(true);
+      await expect(backend.control.retryFinished(cancelled, retried)).resolves.toBe(true);
       const [fresh] = await acquireAll('pool-b');
       expect(fresh.cancelRequestedAt).toBeUndefined();
     });
 
     it("forgets a pool's requests with the pool", async () => {
       const { backend } = subject();
-      const task = await backend.enqueue(record());
+      const task = await backend.tasks.enqueue(record());
       const [running] = await acquireAll('pool-a');
-      await backend.cancel(task.id);
+      await backend.control.cancel(task.id);
       // The task finished before the pool saw the request; the pool then stops cleanly.
-      await backend.acknowledge([cancelledRecord(running, new Date())]);
-      await expect(backend.cancelRequests('pool-a')).resolves.toHaveLength(1);
-      await backend.retirePool('pool-a');
-      await expect(backend.cancelRequests('pool-a')).resolves.toEqual([]);
+      await backend.leases.acknowledge([cancelledRecord(running, new Date())]);
+      await expect(backend.control.cancelRequests('pool-a')).resolves.toHaveLength(1);
+      await backend.pools.retire('pool-a');
+      await expect(backend.control.cancelRequests('pool-a')).resolves.toEqual([]);
     });
 
     it('stores an acknowledged CANCELLED attempt in the cancelled history', async () => {
       const { backend } = subject();
-      await backend.enqueue(record());
+      await backend.tasks.enqueue(record());
       const [running] = await acquireAll('pool-a');
       const cancelled = cancelledRecord(running, new Date());
-      await expect(backend.acknowledge([cancelled])).resolves.toEqual(['acknowledged']);
-      await expect(backend.getResult(running.id)).resolves.toEqual(cancelled);
-      expect((await backend.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
+      await expect(backend.leases.acknowledge([cancelled])).resolves.toEqual(['acknowledged']);
+      await expect(backend.tasks.getResult(running.id)).resolves.toEqual(cancelled);
+      expect((await backend.reads.peek('default', 'cancelled', 10)).map((r) => r.id)).toEqual([
         running.id,
       ]);
-      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
-      await expect(backend.peek('default', 'running', 10)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'failed', 10)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'running', 10)).resolves.toEqual([]);
     });
 
     it('leaves a finished task as it is, and says so', async () => {
       const { backend } = subject();
-      await backend.enqueue(record());
+      await backend.tasks.enqueue(record());
       const [running] = await acquireAll();
       const done: TaskRecord = {
         ...running,
@@ -158,22 +163,24 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
         finishedAt: new Date(),
         returnValue: 1,
       };
-      await backend.acknowledge([done]);
-      await expect(backend.cancel(done.id)).resolves.toEqual({
+      await backend.leases.acknowledge([done]);
+      await expect(backend.control.cancel(done.id)).resolves.toEqual({
         outcome: 'already-final',
         record: done,
       });
-      await expect(backend.getResult(done.id)).resolves.toEqual(done);
-      const waiting = await backend.enqueue(record());
-      await backend.cancel(waiting.id);
-      await expect(backend.cancel(waiting.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(done.id)).resolves.toEqual(done);
+      const waiting = await backend.tasks.enqueue(record());
+      await backend.control.cancel(waiting.id);
+      await expect(backend.control.cancel(waiting.id)).resolves.toMatchObject({
         outcome: 'already-final',
         record: { status: TaskResultStatus.CANCELLED },
       });
     });
 
     it('throws TaskResultDoesNotExist for an unknown id', async () => {
-      await expect(subject().backend.cancel('no-such-id')).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(subject().backend.control.cancel('no-such-id')).rejects.toThrow(
+        TaskResultDoesNotExist,
+      );
     });
   });
 }

@@ -55,7 +55,7 @@ export const realStartControls: StartControlsFactory = (backend, poolId, shelf) 
     logger: quietLogger,
     poolId,
     cancelPoll: { everyMs: 60_000, requestTtlMs: 60_000, freshMs: VIEW_FRESH_MS },
-    store: (record) => stores.push(backend.acknowledge([record])),
+    store: (record) => stores.push(backend.leases.acknowledge([record])),
     takeWaiting: (id, lease) => {
       const at = shelf.findIndex((record) => record.id === id && isLease(record, lease));
       return at < 0 ? undefined : shelf.splice(at, 1)[0];
@@ -127,14 +127,14 @@ async function perform(
   switch (kind) {
     case 'enqueue': {
       const record = readyRecord(run.alias, { name: 'contract.echo' });
-      await backend.enqueue(record);
+      await backend.tasks.enqueue(record);
       run.ids.push(record.id);
       return;
     }
     case 'lease': {
       // A lease ahead of a free slot, as --prefetch takes it: held, not started.
-      await backend.beatPool(run.pools[caller], 600_000);
-      const [record] = await backend.acquire(['default'], {
+      await backend.pools.beat(run.pools[caller], 600_000);
+      const [record] = await backend.leases.acquire(['default'], {
         workerId: `host:${caller}-1`,
         max: 1,
         timeoutMs: 0,
@@ -239,13 +239,13 @@ export function describeCancelStarts(
 /** Tasks an earlier program left READY: leased and ended, so a lease takes only this program's. */
 async function drainLeftovers(backend: TaskBackend): Promise<void> {
   for (;;) {
-    const [left] = await backend.acquire(['default'], {
+    const [left] = await backend.leases.acquire(['default'], {
       workerId: 'host:9-9',
       max: 1,
       timeoutMs: 0,
     });
     if (!left) return;
-    await backend.acknowledge([
+    await backend.leases.acknowledge([
       { ...left, status: TaskResultStatus.CANCELLED, finishedAt: new Date() },
     ]);
   }

@@ -7,7 +7,7 @@ import {
   type TaskRecord,
   type TaskUniqueness,
 } from '../../lib/core';
-import type { RetentionOptions } from '../../lib/lifecycle/retention';
+import type { RetentionOptions } from '../../lib/core/retention';
 import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 
@@ -38,9 +38,9 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
       return { ...made, task: { ...made.task, unique } };
     };
     const acquireAll = (backend: TaskBackend): Promise<TaskRecord[]> =>
-      backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0, max: 200 });
+      backend.leases.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0, max: 200 });
     const readyIds = async (backend: TaskBackend): Promise<string[]> =>
-      (await backend.peek('default', 'ready', 200)).map((stored) => stored.id);
+      (await backend.reads.peek('default', 'ready', 200)).map((stored) => stored.id);
 
     it('gives each of 100 its own stored record, and keeps their order within a priority', async () => {
       const { backend } = subject();
@@ -48,10 +48,10 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
       const records = Array.from({ length: 100 }, (_, i) =>
         record({ args: [i], priority: i % 2 === 0 ? 0 : 5 }),
       );
-      const stored = await Promise.all(records.map((sent) => backend.enqueue(sent)));
+      const stored = await Promise.all(records.map((sent) => backend.tasks.enqueue(sent)));
       expect(stored).toEqual(records);
       for (const sent of records.slice(0, 3)) {
-        await expect(backend.getResult(sent.id)).resolves.toEqual(sent);
+        await expect(backend.tasks.getResult(sent.id)).resolves.toEqual(sent);
       }
       const acquired = await acquireAll(backend);
       const odd = records.filter((_, i) => i % 2 === 1);
@@ -62,7 +62,11 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
     it('stores a bulk made after single enqueues of the same tick after them', async () => {
       const { backend } = subject();
       const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => record({ args: [name] }));
-      await Promise.all([backend.enqueue(a), backend.enqueueMany([b, c]), backend.enqueue(d)]);
+      await Promise.all([
+        backend.tasks.enqueue(a),
+        backend.tasks.enqueueMany([b, c]),
+        backend.tasks.enqueue(d),
+      ]);
       const acquired = await acquireAll(backend);
       expect(acquired.map((taken) => taken.args[0])).toEqual(['a', 'b', 'c', 'd']);
     });
@@ -72,7 +76,7 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
       const records = Array.from({ length: 10 }, (_, i) =>
         record({ args: [i], queue: i === 4 ? 'no-such-queue' : 'default' }),
       );
-      const outcomes = await settle(records.map((sent) => backend.enqueue(sent)));
+      const outcomes = await settle(records.map((sent) => backend.tasks.enqueue(sent)));
       expect(outcomes[4]).toBeInstanceOf(InvalidTaskError);
       const others = records.filter((_, i) => i !== 4);
       expect(outcomes.filter((_, i) => i !== 4)).toEqual(others);
@@ -81,11 +85,11 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
 
     it('refuses only the task whose id is stored, with the stored task', async () => {
       const { backend } = subject();
-      const first = await backend.enqueue(record({ id: 'order-7', args: ['first'] }));
+      const first = await backend.tasks.enqueue(record({ id: 'order-7', args: ['first'] }));
       const records = Array.from({ length: 10 }, (_, i) =>
         record(i === 6 ? { id: 'order-7', args: ['again'] } : { args: [i] }),
       );
-      const outcomes = await settle(records.map((sent) => backend.enqueue(sent)));
+      const outcomes = await settle(records.map((sent) => backend.tasks.enqueue(sent)));
       expect(outcomes[6]).toBeInstanceOf(TaskAlreadyExistsError);
       const { existing } = outcomes[6] as TaskAlreadyExistsError;
       expect(existing).toMatchObject({ id: first.id, args: ['first'] });
@@ -98,24 +102,24 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
     it('stores the first of two with one id and refuses the second, as one by one', async () => {
       const { backend } = subject();
       const [a, b] = [record({ id: 'twice', args: ['a'] }), record({ id: 'twice', args: ['b'] })];
-      const outcomes = await settle([backend.enqueue(a), backend.enqueue(b)]);
+      const outcomes = await settle([backend.tasks.enqueue(a), backend.tasks.enqueue(b)]);
       expect(outcomes[0]).toEqual(a);
       expect(outcomes[1]).toBeInstanceOf(TaskAlreadyExistsError);
       expect((outcomes[1] as TaskAlreadyExistsError).existing.args).toEqual(['a']);
-      await expect(backend.getResult('twice')).resolves.toMatchObject({ args: ['a'] });
+      await expect(backend.tasks.getResult('twice')).resolves.toMatchObject({ args: ['a'] });
     });
 
     it('decides unique keys as if the calls came one by one, a refused one taking no key', async () => {
       const { backend } = subject();
       const unique: TaskUniqueness = { key: 'user-42', mode: 'unfinished' };
-      const taken = await backend.enqueue(record({ id: 'taken' }));
+      const taken = await backend.tasks.enqueue(record({ id: 'taken' }));
       const sent = [
         keyed(unique, { id: taken.id }),
         keyed(unique, { args: ['a'] }),
         record({ args: ['plain'] }),
         keyed(unique, { args: ['c'] }),
       ];
-      const outcomes = await settle(sent.map((one) => backend.enqueue(one)));
+      const outcomes = await settle(sent.map((one) => backend.tasks.enqueue(one)));
       expect(outcomes[0]).toBeInstanceOf(TaskAlreadyExistsError);
       expect(outcomes[1]).toEqual(sent[1]);
       expect(outcomes[2]).toEqual(sent[2]);
@@ -131,24 +135,30 @@ export function describeConcurrentEnqueues(subject: () => CoalesceContractSubjec
         keyed(unique, { args: ['a'], runAfter }),
         keyed(unique, { args: ['b'], runAfter }),
       ];
-      const [first, second] = await Promise.all([backend.enqueue(a), backend.enqueue(b)]);
+      const [first, second] = await Promise.all([
+        backend.tasks.enqueue(a),
+        backend.tasks.enqueue(b),
+      ]);
       expect(first).toEqual(a);
       expect(second).toMatchObject({ id: a.id, args: ['b'] });
-      const deferred = await backend.peek('default', 'deferred', 10);
+      const deferred = await backend.reads.peek('default', 'deferred', 10);
       expect(deferred.map((stored) => [stored.id, stored.args])).toEqual([[a.id, ['b']]]);
     });
 
     it('refuses only the task whose window holds a key with its task gone', async () => {
       const backend = await subject().build({ retention: { successful: { maxAgeMs: 1 } } });
       const unique: TaskUniqueness = { key: 'report', mode: 'window', ttlMs: 60_000 };
-      const holder = await backend.enqueue(keyed(unique));
+      const holder = await backend.tasks.enqueue(keyed(unique));
       const [running] = await acquireAll(backend);
-      await backend.acknowledge([
+      await backend.leases.acknowledge([
         { ...running, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue: 1 },
       ]);
       await passUntil(backend, 'trimmed', 1);
       const plain = record({ args: ['plain'] });
-      const outcomes = await settle([backend.enqueue(keyed(unique)), backend.enqueue(plain)]);
+      const outcomes = await settle([
+        backend.tasks.enqueue(keyed(unique)),
+        backend.tasks.enqueue(plain),
+      ]);
       expect(outcomes[0]).toBeInstanceOf(UniqueKeyHeldError);
       expect(outcomes[0]).toMatchObject({ key: 'report', holderId: holder.id });
       expect(outcomes[1]).toEqual(plain);

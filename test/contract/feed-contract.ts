@@ -2,6 +2,7 @@ import {
   TaskResultDoesNotExist,
   TaskResultStatus,
   TaskWaitTimeoutError,
+  finishedRecordSource,
   waitForFinished,
   type FinishedTask,
   type TaskBackend,
@@ -9,6 +10,7 @@ import {
 } from '../../lib/core';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 interface FeedSubject {
   backend: TaskBackend;
@@ -23,7 +25,7 @@ async function listen(
   backend: TaskBackend,
 ): Promise<{ batches: FinishedTask[][]; seen: () => FinishedTask[]; off: () => Promise<void> }> {
   const batches: FinishedTask[][] = [];
-  const off = await backend.subscribeFinished((tasks) => batches.push([...tasks]));
+  const off = await backend.feeds.subscribeFinished((tasks) => batches.push([...tasks]));
   return { batches, seen: () => batches.flat(), off };
 }
 
@@ -46,14 +48,14 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
     const record = (name = 'contract.echo', args: unknown[] = []): TaskRecord =>
       readyRecord(subject().alias, { name, args });
     const lease = (backend: TaskBackend, max = 10): Promise<TaskRecord[]> =>
-      backend.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0 });
+      backend.leases.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0 });
 
     it('announces acknowledged tasks with their name, queue and final status', async () => {
       const { backend } = subject();
       const feed = await listen(backend);
-      await backend.enqueueMany([record('contract.a', [1]), record('contract.b', [2])]);
+      await backend.tasks.enqueueMany([record('contract.a', [1]), record('contract.b', [2])]);
       const [a, b] = await lease(backend);
-      await backend.acknowledge([
+      await backend.leases.acknowledge([
         finish(a, TaskResultStatus.SUCCESSFUL),
         finish(b, TaskResultStatus.FAILED),
       ]);
@@ -70,11 +72,11 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
     it('announces what acknowledgeAndAcquire stores, and a cancelled waiting task', async () => {
       const { backend } = subject();
       const feed = await listen(backend);
-      const waiting = await backend.enqueue(record());
-      await backend.cancel(waiting.id);
-      const running = await backend.enqueue(record());
+      const waiting = await backend.tasks.enqueue(record());
+      await backend.control.cancel(waiting.id);
+      const running = await backend.tasks.enqueue(record());
       const [leased] = await lease(backend, 1);
-      await backend.acknowledgeAndAcquire(
+      await backend.leases.acknowledgeAndAcquire(
         [finish(leased, TaskResultStatus.SUCCESSFUL)],
         ['default'],
         { workerId: 'host:1-0', timeoutMs: 0 },
@@ -90,11 +92,13 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
     it('announces a task the reaper fails', async () => {
       const backend = await subject().build({ leaseTtl: 50 });
       const feed = await listen(backend);
-      const task = await backend.enqueue(readyRecord(backend.alias, { name: 'contract.echo' }));
+      const task = await backend.tasks.enqueue(
+        readyRecord(backend.alias, { name: 'contract.echo' }),
+      );
       await lease(backend);
       await waitFor(
         async () => {
-          await backend.maintenancePass();
+          await runMaintenancePass(backend);
           return feed.seen().some((t) => t.id === task.id);
         },
         { what: 'the reaped task announced' },
@@ -111,8 +115,8 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       const staying = await listen(backend);
       await gone.off();
       await gone.off();
-      const task = await backend.enqueue(record());
-      await backend.cancel(task.id);
+      const task = await backend.tasks.enqueue(record());
+      await backend.control.cancel(task.id);
       await waitFor(() => staying.seen().length === 1, { what: 'the staying listener' });
       expect(gone.batches).toEqual([]);
       await staying.off();
@@ -124,8 +128,8 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       const other = await reopen();
       try {
         const feed = await listen(other);
-        const task = await backend.enqueue(record());
-        await backend.cancel(task.id);
+        const task = await backend.tasks.enqueue(record());
+        await backend.control.cancel(task.id);
         await waitFor(() => feed.seen().some((t) => t.id === task.id), {
           what: 'the other instance hearing the cancel',
         });
@@ -138,10 +142,12 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
     describe('waitForFinished', () => {
       it('resolves with the final record once a task finishes', async () => {
         const { backend } = subject();
-        const task = await backend.enqueue(record('contract.echo', ['done']));
-        const waiting = waitForFinished(backend, task.id, { timeoutMs: 10_000 });
+        const task = await backend.tasks.enqueue(record('contract.echo', ['done']));
+        const waiting = waitForFinished(finishedRecordSource(backend), task.id, {
+          timeoutMs: 10_000,
+        });
         const [leased] = await lease(backend);
-        await backend.acknowledge([finish(leased, TaskResultStatus.SUCCESSFUL)]);
+        await backend.leases.acknowledge([finish(leased, TaskResultStatus.SUCCESSFUL)]);
         await expect(waiting).resolves.toMatchObject({
           id: task.id,
           status: TaskResultStatus.SUCCESSFUL,
@@ -151,23 +157,25 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
 
       it('resolves at once for a task already final', async () => {
         const { backend } = subject();
-        const task = await backend.enqueue(record());
-        await backend.cancel(task.id);
-        await expect(waitForFinished(backend, task.id, { timeoutMs: 0 })).resolves.toMatchObject({
+        const task = await backend.tasks.enqueue(record());
+        await backend.control.cancel(task.id);
+        await expect(
+          waitForFinished(finishedRecordSource(backend), task.id, { timeoutMs: 0 }),
+        ).resolves.toMatchObject({
           status: TaskResultStatus.CANCELLED,
         });
       });
 
       it('rejects an unknown id with TaskResultDoesNotExist', async () => {
-        await expect(waitForFinished(subject().backend, 'no-such-id')).rejects.toThrow(
-          TaskResultDoesNotExist,
-        );
+        await expect(
+          waitForFinished(finishedRecordSource(subject().backend), 'no-such-id'),
+        ).rejects.toThrow(TaskResultDoesNotExist);
       });
 
       it('rejects with TaskWaitTimeoutError, naming the task and its queue, when time runs out', async () => {
         const { backend } = subject();
-        const task = await backend.enqueue(record());
-        const failure = waitForFinished(backend, task.id, { timeoutMs: 30 });
+        const task = await backend.tasks.enqueue(record());
+        const failure = waitForFinished(finishedRecordSource(backend), task.id, { timeoutMs: 30 });
         await expect(failure).rejects.toThrow(TaskWaitTimeoutError);
         await expect(failure).rejects.toThrow(/still READY after 30 ms.*queue "default"/s);
         await expect(failure).rejects.toMatchObject({ record: { id: task.id }, retryable: true });

@@ -32,6 +32,7 @@ import {
   type ModelOperation,
   type ModelStatus,
 } from './interleaving-model';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 /** What the interleaving contract is run on; `reopen` gives the second caller its own connection. */
 export interface InterleavingSubject {
@@ -105,6 +106,8 @@ interface Run {
   /** Each caller's pool (this run's own: an earlier run's pools may still hold tasks). */
   readonly pools: readonly string[];
   model: Model;
+  /** A maintenance pass by `caller`, as one store call: the model replays a pass whole. */
+  readonly maintain: (caller: number) => Promise<unknown>;
 }
 
 const outcomeOf = async (call: () => Promise<string>): Promise<string> => {
@@ -130,14 +133,14 @@ async function perform(
     case 'enqueue': {
       const record = readyRecord(run.alias, { name: 'contract.echo' });
       run.ids.push(record.id);
-      await backend.enqueue(record);
+      await backend.tasks.enqueue(record);
       return { label: `enqueue ${record.id}`, steps: enqueued(record.id), outcome: 'stored' };
     }
     case 'enqueueKeyed': {
       const plain = readyRecord(run.alias, { name: 'contract.echo' });
       const unique = { key: `${run.keyPrefix}:k${pick % 2}`, mode: 'unfinished' as const };
       const record = { ...plain, task: { ...plain.task, unique } };
-      const stored = await backend.enqueue(record);
+      const stored = await backend.tasks.enqueue(record);
       const created = stored.id === record.id;
       if (created) run.ids.push(record.id);
       return {
@@ -147,8 +150,8 @@ async function perform(
       };
     }
     case 'acquire': {
-      await backend.beatPool(run.pools[caller], 600_000);
-      const [record] = await backend.acquire(['default'], {
+      await backend.pools.beat(run.pools[caller], 600_000);
+      const [record] = await backend.leases.acquire(['default'], {
         workerId: `host:${caller}-0`,
         max: 1,
         timeoutMs: 0,
@@ -163,9 +166,9 @@ async function perform(
     }
     case 'maintain': {
       // The pool's heartbeat lapses (1 ms), then a maintenance pass recovers lapsed pools.
-      await backend.beatPool(run.pools[caller], 1);
+      await backend.pools.beat(run.pools[caller], 1);
       await delay(5);
-      await backend.maintenancePass();
+      await run.maintain(caller);
       return {
         label: `maintain, pool ${caller} lapsed`,
         steps: maintained(caller),
@@ -181,7 +184,7 @@ async function perform(
         kind === 'succeed'
           ? { ...record, status, finishedAt: new Date(), returnValue: null }
           : failedAttempt(record, new Error('boom'));
-      const [outcome] = await backend.acknowledge([finished]);
+      const [outcome] = await backend.leases.acknowledge([finished]);
       // Its attempt is the one its lease counted.
       const steps = acknowledged(record.id, status, record.workerIds.length);
       return { label: `${kind} ${record.id}`, steps, outcome };
@@ -190,7 +193,7 @@ async function perform(
       return {
         label,
         steps: cancelled(id),
-        outcome: await outcomeOf(async () => (await backend.cancel(id)).outcome),
+        outcome: await outcomeOf(async () => (await backend.control.cancel(id)).outcome),
       };
     case 'retry':
       return {
@@ -202,7 +205,9 @@ async function perform(
       return { label, steps: removed(id), outcome: await outcomeOf(() => control.remove(id)) };
     case 'pause':
     case 'resume':
-      await (kind === 'pause' ? backend.pauseQueue('default') : backend.resumeQueue('default'));
+      await (kind === 'pause'
+        ? backend.control.pauseQueue('default')
+        : backend.control.resumeQueue('default'));
       return { label, steps: paused(kind === 'pause'), outcome: 'done' };
   }
 }
@@ -214,7 +219,7 @@ async function stateMismatch(backend: TaskBackend, run: Run): Promise<string | n
     let status: ModelStatus = 'GONE';
     let attempts = 0;
     try {
-      const record = await backend.getResult(id);
+      const record = await backend.tasks.getResult(id);
       status = record.status;
       attempts = record.workerIds.length;
     } catch (error) {
@@ -240,18 +245,19 @@ export async function runProgram(
   program: Program,
 ): Promise<void> {
   const { backend, alias } = subject;
-  await backend.resumeQueue('default');
+  await backend.control.resumeQueue('default');
   // Leftovers of an earlier run end first, so an acquire can only take this run's tasks.
   for (;;) {
-    const [left] = await backend.acquire(['default'], {
+    const [left] = await backend.leases.acquire(['default'], {
       workerId: 'host:1-9',
       max: 1,
       timeoutMs: 0,
     });
     if (!left) break;
-    await backend.acknowledge([failedAttempt(left, new Error('leftover'))]);
+    await backend.leases.acknowledge([failedAttempt(left, new Error('leftover'))]);
   }
   const keyPrefix = randomUUID();
+  const turns = new CallTurns(program.choices);
   const run: Run = {
     alias,
     ids: [],
@@ -259,8 +265,9 @@ export async function runProgram(
     keyPrefix,
     pools: [`${keyPrefix}-a`, `${keyPrefix}-b`],
     model: emptyModel(),
+    maintain: (caller) =>
+      turns.call(caller, 'maintenancePass', () => runMaintenancePass(backends[caller])),
   };
-  const turns = new CallTurns(program.choices);
   for (const [index, round] of program.rounds.entries()) {
     const results = await turns.run(
       round.map((specs, caller) => async (operationStarts: (operation: number) => void) => {

@@ -36,34 +36,34 @@ export function describeLimits(subject: () => LimitSubject): void {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const take = (queues: string[], timeoutMs = 0, backend = subject().backend) =>
-      backend.acquire(queues, { workerId: 'host:1-0', max: 10, timeoutMs });
+      backend.leases.acquire(queues, { workerId: 'host:1-0', max: 10, timeoutMs });
 
     it('caps a batch lease at the concurrency left, and frees a share on acknowledge', async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { concurrency: 2 });
-      await backend.enqueueMany([record(), record(), record(), record()]);
+      await backend.control.setQueueLimits('default', { concurrency: 2 });
+      await backend.tasks.enqueueMany([record(), record(), record(), record()]);
       const first = await take(['default']);
       expect(first).toHaveLength(2);
       await expect(take(['default'])).resolves.toEqual([]);
-      await backend.acknowledge([succeeded(first[0])]);
+      await backend.leases.acknowledge([succeeded(first[0])]);
       await expect(take(['default'])).resolves.toHaveLength(1);
       // Stored and leased in one step: the finished task's share goes to the next.
-      const next = await backend.acknowledgeAndAcquire([succeeded(first[1])], ['default'], {
+      const next = await backend.leases.acknowledgeAndAcquire([succeeded(first[1])], ['default'], {
         workerId: 'host:1-0',
         max: 10,
         timeoutMs: 0,
       });
       expect(next.acquired).toHaveLength(1);
-      expect((await backend.telemetry(60_000)).queues.default.counts.running).toBe(2);
+      expect((await backend.reads.telemetry(60_000)).queues.default.counts.running).toBe(2);
     });
 
     it('gives a waiting acquire the share a finished task frees, soon after', async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { concurrency: 1 });
-      await backend.enqueueMany([record(), record()]);
+      await backend.control.setQueueLimits('default', { concurrency: 1 });
+      await backend.tasks.enqueueMany([record(), record()]);
       const [running] = await take(['default']);
       const waiting = take(['default'], 10_000);
-      await backend.acknowledge([succeeded(running)]);
+      await backend.leases.acknowledge([succeeded(running)]);
       const freedAt = Date.now();
       await expect(waiting).resolves.toHaveLength(1);
       expect(Date.now() - freedAt).toBeLessThan(2000);
@@ -71,8 +71,8 @@ export function describeLimits(subject: () => LimitSubject): void {
 
     it('admits at most max starts in any sliding window, and more as it moves', async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { rateLimit: { max: 3, perMs: 1000 } });
-      await backend.enqueueMany(Array.from({ length: 8 }, () => record()));
+      await backend.control.setQueueLimits('default', { rateLimit: { max: 3, perMs: 1000 } });
+      await backend.tasks.enqueueMany(Array.from({ length: 8 }, () => record()));
       const started = Date.now();
       await expect(take(['default'])).resolves.toHaveLength(3);
       await expect(take(['default'])).resolves.toEqual([]);
@@ -87,30 +87,30 @@ export function describeLimits(subject: () => LimitSubject): void {
 
     it('leaves unlimited queues alone, and takes them while a limited one is full', async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { concurrency: 1 });
-      await backend.enqueueMany([record(), record()]);
-      await backend.enqueueMany([1, 2, 3].map(() => record({ queue: 'emails' })));
+      await backend.control.setQueueLimits('default', { concurrency: 1 });
+      await backend.tasks.enqueueMany([record(), record()]);
+      await backend.tasks.enqueueMany([1, 2, 3].map(() => record({ queue: 'emails' })));
       expect(await take(['default', 'emails'])).toHaveLength(1);
       const emails = await take(['default', 'emails']);
       expect(emails.map((r) => r.task.queue)).toEqual(['emails', 'emails', 'emails']);
-      await expect(backend.queueLimits()).resolves.toEqual({ default: { concurrency: 1 } });
+      await expect(backend.control.queueLimits()).resolves.toEqual({ default: { concurrency: 1 } });
     });
 
     it('applies a run-time change at once; null lifts the limits', async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { concurrency: 1 });
-      await backend.enqueueMany(Array.from({ length: 6 }, () => record()));
+      await backend.control.setQueueLimits('default', { concurrency: 1 });
+      await backend.tasks.enqueueMany(Array.from({ length: 6 }, () => record()));
       await expect(take(['default'])).resolves.toHaveLength(1);
-      await backend.setQueueLimits('default', { concurrency: 3 });
+      await backend.control.setQueueLimits('default', { concurrency: 3 });
       await expect(take(['default'])).resolves.toHaveLength(2);
-      await backend.setQueueLimits('default', null);
-      await expect(backend.queueLimits()).resolves.toEqual({});
+      await backend.control.setQueueLimits('default', null);
+      await expect(backend.control.queueLimits()).resolves.toEqual({});
       await expect(take(['default'])).resolves.toHaveLength(3);
     });
 
     it('refuses a queue the alias does not configure', async () => {
       const { backend } = subject();
-      await expect(backend.setQueueLimits('nope', { concurrency: 1 })).rejects.toThrow(
+      await expect(backend.control.setQueueLimits('nope', { concurrency: 1 })).rejects.toThrow(
         UnknownQueueError,
       );
     });
@@ -123,23 +123,23 @@ export function describeLimits(subject: () => LimitSubject): void {
           { name: 'emails', concurrency: 1, rateLimit: { max: 5, perMs: 60_000 } },
         ],
       });
-      await expect(backend.queueLimits()).resolves.toEqual({
+      await expect(backend.control.queueLimits()).resolves.toEqual({
         emails: { concurrency: 1, rateLimit: { max: 5, perMs: 60_000 } },
       });
       const own = () => readyRecord(backend.alias, { name: 'contract.echo', queue: 'emails' });
-      await backend.enqueueMany([own(), own()]);
+      await backend.tasks.enqueueMany([own(), own()]);
       expect(await take(['emails'], 0, backend)).toHaveLength(1);
-      await backend.setQueueLimits('emails', null);
-      await expect(backend.queueLimits()).resolves.toEqual({});
+      await backend.control.setQueueLimits('emails', null);
+      await expect(backend.control.queueLimits()).resolves.toEqual({});
       expect(await take(['emails'], 0, backend)).toHaveLength(1);
     });
 
     it("frees a lapsed pool's share when its tasks are recovered", async () => {
       const { backend } = subject();
-      await backend.setQueueLimits('default', { concurrency: 1 });
-      await backend.enqueueMany([record(), record()]);
-      await backend.beatPool('pool-a', 100);
-      const [held] = await backend.acquire(['default'], {
+      await backend.control.setQueueLimits('default', { concurrency: 1 });
+      await backend.tasks.enqueueMany([record(), record()]);
+      await backend.pools.beat('pool-a', 100);
+      const [held] = await backend.leases.acquire(['default'], {
         workerId: 'a:1-0',
         timeoutMs: 0,
         poolId: 'pool-a',
@@ -147,7 +147,7 @@ export function describeLimits(subject: () => LimitSubject): void {
       await expect(take(['default'])).resolves.toEqual([]);
       // The pass that finds pool-a's heartbeat lapsed retries or fails its task: either way it stops running.
       await passUntil(backend, 'recovered', 1);
-      await expect(backend.getResult(held.id)).resolves.not.toMatchObject({
+      await expect(backend.tasks.getResult(held.id)).resolves.not.toMatchObject({
         status: TaskResultStatus.RUNNING,
       });
       await expect(take(['default'])).resolves.toHaveLength(1);
@@ -156,20 +156,24 @@ export function describeLimits(subject: () => LimitSubject): void {
 
     it('keeps limits, and counts running tasks, for another backend instance on the same store', async () => {
       const { backend, reopen } = subject();
-      await backend.setQueueLimits('emails', { concurrency: 1 });
+      await backend.control.setQueueLimits('emails', { concurrency: 1 });
       if (!reopen) {
         // Nothing outlives this backend's instance: the limits live as long as it does.
-        await expect(backend.queueLimits()).resolves.toEqual({ emails: { concurrency: 1 } });
+        await expect(backend.control.queueLimits()).resolves.toEqual({
+          emails: { concurrency: 1 },
+        });
         return;
       }
-      await backend.enqueueMany([record({ queue: 'emails' }), record({ queue: 'emails' })]);
+      await backend.tasks.enqueueMany([record({ queue: 'emails' }), record({ queue: 'emails' })]);
       await expect(take(['emails'])).resolves.toHaveLength(1);
       const other = await reopen();
       try {
-        await expect(other.queueLimits()).resolves.toEqual({ emails: { concurrency: 1 } });
+        await expect(other.control.queueLimits()).resolves.toEqual({ emails: { concurrency: 1 } });
         await expect(take(['emails'], 0, other)).resolves.toEqual([]);
-        await other.setQueueLimits('emails', { concurrency: 2 });
-        await expect(backend.queueLimits()).resolves.toEqual({ emails: { concurrency: 2 } });
+        await other.control.setQueueLimits('emails', { concurrency: 2 });
+        await expect(backend.control.queueLimits()).resolves.toEqual({
+          emails: { concurrency: 2 },
+        });
         await expect(take(['emails'])).resolves.toHaveLength(1);
       } finally {
         await other.close();

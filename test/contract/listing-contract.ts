@@ -14,6 +14,7 @@ import {
 } from '../../lib/core';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 /**
  * The contract of the operators' reads: pages of a segment from a cursor
@@ -27,7 +28,12 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
     const record = (fields: ReadyRecordFields = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const acquire = (max: number, poolId?: string): Promise<TaskRecord[]> =>
-      subject().backend.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0, poolId });
+      subject().backend.leases.acquire(['default'], {
+        workerId: 'host:1-0',
+        max,
+        timeoutMs: 0,
+        poolId,
+      });
     const succeeded = (running: TaskRecord): TaskRecord =>
       recordWith(running, { status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() });
 
@@ -40,7 +46,7 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       let cursor: string | undefined;
       let calls = 0;
       do {
-        const page = await subject().backend.listTasks({ ...query, cursor });
+        const page = await subject().backend.reads.listTasks({ ...query, cursor });
         calls++;
         expect(page.records.length).toBeLessThanOrEqual(query.limit);
         ids.push(...page.records.map((r) => r.id));
@@ -53,19 +59,23 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
     it('pages through a segment in peek order, none skipped or repeated among the tasks present throughout', async () => {
       const { backend } = subject();
       const base = Date.now() - 60_000;
-      const first = await backend.enqueueMany(
+      const first = await backend.tasks.enqueueMany(
         Array.from({ length: 30 }, (_, i) => record({ enqueuedAt: new Date(base + i) })),
       );
-      const firstPage = await backend.listTasks({ queue: 'default', segment: 'ready', limit: 7 });
-      expect(firstPage.records).toEqual(await backend.peek('default', 'ready', 7));
+      const firstPage = await backend.reads.listTasks({
+        queue: 'default',
+        segment: 'ready',
+        limit: 7,
+      });
+      expect(firstPage.records).toEqual(await backend.reads.peek('default', 'ready', 7));
       const taken = new Set<string>();
       let n = 0;
       const { ids } = await allPages({ queue: 'default', segment: 'ready', limit: 7 }, async () => {
         // Meanwhile: a task before the cursor, one after it, and the best one leased.
         n++;
         await Promise.all([
-          backend.enqueue(record({ priority: 5, args: [n] })),
-          backend.enqueue(record({ args: [n] })),
+          backend.tasks.enqueue(record({ priority: 5, args: [n] })),
+          backend.tasks.enqueue(record({ args: [n] })),
         ]);
         for (const running of await acquire(1)) taken.add(running.id);
       });
@@ -80,47 +90,49 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
     it("lists every segment in peek's order, one record a page, ending with no next", async () => {
       const { backend } = subject();
       const due = new Date(Date.now() + 60_000);
-      await backend.enqueueMany([record(), record(), record(), record(), record(), record()]);
-      await backend.enqueueMany([record({ runAfter: due }), record({ runAfter: due })]);
-      await backend.enqueue(record({ runAfter: new Date(Date.now() + 30_000) }));
+      await backend.tasks.enqueueMany([record(), record(), record(), record(), record(), record()]);
+      await backend.tasks.enqueueMany([record({ runAfter: due }), record({ runAfter: due })]);
+      await backend.tasks.enqueue(record({ runAfter: new Date(Date.now() + 30_000) }));
       const [a, b, c] = await acquire(3);
-      await backend.acknowledge([succeeded(a), failedAttempt(b, new Error('boom'))]);
-      await backend.acknowledge([succeeded(c)]);
-      const [waiting] = await backend.peek('default', 'ready', 1);
-      await backend.cancel(waiting.id);
+      await backend.leases.acknowledge([succeeded(a), failedAttempt(b, new Error('boom'))]);
+      await backend.leases.acknowledge([succeeded(c)]);
+      const [waiting] = await backend.reads.peek('default', 'ready', 1);
+      await backend.control.cancel(waiting.id);
       await acquire(1);
       for (const segment of QUEUE_SEGMENTS) {
-        const peeked = (await backend.peek('default', segment, 100)).map((r) => r.id);
+        const peeked = (await backend.reads.peek('default', segment, 100)).map((r) => r.id);
         expect(peeked.length).toBeGreaterThan(0);
         const { ids, calls } = await allPages({ queue: 'default', segment, limit: 1 });
         expect({ segment, ids }).toEqual({ segment, ids: peeked });
         expect(calls).toBeLessThanOrEqual(peeked.length + 1);
       }
       await expect(
-        backend.listTasks({ queue: 'emails', segment: 'ready', limit: 10 }),
+        backend.reads.listTasks({ queue: 'emails', segment: 'ready', limit: 10 }),
       ).resolves.toEqual({ records: [], next: null });
     });
 
     it('goes on after the entry its cursor names is gone, among entries of one score', async () => {
       const { backend } = subject();
       const due = new Date(Date.now() + 60_000);
-      await backend.enqueueMany(Array.from({ length: 9 }, () => record({ runAfter: due })));
-      await backend.enqueueMany(Array.from({ length: 6 }, () => record()));
+      await backend.tasks.enqueueMany(Array.from({ length: 9 }, () => record({ runAfter: due })));
+      await backend.tasks.enqueueMany(Array.from({ length: 6 }, () => record()));
       const finishedAt = new Date();
       const running = await acquire(6);
-      await backend.acknowledge(running.map((r) => recordWith(succeeded(r), { finishedAt })));
+      await backend.leases.acknowledge(
+        running.map((r) => recordWith(succeeded(r), { finishedAt })),
+      );
       for (const segment of ['deferred', 'successful'] as const) {
-        const expected = (await backend.peek('default', segment, 100)).map((r) => r.id);
-        let page = await backend.listTasks({ queue: 'default', segment, limit: 2 });
+        const expected = (await backend.reads.peek('default', segment, 100)).map((r) => r.id);
+        let page = await backend.reads.listTasks({ queue: 'default', segment, limit: 2 });
         const ids: string[] = [];
         for (;;) {
           ids.push(...page.records.map((r) => r.id));
           if (page.next === null) break;
           // The entry the cursor names leaves the segment before the next page is read.
           const last = page.records[page.records.length - 1];
-          if (segment === 'deferred') await backend.cancel(last.id);
-          else await backend.removeFinished(last);
-          page = await backend.listTasks({
+          if (segment === 'deferred') await backend.control.cancel(last.id);
+          else await backend.control.removeFinished(last);
+          page = await backend.reads.listTasks({
             queue: 'default',
             segment,
             limit: 2,
@@ -136,15 +148,15 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       const rare = (i: number) => record({ name: 'contract.rare', args: [i] });
       const others = (count: number) =>
         Array.from({ length: count }, () => record({ name: 'contract.other' }));
-      await backend.enqueueMany([rare(1), ...others(50), rare(2), rare(3)]);
+      await backend.tasks.enqueueMany([rare(1), ...others(50), rare(2), rare(3)]);
       const query = { queue: 'default', segment: 'ready' as QueueSegment, limit: 2 };
-      const page = await backend.listTasks({ ...query, taskName: 'contract.rare' });
+      const page = await backend.reads.listTasks({ ...query, taskName: 'contract.rare' });
       expect(page.records.map((r) => r.args)).toEqual([[1]]);
       expect(page.next).not.toBeNull();
       const { ids } = await allPages({ ...query, taskName: 'contract.rare' });
-      const listed = await Promise.all(ids.map((id) => backend.getResult(id)));
+      const listed = await Promise.all(ids.map((id) => backend.tasks.getResult(id)));
       expect(listed.map((r) => r.args)).toEqual([[1], [2], [3]]);
-      const none = await backend.listTasks({ ...query, taskName: 'contract.none' });
+      const none = await backend.reads.listTasks({ ...query, taskName: 'contract.none' });
       expect(none.records).toEqual([]);
     });
 
@@ -152,11 +164,11 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       const { backend } = subject();
       const total = 20_000;
       for (let i = 0; i < total; i += 5000) {
-        await backend.enqueueMany(
+        await backend.tasks.enqueueMany(
           Array.from({ length: 5000 }, () => record({ name: 'contract.other' })),
         );
       }
-      await backend.enqueueMany([
+      await backend.tasks.enqueueMany([
         record({ name: 'contract.rare' }),
         record({ name: 'contract.rare' }),
       ]);
@@ -167,7 +179,7 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
         limit,
         taskName: 'contract.rare',
       };
-      const first = await backend.listTasks(query);
+      const first = await backend.reads.listTasks(query);
       expect(first).toMatchObject({ records: [] });
       expect(first.next).not.toBeNull();
       // Each page examined exactly its bound: the pages it took say how far each one looked.
@@ -178,20 +190,24 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
 
     it('refuses a cursor of another listing, a limit out of range and an unknown queue', async () => {
       const { backend } = subject();
-      await backend.enqueueMany([record(), record()]);
-      const { next } = await backend.listTasks({ queue: 'default', segment: 'ready', limit: 1 });
+      await backend.tasks.enqueueMany([record(), record()]);
+      const { next } = await backend.reads.listTasks({
+        queue: 'default',
+        segment: 'ready',
+        limit: 1,
+      });
       const elsewhere = { queue: 'default', segment: 'deferred' as const, limit: 1 };
-      await expect(backend.listTasks({ ...elsewhere, cursor: next! })).rejects.toThrow(
-        InvalidQueryError,
-      );
-      await expect(backend.listTasks({ ...elsewhere, cursor: 'not-a-cursor' })).rejects.toThrow(
-        InvalidQueryError,
-      );
-      await expect(backend.listTasks({ ...elsewhere, limit: 501 })).rejects.toThrow(
+      await expect(backend.reads.listTasks({ ...elsewhere, cursor: next! })).rejects.toThrow(
         InvalidQueryError,
       );
       await expect(
-        backend.listTasks({ queue: 'nope', segment: 'ready', limit: 1 }),
+        backend.reads.listTasks({ ...elsewhere, cursor: 'not-a-cursor' }),
+      ).rejects.toThrow(InvalidQueryError);
+      await expect(backend.reads.listTasks({ ...elsewhere, limit: 501 })).rejects.toThrow(
+        InvalidQueryError,
+      );
+      await expect(
+        backend.reads.listTasks({ queue: 'nope', segment: 'ready', limit: 1 }),
       ).rejects.toThrow(UnknownQueueError);
     });
 
@@ -206,12 +222,12 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
         startedAt: new Date(Date.now() - 5000),
       };
       const before = Date.now();
-      await backend.beatPool('pool-a', 60_000, info);
-      await backend.beatPool('pool-b', 60_000);
-      await backend.enqueue(record());
+      await backend.pools.beat('pool-a', 60_000, info);
+      await backend.pools.beat('pool-b', 60_000);
+      await backend.tasks.enqueue(record());
       await acquire(1, 'pool-a');
-      await backend.beatPool('pool-a', 60_000);
-      const [a, b] = await backend.pools();
+      await backend.pools.beat('pool-a', 60_000);
+      const [a, b] = await backend.pools.list();
       expect(a).toEqual({
         ...info,
         id: 'pool-a',
@@ -223,36 +239,36 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       expect(a.beatAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(a.expiresAt.getTime() - a.beatAt.getTime()).toBe(60_000);
       expect(b).toMatchObject({ id: 'pool-b', host: '', pid: 0, queues: [], alive: true, held: 0 });
-      await backend.retirePool('pool-b');
-      expect((await backend.pools()).map((p) => p.id)).toEqual(['pool-a']);
-      await backend.beatPool('pool-c', 1, info);
+      await backend.pools.retire('pool-b');
+      expect((await backend.pools.list()).map((p) => p.id)).toEqual(['pool-a']);
+      await backend.pools.beat('pool-c', 1, info);
       await waitFor(
-        async () => (await backend.pools()).find((p) => p.id === 'pool-c')?.alive === false,
+        async () => (await backend.pools.list()).find((p) => p.id === 'pool-c')?.alive === false,
         {
           what: "pool-c's heartbeat to lapse",
         },
       );
-      await backend.maintenancePass({ poolId: 'pool-a' });
-      expect((await backend.pools()).map((p) => p.id)).toEqual(['pool-a']);
+      await runMaintenancePass(backend, { poolId: 'pool-a' });
+      expect((await backend.pools.list()).map((p) => p.id)).toEqual(['pool-a']);
     });
 
     it('counts enqueued and finished tasks per bucket, with the mean wait and run of those finished', async () => {
       const { backend } = subject();
       const query = { windowMs: 3_600_000, bucketMs: 60_000 };
-      await backend.enqueueMany(
+      await backend.tasks.enqueueMany(
         Array.from({ length: 5 }, () => record({ enqueuedAt: new Date(Date.now() - 5000) })),
       );
-      await backend.enqueue(record({ queue: 'emails' }));
+      await backend.tasks.enqueue(record({ queue: 'emails' }));
       const running = await acquire(3);
       await waitFor(() => Date.now() >= running[0].lastAttemptedAt!.getTime() + 30, {
         what: 'the attempts to run 30 ms',
       });
-      await backend.acknowledge([succeeded(running[0]), succeeded(running[1])]);
-      await backend.acknowledge([failedAttempt(running[2], new Error('boom'))]);
-      const [waiting] = await backend.peek('default', 'ready', 1);
-      await backend.cancel(waiting.id);
+      await backend.leases.acknowledge([succeeded(running[0]), succeeded(running[1])]);
+      await backend.leases.acknowledge([failedAttempt(running[2], new Error('boom'))]);
+      const [waiting] = await backend.reads.peek('default', 'ready', 1);
+      await backend.control.cancel(waiting.id);
 
-      const activity = await backend.activity(query);
+      const activity = await backend.reads.activity(query);
       expect(activity.bucketMs).toBe(60_000);
       expect(activity.start.getTime() % 60_000).toBe(0);
       expect(Object.keys(activity.queues).sort()).toEqual(['default', 'emails', 'low']);
@@ -275,12 +291,12 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(4900);
       for (const run of runs) expect(run).toBeGreaterThanOrEqual(25);
       expect(emails.runMs.every((r) => r === null)).toBe(true);
-      await expect(backend.activity({ windowMs: 3_600_000, bucketMs: 1500 })).rejects.toThrow(
+      await expect(backend.reads.activity({ windowMs: 3_600_000, bucketMs: 1500 })).rejects.toThrow(
         InvalidQueryError,
       );
-      await expect(backend.activity({ windowMs: 86_400_001, bucketMs: 60_000 })).rejects.toThrow(
-        InvalidQueryError,
-      );
+      await expect(
+        backend.reads.activity({ windowMs: 86_400_001, bucketMs: 60_000 }),
+      ).rejects.toThrow(InvalidQueryError);
     });
   });
 }

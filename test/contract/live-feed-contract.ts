@@ -22,7 +22,7 @@ async function listen(
   backend: TaskBackend,
 ): Promise<{ seen: LiveTaskEvent[]; off: () => Promise<void> }> {
   const seen: LiveTaskEvent[] = [];
-  const off = await backend.subscribeLive((events) => seen.push(...events));
+  const off = await backend.feeds.subscribeLive((events) => seen.push(...events));
   return { seen, off };
 }
 
@@ -41,9 +41,9 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
   describe('feed of live task events', () => {
     const record = (name = 'contract.echo'): TaskRecord => readyRecord(subject().alias, { name });
     const lease = (backend: TaskBackend, max = 10): Promise<TaskRecord[]> =>
-      backend.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0 });
+      backend.leases.acquire(['default'], { workerId: 'host:1-0', max, timeoutMs: 0 });
     const report = (backend: TaskBackend, running: TaskRecord, value: unknown) =>
-      backend.storeProgress([
+      backend.leases.storeProgress([
         {
           record: running,
           stored: storedProgress(running.workerIds.length, JSON.stringify(value)),
@@ -53,7 +53,7 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
     it('announces enqueued, started and progressed with id, queue, name and the progress stored', async () => {
       const { backend } = subject();
       const feed = await listen(backend);
-      const [a, b] = await backend.enqueueMany([record('contract.a'), record('contract.b')]);
+      const [a, b] = await backend.tasks.enqueueMany([record('contract.a'), record('contract.b')]);
       const [running] = await lease(backend);
       expect(running.id).toBe(a.id);
       await expect(report(backend, running, { done: 3 })).resolves.toEqual([true]);
@@ -89,10 +89,10 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
 
     it('announces the lease acknowledgeAndAcquire takes beside the finish it stores', async () => {
       const { backend } = subject();
-      const [first, second] = await backend.enqueueMany([record(), record()]);
+      const [first, second] = await backend.tasks.enqueueMany([record(), record()]);
       const [leased] = await lease(backend, 1);
       const feed = await listen(backend);
-      await backend.acknowledgeAndAcquire(
+      await backend.leases.acknowledgeAndAcquire(
         [recordWith(leased, { status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() })],
         ['default'],
         { workerId: 'host:1-0', timeoutMs: 0 },
@@ -110,18 +110,18 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
         const made = readyRecord(alias, { name: 'contract.echo' });
         return { ...made, task: { ...made.task, unique } };
       };
-      const holder = await backend.enqueue(keyed());
+      const holder = await backend.tasks.enqueue(keyed());
       const [running] = await lease(backend);
-      await backend.acknowledge([
+      await backend.leases.acknowledge([
         recordWith(running, { status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() }),
       ]);
-      const waiting = await backend.enqueue(keyed());
+      const waiting = await backend.tasks.enqueue(keyed());
       const feed = await listen(backend);
       await expect(report(backend, running, 1)).resolves.toEqual([false]);
-      const returned = await backend.enqueue(keyed());
+      const returned = await backend.tasks.enqueue(keyed());
       expect(returned.id).toBe(waiting.id);
       // An event after them, so their absence is seen once it arrives.
-      const marker = await backend.enqueue(record());
+      const marker = await backend.tasks.enqueue(record());
       await waitFor(() => feed.seen.some((event) => event.id === marker.id), {
         what: 'the marker enqueued',
       });
@@ -136,7 +136,7 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
       const staying = await listen(backend);
       await gone.off();
       await gone.off();
-      const task = await backend.enqueue(record());
+      const task = await backend.tasks.enqueue(record());
       await waitFor(() => staying.seen.length === 1, { what: 'the staying listener' });
       expect(staying.seen[0]).toMatchObject({ event: 'enqueued', id: task.id });
       expect(gone.seen).toEqual([]);
@@ -149,7 +149,7 @@ export function describeLiveFeed(subject: () => LiveFeedSubject): void {
       const other = await reopen();
       try {
         const feed = await listen(other);
-        const task = await backend.enqueue(record());
+        const task = await backend.tasks.enqueue(record());
         await lease(backend);
         await waitFor(() => feed.seen.some((event) => event.event === 'started'), {
           what: 'the other instance hearing the start',

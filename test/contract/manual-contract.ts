@@ -26,30 +26,36 @@ export function describeManualControl(
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const acquireAll = (): Promise<TaskRecord[]> =>
-      subject().backend.acquire(['default'], { workerId: 'host:1-0', max: 10, timeoutMs: 0 });
+      subject().backend.leases.acquire(['default'], {
+        workerId: 'host:1-0',
+        max: 10,
+        timeoutMs: 0,
+      });
 
     /** A task that ran once and failed, as stored. */
     const failedTask = async (fields: Parameters<typeof readyRecord>[1] = {}) => {
       const { backend } = subject();
-      await backend.enqueue(record(fields));
+      await backend.tasks.enqueue(record(fields));
       const [running] = await acquireAll();
       const failed = failedAttempt(running, new Error('boom'));
-      await expect(backend.acknowledge([failed])).resolves.toEqual(['acknowledged']);
-      return backend.getResult(failed.id);
+      await expect(backend.leases.acknowledge([failed])).resolves.toEqual(['acknowledged']);
+      return backend.tasks.getResult(failed.id);
     };
 
     it('sends a FAILED task back READY and acquirable, its errors and worker ids kept', async () => {
       const { backend } = subject();
       const failed = await failedTask();
       const retried = manualRetryRecord(failed);
-      await expect(backend.retryFinished(failed, retried)).resolves.toBe(true);
-      const stored = await backend.getResult(failed.id);
+      await expect(backend.control.retryFinished(failed, retried)).resolves.toBe(true);
+      const stored = await backend.tasks.getResult(failed.id);
       expect(stored).toMatchObject({ status: TaskResultStatus.READY, finishedAt: null });
       expect(stored.errors).toEqual(failed.errors);
       expect(stored.workerIds).toEqual(failed.workerIds);
-      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
-      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([failed.id]);
-      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      await expect(backend.reads.peek('default', 'failed', 10)).resolves.toEqual([]);
+      expect((await backend.reads.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([
+        failed.id,
+      ]);
+      const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
       expect(counts).toMatchObject({ ready: 1, failed: 0 });
       const [again] = await acquireAll();
       expect(again.id).toBe(failed.id);
@@ -59,12 +65,12 @@ export function describeManualControl(
 
     it('sends a CANCELLED task back READY, out of the cancelled history', async () => {
       const { backend } = subject();
-      const waiting = await backend.enqueue(record());
-      const { record: cancelled } = await backend.cancel(waiting.id);
-      await expect(backend.retryFinished(cancelled, manualRetryRecord(cancelled))).resolves.toBe(
-        true,
-      );
-      await expect(backend.peek('default', 'cancelled', 10)).resolves.toEqual([]);
+      const waiting = await backend.tasks.enqueue(record());
+      const { record: cancelled } = await backend.control.cancel(waiting.id);
+      await expect(
+        backend.control.retryFinished(cancelled, manualRetryRecord(cancelled)),
+      ).resolves.toBe(true);
+      await expect(backend.reads.peek('default', 'cancelled', 10)).resolves.toEqual([]);
       const [again] = await acquireAll();
       expect(again.id).toBe(waiting.id);
       expect(again.errors.at(-1)?.className).toBe('TaskCancelledError');
@@ -74,8 +80,8 @@ export function describeManualControl(
       const { backend } = subject();
       const failed = await failedTask();
       const both = await Promise.all([
-        backend.retryFinished(failed, manualRetryRecord(failed)),
-        backend.retryFinished(failed, manualRetryRecord(failed)),
+        backend.control.retryFinished(failed, manualRetryRecord(failed)),
+        backend.control.retryFinished(failed, manualRetryRecord(failed)),
       ]);
       expect(both.filter(Boolean)).toHaveLength(1);
       await expect(acquireAll()).resolves.toHaveLength(1);
@@ -91,8 +97,8 @@ export function describeManualControl(
       call: () => Promise<T>,
     ): Promise<T> => {
       const { backend } = subject();
-      const read = backend.getResult.bind(backend);
-      const spy = jest.spyOn(backend, 'getResult').mockImplementationOnce(async (id) => {
+      const read = backend.tasks.getResult.bind(backend);
+      const spy = jest.spyOn(backend.tasks, 'getResult').mockImplementationOnce(async (id) => {
         const record = await read(id);
         await meanwhile();
         return record;
@@ -108,7 +114,7 @@ export function describeManualControl(
       const { backend } = subject();
       await expect(control.retry(id)).resolves.toMatchObject({ outcome: 'retried' });
       const [running] = await acquireAll();
-      await backend.acknowledge([failedAttempt(running, new Error('again'))]);
+      await backend.leases.acknowledge([failedAttempt(running, new Error('again'))]);
     };
 
     it('two processes call retry(id) on the same FAILED task at once: one new attempt, the other answers already-retried', async () => {
@@ -138,37 +144,41 @@ export function describeManualControl(
           () => control.remove(failed.id),
         ),
       ).resolves.toBe('already-retried');
-      expect((await backend.getResult(failed.id)).errors).toHaveLength(2);
+      expect((await backend.tasks.getResult(failed.id)).errors).toHaveLength(2);
       await expect(
         withChangeAfterRead(
           () => other.remove(failed.id),
           () => control.remove(failed.id),
         ),
       ).resolves.toBe('already-removed');
-      await expect(backend.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
     });
 
     it('changes nothing when the task is not the final one read', async () => {
       const { backend } = subject();
-      const waiting = await backend.enqueue(record());
+      const waiting = await backend.tasks.enqueue(record());
       const pretend = cancelledRecord(waiting, new Date());
-      await expect(backend.retryFinished(pretend, manualRetryRecord(pretend))).resolves.toBe(false);
-      await expect(backend.removeFinished(pretend)).resolves.toBe(false);
-      await expect(backend.getResult(waiting.id)).resolves.toEqual(waiting);
+      await expect(
+        backend.control.retryFinished(pretend, manualRetryRecord(pretend)),
+      ).resolves.toBe(false);
+      await expect(backend.control.removeFinished(pretend)).resolves.toBe(false);
+      await expect(backend.tasks.getResult(waiting.id)).resolves.toEqual(waiting);
       const gone = cancelledRecord(record(), new Date());
-      await expect(backend.retryFinished(gone, manualRetryRecord(gone))).resolves.toBe(false);
-      await expect(backend.removeFinished(gone)).resolves.toBe(false);
+      await expect(backend.control.retryFinished(gone, manualRetryRecord(gone))).resolves.toBe(
+        false,
+      );
+      await expect(backend.control.removeFinished(gone)).resolves.toBe(false);
     });
 
     it('removes a final task: its record and its history entry, so peek and telemetry drop it', async () => {
       const { backend } = subject();
       const failed = await failedTask();
-      await expect(backend.removeFinished(failed)).resolves.toBe(true);
-      await expect(backend.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
-      await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
-      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      await expect(backend.control.removeFinished(failed)).resolves.toBe(true);
+      await expect(backend.tasks.getResult(failed.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.reads.peek('default', 'failed', 10)).resolves.toEqual([]);
+      const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
       expect(counts).toMatchObject({ ready: 0, running: 0, failed: 0 });
-      await expect(backend.removeFinished(failed)).resolves.toBe(false);
+      await expect(backend.control.removeFinished(failed)).resolves.toBe(false);
     });
 
     it('removes a successful keyed task, after which its key makes a new task', async () => {
@@ -178,7 +188,7 @@ export function describeManualControl(
         const plain = record();
         return { ...plain, task: { ...plain.task, unique } };
       };
-      await backend.enqueue(keyed());
+      await backend.tasks.enqueue(keyed());
       const [running] = await acquireAll();
       const done: TaskRecord = {
         ...running,
@@ -186,19 +196,19 @@ export function describeManualControl(
         finishedAt: new Date(),
         returnValue: 1,
       };
-      await backend.acknowledge([done]);
-      const stored = await backend.getResult(done.id);
-      await expect(backend.removeFinished(stored)).resolves.toBe(true);
-      await expect(backend.peek('default', 'successful', 10)).resolves.toEqual([]);
+      await backend.leases.acknowledge([done]);
+      const stored = await backend.tasks.getResult(done.id);
+      await expect(backend.control.removeFinished(stored)).resolves.toBe(true);
+      await expect(backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
       const next = keyed();
-      await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
+      await expect(backend.tasks.enqueue(next)).resolves.toMatchObject({ id: next.id });
     });
 
     it('retries and removes in bulk, batch by batch, and counts what it did', async () => {
       const { backend } = subject();
       const control = new TaskControlService(new BackendRegistry([backend]));
       for (let i = 0; i < 5; i++) await failedTask({ name: i < 3 ? 'a.task' : 'b.task' });
-      const peek = jest.spyOn(backend, 'peek');
+      const peek = jest.spyOn(backend.reads, 'peek');
       const filter = { queue: 'default', status: 'FAILED' as const };
       await expect(control.retryAll({ ...filter, task: 'a.task' }, { batchSize: 2 })).resolves.toBe(
         3,
@@ -206,9 +216,9 @@ export function describeManualControl(
       // Never more than a batch beyond the two other-name tasks passed over.
       for (const [, , count] of peek.mock.calls) expect(count).toBeLessThanOrEqual(4);
       peek.mockRestore();
-      await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(3);
+      await expect(backend.reads.peek('default', 'ready', 10)).resolves.toHaveLength(3);
       await expect(control.removeAll(filter, { batchSize: 1 })).resolves.toBe(2);
-      const { counts } = (await backend.telemetry(60_000)).queues.default;
+      const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
       expect(counts).toMatchObject({ ready: 3, failed: 0 });
     });
   });

@@ -38,48 +38,50 @@ export function describePauses(subject: () => PauseSubject): void {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const take = (queues: string[], timeoutMs = 0): Promise<TaskRecord[]> =>
-      subject().backend.acquire(queues, { workerId: 'host:1-0', max: 10, timeoutMs });
+      subject().backend.leases.acquire(queues, { workerId: 'host:1-0', max: 10, timeoutMs });
 
     it('lists a paused queue until it is resumed; pausing or resuming twice changes nothing', async () => {
       const { backend } = subject();
-      await expect(backend.pausedQueues()).resolves.toEqual([]);
-      await backend.pauseQueue('emails');
-      await backend.pauseQueue('emails');
-      await backend.pauseQueue('low');
-      expect((await backend.pausedQueues()).sort()).toEqual(['emails', 'low']);
-      await backend.resumeQueue('emails');
-      await backend.resumeQueue('emails');
-      await backend.resumeQueue('default');
-      await expect(backend.pausedQueues()).resolves.toEqual(['low']);
+      await expect(backend.control.pausedQueues()).resolves.toEqual([]);
+      await backend.control.pauseQueue('emails');
+      await backend.control.pauseQueue('emails');
+      await backend.control.pauseQueue('low');
+      expect((await backend.control.pausedQueues()).sort()).toEqual(['emails', 'low']);
+      await backend.control.resumeQueue('emails');
+      await backend.control.resumeQueue('emails');
+      await backend.control.resumeQueue('default');
+      await expect(backend.control.pausedQueues()).resolves.toEqual(['low']);
     });
 
     it('refuses a queue the alias does not configure, naming the configured ones', async () => {
       const { backend } = subject();
-      await expect(backend.pauseQueue('nope')).rejects.toThrow(UnknownQueueError);
-      await expect(backend.resumeQueue('nope')).rejects.toThrow(/"default", "emails", "low"/);
-      await expect(backend.pausedQueues()).resolves.toEqual([]);
+      await expect(backend.control.pauseQueue('nope')).rejects.toThrow(UnknownQueueError);
+      await expect(backend.control.resumeQueue('nope')).rejects.toThrow(
+        /"default", "emails", "low"/,
+      );
+      await expect(backend.control.pausedQueues()).resolves.toEqual([]);
     });
 
     it('leases nothing of a paused queue and takes the others; enqueue still stores', async () => {
       const { backend } = subject();
-      const waiting = await backend.enqueue(record());
-      await backend.pauseQueue('default');
-      const later = await backend.enqueue(record({ priority: 5 }));
-      const email = await backend.enqueue(record({ queue: 'emails' }));
+      const waiting = await backend.tasks.enqueue(record());
+      await backend.control.pauseQueue('default');
+      const later = await backend.tasks.enqueue(record({ priority: 5 }));
+      const email = await backend.tasks.enqueue(record({ queue: 'emails' }));
       await expect(take(['default'])).resolves.toEqual([]);
       expect((await take(['default', 'emails'])).map((r) => r.id)).toEqual([email.id]);
-      const ready = await backend.peek('default', 'ready', 10);
+      const ready = await backend.reads.peek('default', 'ready', 10);
       expect(ready.map((r) => r.id)).toEqual([later.id, waiting.id]);
-      expect((await backend.telemetry(60_000)).queues.default.counts.ready).toBe(2);
+      expect((await backend.reads.telemetry(60_000)).queues.default.counts.ready).toBe(2);
     });
 
     it('leases nothing of a paused queue behind stored outcomes either', async () => {
       const { backend } = subject();
-      await backend.enqueueMany([record(), record()]);
-      const [running] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await backend.pauseQueue('default');
+      await backend.tasks.enqueueMany([record(), record()]);
+      const [running] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.control.pauseQueue('default');
       const finished = { ...running, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() };
-      const result = await backend.acknowledgeAndAcquire([finished], ['default'], {
+      const result = await backend.leases.acknowledgeAndAcquire([finished], ['default'], {
         workerId: 'w',
         timeoutMs: 0,
       });
@@ -88,23 +90,23 @@ export function describePauses(subject: () => PauseSubject): void {
 
     it('makes the tasks acquirable again once resumed, best first', async () => {
       const { backend } = subject();
-      const low = await backend.enqueue(record());
-      await backend.pauseQueue('default');
-      const high = await backend.enqueue(record({ priority: 9 }));
+      const low = await backend.tasks.enqueue(record());
+      await backend.control.pauseQueue('default');
+      const high = await backend.tasks.enqueue(record({ priority: 9 }));
       await expect(take(['default'])).resolves.toEqual([]);
-      await backend.resumeQueue('default');
+      await backend.control.resumeQueue('default');
       expect((await take(['default'])).map((r) => r.id)).toEqual([high.id, low.id]);
     });
 
     it('wakes an acquire waiting on the paused queue when it is resumed', async () => {
       const { backend } = subject();
-      const task = await backend.enqueue(record());
-      await backend.pauseQueue('default');
+      const task = await backend.tasks.enqueue(record());
+      await backend.control.pauseQueue('default');
       const started = Date.now();
       const waiting = take(['default'], 20_000);
       // The wait must not take the paused task: it is still waiting a while later.
       await expect(stillWaiting(waiting, 300)).resolves.toBe('waiting');
-      await backend.resumeQueue('default');
+      await backend.control.resumeQueue('default');
       expect((await waiting).map((r) => r.id)).toEqual([task.id]);
       // Woken by the resume, not by a poll or the end of its wait.
       expect(Date.now() - started).toBeLessThan(3000);
@@ -114,20 +116,20 @@ export function describePauses(subject: () => PauseSubject): void {
       const { backend, reopen } = subject();
       if (!reopen) {
         // Nothing outlives this backend's instance: the pause lives as long as it does.
-        await backend.pauseQueue('emails');
-        await expect(backend.pausedQueues()).resolves.toEqual(['emails']);
+        await backend.control.pauseQueue('emails');
+        await expect(backend.control.pausedQueues()).resolves.toEqual(['emails']);
         return;
       }
-      await backend.enqueue(record({ queue: 'emails' }));
-      await backend.pauseQueue('emails');
+      await backend.tasks.enqueue(record({ queue: 'emails' }));
+      await backend.control.pauseQueue('emails');
       const other = await reopen();
       try {
-        await expect(other.pausedQueues()).resolves.toEqual(['emails']);
+        await expect(other.control.pausedQueues()).resolves.toEqual(['emails']);
         await expect(
-          other.acquire(['emails'], { workerId: 'other', timeoutMs: 0 }),
+          other.leases.acquire(['emails'], { workerId: 'other', timeoutMs: 0 }),
         ).resolves.toEqual([]);
-        await other.resumeQueue('emails');
-        await expect(backend.pausedQueues()).resolves.toEqual([]);
+        await other.control.resumeQueue('emails');
+        await expect(backend.control.pausedQueues()).resolves.toEqual([]);
         await expect(take(['emails'])).resolves.toHaveLength(1);
       } finally {
         await other.close();

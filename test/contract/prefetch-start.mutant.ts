@@ -9,5 +9,5 @@ import type { StartControlsFactory } from './cancel-start-contract';
  */
 export const oldPrefetchStart: StartControlsFactory = (backend) => ({
   start: (_record, started) => Promise.resolve(started()),
-  cancel: async (id) => (await backend.cancel(id)).outcome,
+  cancel: async (id) => (await backend.control.cancel(id)).outcome,
 });

@@ -23,14 +23,14 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
     const enqueueAndAcquire = async (retries = 0): Promise<TaskRecord> => {
       const { backend, alias } = subject();
       const record = readyRecord(alias, { name: 'contract.echo' });
-      await backend.enqueue({
+      await backend.tasks.enqueue({
         ...record,
         task: { ...record.task, retries, backoff: { type: 'fixed', delayMs: 0, jitter: false } },
       });
       return acquireOne();
     };
     const acquireOne = async (): Promise<TaskRecord> => {
-      const acquired = await subject().backend.acquire(['default'], {
+      const acquired = await subject().backend.leases.acquire(['default'], {
         workerId: 'host:1-0',
         timeoutMs: 0,
       });
@@ -42,7 +42,7 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       stored: storedProgress(running.workerIds.length, JSON.stringify(value)),
     });
     const report = async (running: TaskRecord, value: unknown): Promise<boolean> => {
-      const stored = await subject().backend.storeProgress([entry(running, value)]);
+      const stored = await subject().backend.leases.storeProgress([entry(running, value)]);
       expect(stored).toHaveLength(1);
       return stored[0];
     };
@@ -56,16 +56,16 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
     it('is absent until reported, then read back by getResult and peek, the latest value winning', async () => {
       const { backend } = subject();
       const running = await enqueueAndAcquire();
-      const before = await backend.getResult(running.id);
+      const before = await backend.tasks.getResult(running.id);
       expect(before.progress).toBeUndefined();
       expect('progress' in before).toBe(false);
       await expect(report(running, 0.25)).resolves.toBe(true);
       await expect(report(running, { phase: 'copy', done: 3, of: 8 })).resolves.toBe(true);
-      await expect(backend.getResult(running.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(running.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
         progress: { phase: 'copy', done: 3, of: 8 },
       });
-      const [peeked] = await backend.peek('default', 'running', 10);
+      const [peeked] = await backend.reads.peek('default', 'running', 10);
       expect(peeked.progress).toEqual({ phase: 'copy', done: 3, of: 8 });
     });
 
@@ -73,21 +73,25 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       const { backend } = subject();
       const running = await enqueueAndAcquire();
       await report(running, 0.9);
-      await expect(backend.acknowledge([finished(running)])).resolves.toEqual(['acknowledged']);
+      await expect(backend.leases.acknowledge([finished(running)])).resolves.toEqual([
+        'acknowledged',
+      ]);
       await expect(report(running, 0.1)).resolves.toBe(false);
-      const result = await backend.getResult(running.id);
+      const result = await backend.tasks.getResult(running.id);
       expect(result).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, progress: 0.9 });
-      const [peeked] = await backend.peek('default', 'successful', 10);
+      const [peeked] = await backend.reads.peek('default', 'successful', 10);
       expect(peeked.progress).toBe(0.9);
     });
 
     it('is never written for a task removed or unknown, and never brings one back', async () => {
       const { backend } = subject();
       const running = await enqueueAndAcquire();
-      await backend.acknowledge([finished(running)]);
-      await expect(backend.removeFinished(await backend.getResult(running.id))).resolves.toBe(true);
+      await backend.leases.acknowledge([finished(running)]);
+      await expect(
+        backend.control.removeFinished(await backend.tasks.getResult(running.id)),
+      ).resolves.toBe(true);
       await expect(report(running, 1)).resolves.toBe(false);
-      await expect(backend.getResult(running.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.getResult(running.id)).rejects.toThrow(TaskResultDoesNotExist);
       await expect(report({ ...running, id: 'no-such-id' }, 1)).resolves.toBe(false);
     });
 
@@ -96,19 +100,19 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       const first = await enqueueAndAcquire();
       const done = await enqueueAndAcquire();
       const last = await enqueueAndAcquire();
-      await backend.acknowledge([finished(done)]);
+      await backend.leases.acknowledge([finished(done)]);
       await expect(
-        backend.storeProgress([
+        backend.leases.storeProgress([
           entry(first, { step: 1 }),
           entry(done, 0.5),
           entry(last, 0.75),
           entry({ ...first, id: 'no-such-id' }, 1),
         ]),
       ).resolves.toEqual([true, false, true, false]);
-      await expect(backend.storeProgress([])).resolves.toEqual([]);
-      expect((await backend.getResult(first.id)).progress).toEqual({ step: 1 });
-      expect((await backend.getResult(last.id)).progress).toBe(0.75);
-      expect((await backend.getResult(done.id)).progress).toBeUndefined();
+      await expect(backend.leases.storeProgress([])).resolves.toEqual([]);
+      expect((await backend.tasks.getResult(first.id)).progress).toEqual({ step: 1 });
+      expect((await backend.tasks.getResult(last.id)).progress).toBe(0.75);
+      expect((await backend.tasks.getResult(done.id)).progress).toBeUndefined();
     });
 
     it('is stored with the outcome a finished record carries, by acknowledge and acknowledgeAndAcquire', async () => {
@@ -119,17 +123,21 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
       const riding = await enqueueAndAcquire();
       const ridden = { ...finished(riding), progress: { done: 8, of: 8 } };
       await expect(
-        backend.acknowledge([finished(plain), { ...finished(written), progress: 0.9 }, ridden]),
+        backend.leases.acknowledge([
+          finished(plain),
+          { ...finished(written), progress: 0.9 },
+          ridden,
+        ]),
       ).resolves.toEqual(['acknowledged', 'acknowledged', 'acknowledged']);
       // A repeat of the very record is recognized, progress and all.
-      await expect(backend.acknowledge([ridden])).resolves.toEqual(['already-stored']);
-      expect('progress' in (await backend.getResult(plain.id))).toBe(false);
-      expect((await backend.getResult(written.id)).progress).toBe(0.9);
-      await expect(backend.getResult(riding.id)).resolves.toMatchObject({
+      await expect(backend.leases.acknowledge([ridden])).resolves.toEqual(['already-stored']);
+      expect('progress' in (await backend.tasks.getResult(plain.id))).toBe(false);
+      expect((await backend.tasks.getResult(written.id)).progress).toBe(0.9);
+      await expect(backend.tasks.getResult(riding.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
         progress: { done: 8, of: 8 },
       });
-      const peeked = await backend.peek('default', 'successful', 10);
+      const peeked = await backend.reads.peek('default', 'successful', 10);
       expect(peeked.find((task) => task.id === riding.id)?.progress).toEqual({ done: 8, of: 8 });
 
       const next = await enqueueAndAcquire();
@@ -138,13 +146,13 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
         finishedAt: new Date(),
         errors: [{ className: 'Error', traceback: 'Error: boom' }],
       });
-      const { acknowledged } = await backend.acknowledgeAndAcquire(
+      const { acknowledged } = await backend.leases.acknowledgeAndAcquire(
         [{ ...failed, progress: 'halfway' }],
         ['default'],
         { workerId: 'host:1-0', timeoutMs: 0 },
       );
       expect(acknowledged).toEqual(['acknowledged']);
-      await expect(backend.getResult(next.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(next.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
         progress: 'halfway',
       });
@@ -159,20 +167,20 @@ export function describeProgress(subject: () => { backend: TaskBackend; alias: s
         finishedAt: new Date(),
         errors: [{ className: 'Error', traceback: 'Error: boom' }],
       });
-      await expect(backend.retry([nextAttempt(failed, null, new Date())])).resolves.toEqual([
+      await expect(backend.leases.retry([nextAttempt(failed, null, new Date())])).resolves.toEqual([
         'retried',
       ]);
-      await expect(backend.getResult(first.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(first.id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
         progress: 0.5,
       });
       const second = await acquireOne();
       expect(second.workerIds).toHaveLength(2);
-      expect((await backend.getResult(first.id)).progress).toBeUndefined();
+      expect((await backend.tasks.getResult(first.id)).progress).toBeUndefined();
       await expect(report(first, 0.75)).resolves.toBe(false);
-      expect((await backend.getResult(first.id)).progress).toBeUndefined();
+      expect((await backend.tasks.getResult(first.id)).progress).toBeUndefined();
       await expect(report(second, 0.1)).resolves.toBe(true);
-      expect((await backend.getResult(first.id)).progress).toBe(0.1);
+      expect((await backend.tasks.getResult(first.id)).progress).toBe(0.1);
     });
   });
 }

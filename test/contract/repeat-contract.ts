@@ -21,7 +21,7 @@ export function describeRepeats(subject: () => { backend: TaskBackend; alias: st
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });
     const acquireOne = async (): Promise<TaskRecord> => {
-      const [acquired] = await subject().backend.acquire(['default'], {
+      const [acquired] = await subject().backend.leases.acquire(['default'], {
         workerId: 'host:1-0',
         timeoutMs: 0,
       });
@@ -36,8 +36,8 @@ export function describeRepeats(subject: () => { backend: TaskBackend; alias: st
 
     it('refuses an id that is waiting, with the stored task, and stores nothing', async () => {
       const { backend } = subject();
-      const first = await backend.enqueue(record({ id: 'order-42', args: ['first'] }));
-      const error = await backend
+      const first = await backend.tasks.enqueue(record({ id: 'order-42', args: ['first'] }));
+      const error = await backend.tasks
         .enqueue(record({ id: 'order-42', args: ['second'] }))
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaskAlreadyExistsError);
@@ -48,16 +48,16 @@ export function describeRepeats(subject: () => { backend: TaskBackend; alias: st
       expect(existing.status).toBe(TaskResultStatus.READY);
       expect(existing.args).toEqual(['first']);
       await expect(existing.refresh()).resolves.toBe(existing);
-      const telemetry = await backend.telemetry(60_000);
+      const telemetry = await backend.reads.telemetry(60_000);
       expect(telemetry.queues.default.counts.ready).toBe(1);
       expect(telemetry.queues.default.rates.ingress).toBe(1);
     });
 
     it('refuses an id whose result is still kept, with that result', async () => {
       const { backend } = subject();
-      await backend.enqueue(record({ id: 'once' }));
-      await backend.acknowledge([succeeded(await acquireOne(), 'done')]);
-      const error = await backend.enqueue(record({ id: 'once' })).catch((e: unknown) => e);
+      await backend.tasks.enqueue(record({ id: 'once' }));
+      await backend.leases.acknowledge([succeeded(await acquireOne(), 'done')]);
+      const error = await backend.tasks.enqueue(record({ id: 'once' })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaskAlreadyExistsError);
       const { existing } = error as TaskAlreadyExistsError;
       expect(existing.status).toBe(TaskResultStatus.SUCCESSFUL);
@@ -66,45 +66,45 @@ export function describeRepeats(subject: () => { backend: TaskBackend; alias: st
 
     it('refuses a bulk with a stored id, or with one id twice, storing none of it', async () => {
       const { backend } = subject();
-      const stored = await backend.enqueue(record());
+      const stored = await backend.tasks.enqueue(record());
       const fresh = record();
-      await expect(backend.enqueueMany([fresh, record({ id: stored.id })])).rejects.toThrow(
+      await expect(backend.tasks.enqueueMany([fresh, record({ id: stored.id })])).rejects.toThrow(
         TaskAlreadyExistsError,
       );
-      await expect(backend.enqueueMany([fresh, record({ id: fresh.id })])).rejects.toThrow(
+      await expect(backend.tasks.enqueueMany([fresh, record({ id: fresh.id })])).rejects.toThrow(
         InvalidTaskError,
       );
-      await expect(backend.getResult(fresh.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.getResult(fresh.id)).rejects.toThrow(TaskResultDoesNotExist);
     });
 
     it('reports an acknowledge made again as already stored, and changes nothing', async () => {
       const { backend } = subject();
-      await backend.enqueueMany([record(), record()]);
+      await backend.tasks.enqueueMany([record(), record()]);
       const done = succeeded(await acquireOne(), 'a');
-      await expect(backend.acknowledge([done])).resolves.toEqual(['acknowledged']);
-      await expect(backend.acknowledge([done])).resolves.toEqual(['already-stored']);
+      await expect(backend.leases.acknowledge([done])).resolves.toEqual(['acknowledged']);
+      await expect(backend.leases.acknowledge([done])).resolves.toEqual(['already-stored']);
       // The same through the worker's path: store and lease in one call.
-      const result = await backend.acknowledgeAndAcquire([done], ['default'], {
+      const result = await backend.leases.acknowledgeAndAcquire([done], ['default'], {
         workerId: 'host:1-0',
         timeoutMs: 0,
       });
       expect(result.acknowledged).toEqual(['already-stored']);
       expect(result.acquired).toHaveLength(1);
-      await expect(backend.getResult(done.id)).resolves.toEqual(done);
+      await expect(backend.tasks.getResult(done.id)).resolves.toEqual(done);
     });
 
     it('reports a retry made again as already stored', async () => {
       const { backend } = subject();
       const retried = record();
-      await backend.enqueue({ ...retried, task: { ...retried.task, retries: 1 } });
+      await backend.tasks.enqueue({ ...retried, task: { ...retried.task, retries: 1 } });
       const running = await acquireOne();
       const next = nextAttempt(
         { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() },
         { className: 'Error', traceback: 'Error: boom' },
         new Date(),
       );
-      await expect(backend.retry([next])).resolves.toEqual(['retried']);
-      await expect(backend.retry([next])).resolves.toEqual(['already-stored']);
+      await expect(backend.leases.retry([next])).resolves.toEqual(['retried']);
+      await expect(backend.leases.retry([next])).resolves.toEqual(['already-stored']);
     });
   });
 }

@@ -25,12 +25,12 @@ export class LoopingRetryControl extends TaskControlService {
 
   override async retry<T = unknown>(id: string): Promise<TaskRetry<T>> {
     for (;;) {
-      const record = await this.backend.getResult(id);
+      const record = await this.backend.tasks.getResult(id);
       const result = new TaskResult<T>(record, this.registry.sourceFor(this.backend.alias));
       if (record.status === TaskResultStatus.SUCCESSFUL) return { outcome: 'successful', result };
       if (!RETRYABLE_BY_HAND.has(record.status)) return { outcome: 'not-final', result };
       const retried = manualRetryRecord(record);
-      if (await this.backend.retryFinished(record, retried)) {
+      if (await this.backend.control.retryFinished(record, retried)) {
         return {
           outcome: 'retried',
           result: new TaskResult<T>(retried, this.registry.sourceFor(this.backend.alias)),

@@ -17,30 +17,30 @@ export function describeRoles(subject: () => RoleSubject): void {
   describe('roles', () => {
     it('gives a role to one holder at a time; the holder renews it, others are refused', async () => {
       const { backend } = subject();
-      await expect(backend.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
-      await expect(backend.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
-      await expect(backend.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
-      await expect(backend.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
+      await expect(backend.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
+      await expect(backend.pools.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
+      await expect(backend.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
+      await expect(backend.pools.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
     });
 
     it('keeps roles apart: another role is free for another holder', async () => {
       const { backend } = subject();
-      await expect(backend.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
-      await expect(backend.claimRole('other', 'pool-b', 60_000)).resolves.toBe(true);
-      await expect(backend.claimRole('other', 'pool-a', 60_000)).resolves.toBe(false);
+      await expect(backend.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
+      await expect(backend.pools.claimRole('other', 'pool-b', 60_000)).resolves.toBe(true);
+      await expect(backend.pools.claimRole('other', 'pool-a', 60_000)).resolves.toBe(false);
     });
 
     it('hands the role to another holder once the holder stopped claiming past its lease', async () => {
       const { backend } = subject();
-      await expect(backend.claimRole('gauges', 'pool-a', 200)).resolves.toBe(true);
-      await expect(backend.claimRole('gauges', 'pool-b', 200)).resolves.toBe(false);
+      await expect(backend.pools.claimRole('gauges', 'pool-a', 200)).resolves.toBe(true);
+      await expect(backend.pools.claimRole('gauges', 'pool-b', 200)).resolves.toBe(false);
       // pool-a stops claiming (it died): pool-b, claiming at each scrape, gets it after the lease.
-      await waitFor(() => backend.claimRole('gauges', 'pool-b', 60_000), {
+      await waitFor(() => backend.pools.claimRole('gauges', 'pool-b', 60_000), {
         timeoutMs: 5000,
         intervalMs: 50,
         what: 'pool-b to take the role after pool-a lease ran out',
       });
-      await expect(backend.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(false);
+      await expect(backend.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(false);
     });
 
     it('is one role for every process of the store', async () => {
@@ -48,9 +48,9 @@ export function describeRoles(subject: () => RoleSubject): void {
       if (!reopen) return;
       const other = await reopen();
       try {
-        await expect(backend.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
-        await expect(other.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
-        await expect(other.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
+        await expect(backend.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
+        await expect(other.pools.claimRole('gauges', 'pool-b', 60_000)).resolves.toBe(false);
+        await expect(other.pools.claimRole('gauges', 'pool-a', 60_000)).resolves.toBe(true);
       } finally {
         await other.close();
       }

@@ -1,6 +1,5 @@
 import {
   TaskResultStatus,
-  isSchedulingBackend,
   type ScheduleEntry,
   type ScheduleStore,
   type TaskBackend,
@@ -28,8 +27,7 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
 
     beforeEach(() => {
       const { backend } = subject();
-      expect(isSchedulingBackend(backend)).toBe(true);
-      if (isSchedulingBackend(backend)) store = backend.schedules;
+      store = backend.schedules;
     });
 
     it('stores a schedule that get and list return, with no last tick yet', async () => {
@@ -135,18 +133,21 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
         id: `schedule:nightly:${tickAt.getTime()}`,
         task: { ...plain.task, schedule: { id: 'nightly', tickAt } },
       };
-      await backend.enqueue(scheduled);
-      await expect(backend.getResult(scheduled.id)).resolves.toEqual(scheduled);
-      const [running] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+      await backend.tasks.enqueue(scheduled);
+      await expect(backend.tasks.getResult(scheduled.id)).resolves.toEqual(scheduled);
+      const [running] = await backend.leases.acquire(['default'], {
+        workerId: 'host:1-0',
+        timeoutMs: 0,
+      });
       expect(running.task.schedule).toEqual({ id: 'nightly', tickAt });
-      await backend.acknowledge([
+      await backend.leases.acknowledge([
         { ...running, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue: 1 },
       ]);
-      const finished = await backend.getResult(scheduled.id);
+      const finished = await backend.tasks.getResult(scheduled.id);
       expect(finished.task).toEqual(scheduled.task);
       // A task no schedule enqueued has no `schedule` key at all.
-      await backend.enqueue(plain);
-      expect(Object.keys((await backend.getResult(plain.id)).task)).not.toContain('schedule');
+      await backend.tasks.enqueue(plain);
+      expect(Object.keys((await backend.tasks.getResult(plain.id)).task)).not.toContain('schedule');
     });
 
     it('removes a schedule with its cursor and last tick', async () => {

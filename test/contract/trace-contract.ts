@@ -29,7 +29,7 @@ export function describeTraceContexts(
       return { ...record, task: { ...record.task, retries: 1, backoff: NO_WAIT, traceContext } };
     };
     const acquireOne = async (): Promise<TaskRecord> => {
-      const [acquired] = await subject().backend.acquire(['default'], {
+      const [acquired] = await subject().backend.leases.acquire(['default'], {
         workerId: 'host:1-0',
         timeoutMs: 0,
       });
@@ -44,19 +44,19 @@ export function describeTraceContexts(
 
     it('reads it back as enqueued, through acquire, a retry and the finished result', async () => {
       const { backend } = subject();
-      const record = await backend.enqueue(traced());
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      const record = await backend.tasks.enqueue(traced());
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
         task: { traceContext: TRACE_CONTEXT },
       });
       const running = await acquireOne();
       expect(running.task.traceContext).toEqual(TRACE_CONTEXT);
       await expect(
-        backend.retry([nextAttempt(failed(running), null, new Date())]),
+        backend.leases.retry([nextAttempt(failed(running), null, new Date())]),
       ).resolves.toEqual(['retried']);
       const again = await acquireOne();
       expect(again.task.traceContext).toEqual(TRACE_CONTEXT);
-      await backend.acknowledge([failed(again)]);
-      const finished = await backend.getResult(record.id);
+      await backend.leases.acknowledge([failed(again)]);
+      const finished = await backend.tasks.getResult(record.id);
       expect(finished.status).toBe(TaskResultStatus.FAILED);
       expect(finished.task.traceContext).toEqual(TRACE_CONTEXT);
     });
@@ -64,14 +64,16 @@ export function describeTraceContexts(
     it('keeps a traceparent without a tracestate as it is', async () => {
       const { backend } = subject();
       const { traceparent } = TRACE_CONTEXT;
-      const record = await backend.enqueue(traced({ traceparent }));
-      expect((await backend.getResult(record.id)).task.traceContext).toEqual({ traceparent });
+      const record = await backend.tasks.enqueue(traced({ traceparent }));
+      expect((await backend.tasks.getResult(record.id)).task.traceContext).toEqual({ traceparent });
     });
 
     it('stores no trace context for a task enqueued outside a trace', async () => {
       const { backend } = subject();
-      const record = await backend.enqueue(readyRecord(subject().alias, { name: 'contract.echo' }));
-      expect('traceContext' in (await backend.getResult(record.id)).task).toBe(false);
+      const record = await backend.tasks.enqueue(
+        readyRecord(subject().alias, { name: 'contract.echo' }),
+      );
+      expect('traceContext' in (await backend.tasks.getResult(record.id)).task).toBe(false);
       expect('traceContext' in (await acquireOne()).task).toBe(false);
     });
   });

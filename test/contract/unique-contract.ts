@@ -9,10 +9,11 @@ import {
   type TaskRecord,
   type TaskUniqueness,
 } from '../../lib/core';
-import type { RetentionOptions } from '../../lib/lifecycle/retention';
+import type { RetentionOptions } from '../../lib/core/retention';
 import { readyRecord } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 /** What the unique-key cases need of the suite that runs them. */
 export interface UniqueContractSubject {
@@ -42,7 +43,7 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
       return { ...record, task: { ...record.task, unique } };
     };
     const acquireAll = (backend: TaskBackend): Promise<TaskRecord[]> =>
-      backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0, max: 100 });
+      backend.leases.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0, max: 100 });
     const succeed = (running: TaskRecord): TaskRecord => ({
       ...running,
       status: TaskResultStatus.SUCCESSFUL,
@@ -52,12 +53,12 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
     /** Ends a task at once and trims it: its results are kept 1 ms. */
     const finishAndTrim = async (backend: TaskBackend): Promise<void> => {
       const finished = succeed((await acquireAll(backend))[0]);
-      await backend.acknowledge([finished]);
+      await backend.leases.acknowledge([finished]);
       await passUntil(backend, 'trimmed', 1);
     };
     const waiting = async (backend: TaskBackend): Promise<string[]> => [
-      ...(await backend.peek('default', 'ready', 100)).map((record) => record.id),
-      ...(await backend.peek('default', 'deferred', 100)).map((record) => record.id),
+      ...(await backend.reads.peek('default', 'ready', 100)).map((record) => record.id),
+      ...(await backend.reads.peek('default', 'deferred', 100)).map((record) => record.id),
     ];
 
     describe("mode 'unfinished'", () => {
@@ -65,39 +66,41 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
 
       it('returns the waiting holder, its own record, and stores nothing else', async () => {
         const { backend } = subject();
-        const first = await backend.enqueue(keyed(unique, { args: ['first'] }));
-        const second = await backend.enqueue(keyed(unique, { args: ['second'] }));
+        const first = await backend.tasks.enqueue(keyed(unique, { args: ['first'] }));
+        const second = await backend.tasks.enqueue(keyed(unique, { args: ['second'] }));
         expect(second.id).toBe(first.id);
         expect(second.args).toEqual(['first']);
         await expect(waiting(backend)).resolves.toEqual([first.id]);
-        await expect(backend.getResult(first.id)).resolves.toMatchObject({ task: { unique } });
+        await expect(backend.tasks.getResult(first.id)).resolves.toMatchObject({
+          task: { unique },
+        });
       });
 
       it('returns the running holder, and is free once it is final', async () => {
         const { backend } = subject();
-        const first = await backend.enqueue(keyed(unique));
+        const first = await backend.tasks.enqueue(keyed(unique));
         const [running] = await acquireAll(backend);
-        const whileRunning = await backend.enqueue(keyed(unique));
+        const whileRunning = await backend.tasks.enqueue(keyed(unique));
         expect(whileRunning).toMatchObject({ id: first.id, status: TaskResultStatus.RUNNING });
-        await backend.acknowledge([succeed(running)]);
+        await backend.leases.acknowledge([succeed(running)]);
         const after = keyed(unique, { args: ['after'] });
-        await expect(backend.enqueue(after)).resolves.toMatchObject({ id: after.id });
-        await expect(backend.enqueue(keyed(unique))).resolves.toMatchObject({ id: after.id });
+        await expect(backend.tasks.enqueue(after)).resolves.toMatchObject({ id: after.id });
+        await expect(backend.tasks.enqueue(keyed(unique))).resolves.toMatchObject({ id: after.id });
       });
 
       it('keeps the key through a retry, the task being still unfinished', async () => {
         const { backend } = subject();
         const record = keyed(unique);
-        const first = await backend.enqueue({
+        const first = await backend.tasks.enqueue({
           ...record,
           task: { ...record.task, retries: 1, backoff: { type: 'fixed', delayMs: 60_000 } },
         });
         const [running] = await acquireAll(backend);
         const failed = { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() };
-        await expect(backend.retry([nextAttempt(failed, null, new Date())])).resolves.toEqual([
-          'retried',
-        ]);
-        const again = await backend.enqueue(keyed(unique));
+        await expect(
+          backend.leases.retry([nextAttempt(failed, null, new Date())]),
+        ).resolves.toEqual(['retried']);
+        const again = await backend.tasks.enqueue(keyed(unique));
         expect(again.id).toBe(first.id);
         expect(again.task.unique).toEqual(unique);
         expect(again.workerIds).toEqual(['host:1-0']);
@@ -108,38 +111,38 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         const fail = async (): Promise<TaskRecord> => {
           const [running] = await acquireAll(backend);
           const failed = { ...running, status: TaskResultStatus.FAILED, finishedAt: new Date() };
-          await backend.acknowledge([failed]);
-          return backend.getResult(running.id);
+          await backend.leases.acknowledge([failed]);
+          return backend.tasks.getResult(running.id);
         };
-        const first = await backend.enqueue(keyed(unique));
+        const first = await backend.tasks.enqueue(keyed(unique));
         const failedFirst = await fail();
         // Free while it is final, and forgotten by the pass.
-        await backend.maintenancePass();
+        await runMaintenancePass(backend);
         await expect(
-          backend.retryFinished(failedFirst, manualRetryRecord(failedFirst)),
+          backend.control.retryFinished(failedFirst, manualRetryRecord(failedFirst)),
         ).resolves.toBe(true);
-        await expect(backend.enqueue(keyed(unique))).resolves.toMatchObject({ id: first.id });
+        await expect(backend.tasks.enqueue(keyed(unique))).resolves.toMatchObject({ id: first.id });
         // Another task took the key while the first had ended: the retry leaves it to that one.
         const failedAgain = await fail();
         const other = keyed(unique);
-        await expect(backend.enqueue(other)).resolves.toMatchObject({ id: other.id });
-        await backend.retryFinished(failedAgain, manualRetryRecord(failedAgain));
-        await expect(backend.enqueue(keyed(unique))).resolves.toMatchObject({ id: other.id });
+        await expect(backend.tasks.enqueue(other)).resolves.toMatchObject({ id: other.id });
+        await backend.control.retryFinished(failedAgain, manualRetryRecord(failedAgain));
+        await expect(backend.tasks.enqueue(keyed(unique))).resolves.toMatchObject({ id: other.id });
       });
 
       it('is free once its holder is trimmed away', async () => {
         const backend = await subject().build({ retention: { successful: { maxAgeMs: 1 } } });
-        const first = await backend.enqueue(keyed(unique));
+        const first = await backend.tasks.enqueue(keyed(unique));
         await finishAndTrim(backend);
-        await expect(backend.getResult(first.id)).rejects.toThrow(TaskResultDoesNotExist);
+        await expect(backend.tasks.getResult(first.id)).rejects.toThrow(TaskResultDoesNotExist);
         const next = keyed(unique);
-        await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
+        await expect(backend.tasks.enqueue(next)).resolves.toMatchObject({ id: next.id });
       });
 
       it('refuses a stored id before it looks at the key', async () => {
         const { backend } = subject();
-        const first = await backend.enqueue(keyed(unique, { id: 'order-7' }));
-        const error = await backend
+        const first = await backend.tasks.enqueue(keyed(unique, { id: 'order-7' }));
+        const error = await backend.tasks
           .enqueue(keyed(unique, { id: 'order-7' }))
           .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(TaskAlreadyExistsError);
@@ -150,7 +153,7 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         const { backend } = subject();
         const plain = readyRecord(subject().alias, { name: 'contract.echo' });
         const [a, b, c] = [keyed(unique), plain, keyed(unique)];
-        const stored = await backend.enqueueMany([a, b, c]);
+        const stored = await backend.tasks.enqueueMany([a, b, c]);
         expect(stored.map((record) => record.id)).toEqual([a.id, b.id, a.id]);
         await expect(waiting(backend)).resolves.toEqual([a.id, b.id]);
       });
@@ -161,13 +164,13 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
 
       it('defers the task, and a new enqueue while it waits replaces its arguments and pushes its start', async () => {
         const { backend } = subject();
-        const first = await backend.enqueue(keyed(unique, { args: ['first'] }));
-        await expect(backend.peek('default', 'deferred', 10)).resolves.toHaveLength(1);
+        const first = await backend.tasks.enqueue(keyed(unique, { args: ['first'] }));
+        await expect(backend.reads.peek('default', 'deferred', 10)).resolves.toHaveLength(1);
         await waitFor(() => Date.now() > first.task.runAfter!.getTime() - 290, {
           what: 'a few milliseconds to pass',
         });
         const second = keyed(unique, { args: ['second'] });
-        const replaced = await backend.enqueue(second);
+        const replaced = await backend.tasks.enqueue(second);
         expect(replaced.id).toBe(first.id);
         expect(replaced.args).toEqual(['second']);
         expect(replaced.task.runAfter!.getTime()).toBeGreaterThan(first.task.runAfter!.getTime());
@@ -176,10 +179,10 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         await waitFor(() => Date.now() > first.task.runAfter!.getTime() + 5, {
           what: "the first enqueue's due time to pass",
         });
-        const promoted = (await backend.maintenancePass()).promoted;
+        const promoted = (await runMaintenancePass(backend)).promoted;
         if (Date.now() < second.task.runAfter!.getTime()) {
           expect(promoted).toBe(0);
-          await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+          await expect(backend.reads.peek('default', 'ready', 10)).resolves.toEqual([]);
         }
         // On a slow machine the second's due time may have passed by that pass already.
         if (promoted === 0) await passUntil(backend, 'promoted', 1);
@@ -189,12 +192,12 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
 
       it('makes a new task that takes the key once the holder runs', async () => {
         const { backend } = subject();
-        const first = await backend.enqueue(keyed({ ...unique, ttlMs: 1 }));
+        const first = await backend.tasks.enqueue(keyed({ ...unique, ttlMs: 1 }));
         // Due after 1 ms: stored ready at once when that passed before the enqueue went out.
         await waitFor(
           async () => {
-            await backend.maintenancePass();
-            const ready = await backend.peek('default', 'ready', 10);
+            await runMaintenancePass(backend);
+            const ready = await backend.reads.peek('default', 'ready', 10);
             return ready.some((record) => record.id === first.id);
           },
           { what: 'the debounced task to be ready' },
@@ -202,8 +205,8 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         const [running] = await acquireAll(backend);
         expect(running.id).toBe(first.id);
         const next = keyed(unique, { args: ['next'] });
-        await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
-        const again = await backend.enqueue(keyed(unique, { args: ['again'] }));
+        await expect(backend.tasks.enqueue(next)).resolves.toMatchObject({ id: next.id });
+        const again = await backend.tasks.enqueue(keyed(unique, { args: ['again'] }));
         expect(again).toMatchObject({ id: next.id, args: ['again'] });
       });
     });
@@ -213,22 +216,22 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         const { backend } = subject();
         const unique: TaskUniqueness = { key: 'report', mode: 'window', ttlMs: 400 };
         const enqueuedAt = Date.now();
-        const first = await backend.enqueue(keyed(unique));
-        await backend.acknowledge([succeed((await acquireAll(backend))[0])]);
-        const held = await backend.enqueue(keyed(unique));
+        const first = await backend.tasks.enqueue(keyed(unique));
+        await backend.leases.acknowledge([succeed((await acquireAll(backend))[0])]);
+        const held = await backend.tasks.enqueue(keyed(unique));
         expect(held).toMatchObject({ id: first.id, status: TaskResultStatus.SUCCESSFUL });
         await waitFor(() => Date.now() > enqueuedAt + 450, { what: 'the window to end' });
         const next = keyed(unique);
-        await expect(backend.enqueue(next)).resolves.toMatchObject({ id: next.id });
+        await expect(backend.tasks.enqueue(next)).resolves.toMatchObject({ id: next.id });
       });
 
       it('refuses with UniqueKeyHeldError while the window holds a key whose task is gone', async () => {
         const backend = await subject().build({ retention: { successful: { maxAgeMs: 1 } } });
         const unique: TaskUniqueness = { key: 'report', mode: 'window', ttlMs: 60_000 };
-        const first = await backend.enqueue(keyed(unique));
+        const first = await backend.tasks.enqueue(keyed(unique));
         await finishAndTrim(backend);
-        await expect(backend.getResult(first.id)).rejects.toThrow(TaskResultDoesNotExist);
-        const error = await backend.enqueue(keyed(unique)).catch((e: unknown) => e);
+        await expect(backend.tasks.getResult(first.id)).rejects.toThrow(TaskResultDoesNotExist);
+        const error = await backend.tasks.enqueue(keyed(unique)).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UniqueKeyHeldError);
         expect(error).toMatchObject({ code: 'UNIQUE_KEY_HELD', key: 'report', holderId: first.id });
         const { windowEndsAt } = error as UniqueKeyHeldError;
@@ -246,7 +249,9 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
       async (unique) => {
         const { backend } = subject();
         const stored = await Promise.all(
-          Array.from({ length: 100 }, (_, i) => backend.enqueue(keyed(unique, { args: [i] }))),
+          Array.from({ length: 100 }, (_, i) =>
+            backend.tasks.enqueue(keyed(unique, { args: [i] })),
+          ),
         );
         expect(new Set(stored.map((record) => record.id)).size).toBe(1);
         await expect(waiting(backend)).resolves.toHaveLength(1);

@@ -21,8 +21,11 @@ export function describeUnknownTaskPutBacks(
   describe('tasks given back for a name the worker does not register', () => {
     const leased = async (): Promise<TaskRecord> => {
       const { backend, alias } = subject();
-      await backend.enqueue(readyRecord(alias, { name: 'contract.later' }));
-      const [running] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+      await backend.tasks.enqueue(readyRecord(alias, { name: 'contract.later' }));
+      const [running] = await backend.leases.acquire(['default'], {
+        workerId: 'host:1-0',
+        timeoutMs: 0,
+      });
       return running;
     };
 
@@ -30,17 +33,17 @@ export function describeUnknownTaskPutBacks(
       const { backend } = subject();
       const running = await leased();
       const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
-      await expect(backend.retry([back])).resolves.toEqual(['retried']);
-      const stored = await backend.getResult(running.id);
+      await expect(backend.leases.retry([back])).resolves.toEqual(['retried']);
+      const stored = await backend.tasks.getResult(running.id);
       expect(stored.status).toBe(TaskResultStatus.READY);
       expect(stored.workerIds).toEqual([]);
       expect(stored.errors).toEqual([]);
       expect(stored.task.unknownSince).toEqual(back.task.unknownSince);
-      expect((await backend.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
+      expect((await backend.reads.peek('default', 'deferred', 10)).map((r) => r.id)).toEqual([
         running.id,
       ]);
       await expect(
-        backend.acquire(['default'], { workerId: 'host:2-0', timeoutMs: 0 }),
+        backend.leases.acquire(['default'], { workerId: 'host:2-0', timeoutMs: 0 }),
       ).resolves.toEqual([]);
     });
 
@@ -48,19 +51,24 @@ export function describeUnknownTaskPutBacks(
       const { backend } = subject();
       const running = await leased();
       const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
-      const outcomes = await Promise.all([backend.retry([back]), backend.retry([back])]);
+      const outcomes = await Promise.all([
+        backend.leases.retry([back]),
+        backend.leases.retry([back]),
+      ]);
       expect(outcomes.flat().filter((outcome) => outcome === 'retried')).toHaveLength(1);
-      expect((await backend.getResult(running.id)).workerIds).toEqual([]);
+      expect((await backend.tasks.getResult(running.id)).workerIds).toEqual([]);
     });
 
     it('keeps a cancel asked while it was leased: the next lease carries it, and is not given back', async () => {
       const { backend } = subject();
       const running = await leased();
       // The holder has not heard of the cancel when it decides the give-back.
-      await expect(backend.cancel(running.id)).resolves.toMatchObject({ outcome: 'requested' });
+      await expect(backend.control.cancel(running.id)).resolves.toMatchObject({
+        outcome: 'requested',
+      });
       const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
-      await expect(backend.retry([back])).resolves.toEqual(['retried']);
-      const stored = await backend.getResult(running.id);
+      await expect(backend.leases.retry([back])).resolves.toEqual(['retried']);
+      const stored = await backend.tasks.getResult(running.id);
       expect(stored.status).toBe(TaskResultStatus.READY);
       expect(stored.cancelRequestedAt).toBeInstanceOf(Date);
       // Every later lease returns the mark with it: the next worker ends it instead of giving it back.
@@ -70,12 +78,14 @@ export function describeUnknownTaskPutBacks(
     it('changes nothing once the lease it was decided for is gone', async () => {
       const { backend } = subject();
       const running = await leased();
-      await expect(backend.unlease([running])).resolves.toBe(1);
+      await expect(backend.leases.unlease([running])).resolves.toBe(1);
       const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
-      await expect(backend.retry([back])).resolves.toEqual(['stale']);
-      const stored = await backend.getResult(running.id);
+      await expect(backend.leases.retry([back])).resolves.toEqual(['stale']);
+      const stored = await backend.tasks.getResult(running.id);
       expect(stored.task.unknownSince).toBeUndefined();
-      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([running.id]);
+      expect((await backend.reads.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([
+        running.id,
+      ]);
     });
   });
 }

@@ -155,7 +155,7 @@ describe('apps sharing one Redis (e2e: real pools and CLI)', () => {
       await waitFor(
         async () => {
           for (const id of ids) {
-            const { status } = await readers[i].getResult(id);
+            const { status } = await readers[i].tasks.getResult(id);
             if (status !== TaskResultStatus.SUCCESSFUL) return false;
           }
           return true;

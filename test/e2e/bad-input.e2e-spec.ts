@@ -59,7 +59,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     const wrongType = chaosRecord(alias, journal, 0);
     const good = Array.from({ length: 5 }, () => chaosRecord(alias, journal, 0));
     // Bad ones first, so the consumer meets them before the good ones.
-    await backend.enqueueMany([notJson, huge, noFields, wrongType, ...good]);
+    await backend.tasks.enqueueMany([notJson, huge, noFields, wrongType, ...good]);
     await redis.hset(keys.task(notJson.id), 'data', '{"task": not json');
     // Bigger than any record the default 1 MiB limit lets enqueue write.
     await redis.hset(keys.task(huge.id), 'data', `"${'x'.repeat(4 * MIB)}"`);
@@ -71,7 +71,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     const all = [notJson, huge, noFields, wrongType, ...good];
     const done = await waitFor(
       async () => {
-        const records = await Promise.all(all.map((r) => backend.getResult(r.id)));
+        const records = await Promise.all(all.map((r) => backend.tasks.getResult(r.id)));
         return records.every(
           (r) => r.status === TaskResultStatus.SUCCESSFUL || r.status === TaskResultStatus.FAILED,
         )
@@ -121,7 +121,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     } finally {
       await app.close();
     }
-    await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+    await expect(backend.reads.peek('default', 'ready', 10)).resolves.toEqual([]);
   });
 
   it.each([

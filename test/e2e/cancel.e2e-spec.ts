@@ -33,12 +33,12 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   }
 
   const statusOf = async (id: string): Promise<TaskResultStatus> =>
-    (await stage.backend.getResult(id)).status;
+    (await stage.backend.tasks.getResult(id)).status;
 
   it('stops a running 60 s sample.sleep within 2 s, CANCELLED, and its slot takes the next task', async () => {
     const sleeper = readyRecord(stage.alias, { name: 'sample.sleep', args: [60_000] });
     const next = readyRecord(stage.alias, { name: 'sample.echo', args: ['next'] });
-    await stage.backend.enqueueMany([sleeper, next]);
+    await stage.backend.tasks.enqueueMany([sleeper, next]);
     stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
     await waitFor(async () => (await statusOf(sleeper.id)) === TaskResultStatus.RUNNING, {
       timeoutMs: 30_000,
@@ -47,10 +47,12 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     expect(await statusOf(next.id)).toBe(TaskResultStatus.READY);
 
     const asked = Date.now();
-    await expect(stage.backend.cancel(sleeper.id)).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(stage.backend.control.cancel(sleeper.id)).resolves.toMatchObject({
+      outcome: 'requested',
+    });
     const cancelled = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(sleeper.id);
+        const record = await stage.backend.tasks.getResult(sleeper.id);
         return record.status === TaskResultStatus.CANCELLED ? record : null;
       },
       { timeoutMs: 2_000, intervalMs: 25, what: 'the sleep CANCELLED' },
@@ -60,7 +62,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     expect(cancelled.workerIds).toHaveLength(1);
     const done: TaskRecord = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(next.id);
+        const record = await stage.backend.tasks.getResult(next.id);
         return record.status === TaskResultStatus.SUCCESSFUL ? record : null;
       },
       { timeoutMs: 10_000, what: 'the next task done in the freed slot' },
@@ -73,7 +75,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   it('hard-stops a task that ignores its signal: its child is replaced, the others it held are released', async () => {
     const stubborn = readyRecord(stage.alias, { name: 'fixture.ignoresCancel' });
     const neighbour = readyRecord(stage.alias, { name: 'sample.sleep', args: [1_500] });
-    await stage.backend.enqueueMany([stubborn, neighbour]);
+    await stage.backend.tasks.enqueueMany([stubborn, neighbour]);
     const pool = stage.start([
       'worker',
       '--backend',
@@ -89,10 +91,10 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
         (await statusOf(neighbour.id)) === TaskResultStatus.RUNNING,
       { timeoutMs: 30_000, what: 'both tasks running in one child' },
     );
-    await stage.backend.cancel(stubborn.id);
+    await stage.backend.control.cancel(stubborn.id);
     const cancelled = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(stubborn.id);
+        const record = await stage.backend.tasks.getResult(stubborn.id);
         return record.status === TaskResultStatus.CANCELLED ? record : null;
       },
       { timeoutMs: 10_000, what: 'the stubborn task CANCELLED' },
@@ -102,7 +104,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     // Released, not failed: it runs again in the new child, with no error recorded.
     const again = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(neighbour.id);
+        const record = await stage.backend.tasks.getResult(neighbour.id);
         return record.status === TaskResultStatus.SUCCESSFUL ? record : null;
       },
       { timeoutMs: 30_000, what: 'the neighbour done in the replacement child' },
@@ -114,7 +116,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
   it('cancel <id> of a waiting task prints "cancelled", and no worker ever runs it', async () => {
     const waiting = readyRecord(stage.alias, { name: 'sample.echo', args: [1] });
     const other = readyRecord(stage.alias, { name: 'sample.echo', args: [2] });
-    await stage.backend.enqueueMany([waiting, other]);
+    await stage.backend.tasks.enqueueMany([waiting, other]);
 
     const cancelled = await stage.command(['cancel', waiting.id]);
     expect(cancelled.code).toBe(0);
@@ -125,10 +127,10 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
 
     const pool = stage.start(['worker', '--backend', stage.alias, '--exit-empty']);
     await expect(pool.exited).resolves.toMatchObject({ code: 0 });
-    await expect(stage.backend.getResult(other.id)).resolves.toMatchObject({
+    await expect(stage.backend.tasks.getResult(other.id)).resolves.toMatchObject({
       status: TaskResultStatus.SUCCESSFUL,
     });
-    await expect(stage.backend.getResult(waiting.id)).resolves.toMatchObject({
+    await expect(stage.backend.tasks.getResult(waiting.id)).resolves.toMatchObject({
       status: TaskResultStatus.CANCELLED,
       workerIds: [],
     });

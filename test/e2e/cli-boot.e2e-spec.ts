@@ -55,9 +55,9 @@ describe('what a threadmill command boots (e2e)', () => {
     ])('%s', async (_what, args, code) => {
       // A cancelled task, which every command of the list can act on.
       const record = readyRecord(stage.alias, { name: 'marker.echo', args: ['hi'] });
-      await stage.backend.enqueueMany([record]);
+      await stage.backend.tasks.enqueueMany([record]);
       const { id } = record;
-      await stage.backend.cancel(id);
+      await stage.backend.control.cancel(id);
       expect(constructions()).toBe(0);
       const outcome = await run(args(id));
       expect(outcome).toMatchObject({ code });

@@ -118,7 +118,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
         const answer = await viewer(method, `${route}?${alias()}`, { body });
         expect([route, answer.status]).toEqual([route, 403]);
       }
-      expect((await dashboard.backend.getResult(id)).status).toBe(TaskResultStatus.READY);
+      expect((await dashboard.backend.tasks.getResult(id)).status).toBe(TaskResultStatus.READY);
       const state = await dashboard.app
         .get(QueueService)
         .state('default', { backend: dashboard.alias });

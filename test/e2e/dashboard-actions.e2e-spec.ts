@@ -47,7 +47,9 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
         (await admin.call('POST', `/api/tasks/${waiting.id}/remove?${admin.alias()}`, { body: {} }))
           .body,
       ).toEqual({ outcome: 'removed' });
-      await expect(admin.dashboard.backend.getResult(waiting.id)).rejects.toThrow(/No task result/);
+      await expect(admin.dashboard.backend.tasks.getResult(waiting.id)).rejects.toThrow(
+        /No task result/,
+      );
       await admin.call('POST', `/api/tasks/${failed}/cancel?${admin.alias()}`, { body: {} });
     });
 
@@ -57,7 +59,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
       const dry = await admin.call<{ count: number }>('POST', `/api/tasks/retry?${admin.alias()}`, {
         body: { ...filter, dryRun: true },
       });
-      const counts = (await admin.dashboard.backend.telemetry(60_000)).queues.default.counts;
+      const counts = (await admin.dashboard.backend.reads.telemetry(60_000)).queues.default.counts;
       expect(dry.body.count).toBe(counts.failed);
       expect(dry.body.count).toBeGreaterThanOrEqual(2);
       const before = admin.actions.length;
@@ -164,7 +166,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
         `/api/schedules/dashboard-nightly/run?${admin.alias()}`,
         { body: {} },
       );
-      const record = await admin.dashboard.backend.getResult(run.body.taskId);
+      const record = await admin.dashboard.backend.tasks.getResult(run.body.taskId);
       expect(record.task.schedule?.id).toBe('dashboard-nightly');
       expect(admin.lastAction()).toMatchObject({ action: 'run', count: 1 });
       expect(

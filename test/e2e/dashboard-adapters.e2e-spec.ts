@@ -55,7 +55,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
       await removeAliasKeys(redis, alias);
       await redis.quit();
     });
-    await backend.enqueueMany([1, 2, 3].map(() => readyRecord(alias, { queue: 'emails' })));
+    await backend.tasks.enqueueMany([1, 2, 3].map(() => readyRecord(alias, { queue: 'emails' })));
     const { pageUrl } = await serve('fastify', alias, config);
 
     const context = await browser.newContext();
@@ -67,7 +67,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
 
     await page.getByRole('button', { name: 'Pause queue emails' }).click();
     await page.locator('tr[data-queue="emails"]').getByText('Paused').waitFor();
-    await expect(backend.pausedQueues()).resolves.toEqual(['emails']);
+    await expect(backend.control.pausedQueues()).resolves.toEqual(['emails']);
   });
 
   it('SQLite on Express: a task opens from its list, and Cancel cancels it', async () => {
@@ -85,7 +85,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
       rmSync(dir, { recursive: true, force: true });
     });
     const task = readyRecord(alias, { name: 'report.build', args: ['2026-11'] });
-    await backend.enqueue(task);
+    await backend.tasks.enqueue(task);
 
     const context = await browser.newContext();
     closers.push(() => context.close());
@@ -97,7 +97,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
     await page.getByRole('button', { name: 'Cancel task' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel task' }).click();
     await waitFor(
-      async () => (await backend.getResult(task.id)).status === TaskResultStatus.CANCELLED,
+      async () => (await backend.tasks.getResult(task.id)).status === TaskResultStatus.CANCELLED,
       {
         what: 'the task to be cancelled',
       },

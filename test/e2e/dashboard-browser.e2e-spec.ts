@@ -40,7 +40,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     });
     redis = new Redis(testRedisUrl());
     // Paused before the pool starts: the first test watches it drain once resumed.
-    await backend.pauseQueue('default');
+    await backend.control.pauseQueue('default');
     pool = startCli(
       ['worker', '--backend', alias, '--processes', '1', '--threads', '4'],
       { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias, THREADMILL_LOG_LEVEL: 'debug' },
@@ -100,13 +100,13 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     );
 
   const statuses = async (records: readonly TaskRecord[]) =>
-    (await Promise.all(records.map((r) => backend.getResult(r.id)))).map((r) => r.status);
+    (await Promise.all(records.map((r) => backend.tasks.getResult(r.id)))).map((r) => r.status);
 
   async function failedTask(queue: string, message: string): Promise<TaskRecord> {
     const record = readyRecord(alias, { name: 'sample.fail', args: [message], queue });
-    await backend.enqueue(record);
+    await backend.tasks.enqueue(record);
     await waitFor(
-      async () => (await backend.getResult(record.id)).status === TaskResultStatus.FAILED,
+      async () => (await backend.tasks.getResult(record.id)).status === TaskResultStatus.FAILED,
       {
         timeoutMs: 20_000,
         intervalMs: 50,
@@ -119,7 +119,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
   // First of the file: the app has read no activity yet, as a new app's page.
   it("draws the wait and run time of the app's first task, and says what each chart measures", async () => {
     const [first] = sleeps(1, 'emails');
-    await backend.enqueue(first);
+    await backend.tasks.enqueue(first);
     await waitFor(async () => (await statuses([first]))[0] === TaskResultStatus.SUCCESSFUL, {
       timeoutMs: 20_000,
       what: 'the first task to run',
@@ -140,7 +140,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
 
   it('shows the counts and follows them live while the pool drains a resumed queue', async () => {
     const tasks = sleeps(24, 'default');
-    await backend.enqueueMany(tasks);
+    await backend.tasks.enqueueMany(tasks);
     const page = await openPage();
     await countShows(page, 'default', 'ready', '24');
     await page.locator('tr[data-queue="default"]').getByText('Paused').waitFor();
@@ -150,22 +150,22 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     await countShows(page, 'default', 'successful', '24');
     await countShows(page, 'default', 'ready', '0');
     expect(await statuses(tasks)).toEqual(tasks.map(() => TaskResultStatus.SUCCESSFUL));
-    await expect(backend.pausedQueues()).resolves.toEqual([]);
+    await expect(backend.control.pausedQueues()).resolves.toEqual([]);
   });
 
   it('Pause stops the pool from starting tasks of the queue, and Resume starts them', async () => {
     const page = await openPage();
     await page.getByRole('button', { name: 'Pause queue default' }).click();
     await page.locator('tr[data-queue="default"]').getByText('Paused').waitFor();
-    await waitFor(async () => (await backend.pausedQueues()).includes('default'), {
+    await waitFor(async () => (await backend.control.pausedQueues()).includes('default'), {
       what: 'the queue to be paused',
     });
 
     const held = sleeps(5, 'default');
-    await backend.enqueueMany(held);
+    await backend.tasks.enqueueMany(held);
     // The pool is polling meanwhile: it runs a task of the other queue...
     const [other] = sleeps(1, 'emails');
-    await backend.enqueue(other);
+    await backend.tasks.enqueue(other);
     await waitFor(async () => (await statuses([other]))[0] === TaskResultStatus.SUCCESSFUL, {
       timeoutMs: 20_000,
       what: 'the task of the queue that is not paused',
@@ -173,7 +173,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     // ...and none of the paused queue's, which the page shows waiting.
     await countShows(page, 'default', 'ready', '5');
     expect(
-      (await Promise.all(held.map((r) => backend.getResult(r.id)))).map((r) => r.startedAt),
+      (await Promise.all(held.map((r) => backend.tasks.getResult(r.id)))).map((r) => r.startedAt),
     ).toEqual(held.map(() => null));
 
     await page.getByRole('button', { name: 'Resume queue default' }).click();
@@ -198,7 +198,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     // It runs again (and fails again: sample.fail always throws): a second attempt, a second error.
     await waitFor(
       async () => {
-        const record = await backend.getResult(failed.id);
+        const record = await backend.tasks.getResult(failed.id);
         return record.status === TaskResultStatus.FAILED && record.workerIds.length === 2;
       },
       { timeoutMs: 20_000, what: 'the retried task to run again' },
@@ -219,7 +219,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     await page.getByRole('status').filter({ hasText: 'Retried 3 tasks.' }).waitFor();
     await waitFor(
       async () =>
-        (await Promise.all(failed.map((r) => backend.getResult(r.id)))).every(
+        (await Promise.all(failed.map((r) => backend.tasks.getResult(r.id)))).every(
           (r) => r.workerIds.length === 2 && r.status === TaskResultStatus.FAILED,
         ),
       { timeoutMs: 20_000, what: 'the three tasks to run again' },
@@ -255,11 +255,11 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
       [failed.id, alias],
     );
     expect(refused).toEqual([403, 403]);
-    expect((await backend.getResult(failed.id)).workerIds).toHaveLength(1);
-    await expect(backend.pausedQueues()).resolves.toEqual([]);
+    expect((await backend.tasks.getResult(failed.id)).workerIds).toHaveLength(1);
+    await expect(backend.control.pausedQueues()).resolves.toEqual([]);
   });
 
   async function countFailed(queue: string): Promise<number> {
-    return (await backend.telemetry(60_000)).queues[queue].counts.failed;
+    return (await backend.reads.telemetry(60_000)).queues[queue].counts.failed;
   }
 });

@@ -179,7 +179,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
       expect(activity.status).toBe(200);
       expect(activity.body.bucketMs).toBe(60_000);
       expect(activity.body.queues.default.enqueued.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
-      await admin.dashboard.backend.beatPool('dashboard-pool', 10_000, {
+      await admin.dashboard.backend.pools.beat('dashboard-pool', 10_000, {
         host: 'e2e',
         pid: 42,
         children: 2,
@@ -194,7 +194,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
       expect(pools.body).toEqual([
         expect.objectContaining({ id: 'dashboard-pool', alive: true, pid: 42 }),
       ]);
-      await admin.dashboard.backend.retirePool('dashboard-pool');
+      await admin.dashboard.backend.pools.retire('dashboard-pool');
     });
   },
 );

@@ -64,7 +64,7 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-    Promise.all(records.map((r) => backend.getResult(r.id)));
+    Promise.all(records.map((r) => backend.tasks.getResult(r.id)));
 
   it('fails (WorkerLost) or retries every task the dead pool held within 5 s of a new pool, and leaves none RUNNING', async () => {
     // Held until the kill: no retries, so each must end FAILED with WorkerLost.
@@ -73,7 +73,7 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
     // to the queue, then run to the end by the new pool.
     const retried = Array.from({ length: 4 }, () => sleepTask(alias, 3000, 1));
     const all = [...doomed, ...retried];
-    await backend.enqueueMany(all);
+    await backend.tasks.enqueueMany(all);
 
     const first = startPool();
     const held = await waitFor(

@@ -48,10 +48,10 @@ describe('enqueue --wait (e2e: real CLI, pool and Redis)', () => {
     startPool();
     const waiting = stage.command(['enqueue', 'sample.sleep', '--args', '[60000]', '--wait']);
     const running = await waitFor(
-      async () => (await stage.backend.peek('default', 'running', 1))[0],
+      async () => (await stage.backend.reads.peek('default', 'running', 1))[0],
       { timeoutMs: 30_000, what: 'the sleep running' },
     );
-    await stage.backend.cancel(running.id);
+    await stage.backend.control.cancel(running.id);
     const outcome = await waiting;
     expect(outcome.code).toBe(ExitCode.TaskCancelled);
     expect(printed(outcome.stdout)).toMatchObject({
@@ -89,6 +89,6 @@ describe('enqueue --wait (e2e: real CLI, pool and Redis)', () => {
     await expect(
       stage.command(['enqueue', 'sample.echo', '--wait', '--count', '2']),
     ).resolves.toMatchObject({ code: ExitCode.Usage });
-    await expect(stage.backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+    await expect(stage.backend.reads.peek('default', 'ready', 10)).resolves.toEqual([]);
   });
 });

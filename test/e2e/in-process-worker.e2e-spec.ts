@@ -75,7 +75,7 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     });
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    return backend.getResult(id);
+    return backend.tasks.getResult(id);
   }
 
   it('runs the tasks enqueued over HTTP and from outside in its own process', async () => {
@@ -85,12 +85,12 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
       await postTask(url, 'sample.sleep', [200]),
     ];
     const fromTest = Array.from({ length: 6 }, () => sleepTask(alias, 100));
-    await backend.enqueueMany(fromTest);
+    await backend.tasks.enqueueMany(fromTest);
 
     const done = await untilStatus([...overHttp, ...fromTest], TaskResultStatus.SUCCESSFUL);
     expect(done[0].returnValue).toEqual(['over', 'http']);
     expect(new Set(done.map((r) => pidOf(r.workerIds.at(-1))))).toEqual(new Set([app.pid]));
-    const pools = await backend.pools();
+    const pools = await backend.pools.list();
     expect(pools).toHaveLength(1);
     expect(pools[0]).toMatchObject({ pid: app.pid, alive: true, slots: 2 });
   });
@@ -100,7 +100,7 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     // No retries: it must end FAILED (WorkerLost). One retry: back in the queue, then run by the pool.
     const doomed = sleepTask(alias, 60_000);
     const retried = sleepTask(alias, 1000, 1);
-    await backend.enqueueMany([doomed, retried]);
+    await backend.tasks.enqueueMany([doomed, retried]);
     const held = await untilStatus([doomed, retried], TaskResultStatus.RUNNING);
     expect(held.map((r) => pidOf(r.workerIds[0]))).toEqual([app.pid, app.pid]);
     await app.killGroup();
@@ -126,9 +126,9 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
   it('on SIGTERM finishes the running task, retires its heartbeat and exits 0', async () => {
     const { app } = await startApp();
     const slow = sleepTask(alias, 1500);
-    await backend.enqueueMany([slow]);
+    await backend.tasks.enqueueMany([slow]);
     await untilStatus([slow], TaskResultStatus.RUNNING);
-    expect((await backend.pools()).map((p) => p.pid)).toEqual([app.pid]);
+    expect((await backend.pools.list()).map((p) => p.pid)).toEqual([app.pid]);
 
     app.process.kill('SIGTERM');
     const { code, signal } = await app.exited;
@@ -137,14 +137,14 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     const [finished] = await results([slow]);
     expect(finished.status).toBe(TaskResultStatus.SUCCESSFUL);
     expect(finished.workerIds.map(pidOf)).toEqual([app.pid]);
-    expect(await backend.pools()).toEqual([]);
+    expect(await backend.pools.list()).toEqual([]);
     expect(app.output()).toContain('In-process worker stopped: 1 task(s) done, 0 failed.');
   });
 
   it('on a second signal releases the task still running and exits 0', async () => {
     const { app } = await startApp();
     const slow = sleepTask(alias, 60_000);
-    await backend.enqueueMany([slow]);
+    await backend.tasks.enqueueMany([slow]);
     await untilStatus([slow], TaskResultStatus.RUNNING);
     app.process.kill('SIGTERM');
     await untilOutput(app, /In-process worker: graceful stop/);
@@ -157,12 +157,12 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     expect(app.output()).toContain('In-process worker: urgent stop');
     const [released] = await results([slow]);
     expect(released.status).toBe(TaskResultStatus.READY);
-    expect(await backend.pools()).toEqual([]);
+    expect(await backend.pools.list()).toEqual([]);
   });
 
   it('does not run tasks in a command of the same app, nor in the children of its worker pool', async () => {
     const waiting = sleepTask(alias, 10);
-    await backend.enqueueMany([waiting]);
+    await backend.tasks.enqueueMany([waiting]);
 
     // --verbose: the boot's lines are what tell whether the worker started.
     const listed = await stage.command(
@@ -174,7 +174,7 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     expect(listed.stderr).toContain(
       'In-process worker not started: this process runs a threadmill command.',
     );
-    expect(await backend.pools()).toEqual([]);
+    expect(await backend.pools.list()).toEqual([]);
     expect((await results([waiting]))[0].status).toBe(TaskResultStatus.READY);
 
     // The pool's main process and its child boot the same module: only the child's slots run it.

@@ -90,8 +90,8 @@ describe('threadmill inspector (e2e, tmux)', () => {
     const first = ['Reports.daily', 'Mail.send', 'Images.resize'].map((name) =>
       taskRecord(alias, name, { priority: 10 }),
     );
-    await backend.enqueueMany(first);
-    const running = await backend.acquire([QUEUE], {
+    await backend.tasks.enqueueMany(first);
+    const running = await backend.leases.acquire([QUEUE], {
       workerId: 'e2e-host:4242-0',
       max: 3,
       timeoutMs: 0,
@@ -100,7 +100,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     const byName = (name: string): TaskRecord => running.find((r) => r.task.name === name)!;
     const now = new Date();
     const failure = errorToRecord(new ReportFailedError('the report for 2026-11-29 has no rows'));
-    await backend.acknowledge([
+    await backend.leases.acknowledge([
       {
         ...byName('Reports.daily'),
         status: TaskResultStatus.FAILED,
@@ -118,7 +118,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     const deferred = taskRecord(alias, 'Billing.remind', {
       runAfter: new Date(Date.now() + 3_600_000),
     });
-    await backend.enqueueMany([waiting, deferred]);
+    await backend.tasks.enqueueMany([waiting, deferred]);
     const failedId = byName('Reports.daily').id;
 
     terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
@@ -186,7 +186,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
         enqueuedAt,
       }));
       if (done === 0) firstId = records[0].id;
-      await backend.enqueueMany(records);
+      await backend.tasks.enqueueMany(records);
     }
 
     terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
@@ -226,7 +226,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     });
     try {
       const before = taskRecord(alias, 'Before.outage');
-      await own.enqueue(before);
+      await own.tasks.enqueue(before);
       terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
       await terminal.type(inspectorCommand(alias, server.url));
       await terminal.until((s) => s.includes(before.id), 'the task before the outage', 60_000);
@@ -243,7 +243,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
       // Back on the same port, empty (no persistence): one new task.
       server = await startRedisServer([], port);
       const after = taskRecord(alias, 'After.outage');
-      await own.enqueue(after);
+      await own.tasks.enqueue(after);
       await terminal.until((s) => !s.includes('did not answer'), 'the message to go', 30_000);
       await terminal.press('r');
       await terminal.until((s) => s.includes(after.id), 'the task after the outage');
@@ -285,7 +285,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
       );
     try {
       const waiting = taskRecord(alias, 'Behind.the.password');
-      await own.enqueue(waiting);
+      await own.tasks.enqueue(waiting);
       // The URL is in the terminal's environment: typed, it would stay on the screen.
       terminal = await TmuxSession.start({
         width: 160,

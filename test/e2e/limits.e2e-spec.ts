@@ -40,16 +40,16 @@ describe('queue limits (e2e: 3 real pools on Redis)', () => {
     );
 
   const allDone = async (records: readonly TaskRecord[]): Promise<TaskRecord[] | null> => {
-    const results = await Promise.all(records.map((r) => backend.getResult(r.id)));
+    const results = await Promise.all(records.map((r) => backend.tasks.getResult(r.id)));
     return results.every((r) => r.status === TaskResultStatus.SUCCESSFUL) ? results : null;
   };
 
   it('concurrency 5 over 24 slots: never more than 5 running, and 5 at a time', async () => {
-    await backend.setQueueLimits('emails', { concurrency: 5 });
+    await backend.control.setQueueLimits('emails', { concurrency: 5 });
     await Promise.all(Array.from({ length: POOLS }, () => startPool()));
     const runningKey = new RedisKeys(alias).running('emails');
     const tasks = sleeps(200, 20);
-    await backend.enqueueMany(tasks);
+    await backend.tasks.enqueueMany(tasks);
     // The running set, sampled throughout the run: every lease enters it, every end leaves it.
     const samples: number[] = [];
     let done: TaskRecord[] | null = null;
@@ -65,11 +65,11 @@ describe('queue limits (e2e: 3 real pools on Redis)', () => {
   });
 
   it('rate 50/s over 24 slots: at most 50 starts in any 1 s, at least 45/s while there is backlog', async () => {
-    await backend.setQueueLimits('emails', { rateLimit: { max: 50, perMs: 1000 } });
+    await backend.control.setQueueLimits('emails', { rateLimit: { max: 50, perMs: 1000 } });
     await Promise.all(Array.from({ length: POOLS }, () => startPool()));
     // 150 tasks: about 3 s of backlog at 50 a second.
     const tasks = sleeps(150, 1);
-    await backend.enqueueMany(tasks);
+    await backend.tasks.enqueueMany(tasks);
     let done: TaskRecord[] | null = null;
     await waitFor(async () => (done = await allDone(tasks)) !== null, {
       timeoutMs: 15_000,

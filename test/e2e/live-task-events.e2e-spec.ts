@@ -57,7 +57,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
       await subscription.ready;
       stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
       const task = readyRecord(stage.alias, { name: 'fixture.progress', args: [3] });
-      await stage.backend.enqueue(task);
+      await stage.backend.tasks.enqueue(task);
 
       const last = await waitFor(() => heard.progressed.find((r) => doneOf(r) === 3), {
         timeoutMs: 30_000,
@@ -77,7 +77,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
       expect(done).toEqual([...done].sort((a, b) => a - b));
       expect(new Set(done).size).toBe(done.length);
       subscription();
-      await stage.backend.cancel(task.id);
+      await stage.backend.control.cancel(task.id);
     } finally {
       await app.close();
     }

@@ -74,13 +74,13 @@ describe('metrics of a worker pool (e2e: real pools, HTTP and Redis)', () => {
       record('sample.echo', [], 'emails'),
       record('sample.echo', [], 'emails', undefined, { runAfter: new Date(Date.now() + 3600_000) }),
     ];
-    await stage.backend.enqueueMany([...ran, ...waiting]);
+    await stage.backend.tasks.enqueueMany([...ran, ...waiting]);
 
     const portA = await freePort();
     startPool(portA);
     await waitFor(
       async () => {
-        const results = await Promise.all(ran.map((r) => stage.backend.getResult(r.id)));
+        const results = await Promise.all(ran.map((r) => stage.backend.tasks.getResult(r.id)));
         return results.every((r) => r.status !== TaskResultStatus.READY && r.finishedAt !== null);
       },
       { timeoutMs: 60_000, intervalMs: 200, what: 'every task to finish' },

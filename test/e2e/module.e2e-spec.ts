@@ -36,12 +36,12 @@ class OneShotWorker {
   ) {}
 
   async work(): Promise<void> {
-    const acquired = await this.backend.acquire(['default'], {
+    const acquired = await this.backend.leases.acquire(['default'], {
       workerId: 'e2e:1-0',
       timeoutMs: 5000,
     });
     const finished = await Promise.all(acquired.map((record) => this.runner.run(record)));
-    await this.backend.acknowledge(finished);
+    await this.backend.leases.acknowledge(finished);
   }
 }
 

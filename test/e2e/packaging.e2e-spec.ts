@@ -161,7 +161,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       });
       const backend = new RedisBackend(alias, { backend: RedisBackend, url: testRedisUrl() });
       try {
-        const record = await backend.getResult(id);
+        const record = await backend.tasks.getResult(id);
         expect(record.status).toBe(TaskResultStatus.SUCCESSFUL);
         expect(record.returnValue).toBe('Hello, packaged! (attempt 1)');
       } finally {

@@ -39,7 +39,7 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-    Promise.all(records.map((r) => stage.backend.getResult(r.id)));
+    Promise.all(records.map((r) => stage.backend.tasks.getResult(r.id)));
 
   const sleeps = (count: number, queue: string, ms: number): TaskRecord[] =>
     Array.from({ length: count }, () =>
@@ -51,18 +51,18 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
 
     // Tasks flowing on all 12 slots, then the pause: those running finish, no other starts.
     const emails = sleeps(120, 'emails', 100);
-    await stage.backend.enqueueMany(emails);
+    await stage.backend.tasks.enqueueMany(emails);
     await waitFor(
       async () =>
         (await results(emails)).filter((r) => r.status !== TaskResultStatus.READY).length >= 12,
       { what: 'the pools to be busy with the queue' },
     );
-    await stage.backend.pauseQueue('emails');
+    await stage.backend.control.pauseQueue('emails');
     const pausedAt = Date.now();
 
     // The other queue is served meanwhile.
     const others = sleeps(8, 'default', 10);
-    await stage.backend.enqueueMany(others);
+    await stage.backend.tasks.enqueueMany(others);
     await waitFor(
       async () => (await results(others)).every((r) => r.status === TaskResultStatus.SUCCESSFUL),
       { what: 'the tasks of the queue that is not paused' },

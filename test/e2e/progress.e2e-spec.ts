@@ -13,12 +13,12 @@ describe('task progress (e2e: real CLI, pool and Redis)', () => {
 
   it("shows a pool child's progress through getResult while the task runs, and keeps the last value with its outcome", async () => {
     const task = readyRecord(stage.alias, { name: 'fixture.progress', args: [30] });
-    await stage.backend.enqueue(task);
-    expect((await stage.backend.getResult(task.id)).progress).toBeUndefined();
+    await stage.backend.tasks.enqueue(task);
+    expect((await stage.backend.tasks.getResult(task.id)).progress).toBeUndefined();
     stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
     const midway = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(task.id);
+        const record = await stage.backend.tasks.getResult(task.id);
         return record.progress === undefined ? null : record;
       },
       { timeoutMs: 30_000, what: 'the first progress stored' },
@@ -27,17 +27,17 @@ describe('task progress (e2e: real CLI, pool and Redis)', () => {
     expect(midway.progress).toMatchObject({ of: 30 });
     const last = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(task.id);
+        const record = await stage.backend.tasks.getResult(task.id);
         return (record.progress as { done?: number } | undefined)?.done === 30 ? record : null;
       },
       { timeoutMs: 10_000, what: 'the last progress stored' },
     );
     expect(last.status).toBe(TaskResultStatus.RUNNING);
 
-    await stage.backend.cancel(task.id);
+    await stage.backend.control.cancel(task.id);
     const cancelled = await waitFor(
       async () => {
-        const record = await stage.backend.getResult(task.id);
+        const record = await stage.backend.tasks.getResult(task.id);
         return record.status === TaskResultStatus.CANCELLED ? record : null;
       },
       { timeoutMs: 10_000, what: 'the task CANCELLED' },

@@ -42,8 +42,8 @@ describe('rolling deploys (e2e: a pool meets task names it does not register)', 
       env: env(extra),
     });
   const enqueue = async (name: string): Promise<TaskRecord> =>
-    backend.enqueue(readyRecord(alias, { name, queue: 'default' }));
-  const read = (id: string): Promise<TaskRecord> => backend.getResult(id);
+    backend.tasks.enqueue(readyRecord(alias, { name, queue: 'default' }));
+  const read = (id: string): Promise<TaskRecord> => backend.tasks.getResult(id);
 
   beforeEach(() => {
     alias = testAlias();

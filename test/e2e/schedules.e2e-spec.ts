@@ -99,7 +99,9 @@ describe('threadmill schedules (e2e)', () => {
       async () => {
         const tick = (await stage.backend.schedules.getSchedule('fast'))?.lastTick;
         if (!tick) return false;
-        return (await stage.backend.getResult(tick.taskId)).status === TaskResultStatus.SUCCESSFUL;
+        return (
+          (await stage.backend.tasks.getResult(tick.taskId)).status === TaskResultStatus.SUCCESSFUL
+        );
       },
       { timeoutMs: 90_000, intervalMs: 100, what: 'a tick of "fast" run to success in the store' },
     );

@@ -31,7 +31,7 @@ function named(alias: string, name: string, journal: string): TaskRecord {
 async function untilFinal(backend: RedisBackend, ids: readonly string[]): Promise<TaskRecord[]> {
   return waitFor(
     async () => {
-      const records = await Promise.all(ids.map((id) => backend.getResult(id)));
+      const records = await Promise.all(ids.map((id) => backend.tasks.getResult(id)));
       return records.every(
         (r) => r.status === TaskResultStatus.SUCCESSFUL || r.status === TaskResultStatus.FAILED,
       )
@@ -77,7 +77,7 @@ describe('security (e2e: real CLI and Redis)', () => {
     ].map((name) => named(alias, name, journal));
     const good = chaosRecord(alias, journal, 0);
     try {
-      await backend.enqueueMany([...hostile, good]);
+      await backend.tasks.enqueueMany([...hostile, good]);
       const pool = startPool(
         // No grace: a name no pool registers fails at its first lease.
         ['--backend', alias, '--processes', '1', '--threads', '4', '--unknown-task-grace', '0'],
@@ -176,7 +176,7 @@ describe('security (e2e: real CLI and Redis)', () => {
       const journal = join(workDir, 'tls.log');
       try {
         const before = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
-        await backend.enqueueMany(before);
+        await backend.tasks.enqueueMany(before);
         const pool = startPool(
           ['--backend', alias, '--processes', '1', '--threads', '4'],
           // The pool trusts the test's CA the standard Node way.
@@ -199,7 +199,7 @@ describe('security (e2e: real CLI and Redis)', () => {
           what: 'the pool to log the refused password',
         });
         // A producer with the old password gets a typed error without the password.
-        const producerError: unknown = await backend
+        const producerError: unknown = await backend.tasks
           .enqueue(chaosRecord(alias, journal, 0))
           .catch((e: unknown) => e);
         expect(producerError).toBeInstanceOf(BackendUnavailableError);
@@ -214,7 +214,7 @@ describe('security (e2e: real CLI and Redis)', () => {
         const after = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
         await waitFor(
           () =>
-            backend.enqueueMany(after).then(
+            backend.tasks.enqueueMany(after).then(
               () => true,
               () => false,
             ),

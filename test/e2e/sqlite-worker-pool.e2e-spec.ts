@@ -46,18 +46,18 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
     const records = Array.from({ length: 300 }, (_, i) =>
       newRecord('default', { name: 'sqlite.double', args: [i] }),
     );
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
 
     const run = worker(['--processes', '3', '--threads', '2', '--exit-empty']);
     const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
     for (const [i, record] of records.entries()) {
-      const result = await backend.getResult(record.id);
+      const result = await backend.tasks.getResult(record.id);
       expect(result).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, returnValue: 2 * i });
       expect(result.workerIds).toHaveLength(1);
     }
-    const { counts } = (await backend.telemetry(600_000)).queues.default;
+    const { counts } = (await backend.reads.telemetry(600_000)).queues.default;
     expect(counts).toEqual({
       ready: 0,
       running: 0,
@@ -71,17 +71,17 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
   it('fails the task of a child that died with WorkerCrashed and runs the rest', async () => {
     const crash = newRecord('default', { name: 'sqlite.exit', args: [3], priority: 10 });
     const others = [1, 2, 3].map((n) => newRecord('default', { name: 'sqlite.double', args: [n] }));
-    await backend.enqueueMany([crash, ...others]);
+    await backend.tasks.enqueueMany([crash, ...others]);
 
     const run = worker(['--processes', '1', '--exit-empty']);
     const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
-    const crashed = await backend.getResult(crash.id);
+    const crashed = await backend.tasks.getResult(crash.id);
     expect(crashed.status).toBe(TaskResultStatus.FAILED);
     expect(crashed.errors.map((error) => error.className)).toEqual(['WorkerCrashed']);
     for (const record of others) {
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     }
@@ -90,17 +90,17 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
   it('with --prefetch, gives back unfailed what a child that died had leased and never started', async () => {
     const crash = newRecord('default', { name: 'sqlite.exit', args: [3], priority: 10 });
     const others = [1, 2, 3].map((n) => newRecord('default', { name: 'sqlite.double', args: [n] }));
-    await backend.enqueueMany([crash, ...others]);
+    await backend.tasks.enqueueMany([crash, ...others]);
 
     // One slot and two places: the crashing task runs while two others wait in its child.
     const run = worker(['--processes', '1', '--threads', '1', '--prefetch', '2', '--exit-empty']);
     const { code } = await run.exited;
     expect({ code, output: code === 0 ? '' : run.output() }).toEqual({ code: 0, output: '' });
 
-    const crashed = await backend.getResult(crash.id);
+    const crashed = await backend.tasks.getResult(crash.id);
     expect(crashed.errors.map((error) => error.className)).toEqual(['WorkerCrashed']);
     for (const record of others) {
-      const result = await backend.getResult(record.id);
+      const result = await backend.tasks.getResult(record.id);
       expect(result).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, errors: [] });
       // One attempt: the lease the dead child held was given back uncounted.
       expect(result.workerIds).toHaveLength(1);

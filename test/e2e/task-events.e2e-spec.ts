@@ -54,7 +54,7 @@ describe('events of finished tasks from every process (e2e: real pool and Redis)
       stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
       const echo = readyRecord(stage.alias, { name: 'sample.echo', args: ['hello'] });
       const sleep = readyRecord(stage.alias, { name: 'sample.sleep', args: [1] });
-      await stage.backend.enqueueMany([sleep, echo]);
+      await stage.backend.tasks.enqueueMany([sleep, echo]);
 
       await waitFor(() => heard.echo.length === 1 && heard.all.length === 2, {
         timeoutMs: 30_000,

@@ -59,7 +59,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     const second = Array.from({ length: 250 }, (_, i) =>
       taskRecord(alias, 'sample.echo', [i], 'emails'),
     );
-    await backend.enqueueMany([...second, ...first]);
+    await backend.tasks.enqueueMany([...second, ...first]);
     const cli = startWorker([
       '--queues',
       'default',
@@ -99,10 +99,10 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
   it('on SIGTERM finishes and acknowledges the 8 running tasks, takes no more, and exits 0', async () => {
     const slow = Array.from({ length: 8 }, () => taskRecord(alias, 'sample.sleep', [3000]));
     const waiting = Array.from({ length: 4 }, () => taskRecord(alias, 'sample.echo', ['later']));
-    await backend.enqueueMany(slow);
+    await backend.tasks.enqueueMany(slow);
     const cli = startWorker(['--processes', '2', '--threads', '4']);
     await untilStatus(slow, TaskResultStatus.RUNNING);
-    await backend.enqueueMany(waiting);
+    await backend.tasks.enqueueMany(waiting);
     const signalledAt = Date.now();
     cli.process.kill('SIGTERM');
     const { code } = await cli.exited;
@@ -120,7 +120,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
 
   it('on a second signal releases the unfinished tasks back to their queue and exits promptly', async () => {
     const slow = [taskRecord(alias, 'sample.sleep', [60_000])];
-    await backend.enqueueMany(slow);
+    await backend.tasks.enqueueMany(slow);
     const cli = startWorker(['--processes', '1', '--threads', '2']);
     await untilStatus(slow, TaskResultStatus.RUNNING);
     cli.process.kill('SIGTERM');
@@ -134,14 +134,14 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(code).toBe(0);
     const [released] = await results(slow);
     expect(released.status).toBe(TaskResultStatus.READY);
-    expect(await backend.acquire(['default'], { workerId: 'e2e:1-1', timeoutMs: 0 })).toHaveLength(
-      1,
-    );
+    expect(
+      await backend.leases.acquire(['default'], { workerId: 'e2e:1-1', timeoutMs: 0 }),
+    ).toHaveLength(1);
   });
 
   it('Ctrl-C on npx nest start (the terminal SIGINT and the forwarded one): one graceful stop, the running task finishes', async () => {
     const slow = [taskRecord(alias, 'sample.sleep', [1500])];
-    await backend.enqueueMany(slow);
+    await backend.tasks.enqueueMany(slow);
     const cli = startWorker(['--processes', '1', '--threads', '2']);
     await untilStatus(slow, TaskResultStatus.RUNNING);
     cli.process.kill('SIGINT');
@@ -155,7 +155,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
 
   it('fails the task of a child killed with SIGKILL at once, replaces the child, and goes on', async () => {
     const victim = taskRecord(alias, 'sample.sleep', [60_000]);
-    await backend.enqueueMany([victim]);
+    await backend.tasks.enqueueMany([victim]);
     const cli = startWorker(['--processes', '1', '--threads', '2']);
     const [taken] = await untilStatus([victim], TaskResultStatus.RUNNING);
     const pid = pidOf(taken.workerIds[0]);
@@ -172,7 +172,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
 
     await waitFor(() => startedChildren(cli.output()).length === 2, { what: 'a new child' });
     const later = taskRecord(alias, 'sample.echo', ['after the crash']);
-    await backend.enqueueMany([later]);
+    await backend.tasks.enqueueMany([later]);
     const [done] = await untilStatus([later], TaskResultStatus.SUCCESSFUL);
     expect(pidOf(done.workerIds[0])).not.toBe(pid);
     expect(startedChildren(cli.output())).toContain(pidOf(done.workerIds[0]));
@@ -180,7 +180,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
 
   it('recycles children after --max-tasks 10 --max-tasks-jitter 5, losing and repeating nothing', async () => {
     const tasks = Array.from({ length: 60 }, () => taskRecord(alias, 'sample.cpu', [0]));
-    await backend.enqueueMany(tasks);
+    await backend.tasks.enqueueMany(tasks);
     const cli = startWorker([
       '--processes',
       '2',
@@ -222,7 +222,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       taskRecord(alias, 'sample.cpu', [1500]),
       taskRecord(alias, 'sample.cpu', [1500]),
     ];
-    await backend.enqueueMany(tasks);
+    await backend.tasks.enqueueMany(tasks);
     const [a, b] = (await untilStatus(tasks, TaskResultStatus.SUCCESSFUL)).map(
       (r) => r.returnValue as { pid: number; startedAtMs: number; finishedAtMs: number },
     );
@@ -238,7 +238,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     });
     const throwsString = taskRecord(alias, 'fixture.throwString', ['plain words']);
     const hangs = taskRecord(alias, 'fixture.hang', []);
-    await backend.enqueueMany([throwsString, hangs]);
+    await backend.tasks.enqueueMany([throwsString, hangs]);
 
     const [thrown] = await untilStatus([throwsString], TaskResultStatus.FAILED);
     expect(thrown.errors[0].traceback).toContain('plain words');
@@ -246,13 +246,13 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(hung.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
 
     const exits = taskRecord(alias, 'fixture.exit', [3]);
-    await backend.enqueueMany([exits]);
+    await backend.tasks.enqueueMany([exits]);
     const [exited] = await untilStatus([exits], TaskResultStatus.FAILED);
     expect(exited.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(exited.errors[0].traceback).toContain('exit code 3');
 
     const after = taskRecord(alias, 'sample.echo', ['still running']);
-    await backend.enqueueMany([after]);
+    await backend.tasks.enqueueMany([after]);
     const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
     expect(done.returnValue).toEqual(['still running']);
     expect(cli.process.exitCode).toBeNull();
@@ -268,7 +268,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       task: { ...plain.task, timeoutMs: 200, retries: 1, backoff: { type: 'fixed', delayMs: 0 } },
     };
     const after = taskRecord(alias, 'sample.echo', ['after the timeout']);
-    await backend.enqueueMany([limited, after]);
+    await backend.tasks.enqueueMany([limited, after]);
     const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED);
     expect(timedOut.errors.map((e) => e.className)).toEqual([
       'TaskTimeoutError',
@@ -286,7 +286,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     const plain = taskRecord(alias, 'fixture.hang', []);
     const limited: TaskRecord = { ...plain, task: { ...plain.task, timeoutMs: 3000 } };
     const after = taskRecord(alias, 'sample.echo', ['after the time limit']);
-    await backend.enqueueMany([limited, after]);
+    await backend.tasks.enqueueMany([limited, after]);
     const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED, 15_000);
     expect(timedOut.errors.map((e) => e.className)).toEqual(['TaskTimeoutError']);
     expect(timedOut.errors[0].traceback).toContain('ran past its timeoutMs (3000 ms)');
@@ -319,7 +319,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     expect(enqueued.code).toBe(0);
     const ids = enqueued.out.trim().split('\n');
     expect(ids).toHaveLength(3);
-    for (const id of ids) expect((await backend.getResult(id)).args).toEqual([1, 'a']);
+    for (const id of ids) expect((await backend.tasks.getResult(id)).args).toEqual([1, 'a']);
 
     expect(usage.map((u) => u.code)).toEqual(usage.map(() => 2));
     const named = [

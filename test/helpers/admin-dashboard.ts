@@ -67,7 +67,7 @@ export function useAdminDashboard(stack: DashboardStack): AdminDashboard {
     rmSync(assetsDir, { recursive: true, force: true });
   });
   context.alias = () => `alias=${encodeURIComponent(context.dashboard.alias)}`;
-  context.statusOf = async (id) => (await context.dashboard.backend.getResult(id)).status;
+  context.statusOf = async (id) => (await context.dashboard.backend.tasks.getResult(id)).status;
   context.lastAction = () => context.actions[context.actions.length - 1];
   context.failedTask = async () => {
     const { id } = await context.tasks.enqueue(GreetingTasks, 'failSync', []);

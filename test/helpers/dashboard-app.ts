@@ -33,17 +33,26 @@ const counted = (alias: string, read: Promise<BackendTelemetry>): Promise<Backen
   return read;
 };
 
+/** `backend`'s telemetry reads, counted from now on. */
+const countTelemetry = (backend: TaskBackend): void => {
+  const reads = backend.reads as { telemetry: (intervalMs: number) => Promise<BackendTelemetry> };
+  const read = reads.telemetry;
+  reads.telemetry = (intervalMs) => counted(backend.alias, read(intervalMs));
+};
+
 /** The real Redis backend, counting its telemetry reads. */
 class CountingRedisBackend extends RedisBackend {
-  override telemetry(intervalMs: number): Promise<BackendTelemetry> {
-    return counted(this.alias, super.telemetry(intervalMs));
+  constructor(alias: string, config: BackendConfig) {
+    super(alias, config);
+    countTelemetry(this);
   }
 }
 
 /** The real SQLite backend, counting its telemetry reads. */
 class CountingSqliteBackend extends SqliteBackend {
-  override telemetry(intervalMs: number): Promise<BackendTelemetry> {
-    return counted(this.alias, super.telemetry(intervalMs));
+  constructor(alias: string, config: BackendConfig) {
+    super(alias, config);
+    countTelemetry(this);
   }
 }
 
@@ -111,12 +120,14 @@ export async function startDashboardApp(
     telemetryReads: () => telemetryReads.get(alias) ?? 0,
     async work(queue) {
       const runner = app.get(TaskRunner);
-      const acquired = await backend.acquire([queue], {
+      const acquired = await backend.leases.acquire([queue], {
         workerId: 'e2e:1-0',
         max: 100,
         timeoutMs: 0,
       });
-      await backend.acknowledge(await Promise.all(acquired.map((record) => runner.run(record))));
+      await backend.leases.acknowledge(
+        await Promise.all(acquired.map((record) => runner.run(record))),
+      );
     },
     async close() {
       await app.close();

@@ -1,4 +1,5 @@
 import type { MaintenancePassReport, TaskBackend } from '../../lib/core';
+import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 type CountedStep = 'promoted' | 'reaped' | 'recovered' | 'trimmed';
 
@@ -10,7 +11,7 @@ type CountedStep = 'promoted' | 'reaped' | 'recovered' | 'trimmed';
  * instead of guessing how long that gap is on a busy machine.
  */
 export async function passUntil(
-  backend: Pick<TaskBackend, 'maintenancePass'>,
+  backend: Pick<TaskBackend, 'alias' | 'queues' | 'maintenance'>,
   step: CountedStep,
   total: number,
   { timeoutMs = 10_000 } = {},
@@ -18,7 +19,7 @@ export async function passUntil(
   const deadline = Date.now() + timeoutMs;
   let done = 0;
   for (;;) {
-    const report: MaintenancePassReport = await backend.maintenancePass();
+    const report: MaintenancePassReport = await runMaintenancePass(backend);
     done += report[step];
     if (done >= total) return done;
     if (Date.now() > deadline) {

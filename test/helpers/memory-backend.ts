@@ -30,7 +30,7 @@ export const readyTask = (id: string, fields: ReadyRecordFields = {}): TaskRecor
 
 /** Enqueues READY tasks of these ids, in order. */
 export async function enqueueReady(backend: MemoryBackend, ...ids: string[]): Promise<void> {
-  await backend.enqueueMany(ids.map((id) => readyTask(id)));
+  await backend.tasks.enqueueMany(ids.map((id) => readyTask(id)));
 }
 
 /**
@@ -44,9 +44,13 @@ export async function leaseTo(
   workerId: string,
   ...records: TaskRecord[]
 ): Promise<TaskRecord[]> {
-  await backend.enqueueMany(records);
+  await backend.tasks.enqueueMany(records);
   const queue = records[0].task.queue;
-  const leased = await backend.acquire([queue], { workerId, max: records.length, timeoutMs: 0 });
+  const leased = await backend.leases.acquire([queue], {
+    workerId,
+    max: records.length,
+    timeoutMs: 0,
+  });
   const want = records.map((r) => r.id).join();
   if (leased.map((r) => r.id).join() !== want) {
     throw new Error(
@@ -58,7 +62,7 @@ export async function leaseTo(
 
 /** What the backend counts in `queue` now. */
 export async function countsOf(backend: MemoryBackend, queue = 'default'): Promise<QueueCounts> {
-  return (await backend.telemetry(1000)).queues[queue].counts;
+  return (await backend.reads.telemetry(1000)).queues[queue].counts;
 }
 
 /** A spy on a method that takes records first (acknowledge, retry, release, unlease). */
@@ -90,7 +94,8 @@ export async function seed(backend: MemoryBackend, records: readonly TaskRecord[
   for (const record of records.filter((r) => r.status !== TaskResultStatus.READY)) {
     await replay(backend, record);
   }
-  for (const record of waiting) await atWallClock(record.enqueuedAt, () => backend.enqueue(record));
+  for (const record of waiting)
+    await atWallClock(record.enqueuedAt, () => backend.tasks.enqueue(record));
 }
 
 async function replay(backend: MemoryBackend, record: TaskRecord): Promise<void> {
@@ -110,9 +115,9 @@ async function replay(backend: MemoryBackend, record: TaskRecord): Promise<void>
     finishedAt: null,
   };
   const leasedAt = (earlier.length > 0 ? record.lastAttemptedAt : record.startedAt) ?? new Date();
-  await atWallClock(record.enqueuedAt, () => backend.enqueue(waiting));
+  await atWallClock(record.enqueuedAt, () => backend.tasks.enqueue(waiting));
   const leased = await atWallClock(leasedAt, () =>
-    backend.acquire([record.task.queue], { workerId, timeoutMs: 0 }),
+    backend.leases.acquire([record.task.queue], { workerId, timeoutMs: 0 }),
   );
   if (leased.length !== 1 || leased[0].id !== record.id) {
     throw new Error(
@@ -121,7 +126,7 @@ async function replay(backend: MemoryBackend, record: TaskRecord): Promise<void>
   }
   if (!FINISHED_STATUSES.has(record.status)) return;
   const [outcome] = await atWallClock(record.finishedAt ?? new Date(), () =>
-    backend.acknowledge([record]),
+    backend.leases.acknowledge([record]),
   );
   if (outcome !== 'acknowledged') throw new Error(`seed: acknowledging ${record.id}: ${outcome}`);
 }
@@ -152,7 +157,7 @@ export async function finishTogether(
 ): Promise<TaskRecord[]> {
   const leased = await atWallClock(startedAt, () => leaseTo(backend, workerId, ...records));
   const finished = leased.map((running): TaskRecord => ({ ...running, finishedAt, ...result }));
-  const outcomes = await atWallClock(finishedAt, () => backend.acknowledge(finished));
+  const outcomes = await atWallClock(finishedAt, () => backend.leases.acknowledge(finished));
   const refused = outcomes.findIndex((outcome) => outcome !== 'acknowledged');
   if (refused >= 0) {
     throw new Error(`finishTogether: acknowledging ${finished[refused].id}: ${outcomes[refused]}`);
@@ -174,17 +179,13 @@ export async function seeded(records: readonly TaskRecord[]): Promise<TaskRecord
   const read: TaskRecord[] = [];
   for (const { id, enqueuedAt, lastAttemptedAt, finishedAt } of records) {
     const last = finishedAt ?? lastAttemptedAt ?? enqueuedAt;
-    read.push(await atWallClock(last, () => backend.getResult(id)));
+    read.push(await atWallClock(last, () => backend.tasks.getResult(id)));
   }
   return read;
 }
 
 /** The methods of a backend that return a promise: the calls that go to its store. */
-export type StoreCall = {
-  [K in keyof MemoryBackend]: MemoryBackend[K] extends (...args: never[]) => Promise<unknown>
-    ? K
-    : never;
-}[keyof MemoryBackend];
+export type StoreCall = 'reads.peek' | 'reads.telemetry' | 'tasks.getResult' | 'leases.acquire';
 
 /** A store that cannot be reached, made by `outage`. */
 export interface Outage {
@@ -202,10 +203,11 @@ export interface Outage {
 export function outage(
   backend: MemoryBackend,
   reason = 'connect ECONNREFUSED 127.0.0.1:6379',
-  calls: readonly StoreCall[] = ['peek', 'telemetry', 'getResult'],
+  calls: readonly StoreCall[] = ['reads.peek', 'reads.telemetry', 'tasks.getResult'],
 ): Outage {
   const ends = calls.map((call) => {
-    const spy = jest.spyOn(backend, call);
+    const [part, method] = call.split('.') as ['reads', 'peek'];
+    const spy = jest.spyOn(backend[part], method);
     const before = spy.getMockImplementation();
     spy.mockImplementation(async () => {
       throw new BackendUnavailableError(reason);
@@ -229,7 +231,7 @@ export async function acknowledgeSucceeded(
     finishedAt: new Date(),
     returnValue: null,
   }));
-  const outcomes = await backend.acknowledge(finished);
+  const outcomes = await backend.leases.acknowledge(finished);
   const refused = outcomes.findIndex((outcome) => outcome !== 'acknowledged');
   if (refused >= 0) {
     throw new Error(
@@ -255,7 +257,7 @@ export async function retriedBy(
   const [running] = await leaseTo(backend, workerId, record);
   const next = nextAttempt(running, error, new Date());
   if (!isRetry(next)) throw new Error(`retriedBy: ${record.id} has no attempt left`);
-  const [outcome] = await backend.retry([next]);
+  const [outcome] = await backend.leases.retry([next]);
   if (outcome !== 'retried') throw new Error(`retriedBy: retrying ${record.id}: ${outcome}`);
   return next;
 }

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 
 import {
   DEFAULT_APP_NAME,
-  isSchedulingBackend,
   type ScheduleStore,
   type TaskBackend,
   type TaskRecord,
@@ -13,7 +12,6 @@ import { readyRecord } from './ready-record';
 
 /** The schedule store of a backend that must have one. */
 export function storeOf(backend: TaskBackend): ScheduleStore {
-  if (!isSchedulingBackend(backend)) throw new TypeError(`${backend.alias} stores no schedules`);
   return backend.schedules;
 }
 
@@ -28,7 +26,7 @@ export function enqueueTickOn(backend: TaskBackend): ScheduleTickerDeps['enqueue
       name: definition.task,
       args: [...definition.args],
     });
-    await backend.enqueue({
+    await backend.tasks.enqueue({
       ...record,
       task: { ...record.task, schedule: { id: scheduleId, tickAt: new Date(tickMs) } },
     });
@@ -73,7 +71,7 @@ export async function scheduleDueSince(
 
 /** Every task of the default queue's ready segment that schedule `id` enqueued, by tick. */
 export async function tasksOfSchedule(backend: TaskBackend, id: string): Promise<TaskRecord[]> {
-  return (await backend.peek('default', 'ready', 10_000))
+  return (await backend.reads.peek('default', 'ready', 10_000))
     .filter((record) => record.task.schedule?.id === id)
     .sort((a, b) => a.task.schedule!.tickAt.getTime() - b.task.schedule!.tickAt.getTime());
 }

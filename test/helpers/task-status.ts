@@ -3,15 +3,15 @@ import { waitFor } from './wait-for';
 
 /** The records' tasks as `backend` stores them now, in order. */
 export function storedRecords(
-  backend: Pick<TaskBackend, 'getResult'>,
+  backend: Pick<TaskBackend, 'tasks'>,
   records: readonly TaskRecord[],
 ): Promise<TaskRecord[]> {
-  return Promise.all(records.map((r) => backend.getResult(r.id)));
+  return Promise.all(records.map((r) => backend.tasks.getResult(r.id)));
 }
 
 /** Resolves with the records' tasks once every one of them has `status`. */
 export function untilStatus(
-  backend: Pick<TaskBackend, 'getResult'>,
+  backend: Pick<TaskBackend, 'tasks'>,
   records: readonly TaskRecord[],
   status: TaskResultStatus,
   timeoutMs = 20_000,

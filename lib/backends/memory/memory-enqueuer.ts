@@ -12,6 +12,7 @@ import type { MemoryImmediateRunner } from './memory-immediate-runner';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 import type { MemoryUniqueKeys } from './memory-unique-keys';
+import { finishedRecordSource } from '../../core/wait-for-finished';
 
 export interface MemoryEnqueuerDeps {
   readonly alias: string;
@@ -79,7 +80,7 @@ export class MemoryEnqueuer {
     if (stored) {
       throw new TaskAlreadyExistsError(
         taskAlreadyExists(id, this.deps.alias, stored.status),
-        new TaskResult(copyRecord(stored), this.deps.backend),
+        new TaskResult(copyRecord(stored), finishedRecordSource(this.deps.backend)),
       );
     }
   }

@@ -1,7 +1,10 @@
 import { finishedSegment, isRetry, TaskResultStatus } from '../../core';
-import type { EndAttempt } from '../../lifecycle/ended-attempt';
-import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
-import type { ResolvedLimit } from '../../lifecycle/retention';
+import type {
+  EndAttempt,
+  MaintenanceLimits,
+  MaintenanceStore,
+} from '../../core/ports/maintenance-store.port';
+import type { ResolvedLimit } from '../../core/retention';
 import { readyScore } from './memory-ready-queue';
 import type { MemoryLease, MemoryStore } from './memory-store';
 import type { MemoryUniqueKeys } from './memory-unique-keys';
@@ -9,6 +12,7 @@ import type { MemoryUniqueKeys } from './memory-unique-keys';
 export interface MemoryMaintenanceDeps {
   readonly store: MemoryStore;
   readonly uniqueKeys: MemoryUniqueKeys;
+  readonly limits: MaintenanceLimits;
   /** The longest any result is kept, in ms: enqueue counts older than it go. */
   readonly longestMaxAgeMs: number;
   /** Tasks became ready: waiting acquires look again. */
@@ -19,13 +23,15 @@ export interface MemoryMaintenanceDeps {
  * What a memory alias stores for the maintenance pass (the lifecycle's
  * runMaintenancePass decides; this applies), each step one synchronous
  * change of the maps, so no lease changes between a decision and its write.
- *
- * @internal
  */
 export class MemoryMaintenance implements MaintenanceStore {
   private lastPass: Date | null = null;
 
-  constructor(private readonly deps: MemoryMaintenanceDeps) {}
+  readonly limits: MaintenanceLimits;
+
+  constructor(private readonly deps: MemoryMaintenanceDeps) {
+    this.limits = deps.limits;
+  }
 
   /** When a pass last completed, or null before the first. */
   get heartbeat(): Date | null {

@@ -3,7 +3,7 @@ import type {
   ScheduleLastTick,
   ScheduleStore,
   StoredSchedule,
-} from '../../core/schedule-store.interface';
+} from '../../core/ports/schedule-store.port';
 
 /**
  * What a MemoryBackend stores for schedules: one map by id. Each call is one

@@ -2,7 +2,7 @@ import type {
   AcknowledgeAndAcquireResult,
   AcknowledgeOutcome,
   AcquireOptions,
-} from '../../core/task-backend.interface';
+} from '../../core/ports/lease-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { sleep } from '../../utils/sleep.util';
 import type { RedisCallGuard } from './redis-call-guard';

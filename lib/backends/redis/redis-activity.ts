@@ -31,8 +31,7 @@ export class RedisActivity {
   constructor(private readonly context: RedisAliasContext) {}
 
   async read(query: ActivityQuery): Promise<BackendActivity> {
-    const { guard, connection, keys, scripts, settings } = this.context;
-    guard.assertOpen();
+    const { connection, keys, scripts, settings } = this.context;
     const { nowMs } = await connection.run(() => scripts.storeTime(keys.maintenanceHeartbeat));
     const buckets = ActivityBuckets.plan(query, nowMs);
     const perBucket = buckets.samplesPerBucket(settings.queues.length);

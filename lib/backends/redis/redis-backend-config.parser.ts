@@ -1,7 +1,7 @@
 import { Cluster, type RedisOptions } from 'ioredis';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { Retention } from '../../lifecycle/retention';
+import type { Retention } from '../../core/retention';
 import type { QueueLimits } from '../../core/queue-limits';
 import { BackendConfigReader, shownValue } from '../backend-config.reader';
 import {

@@ -1,7 +1,7 @@
 import { cancelledRecord } from '../../core/cancelled-record';
 import { recordWith } from '../../core/record-with';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
+import type { CancelRequest, CancelResult } from '../../core/ports/control-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
@@ -30,7 +30,6 @@ export class RedisCanceller {
   }
 
   async cancel(id: string): Promise<CancelResult> {
-    this.context.guard.assertOpen();
     const { keys, connection, settings } = this.context;
     // Each turn loses only to a lease taken in between, so a few always suffice in practice.
     for (;;) {
@@ -81,7 +80,6 @@ export class RedisCanceller {
   }
 
   async requests(poolId: string): Promise<CancelRequest[]> {
-    this.context.guard.assertOpen();
     const flat = await this.context.connection.run(() =>
       this.context.connection.client.zrange(
         this.context.keys.cancels(poolId),
@@ -100,7 +98,6 @@ export class RedisCanceller {
   }
 
   async drop(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
-    this.context.guard.assertOpen();
     if (requests.length === 0) return;
     const members = requests.map(({ id, lease }) => (lease === '' ? id : `${id} ${lease}`));
     await this.context.connection.run(() =>

@@ -10,6 +10,7 @@ import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.
 import { uniqueKeyHeld } from '../../core/unique-key.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import type { EnqueueClash } from './redis-script-types';
+import { finishedRecordSource } from '../../core/wait-for-finished';
 
 /**
  * The errors an enqueue of one RedisBackend alias answers with when it did
@@ -73,7 +74,7 @@ export class RedisEnqueueErrors {
     const record = this.context.codec.decodeStored(id, fields) as TaskRecord;
     return new TaskAlreadyExistsError(
       taskAlreadyExists(id, this.context.settings.alias, record.status),
-      new TaskResult(record, this.backend),
+      new TaskResult(record, finishedRecordSource(this.backend)),
     );
   }
 }

@@ -59,7 +59,6 @@ export class RedisEnqueuer {
    * checked first on its own, so a task the alias cannot take fails alone.
    */
   enqueue(record: TaskRecord): Promise<TaskRecord> {
-    this.context.guard.assertOpen();
     this.context.guard.queueOf(record);
     return this.coalescer.enqueue(record);
   }
@@ -81,7 +80,6 @@ export class RedisEnqueuer {
   }
 
   private async store(records: readonly TaskRecord[], each: boolean): Promise<EnqueueOutcome[]> {
-    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const queueIndexes = new Map<string, number>();
     const queueKeys: EnqueueQueueKeys[] = [];

@@ -1,5 +1,5 @@
 import { assertFinished } from '../../core/finished-record';
-import { finishedSegment } from '../../core/task-backend.interface';
+import { finishedSegment } from '../../core/queue-segment';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
 import { finishedLabel } from './redis-finished-payload';

@@ -28,7 +28,6 @@ export class RedisFinishedTasks {
   }
 
   async retry(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
-    this.context.guard.assertOpen();
     const outcomeSeen = await this.outcomeIfStill(finished);
     if (outcomeSeen === null) return false;
     const { keys, connection, codec } = this.context;
@@ -58,7 +57,6 @@ export class RedisFinishedTasks {
   }
 
   async remove(finished: TaskRecord): Promise<boolean> {
-    this.context.guard.assertOpen();
     const outcomeSeen = await this.outcomeIfStill(finished);
     if (outcomeSeen === null) return false;
     return this.context.connection.run(() =>

@@ -1,4 +1,4 @@
-import type { FinishedSegment } from '../../core/task-backend.interface';
+import type { FinishedSegment } from '../../core/queue-segment';
 import { REDIS_BACKEND_DEFAULTS } from './redis-backend-options.interface';
 
 // Characters SCAN MATCH treats as glob syntax; an alias may legally contain them.

@@ -1,4 +1,4 @@
-import { isFinishedSegment } from '../../core/task-backend.interface';
+import { isFinishedSegment } from '../../core/queue-segment';
 import { listedPage, planListing, textTie, type ListPlan } from '../../core/list-cursor';
 import type { TaskListQuery, TaskPage } from '../../core/task-listing';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -23,8 +23,7 @@ export class RedisListing {
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
-    const { guard, connection, keys, settings } = this.context;
-    guard.assertOpen();
+    const { connection, keys, settings } = this.context;
     const plan = planListing(this.context.alias, settings.queues, query);
     const finished = isFinishedSegment(plan.segment);
     const reply = await connection.run(() =>

@@ -2,11 +2,15 @@ import type { Logger } from '@nestjs/common';
 
 import { delayUntil } from '../../core/run-after';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { finishedSegment } from '../../core/task-backend.interface';
+import { finishedSegment } from '../../core/queue-segment';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { partOutcomes, type EndAttempt } from '../../lifecycle/ended-attempt';
-import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
-import type { ResolvedLimit } from '../../lifecycle/retention';
+import type {
+  EndAttempt,
+  MaintenanceLimits,
+  MaintenanceStore,
+} from '../../core/ports/maintenance-store.port';
+import { partOutcomes } from '../../core/retry-policy';
+import type { ResolvedLimit } from '../../core/retention';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisConnection } from './redis-connection';
 import { RedisControlScripts } from './redis-control-scripts';
@@ -35,8 +39,6 @@ export const MAX_PER_CALL = 1000;
  * Every time compared is Redis's (lease and heartbeat deadlines, due times
  * and history scores are written by the scripts with Redis's clock), so a
  * pool on a host whose clock is off recovers nothing early and nothing late.
- *
- * @internal
  */
 export class RedisMaintenance implements MaintenanceStore {
   /** Where the next forgetFreeKeys goes on in the unique key index ('0': from the start). */
@@ -52,6 +54,10 @@ export class RedisMaintenance implements MaintenanceStore {
     private readonly logger: Logger,
   ) {
     this.control = new RedisControlScripts(connection.client);
+  }
+
+  get limits(): MaintenanceLimits {
+    return this.settings;
   }
 
   /** Redis's time (ms since epoch): the clock of every deadline and score the scripts write. */

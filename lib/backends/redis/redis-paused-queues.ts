@@ -39,7 +39,6 @@ export class RedisPausedQueues {
   }
 
   async list(): Promise<string[]> {
-    this.context.guard.assertOpen();
     const { connection, keys } = this.context;
     const members = await connection.run(() => connection.client.smembers(keys.paused));
     // ':limits' flags that some queue has limits (see acquire.lua); it names no queue.
@@ -47,7 +46,6 @@ export class RedisPausedQueues {
   }
 
   private assertKnown(queue: string): void {
-    this.context.guard.assertOpen();
     assertKnownQueue(this.context.alias, this.context.settings.queues, queue);
   }
 }

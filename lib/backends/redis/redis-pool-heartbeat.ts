@@ -37,7 +37,6 @@ export class RedisPoolHeartbeat {
 
   /** Alive until Redis's time plus `ttlMs` (see beatPool-2.lua), whatever this host's clock says. */
   async beat(poolId: string, ttlMs: number, info: PoolInfo | undefined): Promise<void> {
-    this.context.guard.assertOpen();
     this.note(poolId);
     const { keys } = this.context;
     await this.context.connection.run(() =>
@@ -50,7 +49,6 @@ export class RedisPoolHeartbeat {
 
   /** Every pool the alias knows, alive or lapsed (see readPools-2.lua), times on this host's clock. */
   async list(): Promise<PoolStatus[]> {
-    this.context.guard.assertOpen();
     const { keys } = this.context;
     const { nowMs, pools } = await this.context.connection.run(() =>
       this.listing.readPools(
@@ -73,7 +71,6 @@ export class RedisPoolHeartbeat {
   }
 
   async retire(poolId: string): Promise<void> {
-    this.context.guard.assertOpen();
     await this.context.connection.run(() => this.context.maintenance.forgetPool(poolId, true));
   }
 

@@ -19,8 +19,7 @@ export class RedisProgress {
 
   /** Stores each entry while its attempt holds its task, all in one call; per entry whether it did. */
   async store(entries: readonly { record: TaskRecord; stored: string }[]): Promise<boolean[]> {
-    const { guard, keys, connection } = this.context;
-    guard.assertOpen();
+    const { keys, connection } = this.context;
     if (entries.length === 0) return [];
     const items = entries.map(({ record, stored }) => ({
       runningKey: keys.running(record.task.queue),

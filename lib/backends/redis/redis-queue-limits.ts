@@ -40,14 +40,12 @@ export class RedisQueueLimits {
   }
 
   async set(queue: string, limits: QueueLimits | null): Promise<void> {
-    this.context.guard.assertOpen();
     assertKnownQueue(this.context.alias, this.context.settings.queues, queue);
     await this.ready();
     await this.store(queue, encodeLimits(limits), false);
   }
 
   async all(): Promise<Record<string, QueueLimits>> {
-    this.context.guard.assertOpen();
     await this.ready();
     const { connection, keys } = this.context;
     const stored = await connection.run(() => connection.client.hgetall(keys.limits));

@@ -1,5 +1,5 @@
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import { isFinishedSegment, type QueueSegment } from '../../core/task-backend.interface';
+import { isFinishedSegment, type QueueSegment } from '../../core/queue-segment';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
@@ -17,7 +17,6 @@ export class RedisReader {
   constructor(private readonly context: RedisAliasContext) {}
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
-    this.context.guard.assertOpen();
     this.context.guard.assertQueue(queue);
     if (count <= 0) return [];
     return this.context.connection.run(async () => {
@@ -40,7 +39,6 @@ export class RedisReader {
   }
 
   async getResult(id: string): Promise<TaskRecord> {
-    this.context.guard.assertOpen();
     // Live or finished, a task is its one hash.
     const values = await this.context.connection.run(() =>
       this.context.connection.client.hmget(this.context.keys.task(id), ...TASK_HASH_FIELDS),
@@ -56,7 +54,6 @@ export class RedisReader {
    * how long ago the last maintenance pass ran.
    */
   async maintenanceHeartbeat(): Promise<Date | null> {
-    this.context.guard.assertOpen();
     const { nowMs, maintenancePassMs } = await this.context.connection.run(() =>
       this.context.scripts.storeTime(this.context.keys.maintenanceHeartbeat),
     );

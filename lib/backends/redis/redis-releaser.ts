@@ -24,7 +24,6 @@ export class RedisReleaser {
   }
 
   private async putBack(records: readonly TaskRecord[], unstarted: boolean): Promise<number> {
-    this.context.guard.assertOpen();
     if (records.length === 0) return 0;
     const items = records.map((record): ReleaseItem => {
       const queue = this.context.guard.queueOf(record);

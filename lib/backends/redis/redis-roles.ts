@@ -16,7 +16,6 @@ export class RedisRoles {
   }
 
   async claim(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    this.context.guard.assertOpen();
     const { connection, keys } = this.context;
     return connection.run(() =>
       this.scripts.claimRole(keys.role(role), holder, Math.max(1, Math.ceil(ttlMs))),

@@ -4,7 +4,7 @@ import type {
   ScheduleOrigin,
   ScheduleStore,
   StoredSchedule,
-} from '../../core/schedule-store.interface';
+} from '../../core/ports/schedule-store.port';
 import type { RedisCallGuard } from './redis-call-guard';
 import type { RedisConnection } from './redis-connection';
 import type { RedisKeys } from './redis-keys';

@@ -1,6 +1,6 @@
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { isRetry } from '../../core/retry-policy';
-import type { AcknowledgeOutcome, RetryOutcome } from '../../core/task-backend.interface';
+import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { retryNotReady } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
@@ -25,7 +25,6 @@ export class RedisSettler {
   ) {}
 
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
-    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     const { groups, order } = this.finishedGroups(records);
     const { connection, replicas, scripts } = this.context;
@@ -48,7 +47,6 @@ export class RedisSettler {
   }
 
   async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
-    this.context.guard.assertOpen();
     if (records.length === 0) return [];
     for (const record of records) {
       if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));

@@ -1,38 +1,20 @@
 import { Logger } from '@nestjs/common';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
-import type { FeedUnsubscribe, FinishedTasksListener } from '../../core/finished-task-feed';
-import type { LiveTaskEventsListener } from '../../core/live-task-feed';
-import type { QueueLimits } from '../../core/queue-limits';
-import type {
-  AcknowledgeAndAcquireResult,
-  AcknowledgeOutcome,
-  AcquireOptions,
-  BackendFeatures,
-  MaintenancePassOptions,
-  MaintenancePassReport,
-  QueueSegment,
-  RetryOutcome,
-  TaskBackend,
-} from '../../core/task-backend.interface';
-import type { CancelRequest, CancelResult } from '../../core/control-store.interface';
-import type { ScheduleStore } from '../../core/schedule-store.interface';
+import type { ControlStore } from '../../core/ports/control-store.port';
+import type { FeedStore } from '../../core/ports/feed-store.port';
+import type { LeaseStore } from '../../core/ports/lease-store.port';
+import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
+import type { PoolStore } from '../../core/ports/pool-store.port';
+import type { ReadStore } from '../../core/ports/read-store.port';
+import type { ScheduleStore } from '../../core/ports/schedule-store.port';
+import type { TaskStore } from '../../core/ports/task-store.port';
 import type { StoreCondition } from '../../core/store-condition';
-import type {
-  ActivityQuery,
-  BackendActivity,
-  PoolInfo,
-  PoolStatus,
-  TaskListQuery,
-  TaskPage,
-} from '../../core/task-listing';
-import type { TaskRecord } from '../../core/task-record.interface';
+import type { BackendFeatures, TaskBackend } from '../../core/task-backend.interface';
 import { redisLocalFallback } from '../../core/threadmill.messages';
-import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { RedisAcquirer } from './redis-acquirer';
 import { RedisActivity } from './redis-activity';
-import { parseRedisBackendConfig, type RedisBackendSettings } from './redis-backend-config.parser';
+import { parseRedisBackendConfig } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
 import { RedisCanceller } from './redis-canceller';
 import { RedisFeeds } from './redis-feeds';
@@ -87,30 +69,21 @@ export class RedisBackend implements TaskBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly maxPayloadBytes: number;
-
-  private readonly settings: RedisBackendSettings;
-  private readonly logger: Logger;
-  private readonly guard: RedisCallGuard;
-  private readonly connection: RedisConnection;
-  private readonly maintenance: RedisMaintenance;
-  private readonly telemetryReader: RedisTelemetry;
-  private readonly poolBeats: RedisPoolHeartbeat;
-  private readonly enqueuer: RedisEnqueuer;
-  private readonly acquirer: RedisAcquirer;
-  private readonly settler: RedisSettler;
-  private readonly releaser: RedisReleaser;
-  private readonly reader: RedisReader;
-  private readonly listing: RedisListing;
-  private readonly activityReader: RedisActivity;
-  private readonly canceller: RedisCanceller;
-  private readonly finished: RedisFinishedTasks;
-  private readonly progress: RedisProgress;
+  readonly tasks: TaskStore;
+  readonly leases: LeaseStore;
+  readonly control: ControlStore;
+  readonly reads: ReadStore;
+  /** Pub/sub on RedisKeys' channels, on a connection opened for the first listener (RedisFeeds). */
+  readonly feeds: FeedStore;
+  /** Alive until Redis's time plus the ttl (beatPool-2.lua), whatever this host's clock says. */
+  readonly pools: PoolStore;
   /** Schedules, under the alias's hash tag like its tasks. */
   readonly schedules: ScheduleStore;
-  private readonly paused: RedisPausedQueues;
-  private readonly limits: RedisQueueLimits;
-  private readonly feeds: RedisFeeds;
-  private readonly roles: RedisRoles;
+  readonly maintenance: MaintenanceStore;
+
+  private readonly guard: RedisCallGuard;
+  private readonly connection: RedisConnection;
+  private readonly transports: RedisFeeds;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -121,13 +94,11 @@ export class RedisBackend implements TaskBackend {
     config: BackendConfig,
   ) {
     const settings = parseRedisBackendConfig(alias, config);
-    this.settings = settings;
     this.queues = settings.queues;
     this.maintenanceIntervalMs = settings.maintenanceInterval;
     this.leaseTtlMs = settings.leaseTtl;
     this.maxPayloadBytes = settings.maxPayloadBytes;
     const logger = new Logger(`RedisBackend:${alias}`);
-    this.logger = logger;
     if (usesLocalRedisFallback(config))
       logger.log(redisLocalFallback(alias, settings.maskedTarget));
     const guard = new RedisCallGuard(alias, this.queues);
@@ -138,8 +109,7 @@ export class RedisBackend implements TaskBackend {
     this.connection = connection;
     const scripts = new RedisScripts(connection.client);
     const maintenance = new RedisMaintenance(settings, keys, scripts, connection, codec, logger);
-    this.maintenance = maintenance;
-    this.telemetryReader = new RedisTelemetry(
+    const telemetry = new RedisTelemetry(
       this.queues,
       settings.retention.longestMaxAgeMs,
       keys,
@@ -164,185 +134,86 @@ export class RedisBackend implements TaskBackend {
       logger,
     };
     const pools = new RedisPoolHeartbeat(context);
-    this.poolBeats = pools;
     const settler = new RedisSettler(context, pools);
-    this.settler = settler;
     const releaser = new RedisReleaser(context);
-    this.releaser = releaser;
     const taker = new RedisLeaseTaker(context, pools, settler);
     const idleWait = new RedisIdleWait(context, taker, releaser);
-    this.limits = new RedisQueueLimits(context);
-    this.acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, this.limits);
-    this.enqueuer = new RedisEnqueuer(context, this);
-    this.reader = new RedisReader(context);
-    this.listing = new RedisListing(context);
-    this.activityReader = new RedisActivity(context);
-    this.canceller = new RedisCanceller(context);
-    this.finished = new RedisFinishedTasks(context);
-    this.progress = new RedisProgress(context);
-    this.schedules = new RedisSchedules(keys, connection, maintenance, guard);
-    this.paused = new RedisPausedQueues(context);
-    this.feeds = new RedisFeeds(keys, connection, logger);
-    this.roles = new RedisRoles(context);
-  }
-
-  async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    return this.enqueuer.enqueue(record);
-  }
-
-  enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
-    return this.enqueuer.enqueueMany(records);
-  }
-
-  /**
-   * Throws PoolHeartbeatLapsedError when `options.poolId`'s heartbeat had
-   * lapsed by Redis's clock and did not come back within the timeout: an
-   * empty result would read as "no work", and a draining worker would stop.
-   */
-  acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
-    return this.acquirer.acquire(queues, options);
-  }
-
-  /**
-   * Stores `finished` and leases the next tasks in one script call: a busy
-   * worker slot costs one round trip per task. Without finished records it is
-   * `acquire`.
-   */
-  acknowledgeAndAcquire(
-    finished: readonly TaskRecord[],
-    queues: readonly string[],
-    options: AcquireOptions,
-  ): Promise<AcknowledgeAndAcquireResult> {
-    return this.acquirer.acknowledgeAndAcquire(finished, queues, options);
-  }
-
-  acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
-    return this.settler.acknowledge(records);
-  }
-
-  retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
-    return this.settler.retry(records);
-  }
-
-  /** Alive until Redis's time plus `ttlMs` (see beatPool-2.lua), whatever this host's clock says. */
-  beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
-    return this.poolBeats.beat(poolId, ttlMs, info);
-  }
-
-  retirePool(poolId: string): Promise<void> {
-    return this.poolBeats.retire(poolId);
-  }
-
-  /** Read in one call of readPools-2.lua; times moved to this host's clock. */
-  pools(): Promise<PoolStatus[]> {
-    return this.poolBeats.list();
-  }
-
-  /** The role's key expires with the lease, by Redis's clock (see claimRole-1.lua). */
-  claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    return this.roles.claim(role, holder, ttlMs);
-  }
-
-  release(records: readonly TaskRecord[]): Promise<number> {
-    return this.releaser.release(records);
-  }
-
-  unlease(records: readonly TaskRecord[]): Promise<number> {
-    return this.releaser.unlease(records);
-  }
-
-  cancel(id: string): Promise<CancelResult> {
-    return this.canceller.cancel(id);
-  }
-
-  storeProgress(entries: readonly { record: TaskRecord; stored: string }[]): Promise<boolean[]> {
-    return this.progress.store(entries);
-  }
-
-  retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
-    return this.finished.retry(finished, retried);
-  }
-
-  removeFinished(finished: TaskRecord): Promise<boolean> {
-    return this.finished.remove(finished);
-  }
-
-  cancelRequests(poolId: string): Promise<CancelRequest[]> {
-    return this.canceller.requests(poolId);
-  }
-
-  dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
-    return this.canceller.drop(poolId, requests);
-  }
-
-  pauseQueue(queue: string): Promise<void> {
-    return this.paused.pause(queue);
-  }
-
-  /** Wakes consumers blocked on the queue's wake-up list (see resumeQueue-3.lua). */
-  resumeQueue(queue: string): Promise<void> {
-    return this.paused.resume(queue);
-  }
-
-  pausedQueues(): Promise<string[]> {
-    return this.paused.list();
-  }
-
-  /** Wakes consumers blocked on the queue's wake-up list (see storeQueueLimits-5.lua). */
-  setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
-    return this.limits.set(queue, limits);
-  }
-
-  queueLimits(): Promise<Record<string, QueueLimits>> {
-    return this.limits.all();
-  }
-
-  peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
-    return this.reader.peek(queue, segment, count);
-  }
-
-  /** One call of listSegment-1.lua per page. */
-  listTasks(query: TaskListQuery): Promise<TaskPage> {
-    return this.listing.listTasks(query);
-  }
-
-  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
-    this.guard.assertOpen();
-    return this.telemetryReader.read(intervalMs);
-  }
-
-  /** Buckets on Redis's clock, read in three round trips (see RedisActivity). */
-  activity(query: ActivityQuery): Promise<BackendActivity> {
-    return this.activityReader.read(query);
-  }
-
-  getResult(id: string): Promise<TaskRecord> {
-    return this.reader.getResult(id);
-  }
-
-  /** Pub/sub on RedisKeys.finishedChannel, on a connection opened for the first listener (RedisFeeds). */
-  async subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
-    this.guard.assertOpen();
-    return this.feeds.finished.subscribe(listener);
-  }
-
-  /** Pub/sub on RedisKeys.liveChannel, as subscribeFinished. */
-  async subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
-    this.guard.assertOpen();
-    return this.feeds.live.subscribe(listener);
-  }
-
-  async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
-    this.guard.assertOpen();
-    return runMaintenancePass(this.maintenance, this, this.settings, options, this.logger);
-  }
-
-  /**
-   * The last pass on this process's clock, its age measured on Redis's clock
-   * (see RedisReader.maintenanceHeartbeat).
-   */
-  maintenanceHeartbeat(): Promise<Date | null> {
-    return this.reader.maintenanceHeartbeat();
+    const limits = new RedisQueueLimits(context);
+    const acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, limits);
+    const enqueuer = new RedisEnqueuer(context, this);
+    const reader = new RedisReader(context);
+    const listing = new RedisListing(context);
+    const activity = new RedisActivity(context);
+    const canceller = new RedisCanceller(context);
+    const finished = new RedisFinishedTasks(context);
+    const progress = new RedisProgress(context);
+    const paused = new RedisPausedQueues(context);
+    const feeds = new RedisFeeds(keys, connection, logger);
+    this.transports = feeds;
+    const roles = new RedisRoles(context);
+    const parts = guard.guard({
+      tasks: {
+        enqueue: (record) => enqueuer.enqueue(record),
+        enqueueMany: (records) => enqueuer.enqueueMany(records),
+        getResult: (id) => reader.getResult(id),
+      },
+      leases: {
+        // Throws PoolHeartbeatLapsedError when the pool's beat lapsed by Redis's clock and
+        // did not come back within the timeout: an empty result would read as "no work".
+        acquire: (queues, options) => acquirer.acquire(queues, options),
+        // One script call: a busy worker slot costs one round trip per task.
+        acknowledgeAndAcquire: (finishedRecords, queues, options) =>
+          acquirer.acknowledgeAndAcquire(finishedRecords, queues, options),
+        acknowledge: (records) => settler.acknowledge(records),
+        retry: (records) => settler.retry(records),
+        release: (records) => releaser.release(records),
+        unlease: (records) => releaser.unlease(records),
+        storeProgress: (entries) => progress.store(entries),
+      },
+      control: {
+        cancel: (id) => canceller.cancel(id),
+        retryFinished: (record, retried) => finished.retry(record, retried),
+        removeFinished: (record) => finished.remove(record),
+        cancelRequests: (poolId) => canceller.requests(poolId),
+        dropCancelRequests: (poolId, requests) => canceller.drop(poolId, requests),
+        pauseQueue: (queue) => paused.pause(queue),
+        // Both wake the consumers blocked on the queue's wake-up list.
+        resumeQueue: (queue) => paused.resume(queue),
+        pausedQueues: () => paused.list(),
+        setQueueLimits: (queue, queueLimits) => limits.set(queue, queueLimits),
+        queueLimits: () => limits.all(),
+      },
+      reads: {
+        peek: (queue, segment, count) => reader.peek(queue, segment, count),
+        listTasks: (query) => listing.listTasks(query),
+        telemetry: (intervalMs) => telemetry.read(intervalMs),
+        // Buckets on Redis's clock, read in three round trips.
+        activity: (query) => activity.read(query),
+        // The last pass on this process's clock, its age measured on Redis's clock.
+        maintenanceHeartbeat: () => reader.maintenanceHeartbeat(),
+      },
+      feeds: {
+        subscribeFinished: async (listener) => feeds.finished.subscribe(listener),
+        subscribeLive: async (listener) => feeds.live.subscribe(listener),
+      },
+      pools: {
+        beat: (poolId, ttlMs, info) => pools.beat(poolId, ttlMs, info),
+        retire: (poolId) => pools.retire(poolId),
+        list: () => pools.list(),
+        // The role's key expires with the lease, by Redis's clock.
+        claimRole: (role, holder, ttlMs) => roles.claim(role, holder, ttlMs),
+      },
+      schedules: new RedisSchedules(keys, connection, maintenance, guard),
+      maintenance,
+    });
+    this.tasks = parts.tasks;
+    this.leases = parts.leases;
+    this.control = parts.control;
+    this.reads = parts.reads;
+    this.feeds = parts.feeds;
+    this.pools = parts.pools;
+    this.schedules = parts.schedules;
+    this.maintenance = parts.maintenance;
   }
 
   async ping(): Promise<void> {
@@ -357,7 +228,7 @@ export class RedisBackend implements TaskBackend {
 
   async close(): Promise<void> {
     this.guard.close();
-    await this.feeds.close();
+    await this.transports.close();
     await this.connection.close();
   }
 }

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 
 import type { BackendConfig } from '../../core';
 import type { QueueLimits } from '../../core/queue-limits';
-import type { Retention } from '../../lifecycle/retention';
+import type { Retention } from '../../core/retention';
 import type { BackendOptions } from '../backend-options.interface';
 import { BackendConfigReader } from '../backend-config.reader';
 

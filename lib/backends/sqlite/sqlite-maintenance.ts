@@ -2,9 +2,12 @@ import type { Database, Transaction } from 'better-sqlite3';
 
 import { isRetry } from '../../core/retry-policy';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
-import type { ResolvedLimit } from '../../lifecycle/retention';
-import type { EndAttempt } from '../../lifecycle/ended-attempt';
-import type { MaintenanceStore } from '../../lifecycle/maintenance-store.interface';
+import type { ResolvedLimit } from '../../core/retention';
+import type {
+  EndAttempt,
+  MaintenanceLimits,
+  MaintenanceStore,
+} from '../../core/ports/maintenance-store.port';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import { TRIM_BATCH, type SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import type { SqlitePoolStatements } from './sqlite-pool-statements';
@@ -32,8 +35,6 @@ export interface SqliteMaintenanceDeps {
  * writes in one `BEGIN IMMEDIATE` transaction, so no lease changes between
  * the decision and its write. The store's clock is this machine's, which
  * every process of the file shares.
- *
- * @internal
  */
 export class SqliteMaintenance implements MaintenanceStore {
   private readonly promoteTx: Transaction<(now: number, max: number) => number>;
@@ -48,7 +49,10 @@ export class SqliteMaintenance implements MaintenanceStore {
   >;
   private readonly trimTx: Transaction<(now: number) => number>;
 
+  readonly limits: MaintenanceLimits;
+
   constructor(private readonly deps: SqliteMaintenanceDeps) {
+    this.limits = deps.config;
     const { db } = deps;
     this.promoteTx = db.transaction((now: number, max: number) => this.promote(now, max));
     this.endExpiredTx = db.transaction((now: number, max: number, end: EndAttempt) =>

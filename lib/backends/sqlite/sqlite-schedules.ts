@@ -3,7 +3,7 @@ import type {
   ScheduleLastTick,
   ScheduleStore,
   StoredSchedule,
-} from '../../core/schedule-store.interface';
+} from '../../core/ports/schedule-store.port';
 import type { SqliteConnection } from './sqlite-connection';
 import type { ScheduleRow } from './sqlite-schedule-statements';
 

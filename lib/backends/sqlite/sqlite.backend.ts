@@ -1,43 +1,20 @@
 import { Logger } from '@nestjs/common';
 
-import {
-  type LiveTaskEventsListener,
-  InvalidTaskError,
-  isRetry,
-  queueNotConfigured,
-  retryNotReady,
-  type AcknowledgeAndAcquireResult,
-  type AcknowledgeOutcome,
-  type AcquireOptions,
-  type ActivityQuery,
-  type BackendActivity,
-  type BackendConfig,
-  type BackendFeatures,
-  type BackendTelemetry,
-  type CancelRequest,
-  type CancelResult,
-  type FeedUnsubscribe,
-  type FinishedTasksListener,
-  type MaintenancePassOptions,
-  type MaintenancePassReport,
-  type PoolInfo,
-  type PoolStatus,
-  type QueueLimits,
-  type QueueSegment,
-  type RetryOutcome,
-  type TaskBackend,
-  type TaskListQuery,
-  type TaskPage,
-  type TaskRecord,
-} from '../../core';
-import type { ScheduleStore } from '../../core/schedule-store.interface';
-import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
+import type { BackendConfig } from '../../core/backend-config.interface';
+import type { ControlStore } from '../../core/ports/control-store.port';
+import type { FeedStore } from '../../core/ports/feed-store.port';
+import type { LeaseStore } from '../../core/ports/lease-store.port';
+import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
+import type { PoolStore } from '../../core/ports/pool-store.port';
+import type { ReadStore } from '../../core/ports/read-store.port';
+import type { ScheduleStore } from '../../core/ports/schedule-store.port';
+import type { TaskStore } from '../../core/ports/task-store.port';
+import type { BackendFeatures, TaskBackend } from '../../core/task-backend.interface';
+import { finishedRecordSource } from '../../core/wait-for-finished';
+import { StoreGuard } from '../store-guard';
 import { SqliteAcquirer } from './sqlite-acquirer';
 import { SqliteActivity } from './sqlite-activity';
-import {
-  resolveSqliteBackendConfig,
-  type ResolvedSqliteBackendConfig,
-} from './sqlite-backend-options';
+import { resolveSqliteBackendConfig } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
 import { SqliteFeeds } from './sqlite-feeds';
 import { SqliteListing } from './sqlite-listing';
@@ -91,238 +68,150 @@ export class SqliteBackend implements TaskBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
 
-  private readonly logger = new Logger(SqliteBackend.name);
-  private readonly config: ResolvedSqliteBackendConfig;
-  private readonly connection: SqliteConnection;
-  private readonly acquirer: SqliteAcquirer;
-  private readonly enqueuer: SqliteEnqueuer;
-  private readonly heldTasks: SqliteHeldTasks;
-  private readonly poolBeats: SqlitePools;
-  private readonly paused: SqlitePausedQueues;
-  private readonly limits: SqliteQueueLimits;
-  private readonly reads: SqliteReads;
-  private readonly listing: SqliteListing;
-  private readonly activityReads: SqliteActivity;
-  private readonly maintenance: SqliteMaintenance;
-  private readonly cancels: SqliteCancels;
-  private readonly finished: SqliteFinishedTasks;
-  private readonly feeds: SqliteFeeds;
+  readonly tasks: TaskStore;
+  readonly leases: LeaseStore;
+  readonly control: ControlStore;
+  readonly reads: ReadStore;
+  /** Read from their tables while anyone listens (SqliteFinishedFeed, SqliteLiveFeed). */
+  readonly feeds: FeedStore;
+  readonly pools: PoolStore;
   /** Schedules, in the same file as the tasks. */
   readonly schedules: ScheduleStore;
+  readonly maintenance: MaintenanceStore;
+
+  private readonly guard: StoreGuard;
+  private readonly connection: SqliteConnection;
+  private readonly acquirer: SqliteAcquirer;
+  private readonly transports: SqliteFeeds;
+  private readonly probe: SqliteReads;
 
   constructor(
     readonly alias: string,
     config: BackendConfig,
   ) {
-    this.config = resolveSqliteBackendConfig(alias, config);
-    this.queues = this.config.queues;
-    this.maintenanceIntervalMs = this.config.maintenanceInterval;
-    this.leaseTtlMs = this.config.leaseTtl;
-
-    const connection = new SqliteConnection(alias, this.config, this.logger);
-    const rows = new SqliteRows(alias, this.config, connection.sql.tasks, this.logger);
+    const resolved = resolveSqliteBackendConfig(alias, config);
+    this.queues = resolved.queues;
+    this.maintenanceIntervalMs = resolved.maintenanceInterval;
+    this.leaseTtlMs = resolved.leaseTtl;
+    const logger = new Logger(SqliteBackend.name);
+    const guard = new StoreGuard(alias, this.queues);
+    this.guard = guard;
+    const connection = new SqliteConnection(alias, resolved, logger);
+    const rows = new SqliteRows(alias, resolved, connection.sql.tasks, logger);
     // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
     const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>
       acquirer.workAdded(),
     );
     const live = new SqliteLiveEvents(alias, connection);
-    const acquirer = new SqliteAcquirer(alias, this.config, connection, rows, limits, live);
+    const acquirer = new SqliteAcquirer(alias, resolved, connection, rows, limits, live);
     const workAdded = () => acquirer.workAdded();
-    limits.seed(this.config.limits);
-    this.limits = limits;
+    limits.seed(resolved.limits);
     this.connection = connection;
     this.acquirer = acquirer;
-    this.enqueuer = new SqliteEnqueuer(alias, connection, this, workAdded, live);
-    this.heldTasks = new SqliteHeldTasks(alias, connection, rows, acquirer, live);
-    this.poolBeats = new SqlitePools(alias, connection);
-    this.schedules = new SqliteSchedules(alias, connection);
-    this.paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
-    this.reads = new SqliteReads(alias, this.config, connection, this.logger);
-    this.listing = new SqliteListing(alias, this.config, connection, this.logger);
-    this.activityReads = new SqliteActivity(alias, this.config, connection, this.logger);
-    this.cancels = new SqliteCancels(alias, connection, rows);
-    this.finished = new SqliteFinishedTasks(
+    const enqueuer = new SqliteEnqueuer(
+      alias,
+      connection,
+      finishedRecordSource(this),
+      workAdded,
+      live,
+    );
+    const held = new SqliteHeldTasks(alias, connection, rows, acquirer, live);
+    const pools = new SqlitePools(alias, connection);
+    const paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
+    const reads = new SqliteReads(alias, resolved, connection, logger);
+    this.probe = reads;
+    const listing = new SqliteListing(alias, resolved, connection, logger);
+    const activity = new SqliteActivity(alias, resolved, connection, logger);
+    const cancels = new SqliteCancels(alias, connection, rows);
+    const finished = new SqliteFinishedTasks(
       alias,
       connection,
       workAdded,
       new SqliteUniqueKeys(alias, connection),
     );
-    this.feeds = new SqliteFeeds(alias, connection, this.logger);
-    this.maintenance = new SqliteMaintenance({
+    const feeds = new SqliteFeeds(alias, connection, logger);
+    this.transports = feeds;
+    const maintenance = new SqliteMaintenance({
       alias,
-      config: this.config,
+      config: resolved,
       db: connection.db,
       sql: connection.sql.maintenance,
       pools: connection.sql.pools,
       rows,
       guard: (run) => connection.guard(run),
       workAdded,
-      forgetFreeKeys: (max) => this.enqueuer.forgetFreeKeys(max),
+      forgetFreeKeys: (max) => enqueuer.forgetFreeKeys(max),
     });
-  }
-
-  async enqueue(record: TaskRecord): Promise<TaskRecord> {
-    this.assertQueue(record);
-    return this.enqueuer.enqueue(record);
-  }
-
-  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
-    for (const record of records) this.assertQueue(record);
-    return this.enqueuer.enqueueMany(records);
-  }
-
-  async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
-    return this.acquirer.acquire(queues, options);
-  }
-
-  async acknowledgeAndAcquire(
-    finished: readonly TaskRecord[],
-    queues: readonly string[],
-    options: AcquireOptions,
-  ): Promise<AcknowledgeAndAcquireResult> {
-    if (finished.length === 0) {
-      return { acknowledged: [], acquired: await this.acquire(queues, options) };
-    }
-    return this.heldTasks.acknowledgeAndTake(finished, queues, options);
-  }
-
-  async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
-    return this.heldTasks.acknowledge(records);
-  }
-
-  async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
-    for (const record of records) {
-      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
-      this.assertQueue(record);
-    }
-    return this.heldTasks.retry(records);
-  }
-
-  async beatPool(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
-    this.poolBeats.beat(poolId, ttlMs, info);
-  }
-
-  async pools(): Promise<PoolStatus[]> {
-    return this.poolBeats.list();
-  }
-
-  async retirePool(poolId: string): Promise<void> {
-    this.poolBeats.retire(poolId);
-  }
-
-  async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    return this.poolBeats.claimRole(role, holder, ttlMs);
-  }
-
-  async release(records: readonly TaskRecord[]): Promise<number> {
-    if (records.length === 0) return 0;
-    return this.heldTasks.giveBack(records, false);
-  }
-
-  async unlease(records: readonly TaskRecord[]): Promise<number> {
-    return this.heldTasks.giveBack(records, true);
-  }
-
-  async storeProgress(
-    entries: readonly { record: TaskRecord; stored: string }[],
-  ): Promise<boolean[]> {
-    return this.heldTasks.storeProgress(entries);
-  }
-
-  async cancel(id: string): Promise<CancelResult> {
-    return this.cancels.cancel(id);
-  }
-
-  async retryFinished(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
-    return this.finished.retry(finished, retried);
-  }
-
-  async removeFinished(finished: TaskRecord): Promise<boolean> {
-    return this.finished.remove(finished);
-  }
-
-  async cancelRequests(poolId: string): Promise<CancelRequest[]> {
-    return this.cancels.requests(poolId);
-  }
-
-  async dropCancelRequests(poolId: string, requests: readonly CancelRequest[]): Promise<void> {
-    this.cancels.drop(poolId, requests);
-  }
-
-  async pauseQueue(queue: string): Promise<void> {
-    this.paused.pause(queue);
-  }
-
-  async resumeQueue(queue: string): Promise<void> {
-    this.paused.resume(queue);
-  }
-
-  async pausedQueues(): Promise<string[]> {
-    return this.paused.list();
-  }
-
-  async setQueueLimits(queue: string, limits: QueueLimits | null): Promise<void> {
-    this.limits.set(queue, limits);
-  }
-
-  async queueLimits(): Promise<Record<string, QueueLimits>> {
-    return this.limits.all();
-  }
-
-  async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
-    return this.reads.peek(queue, segment, count);
-  }
-
-  async listTasks(query: TaskListQuery): Promise<TaskPage> {
-    return this.listing.listTasks(query);
-  }
-
-  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
-    return this.reads.telemetry(intervalMs);
-  }
-
-  async activity(query: ActivityQuery): Promise<BackendActivity> {
-    return this.activityReads.read(query);
-  }
-
-  async getResult(id: string): Promise<TaskRecord> {
-    return this.reads.getResult(id);
-  }
-
-  /** Read from the results table every SQLITE_FEED_INTERVAL_MS while anyone listens (see SqliteFinishedFeed). */
-  subscribeFinished(listener: FinishedTasksListener): Promise<FeedUnsubscribe> {
-    return this.connection.guard(() => this.feeds.finished.subscribe(listener));
-  }
-
-  /** Read from the live events table while anyone listens (see SqliteLiveFeed, SqliteLiveEvents). */
-  subscribeLive(listener: LiveTaskEventsListener): Promise<FeedUnsubscribe> {
-    return this.connection.guard(() => this.feeds.live.subscribe(listener));
-  }
-
-  async maintenancePass(options: MaintenancePassOptions = {}): Promise<MaintenancePassReport> {
-    return runMaintenancePass(this.maintenance, this, this.config, options, this.logger);
-  }
-
-  async maintenanceHeartbeat(): Promise<Date | null> {
-    return this.reads.maintenanceHeartbeat();
+    const parts = guard.guard({
+      tasks: {
+        enqueue: (record) => enqueuer.enqueue(record),
+        enqueueMany: async (records) => enqueuer.enqueueMany(records),
+        getResult: async (id) => reads.getResult(id),
+      },
+      leases: {
+        acquire: (queues, options) => acquirer.acquire(queues, options),
+        acknowledgeAndAcquire: async (records, queues, options) =>
+          records.length === 0
+            ? { acknowledged: [], acquired: await acquirer.acquire(queues, options) }
+            : held.acknowledgeAndTake(records, queues, options),
+        acknowledge: async (records) => held.acknowledge(records),
+        retry: async (records) => held.retry(records),
+        release: async (records) => (records.length === 0 ? 0 : held.giveBack(records, false)),
+        unlease: async (records) => held.giveBack(records, true),
+        storeProgress: async (entries) => held.storeProgress(entries),
+      },
+      control: {
+        cancel: async (id) => cancels.cancel(id),
+        retryFinished: async (record, retried) => finished.retry(record, retried),
+        removeFinished: async (record) => finished.remove(record),
+        cancelRequests: async (poolId) => cancels.requests(poolId),
+        dropCancelRequests: async (poolId, requests) => cancels.drop(poolId, requests),
+        pauseQueue: async (queue) => paused.pause(queue),
+        resumeQueue: async (queue) => paused.resume(queue),
+        pausedQueues: async () => paused.list(),
+        setQueueLimits: async (queue, queueLimits) => limits.set(queue, queueLimits),
+        queueLimits: async () => limits.all(),
+      },
+      reads: {
+        peek: async (queue, segment, count) => reads.peek(queue, segment, count),
+        listTasks: async (query) => listing.listTasks(query),
+        telemetry: async (intervalMs) => reads.telemetry(intervalMs),
+        activity: async (query) => activity.read(query),
+        maintenanceHeartbeat: async () => reads.maintenanceHeartbeat(),
+      },
+      feeds: {
+        subscribeFinished: (listener) => connection.guard(() => feeds.finished.subscribe(listener)),
+        subscribeLive: (listener) => connection.guard(() => feeds.live.subscribe(listener)),
+      },
+      pools: {
+        beat: async (poolId, ttlMs, info) => pools.beat(poolId, ttlMs, info),
+        retire: async (poolId) => pools.retire(poolId),
+        list: async () => pools.list(),
+        claimRole: async (role, holder, ttlMs) => pools.claimRole(role, holder, ttlMs),
+      },
+      schedules: new SqliteSchedules(alias, connection),
+      maintenance,
+    });
+    this.tasks = parts.tasks;
+    this.leases = parts.leases;
+    this.control = parts.control;
+    this.reads = parts.reads;
+    this.feeds = parts.feeds;
+    this.pools = parts.pools;
+    this.schedules = parts.schedules;
+    this.maintenance = parts.maintenance;
   }
 
   async ping(): Promise<void> {
-    this.reads.ping();
+    this.guard.assertOpen();
+    this.probe.ping();
   }
 
   async close(): Promise<void> {
     if (this.connection.closed) return;
-    await this.feeds.close();
+    this.guard.close();
+    await this.transports.close();
     this.acquirer.close();
     this.connection.close();
-  }
-
-  private assertQueue(record: TaskRecord): void {
-    if (!this.queues.includes(record.task.queue)) {
-      throw new InvalidTaskError(
-        queueNotConfigured(record.task.name, record.task.queue, this.alias, this.queues),
-      );
-    }
   }
 }

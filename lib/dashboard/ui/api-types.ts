@@ -2,8 +2,8 @@
 // own types, imported as types only (esbuild drops them from the bundle) and
 // read through Json<> where dates or enum members change on the wire. Only
 // SEGMENTS, ScheduleInfo and isRedacted are the page's own.
-import type { ScheduleOrigin } from '../../core/schedule-store.interface';
-import type { QueueSegment } from '../../core/task-backend.interface';
+import type { ScheduleOrigin } from '../../core/ports/schedule-store.port';
+import type { QueueSegment } from '../../core/queue-segment';
 import type { BackendActivity, PoolStatus as StoredPoolStatus } from '../../core/task-listing';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
 import type {

@@ -4,7 +4,8 @@ import type { LoggerService } from '@nestjs/common';
 
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
 import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
-import type { AcquireOptions, TaskBackend } from '../../core/task-backend.interface';
+import type { AcquireOptions } from '../../core/ports/lease-store.port';
+import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acquireFailed } from '../../core/worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
@@ -200,13 +201,13 @@ export class AcquireLanes {
     this.acquiring++;
     try {
       if (done.length > 0) {
-        const call = backend.acknowledgeAndAcquire(done, queues, options);
+        const call = backend.leases.acknowledgeAndAcquire(done, queues, options);
         outcomes.rideWith(call);
         const result = await call;
         outcomes.storedWithAcquire(done, result.acknowledged);
         records = result.poolLapsed ? null : result.acquired;
       } else {
-        const call = backend.acquire(queues, options);
+        const call = backend.leases.acquire(queues, options);
         if (options.timeoutMs === 0) outcomes.rideWith(call);
         records = await call;
       }

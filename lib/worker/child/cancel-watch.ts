@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
-import type { CancelRequest } from '../../core/control-store.interface';
+import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { cancelPollFailed } from '../../core/worker.messages';
 
@@ -94,7 +94,7 @@ export class CancelWatch {
     const { backend, poolId } = this.deps;
     const sentAt = this.now();
     try {
-      const requests = await backend.cancelRequests(poolId);
+      const requests = await backend.control.cancelRequests(poolId);
       this.named = new Set(requests.map((request) => request.id));
       this.readSentAt = sentAt;
       if (requests.length === 0) return;
@@ -102,7 +102,7 @@ export class CancelWatch {
       const done = requests.filter(
         (request) => this.deps.cancel(request) || request.requestedAt.getTime() < staleBefore,
       );
-      if (done.length > 0) await backend.dropCancelRequests(poolId, done);
+      if (done.length > 0) await backend.control.dropCancelRequests(poolId, done);
     } catch (error) {
       // A missed poll only delays a cancel: the request stays until handled.
       this.deps.logger.warn(cancelPollFailed(poolId, error));

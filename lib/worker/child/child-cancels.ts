@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import { cancelledRecord } from '../../core/cancelled-record';
-import type { CancelRequest } from '../../core/control-store.interface';
+import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { taskCancelRequested } from '../../core/worker.messages';

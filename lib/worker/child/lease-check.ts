@@ -64,7 +64,7 @@ export class LeaseCheck {
         .filter(([, task]) => task.since < cutoff)
         .map(([id]) => id);
       for (const id of suspects) {
-        const stored = await this.deps.backend.getResult(id).then(
+        const stored = await this.deps.backend.tasks.getResult(id).then(
           (record): TaskRecord | null => record,
           (error: unknown) => (error instanceof TaskResultDoesNotExist ? null : undefined),
         );

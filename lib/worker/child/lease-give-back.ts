@@ -39,7 +39,7 @@ export class LeaseGiveBack {
     const ids = records.map((r) => r.id);
     this.logger.warn(putBack(ids, reason, true));
     this.chain(
-      this.backend
+      this.backend.leases
         .release(records)
         .catch((error: unknown) => {
           this.logger.error(releaseFailed(ids, error));
@@ -60,7 +60,7 @@ export class LeaseGiveBack {
     this.logger.log(putBack(ids, reason, false));
     this.ledger.forget(ids);
     this.chain(
-      this.backend.unlease(records).then(
+      this.backend.leases.unlease(records).then(
         (): void => undefined,
         (error: unknown): void => {
           this.logger.error(unleaseFailed(ids, error));

@@ -62,7 +62,7 @@ export class OrphanSearch {
       const leased = await leasesUnder(backend, queues, prefix);
       const orphans = leased.filter((record) => !ledger.has(record.id));
       if (orphans.length > 0) {
-        const unleased = await backend.unlease(orphans);
+        const unleased = await backend.leases.unlease(orphans);
         logger.warn(orphanedLeasesUnleased(unleased, backend.alias));
       }
       this.possible = false;

@@ -2,14 +2,11 @@ import type { LoggerService } from '@nestjs/common';
 
 import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import { isRetry } from '../../core/retry-policy';
-import type {
-  AcknowledgeOutcome,
-  RetryOutcome,
-  TaskBackend,
-} from '../../core/task-backend.interface';
+import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
+import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acknowledgeFailed, staleAcknowledge } from '../../core/worker.messages';
-import { partOutcomes } from '../../lifecycle/ended-attempt';
+import { partOutcomes } from '../../core/retry-policy';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import { sleep } from '../../utils/sleep.util';
 
@@ -181,7 +178,9 @@ export class OutcomeQueue {
     for (let attempt = 1; ; attempt++) {
       try {
         const outcomes =
-          how === 'retry' ? await backend.retry(batch) : await backend.acknowledge(batch);
+          how === 'retry'
+            ? await backend.leases.retry(batch)
+            : await backend.leases.acknowledge(batch);
         this.report(batch, outcomes);
         if (attempt > 1) {
           this.refusedStores--;

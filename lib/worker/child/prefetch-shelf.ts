@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
+import type { ControlStore } from '../../core/ports/control-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { prefetchCheckFailed, type PutBackReason } from '../../core/worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
@@ -29,7 +30,9 @@ export interface StartingTask extends WaitingTask {
 }
 
 export interface PrefetchShelfDeps {
-  readonly backend: Pick<TaskBackend, 'alias' | 'leaseTtlMs' | 'pausedQueues'>;
+  readonly backend: Pick<TaskBackend, 'alias' | 'leaseTtlMs'> & {
+    readonly control: Pick<ControlStore, 'pausedQueues'>;
+  };
   readonly logger: LoggerService;
   /** Period of the check for paused queues and tasks that waited too long; CHECK_EVERY_MS by default. */
   readonly everyMs?: number;
@@ -182,7 +185,7 @@ export class PrefetchShelf {
     try {
       const cutoff = this.now() - this.maxWaitMs;
       this.giveBackWhere((task) => task.since <= cutoff, 'waited longer than the prefetch wait');
-      const paused = new Set(await this.deps.backend.pausedQueues());
+      const paused = new Set(await this.deps.backend.control.pausedQueues());
       if (paused.size > 0) {
         this.giveBackWhere((task) => paused.has(task.record.task.queue), 'their queue is paused');
       }

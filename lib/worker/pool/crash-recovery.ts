@@ -5,12 +5,8 @@ import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interfa
 import { cancelledRecord } from '../../core/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
-import {
-  childCrashed,
-  endAttempt,
-  partOutcomes,
-  timeLimitOverrun,
-} from '../../lifecycle/ended-attempt';
+import { partOutcomes } from '../../core/retry-policy';
+import { childCrashed, endAttempt, timeLimitOverrun } from '../../lifecycle/ended-attempt';
 import type { HardStop } from '../worker-ipc';
 import { leasesUnder } from '../leases-under';
 
@@ -89,7 +85,7 @@ export class CrashRecovery {
     const { backend, logger } = this.deps;
     try {
       const byId = new Map<string, TaskRecord>();
-      const found = await Promise.allSettled(held.map((id) => backend.getResult(id)));
+      const found = await Promise.allSettled(held.map((id) => backend.tasks.getResult(id)));
       for (const outcome of found) {
         if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
       }
@@ -99,20 +95,22 @@ export class CrashRecovery {
       const stopped = live.filter((r) => r.id === stop?.id);
       const running = live.filter((r) => r.id !== stop?.id);
       if (stopped.length > 0 && stop?.reason === 'cancel')
-        await backend.acknowledge(stopped.map((r) => cancelledRecord(r, new Date())));
+        await backend.leases.acknowledge(stopped.map((r) => cancelledRecord(r, new Date())));
       if (stopped.length > 0 && stop?.reason === 'timeout') {
         await this.endAttempts(stopped, (r) =>
           timeLimitOverrun(r.id, r.task.name, r.task.timeoutMs ?? 0),
         );
       }
       // Never started, so never failed: back in their queues with no attempt counted.
-      const unleased = unstarted.length > 0 ? await backend.unlease(unstarted) : 0;
+      const unleased = unstarted.length > 0 ? await backend.leases.unlease(unstarted) : 0;
       if (running.length === 0) {
         if (unleased > 0) logger.warn(crashRecovered(pid, { unleased }));
         return;
       }
       if (release) {
-        logger.warn(crashRecovered(pid, { unleased, released: await backend.release(running) }));
+        logger.warn(
+          crashRecovered(pid, { unleased, released: await backend.leases.release(running) }),
+        );
         return;
       }
       const { failed, retried } = await this.endAttempts(running, (r) =>
@@ -145,8 +143,8 @@ export class CrashRecovery {
       ),
     );
     const [outcomes, retryOutcomes] = await Promise.all([
-      final.length > 0 ? backend.acknowledge(final) : [],
-      retries.length > 0 ? backend.retry(retries) : [],
+      final.length > 0 ? backend.leases.acknowledge(final) : [],
+      retries.length > 0 ? backend.leases.retry(retries) : [],
     ]);
     const failed = outcomes.filter((o) => o === 'acknowledged').length;
     this.deps.counted(failed, failed);

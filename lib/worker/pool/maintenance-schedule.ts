@@ -14,6 +14,7 @@ import {
 } from '../../core/worker.messages';
 import type { PoolSchedules } from '../../schedule/schedule.service';
 import { withinMs } from '../../utils/sleep.util';
+import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 
 /**
  * Once stopping, the longest the pool waits on a maintenance pass or its
@@ -89,7 +90,7 @@ export class MaintenanceSchedule {
   private async namePausedQueues(): Promise<void> {
     const { backend, logger, queues = [] } = this.deps;
     try {
-      const paused = new Set(await backend.pausedQueues());
+      const paused = new Set(await backend.control.pausedQueues());
       for (const queue of queues.filter((q) => paused.has(q))) {
         logger.warn(queuePausedAtStart(backend.alias, queue));
       }
@@ -106,7 +107,7 @@ export class MaintenanceSchedule {
     const { poolId, heartbeatToleranceMs, backend } = this.deps;
     if (poolId === undefined || heartbeatToleranceMs === undefined) return;
     try {
-      await backend.beatPool(poolId, heartbeatToleranceMs, this.poolInfo());
+      await backend.pools.beat(poolId, heartbeatToleranceMs, this.poolInfo());
     } catch (error) {
       if (!this.damaged(error)) this.deps.logger.error(poolHeartbeatFailed(poolId, error));
     }
@@ -182,7 +183,11 @@ export class MaintenanceSchedule {
     await this.beat();
     try {
       // Named, so a beat that failed to arrive never makes this pool recover its own tasks.
-      const report = await this.deps.backend.maintenancePass({ poolId: this.deps.poolId });
+      const report = await runMaintenancePass(
+        this.deps.backend,
+        { poolId: this.deps.poolId },
+        this.deps.logger,
+      );
       this.lastPassAt = Date.now();
       for (const { step, error } of report.failedSteps) {
         if (!this.damaged(error)) this.deps.stream.emit('maintenanceStepFailed', { step, error });
@@ -205,7 +210,7 @@ export class MaintenanceSchedule {
     const { poolId, backend } = this.deps;
     if (poolId === undefined) return;
     try {
-      await backend.retirePool(poolId);
+      await backend.pools.retire(poolId);
     } catch (error) {
       // Harmless: the heartbeat lapses by itself and the pool, holding nothing, is then forgotten.
       this.deps.logger.error(poolHeartbeatFailed(poolId, error));

@@ -12,6 +12,7 @@ import { startRedisServer, type RedisServerHandle } from '../../helpers/redis-se
 import { testAlias } from '../../helpers/test-alias';
 import { testRedisUrl } from '../../helpers/test-redis-url';
 import { waitFor } from '../../helpers/wait-for';
+import { runMaintenancePass } from '../../../lib/lifecycle/maintenance-pass';
 
 @Injectable()
 class HealthTasks {
@@ -71,7 +72,7 @@ describe('ThreadmillHealthIndicator', () => {
     it('is up after a maintenance pass, with every queue counted', async () => {
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
-      await backend.maintenancePass();
+      await runMaintenancePass(backend);
       const result = await indicator.isHealthy('queue', { backend: alias });
       expect(result.queue).toMatchObject({
         status: 'up',
@@ -86,8 +87,8 @@ describe('ThreadmillHealthIndicator', () => {
     });
 
     it('turns down when the heartbeat is older than the limit', async () => {
-      await backend.maintenancePass();
-      const beat = (await backend.maintenanceHeartbeat())!.getTime();
+      await runMaintenancePass(backend);
+      const beat = (await backend.reads.maintenanceHeartbeat())!.getTime();
       await waitFor(() => Date.now() - beat > 150, { what: 'the heartbeat to age' });
       const result = await indicator.isHealthy('queue', {
         backend: alias,
@@ -98,13 +99,13 @@ describe('ThreadmillHealthIndicator', () => {
     });
 
     it('defaults the heartbeat limit to three maintenance intervals, at least 3 s', async () => {
-      await backend.maintenancePass();
+      await runMaintenancePass(backend);
       const result = await indicator.isHealthy('queue', { backend: alias });
       expect(result.queue.status).toBe('up');
     });
 
     it('turns down when a queue crosses a threshold, naming queue and limit', async () => {
-      await backend.maintenancePass();
+      await runMaintenancePass(backend);
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
       const within = await indicator.isHealthy('queue', {
@@ -122,8 +123,8 @@ describe('ThreadmillHealthIndicator', () => {
     });
 
     it('reports a paused queue in its details, up, its backlog not held to maxReady', async () => {
-      await backend.maintenancePass();
-      await backend.pauseQueue('emails');
+      await runMaintenancePass(backend);
+      await backend.control.pauseQueue('emails');
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
       await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
       const result = await indicator.isHealthy('queue', {
@@ -134,7 +135,7 @@ describe('ThreadmillHealthIndicator', () => {
         status: 'up',
         queues: { default: { paused: 0 }, emails: { paused: 1, ready: 2 } },
       });
-      await backend.resumeQueue('emails');
+      await backend.control.resumeQueue('emails');
       const resumed = await indicator.isHealthy('queue', {
         backend: alias,
         thresholds: { maxReady: 1 },
@@ -176,7 +177,7 @@ describe('ThreadmillHealthIndicator', () => {
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       try {
         await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
-        await backend.maintenancePass();
+        await runMaintenancePass(backend);
         const degraded = await indicator.isHealthy('queue', { backend: alias });
         expect(degraded.queue).toMatchObject({
           status: 'up',
@@ -189,7 +190,7 @@ describe('ThreadmillHealthIndicator', () => {
         server = await startRedisServer(['--save', '', '--appendonly', 'no'], server.port);
         // The pass that follows the reconnect finds the mark gone; it rewrites the heartbeat.
         await waitFor(
-          () => backend.maintenancePass().then(() => backend.storeCondition?.()?.dataLost),
+          () => runMaintenancePass(backend).then(() => backend.storeCondition?.()?.dataLost),
           { what: 'the backend to reconnect and find the data gone' },
         );
         const down = await indicator.isHealthy('queue', { backend: alias });

@@ -49,7 +49,7 @@ describe('the worker on a damaged SQLite store', () => {
   /** A file holding `records`, then `table`'s root page overwritten; the backend reopened on it. */
   async function damagedAfter(records: TaskRecord[], table: string): Promise<SqliteBackend> {
     const before = open();
-    await before.enqueueMany(records);
+    await before.tasks.enqueueMany(records);
     await before.close();
     damageRootPage(filename, table, table);
     return open();
@@ -71,7 +71,7 @@ describe('the worker on a damaged SQLite store', () => {
     const record = newRecord(alias, { name: 'test.task' });
     // Leasing reads the tasks; storing an outcome writes the results, whose page is damaged.
     const backend = await damagedAfter([record], 'threadmill_results');
-    const acknowledge = jest.spyOn(backend, 'acknowledge');
+    const acknowledge = jest.spyOn(backend.leases, 'acknowledge');
     const logger = quietLogger();
     const journal = new TempJournal();
     journals.push(journal);

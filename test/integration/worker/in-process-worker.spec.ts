@@ -31,6 +31,7 @@ import { removeAliasKeys } from '../../helpers/redis-cleanup';
 import { testAlias } from '../../helpers/test-alias';
 import { testRedisUrl } from '../../helpers/test-redis-url';
 import { waitFor } from '../../helpers/wait-for';
+import { runMaintenancePass } from '../../../lib/lifecycle/maintenance-pass';
 
 @Injectable()
 class InProcessTasks {
@@ -154,7 +155,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
         // Its first beat comes before its slots start, as a pool's comes before its children.
         const [pool] = await waitFor(
           async () => {
-            const pools = await backend.pools();
+            const pools = await backend.pools.list();
             return pools[0]?.children === 1 ? pools : null;
           },
           { what: 'a beat that counts the slots as working' },
@@ -184,7 +185,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
         const reader = using.reopen(alias);
         if (reader !== null) {
           // A pool that stopped cleanly holds nothing: it is forgotten at once, not left to lapse.
-          expect(await reader.pools()).toEqual([]);
+          expect(await reader.pools.list()).toEqual([]);
           await reader.close();
         }
       });
@@ -215,7 +216,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
       n: 42,
       pid: process.pid,
     });
-    expect(await moduleRef.get<TaskBackend>(getBackendToken(alias)).pools()).toEqual([
+    expect(await moduleRef.get<TaskBackend>(getBackendToken(alias)).pools.list()).toEqual([
       expect.objectContaining({ pid: process.pid, slots: 3 }),
     ]);
   });
@@ -224,10 +225,10 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
     const moduleRef = await boot(memory, { inProcessWorker: { unknownTaskGraceMs: 0 } });
     const backend = moduleRef.get<TaskBackend>(getBackendToken(alias));
     const stranger = readyRecord(alias, { name: 'inProcess.registeredNowhere' });
-    await backend.enqueueMany([stranger]);
+    await backend.tasks.enqueueMany([stranger]);
     const failed = await waitFor(
       async () => {
-        const now = await backend.getResult(stranger.id);
+        const now = await backend.tasks.getResult(stranger.id);
         return now.status === TaskResultStatus.FAILED ? now : null;
       },
       { what: 'the unknown task FAILED' },
@@ -245,9 +246,9 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
       });
     });
     const stranger = readyRecord(alias, { name: 'inProcess.registeredNowhere' });
-    await backend.enqueueMany([stranger]);
+    await backend.tasks.enqueueMany([stranger]);
     expect(await givenBack).toBe(stranger.id);
-    const back = await backend.getResult(stranger.id);
+    const back = await backend.tasks.getResult(stranger.id);
     expect(back.errors).toEqual([]);
     expect(back.status).not.toBe(TaskResultStatus.FAILED);
   });
@@ -262,8 +263,8 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
         .get(TaskService)
         .enqueue(InProcessTasks, 'double', [1], { backend: alias });
       // A pass of the test's own: had the worker started, its beat would precede it.
-      await backend.maintenancePass();
-      expect(await backend.pools()).toEqual([]);
+      await runMaintenancePass(backend);
+      expect(await backend.pools.list()).toEqual([]);
       expect((await enqueued.refresh()).status).toBe(TaskResultStatus.READY);
     } finally {
       delete process.env[WORKER_CHILD_ENV];

@@ -99,12 +99,12 @@ describe('the examples of the docs', () => {
     const signup = moduleRef.get(SignupService);
     await signup.sendDigestTomorrow('2026-12-01');
     const backend = moduleRef.get(BackendRegistry).get('default');
-    const deferred = await backend.peek('default', 'deferred', 10);
+    const deferred = await backend.reads.peek('default', 'deferred', 10);
     expect(deferred.map((record) => [record.task.name, record.args, record.task.priority])).toEqual(
       [['mail.digest', ['2026-12-01'], -10]],
     );
     const welcome = await signup.signUp('user-1');
-    const [ready] = await backend.peek('emails', 'ready', 10);
+    const [ready] = await backend.reads.peek('emails', 'ready', 10);
     expect([ready.id, ready.task.name, ready.task.priority]).toEqual([
       welcome,
       'MailTasks.sendWelcome',
@@ -133,7 +133,10 @@ describe('the examples of the docs', () => {
     const first = await orders.welcomeOnce('user-7');
     expect(await orders.welcomeOnce('user-7')).toBe(first);
     expect(first).toBe('welcome:user-7');
-    const waiting = await moduleRef.get(BackendRegistry).get('default').peek('emails', 'ready', 10);
+    const waiting = await moduleRef
+      .get(BackendRegistry)
+      .get('default')
+      .reads.peek('emails', 'ready', 10);
     expect(waiting.map((record) => record.id)).toEqual(['welcome:user-7']);
     await moduleRef.close();
   });

@@ -45,7 +45,7 @@ async function backendWithSchedules(): Promise<MemoryBackend> {
   const backend = memoryBackend();
   const store = storeOf(backend);
   const task = readyRecord(backend.alias, { id: 'schedule:nightly:1' });
-  await backend.enqueue(task);
+  await backend.tasks.enqueue(task);
   await store.putSchedule(stored('nightly', { cron: '30 2 * * *', timezone: 'Europe/Berlin' }));
   await store.advanceSchedule('nightly', NOW.getTime() + 5 * 60_000, NOW.getTime() + 6 * 60_000, {
     tickMs: NOW.getTime(),

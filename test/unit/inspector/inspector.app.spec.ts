@@ -90,7 +90,7 @@ async function fixtureBackend(alias = 'default'): Promise<MemoryBackend> {
   ]);
   // Behind ready-1 and ready-2 in the queue.
   const queuedAt = minutesAgo(5);
-  await atWallClock(queuedAt, () => backend.enqueueMany(many(1_232, 'queued', queuedAt)));
+  await atWallClock(queuedAt, () => backend.tasks.enqueueMany(many(1_232, 'queued', queuedAt)));
   return backend;
 }
 

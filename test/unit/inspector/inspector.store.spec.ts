@@ -16,7 +16,7 @@ async function backendWithReady(
   { prefix = 'r', queues = ['default'] }: { prefix?: string; queues?: string[] } = {},
 ): Promise<MemoryBackend> {
   const backend = memoryBackend({}, { alias, queues });
-  await backend.enqueueMany(
+  await backend.tasks.enqueueMany(
     Array.from({ length: count }, (_, i) =>
       readyRecord(alias, { id: `${prefix}-${i}`, queue: queues[0], enqueuedAt: new Date(0) }),
     ),
@@ -26,7 +26,11 @@ async function backendWithReady(
 
 /** A worker takes the `count` best ready tasks of `default`; says which it took. */
 async function takeReady(backend: MemoryBackend, count: number): Promise<string[]> {
-  const taken = await backend.acquire(['default'], { workerId: 'w:1-0', max: count, timeoutMs: 0 });
+  const taken = await backend.leases.acquire(['default'], {
+    workerId: 'w:1-0',
+    max: count,
+    timeoutMs: 0,
+  });
   return taken.map((record) => record.id);
 }
 
@@ -45,7 +49,7 @@ describe('inspector store', () => {
 
   it('reads rows by peek with a limit and counts by telemetry, never a whole set', async () => {
     const backend = await backendWithReady('default', 120);
-    const peek = jest.spyOn(backend, 'peek');
+    const peek = jest.spyOn(backend.reads, 'peek');
     const s = open([backend]);
     await waitFor(() => s.getState().tasksLoaded && s.getState().telemetry, {
       what: 'first reads',
@@ -58,8 +62,8 @@ describe('inspector store', () => {
 
   it('refreshes counts on its interval and the list only on r or a tab or queue change', async () => {
     const backend = await backendWithReady('default', 3, { queues: ['default', 'emails'] });
-    const telemetry = jest.spyOn(backend, 'telemetry');
-    const peek = jest.spyOn(backend, 'peek');
+    const telemetry = jest.spyOn(backend.reads, 'telemetry');
+    const peek = jest.spyOn(backend.reads, 'peek');
     jest.useFakeTimers();
     try {
       const s = open([backend]);
@@ -87,13 +91,13 @@ describe('inspector store', () => {
 
   it('reads which queues are paused with the counts, and sees a resume on its next refresh', async () => {
     const backend = await backendWithReady('default', 2, { queues: ['default', 'emails'] });
-    await backend.pauseQueue('emails');
+    await backend.control.pauseQueue('emails');
     jest.useFakeTimers();
     try {
       const s = open([backend]);
       await jest.advanceTimersByTimeAsync(0);
       expect(s.getState().paused).toEqual(['emails']);
-      await backend.resumeQueue('emails');
+      await backend.control.resumeQueue('emails');
       await jest.advanceTimersByTimeAsync(2000);
       expect(s.getState().paused).toEqual([]);
     } finally {
@@ -137,7 +141,7 @@ describe('inspector store', () => {
       finishedAt: new Date(),
       returnValue: 1,
     };
-    expect(await backend.acknowledge([finished])).toEqual(['acknowledged']);
+    expect(await backend.leases.acknowledge([finished])).toEqual(['acknowledged']);
     s.press({ input: 'r' });
     await waitFor(() => s.getState().detail?.status === TaskResultStatus.SUCCESSFUL);
     // A minute on, the result has outlived its TTL and the backend no longer has it.
@@ -166,7 +170,7 @@ describe('inspector store', () => {
 
   it('counts a read that hangs as unreachable after the read timeout', async () => {
     const backend = memoryBackend({}, { alias: 'slow' });
-    jest.spyOn(backend, 'telemetry').mockReturnValue(new Promise(() => undefined));
+    jest.spyOn(backend.reads, 'telemetry').mockReturnValue(new Promise(() => undefined));
     const s = open([backend], { readTimeoutMs: 30 });
     await waitFor(() => s.getState().error, { what: 'the timeout message' });
     expect(s.getState().error).toMatch(

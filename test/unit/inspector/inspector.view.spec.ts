@@ -278,11 +278,11 @@ describe('inspector view', () => {
     it('shows the progress a running task reported, and no line for one that reported none', async () => {
       const backend = memoryBackend();
       const [running] = await leaseTo(backend, 'host:1-0', readyTask('t-3'));
-      const without = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
+      const without = detailLines(await backend.tasks.getResult('t-3'), now).map((l) => l.text);
       expect(without.find((t) => t.startsWith('progress '))).toBeUndefined();
       const stored = storedProgress(1, JSON.stringify({ rows: 40, of: 90 }));
-      await backend.storeProgress([{ record: running, stored }]);
-      const text = detailLines(await backend.getResult('t-3'), now).map((l) => l.text);
+      await backend.leases.storeProgress([{ record: running, stored }]);
+      const text = detailLines(await backend.tasks.getResult('t-3'), now).map((l) => l.text);
       expect(text.find((t) => t.startsWith('progress '))).toBe(`${'progress'.padEnd(16)}{`);
       expect(text).toContain(`${' '.repeat(16)}  "rows": 40,`);
       await backend.close();

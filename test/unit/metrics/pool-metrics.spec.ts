@@ -152,7 +152,7 @@ describe('PoolMetrics (the children summed in the main process)', () => {
 
   it('shows the store gauges on the role holder only, from one read of the store', async () => {
     const [backend] = backends;
-    await backend.enqueueMany([
+    await backend.tasks.enqueueMany([
       readyTask('waiting-1', { queue: 'emails' }),
       readyTask('waiting-2', { queue: 'emails' }),
     ]);
@@ -174,7 +174,7 @@ describe('PoolMetrics (the children summed in the main process)', () => {
     expect(notHeld).not.toContain('threadmill_queue_tasks{');
     expect(value(notHeld, 'threadmill_children_alive')).toBe(2);
     // Read at most once per scrape interval: a task enqueued since shows at the next interval.
-    await backend.enqueue(readyTask('waiting-3', { queue: 'emails' }));
+    await backend.tasks.enqueue(readyTask('waiting-3', { queue: 'emails' }));
     expect(value((await holder.render()).body, ready)).toBe(2);
   });
 

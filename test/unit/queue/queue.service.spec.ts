@@ -43,7 +43,7 @@ describe('QueueService', () => {
   });
 
   const take = (alias: string, queue: string) =>
-    backends.get(alias).acquire([queue], { workerId: 'host:1-0', timeoutMs: 0 });
+    backends.get(alias).leases.acquire([queue], { workerId: 'host:1-0', timeoutMs: 0 });
 
   it('lists every queue in configured order with its counts and state', async () => {
     await tasks.enqueue(GreetingTasks, 'shout', ['Ada', 2]);

@@ -1,7 +1,7 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 
 import { MemoryBackend, ScheduleService, ThreadmillModule } from '../../../lib';
-import { isSchedulingBackend, type ScheduleEntry, type ScheduleStore } from '../../../lib/core';
+import { type ScheduleEntry, type ScheduleStore } from '../../../lib/core';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { definitionText, resolveSchedule } from '../../../lib/schedule/schedule-definition';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
@@ -49,7 +49,6 @@ async function boot(app?: string): Promise<Booted> {
   await moduleRef.init();
   const schedules = moduleRef.get(ScheduleService);
   const backend = moduleRef.get(BackendRegistry).get('default');
-  if (!isSchedulingBackend(backend)) throw new TypeError('memory stores schedules');
   const logger = new KeptLogger();
   const pool = schedules.forPool(backend, logger) as PoolSchedules;
   return { moduleRef, schedules, store: backend.schedules, logger, pool };
@@ -152,7 +151,7 @@ describe('schedules of apps sharing one store', () => {
     expect((await store.getSchedule('shared'))?.lastTick?.tickMs).toBe(due);
     expect((await store.getSchedule('reports.hourly'))?.lastTick?.tickMs).toBe(ownCursor);
     const backend = moduleRef.get(BackendRegistry).get('default');
-    const ready = await backend.peek('default', 'ready', 10);
+    const ready = await backend.reads.peek('default', 'ready', 10);
     expect(ready.map((record) => record.task.schedule?.id).sort()).toEqual([
       'reports.hourly',
       'shared',

@@ -10,7 +10,7 @@ import {
   UnknownScheduleError,
   type TaskBackend,
 } from '../../../lib';
-import { isSchedulingBackend, type ScheduleStore } from '../../../lib/core';
+import { type ScheduleStore } from '../../../lib/core';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
 import { derivedScheduleId } from '../../../lib/schedule/declared-schedules';
@@ -50,7 +50,6 @@ describe('ScheduleService', () => {
     await moduleRef.init();
     schedules = moduleRef.get(ScheduleService);
     backend = moduleRef.get(BackendRegistry).get('default');
-    if (!isSchedulingBackend(backend)) throw new TypeError('memory stores schedules');
     store = backend.schedules;
     logger = new KeptLogger();
     pool = schedules.forPool(backend, logger) as PoolSchedules;
@@ -158,9 +157,9 @@ describe('ScheduleService', () => {
       await pool.tick();
       await pool.tick();
       const taskId = `schedule:cleanup:${cursor}`;
-      const stored = await backend.getResult(taskId);
+      const stored = await backend.tasks.getResult(taskId);
       expect(stored.task.schedule).toEqual({ id: 'cleanup', tickAt: new Date(cursor) });
-      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([taskId]);
+      expect((await backend.reads.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([taskId]);
       const info = await schedules.get('cleanup');
       expect(info.lastTick).toEqual({
         at: new Date(cursor),
@@ -168,7 +167,10 @@ describe('ScheduleService', () => {
         status: TaskResultStatus.READY,
       });
       expect(info.nextTickAt!.getTime()).toBe(cursor + 60_000);
-      const [running] = await backend.acquire(['default'], { workerId: 'h:1-0', timeoutMs: 0 });
+      const [running] = await backend.leases.acquire(['default'], {
+        workerId: 'h:1-0',
+        timeoutMs: 0,
+      });
       const finished = await moduleRef.get(TaskRunner).run(running);
       expect(finished.returnValue).toEqual({ kind: 'x', schedule: 'cleanup', tickAt: cursor });
       expect(logger.errors).toEqual([]);
@@ -180,7 +182,7 @@ describe('ScheduleService', () => {
       const racers = [pool, ...[1, 2, 3].map(() => schedules.forPool(backend, logger)!)];
       await Promise.all(racers.map((racer) => racer.tick()));
       await Promise.all(racers.map((racer) => racer.tick()));
-      const ticks = (await backend.peek('default', 'ready', 100))
+      const ticks = (await backend.reads.peek('default', 'ready', 100))
         .map((record) => record.task.schedule!.tickAt.getTime())
         .sort((a, b) => a - b);
       // Every tick from the cursor on, one task each, none left out.
@@ -200,7 +202,7 @@ describe('ScheduleService', () => {
       });
       await dueSince('solo', 2_000, 1000);
       await pool.tick();
-      expect(await backend.peek('default', 'ready', 10)).toHaveLength(1);
+      expect(await backend.reads.peek('default', 'ready', 10)).toHaveLength(1);
     });
 
     it('enqueues nothing for a paused schedule, and resumes from now', async () => {
@@ -209,13 +211,13 @@ describe('ScheduleService', () => {
       const paused = await schedules.pause('cleanup');
       expect(paused).toMatchObject({ paused: true, nextTickAt: null });
       await pool.tick();
-      expect(await backend.peek('default', 'ready', 10)).toEqual([]);
+      expect(await backend.reads.peek('default', 'ready', 10)).toEqual([]);
       const before = await store.scheduleClock();
       const resumed = await schedules.resume('cleanup');
       expect(resumed.paused).toBe(false);
       expect(resumed.nextTickAt!.getTime()).toBeGreaterThan(before);
       await pool.tick();
-      expect(await backend.peek('default', 'ready', 10)).toEqual([]);
+      expect(await backend.reads.peek('default', 'ready', 10)).toEqual([]);
     });
   });
 

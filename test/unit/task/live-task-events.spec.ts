@@ -65,7 +65,7 @@ describe('hearing enqueued, started and progressed from every process (memory ba
 
   const backend = () => moduleRef.get(BackendRegistry).get('default');
   const lease = (): Promise<TaskRecord[]> =>
-    backend().acquire(['default', 'loud'], { workerId: 'unit:1-0', max: 10, timeoutMs: 0 });
+    backend().leases.acquire(['default', 'loud'], { workerId: 'unit:1-0', max: 10, timeoutMs: 0 });
 
   it('@OnTaskEvent records the event and its filter, and hears only what the filter lets through', async () => {
     const metadata = Reflect.getMetadata(
@@ -113,10 +113,10 @@ describe('hearing enqueued, started and progressed from every process (memory ba
     await subscription.ready;
     await tasks.enqueue(GreetingTasks, 'greet', ['Ed']);
     const [running] = await lease();
-    await backend().storeProgress([
+    await backend().leases.storeProgress([
       { record: running, stored: storedProgress(1, JSON.stringify({ step: 1 })) },
     ]);
-    await backend().storeProgress([
+    await backend().leases.storeProgress([
       { record: running, stored: storedProgress(1, JSON.stringify({ step: 2 })) },
     ]);
     await waitFor(() => heard.length === 2, { what: 'both progress reports heard' });

@@ -38,7 +38,10 @@ describe('TaskControlService: retry and remove by hand', () => {
   });
 
   const take = async (): Promise<TaskRecord> => {
-    const [running] = await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 0 });
+    const [running] = await backend.leases.acquire(['default', 'emails'], {
+      workerId: 'w',
+      timeoutMs: 0,
+    });
     return running;
   };
 
@@ -46,9 +49,9 @@ describe('TaskControlService: retry and remove by hand', () => {
   const failed = async (name: string, count: number, queue = 'default'): Promise<string[]> => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      await backend.enqueue(readyRecord('default', { name, queue }));
+      await backend.tasks.enqueue(readyRecord('default', { name, queue }));
       const running = await take();
-      await backend.acknowledge([failedAttempt(running, new Error('boom'))]);
+      await backend.leases.acknowledge([failedAttempt(running, new Error('boom'))]);
       ids.push(running.id);
     }
     return ids;
@@ -68,10 +71,10 @@ describe('TaskControlService: retry and remove by hand', () => {
   });
 
   it('says why a task was not retried, and throws for an unknown id', async () => {
-    const waiting = await backend.enqueue(readyRecord('default'));
+    const waiting = await backend.tasks.enqueue(readyRecord('default'));
     await expect(control.retry(waiting.id)).resolves.toMatchObject({ outcome: 'not-final' });
     const running = await take();
-    await backend.acknowledge([
+    await backend.leases.acknowledge([
       { ...running, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date(), returnValue: 1 },
     ]);
     await expect(control.retry(running.id)).resolves.toMatchObject({ outcome: 'successful' });
@@ -82,15 +85,15 @@ describe('TaskControlService: retry and remove by hand', () => {
     const [id] = await failed('a.task', 1);
     const outcomes = await Promise.all([control.retry(id), control.retry(id)]);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(['already-retried', 'retried']);
-    await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(1);
+    await expect(backend.reads.peek('default', 'ready', 10)).resolves.toHaveLength(1);
   });
 
   it('removes a final task only, and throws for an unknown id', async () => {
-    const waiting = await backend.enqueue(readyRecord('default'));
+    const waiting = await backend.tasks.enqueue(readyRecord('default'));
     await expect(control.remove(waiting.id)).resolves.toBe('not-final');
     const [id] = await failed('a.task', 1, 'emails');
     await expect(control.remove(id)).resolves.toBe('removed');
-    await expect(backend.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
+    await expect(backend.tasks.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
     await expect(control.remove(id)).rejects.toThrow(TaskResultDoesNotExist);
     const [twice] = await failed('a.task', 1);
     const both = await Promise.all([control.remove(twice), control.remove(twice)]);
@@ -101,16 +104,16 @@ describe('TaskControlService: retry and remove by hand', () => {
     const others = await failed('other.task', 3);
     const wanted = await failed('wanted.task', 5);
     await failed('wanted.task', 2, 'emails');
-    const peek = jest.spyOn(backend, 'peek');
+    const peek = jest.spyOn(backend.reads, 'peek');
     const count = await control.retryAll(
       { queue: 'default', task: 'wanted.task', status: 'FAILED' },
       { batchSize: 2 },
     );
     expect(count).toBe(5);
     for (const [, , asked] of peek.mock.calls) expect(asked).toBeLessThanOrEqual(2 + others.length);
-    const ready = (await backend.peek('default', 'ready', 20)).map((r) => r.id);
+    const ready = (await backend.reads.peek('default', 'ready', 20)).map((r) => r.id);
     expect(ready.sort()).toEqual([...wanted].sort());
-    await expect(backend.peek('emails', 'failed', 10)).resolves.toHaveLength(2);
+    await expect(backend.reads.peek('emails', 'failed', 10)).resolves.toHaveLength(2);
   });
 
   it('removes every task of a queue in one final status', async () => {
@@ -118,8 +121,8 @@ describe('TaskControlService: retry and remove by hand', () => {
     await expect(
       control.removeAll({ queue: 'default', status: 'FAILED' }, { batchSize: 3 }),
     ).resolves.toBe(4);
-    await expect(backend.peek('default', 'failed', 10)).resolves.toEqual([]);
-    const { counts } = (await backend.telemetry(60_000)).queues.default;
+    await expect(backend.reads.peek('default', 'failed', 10)).resolves.toEqual([]);
+    const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
     expect(counts.failed).toBe(0);
   });
 

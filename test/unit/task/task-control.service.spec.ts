@@ -36,7 +36,7 @@ describe('TaskControlService', () => {
 
   const enqueue = async (name: string, count: number, queue = 'default'): Promise<string[]> => {
     const records = Array.from({ length: count }, () => readyRecord('default', { name, queue }));
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     return records.map((r) => r.id);
   };
 
@@ -53,16 +53,16 @@ describe('TaskControlService', () => {
   it("cancels every waiting task of a queue, ready and deferred, in batches, and no other queue's", async () => {
     const ready = await enqueue('a.task', 7);
     const deferred = readyRecord('default', { runAfter: new Date(Date.now() + 60_000) });
-    await backend.enqueue(deferred);
+    await backend.tasks.enqueue(deferred);
     const elsewhere = await enqueue('a.task', 2, 'emails');
     await expect(control.cancelWaiting({ queue: 'default' }, { batchSize: 3 })).resolves.toBe(8);
     for (const id of [...ready, deferred.id]) {
-      await expect(backend.getResult(id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(id)).resolves.toMatchObject({
         status: TaskResultStatus.CANCELLED,
       });
     }
     for (const id of elsewhere) {
-      await expect(backend.getResult(id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
       });
     }
@@ -79,11 +79,11 @@ describe('TaskControlService', () => {
       control.cancelWaiting({ taskName: 'wanted.task' }, { batchSize: 2 }),
     ).resolves.toBe(5);
     for (const id of wanted) {
-      await expect(backend.getResult(id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(id)).resolves.toMatchObject({
         status: TaskResultStatus.CANCELLED,
       });
     }
-    expect((await backend.telemetry(60_000)).queues.default.counts).toMatchObject({
+    expect((await backend.reads.telemetry(60_000)).queues.default.counts).toMatchObject({
       ready: 9,
       cancelled: 3,
     });

@@ -133,7 +133,7 @@ describe('TaskService', () => {
       await expect(tasks.enqueueMany(GreetingTasks, 'greet', bad)).rejects.toThrow(
         InvalidTaskError,
       );
-      await expect(backend.peek('default', 'ready', 10)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'ready', 10)).resolves.toEqual([]);
     });
   });
 
@@ -296,7 +296,7 @@ describe('TaskService', () => {
       const now = await tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { delayMs: 0 });
       expect(now.task.runAfter).not.toBeNull();
       const backend = moduleRef.get(BackendRegistry).get('default');
-      expect((await backend.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([now.id]);
+      expect((await backend.reads.peek('default', 'ready', 10)).map((r) => r.id)).toEqual([now.id]);
     });
 
     it.each([

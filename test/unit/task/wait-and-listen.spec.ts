@@ -53,13 +53,13 @@ describe('waiting for a result and hearing finished tasks (memory backend, in a 
   /** One worker slot's turn: lease what waits in the first non-empty queue, run it, store it. */
   async function work(): Promise<void> {
     const backend = moduleRef.get(BackendRegistry).get('default');
-    const leased = await backend.acquire(['default', 'loud'], {
+    const leased = await backend.leases.acquire(['default', 'loud'], {
       workerId: 'unit:1-0',
       max: 10,
       timeoutMs: 0,
     });
     const runner = moduleRef.get(TaskRunner);
-    await backend.acknowledge(await Promise.all(leased.map((record) => runner.run(record))));
+    await backend.leases.acknowledge(await Promise.all(leased.map((record) => runner.run(record))));
   }
 
   it('waitForResult on a handle resolves with the final, typed result', async () => {

@@ -103,7 +103,7 @@ describe('tracing with @opentelemetry/api', () => {
     tasks.enqueueByName('traced.work', [[fail]]).then(([result]) => result);
 
   async function acquireOne(queue = 'default'): Promise<TaskRecord> {
-    const [record] = await backend.acquire([queue], { workerId: 'host:1-1', timeoutMs: 0 });
+    const [record] = await backend.leases.acquire([queue], { workerId: 'host:1-1', timeoutMs: 0 });
     return record;
   }
 
@@ -228,7 +228,7 @@ describe('tracing with @opentelemetry/api', () => {
       const { request } = await inRequest(() => enqueueWork(true));
       const first = await runner.run(await acquireOne());
       expect(first.status).toBe(TaskResultStatus.FAILED);
-      await backend.retry([nextAttempt(first, null, new Date())]);
+      await backend.leases.retry([nextAttempt(first, null, new Date())]);
       await runner.run(await acquireOne());
       const attempts = exporter.getFinishedSpans().filter((s) => s.name === 'process default');
       expect(attempts.map((span) => span.attributes['threadmill.task.attempt'])).toEqual([1, 2]);

@@ -104,7 +104,7 @@ describe('PrefetchShelf', () => {
     const starting = shelf.startable();
     expect(starting.map((task) => task.record.id)).toEqual(['short']);
     await waitForGiveBack(backend, 'long');
-    expect(await backend.getResult('long')).toMatchObject({ workerIds: [] });
+    expect(await backend.tasks.getResult('long')).toMatchObject({ workerIds: [] });
     expect(slots.placesFree).toBe(2);
   });
 
@@ -120,7 +120,7 @@ describe('PrefetchShelf', () => {
     await shelf.check();
     await waitForGiveBack(backend, 'old');
     expect(shelf.size).toBe(1);
-    await backend.pauseQueue('default');
+    await backend.control.pauseQueue('default');
     await shelf.check();
     await waitForGiveBack(backend, 'young');
     expect(shelf.size).toBe(0);
@@ -146,7 +146,7 @@ async function waitForGiveBack(
   backend: ReturnType<typeof memoryBackend>,
   id: string,
 ): Promise<void> {
-  await waitFor(async () => (await backend.getResult(id)).status === TaskResultStatus.READY, {
+  await waitFor(async () => (await backend.tasks.getResult(id)).status === TaskResultStatus.READY, {
     what: `${id} given back`,
   });
 }

@@ -78,8 +78,11 @@ describe('TaskRunner and progress', () => {
 
   const leased = async (name: string, args: unknown[], retries = 0) => {
     const ready = readyRecord('default', { name, args });
-    await backend.enqueue({ ...ready, task: { ...ready.task, retries } });
-    const [record] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+    await backend.tasks.enqueue({ ...ready, task: { ...ready.task, retries } });
+    const [record] = await backend.leases.acquire(['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
     return record;
   };
 
@@ -89,20 +92,20 @@ describe('TaskRunner and progress', () => {
     events.on('progressed', (result) => {
       progressed.push(result);
     });
-    const storeProgress = jest.spyOn(backend, 'storeProgress');
+    const storeProgress = jest.spyOn(backend.leases, 'storeProgress');
     const finished = await runner.run(record);
     expect(finished).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, progress: 1000 });
     expect(storeProgress).not.toHaveBeenCalled();
     expect(progressed).toEqual([]);
-    expect((await backend.getResult(record.id)).progress).toBeUndefined();
-    await backend.acknowledge([finished]);
-    expect((await backend.getResult(record.id)).progress).toBe(1000);
+    expect((await backend.tasks.getResult(record.id)).progress).toBeUndefined();
+    await backend.leases.acknowledge([finished]);
+    expect((await backend.tasks.getResult(record.id)).progress).toBe(1000);
   });
 
   it('writes the values of all running tasks in one call per interval, and emits progressed for each', async () => {
     gate = newGate();
     const records = [await leased('progress.gated', []), await leased('progress.gated', [])];
-    const storeProgress = jest.spyOn(backend, 'storeProgress');
+    const storeProgress = jest.spyOn(backend.leases, 'storeProgress');
     const progressed = new Promise<TaskResult[]>((resolve) => {
       const seen: TaskResult[] = [];
       events.on('progressed', (result) => {
@@ -122,9 +125,9 @@ describe('TaskRunner and progress', () => {
     gate.open();
     const finished = await Promise.all(running);
     expect(finished.map((record) => record.progress)).toEqual(['done', 'done']);
-    await backend.acknowledge(finished);
+    await backend.leases.acknowledge(finished);
     for (const record of records) {
-      expect((await backend.getResult(record.id)).progress).toBe('done');
+      expect((await backend.tasks.getResult(record.id)).progress).toBe('done');
     }
     expect(storeProgress).toHaveBeenCalledTimes(1);
   });
@@ -134,7 +137,7 @@ describe('TaskRunner and progress', () => {
     const finished = await runner.run(record);
     expect(finished.status).toBe(TaskResultStatus.FAILED);
     expect(finished).not.toHaveProperty('progress');
-    await expect(backend.getResult(record.id)).resolves.toMatchObject({
+    await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
       status: TaskResultStatus.RUNNING,
       progress: 0.5,
     });
@@ -144,6 +147,6 @@ describe('TaskRunner and progress', () => {
     const finished = await runner.run(await leased('progress.invalid', []));
     expect(finished.status).toBe(TaskResultStatus.FAILED);
     expect(finished.errors.at(-1)?.className).toBe(InvalidTaskProgressError.name);
-    expect((await backend.getResult(finished.id)).progress).toBeUndefined();
+    expect((await backend.tasks.getResult(finished.id)).progress).toBeUndefined();
   });
 });

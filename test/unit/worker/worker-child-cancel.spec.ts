@@ -29,20 +29,20 @@ function setupCancellingChild(requestTtlMs = 60_000) {
 describe('WorkerChild cancel requests', () => {
   it("aborts a running task's signal on its pool's request, stores it CANCELLED and takes the next task", async () => {
     const { backend, runs, child, aborted, spies } = setupCancellingChild();
-    await backend.beatPool(POOL, 60_000);
+    await backend.pools.beat(POOL, 60_000);
     // Retries left: a CANCELLED attempt must still never be retried.
     const a = readyTask('a');
-    await backend.enqueueMany([{ ...a, task: { ...a.task, retries: 3 } }, readyTask('b')]);
+    await backend.tasks.enqueueMany([{ ...a, task: { ...a.task, retries: 3 } }, readyTask('b')]);
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'the first run' });
-    await expect(backend.cancel('a')).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(backend.control.cancel('a')).resolves.toMatchObject({ outcome: 'requested' });
     await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
     expect(aborted).toEqual(['a']);
-    await expect(backend.getResult('a')).resolves.toMatchObject({
+    await expect(backend.tasks.getResult('a')).resolves.toMatchObject({
       status: TaskResultStatus.CANCELLED,
     });
     // Handled requests are removed.
-    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+    await waitFor(async () => (await backend.control.cancelRequests(POOL)).length === 0, {
       what: 'the request dropped',
     });
     expect(spies.acknowledge.mock.calls.flat(2).map((r) => r.status)).not.toContain(
@@ -57,19 +57,19 @@ describe('WorkerChild cancel requests', () => {
 
   it('does not stop a task it does not hold, and drops the request once stale', async () => {
     const { backend, runs, child } = setupCancellingChild(50);
-    await backend.beatPool(POOL, 60_000);
-    await backend.beatPool('other', 60_000);
-    await backend.enqueueMany([readyTask('held-elsewhere'), readyTask('mine')]);
+    await backend.pools.beat(POOL, 60_000);
+    await backend.pools.beat('other', 60_000);
+    await backend.tasks.enqueueMany([readyTask('held-elsewhere'), readyTask('mine')]);
     // Another child of the same pool holds the first task.
-    await backend.acquire(['default'], { workerId: 'h:1-1', timeoutMs: 0, poolId: POOL });
-    await backend.cancel('held-elsewhere');
+    await backend.leases.acquire(['default'], { workerId: 'h:1-1', timeoutMs: 0, poolId: POOL });
+    await backend.control.cancel('held-elsewhere');
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'a run' });
     // Not this child's to stop: left alone, and dropped once older than the bound.
-    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+    await waitFor(async () => (await backend.control.cancelRequests(POOL)).length === 0, {
       what: 'the stale request dropped',
     });
-    await expect(backend.getResult('held-elsewhere')).resolves.toMatchObject({
+    await expect(backend.tasks.getResult('held-elsewhere')).resolves.toMatchObject({
       status: TaskResultStatus.RUNNING,
     });
     runs[0].succeed();
@@ -84,12 +84,12 @@ describe('WorkerChild cancel requests', () => {
     );
     // Both tasks ignore their signal; only 'stubborn' declares a hard stop.
     deps.hardStopAfterMs = (name) => (name === 'stubborn' ? 30 : undefined);
-    await backend.beatPool(POOL, 60_000);
-    await backend.enqueueMany([readyTask('a', { name: 'stubborn' }), readyTask('b')]);
+    await backend.pools.beat(POOL, 60_000);
+    await backend.tasks.enqueueMany([readyTask('a', { name: 'stubborn' }), readyTask('b')]);
     const done = child.run();
     await waitFor(() => runs.length === 2, { what: 'two runs' });
-    await backend.cancel('a');
-    await backend.cancel('b');
+    await backend.control.cancel('a');
+    await backend.control.cancel('b');
     await waitFor(() => messages.some((m) => m.kind === 'hardStop'), { what: 'a hard stop' });
     expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([
       { kind: 'hardStop', id: 'a', reason: 'cancel' },
@@ -105,7 +105,7 @@ describe('WorkerChild cancel requests', () => {
       const task = readyTask(id);
       return { ...task, task: { ...task.task, timeoutMs: 20 } };
     };
-    await backend.enqueueMany([limited('hangs'), limited('ends')]);
+    await backend.tasks.enqueueMany([limited('hangs'), limited('ends')]);
     const done = child.run();
     await waitFor(() => runs.length === 2, { what: 'two runs' });
     runs.find((run) => run.record.id === 'ends')!.succeed();

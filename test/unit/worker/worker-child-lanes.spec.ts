@@ -1,4 +1,3 @@
-import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { PoolHeartbeatLapsedError } from '../../../lib/core';
 import { acquireLanes } from '../../../lib/worker/child/acquire-lanes';
 import { countsOf, enqueueReady, recordsOf } from '../../helpers/memory-backend';
@@ -38,11 +37,11 @@ describe('WorkerChild acquire lanes', () => {
   });
 
   it('from 8 threads keeps two acquires out, each for half the slots, and runs every task once', async () => {
-    const { backend, spies, runs, child } = setupChild({ threads: 16, exitEmpty: true });
+    const { backend, real, spies, runs, child } = setupChild({ threads: 16, exitEmpty: true });
     await enqueueReady(backend, ...tasks(40));
     let out = 0;
     let mostOut = 0;
-    const acquire = MemoryBackend.prototype.acquire.bind(backend);
+    const acquire = real.leases.acquire;
     spies.acquire.mockImplementation(async (queues, options) => {
       mostOut = Math.max(mostOut, ++out);
       // Answer on a later turn, as a store does, so the other lane can ask meanwhile.
@@ -91,8 +90,8 @@ describe('WorkerChild acquire lanes', () => {
   });
 
   it('stops when a lane that does not block comes back empty after the other lane already ended', async () => {
-    const { backend, spies, child } = setupChild({ threads: 8 });
-    const acquire = MemoryBackend.prototype.acquire.bind(backend);
+    const { real, spies, child } = setupChild({ threads: 8 });
+    const acquire = real.leases.acquire;
     let answerLookingLane: () => void = () => undefined;
     spies.acquire.mockImplementation(async (queues, options) => {
       // The lane that does not block is answered only when the test says so.
@@ -111,9 +110,9 @@ describe('WorkerChild acquire lanes', () => {
     await expect(done).resolves.toBe('stopped');
   });
   it('waits and leases again under a pool whose heartbeat lapsed, without taking it for a failure or an empty store', async () => {
-    const { backend, spies, runs, child, deps } = setupChild({ threads: 1 });
+    const { backend, real, spies, runs, child, deps } = setupChild({ threads: 1 });
     await enqueueReady(backend, 'a');
-    const acquire = MemoryBackend.prototype.acquire.bind(backend);
+    const acquire = real.leases.acquire;
     const at: number[] = [];
     spies.acquire.mockImplementation(async (queues, options) => {
       at.push(Date.now());
@@ -130,6 +129,6 @@ describe('WorkerChild acquire lanes', () => {
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(deps.retryDelayMs - 1);
     expect(deps.logger.error).not.toHaveBeenCalled();
     expect(spies.unlease).not.toHaveBeenCalled();
-    expect((await backend.getResult('a')).workerIds).toEqual(['host:42-1']);
+    expect((await backend.tasks.getResult('a')).workerIds).toEqual(['host:42-1']);
   });
 });

@@ -38,10 +38,10 @@ function acquireOutage(
   backend: MemoryBackend,
   outage: (call: number) => 'refused' | 'lost' | 'up',
 ) {
-  const acquire = MemoryBackend.prototype.acquire.bind(backend);
+  const acquire = backend.leases.acquire;
   const at: number[] = [];
   const spy = jest
-    .spyOn(backend, 'acquire')
+    .spyOn(backend.leases, 'acquire')
     .mockImplementation(async (queues: readonly string[], options: AcquireOptions) => {
       at.push(Date.now());
       const now = outage(at.length);
@@ -55,7 +55,7 @@ function acquireOutage(
 
 /** Resolves once the backend stored task `id` as SUCCESSFUL. */
 const succeeded = (backend: MemoryBackend, id: string) =>
-  waitFor(async () => (await backend.getResult(id)).status === TaskResultStatus.SUCCESSFUL, {
+  waitFor(async () => (await backend.tasks.getResult(id)).status === TaskResultStatus.SUCCESSFUL, {
     what: `${id} to be stored SUCCESSFUL`,
   });
 
@@ -127,8 +127,8 @@ describe('WorkerChild while its backend is unavailable', () => {
     await leaseTo(backend, 'host:7-1', readyTask('theirs'));
     await enqueueReady(backend, 'orphan', 'next');
     const { spy: acquire } = acquireOutage(backend, (call) => (call === 1 ? 'lost' : 'up'));
-    const unlease = jest.spyOn(backend, 'unlease');
-    const release = jest.spyOn(backend, 'release');
+    const unlease = jest.spyOn(backend.leases, 'unlease');
+    const release = jest.spyOn(backend.leases, 'release');
     const logger = quietLogger();
     const child = childOn(backend, logger, []);
     const running = child.run();
@@ -145,7 +145,7 @@ describe('WorkerChild while its backend is unavailable', () => {
       '1 task(s) of backend "memory" were leased to this worker by an acquire whose reply was lost ' +
         'with the connection; they never started and went back to their queue.',
     ]);
-    const theirs = await backend.getResult('theirs');
+    const theirs = await backend.tasks.getResult('theirs');
     expect(theirs).toMatchObject({ status: TaskResultStatus.RUNNING, workerIds: ['host:7-1'] });
   });
 
@@ -155,8 +155,8 @@ describe('WorkerChild while its backend is unavailable', () => {
     let searching = 0;
     let acquiring = 0;
     const overlaps: string[] = [];
-    const peek = MemoryBackend.prototype.peek.bind(backend);
-    jest.spyOn(backend, 'peek').mockImplementation(async (...args) => {
+    const peek = backend.reads.peek;
+    jest.spyOn(backend.reads, 'peek').mockImplementation(async (...args) => {
       if (searching > 0) overlaps.push('two searches');
       if (acquiring > 0) overlaps.push('a search during an acquire');
       searching++;
@@ -169,9 +169,9 @@ describe('WorkerChild while its backend is unavailable', () => {
       }
     });
     // Both lanes' first acquires lease and lose the reply: each lane then wants the search.
-    const lost = MemoryBackend.prototype.acquire.bind(backend);
+    const lost = backend.leases.acquire;
     let calls = 0;
-    jest.spyOn(backend, 'acquire').mockImplementation(async (queues, options) => {
+    jest.spyOn(backend.leases, 'acquire').mockImplementation(async (queues, options) => {
       if (searching > 0) overlaps.push('an acquire during a search');
       acquiring++;
       try {
@@ -182,13 +182,13 @@ describe('WorkerChild while its backend is unavailable', () => {
         acquiring--;
       }
     });
-    const acknowledge = jest.spyOn(backend, 'acknowledge');
+    const acknowledge = jest.spyOn(backend.leases, 'acknowledge');
     const child = childOn(backend, quietLogger(), [], { threads: 16, exitEmpty: true });
     await expect(child.run()).resolves.toBe('drained');
     expect(overlaps).toEqual([]);
     // Every task ran, the 16 orphans too once the search gave them back.
     expect(idsOf(acknowledge)).toHaveLength(40);
-    expect(await backend.peek('default', 'successful', 100)).toHaveLength(40);
+    expect(await backend.reads.peek('default', 'successful', 100)).toHaveLength(40);
   });
 
   it('never puts back a task it holds itself', async () => {
@@ -196,9 +196,9 @@ describe('WorkerChild while its backend is unavailable', () => {
     await enqueueReady(backend, 'held');
     // The acquire after the one that took it fails: the search finds it leased to slot 1, as it is.
     const { at } = acquireOutage(backend, (call) => (call === 2 ? 'refused' : 'up'));
-    const unlease = jest.spyOn(backend, 'unlease');
-    const release = jest.spyOn(backend, 'release');
-    const peek = jest.spyOn(backend, 'peek');
+    const unlease = jest.spyOn(backend.leases, 'unlease');
+    const release = jest.spyOn(backend.leases, 'release');
+    const peek = jest.spyOn(backend.reads, 'peek');
     let settle: (() => void) | undefined;
     const child = childOn(
       backend,
@@ -232,19 +232,19 @@ describe('WorkerChild while its backend is unavailable', () => {
     await running;
     expect(unlease).not.toHaveBeenCalled();
     expect(release).not.toHaveBeenCalled();
-    expect((await backend.getResult('held')).workerIds).toEqual(['host:42-1']);
+    expect((await backend.tasks.getResult('held')).workerIds).toEqual(['host:42-1']);
   });
 
   it('holds an outcome the store refuses, tries again with a growing pause, and leases nothing meanwhile', async () => {
     const backend = memoryBackend();
     await enqueueReady(backend, 'first', 'second');
     // The store refuses the first acknowledgements (a full Redis), then has room again.
-    const acknowledge = MemoryBackend.prototype.acknowledge.bind(backend);
+    const acknowledge = backend.leases.acknowledge;
     const refusedAt: number[] = [];
     const storedAt: number[] = [];
     let stored = 0;
     const acknowledgeSpy = jest
-      .spyOn(backend, 'acknowledge')
+      .spyOn(backend.leases, 'acknowledge')
       .mockImplementation(async (records) => {
         if (refusedAt.length < 3) {
           refusedAt.push(Date.now());
@@ -255,9 +255,9 @@ describe('WorkerChild while its backend is unavailable', () => {
         stored++;
         return outcomes;
       });
-    const acquire = MemoryBackend.prototype.acquire.bind(backend);
+    const acquire = backend.leases.acquire;
     const acquiredBeforeStored: number[] = [];
-    jest.spyOn(backend, 'acquire').mockImplementation(async (queues, options) => {
+    jest.spyOn(backend.leases, 'acquire').mockImplementation(async (queues, options) => {
       const records = await acquire(queues, options);
       if (records.length > 0 && stored === 0) acquiredBeforeStored.push(records.length);
       return records;
@@ -283,15 +283,15 @@ describe('WorkerChild while its backend is unavailable', () => {
     // A timer may fire a millisecond before Date.now() has moved on by its delay.
     expect(tries[1] - tries[0]).toBeGreaterThanOrEqual(pauses[0] - 2);
     expect(tries[2] - tries[1]).toBeGreaterThanOrEqual(pauses[1] - 2);
-    expect((await backend.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await backend.tasks.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
   it('never pauses a held outcome past a quarter of the lease, so it is stored before the lease runs out', async () => {
     const leaseTtl = 8 * RETRY_DELAY_MS;
     const backend = memoryBackend({ leaseTtl });
     await enqueueReady(backend, 'held');
-    const acknowledge = MemoryBackend.prototype.acknowledge.bind(backend);
+    const acknowledge = backend.leases.acknowledge;
     const refusedAt: number[] = [];
-    jest.spyOn(backend, 'acknowledge').mockImplementation(async (records) => {
+    jest.spyOn(backend.leases, 'acknowledge').mockImplementation(async (records) => {
       if (refusedAt.length < 6) {
         refusedAt.push(Date.now());
         throw new StoreFullError('OOM command not allowed when used memory > maxmemory');
@@ -304,6 +304,6 @@ describe('WorkerChild while its backend is unavailable', () => {
     // Doubling alone would pause 50, 100, 200, 400 and 800 ms: past the 400 ms lease.
     const gaps = refusedAt.slice(1).map((time, i) => time - refusedAt[i]);
     expect(Math.max(...gaps)).toBeLessThan(leaseTtl / 2);
-    expect((await backend.getResult('held')).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await backend.tasks.getResult('held')).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
 });

@@ -1,4 +1,3 @@
-import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { TaskResultStatus } from '../../../lib/core';
 import { InvalidCommandOptionError } from '../../../lib/core/errors/invalid-command-option.error';
 import type { TaskRecord } from '../../../lib/core';
@@ -23,7 +22,7 @@ describe('WorkerChild with --prefetch', () => {
     expect(acquireOptions(spies.acquire)[0].max).toBe(2);
     // Leased (RUNNING in the store) and journaled as never started.
     expect(journal.holding()).toEqual({ held: ['a', 'b'], unstarted: ['b'] });
-    expect((await backend.getResult('b')).status).toBe(TaskResultStatus.RUNNING);
+    expect((await backend.tasks.getResult('b')).status).toBe(TaskResultStatus.RUNNING);
 
     const acquiresBefore = spies.acquire.mock.calls.length;
     runs[0].succeed();
@@ -38,10 +37,13 @@ describe('WorkerChild with --prefetch', () => {
 
     // A graceful stop gives c back at once, as if never leased, and lets b finish.
     child.stop(false);
-    await waitFor(async () => (await backend.getResult('c')).status === TaskResultStatus.READY, {
-      what: 'c given back',
-    });
-    expect(await backend.getResult('c')).toMatchObject({ workerIds: [], startedAt: null });
+    await waitFor(
+      async () => (await backend.tasks.getResult('c')).status === TaskResultStatus.READY,
+      {
+        what: 'c given back',
+      },
+    );
+    expect(await backend.tasks.getResult('c')).toMatchObject({ workerIds: [], startedAt: null });
     expect(runs).toHaveLength(2);
     runs[1].succeed();
     await expect(done).resolves.toBe('stopped');
@@ -50,26 +52,26 @@ describe('WorkerChild with --prefetch', () => {
   });
 
   it('hands a task that finished while the call for its successor was out to the next call, not one of its own', async () => {
-    const { backend, spies, runs, child } = setupChild({ threads: 1, prefetch: 1 });
+    const { backend, real, spies, runs, child } = setupChild({ threads: 1, prefetch: 1 });
     // Acknowledgements made outside any acknowledgeAndAcquire: calls of their own.
     const alone: string[][] = [];
     let inside = 0;
     spies.acknowledge.mockImplementation((records) => {
       if (inside === 0) alone.push(ids(records));
-      return MemoryBackend.prototype.acknowledge.call(backend, records);
+      return real.leases.acknowledge(records);
     });
     // The first combined call is held until the test lets it through.
     let letThrough: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (letThrough = resolve));
     let gated = false;
-    jest.spyOn(backend, 'acknowledgeAndAcquire').mockImplementation(async (...args) => {
+    jest.spyOn(backend.leases, 'acknowledgeAndAcquire').mockImplementation(async (...args) => {
       if (!gated) {
         gated = true;
         await gate;
       }
       inside++;
       try {
-        return await MemoryBackend.prototype.acknowledgeAndAcquire.apply(backend, args);
+        return await real.leases.acknowledgeAndAcquire(...args);
       } finally {
         inside--;
       }
@@ -104,12 +106,12 @@ describe('WorkerChild with --prefetch', () => {
     await expect(done).resolves.toBe('stopped');
     expect(runs.map((r) => r.record.id)).toEqual(['a']);
     // The released one keeps its run in its history; the others never had one.
-    expect(await backend.getResult('a')).toMatchObject({
+    expect(await backend.tasks.getResult('a')).toMatchObject({
       status: TaskResultStatus.READY,
       workerIds: ['host:42-1'],
     });
     for (const id of ['b', 'c']) {
-      expect(await backend.getResult(id)).toMatchObject({
+      expect(await backend.tasks.getResult(id)).toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: [],
       });
@@ -137,13 +139,16 @@ describe('WorkerChild with --prefetch', () => {
     const done = child.run();
     await waitFor(async () => (await countsOf(backend)).running === 2, { what: 'b prefetched' });
     const pausedAt = Date.now();
-    await backend.pauseQueue('default');
-    await waitFor(async () => (await backend.getResult('b')).status === TaskResultStatus.READY, {
-      what: 'b given back',
-      timeoutMs: 2_000,
-    });
+    await backend.control.pauseQueue('default');
+    await waitFor(
+      async () => (await backend.tasks.getResult('b')).status === TaskResultStatus.READY,
+      {
+        what: 'b given back',
+        timeoutMs: 2_000,
+      },
+    );
     expect(Date.now() - pausedAt).toBeLessThan(1_500);
-    expect(await backend.getResult('b')).toMatchObject({ workerIds: [] });
+    expect(await backend.tasks.getResult('b')).toMatchObject({ workerIds: [] });
     runs[0].succeed();
     await waitFor(async () => (await countsOf(backend)).successful === 1, { what: 'a stored' });
     expect(runs).toHaveLength(1);
@@ -157,16 +162,16 @@ describe('WorkerChild with --prefetch', () => {
       { threads: 1, prefetch: 1 },
       { poolId: POOL, cancelPoll: { everyMs: 20, requestTtlMs: 60_000, freshMs: 1_000 } },
     );
-    await backend.beatPool(POOL, 60_000);
+    await backend.pools.beat(POOL, 60_000);
     await enqueueReady(backend, 'a', 'b');
     const done = child.run();
     await waitFor(() => journal.holding().unstarted.includes('b'), { what: 'b prefetched' });
-    await expect(backend.cancel('b')).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(backend.control.cancel('b')).resolves.toMatchObject({ outcome: 'requested' });
     await waitFor(
-      async () => (await backend.getResult('b')).status === TaskResultStatus.CANCELLED,
+      async () => (await backend.tasks.getResult('b')).status === TaskResultStatus.CANCELLED,
       { what: 'b cancelled' },
     );
-    await waitFor(async () => (await backend.cancelRequests(POOL)).length === 0, {
+    await waitFor(async () => (await backend.control.cancelRequests(POOL)).length === 0, {
       what: 'the request dropped',
     });
     runs[0].succeed();
@@ -208,8 +213,8 @@ describe('WorkerChild with --prefetch', () => {
     const done = child.run();
     await waitFor(() => journal.holding().unstarted.includes('b'), { what: 'b prefetched' });
     // Its lease taken back behind the child's back (as a maintenance pass would).
-    const leased: TaskRecord = await backend.getResult('b');
-    await backend.unlease([leased]);
+    const leased: TaskRecord = await backend.tasks.getResult('b');
+    await backend.leases.unlease([leased]);
     await waitFor(() => warnings.mock.calls.some(([message]) => String(message).includes('(b)')), {
       what: 'b dropped',
     });
@@ -249,7 +254,7 @@ describe('WorkerChild with --prefetch', () => {
       finishedAt: new Date(),
       returnValue: null,
     });
-    const combined = jest.spyOn(backend, 'acknowledgeAndAcquire');
+    const combined = jest.spyOn(backend.leases, 'acknowledgeAndAcquire');
     await enqueueReady(backend, 'a', 'b', 'c', 'd', 'e', 'f');
     await expect(child.run()).resolves.toBe('drained');
     expect(await countsOf(backend)).toMatchObject({ successful: 6, running: 0 });

@@ -41,9 +41,9 @@ async function setup(
   const backend = memoryBackend();
   await stored(backend);
   const spies = {
-    acquire: jest.spyOn(backend, 'acquire'),
-    acknowledge: jest.spyOn(backend, 'acknowledge'),
-    retry: jest.spyOn(backend, 'retry'),
+    acquire: jest.spyOn(backend.leases, 'acquire'),
+    acknowledge: jest.spyOn(backend.leases, 'acknowledge'),
+    retry: jest.spyOn(backend.leases, 'retry'),
   };
   const journal = new TempJournal();
   journals.push(journal);
@@ -76,7 +76,7 @@ describe('WorkerChild retries', () => {
   it('sends a failed attempt with attempts left back through retry, and acknowledges the rest', async () => {
     // The retry waits a minute, so this child drains without running it again.
     const { backend, spies, messages, child, journal } = await setup((backend) =>
-      backend.enqueueMany([retrying('again', 1, 60_000), readyTask('once')]),
+      backend.tasks.enqueueMany([retrying('again', 1, 60_000), readyTask('once')]),
     );
     await expect(child.run()).resolves.toBe('drained');
 
@@ -93,7 +93,7 @@ describe('WorkerChild retries', () => {
     const settled = messages.filter((m) => m.kind === 'settled');
     expect(settled.reduce((sum, m) => sum + m.failed + m.succeeded, 0)).toBe(1);
     // The store holds it for its next attempt, with this attempt's error and worker id.
-    expect(await backend.getResult('again')).toMatchObject({
+    expect(await backend.tasks.getResult('again')).toMatchObject({
       status: TaskResultStatus.READY,
       workerIds: ['host:42-1'],
       errors: [{ className: 'Error' }],
@@ -109,8 +109,8 @@ describe('WorkerChild retries', () => {
   it('acquires under its pool id', async () => {
     const { spies, child } = await setup(async (backend) => {
       // Alive, as its pool makes it before any child starts.
-      await backend.beatPool('pool-1', 60_000);
-      await backend.enqueue(readyTask('a'));
+      await backend.pools.beat('pool-1', 60_000);
+      await backend.tasks.enqueue(readyTask('a'));
     });
     await child.run();
     expect(spies.acquire).toHaveBeenCalled();
@@ -127,7 +127,7 @@ describe('WorkerChild retries', () => {
     const [failed] = recordsOf(spies.acknowledge);
     expect(failed).toMatchObject({ id: 'last', status: TaskResultStatus.FAILED });
     expect(failed.workerIds).toEqual(['host:41-1', 'host:42-1']);
-    expect(await backend.getResult('last')).toMatchObject({
+    expect(await backend.tasks.getResult('last')).toMatchObject({
       status: TaskResultStatus.FAILED,
       workerIds: ['host:41-1', 'host:42-1'],
     });
@@ -137,7 +137,7 @@ describe('WorkerChild retries', () => {
     const { backend, spies, child } = await setup(
       async (backend) => {
         await retriedBy(backend, 'host:41-1', retrying('last', 1));
-        await backend.enqueue(retrying('again', 1));
+        await backend.tasks.enqueue(retrying('again', 1));
       },
       { done: 3 },
     );
@@ -147,7 +147,7 @@ describe('WorkerChild retries', () => {
     expect('progress' in retried).toBe(false);
     const acknowledged = recordsOf(spies.acknowledge);
     expect(acknowledged.find((record) => record.id === 'last')?.progress).toEqual({ done: 3 });
-    await expect(backend.getResult('last')).resolves.toMatchObject({
+    await expect(backend.tasks.getResult('last')).resolves.toMatchObject({
       status: TaskResultStatus.FAILED,
       progress: { done: 3 },
     });

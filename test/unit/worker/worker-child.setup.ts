@@ -52,12 +52,14 @@ export interface ChildSetupExtras {
  */
 export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSetupExtras = {}) {
   const backend = memoryBackend(extras.backend);
+  // The parts' own calls, kept before the spies take their place.
+  const real = { leases: { ...backend.leases }, reads: { ...backend.reads } };
   const spies = {
-    acquire: jest.spyOn(backend, 'acquire'),
-    acknowledge: jest.spyOn(backend, 'acknowledge'),
-    release: jest.spyOn(backend, 'release'),
-    unlease: jest.spyOn(backend, 'unlease'),
-    getResult: jest.spyOn(backend, 'getResult'),
+    acquire: jest.spyOn(backend.leases, 'acquire'),
+    acknowledge: jest.spyOn(backend.leases, 'acknowledge'),
+    release: jest.spyOn(backend.leases, 'release'),
+    unlease: jest.spyOn(backend.leases, 'unlease'),
+    getResult: jest.spyOn(backend.tasks, 'getResult'),
   };
   const journal = new TempJournal();
   journals.push(journal);
@@ -100,7 +102,7 @@ export function setupChild(options: Partial<WorkerOptions> = {}, extras: ChildSe
     random: () => extras.random ?? 0,
   };
   const child = new WorkerChild(workerOptions(backend.alias, { threads: 3, ...options }), deps);
-  return { backend, spies, runs, messages, child, deps, journal, logger };
+  return { backend, real, spies, runs, messages, child, deps, journal, logger };
 }
 
 /** The options of each acquire the child made, in order (those inside acknowledgeAndAcquire too). */

@@ -6,6 +6,7 @@ import { HeldJournal } from '../../../lib/worker/held-journal';
 import { countsOf, enqueueReady, idsOf, recordsOf } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
 import { acquireOptions, ids, reported, setupChild } from './worker-child.setup';
+import { runMaintenancePass } from '../../../lib/lifecycle/maintenance-pass';
 
 describe('WorkerChild', () => {
   it('asks one acquire for as many tasks as it has free slots, and runs them together', async () => {
@@ -118,7 +119,7 @@ describe('WorkerChild', () => {
       ['host:42-2'],
       ['host:42-3'],
     ]);
-    expect((await backend.getResult('c')).workerIds).toEqual(['host:42-3']);
+    expect((await backend.tasks.getResult('c')).workerIds).toEqual(['host:42-3']);
   });
 
   it('records a rejected run as FAILED with the thrown value, and goes on', async () => {
@@ -136,7 +137,7 @@ describe('WorkerChild', () => {
       ['b', TaskResultStatus.SUCCESSFUL],
     ]);
     expect(stored[0].errors[0].traceback).toContain('not an Error');
-    const failed = await backend.getResult('a');
+    const failed = await backend.tasks.getResult('a');
     expect(failed.status).toBe(TaskResultStatus.FAILED);
     expect(failed.errors[0].traceback).toContain('not an Error');
   });
@@ -185,7 +186,7 @@ describe('WorkerChild', () => {
     await expect(done).resolves.toBe('stopped');
     expect(idsOf(spies.acknowledge)).toEqual(['a']);
     expect(spies.release).not.toHaveBeenCalled();
-    expect((await backend.getResult('a')).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await backend.tasks.getResult('a')).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
 
   it('on an urgent stop, releases unfinished tasks and never stores their late results', async () => {
@@ -204,7 +205,7 @@ describe('WorkerChild', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(idsOf(spies.acknowledge)).toEqual(['a']);
     // Back in its queue for another run, not stored with the result that came too late.
-    expect((await backend.getResult('b')).status).toBe(TaskResultStatus.READY);
+    expect((await backend.tasks.getResult('b')).status).toBe(TaskResultStatus.READY);
     expect(await countsOf(backend)).toMatchObject({ ready: 1, running: 0, successful: 1 });
   });
 
@@ -220,7 +221,7 @@ describe('WorkerChild', () => {
     // While the store has it RUNNING under this lease, its slot stays taken.
     await waitFor(() => spies.getResult.mock.calls.length >= 2, { what: 'two lease checks' });
     expect(runs).toHaveLength(1);
-    expect((await backend.maintenancePass()).reaped).toBe(1);
+    expect((await runMaintenancePass(backend)).reaped).toBe(1);
     await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
     expect(runs[1].record.id).toBe('next');
     expect(journal.held()).toEqual(['next']);
@@ -231,7 +232,7 @@ describe('WorkerChild', () => {
     runs[0].succeed();
     await new Promise((resolve) => setImmediate(resolve));
     expect(idsOf(spies.acknowledge)).toEqual(['next']);
-    const reaped = await backend.getResult('hung');
+    const reaped = await backend.tasks.getResult('hung');
     expect(reaped.status).toBe(TaskResultStatus.FAILED);
     expect(reaped.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
   });

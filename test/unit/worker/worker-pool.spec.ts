@@ -109,13 +109,14 @@ function setup(
 ) {
   const backend = memoryBackend(backendOptions);
   const spies = {
-    maintenancePass: jest.spyOn(backend, 'maintenancePass'),
-    acknowledge: jest.spyOn(backend, 'acknowledge'),
-    retry: jest.spyOn(backend, 'retry'),
-    release: jest.spyOn(backend, 'release'),
-    unlease: jest.spyOn(backend, 'unlease'),
-    beatPool: jest.spyOn(backend, 'beatPool'),
-    retirePool: jest.spyOn(backend, 'retirePool'),
+    // Each maintenance pass marks itself once, last.
+    maintenancePass: jest.spyOn(backend.maintenance, 'markPass'),
+    acknowledge: jest.spyOn(backend.leases, 'acknowledge'),
+    retry: jest.spyOn(backend.leases, 'retry'),
+    release: jest.spyOn(backend.leases, 'release'),
+    unlease: jest.spyOn(backend.leases, 'unlease'),
+    beatPool: jest.spyOn(backend.pools, 'beat'),
+    retirePool: jest.spyOn(backend.pools, 'retire'),
   };
   const children: FakeChild[] = [];
   const logger = new Logger('test');
@@ -172,7 +173,7 @@ describe('WorkerPool', () => {
     await waitFor(() => children.length === 3, { what: 'three children' });
     expect(spies.maintenancePass.mock.calls.length).toBeGreaterThanOrEqual(1);
     // The store recorded the pass.
-    expect(await backend.maintenanceHeartbeat()).not.toBeNull();
+    expect(await backend.reads.maintenanceHeartbeat()).not.toBeNull();
     pool.stop(false);
     children.forEach((child) => child.die(0));
     await run;
@@ -198,7 +199,7 @@ describe('WorkerPool', () => {
 
   it('names the paused queues among its own at start, and starts all the same', async () => {
     const { backend, children, pool, logger } = setup({ processes: 1 });
-    await backend.pauseQueue('default');
+    await backend.control.pauseQueue('default');
     const run = pool.run();
     await waitFor(() => children.length === 1, { what: 'the child' });
     expect(jest.mocked(logger.warn).mock.calls.map(([message]) => String(message))).toContain(
@@ -294,7 +295,7 @@ describe('WorkerPool', () => {
     expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(failed.errors[0].traceback).toContain('signal SIGKILL');
     expect(failed.errors[0].traceback).toContain(String(child.pid));
-    expect(await backend.getResult('held')).toMatchObject({
+    expect(await backend.tasks.getResult('held')).toMatchObject({
       status: TaskResultStatus.FAILED,
       errors: [{ className: 'WorkerCrashed' }],
     });
@@ -324,8 +325,8 @@ describe('WorkerPool', () => {
     // Only the task still held is failed by the crash (the first call is the child's own).
     await recovered(logger, child);
     expect(batchesOf(spies.acknowledge)).toEqual([['first'], ['second']]);
-    expect((await backend.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
-    expect((await backend.getResult('second')).status).toBe(TaskResultStatus.FAILED);
+    expect((await backend.tasks.getResult('first')).status).toBe(TaskResultStatus.SUCCESSFUL);
+    expect((await backend.tasks.getResult('second')).status).toBe(TaskResultStatus.FAILED);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     expect(pool.counts).toEqual({ done: 2, failed: 1 });
 
@@ -353,7 +354,7 @@ describe('WorkerPool', () => {
     expect(spies.acknowledge).not.toHaveBeenCalled();
     expect(pool.counts).toEqual({ done: 0, failed: 0 });
     // Back in the store for its next attempt, the crash in its errors.
-    expect(await backend.getResult('held')).toMatchObject({
+    expect(await backend.tasks.getResult('held')).toMatchObject({
       status: TaskResultStatus.READY,
       errors: [{ className: 'WorkerCrashed' }],
     });
@@ -383,7 +384,7 @@ describe('WorkerPool', () => {
       what: 'a second pass',
     });
     expect(beats.mock.calls.length).toBeGreaterThan(before);
-    const [listed] = await backend.pools();
+    const [listed] = await backend.pools.list();
     expect(listed).toMatchObject({ ...info, id: 'p-1', children: 1, alive: true, held: 0 });
     expect(listed.startedAt.getTime()).toBeLessThanOrEqual(listed.beatAt.getTime());
     expect(retire).not.toHaveBeenCalled();
@@ -391,7 +392,7 @@ describe('WorkerPool', () => {
     children[0].die(0);
     await run;
     expect(retire).toHaveBeenCalledWith('p-1');
-    await expect(backend.pools()).resolves.toEqual([]);
+    await expect(backend.pools.list()).resolves.toEqual([]);
   });
 
   it('after a crash gives back, unfailed and uncounted, tasks leased to the child that it never received', async () => {
@@ -410,12 +411,12 @@ describe('WorkerPool', () => {
     expect(spies.acknowledge).not.toHaveBeenCalled();
     expect(pool.counts).toEqual({ done: 0, failed: 0 });
     // Back in its queue as if never leased; the other child's lease is left as it was.
-    expect(await backend.getResult('unreported')).toMatchObject({
+    expect(await backend.tasks.getResult('unreported')).toMatchObject({
       status: TaskResultStatus.READY,
       workerIds: [],
       errors: [],
     });
-    expect(await backend.getResult('other')).toMatchObject({
+    expect(await backend.tasks.getResult('other')).toMatchObject({
       status: TaskResultStatus.RUNNING,
       workerIds: [someoneElses],
     });
@@ -439,7 +440,7 @@ describe('WorkerPool', () => {
     expect(batchesOf(spies.acknowledge)).toEqual([['unreported']]);
     expect(recordsOf(spies.acknowledge)[0].errors[0].traceback).toContain('exit code 1');
     expect(spies.unlease).not.toHaveBeenCalled();
-    expect((await backend.getResult('unreported')).status).toBe(TaskResultStatus.FAILED);
+    expect((await backend.tasks.getResult('unreported')).status).toBe(TaskResultStatus.FAILED);
     pool.stop(false);
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     children[1].die(0);
@@ -462,7 +463,7 @@ describe('WorkerPool', () => {
     expect(batchesOf(spies.unlease)).toEqual([['waiting']]);
     expect(idsOf(spies.acknowledge).sort()).toEqual(['running', 'started-later']);
     expect(pool.counts).toEqual({ done: 2, failed: 2 });
-    expect(await backend.getResult('waiting')).toMatchObject({
+    expect(await backend.tasks.getResult('waiting')).toMatchObject({
       status: TaskResultStatus.READY,
       workerIds: [],
       errors: [],
@@ -490,7 +491,7 @@ describe('WorkerPool', () => {
     expect(spies.acknowledge).not.toHaveBeenCalled();
     expect(spies.release).not.toHaveBeenCalled();
     await run;
-    expect((await backend.getResult('waiting')).status).toBe(TaskResultStatus.READY);
+    expect((await backend.tasks.getResult('waiting')).status).toBe(TaskResultStatus.READY);
   });
 
   it('after a crash fails the prefetched tasks too when the child said its journal failed', async () => {
@@ -523,9 +524,9 @@ describe('WorkerPool', () => {
     const [leased] = await leaseTo(backend, slotOf(child), readyTask('waiting'));
     child.hold([], ['waiting']);
     // Given back, then leased by another process, before the child died.
-    await backend.unlease([leased]);
+    await backend.leases.unlease([leased]);
     const other = 'host:1-1';
-    await backend.acquire(['default'], { workerId: other, timeoutMs: 0 });
+    await backend.leases.acquire(['default'], { workerId: other, timeoutMs: 0 });
     child.die(null, 'SIGKILL');
 
     await waitFor(() => children.length === 2, { what: 'a replacement' });
@@ -535,7 +536,7 @@ describe('WorkerPool', () => {
     await run;
     expect(spies.unlease).toHaveBeenCalledTimes(1);
     expect(spies.acknowledge).not.toHaveBeenCalled();
-    expect(await backend.getResult('waiting')).toMatchObject({
+    expect(await backend.tasks.getResult('waiting')).toMatchObject({
       status: TaskResultStatus.RUNNING,
       workerIds: [other],
     });
@@ -551,7 +552,7 @@ describe('WorkerPool', () => {
     child.hold(['done']);
     // The child stored it, and died before it took it out of its journal.
     await acknowledgeSucceeded(backend, leased);
-    const stored = await backend.getResult('done');
+    const stored = await backend.tasks.getResult('done');
     child.die(null, 'SIGKILL');
     await waitFor(() => children.length === 2, { what: 'a replacement' });
     pool.stop(false);
@@ -561,7 +562,7 @@ describe('WorkerPool', () => {
     expect(batchesOf(spies.acknowledge)).toEqual([['done']]);
     expect(spies.retry).not.toHaveBeenCalled();
     expect(spies.release).not.toHaveBeenCalled();
-    expect(await backend.getResult('done')).toEqual(stored);
+    expect(await backend.tasks.getResult('done')).toEqual(stored);
   });
 
   it('replaces a recycled child, and with --exit-empty finishes once every child drained', async () => {
@@ -629,7 +630,7 @@ describe('WorkerPool', () => {
     expect(idsOf(spies.release)).toEqual(['held']);
     expect(spies.acknowledge).not.toHaveBeenCalled();
     // Back in its queue for the next worker, its attempt not ended.
-    expect(await backend.getResult('held')).toMatchObject({
+    expect(await backend.tasks.getResult('held')).toMatchObject({
       status: TaskResultStatus.READY,
       errors: [],
     });
@@ -680,7 +681,7 @@ describe('WorkerPool', () => {
     // No more beats: the child's event loop is stuck.
     await recovered(logger, child);
     expect(batchesOf(spies.acknowledge)).toEqual([['held']]);
-    expect((await backend.getResult('held')).status).toBe(TaskResultStatus.FAILED);
+    expect((await backend.tasks.getResult('held')).status).toBe(TaskResultStatus.FAILED);
     const [failed] = recordsOf(spies.acknowledge);
     expect(failed.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
     expect(failed.errors[0].traceback).toContain('without answering');

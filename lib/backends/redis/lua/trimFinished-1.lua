@@ -1,8 +1,8 @@
 #!lua flags=allow-oom
 --[[
   Trim the finished tasks of one queue and final status to their retention
-  (lifecycle/retention.ts decides the limit; this applies it): the results
-  older than its age, by Redis's time (storeClock, the clock of the history
+  (core/retention.ts resolves the limit, the maintenance pass hands it
+  over; this applies it): the results older than its age, by Redis's time (storeClock, the clock of the history
   scores), and the oldest beyond its count. Each goes from the history set,
   and its hash with it, unless the hash holds no outcome: a task enqueued
   again under the same id since is live, and is never touched. Its only

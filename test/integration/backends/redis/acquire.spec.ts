@@ -9,11 +9,11 @@ describe('RedisBackend acquire', () => {
   it('takes up to max from the first non-empty queue only, never mixing queues in a batch', async () => {
     const backend = fixture.backend();
     const alias = backend.alias;
-    await backend.enqueueMany(
+    await backend.tasks.enqueueMany(
       [1, 2].map((n) => readyRecord(alias, { queue: 'emails', args: [n] })),
     );
-    await backend.enqueueMany([3, 4].map((n) => readyRecord(alias, { args: [n] })));
-    const first = await backend.acquire(['emails', 'default'], {
+    await backend.tasks.enqueueMany([3, 4].map((n) => readyRecord(alias, { args: [n] })));
+    const first = await backend.leases.acquire(['emails', 'default'], {
       workerId: 'w',
       max: 10,
       timeoutMs: 0,
@@ -22,7 +22,7 @@ describe('RedisBackend acquire', () => {
       ['emails', 1],
       ['emails', 2],
     ]);
-    const second = await backend.acquire(['emails', 'default'], {
+    const second = await backend.leases.acquire(['emails', 'default'], {
       workerId: 'w',
       max: 10,
       timeoutMs: 0,
@@ -32,10 +32,14 @@ describe('RedisBackend acquire', () => {
 
   it('creates the running set of a large lease as a skiplist, with only the leased tasks in it', async () => {
     const backend = fixture.backend();
-    const records = await backend.enqueueMany(
+    const records = await backend.tasks.enqueueMany(
       Array.from({ length: 21 }, () => readyRecord(backend.alias)),
     );
-    const leased = await backend.acquire(['default'], { workerId: 'w', max: 20, timeoutMs: 0 });
+    const leased = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 20,
+      timeoutMs: 0,
+    });
     const running = fixture.keys(backend).running('default');
     // A listpack (what Redis makes of a small ZSET) would scan every member on each lease and store.
     expect(await fixture.admin.object('ENCODING', running)).toBe('skiplist');
@@ -43,10 +47,14 @@ describe('RedisBackend acquire', () => {
       expect.arrayContaining(leased.map((r) => r.id)),
     );
     expect(await fixture.admin.zcard(running)).toBe(20);
-    await backend.acknowledge(leased.map((r) => succeeded(r)));
+    await backend.leases.acknowledge(leased.map((r) => succeeded(r)));
     expect(await fixture.admin.exists(running)).toBe(0);
     // Emptied and gone; a lease of one task (a one-slot worker) leaves it to Redis.
-    const [last] = await backend.acquire(['default'], { workerId: 'w', max: 1, timeoutMs: 0 });
+    const [last] = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 1,
+      timeoutMs: 0,
+    });
     expect(last.id).toBe(records[20].id);
     expect(await fixture.admin.object('ENCODING', running)).toBe('listpack');
     expect(await fixture.admin.zrange(running, 0, -1)).toEqual([records[20].id]);
@@ -55,20 +63,27 @@ describe('RedisBackend acquire', () => {
   it('release puts a task back in its old place in line, ahead of later ones', async () => {
     const backend = fixture.backend();
     const records = [0, 1, 2].map((n) => readyRecord(backend.alias, { args: [n], priority: 5 }));
-    await backend.enqueueMany(records);
-    await backend.enqueue(readyRecord(backend.alias, { args: ['low'] }));
-    const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
-    await expect(backend.release(leased)).resolves.toBe(2);
-    const ready = await backend.peek('default', 'ready', 10);
+    await backend.tasks.enqueueMany(records);
+    await backend.tasks.enqueue(readyRecord(backend.alias, { args: ['low'] }));
+    const leased = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 2,
+      timeoutMs: 0,
+    });
+    await expect(backend.leases.release(leased)).resolves.toBe(2);
+    const ready = await backend.reads.peek('default', 'ready', 10);
     expect(ready.map((r) => r.args[0])).toEqual([0, 1, 2, 'low']);
   });
 
   it('keeps startedAt from the first attempt and appends each worker', async () => {
     const backend = fixture.backend();
-    const record = await backend.enqueue(readyRecord(backend.alias));
-    const [first] = await backend.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
-    await backend.release([first]);
-    const [second] = await backend.acquire(['default'], { workerId: 'b"odd\\id', timeoutMs: 0 });
+    const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+    const [first] = await backend.leases.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
+    await backend.leases.release([first]);
+    const [second] = await backend.leases.acquire(['default'], {
+      workerId: 'b"odd\\id',
+      timeoutMs: 0,
+    });
     expect(second.id).toBe(record.id);
     expect(second.startedAt).toEqual(first.startedAt);
     expect(second.lastAttemptedAt!.getTime()).toBeGreaterThanOrEqual(first.startedAt!.getTime());
@@ -79,11 +94,11 @@ describe('RedisBackend acquire', () => {
     const backend = fixture.backend();
     const base = readyRecord(backend.alias);
     const backoff = { type: 'fixed' as const, delayMs: 0, jitter: false };
-    await backend.enqueue({ ...base, task: { ...base.task, retries: 1, backoff } });
-    const [first] = await backend.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
+    await backend.tasks.enqueue({ ...base, task: { ...base.task, retries: 1, backoff } });
+    const [first] = await backend.leases.acquire(['default'], { workerId: 'a:1-0', timeoutMs: 0 });
     const next = nextAttempt(first, { className: 'Error', traceback: 'Error: once' }, new Date());
-    await expect(backend.retry([next])).resolves.toEqual(['retried']);
-    const [second] = await backend.acquire(['default'], { workerId: 'b:1-0', timeoutMs: 0 });
+    await expect(backend.leases.retry([next])).resolves.toEqual(['retried']);
+    const [second] = await backend.leases.acquire(['default'], { workerId: 'b:1-0', timeoutMs: 0 });
     expect(second.id).toBe(base.id);
     expect(second.startedAt).toEqual(first.startedAt);
     expect(second.lastAttemptedAt!.getTime()).toBeGreaterThanOrEqual(first.startedAt!.getTime());
@@ -96,22 +111,28 @@ describe('RedisBackend acquire', () => {
       id: string,
       reason: RegExp,
     ) {
-      const stored = await backend.getResult(id);
+      const stored = await backend.tasks.getResult(id);
       expect(stored.status).toBe(TaskResultStatus.FAILED);
       expect(stored.errors.map((e) => e.className)).toEqual(['CorruptTaskDataError']);
       expect(stored.errors[0].traceback).toMatch(reason);
-      expect((await backend.peek('default', 'failed', 10)).map((r) => r.id)).toContain(id);
-      expect((await backend.peek('default', 'running', 10)).map((r) => r.id)).not.toContain(id);
+      expect((await backend.reads.peek('default', 'failed', 10)).map((r) => r.id)).toContain(id);
+      expect((await backend.reads.peek('default', 'running', 10)).map((r) => r.id)).not.toContain(
+        id,
+      );
     }
 
     it('fails a task whose data is not JSON and hands out the next one in the same call', async () => {
       const backend = fixture.backend();
-      const [bad, good] = await backend.enqueueMany([
+      const [bad, good] = await backend.tasks.enqueueMany([
         readyRecord(backend.alias),
         readyRecord(backend.alias),
       ]);
       await fixture.admin.hset(fixture.keys(backend).task(bad.id), 'data', '{not json');
-      const acquired = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
+      const acquired = await backend.leases.acquire(['default'], {
+        workerId: 'w',
+        max: 2,
+        timeoutMs: 0,
+      });
       expect(acquired.map((r) => r.id)).toEqual([good.id]);
       await expectFailedAsCorrupt(backend, bad.id, /not JSON/);
     });
@@ -120,8 +141,8 @@ describe('RedisBackend acquire', () => {
       const backend = fixture.backend();
       const keys = fixture.keys(backend);
       await fixture.admin.zadd(keys.queue('default'), -1e15, 'ghost');
-      const good = await backend.enqueue(readyRecord(backend.alias));
-      const acquired = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const good = await backend.tasks.enqueue(readyRecord(backend.alias));
+      const acquired = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       expect(acquired.map((r) => r.id)).toEqual([good.id]);
       await expectFailedAsCorrupt(backend, 'ghost', /missing/);
     });
@@ -131,20 +152,24 @@ describe('RedisBackend acquire', () => {
       const keys = fixture.keys(backend);
       await fixture.admin.zadd(keys.queue('default'), -1e15, 'squatter');
       await fixture.admin.set(keys.task('squatter'), 'a string, not a hash');
-      const good = await backend.enqueue(readyRecord(backend.alias));
-      const acquired = await backend.acquire(['default'], { workerId: 'w', max: 5, timeoutMs: 0 });
+      const good = await backend.tasks.enqueue(readyRecord(backend.alias));
+      const acquired = await backend.leases.acquire(['default'], {
+        workerId: 'w',
+        max: 5,
+        timeoutMs: 0,
+      });
       expect(acquired.map((r) => r.id)).toEqual([good.id]);
-      const stored = await backend.getResult('squatter');
+      const stored = await backend.tasks.getResult('squatter');
       expect(stored.status).toBe(TaskResultStatus.FAILED);
     });
 
     it('fails a task whose JSON lacks required fields', async () => {
       const backend = fixture.backend();
-      const bad = await backend.enqueue(readyRecord(backend.alias));
+      const bad = await backend.tasks.enqueue(readyRecord(backend.alias));
       await fixture.admin.hset(fixture.keys(backend).task(bad.id), 'data', '{"task":{}}');
-      await expect(backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual(
-        [],
-      );
+      await expect(
+        backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
+      ).resolves.toEqual([]);
       await expectFailedAsCorrupt(backend, bad.id, /malformed/);
     });
   });
@@ -153,11 +178,11 @@ describe('RedisBackend acquire', () => {
     it('wakes every one of many waiting consumers when a bulk arrives', async () => {
       const backend = fixture.backend();
       const waiting = Array.from({ length: 6 }, (_, w) =>
-        backend.acquire(['default'], { workerId: `w${w}`, timeoutMs: 10_000 }),
+        backend.leases.acquire(['default'], { workerId: `w${w}`, timeoutMs: 10_000 }),
       );
       await new Promise((resolve) => setImmediate(resolve));
       const started = Date.now();
-      await backend.enqueueMany(Array.from({ length: 6 }, () => readyRecord(backend.alias)));
+      await backend.tasks.enqueueMany(Array.from({ length: 6 }, () => readyRecord(backend.alias)));
       const batches = await Promise.all(waiting);
       expect(Date.now() - started).toBeLessThan(2000);
       const ids = batches.flat().map((r) => r.id);
@@ -166,17 +191,19 @@ describe('RedisBackend acquire', () => {
 
     it('returns at once, with nothing, when asked to consume no queue', async () => {
       const backend = fixture.backend();
-      await backend.enqueue(readyRecord(backend.alias));
-      await expect(backend.acquire([], { workerId: 'w', timeoutMs: 5000 })).resolves.toEqual([]);
+      await backend.tasks.enqueue(readyRecord(backend.alias));
+      await expect(backend.leases.acquire([], { workerId: 'w', timeoutMs: 5000 })).resolves.toEqual(
+        [],
+      );
     });
 
     it('returns at once, with nothing, when the signal is already aborted', async () => {
       const backend = fixture.backend();
-      await backend.enqueue(readyRecord(backend.alias));
+      await backend.tasks.enqueue(readyRecord(backend.alias));
       const controller = new AbortController();
       controller.abort();
       await expect(
-        backend.acquire(['default'], {
+        backend.leases.acquire(['default'], {
           workerId: 'w',
           timeoutMs: 10_000,
           signal: controller.signal,
@@ -187,7 +214,7 @@ describe('RedisBackend acquire', () => {
     it('ends a wait when the backend closes', async () => {
       const backend = fixture.backend();
       const started = Date.now();
-      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+      const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
       await new Promise((resolve) => setImmediate(resolve));
       await backend.close();
       await expect(waiting).resolves.toEqual([]);
@@ -198,10 +225,12 @@ describe('RedisBackend acquire', () => {
   describe('a finished task', () => {
     it('stays in its hash: the outcome beside the enqueued data, expiring after resultTtl', async () => {
       const backend = fixture.backend({ resultTtl: 60_000 });
-      await backend.enqueue(readyRecord(backend.alias, { args: ['arg-marker', { b: [1, 2] }] }));
-      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.tasks.enqueue(
+        readyRecord(backend.alias, { args: ['arg-marker', { b: [1, 2] }] }),
+      );
+      const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       const done = { ...succeeded(leased, { echoed: ['a'] }), workerIds: ['w-7'] };
-      expect(await backend.acknowledge([done])).toEqual(['acknowledged']);
+      expect(await backend.leases.acknowledge([done])).toEqual(['acknowledged']);
 
       const taskKey = fixture.keys(backend).task(leased.id);
       const keys = await fixture.admin.keys(`*${leased.id}*`);
@@ -213,57 +242,67 @@ describe('RedisBackend acquire', () => {
       const ttl = await fixture.admin.pttl(taskKey);
       expect(ttl).toBeGreaterThan(50_000);
       expect(ttl).toBeLessThanOrEqual(60_000);
-      expect(await backend.getResult(leased.id)).toEqual(done);
-      expect(await backend.peek('default', 'successful', 5)).toEqual([done]);
+      expect(await backend.tasks.getResult(leased.id)).toEqual(done);
+      expect(await backend.reads.peek('default', 'successful', 5)).toEqual([done]);
     });
 
     it('reads back failed with every error, and without a return value', async () => {
       const backend = fixture.backend();
-      await backend.enqueue(readyRecord(backend.alias));
-      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.tasks.enqueue(readyRecord(backend.alias));
+      const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       const errors = [
         { className: 'Error', traceback: 'Error: first attempt' },
         { className: 'TypeError', traceback: 'TypeError: second attempt' },
       ];
       const done = { ...leased, status: TaskResultStatus.FAILED, finishedAt: new Date(), errors };
-      await backend.acknowledge([done]);
-      const stored = await backend.getResult(leased.id);
+      await backend.leases.acknowledge([done]);
+      const stored = await backend.tasks.getResult(leased.id);
       expect(stored).toEqual(done);
       expect(stored).not.toHaveProperty('returnValue');
     });
 
     it('keeps its id taken: enqueuing it again is refused while the result is stored', async () => {
       const backend = fixture.backend();
-      const record = await backend.enqueue(readyRecord(backend.alias));
-      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await backend.acknowledge([succeeded(leased)]);
-      await expect(backend.enqueue(record)).rejects.toThrow(/already stored/);
-      expect((await backend.getResult(record.id)).status).toBe(TaskResultStatus.SUCCESSFUL);
+      const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+      const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.leases.acknowledge([succeeded(leased)]);
+      await expect(backend.tasks.enqueue(record)).rejects.toThrow(/already stored/);
+      expect((await backend.tasks.getResult(record.id)).status).toBe(TaskResultStatus.SUCCESSFUL);
     });
 
     it('with an outcome that is not ours reads as corrupt, and peek skips it', async () => {
       const backend = fixture.backend();
-      await backend.enqueueMany([readyRecord(backend.alias), readyRecord(backend.alias)]);
-      const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
-      await backend.acknowledge(leased.map((record) => succeeded(record)));
+      await backend.tasks.enqueueMany([readyRecord(backend.alias), readyRecord(backend.alias)]);
+      const leased = await backend.leases.acquire(['default'], {
+        workerId: 'w',
+        max: 2,
+        timeoutMs: 0,
+      });
+      await backend.leases.acknowledge(leased.map((record) => succeeded(record)));
       const [bad, good] = leased;
       const badKey = fixture.keys(backend).task(bad.id);
       await fixture.admin.hset(badKey, 'outcome', '{not json');
-      await expect(backend.getResult(bad.id)).rejects.toThrow(/outcome is not JSON/);
+      await expect(backend.tasks.getResult(bad.id)).rejects.toThrow(/outcome is not JSON/);
       await fixture.admin.hset(badKey, 'outcome', '{"s":"RUNNING","w":[]}');
-      await expect(backend.getResult(bad.id)).rejects.toThrow(/outcome has malformed fields/);
-      expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([good.id]);
+      await expect(backend.tasks.getResult(bad.id)).rejects.toThrow(/outcome has malformed fields/);
+      expect((await backend.reads.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([
+        good.id,
+      ]);
     });
   });
 
   it('acknowledges a whole batch in one call, reporting each outcome', async () => {
     const backend = fixture.backend();
-    await backend.enqueueMany(Array.from({ length: 50 }, () => readyRecord(backend.alias)));
-    const batch = await backend.acquire(['default'], { workerId: 'w', max: 50, timeoutMs: 0 });
+    await backend.tasks.enqueueMany(Array.from({ length: 50 }, () => readyRecord(backend.alias)));
+    const batch = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 50,
+      timeoutMs: 0,
+    });
     expect(batch).toHaveLength(50);
-    const outcomes = await backend.acknowledge(batch.map((r) => succeeded(r, r.id)));
+    const outcomes = await backend.leases.acknowledge(batch.map((r) => succeeded(r, r.id)));
     expect(outcomes).toEqual(Array(50).fill('acknowledged'));
-    const telemetry = await backend.telemetry(60_000);
+    const telemetry = await backend.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts).toMatchObject({ running: 0, successful: 50 });
   });
 });

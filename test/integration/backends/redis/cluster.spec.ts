@@ -13,6 +13,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord, succeeded } from './redis-fixture';
+import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
 
 const run = promisify(execFile);
 
@@ -117,27 +118,30 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
 
     for (const backend of pair) {
       const alias = backend.alias;
-      const waiting = backend.acquire(['emails', 'default'], { workerId: 'w', timeoutMs: 5000 });
-      const records = await backend.enqueueMany([
+      const waiting = backend.leases.acquire(['emails', 'default'], {
+        workerId: 'w',
+        timeoutMs: 5000,
+      });
+      const records = await backend.tasks.enqueueMany([
         readyRecord(alias, { args: [1] }),
         readyRecord(alias, { args: [2] }),
       ]);
-      await backend.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 20) }));
+      await backend.tasks.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 20) }));
       const [woken] = await waiting;
       expect(woken.id).toBe(records[0].id);
-      const [second] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await expect(backend.acknowledge([succeeded(woken, 'ok')])).resolves.toEqual([
+      const [second] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await expect(backend.leases.acknowledge([succeeded(woken, 'ok')])).resolves.toEqual([
         'acknowledged',
       ]);
       await waitFor(() => Date.now() > second.startedAt!.getTime() + 110, {
         what: 'the second lease to end',
       });
-      const report = await backend.maintenancePass();
+      const report = await runMaintenancePass(backend);
       expect(report).toMatchObject({ promoted: 1, reaped: 1, failedSteps: [] });
-      await expect(backend.getResult(second.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(second.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
       });
-      const telemetry = await backend.telemetry(60_000);
+      const telemetry = await backend.reads.telemetry(60_000);
       expect(telemetry.queues.default.counts).toEqual({
         ready: 1,
         running: 0,
@@ -146,8 +150,10 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
         failed: 1,
         cancelled: 0,
       });
-      expect((await backend.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([woken.id]);
-      await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
+      expect((await backend.reads.peek('default', 'successful', 5)).map((r) => r.id)).toEqual([
+        woken.id,
+      ]);
+      await expect(backend.reads.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
       // Every key of the alias sits in one slot, so every script ran on one shard.
       const keys = await aliasKeys(admin, alias);
       const slots = new Set(await Promise.all(keys.map((key) => probe.cluster('KEYSLOT', key))));
@@ -170,9 +176,9 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
         Number(/cmdstat_evalsha:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0);
       const working = new RedisBackend(alias, config);
       backends.push(working);
-      await working.enqueue(readyRecord(alias));
+      await working.tasks.enqueue(readyRecord(alias));
       const before = await evalshaCalls();
-      await working.enqueue(readyRecord(alias));
+      await working.tasks.enqueue(readyRecord(alias));
       // The second enqueue went by its SHA1: the script, #!lua line and all, was cached.
       expect((await evalshaCalls()) - before).toBe(1);
       // Every master is checked, not only the one a command happens to reach.

@@ -50,9 +50,9 @@ describe('RedisBackend concurrent enqueues', () => {
   /** A backend whose scripts are loaded, so every later call is one EVALSHA. */
   const warmBackend = async (): Promise<RedisBackend> => {
     const backend = backendAt(server.url);
-    await backend.enqueue(readyRecord(backend.alias));
+    await backend.tasks.enqueue(readyRecord(backend.alias));
     const keyed = readyRecord(backend.alias);
-    await backend.enqueue({
+    await backend.tasks.enqueue({
       ...keyed,
       task: { ...keyed.task, unique: { key: 'warm', mode: 'unfinished' } },
     });
@@ -70,7 +70,7 @@ describe('RedisBackend concurrent enqueues', () => {
       readyRecord(backend.alias, { args: [i] }),
     );
     const before = await commandStats(admin);
-    const stored = await Promise.all(records.map((record) => backend.enqueue(record)));
+    const stored = await Promise.all(records.map((record) => backend.tasks.enqueue(record)));
     const delta = statsDelta(before, await commandStats(admin));
     expect(stored).toEqual(records);
     expect(scriptCalls(delta)).toBe(callsFor(100));
@@ -88,7 +88,7 @@ describe('RedisBackend concurrent enqueues', () => {
         : record;
     });
     const before = await commandStats(admin);
-    const stored = await Promise.all(records.map((record) => backend.enqueue(record)));
+    const stored = await Promise.all(records.map((record) => backend.tasks.enqueue(record)));
     const delta = statsDelta(before, await commandStats(admin));
     expect(scriptCalls(delta)).toBe(callsFor(100));
     // Keys k0, k2, ... k8: the first record of each takes it, the later ones get it back.
@@ -100,20 +100,20 @@ describe('RedisBackend concurrent enqueues', () => {
     const before = await commandStats(admin);
     await Promise.all(
       Array.from({ length: 100 }, async () => {
-        for (let i = 0; i < 5; i++) await backend.enqueue(readyRecord(backend.alias));
+        for (let i = 0; i < 5; i++) await backend.tasks.enqueue(readyRecord(backend.alias));
       }),
     );
     const delta = statsDelta(before, await commandStats(admin));
     // Each reply wakes its batch's callers at once; their next enqueues leave
     // together again, so 500 enqueues take about 5 rounds, far from 500 calls.
     expect(scriptCalls(delta)).toBeLessThanOrEqual(2 * 5 * callsFor(100));
-    expect((await backend.telemetry(60_000)).queues.default.counts.ready).toBe(502);
+    expect((await backend.reads.telemetry(60_000)).queues.default.counts.ready).toBe(502);
   });
 
   it('stores the rest of a batch around a stored id, leaving the stored task as it was', async () => {
     const backend = backendAt(server.url);
     const keys = new RedisKeys(backend.alias);
-    const taken = await backend.enqueue(readyRecord(backend.alias, { args: ['taken'] }));
+    const taken = await backend.tasks.enqueue(readyRecord(backend.alias, { args: ['taken'] }));
     const takenHash = await admin.hgetall(keys.task(taken.id));
     const later = new Date(Date.now() + 60_000);
     const sent = [
@@ -124,20 +124,20 @@ describe('RedisBackend concurrent enqueues', () => {
       readyRecord(backend.alias, { args: ['d'] }),
     ];
     const outcomes = await Promise.all(
-      sent.map((record) => backend.enqueue(record).catch((error: Error) => error)),
+      sent.map((record) => backend.tasks.enqueue(record).catch((error: Error) => error)),
     );
     expect(outcomes[2]).toBeInstanceOf(TaskAlreadyExistsError);
     expect((outcomes[2] as TaskAlreadyExistsError).existing.args).toEqual(['taken']);
     expect(await admin.hgetall(keys.task(taken.id))).toEqual(takenHash);
     expect(outcomes.filter((_, i) => i !== 2)).toEqual(sent.filter((_, i) => i !== 2));
-    const ready = await backend.peek('default', 'ready', 10);
+    const ready = await backend.reads.peek('default', 'ready', 10);
     expect(ready.map((record) => record.args[0])).toEqual(['taken', 'a', 'd']);
-    const deferred = await backend.peek('default', 'deferred', 10);
+    const deferred = await backend.reads.peek('default', 'deferred', 10);
     expect(deferred.map((record) => record.args[0])).toEqual(['b']);
-    expect((await backend.peek('emails', 'ready', 10)).map((record) => record.args[0])).toEqual([
-      'c',
-    ]);
-    const telemetry = await backend.telemetry(60_000);
+    expect(
+      (await backend.reads.peek('emails', 'ready', 10)).map((record) => record.args[0]),
+    ).toEqual(['c']);
+    const telemetry = await backend.reads.telemetry(60_000);
     // The taken one and four of the five.
     expect(telemetry.queues.default.rates.ingress + telemetry.queues.emails.rates.ingress).toBe(5);
   });
@@ -148,7 +148,7 @@ describe('RedisBackend concurrent enqueues', () => {
     const records = [1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] }));
     await admin.client('PAUSE', 1500, 'WRITE');
     const errors = await Promise.all(
-      records.map((record) => backend.enqueue(record).catch((e: unknown) => e)),
+      records.map((record) => backend.tasks.enqueue(record).catch((e: unknown) => e)),
     );
     errors.forEach((error, i) => {
       expect(error).toBeInstanceOf(EnqueueOutcomeUnknownError);
@@ -157,7 +157,7 @@ describe('RedisBackend concurrent enqueues', () => {
     });
     // Redis ran the call once the pause ended: all three were stored.
     for (const record of records) {
-      const stored = await waitFor(() => backend.getResult(record.id).catch(() => null), {
+      const stored = await waitFor(() => backend.tasks.getResult(record.id).catch(() => null), {
         what: 'the paused enqueue to run',
       });
       expect(stored.status).toBe(TaskResultStatus.READY);
@@ -168,7 +168,7 @@ describe('RedisBackend concurrent enqueues', () => {
     const backend = backendAt(`redis://127.0.0.1:${await freePort()}/0`, { connectTimeout: 500 });
     const records: TaskRecord[] = [1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] }));
     const errors = await Promise.all(
-      records.map((record) => backend.enqueue(record).catch((e: unknown) => e)),
+      records.map((record) => backend.tasks.enqueue(record).catch((e: unknown) => e)),
     );
     for (const error of errors) expect(error).toBeInstanceOf(BackendUnavailableError);
   });

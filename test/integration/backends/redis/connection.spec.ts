@@ -31,7 +31,9 @@ describe('RedisBackend connections', () => {
         connectTimeout: 500,
       });
       const started = Date.now();
-      const error: unknown = await backend.enqueue(readyRecord(backend.alias)).catch((e) => e);
+      const error: unknown = await backend.tasks
+        .enqueue(readyRecord(backend.alias))
+        .catch((e) => e);
       expect(Date.now() - started).toBeLessThan(3000);
       expect(error).toBeInstanceOf(BackendUnavailableError);
       const message = (error as Error).message;
@@ -54,7 +56,7 @@ describe('RedisBackend connections', () => {
     });
     try {
       const started = Date.now();
-      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(
+      await expect(backend.tasks.enqueue(readyRecord(backend.alias))).rejects.toThrow(
         BackendUnavailableError,
       );
       expect(Date.now() - started).toBeLessThan(3000);
@@ -91,10 +93,10 @@ describe('RedisBackend connections', () => {
     it('authenticates as a user and keeps its keys in the URL database', async () => {
       const backend = backendAt(url());
       try {
-        const record = await backend.enqueue(readyRecord(backend.alias));
-        const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+        const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+        const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
         expect(leased.id).toBe(record.id);
-        await backend.acknowledge([succeeded(leased)]);
+        await backend.leases.acknowledge([succeeded(leased)]);
         const pattern = `*${backend.alias}*`;
         expect((await withAdmin((admin) => admin.keys(pattern), 3)).length).toBeGreaterThan(0);
         expect(await withAdmin((admin) => admin.keys(pattern), 0)).toEqual([]);
@@ -127,7 +129,7 @@ describe('RedisBackend connections', () => {
       const backend = backendAt(url());
       const controller = new AbortController();
       const waits = [1, 2, 3].map((w) =>
-        backend.acquire(['default'], {
+        backend.leases.acquire(['default'], {
           workerId: `w${w}`,
           timeoutMs: 10_000,
           signal: controller.signal,
@@ -154,8 +156,8 @@ describe('RedisBackend connections', () => {
         options: { client },
       });
       try {
-        const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
-        const record = await backend.enqueue(readyRecord(alias));
+        const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+        const record = await backend.tasks.enqueue(readyRecord(alias));
         expect((await waiting).map((r) => r.id)).toEqual([record.id]);
         await backend.close();
         await expect(client.ping()).resolves.toBe('PONG');
@@ -224,8 +226,11 @@ describe('RedisBackend connections', () => {
         redisOptions: { tls: { ca: readFileSync(join(certDir, 'cert.pem')) } },
       });
       try {
-        const record = await backend.enqueue(readyRecord(backend.alias));
-        const waiting = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 1000 });
+        const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+        const waiting = await backend.leases.acquire(['default'], {
+          workerId: 'w',
+          timeoutMs: 1000,
+        });
         expect(waiting.map((r) => r.id)).toEqual([record.id]);
       } finally {
         await backend.close();
@@ -244,17 +249,17 @@ describe('RedisBackend connections', () => {
       const backend = backendAt(server.url, { connectTimeout: 1000 });
       const admin = new Redis(server.url, { lazyConnect: true });
       try {
-        await backend.enqueue(readyRecord(backend.alias));
+        await backend.tasks.enqueue(readyRecord(backend.alias));
         await admin.script('FLUSH');
-        await backend.enqueue(readyRecord(backend.alias));
+        await backend.tasks.enqueue(readyRecord(backend.alias));
         await admin.quit();
 
         await server.stop();
         server = await startRedisServer([], server.port);
         // Reconnection takes a moment; until then calls fail fast with a typed error.
         await waitFor(() => backend.ping().then(() => true), { what: 'the backend to reconnect' });
-        const record = await backend.enqueue(readyRecord(backend.alias));
-        const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+        const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+        const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
         expect(leased.id).toBe(record.id);
       } finally {
         await backend.close();

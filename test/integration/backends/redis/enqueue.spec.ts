@@ -2,6 +2,7 @@ import { TaskAlreadyExistsError, TaskResultStatus } from '../../../../lib/core';
 import { aliasKeys } from '../../../helpers/redis-cleanup';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
 
 describe('RedisBackend enqueue', () => {
   const fixture = new RedisFixture();
@@ -11,7 +12,7 @@ describe('RedisBackend enqueue', () => {
   it('keeps a waiting task small: only its data, no id, status or defaults stored twice', async () => {
     const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
     const record = readyRecord(backend.alias, { args: ['x'] });
-    await backend.enqueue(record);
+    await backend.tasks.enqueue(record);
     const key = fixture.keys(backend).task(record.id);
     const hash = await fixture.admin.hgetall(key);
     expect(Object.keys(hash)).toEqual(['data']);
@@ -28,12 +29,12 @@ describe('RedisBackend enqueue', () => {
     const backend = fixture.backend({ leaseTtl: 1000, resultTtl: 5000 });
     const deferred = readyRecord(backend.alias, { runAfter: new Date(Date.now() + 60_000) });
     const ready = readyRecord(backend.alias);
-    await backend.enqueueMany([deferred, ready]);
+    await backend.tasks.enqueueMany([deferred, ready]);
     const keys = fixture.keys(backend);
     expect(await fixture.admin.pttl(keys.task(deferred.id))).toBe(-1);
-    const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     expect(await fixture.admin.pttl(keys.task(ready.id))).toBe(-1);
-    await backend.acknowledge([succeeded(leased)]);
+    await backend.leases.acknowledge([succeeded(leased)]);
     const ttl = await fixture.admin.pttl(keys.task(ready.id));
     expect(ttl).toBeGreaterThan(4000);
     expect(ttl).toBeLessThanOrEqual(5000);
@@ -41,12 +42,12 @@ describe('RedisBackend enqueue', () => {
 
   it('refuses an id that is already stored, and a bulk with such an id stores nothing', async () => {
     const backend = fixture.backend();
-    const first = await backend.enqueue(readyRecord(backend.alias));
-    await expect(backend.enqueue(first)).rejects.toThrow(TaskAlreadyExistsError);
+    const first = await backend.tasks.enqueue(readyRecord(backend.alias));
+    await expect(backend.tasks.enqueue(first)).rejects.toThrow(TaskAlreadyExistsError);
     const fresh = readyRecord(backend.alias);
-    await expect(backend.enqueueMany([fresh, first])).rejects.toThrow(first.id);
-    await expect(backend.getResult(fresh.id)).rejects.toThrow(/No task result/);
-    const telemetry = await backend.telemetry(60_000);
+    await expect(backend.tasks.enqueueMany([fresh, first])).rejects.toThrow(first.id);
+    await expect(backend.tasks.getResult(fresh.id)).rejects.toThrow(/No task result/);
+    const telemetry = await backend.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts.ready).toBe(1);
     expect(telemetry.queues.default.rates.ingress).toBe(1);
   });
@@ -54,7 +55,7 @@ describe('RedisBackend enqueue', () => {
   it('undoes every earlier group of a bulk when its last group clashes', async () => {
     const backend = fixture.backend();
     const alias = backend.alias;
-    const first = await backend.enqueue(readyRecord(alias));
+    const first = await backend.tasks.enqueue(readyRecord(alias));
     const bulk = [
       readyRecord(alias),
       readyRecord(alias, { queue: 'emails' }),
@@ -63,13 +64,13 @@ describe('RedisBackend enqueue', () => {
       readyRecord(alias),
       first,
     ];
-    await expect(backend.enqueueMany(bulk)).rejects.toThrow(first.id);
+    await expect(backend.tasks.enqueueMany(bulk)).rejects.toThrow(first.id);
     const keys = fixture.keys(backend);
     for (const record of bulk.slice(0, -1)) {
       expect(await fixture.admin.exists(keys.task(record.id))).toBe(0);
     }
     expect(await fixture.admin.exists(keys.task(first.id))).toBe(1);
-    const telemetry = await backend.telemetry(60_000);
+    const telemetry = await backend.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts).toMatchObject({ ready: 1, deferred: 0 });
     expect(telemetry.queues.emails.counts.ready).toBe(0);
   });
@@ -78,11 +79,11 @@ describe('RedisBackend enqueue', () => {
     const backend = fixture.backend();
     const alias = backend.alias;
     const queues = ['default', 'emails', 'emails', 'default', 'default', 'emails', 'default'];
-    await backend.enqueueMany(queues.map((queue) => readyRecord(alias, { queue })));
-    await backend.enqueue(
+    await backend.tasks.enqueueMany(queues.map((queue) => readyRecord(alias, { queue })));
+    await backend.tasks.enqueue(
       readyRecord(alias, { queue: 'emails', runAfter: new Date(Date.now() + 60_000) }),
     );
-    const telemetry = await backend.telemetry(60_000);
+    const telemetry = await backend.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts.ready).toBe(4);
     expect(telemetry.queues.default.rates.ingress).toBe(4);
     expect(telemetry.queues.emails.counts).toMatchObject({ ready: 3, deferred: 1 });
@@ -95,9 +96,9 @@ describe('RedisBackend enqueue', () => {
 
   it('refuses a record for a queue the alias does not serve, naming task and queue', async () => {
     const backend = fixture.backend();
-    await expect(backend.enqueue(readyRecord(backend.alias, { queue: 'nope' }))).rejects.toThrow(
-      /Task "redis.spec": queue "nope" is not configured/,
-    );
+    await expect(
+      backend.tasks.enqueue(readyRecord(backend.alias, { queue: 'nope' })),
+    ).rejects.toThrow(/Task "redis.spec": queue "nope" is not configured/);
   });
 
   it('stores a bulk of 1000 in one script call, best priority first then in order', async () => {
@@ -105,8 +106,8 @@ describe('RedisBackend enqueue', () => {
     const records = Array.from({ length: 1000 }, (_, i) =>
       readyRecord(backend.alias, { args: [i], priority: i % 2 }),
     );
-    await backend.enqueueMany(records);
-    const ready = await backend.peek('default', 'ready', 1000);
+    await backend.tasks.enqueueMany(records);
+    const ready = await backend.reads.peek('default', 'ready', 1000);
     const expected = [
       ...records.filter((_, i) => i % 2 === 1),
       ...records.filter((_, i) => i % 2 === 0),
@@ -117,18 +118,24 @@ describe('RedisBackend enqueue', () => {
   it('puts every key of an alias under its hash tag threadmill:{alias}:', async () => {
     const backend = fixture.backend({ leaseTtl: 50 });
     const alias = backend.alias;
-    await backend.enqueueMany([1, 2, 3, 4].map(() => readyRecord(alias)));
-    await backend.enqueue(readyRecord(alias, { queue: 'emails' }));
-    await backend.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 60_000) }));
-    const [a, b] = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
-    await backend.acknowledge([succeeded(a)]);
-    await backend.acknowledge([{ ...b, status: TaskResultStatus.FAILED, finishedAt: new Date() }]);
-    const [leased] = await backend.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
+    await backend.tasks.enqueueMany([1, 2, 3, 4].map(() => readyRecord(alias)));
+    await backend.tasks.enqueue(readyRecord(alias, { queue: 'emails' }));
+    await backend.tasks.enqueue(readyRecord(alias, { runAfter: new Date(Date.now() + 60_000) }));
+    const [a, b] = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 2,
+      timeoutMs: 0,
+    });
+    await backend.leases.acknowledge([succeeded(a)]);
+    await backend.leases.acknowledge([
+      { ...b, status: TaskResultStatus.FAILED, finishedAt: new Date() },
+    ]);
+    const [leased] = await backend.leases.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
     await waitFor(() => Date.now() > leased.startedAt!.getTime() + 60, {
       what: 'the lease to end',
     });
-    await backend.maintenancePass();
-    await backend.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
+    await runMaintenancePass(backend);
+    await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
 
     const keys = await aliasKeys(fixture.admin, alias);
     const tag = `threadmill:{${alias}}:`;

@@ -59,7 +59,7 @@ describe('RedisBackend failures', () => {
       const fresh = readyRecord(backend.alias);
       // Someone else's string where a task hash would go.
       await admin.set(keys.task(stray.id), 'not a hash');
-      const error = await backend.enqueueMany([fresh, stray]).catch((e: unknown) => e);
+      const error = await backend.tasks.enqueueMany([fresh, stray]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendCommandError);
       expect(error).toMatchObject({ command: 'enqueue.lua' });
       expect((error as BackendCommandError).reply).toMatch(/^WRONGTYPE /);
@@ -72,7 +72,9 @@ describe('RedisBackend failures', () => {
       const replica = await startRedisServer(['--replicaof', '127.0.0.1', String(server.port)]);
       try {
         const backend = backendAt(replica.url);
-        const error = await backend.enqueue(readyRecord(backend.alias)).catch((e: unknown) => e);
+        const error = await backend.tasks
+          .enqueue(readyRecord(backend.alias))
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(BackendUnavailableError);
         expect(error).toMatchObject({ retryable: true });
         expect((error as Error).message).toMatch(/refused enqueue\.lua for now \(READONLY /);
@@ -108,8 +110,8 @@ describe('RedisBackend failures', () => {
     const backend = backendAt(server.url);
     // 2 arguments a task: far more than a JavaScript call can take spread.
     const records = Array.from({ length: 80_000 }, () => readyRecord(backend.alias));
-    await expect(backend.enqueueMany(records)).resolves.toHaveLength(80_000);
-    const telemetry = await backend.telemetry(60_000);
+    await expect(backend.tasks.enqueueMany(records)).resolves.toHaveLength(80_000);
+    const telemetry = await backend.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts.ready).toBe(80_000);
   });
 
@@ -125,25 +127,25 @@ describe('RedisBackend failures', () => {
       await backend.ping();
       const record = readyRecord(backend.alias);
       await admin.client('PAUSE', 1500, 'WRITE');
-      const error = await backend.enqueue(record).catch((e: unknown) => e);
+      const error = await backend.tasks.enqueue(record).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(EnqueueOutcomeUnknownError);
       expect(error).toMatchObject({ code: 'ENQUEUE_OUTCOME_UNKNOWN', ids: [record.id] });
       expect((error as Error).message).toMatch(/Command timed out/);
       expect((error as Error).message).toContain(record.id);
       // Redis ran it once the pause ended: it was stored after all.
-      const stored = await waitFor(() => backend.getResult(record.id).catch(() => null), {
+      const stored = await waitFor(() => backend.tasks.getResult(record.id).catch(() => null), {
         what: 'the paused enqueue to run',
       });
       expect(stored.status).toBe(TaskResultStatus.READY);
       // The caller's retry, with the same id, makes no second task and learns of the first.
-      const repeat = await backend.enqueue(record).catch((e: unknown) => e);
+      const repeat = await backend.tasks.enqueue(record).catch((e: unknown) => e);
       expect(repeat).toBeInstanceOf(TaskAlreadyExistsError);
       const { existing } = repeat as TaskAlreadyExistsError;
       expect(existing.id).toBe(record.id);
       expect(existing.status).toBe(TaskResultStatus.READY);
       expect(existing.args).toEqual(record.args);
       await expect(existing.refresh()).resolves.toBe(existing);
-      expect((await backend.telemetry(60_000)).queues.default.counts.ready).toBe(1);
+      expect((await backend.reads.telemetry(60_000)).queues.default.counts.ready).toBe(1);
     });
 
     it('to a dropped connection says so for every id of a bulk', async () => {
@@ -152,7 +154,7 @@ describe('RedisBackend failures', () => {
       const records = [readyRecord(backend.alias), readyRecord(backend.alias)];
       await admin.client('PAUSE', 10_000, 'WRITE');
       try {
-        const enqueued = backend.enqueueMany(records).catch((e: unknown) => e);
+        const enqueued = backend.tasks.enqueueMany(records).catch((e: unknown) => e);
         await held(1);
         await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
         const error = await enqueued;
@@ -163,8 +165,8 @@ describe('RedisBackend failures', () => {
         await admin.client('UNPAUSE');
       }
       // This time Redis dropped the command with its connection: a retry stores it.
-      await expect(backend.getResult(records[0].id)).rejects.toThrow(TaskResultDoesNotExist);
-      await expect(backend.enqueueMany(records)).resolves.toHaveLength(2);
+      await expect(backend.tasks.getResult(records[0].id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.enqueueMany(records)).resolves.toHaveLength(2);
     });
   });
 });

@@ -12,9 +12,12 @@ describe('RedisBackend finished channel and its listener mark', () => {
   afterAll(() => fixture.close());
 
   async function runOne(backend: ReturnType<RedisFixture['backend']>, args: unknown[]) {
-    await backend.enqueue(readyRecord(backend.alias, { args }));
-    const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
-    await backend.acknowledge([succeeded(leased)]);
+    await backend.tasks.enqueue(readyRecord(backend.alias, { args }));
+    const [leased] = await backend.leases.acquire(['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
+    await backend.leases.acknowledge([succeeded(leased)]);
     return leased;
   }
 
@@ -27,7 +30,7 @@ describe('RedisBackend finished channel and its listener mark', () => {
     expect(await fixture.admin.exists(finishedListenerMark)).toBe(0);
 
     const heard: TaskRecord[] = [];
-    const off = await backend.subscribeFinished((tasks) =>
+    const off = await backend.feeds.subscribeFinished((tasks) =>
       heard.push(...tasks.map((task) => ({ id: task.id }) as TaskRecord)),
     );
     const ttl = await fixture.admin.pttl(finishedListenerMark);
@@ -48,12 +51,12 @@ describe('RedisBackend finished channel and its listener mark', () => {
     const backend = fixture.backend();
     const { finishedChannel } = fixture.keys(backend);
     const messages = await fixture.watchChannel(finishedChannel);
-    const first = await backend.enqueue(readyRecord(backend.alias, { args: [1] }));
-    await backend.cancel(first.id);
+    const first = await backend.tasks.enqueue(readyRecord(backend.alias, { args: [1] }));
+    await backend.control.cancel(first.id);
 
-    const off = await backend.subscribeFinished(() => undefined);
-    const second = await backend.enqueue(readyRecord(backend.alias, { args: [2] }));
-    await backend.cancel(second.id);
+    const off = await backend.feeds.subscribeFinished(() => undefined);
+    const second = await backend.tasks.enqueue(readyRecord(backend.alias, { args: [2] }));
+    await backend.control.cancel(second.id);
     await waitFor(() => messages.length === 1, { what: 'one message on the channel' });
     expect(messages[0]).toContain(second.id);
     expect(messages[0]).toContain(TaskResultStatus.CANCELLED);

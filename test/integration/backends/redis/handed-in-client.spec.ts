@@ -59,7 +59,7 @@ describe('RedisBackend on a client handed in', () => {
       const record = readyRecord(backend.alias);
       await admin.client('PAUSE', 10_000, 'WRITE');
       try {
-        const enqueued = backend.enqueue(record).catch((e: unknown) => e);
+        const enqueued = backend.tasks.enqueue(record).catch((e: unknown) => e);
         await waitFor(async () => (await admin.info('clients')).includes('blocked_clients:1'), {
           what: 'the enqueue to be held by CLIENT PAUSE',
         });
@@ -72,7 +72,7 @@ describe('RedisBackend on a client handed in', () => {
       }
       // Redis dropped it with the connection, and the reconnected client did not send it again.
       await waitFor(() => client.status === 'ready', { what: 'the client to reconnect' });
-      await expect(backend.getResult(record.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.getResult(record.id)).rejects.toThrow(TaskResultDoesNotExist);
       await backend.close();
     } finally {
       admin.disconnect();

@@ -43,7 +43,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     backend: RedisBackend,
   ): Promise<{ waiting: Promise<TaskRecord[]>; leaving: AbortController }> => {
     const leaving = new AbortController();
-    const waiting = backend.acquire(['default'], {
+    const waiting = backend.leases.acquire(['default'], {
       workerId: 'leaving',
       timeoutMs: 20_000,
       signal: leaving.signal,
@@ -60,15 +60,18 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
   it('costs a handful of commands while a consumer waits 3 s on an empty queue', async () => {
     const backend = fixture.backend();
     // Warm up: connect, load the script, open the blocking connection.
-    await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 200 });
+    await backend.leases.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 200 });
     // Then a look that finds work, so the wait below does not follow a look that found none.
-    await backend.enqueue(readyRecord(backend.alias));
-    const [warmUp] = await backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 0 });
-    await backend.acknowledge([succeeded(warmUp)]);
+    await backend.tasks.enqueue(readyRecord(backend.alias));
+    const [warmUp] = await backend.leases.acquire(['default', 'emails'], {
+      workerId: 'w',
+      timeoutMs: 0,
+    });
+    await backend.leases.acknowledge([succeeded(warmUp)]);
     const before = await commandStats(fixture.admin);
     const started = Date.now();
     await expect(
-      backend.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 3000 }),
+      backend.leases.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 3000 }),
     ).resolves.toEqual([]);
     const waited = Date.now() - started;
     // INFO is ours (and ioredis's ready check when a connection is made under load), not the consumer's.
@@ -92,21 +95,25 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const backend = fixture.backend();
     const producer = fixture.backend({}, undefined, backend.alias);
     await producer.ping();
-    await producer.enqueue(readyRecord(backend.alias));
-    const [first] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await producer.tasks.enqueue(readyRecord(backend.alias));
+    const [first] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     // Stores the worker's last task and finds nothing more, as a worker going idle does.
-    const { acquired } = await backend.acknowledgeAndAcquire([succeeded(first)], ['default'], {
-      workerId: 'w',
-      timeoutMs: 5000,
-    });
+    const { acquired } = await backend.leases.acknowledgeAndAcquire(
+      [succeeded(first)],
+      ['default'],
+      {
+        workerId: 'w',
+        timeoutMs: 5000,
+      },
+    );
     expect(acquired).toEqual([]);
     const before = await commandStats(fixture.admin);
-    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+    const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
     await waitFor(async () => (await blockedClients()) === 1, {
       intervalMs: 5,
       what: 'the consumer to block',
     });
-    const next = await producer.enqueue(readyRecord(backend.alias));
+    const next = await producer.tasks.enqueue(readyRecord(backend.alias));
     await expect(waiting).resolves.toEqual([expect.objectContaining({ id: next.id })]);
     const { info: _ourInfo, ...delta } = statsDelta(before, await commandStats(fixture.admin));
     // The enqueue, and the acquire sent behind the BLPOP (on a new blocking connection, so
@@ -125,17 +132,17 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     await producer.ping();
     const latencies: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+      const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
       await waitFor(async () => (await blockedClients()) === 1, {
         intervalMs: 5,
         what: 'the consumer to block',
       });
       const started = performance.now();
-      const record = await producer.enqueue(readyRecord(backend.alias));
+      const record = await producer.tasks.enqueue(readyRecord(backend.alias));
       const [taken] = await waiting;
       latencies.push(performance.now() - started);
       expect(taken.id).toBe(record.id);
-      await backend.acknowledge([succeeded(taken)]);
+      await backend.leases.acknowledge([succeeded(taken)]);
     }
     latencies.sort((a, b) => a - b);
     expect(latencies[2]).toBeLessThan(50);
@@ -145,14 +152,14 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const backend = fixture.backend();
     // A busy spell: 50 single enqueues taken by a consumer that never had to wait.
     for (let i = 0; i < 50; i++) {
-      await backend.enqueue(readyRecord(backend.alias));
-      const [taken] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await backend.acknowledge([succeeded(taken)]);
+      await backend.tasks.enqueue(readyRecord(backend.alias));
+      const [taken] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.leases.acknowledge([succeeded(taken)]);
     }
     const before = await commandStats(fixture.admin);
-    await expect(backend.acquire(['default'], { workerId: 'w', timeoutMs: 300 })).resolves.toEqual(
-      [],
-    );
+    await expect(
+      backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 300 }),
+    ).resolves.toEqual([]);
     const delta = statsDelta(before, await commandStats(fixture.admin));
     expect(delta.evalsha).toBe(1);
     expect(delta.blpop).toBe(1);
@@ -162,7 +169,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const backend = fixture.backend();
     const keys = new RedisKeys(backend.alias);
     const waiting = Array.from({ length: 4 }, (_, w) =>
-      backend.acquire(['default'], { workerId: `w${w}`, max: 1, timeoutMs: 5000 }),
+      backend.leases.acquire(['default'], { workerId: `w${w}`, max: 1, timeoutMs: 5000 }),
     );
     await waitFor(async () => (await blockedClients()) === 4, { what: 'four blocked consumers' });
     // Four tasks written behind the backend's back (no tokens), then a single wake-up token.
@@ -176,14 +183,18 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
   it('chains from a busy worker too: its full batch wakes a waiting consumer when no token is left', async () => {
     const busy = fixture.backend();
     const idle = fixture.backend({}, undefined, busy.alias);
-    const waiting = idle.acquire(['default'], { workerId: 'idle', max: 1, timeoutMs: 5000 });
+    const waiting = idle.leases.acquire(['default'], { workerId: 'idle', max: 1, timeoutMs: 5000 });
     await waitFor(async () => (await blockedClients()) === 1, {
       what: 'the idle consumer to block',
     });
     // Two tasks and no token: only the busy worker's chained wake-up can end the wait early.
     const records = Array.from({ length: 2 }, () => readyRecord(busy.alias));
     await writeWithoutWakeUps(busy.alias, records);
-    const [first] = await busy.acquire(['default'], { workerId: 'busy', max: 1, timeoutMs: 0 });
+    const [first] = await busy.leases.acquire(['default'], {
+      workerId: 'busy',
+      max: 1,
+      timeoutMs: 0,
+    });
     expect(first.id).toBe(records[0].id);
     const started = Date.now();
     await expect(waiting).resolves.toEqual([expect.objectContaining({ id: records[1].id })]);
@@ -192,14 +203,22 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
 
   it("asks a busy worker's token list first: with a backlog's tokens waiting, one call settles the chain", async () => {
     const backend = fixture.backend();
-    await backend.enqueueMany(Array.from({ length: 3 }, () => readyRecord(backend.alias)));
-    const [first] = await backend.acquire(['default'], { workerId: 'w', max: 1, timeoutMs: 0 });
-    const before = await commandStats(fixture.admin);
-    const { acquired } = await backend.acknowledgeAndAcquire([succeeded(first)], ['default'], {
+    await backend.tasks.enqueueMany(Array.from({ length: 3 }, () => readyRecord(backend.alias)));
+    const [first] = await backend.leases.acquire(['default'], {
       workerId: 'w',
       max: 1,
       timeoutMs: 0,
     });
+    const before = await commandStats(fixture.admin);
+    const { acquired } = await backend.leases.acknowledgeAndAcquire(
+      [succeeded(first)],
+      ['default'],
+      {
+        workerId: 'w',
+        max: 1,
+        timeoutMs: 0,
+      },
+    );
     expect(acquired).toHaveLength(1);
     const delta = statsDelta(before, await commandStats(fixture.admin));
     expect(delta.llen).toBe(1);
@@ -209,7 +228,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
   it('passes a wake-up on when a wait is aborted, so a token it may have swallowed is not lost', async () => {
     const backend = fixture.backend();
     const leaving = new AbortController();
-    const aborted = backend.acquire(['default'], {
+    const aborted = backend.leases.acquire(['default'], {
       workerId: 'leaving',
       timeoutMs: 5000,
       signal: leaving.signal,
@@ -217,7 +236,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     await waitFor(async () => (await blockedClients()) === 1, {
       what: 'the first consumer to block',
     });
-    const staying = backend.acquire(['default'], { workerId: 'staying', timeoutMs: 5000 });
+    const staying = backend.leases.acquire(['default'], { workerId: 'staying', timeoutMs: 5000 });
     await waitFor(async () => (await blockedClients()) === 2, { what: 'both consumers to block' });
     // Work that is ready but whose token is gone, as if the leaving consumer had swallowed it.
     const record = readyRecord(backend.alias);
@@ -232,14 +251,14 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const backend = fixture.backend({ leaseTtl });
     const producer = fixture.backend({}, undefined, backend.alias);
     await producer.ping();
-    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
+    const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
     await waitFor(async () => (await blockedClients()) === 1, { what: 'the consumer to block' });
     const blocked = /id=(\d+) [^\n]*flags=b/.exec(await clientList())?.[1];
     const before = await commandStats(fixture.admin);
     // Long enough after the acquire was sent that a lease timed from then would show it.
     await new Promise((resolve) => setTimeout(resolve, 600));
     const enqueuedAt = Date.now();
-    const record = await producer.enqueue(readyRecord(backend.alias));
+    const record = await producer.tasks.enqueue(readyRecord(backend.alias));
     const [taken] = await waiting;
     const pickedUpBy = Date.now();
     // The producer's enqueue and the acquire that rode behind the BLPOP: no second acquire.
@@ -254,7 +273,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const keys = new RedisKeys(backend.alias);
     const deadline = Number(await fixture.admin.zscore(keys.running('default'), record.id));
     expect(deadline).toBe(lastAttempt + leaseTtl);
-    await backend.acknowledge([succeeded(taken)]);
+    await backend.leases.acknowledge([succeeded(taken)]);
   }, 10_000);
 
   it('ends an aborted wait without dropping its connection, and gives back what it leased', async () => {
@@ -268,17 +287,20 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     leaving.abort();
     await expect(first).resolves.toEqual([]);
     expect(Date.now() - started).toBeLessThan(1000);
-    const [back] = await backend.peek('default', 'ready', 10);
+    const [back] = await backend.reads.peek('default', 'ready', 10);
     expect(back?.id).toBe(record.id);
-    const [taken] = await backend.acquire(['default'], { workerId: 'next', timeoutMs: 1000 });
+    const [taken] = await backend.leases.acquire(['default'], {
+      workerId: 'next',
+      timeoutMs: 1000,
+    });
     expect(taken.id).toBe(record.id);
     expect(await connectionCount()).toBe(connected);
-    await backend.acknowledge([succeeded(taken)]);
+    await backend.leases.acknowledge([succeeded(taken)]);
   }, 10_000);
 
   it('asks a reconnected blocking connection its new id, so an abort still ends the wait at once', async () => {
     const backend = fixture.backend();
-    await backend.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
+    await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 100 });
     // Every connection but the admin's is dropped; ioredis reconnects them with new ids.
     await fixture.admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
     await backend.ping();
@@ -297,7 +319,7 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     const keys = new RedisKeys(backend.alias);
     const lengths: number[] = [];
     for (let i = 0; i < 2 * WAKE_BOUND + 20; i++) {
-      await backend.enqueue(readyRecord(backend.alias));
+      await backend.tasks.enqueue(readyRecord(backend.alias));
       lengths.push(await fixture.admin.llen(keys.wake('default')));
     }
     expect(Math.max(...lengths)).toBe(2 * WAKE_BOUND);
@@ -312,9 +334,9 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
     let delta: Record<string, number> = {};
     for (let attempt = 0; attempt < 5; attempt++) {
       const first = second();
-      await backend.enqueue(readyRecord(backend.alias));
+      await backend.tasks.enqueue(readyRecord(backend.alias));
       const before = await commandStats(fixture.admin);
-      await backend.enqueue(readyRecord(backend.alias));
+      await backend.tasks.enqueue(readyRecord(backend.alias));
       const { info: _ourInfo, ...counted } = statsDelta(before, await commandStats(fixture.admin));
       delta = counted;
       if (second() === first) break;
@@ -333,12 +355,16 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
 
   it('leases and acknowledges 100 tasks in two round trips (one script call each)', async () => {
     const backend = fixture.backend();
-    await backend.enqueueMany(Array.from({ length: 100 }, () => readyRecord(backend.alias)));
-    await backend.acquire(['default'], { workerId: 'warm-up', max: 1, timeoutMs: 0 });
-    await backend.acknowledge([]);
+    await backend.tasks.enqueueMany(Array.from({ length: 100 }, () => readyRecord(backend.alias)));
+    await backend.leases.acquire(['default'], { workerId: 'warm-up', max: 1, timeoutMs: 0 });
+    await backend.leases.acknowledge([]);
     const before = await commandStats(fixture.admin);
-    const batch = await backend.acquire(['default'], { workerId: 'w', max: 100, timeoutMs: 0 });
-    await backend.acknowledge(batch.map((r) => succeeded(r)));
+    const batch = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 100,
+      timeoutMs: 0,
+    });
+    await backend.leases.acknowledge(batch.map((r) => succeeded(r)));
     const delta = statsDelta(before, await commandStats(fixture.admin));
     expect(batch).toHaveLength(99);
     // Round trips: evalsha/eval are the only commands the client sent (besides our INFO).

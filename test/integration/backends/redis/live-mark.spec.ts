@@ -14,12 +14,15 @@ describe('RedisBackend live channel and its listener mark', () => {
 
   /** Enqueues, leases, reports progress and finishes one task: every kind of live event. */
   async function runOne(backend: ReturnType<RedisFixture['backend']>, args: unknown[]) {
-    await backend.enqueue(readyRecord(backend.alias, { args }));
-    const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+    await backend.tasks.enqueue(readyRecord(backend.alias, { args }));
+    const [leased] = await backend.leases.acquire(['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
     await expect(
-      backend.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
+      backend.leases.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
     ).resolves.toEqual([true]);
-    await backend.acknowledge([succeeded(leased)]);
+    await backend.leases.acknowledge([succeeded(leased)]);
     return leased;
   }
 
@@ -29,12 +32,12 @@ describe('RedisBackend live channel and its listener mark', () => {
     const messages = await fixture.watchChannel(liveChannel);
 
     await runOne(backend, ['unheard']);
-    const offFinished = await backend.subscribeFinished(() => undefined);
+    const offFinished = await backend.feeds.subscribeFinished(() => undefined);
     const finishedOnly = await runOne(backend, ['finished only']);
     expect(await fixture.admin.exists(liveListenerMark)).toBe(0);
 
     const heard: LiveTaskEvent[] = [];
-    const off = await backend.subscribeLive((events) => heard.push(...events));
+    const off = await backend.feeds.subscribeLive((events) => heard.push(...events));
     const ttl = await fixture.admin.pttl(liveListenerMark);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(30_000);
@@ -57,9 +60,11 @@ describe('RedisBackend live channel and its listener mark', () => {
   it('publishes one message per lease however many tasks it takes', async () => {
     const backend = fixture.backend();
     const messages = await fixture.watchChannel(fixture.keys(backend).liveChannel);
-    const off = await backend.subscribeLive(() => undefined);
-    await backend.enqueueMany([1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] })));
-    const leased = await backend.acquire(['default'], {
+    const off = await backend.feeds.subscribeLive(() => undefined);
+    await backend.tasks.enqueueMany(
+      [1, 2, 3].map((n) => readyRecord(backend.alias, { args: [n] })),
+    );
+    const leased = await backend.leases.acquire(['default'], {
       workerId: 'host:1-0',
       max: 3,
       timeoutMs: 0,

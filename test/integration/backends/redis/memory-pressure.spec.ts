@@ -14,6 +14,7 @@ import {
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';
 import { readyRecord, succeeded } from './redis-fixture';
+import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
 
 // A full Redis (maxmemory reached, noeviction) refuses writes; Threadmill must
 // report that as StoreFullError and never act on half of a refused call, while
@@ -60,11 +61,11 @@ describe('RedisBackend under memory pressure', () => {
       await backend.ping();
       const record = readyRecord(backend.alias);
       await fill();
-      const error = await backend.enqueue(record).catch((e: unknown) => e);
+      const error = await backend.tasks.enqueue(record).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreFullError);
       expect(error).toMatchObject({ code: 'STORE_FULL', retryable: true });
       expect((error as Error).message).toMatch(/is full and refused enqueue\.lua/);
-      await expect(backend.enqueueMany([readyRecord(backend.alias)])).rejects.toThrow(
+      await expect(backend.tasks.enqueueMany([readyRecord(backend.alias)])).rejects.toThrow(
         StoreFullError,
       );
       const keys = new RedisKeys(backend.alias);
@@ -72,7 +73,7 @@ describe('RedisBackend under memory pressure', () => {
       expect(await admin.zcard(keys.queue('default'))).toBe(0);
       await free();
       // The same record again: stored now, and no "already stored" from the refused try.
-      await expect(backend.enqueue(record)).resolves.toEqual(record);
+      await expect(backend.tasks.enqueue(record)).resolves.toEqual(record);
     });
 
     it('still stores outcomes, retries, releases and beats while full, so it drains, and refuses enqueues', async () => {
@@ -80,19 +81,24 @@ describe('RedisBackend under memory pressure', () => {
       const records = [0, 1, 2, 3, 4].map((i) =>
         readyRecord(backend.alias, { args: [`payload ${i}`] }),
       );
-      await backend.enqueueMany(records.map((r, i) => (i === 3 ? withRetries(r) : r)));
-      const leased = await backend.acquire(['default'], { workerId: 'w', max: 4, timeoutMs: 0 });
+      await backend.tasks.enqueueMany(records.map((r, i) => (i === 3 ? withRetries(r) : r)));
+      const leased = await backend.leases.acquire(['default'], {
+        workerId: 'w',
+        max: 4,
+        timeoutMs: 0,
+      });
       expect(leased).toHaveLength(4);
       const [a, b, c, d] = leased;
       await fill();
-      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(StoreFullError);
+      await expect(backend.tasks.enqueue(readyRecord(backend.alias))).rejects.toThrow(
+        StoreFullError,
+      );
       // A pool's beat and lease go on: the last waiting task is leased with c's outcome stored.
-      await backend.beatPool('pool-on-a-full-redis', 60_000);
-      await expect(backend.acknowledge([succeeded(a, 'a'), succeeded(b, 'b')])).resolves.toEqual([
-        'acknowledged',
-        'acknowledged',
-      ]);
-      const next = await backend.acknowledgeAndAcquire([succeeded(c, 'c')], ['default'], {
+      await backend.pools.beat('pool-on-a-full-redis', 60_000);
+      await expect(
+        backend.leases.acknowledge([succeeded(a, 'a'), succeeded(b, 'b')]),
+      ).resolves.toEqual(['acknowledged', 'acknowledged']);
+      const next = await backend.leases.acknowledgeAndAcquire([succeeded(c, 'c')], ['default'], {
         workerId: 'w',
         timeoutMs: 0,
         poolId: 'pool-on-a-full-redis',
@@ -100,15 +106,15 @@ describe('RedisBackend under memory pressure', () => {
       expect(next.acknowledged).toEqual(['acknowledged']);
       expect(next.acquired.map((record) => record.id)).toEqual([records[4].id]);
       await expect(
-        backend.retry([nextAttempt(failedAttempt(d, new Error('boom')), null, new Date())]),
+        backend.leases.retry([nextAttempt(failedAttempt(d, new Error('boom')), null, new Date())]),
       ).resolves.toEqual(['retried']);
-      await expect(backend.release(next.acquired)).resolves.toBe(1);
+      await expect(backend.leases.release(next.acquired)).resolves.toBe(1);
       for (const [record, value] of [
         [a, 'a'],
         [b, 'b'],
         [c, 'c'],
       ] as const) {
-        await expect(backend.getResult(record.id)).resolves.toMatchObject({
+        await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
           returnValue: value,
           args: record.args,
@@ -120,7 +126,9 @@ describe('RedisBackend under memory pressure', () => {
       expect(await admin.zcard(keys.queue('default'))).toBe(1);
       expect(await admin.zcard(keys.deferred('default'))).toBe(1);
       // Still full: what adds new work stays refused.
-      await expect(backend.enqueue(readyRecord(backend.alias))).rejects.toThrow(StoreFullError);
+      await expect(backend.tasks.enqueue(readyRecord(backend.alias))).rejects.toThrow(
+        StoreFullError,
+      );
     });
 
     it('refuses a keyed enqueue whole, and still forgets the keys of ended tasks while full', async () => {
@@ -129,30 +137,30 @@ describe('RedisBackend under memory pressure', () => {
         const record = readyRecord(backend.alias);
         return { ...record, task: { ...record.task, unique: { key, mode: 'unfinished' } } };
       };
-      const ended = await backend.enqueue(keyed('ended'));
-      const [leased] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await backend.acknowledge([succeeded(leased)]);
+      const ended = await backend.tasks.enqueue(keyed('ended'));
+      const [leased] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.leases.acknowledge([succeeded(leased)]);
       const keys = new RedisKeys(backend.alias);
       await fill();
-      await expect(backend.enqueue(keyed('new'))).rejects.toThrow(
+      await expect(backend.tasks.enqueue(keyed('new'))).rejects.toThrow(
         /is full and refused enqueueUnique\.lua/,
       );
-      const report = await backend.maintenancePass();
+      const report = await runMaintenancePass(backend);
       expect(report.failedSteps.map((failed) => failed.step)).not.toContain('trim');
       expect(await admin.hkeys(keys.uniqueKeys)).toEqual([]);
       await free();
-      await expect(backend.getResult(ended.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(ended.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     });
 
     it('still serves reads while full: a worker can see what it holds', async () => {
       const backend = backendOn();
-      const record = await backend.enqueue(readyRecord(backend.alias));
+      const record = await backend.tasks.enqueue(readyRecord(backend.alias));
       await fill();
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({ id: record.id });
-      await expect(backend.peek('default', 'ready', 10)).resolves.toHaveLength(1);
-      await expect(backend.telemetry(1000)).resolves.toBeDefined();
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({ id: record.id });
+      await expect(backend.reads.peek('default', 'ready', 10)).resolves.toHaveLength(1);
+      await expect(backend.reads.telemetry(1000)).resolves.toBeDefined();
       await expect(backend.ping()).resolves.toBeUndefined();
     });
   });
@@ -162,7 +170,9 @@ describe('RedisBackend under memory pressure', () => {
       await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       const backend = backendOn();
       const before = await admin.dbsize();
-      const error = await backend.enqueue(readyRecord(backend.alias)).catch((e: unknown) => e);
+      const error = await backend.tasks
+        .enqueue(readyRecord(backend.alias))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnsupportedStoreError);
       expect((error as Error).message).toMatch(/maxmemory-policy is allkeys-lru/);
       expect((error as Error).message).toMatch(/allowEviction: true/);
@@ -170,7 +180,7 @@ describe('RedisBackend under memory pressure', () => {
       expect(await admin.dbsize()).toBe(before);
       // Checked again until it passes: once the policy is fixed the same backend works.
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
-      await expect(backend.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
+      await expect(backend.tasks.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
     });
 
     it('is used with allowEviction: true, with a warning', async () => {
@@ -178,8 +188,8 @@ describe('RedisBackend under memory pressure', () => {
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       try {
         const backend = backendOn({ allowEviction: true });
-        const record = await backend.enqueue(readyRecord(backend.alias));
-        await expect(backend.getResult(record.id)).resolves.toMatchObject({ id: record.id });
+        const record = await backend.tasks.enqueue(readyRecord(backend.alias));
+        await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({ id: record.id });
         const warnings = warn.mock.calls.map(([message]) => String(message));
         expect(warnings.filter((m) => m.includes('maxmemory-policy volatile-lru'))).toHaveLength(1);
       } finally {

@@ -9,40 +9,46 @@ describe('RedisBackend peek and telemetry', () => {
   it('peek skips ids whose data expired and still fills the page', async () => {
     const backend = fixture.backend();
     const records = Array.from({ length: 6 }, (_, i) => readyRecord(backend.alias, { args: [i] }));
-    await backend.enqueueMany(records);
+    await backend.tasks.enqueueMany(records);
     await fixture.admin.unlink(fixture.keys(backend).task(records[0].id));
     await fixture.admin.unlink(fixture.keys(backend).task(records[2].id));
-    const peeked = await backend.peek('default', 'ready', 3);
+    const peeked = await backend.reads.peek('default', 'ready', 3);
     expect(peeked.map((r) => r.args[0])).toEqual([1, 3, 4]);
   });
 
   it('peek lists finished tasks newest first and skips expired results', async () => {
     const backend = fixture.backend();
-    await backend.enqueueMany([0, 1, 2].map((i) => readyRecord(backend.alias, { args: [i] })));
-    const leased = await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
+    await backend.tasks.enqueueMany(
+      [0, 1, 2].map((i) => readyRecord(backend.alias, { args: [i] })),
+    );
+    const leased = await backend.leases.acquire(['default'], {
+      workerId: 'w',
+      max: 3,
+      timeoutMs: 0,
+    });
     for (const record of leased) {
       // History is scored in ms: tasks stored within one ms have no order among them.
-      await backend.acknowledge([succeeded(record)]);
+      await backend.leases.acknowledge([succeeded(record)]);
       const storedBy = Date.now();
       await waitFor(() => Date.now() > storedBy, { what: 'the next millisecond' });
     }
     await fixture.admin.unlink(fixture.keys(backend).task(leased[1].id));
-    const peeked = await backend.peek('default', 'successful', 10);
+    const peeked = await backend.reads.peek('default', 'successful', 10);
     expect(peeked.map((r) => r.args[0])).toEqual([2, 0]);
   });
 
   it('counts only what happened inside the window', async () => {
     const backend = fixture.backend();
-    await backend.enqueue(readyRecord(backend.alias));
-    const [first] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-    await backend.acknowledge([succeeded(first)]);
+    await backend.tasks.enqueue(readyRecord(backend.alias));
+    const [first] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await backend.leases.acknowledge([succeeded(first)]);
     // Ingress is counted per second: the first task's second must be wholly outside the window.
     const doneSecond = Math.floor(Date.now() / 1000);
     await waitFor(() => Math.floor(Date.now() / 1000) >= doneSecond + 2, {
       what: 'the first task to age by a whole second',
     });
-    await backend.enqueue(readyRecord(backend.alias));
-    const telemetry = await backend.telemetry(1000);
+    await backend.tasks.enqueue(readyRecord(backend.alias));
+    const telemetry = await backend.reads.telemetry(1000);
     expect(telemetry.queues.default).toEqual({
       counts: { ready: 1, running: 0, deferred: 0, successful: 1, failed: 0, cancelled: 0 },
       rates: { intervalMs: 1000, ingress: 1, egress: 0, failed: 0 },
@@ -59,7 +65,7 @@ describe('RedisBackend peek and telemetry', () => {
       [second + 1]: 30,
     });
     const now = Date.now();
-    const telemetry = await backend.telemetry(now - (second * 1000 + 500));
+    const telemetry = await backend.reads.telemetry(now - (second * 1000 + 500));
     expect(telemetry.queues.default.rates.ingress).toBe(35);
   });
 });

@@ -62,7 +62,7 @@ describe('RedisBackend and how Redis keeps its data', () => {
     const nothing = backendAt((await server([])).url);
     for (const backend of [logged, snapshots, nothing]) {
       await backend.ping();
-      await backend.enqueue(readyRecord(backend.alias));
+      await backend.tasks.enqueue(readyRecord(backend.alias));
     }
     expect(logged.storeCondition()).toEqual({ persistence: 'log', dataLost: null });
     expect(snapshots.storeCondition()).toEqual({ persistence: 'snapshots', dataLost: null });
@@ -97,7 +97,7 @@ describe('RedisBackend and how Redis keeps its data', () => {
     const backend = backendAt(`redis://app:secret@127.0.0.1:${redis.port}`, {
       requirePersistence: true,
     });
-    await expect(backend.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
+    await expect(backend.tasks.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
     expect(backend.storeCondition().persistence).toBe('snapshots');
     expect(about(/RDB snapshots only/)).toEqual([
       expect.stringMatching(/its snapshot schedule could not be read: CONFIG GET is not allowed/),
@@ -107,7 +107,7 @@ describe('RedisBackend and how Redis keeps its data', () => {
   it('refuses a Redis that keeps nothing with requirePersistence, naming why, and stores nothing', async () => {
     const redis = await server([]);
     const backend = backendAt(redis.url, { requirePersistence: true });
-    const error = await backend.enqueue(readyRecord(backend.alias)).catch((e: unknown) => e);
+    const error = await backend.tasks.enqueue(readyRecord(backend.alias)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsupportedStoreError);
     expect((error as Error).message).toMatch(
       /will not use Redis at .*: it keeps nothing on disk .* requirePersistence is set/,
@@ -117,7 +117,7 @@ describe('RedisBackend and how Redis keeps its data', () => {
       expect(await admin.dbsize()).toBe(0);
       // Checked again until it passes: once Redis snapshots, the same backend works.
       await admin.config('SET', 'save', '3600 1');
-      await expect(backend.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
+      await expect(backend.tasks.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
     } finally {
       await admin.quit();
     }
@@ -126,7 +126,7 @@ describe('RedisBackend and how Redis keeps its data', () => {
   it('notices a restart that came back without the data: an error naming it, once, and dataLost', async () => {
     const first = await server([]);
     const backend = backendAt(first.url);
-    await backend.enqueue(readyRecord(backend.alias));
+    await backend.tasks.enqueue(readyRecord(backend.alias));
     await first.stop();
     await server([], first.port);
     // The first call sent once the connection is back reads the mark again, before it runs.
@@ -145,21 +145,21 @@ describe('RedisBackend and how Redis keeps its data', () => {
     ]);
     expect(backend.storeCondition().dataLost).toBe(lost[0]);
     // The store is usable again, and what was lost stays reported.
-    await expect(backend.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
+    await expect(backend.tasks.enqueue(readyRecord(backend.alias))).resolves.toBeDefined();
     expect(backend.storeCondition().dataLost).toBe(lost[0]);
   });
 
   it('takes a restart that kept the data (AOF) for no loss', async () => {
     const first = await server(AOF);
     const backend = backendAt(first.url);
-    const record = await backend.enqueue(readyRecord(backend.alias));
+    const record = await backend.tasks.enqueue(readyRecord(backend.alias));
     const exited = new Promise((resolve) => first.process.once('exit', resolve));
     first.process.kill('SIGKILL');
     await exited;
     // Same port, same directory: the server replays its append-only file.
     await server(AOF, first.port, first.dir);
     await waitFor(() => backend.ping().then(() => true), { what: 'the backend to reconnect' });
-    await expect(backend.getResult(record.id)).resolves.toMatchObject({ id: record.id });
+    await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({ id: record.id });
     expect(errors.filter((line) => /is gone/.test(line))).toEqual([]);
     expect(backend.storeCondition()).toEqual({ persistence: 'log', dataLost: null });
     const admin = new Redis(first.url);

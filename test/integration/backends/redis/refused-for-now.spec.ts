@@ -54,7 +54,7 @@ describe('Redis refuses writes with `MISCONF` (AOF disk full, `everysec`)', () =
     // after the reply, and Redis then refuses the next write.
     while (refused === null && acknowledged.length < 1000) {
       const record = readyRecord(backend.alias, { args: [PAYLOAD] });
-      await backend.enqueue(record).then(
+      await backend.tasks.enqueue(record).then(
         () => acknowledged.push(record),
         (error: unknown) => (refused = error),
       );
@@ -71,18 +71,18 @@ describe('Redis refuses writes with `MISCONF` (AOF disk full, `everysec`)', () =
 
     // Refused again while the disk stays full, and nothing of it stored.
     const record = readyRecord(backend.alias, { args: [PAYLOAD] });
-    await expect(backend.enqueue(record)).rejects.toMatchObject({ retryable: true });
+    await expect(backend.tasks.enqueue(record)).rejects.toMatchObject({ retryable: true });
 
     // The disk has room again: Redis finds out by itself, and the caller's retry goes through.
     await liftFileSizeLimit(server);
-    const stored = await waitFor(() => backend.enqueue(record).catch(() => null), {
+    const stored = await waitFor(() => backend.tasks.enqueue(record).catch(() => null), {
       timeoutMs: 10_000,
       intervalMs: 100,
       what: 'the retried enqueue to go through',
     });
     expect(stored).toEqual(record);
-    expect((await backend.getResult(record.id)).status).toBe(TaskResultStatus.READY);
-    const { counts } = (await backend.telemetry(1000)).queues.default;
+    expect((await backend.tasks.getResult(record.id)).status).toBe(TaskResultStatus.READY);
+    const { counts } = (await backend.reads.telemetry(1000)).queues.default;
     expect(counts.ready).toBe(acknowledged.length + 1);
     expect((await admin.info('persistence')).includes('aof_last_write_status:ok')).toBe(true);
   });

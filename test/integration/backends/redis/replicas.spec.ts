@@ -66,15 +66,15 @@ describe('RedisBackend waitForReplicas', () => {
   const onReplica = (alias: string, id: string) =>
     replicaAdmin.exists(new RedisKeys(alias).task(id));
   const take = (backend: RedisBackend) =>
-    backend.acquire(['default'], { workerId: 'w-1', timeoutMs: 0 });
+    backend.leases.acquire(['default'], { workerId: 'w-1', timeoutMs: 0 });
 
   it('sends no WAIT when off: a task costs the commands it always did', async () => {
     const backend = backendWith({});
     await backend.ping();
     await admin.config('RESETSTAT');
-    const record = await backend.enqueue(readyRecord(backend.alias));
+    const record = await backend.tasks.enqueue(readyRecord(backend.alias));
     const [leased] = await take(backend);
-    await backend.acknowledge([succeeded(leased)]);
+    await backend.leases.acknowledge([succeeded(leased)]);
     expect(leased.id).toBe(record.id);
     expect((await commandStats(admin)).wait).toBeUndefined();
   });
@@ -84,13 +84,15 @@ describe('RedisBackend waitForReplicas', () => {
     await backend.ping();
     await admin.config('RESETSTAT');
     const records = await Promise.all(
-      Array.from({ length: 200 }, () => backend.enqueue(readyRecord(backend.alias))),
+      Array.from({ length: 200 }, () => backend.tasks.enqueue(readyRecord(backend.alias))),
     );
     // Answered means replicated: the replica has each one already.
     const copies = await Promise.all(records.map((r) => onReplica(backend.alias, r.id)));
     expect(copies.every((exists) => exists === 1)).toBe(true);
     const [leased] = await take(backend);
-    await expect(backend.acknowledge([succeeded(leased)])).resolves.toEqual(['acknowledged']);
+    await expect(backend.leases.acknowledge([succeeded(leased)])).resolves.toEqual([
+      'acknowledged',
+    ]);
     // Enqueues answered together share their WAIT (the coalescer's calls and the WAITs alike).
     const waits = (await commandStats(admin)).wait ?? 0;
     expect(waits).toBeGreaterThanOrEqual(3);
@@ -103,7 +105,7 @@ describe('RedisBackend waitForReplicas', () => {
     const record = readyRecord(backend.alias);
     proxy.blackhole();
     const started = Date.now();
-    const error = await backend.enqueue(record).catch((e: unknown) => e);
+    const error = await backend.tasks.enqueue(record).catch((e: unknown) => e);
     expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS - 10);
     expect(error).toBeInstanceOf(EnqueueOutcomeUnknownError);
     expect(error).toMatchObject({ code: 'ENQUEUE_OUTCOME_UNKNOWN', ids: [record.id] });
@@ -118,7 +120,7 @@ describe('RedisBackend waitForReplicas', () => {
     await waitFor(async () => (await onReplica(backend.alias, record.id)) === 1, {
       what: 'the replica to catch up',
     });
-    await expect(backend.enqueue(record)).rejects.toThrow(TaskAlreadyExistsError);
+    await expect(backend.tasks.enqueue(record)).rejects.toThrow(TaskAlreadyExistsError);
   });
 
   it('fails each of the single enqueues gathered in one call with its own id', async () => {
@@ -126,7 +128,7 @@ describe('RedisBackend waitForReplicas', () => {
     await backend.ping();
     const records = [readyRecord(backend.alias), readyRecord(backend.alias)];
     proxy.blackhole();
-    const errors = await Promise.all(records.map((r) => backend.enqueue(r).catch((e) => e)));
+    const errors = await Promise.all(records.map((r) => backend.tasks.enqueue(r).catch((e) => e)));
     expect(errors.map((e: EnqueueOutcomeUnknownError) => e.ids)).toEqual(
       records.map((r) => [r.id]),
     );
@@ -134,7 +136,7 @@ describe('RedisBackend waitForReplicas', () => {
 
   it('fails a lease and an outcome the lagging replica did not confirm with ReplicasBehindError, and takes the outcome sent again', async () => {
     const backend = waiting();
-    const record = await backend.enqueue(readyRecord(backend.alias));
+    const record = await backend.tasks.enqueue(readyRecord(backend.alias));
     proxy.blackhole();
     const leaseError = await take(backend).catch((e: unknown) => e);
     expect(leaseError).toBeInstanceOf(ReplicasBehindError);
@@ -145,16 +147,16 @@ describe('RedisBackend waitForReplicas', () => {
       async () => (await replicaAdmin.zcard(new RedisKeys(backend.alias).running('default'))) === 1,
       { what: 'the replica to have the lease' },
     );
-    const leased = await backend.getResult(record.id);
+    const leased = await backend.tasks.getResult(record.id);
     expect(leased.status).toBe(TaskResultStatus.RUNNING);
     proxy.blackhole();
     const outcome = succeeded(leased);
-    const ackError = await backend.acknowledge([outcome]).catch((e: unknown) => e);
+    const ackError = await backend.leases.acknowledge([outcome]).catch((e: unknown) => e);
     expect(ackError).toBeInstanceOf(ReplicasBehindError);
     expect(ackError).toMatchObject({ retryable: true, confirmed: 0, required: 1 });
     proxy.restore();
     // A worker sends it again (its outcome queue does): the store has it, and says so.
-    await expect(backend.acknowledge([outcome])).resolves.toEqual(['already-stored']);
-    expect((await backend.getResult(record.id)).status).toBe(TaskResultStatus.SUCCESSFUL);
+    await expect(backend.leases.acknowledge([outcome])).resolves.toEqual(['already-stored']);
+    expect((await backend.tasks.getResult(record.id)).status).toBe(TaskResultStatus.SUCCESSFUL);
   });
 });

@@ -85,10 +85,12 @@ describe('RedisBackend schedules', () => {
     const shop = fixture.backend({ prefix: 'shop' }, undefined, billing.alias);
     await scheduleDueSince(billing, 'nightly', 60_000, 0);
     const record = readyRecord(billing.alias);
-    await billing.enqueue(record);
+    await billing.tasks.enqueue(record);
     await expect(storeOf(shop).listSchedules()).resolves.toEqual([]);
-    await expect(shop.getResult(record.id)).rejects.toThrow(TaskResultDoesNotExist);
-    await expect(shop.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual([]);
+    await expect(shop.tasks.getResult(record.id)).rejects.toThrow(TaskResultDoesNotExist);
+    await expect(
+      shop.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
+    ).resolves.toEqual([]);
     const keys = await aliasKeys(fixture.admin, billing.alias, 'billing');
     expect(keys.length).toBeGreaterThan(3);
     expect(keys.every((key) => key.startsWith(`billing:{${billing.alias}}:`))).toBe(true);

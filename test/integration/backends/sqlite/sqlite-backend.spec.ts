@@ -15,6 +15,7 @@ import {
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
+import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
 
 /** Leases, runAfter and TTLs are about time itself: wait until the clock has passed `ms` from now. */
 const clockPassed = (ms: number, what: string) => {
@@ -67,30 +68,35 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const running = newRecord(alias, { args: ['running'] });
       const ready = newRecord(alias, { args: ['ready'] });
       const deferred = newRecord(alias, { runAfter: new Date(Date.now() + 60_000) });
-      await first.enqueueMany([done, running, ready, deferred]);
-      const [acquiredDone] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await first.acknowledge([succeed(acquiredDone, 'kept')]);
-      await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await first.tasks.enqueueMany([done, running, ready, deferred]);
+      const [acquiredDone] = await first.leases.acquire(['default'], {
+        workerId: 'w',
+        timeoutMs: 0,
+      });
+      await first.leases.acknowledge([succeed(acquiredDone, 'kept')]);
+      await first.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       await first.close();
 
       const second = open();
-      await expect(second.getResult(done.id)).resolves.toMatchObject({
+      await expect(second.tasks.getResult(done.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
         returnValue: 'kept',
       });
-      await expect(second.getResult(running.id)).resolves.toMatchObject({
+      await expect(second.tasks.getResult(running.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
       });
-      expect((await second.peek('default', 'ready', 0)).map((r) => r.id)).toEqual([ready.id]);
-      expect((await second.peek('default', 'deferred', 0)).map((r) => r.id)).toEqual([deferred.id]);
-      const [next] = await second.acquire(['default'], { workerId: 'w2', timeoutMs: 0 });
+      expect((await second.reads.peek('default', 'ready', 0)).map((r) => r.id)).toEqual([ready.id]);
+      expect((await second.reads.peek('default', 'deferred', 0)).map((r) => r.id)).toEqual([
+        deferred.id,
+      ]);
+      const [next] = await second.leases.acquire(['default'], { workerId: 'w2', timeoutMs: 0 });
       expect(next.id).toBe(ready.id);
     });
   });
 
   describe('the database file', () => {
     it('is in WAL mode at the current schema version', async () => {
-      await open().enqueue(newRecord(alias));
+      await open().tasks.enqueue(newRecord(alias));
       const db = openRaw();
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
@@ -107,10 +113,10 @@ describe('SqliteBackend (SQLite specifics)', () => {
         nextTickMs: 5_000,
       };
       await first.schedules.putSchedule(schedule);
-      const done = await first.enqueue(newRecord(alias));
-      await first.enqueue(newRecord(alias));
-      const [finished] = await first.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await first.acknowledge([succeed(finished, 'kept')]);
+      const done = await first.tasks.enqueue(newRecord(alias));
+      await first.tasks.enqueue(newRecord(alias));
+      const [finished] = await first.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await first.leases.acknowledge([succeed(finished, 'kept')]);
       await first.close();
       // What schema 7 was: no progress column on either table, no roles table, no live events,
       // no pool beat or info, a row per enqueue for ingress, cancel requests without a lease.
@@ -138,19 +144,21 @@ describe('SqliteBackend (SQLite specifics)', () => {
       old.close();
 
       const upgraded = open();
-      await expect(upgraded.getResult(done.id)).resolves.toMatchObject({ returnValue: 'kept' });
-      const { rates } = (await upgraded.telemetry(60_000)).queues.default;
+      await expect(upgraded.tasks.getResult(done.id)).resolves.toMatchObject({
+        returnValue: 'kept',
+      });
+      const { rates } = (await upgraded.reads.telemetry(60_000)).queues.default;
       expect(rates.ingress).toBe(2);
-      const [running] = await upgraded.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      expect((await upgraded.getResult(running.id)).progress).toBeUndefined();
+      const [running] = await upgraded.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      expect((await upgraded.tasks.getResult(running.id)).progress).toBeUndefined();
       await expect(
-        upgraded.storeProgress([{ record: running, stored: storedProgress(1, '0.5') }]),
+        upgraded.leases.storeProgress([{ record: running, stored: storedProgress(1, '0.5') }]),
       ).resolves.toEqual([true]);
-      expect((await upgraded.getResult(running.id)).progress).toBe(0.5);
-      await expect(upgraded.claimRole('store-gauges', 'pool-a', 1000)).resolves.toBe(true);
-      const off = await upgraded.subscribeLive(() => undefined);
+      expect((await upgraded.tasks.getResult(running.id)).progress).toBe(0.5);
+      await expect(upgraded.pools.claimRole('store-gauges', 'pool-a', 1000)).resolves.toBe(true);
+      const off = await upgraded.feeds.subscribeLive(() => undefined);
       await off();
-      await upgraded.beatPool('pool-a', 60_000, {
+      await upgraded.pools.beat('pool-a', 60_000, {
         host: 'h',
         pid: 1,
         children: 2,
@@ -158,7 +166,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
         queues: ['default'],
         startedAt: new Date(0),
       });
-      await expect(upgraded.pools()).resolves.toMatchObject([
+      await expect(upgraded.pools.list()).resolves.toMatchObject([
         { id: 'pool-a', host: 'h', slots: 4 },
       ]);
       // Stored before apps were recorded: no app, which lib/schedule reads as the default app.
@@ -184,7 +192,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       ];
       for (const url of forms) {
         const backend = open({}, url);
-        await backend.enqueue(newRecord(alias));
+        await backend.tasks.enqueue(newRecord(alias));
       }
       for (const path of ['a/b/c.db', 'f/g.db', 'h/i.db', 'plain/j.db', 'k/l.db']) {
         expect(existsSync(join(dir, path))).toBe(true);
@@ -196,14 +204,14 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const otherAlias = testAlias();
       const other = new SqliteBackend(otherAlias, { backend: SqliteBackend, url: filename });
       backends.push(other);
-      const record = await mine.enqueue(newRecord(alias));
-      await expect(other.peek('default', 'ready', 0)).resolves.toEqual([]);
-      await expect(other.acquire(['default'], { workerId: 'w', timeoutMs: 0 })).resolves.toEqual(
-        [],
-      );
-      await expect(other.getResult(record.id)).rejects.toThrow(/No task result/);
-      expect((await mine.telemetry(60_000)).queues.default.counts.ready).toBe(1);
-      expect((await other.telemetry(60_000)).queues.default.counts.ready).toBe(0);
+      const record = await mine.tasks.enqueue(newRecord(alias));
+      await expect(other.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(
+        other.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
+      ).resolves.toEqual([]);
+      await expect(other.tasks.getResult(record.id)).rejects.toThrow(/No task result/);
+      expect((await mine.reads.telemetry(60_000)).queues.default.counts.ready).toBe(1);
+      expect((await other.reads.telemetry(60_000)).queues.default.counts.ready).toBe(0);
     });
 
     it('fails with BackendUnavailableError naming the alias when the file cannot be opened', () => {
@@ -217,10 +225,10 @@ describe('SqliteBackend (SQLite specifics)', () => {
     it('refuses a task for a queue the alias does not serve, storing nothing', async () => {
       const backend = open();
       const stray = newRecord(alias, { queue: 'nowhere' });
-      await expect(backend.enqueueMany([newRecord(alias), stray])).rejects.toThrow(
+      await expect(backend.tasks.enqueueMany([newRecord(alias), stray])).rejects.toThrow(
         /queue "nowhere" is not configured/,
       );
-      await expect(backend.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
     });
   });
 
@@ -230,28 +238,30 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const base = Date.now();
       const broken = newRecord(alias, { args: ['broken'], enqueuedAt: new Date(base) });
       const good = newRecord(alias, { args: ['good'], enqueuedAt: new Date(base + 1) });
-      await backend.enqueueMany([broken, good]);
+      await backend.tasks.enqueueMany([broken, good]);
       openRaw()
         .prepare('UPDATE threadmill_tasks SET data = ? WHERE id = ?')
         .run('{not json', broken.id);
 
-      const acquired = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const acquired = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       expect(acquired.map((r) => r.id)).toEqual([good.id]);
-      const failed = await backend.getResult(broken.id);
+      const failed = await backend.tasks.getResult(broken.id);
       expect(failed.status).toBe(TaskResultStatus.FAILED);
       expect(failed.errors.map((e) => e.className)).toEqual(['CorruptTaskDataError']);
-      expect((await backend.peek('default', 'failed', 0)).map((r) => r.id)).toEqual([broken.id]);
+      expect((await backend.reads.peek('default', 'failed', 0)).map((r) => r.id)).toEqual([
+        broken.id,
+      ]);
     });
 
     it('fails a running task whose data became unreadable when its lease ends', async () => {
       const backend = open({ leaseTtl: 50 });
-      const record = await backend.enqueue(newRecord(alias));
-      await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const record = await backend.tasks.enqueue(newRecord(alias));
+      await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       openRaw().prepare('UPDATE threadmill_tasks SET data = ? WHERE id = ?').run('[]', record.id);
       await clockPassed(60, 'the lease to end');
-      const report = await backend.maintenancePass();
+      const report = await runMaintenancePass(backend);
       expect(report.reaped).toBe(1);
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
         // The attempt ended with its lease; it cannot run again because its data is unreadable.
         errors: [
@@ -270,14 +280,18 @@ describe('SqliteBackend (SQLite specifics)', () => {
         const unique = mode === 'window' ? { key, mode, ttlMs: 60_000 } : { key, mode };
         return { ...record, task: { ...record.task, unique } };
       };
-      await backend.enqueueMany([
+      await backend.tasks.enqueueMany([
         keyed('ended', 'unfinished'),
         keyed('window', 'window'),
         keyed('waiting', 'unfinished'),
       ]);
-      const leased = await backend.acquire(['default'], { workerId: 'w', max: 2, timeoutMs: 0 });
-      await backend.acknowledge(leased.map((record) => succeed(record, null)));
-      await backend.maintenancePass();
+      const leased = await backend.leases.acquire(['default'], {
+        workerId: 'w',
+        max: 2,
+        timeoutMs: 0,
+      });
+      await backend.leases.acknowledge(leased.map((record) => succeed(record, null)));
+      await runMaintenancePass(backend);
       const keys = openRaw()
         .prepare('SELECT key FROM threadmill_unique_keys ORDER BY key')
         .pluck()
@@ -287,42 +301,42 @@ describe('SqliteBackend (SQLite specifics)', () => {
 
     it('promotes and reaps at most batchSize tasks per pass', async () => {
       const backend = open({ batchSize: 2, leaseTtl: 50 });
-      await backend.enqueueMany([1, 2, 3].map(() => newRecord(alias)));
-      await backend.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
-      await backend.enqueueMany(
+      await backend.tasks.enqueueMany([1, 2, 3].map(() => newRecord(alias)));
+      await backend.leases.acquire(['default'], { workerId: 'w', max: 3, timeoutMs: 0 });
+      await backend.tasks.enqueueMany(
         [1, 2, 3].map(() => newRecord(alias, { runAfter: new Date(Date.now() + 30) })),
       );
       await clockPassed(60, 'runAfter and the leases to pass');
-      expect(await backend.maintenancePass()).toMatchObject({ promoted: 2, reaped: 2 });
-      expect(await backend.maintenancePass()).toMatchObject({ promoted: 1, reaped: 1 });
-      expect(await backend.maintenancePass()).toMatchObject({ promoted: 0, reaped: 0 });
+      expect(await runMaintenancePass(backend)).toMatchObject({ promoted: 2, reaped: 2 });
+      expect(await runMaintenancePass(backend)).toMatchObject({ promoted: 1, reaped: 1 });
+      expect(await runMaintenancePass(backend)).toMatchObject({ promoted: 0, reaped: 0 });
     });
 
     it('runs the other steps when one fails, and reports the failed one', async () => {
       const backend = open({ leaseTtl: 50 });
-      const record = await backend.enqueue(newRecord(alias));
-      await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      const record = await backend.tasks.enqueue(newRecord(alias));
+      await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
       // The trim step needs this table; promote, reap and heartbeat do not.
       openRaw().exec('DROP TABLE threadmill_ingress_counts');
       await clockPassed(60, 'the lease to end');
-      const report = await backend.maintenancePass();
+      const report = await runMaintenancePass(backend);
       expect(report.failedSteps.map((failed) => failed.step)).toEqual(['trim']);
       expect(report.failedSteps[0].error).toBeInstanceOf(BackendUnavailableError);
       expect(report.reaped).toBe(1);
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
       });
-      await expect(backend.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
+      await expect(backend.reads.maintenanceHeartbeat()).resolves.toBeInstanceOf(Date);
     });
 
     it('trims ingress counts and results older than resultTtl', async () => {
       const backend = open({ resultTtl: 100 });
-      await backend.enqueue(newRecord(alias));
-      const [acquired] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-      await backend.acknowledge([succeed(acquired, 1)]);
+      await backend.tasks.enqueue(newRecord(alias));
+      const [acquired] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+      await backend.leases.acknowledge([succeed(acquired, 1)]);
       // Ingress is counted per second: its row goes once the whole second is older than resultTtl.
       await clockPassed(1_110, 'resultTtl to pass the end of the enqueue second');
-      const report = await backend.maintenancePass();
+      const report = await runMaintenancePass(backend);
       expect(report.trimmed).toBe(2);
       const rows = openRaw();
       expect(rows.prepare('SELECT COUNT(*) AS n FROM threadmill_ingress_counts').get()).toEqual({
@@ -336,9 +350,9 @@ describe('SqliteBackend (SQLite specifics)', () => {
     it('wakes a consumer on another connection to the file without an in-process signal', async () => {
       const consumer = open({ maxPollInterval: 50 });
       const producer = open();
-      const waiting = consumer.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
+      const waiting = consumer.leases.acquire(['default'], { workerId: 'w', timeoutMs: 10_000 });
       await clockPassed(200, 'the consumer to back off to its longest wait');
-      const record = await producer.enqueue(newRecord(alias));
+      const record = await producer.tasks.enqueue(newRecord(alias));
       const enqueued = Date.now();
       expect((await waiting).map((r) => r.id)).toEqual([record.id]);
       expect(Date.now() - enqueued).toBeLessThan(1000);
@@ -348,7 +362,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const backend = open({ maxPollInterval: 100 });
       const pragma = jest.spyOn(Database.prototype, 'pragma');
       try {
-        await backend.acquire(['default'], { workerId: 'w', timeoutMs: 1000 });
+        await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 1000 });
         const checks = pragma.mock.calls.filter(([source]) => source === 'data_version').length;
         // 2, 4, ... 64 ms, then every 100 ms: about 16 checks in a second, never a tight loop.
         expect(checks).toBeGreaterThanOrEqual(2);
@@ -360,30 +374,32 @@ describe('SqliteBackend (SQLite specifics)', () => {
 
     it('ends a waiting acquire with nothing when the backend closes, and refuses later calls', async () => {
       const backend = open();
-      const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
+      const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
       await new Promise((resolve) => setImmediate(resolve));
       const started = Date.now();
       await backend.close();
       await expect(waiting).resolves.toEqual([]);
       expect(Date.now() - started).toBeLessThan(1000);
       await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
-      await expect(backend.enqueue(newRecord(alias))).rejects.toThrow(BackendUnavailableError);
+      await expect(backend.tasks.enqueue(newRecord(alias))).rejects.toThrow(
+        BackendUnavailableError,
+      );
       await expect(backend.close()).resolves.toBeUndefined();
     });
 
     it('returns at once when the signal has already aborted', async () => {
       const backend = open();
-      await backend.enqueue(newRecord(alias));
+      await backend.tasks.enqueue(newRecord(alias));
       const controller = new AbortController();
       controller.abort();
       await expect(
-        backend.acquire(['default'], {
+        backend.leases.acquire(['default'], {
           workerId: 'w',
           timeoutMs: 10_000,
           signal: controller.signal,
         }),
       ).resolves.toEqual([]);
-      await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+      await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
     });
   });
 });

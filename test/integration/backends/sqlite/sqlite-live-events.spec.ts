@@ -39,10 +39,13 @@ describe('SqliteBackend live events table and its listener rows', () => {
     (raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
   async function runOne(): Promise<string> {
-    const task = await backend.enqueue(newRecord(alias));
-    const [leased] = await backend.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
+    const task = await backend.tasks.enqueue(newRecord(alias));
+    const [leased] = await backend.leases.acquire(['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
     await expect(
-      backend.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
+      backend.leases.storeProgress([{ record: leased, stored: storedProgress(1, '0.5') }]),
     ).resolves.toEqual([true]);
     return task.id;
   }
@@ -53,7 +56,7 @@ describe('SqliteBackend live events table and its listener rows', () => {
     expect(count('threadmill_live_listeners')).toBe(0);
 
     const heard: LiveTaskEvent[] = [];
-    const off = await backend.subscribeLive((events) => heard.push(...events));
+    const off = await backend.feeds.subscribeLive((events) => heard.push(...events));
     expect(count('threadmill_live_listeners')).toBe(1);
     const id = await runOne();
     await waitFor(() => heard.length === 3, { what: 'three live events' });

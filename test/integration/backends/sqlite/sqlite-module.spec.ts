@@ -51,8 +51,11 @@ describe('SqliteBackend in ThreadmillModule', () => {
     await first.init();
     const enqueued = await first.get(TaskService).enqueue(GreetingTasks, 'greet', ['Ada']);
     const backend = first.get<TaskBackend>(getBackendToken());
-    const [acquired] = await backend.acquire(['default'], { workerId: 'test:1-0', timeoutMs: 0 });
-    await backend.acknowledge([await first.get(TaskRunner).run(acquired)]);
+    const [acquired] = await backend.leases.acquire(['default'], {
+      workerId: 'test:1-0',
+      timeoutMs: 0,
+    });
+    await backend.leases.acknowledge([await first.get(TaskRunner).run(acquired)]);
     await first.close();
     await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { TaskResultStatus, waitForFinished } from '../../../../lib/core';
+import { finishedRecordSource, TaskResultStatus, waitForFinished } from '../../../../lib/core';
 import { newRecord } from '../../../contract/backend-contract';
 import {
   isMessage,
@@ -60,7 +60,7 @@ describe('SqliteBackend across processes', () => {
   it('hands each of 4,000 tasks to exactly one of 4 processes making 1,000 acquires each', async () => {
     const producer = open();
     const records = Array.from({ length: 4000 }, (_, i) => newRecord(alias, { args: [i] }));
-    await producer.enqueueMany(records);
+    await producer.tasks.enqueueMany(records);
 
     const workers = [0, 1, 2, 3].map((n) =>
       spawnChild('sqlite-acquirer.child.ts', { url, alias, count: 1000, workerId: `host:${n}` }),
@@ -85,7 +85,7 @@ describe('SqliteBackend across processes', () => {
     expect(new Set(ids).size).toBe(4000);
     expect(new Set(ids)).toEqual(new Set(records.map((record) => record.id)));
 
-    const telemetry = await producer.telemetry(60_000);
+    const telemetry = await producer.reads.telemetry(60_000);
     expect(telemetry.queues.default.counts).toEqual({
       ready: 0,
       running: 0,
@@ -94,7 +94,7 @@ describe('SqliteBackend across processes', () => {
       failed: 0,
       cancelled: 0,
     });
-    const sample = await producer.getResult(records[1234].id);
+    const sample = await producer.tasks.getResult(records[1234].id);
     expect(sample.status).toBe(TaskResultStatus.SUCCESSFUL);
     expect(sample.workerIds).toHaveLength(1);
   }, 300_000);
@@ -102,12 +102,14 @@ describe('SqliteBackend across processes', () => {
   it('hears the tasks another process finishes, and a wait for one resolves with its result', async () => {
     const listener = open();
     const records = [0, 1, 2].map((i) => newRecord(alias, { args: [i] }));
-    await listener.enqueueMany(records);
+    await listener.tasks.enqueueMany(records);
     const heard: string[] = [];
-    const off = await listener.subscribeFinished((tasks) => {
+    const off = await listener.feeds.subscribeFinished((tasks) => {
       heard.push(...tasks.map((task) => `${task.id} ${task.status} ${task.name}`));
     });
-    const waiting = waitForFinished(listener, records[2].id, { timeoutMs: 120_000 });
+    const waiting = waitForFinished(finishedRecordSource(listener), records[2].id, {
+      timeoutMs: 120_000,
+    });
     const worker = spawnChild('sqlite-acquirer.child.ts', { url, alias, count: 3 });
     await nextMessage(worker, isMessage('ready'), STARTUP);
     command(worker, { type: 'go' });
@@ -129,7 +131,7 @@ describe('SqliteBackend across processes', () => {
     await nextMessage(producer, isMessage('ready'), STARTUP);
 
     // Let the consumer back off to its longest wait before the task arrives.
-    const waiting = consumer.acquire(['default'], { workerId: 'w', timeoutMs: 20_000 });
+    const waiting = consumer.leases.acquire(['default'], { workerId: 'w', timeoutMs: 20_000 });
     const backedOff = Date.now() + 300;
     await waitFor(() => Date.now() > backedOff, { what: 'the consumer to back off' });
     const enqueued = nextMessage(producer, isMessage('enqueued'), { what: 'enqueued ids' });
@@ -161,11 +163,11 @@ describe('SqliteBackend across processes', () => {
       const ids = (await Promise.all(replies)).flatMap((reply) => reply.ids);
       expect(ids).toHaveLength(100);
       expect(new Set(ids).size).toBe(1);
-      await expect(backend.getResult(ids[0])).resolves.toMatchObject({ task: { unique } });
+      await expect(backend.tasks.getResult(ids[0])).resolves.toMatchObject({ task: { unique } });
     }
     const waiting = [
-      ...(await backend.peek('default', 'ready', 0)),
-      ...(await backend.peek('default', 'deferred', 0)),
+      ...(await backend.reads.peek('default', 'ready', 0)),
+      ...(await backend.reads.peek('default', 'deferred', 0)),
     ];
     expect(waiting).toHaveLength(modes.length);
   });
@@ -180,7 +182,7 @@ describe('SqliteBackend across processes', () => {
     await exited(producer);
 
     const reopened = open();
-    const ready = await reopened.peek('default', 'ready', 0);
+    const ready = await reopened.reads.peek('default', 'ready', 0);
     expect(ready.map((record) => record.id)).toEqual(ids);
   });
 
@@ -194,8 +196,8 @@ describe('SqliteBackend across processes', () => {
     });
     await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
     // Without the busy timeout this would fail at once with SQLITE_BUSY (next test).
-    await backend.enqueue(newRecord(alias));
-    await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+    await backend.tasks.enqueue(newRecord(alias));
+    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
   });
 
   it('lets an idle consumer wait without the write lock while another process holds it', async () => {
@@ -204,10 +206,10 @@ describe('SqliteBackend across processes', () => {
     const consumer = open({ busyTimeout: 50, maxPollInterval: 20 });
     const holder = spawnChild('sqlite-lock-holder.child.ts', { url: filename, alias });
     await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
-    await expect(consumer.acquire(['default'], { workerId: 'w', timeoutMs: 500 })).resolves.toEqual(
-      [],
-    );
-    await expect(consumer.telemetry(60_000)).resolves.toMatchObject({
+    await expect(
+      consumer.leases.acquire(['default'], { workerId: 'w', timeoutMs: 500 }),
+    ).resolves.toEqual([]);
+    await expect(consumer.reads.telemetry(60_000)).resolves.toMatchObject({
       queues: { default: { counts: { ready: 0 } } },
     });
   });
@@ -218,14 +220,14 @@ describe('SqliteBackend across processes', () => {
     // No holdMs: the holder keeps the lock until it is killed.
     const holder = spawnChild('sqlite-lock-holder.child.ts', { url: filename, alias });
     await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
-    await expect(backend.enqueue(newRecord(alias))).rejects.toMatchObject({
+    await expect(backend.tasks.enqueue(newRecord(alias))).rejects.toMatchObject({
       name: 'BackendUnavailableError',
       message: expect.stringContaining(alias),
     });
     await killChild(holder);
     // Nothing half-written: the failed enqueue left no trace, and the next one works.
-    await expect(backend.peek('default', 'ready', 0)).resolves.toEqual([]);
-    await backend.enqueue(newRecord(alias));
-    await expect(backend.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+    await backend.tasks.enqueue(newRecord(alias));
+    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
   });
 });

@@ -25,7 +25,7 @@ const succeed = (record: TaskRecord): TaskRecord => ({
 });
 
 const lease = (backend: SqliteBackend, max = 1): Promise<TaskRecord[]> =>
-  backend.acquire(['default'], { workerId: 'host:1-1', max, timeoutMs: 0 });
+  backend.leases.acquire(['default'], { workerId: 'host:1-1', max, timeoutMs: 0 });
 
 /** The error `call` rejects with (the test fails if it resolves). */
 async function refusal(call: Promise<unknown>): Promise<Error> {
@@ -79,7 +79,7 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
       const file = join(disk.dir, 'threadmill.db');
       const backend = open(file);
       const [running] = await (async () => {
-        await backend.enqueue(newRecord(alias, { args: ['leased before the disk filled'] }));
+        await backend.tasks.enqueue(newRecord(alias, { args: ['leased before the disk filled'] }));
         return lease(backend);
       })();
 
@@ -91,7 +91,7 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
       while (refused === null && stored.length < 10_000) {
         const record = newRecord(alias, { args: ['x'.repeat(500)] });
         try {
-          stored.push(await backend.enqueue(record));
+          stored.push(await backend.tasks.enqueue(record));
         } catch (error) {
           refused = record;
           enqueueError = error;
@@ -105,24 +105,24 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
       // The last bytes taken too: the outcome of the leased task is refused, and kept by its caller.
       fillers.push(disk.fill());
       const outcome = succeed(running);
-      expect(await refusal(backend.acknowledge([outcome]))).toBeInstanceOf(StoreFullError);
+      expect(await refusal(backend.leases.acknowledge([outcome]))).toBeInstanceOf(StoreFullError);
 
       // Nothing lost: every stored task is there, the refused one is not, the leased one still runs.
-      const ready = await backend.peek('default', 'ready', stored.length + 1);
+      const ready = await backend.reads.peek('default', 'ready', stored.length + 1);
       expect(ready.map((record) => record.id).sort()).toEqual(stored.map((r) => r.id).sort());
-      await expect(backend.getResult(refused!.id)).rejects.toThrow(TaskResultDoesNotExist);
-      await expect(backend.getResult(running.id)).resolves.toMatchObject({
+      await expect(backend.tasks.getResult(refused!.id)).rejects.toThrow(TaskResultDoesNotExist);
+      await expect(backend.tasks.getResult(running.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
         args: ['leased before the disk filled'],
       });
 
       // Space freed: the same calls, unchanged, succeed, and survive a reopen.
       for (const filler of fillers) rmSync(filler);
-      await expect(backend.acknowledge([outcome])).resolves.toEqual(['acknowledged']);
-      await expect(backend.enqueue(refused!)).resolves.toMatchObject({ id: refused!.id });
+      await expect(backend.leases.acknowledge([outcome])).resolves.toEqual(['acknowledged']);
+      await expect(backend.tasks.enqueue(refused!)).resolves.toMatchObject({ id: refused!.id });
       await closeAll();
       const reopened = open(file);
-      const { counts } = (await reopened.telemetry(60_000)).queues.default;
+      const { counts } = (await reopened.reads.telemetry(60_000)).queues.default;
       expect(counts).toMatchObject({ ready: stored.length + 1, running: 0, successful: 1 });
     });
   });
@@ -130,7 +130,7 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
   describe('a damaged file', () => {
     it('refuses every call that reads a damaged page with StoreCorruptError, which is not retryable', async () => {
       const before = open();
-      await before.enqueueMany([1, 2, 3].map((n) => newRecord(alias, { args: [n] })));
+      await before.tasks.enqueueMany([1, 2, 3].map((n) => newRecord(alias, { args: [n] })));
       await closeAll();
       damageRootPage(filename, 'threadmill_tasks', 'tasks root page');
 
@@ -141,7 +141,9 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
       expect((error as StoreCorruptError).retryable).toBe(false);
       expect(error.message).toContain(`the SQLite database ${filename} is damaged`);
       expect(error.message).toContain('database disk image is malformed');
-      expect(await refusal(backend.enqueue(newRecord(alias)))).toBeInstanceOf(StoreCorruptError);
+      expect(await refusal(backend.tasks.enqueue(newRecord(alias)))).toBeInstanceOf(
+        StoreCorruptError,
+      );
     });
 
     it('refuses an existing file that is not a database, naming it', () => {
@@ -163,7 +165,7 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
     it('initialises a file cut to 0 bytes, with a warning naming it', async () => {
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       const before = open();
-      await before.enqueue(newRecord(alias));
+      await before.tasks.enqueue(newRecord(alias));
       await closeAll();
       expect(warn).not.toHaveBeenCalled();
       truncateSync(filename, 0);
@@ -173,8 +175,8 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
       expect(String(warn.mock.calls[0][0])).toContain(
         `the SQLite database ${filename} was an empty file (0 bytes), so a new, empty database was made in it`,
       );
-      const record = await backend.enqueue(newRecord(alias));
-      await expect(backend.getResult(record.id)).resolves.toMatchObject({
+      const record = await backend.tasks.enqueue(newRecord(alias));
+      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
       });
       // Initialised now: opening it again is quiet.

@@ -69,7 +69,7 @@ describe('MemoryBackend', () => {
 
   it('refuses a task for a queue it does not serve, naming the task', async () => {
     const backend = new MemoryBackend('mem', config({}, ['default']));
-    await expect(backend.enqueue(newRecord('mem', { queue: 'emails' }))).rejects.toThrow(
+    await expect(backend.tasks.enqueue(newRecord('mem', { queue: 'emails' }))).rejects.toThrow(
       'Task "contract.echo": queue "emails" is not configured for backend "mem"',
     );
     await backend.close();
@@ -77,20 +77,20 @@ describe('MemoryBackend', () => {
 
   it('refuses to acknowledge a record that has not finished', async () => {
     const backend = new MemoryBackend('mem', config());
-    await backend.enqueue(newRecord('mem'));
-    const [running] = await backend.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
-    await expect(backend.acknowledge([running])).rejects.toThrow(InvalidTaskError);
-    await expect(backend.acknowledge([running])).rejects.toThrow('with status RUNNING');
+    await backend.tasks.enqueue(newRecord('mem'));
+    const [running] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
+    await expect(backend.leases.acknowledge([running])).rejects.toThrow(InvalidTaskError);
+    await expect(backend.leases.acknowledge([running])).rejects.toThrow('with status RUNNING');
     await backend.close();
   });
 
   it('ends a waiting acquire with nothing when closed, and refuses calls after', async () => {
     const backend = new MemoryBackend('mem', config());
-    const waiting = backend.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
+    const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
     await backend.close();
     await expect(waiting).resolves.toEqual([]);
     await expect(backend.ping()).rejects.toThrow(BackendUnavailableError);
-    await expect(backend.enqueue(newRecord('mem'))).rejects.toThrow(
+    await expect(backend.tasks.enqueue(newRecord('mem'))).rejects.toThrow(
       'Threadmill backend "mem" is closed',
     );
   });
@@ -113,13 +113,13 @@ describe('MemoryBackend', () => {
         return finishWith('done')(record);
       });
       const record = newRecord('mem', { args: [1] });
-      const finished = await backend.enqueue(record);
+      const finished = await backend.tasks.enqueue(record);
       expect(seen).toHaveLength(1);
       expect(seen[0]).toMatchObject({ id: record.id, status: TaskResultStatus.RUNNING });
       expect(finished).toMatchObject({ status: TaskResultStatus.SUCCESSFUL, returnValue: 'done' });
       expect(finished.workerIds).toHaveLength(1);
-      await expect(backend.getResult(record.id)).resolves.toEqual(finished);
-      const telemetry = await backend.telemetry(60_000);
+      await expect(backend.tasks.getResult(record.id)).resolves.toEqual(finished);
+      const telemetry = await backend.reads.telemetry(60_000);
       expect(telemetry.queues.default.counts).toMatchObject({
         ready: 0,
         running: 0,
@@ -131,7 +131,7 @@ describe('MemoryBackend', () => {
     it('records an executor that throws as a FAILED task', async () => {
       const backend = new MemoryBackend('mem', config({ immediate: true }));
       backend.setExecutor(() => Promise.reject(new TypeError('executor broke')));
-      const finished = await backend.enqueue(newRecord('mem'));
+      const finished = await backend.tasks.enqueue(newRecord('mem'));
       expect(finished.status).toBe(TaskResultStatus.FAILED);
       expect(finished.errors.map((e) => e.className)).toEqual(['TypeError']);
       await backend.close();
@@ -142,14 +142,14 @@ describe('MemoryBackend', () => {
       backend.setExecutor(finishWith(null));
       expect(backend.features.defer).toBe(false);
       await expect(
-        backend.enqueue(newRecord('mem', { runAfter: new Date(Date.now() + 1000) })),
+        backend.tasks.enqueue(newRecord('mem', { runAfter: new Date(Date.now() + 1000) })),
       ).rejects.toThrow('Task "contract.echo": backend "mem" does not support runAfter');
       await backend.close();
     });
 
     it('refuses to enqueue before the module attached an executor', async () => {
       const backend = new MemoryBackend('mem', config({ immediate: true }));
-      await expect(backend.enqueue(newRecord('mem'))).rejects.toThrow(
+      await expect(backend.tasks.enqueue(newRecord('mem'))).rejects.toThrow(
         'runs tasks at enqueue (immediate: true) but has no executor',
       );
       await backend.close();

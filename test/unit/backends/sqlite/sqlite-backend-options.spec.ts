@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 
 import { resolveSqliteBackendConfig } from '../../../../lib/backends/sqlite/sqlite-backend-options';
-import { Retention } from '../../../../lib/lifecycle/retention';
+import { Retention } from '../../../../lib/core/retention';
 import { InvalidBackendConfigError, type BackendConfig } from '../../../../lib/core';
 
 // Never constructed here: resolveSqliteBackendConfig only reads the config.

@@ -1,6 +1,44 @@
-import type { TaskResultStatus } from '../core/task-result-status.enum';
-import type { EndAttempt } from './ended-attempt';
-import type { ResolvedLimit } from './retention';
+import type { TaskResultStatus } from '../task-result-status.enum';
+import type { Retention, ResolvedLimit } from '../retention';
+import type { TaskRecord } from '../task-record.interface';
+
+/** A task whose attempt ended without an acknowledge, as the store read it. */
+export interface AbandonedAttempt {
+  readonly id: string;
+  readonly queue: string;
+  /** The task as stored; null when its data cannot be read. */
+  readonly record: TaskRecord | null;
+}
+
+/** The lifecycle's decision for one ended attempt: the record as it is to be stored. */
+export type EndAttempt = (ended: AbandonedAttempt) => TaskRecord;
+
+/** What a maintenance pass is bounded by, from the backend's options. */
+export interface MaintenanceLimits {
+  readonly leaseTtl: number;
+  readonly retention: Retention;
+  /** Most tasks one step of a pass handles. */
+  readonly batchSize: number;
+}
+
+/** Who runs a maintenance pass. */
+export interface MaintenancePassOptions {
+  /**
+   * The pool running it: alive by definition, so its own tasks are never
+   * recovered as a dead pool's, even if one of its beats failed to arrive.
+   */
+  poolId?: string;
+}
+
+/** What one maintenance pass did; a failed step is listed, never thrown. */
+export interface MaintenancePassReport {
+  promoted: number;
+  reaped: number;
+  /** Tasks of lapsed pools retried or failed (WorkerLost) by this pass. */
+  recovered: number;
+  trimmed: number;
+  failedSteps: { step: string; error: unknown }[];
+}
 
 /**
  * What a backend stores for the maintenance pass: atomic primitives only.
@@ -9,10 +47,10 @@ import type { ResolvedLimit } from './retention';
  * only while the task still holds the lease it was made for (Redis: a Lua
  * script guarded by the lease; SQLite: one transaction; memory: one
  * synchronous step). Every time compared is the store's clock.
- *
- * @internal
  */
 export interface MaintenanceStore {
+  /** The bounds the pass (runMaintenancePass) works within. */
+  readonly limits: MaintenanceLimits;
   /** Due deferred tasks into their ready queues, at most `max`; how many moved. */
   promoteDue(max: number): Promise<number>;
   /** Ends, as `end` decides, the attempts of at most `max` tasks whose lease ran out; how many ended. */

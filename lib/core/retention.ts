@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES, type TaskResultStatus } from '../core/task-result-status.enum';
+import { FINISHED_STATUSES, type TaskResultStatus } from './task-result-status.enum';
 
 /** How many finished tasks of one queue and status are kept, and for how long. */
 export interface RetentionLimit {

@@ -1,5 +1,3 @@
-import type { TaskBackend } from './task-backend.interface';
-
 /** Where a stored schedule came from: a `@Task` declaration, or `ScheduleService` at run time. */
 export type ScheduleOrigin = 'declared' | 'runtime';
 
@@ -68,14 +66,4 @@ export interface ScheduleStore {
     toMs: number,
     lastTick: ScheduleLastTick | null,
   ): Promise<boolean>;
-}
-
-/** A backend that stores schedules (every backend of this package does). */
-export interface SchedulingBackend extends TaskBackend {
-  readonly schedules: ScheduleStore;
-}
-
-export function isSchedulingBackend(backend: TaskBackend): backend is SchedulingBackend {
-  const candidate = backend as Partial<SchedulingBackend>;
-  return typeof candidate.schedules?.dueSchedules === 'function';
 }

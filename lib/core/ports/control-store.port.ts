@@ -1,5 +1,5 @@
-import type { QueueLimits } from './queue-limits';
-import type { TaskRecord } from './task-record.interface';
+import type { QueueLimits } from '../queue-limits';
+import type { TaskRecord } from '../task-record.interface';
 
 /**
  * What `cancel` did: a waiting task was stored CANCELLED (`cancelled`), a

@@ -1,0 +1,95 @@
+import { BackendUnavailableError } from '../core/errors/backend-unavailable.error';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { assertFinished } from '../core/finished-record';
+import { PORT_METHODS, type BackendPartName } from '../core/ports/port-methods';
+import { isRetry } from '../core/retry-policy';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
+import { backendClosed, queueNotConfigured, retryNotReady } from '../core/threadmill.messages';
+
+/** The parts of a backend, as a backend builds them before the guard. */
+export type BackendParts = Pick<TaskBackend, BackendPartName>;
+
+type Check = (args: readonly unknown[]) => void;
+
+/**
+ * What stands in front of every backend, written once: each call of each
+ * part first finds the backend open (BackendUnavailableError once closed),
+ * then its input valid (InvalidTaskError naming the task and the fault), so
+ * every backend refuses the same calls with the same errors and a backend's
+ * own code stores only what passed.
+ */
+export class StoreGuard {
+  private isClosed = false;
+  protected readonly queueSet: ReadonlySet<string>;
+  private readonly checks: Partial<Record<`${BackendPartName}.${string}`, Check>>;
+
+  constructor(
+    protected readonly alias: string,
+    protected readonly queues: readonly string[],
+  ) {
+    this.queueSet = new Set(queues);
+    const records = (args: readonly unknown[]) => args[0] as readonly TaskRecord[];
+    this.checks = {
+      'tasks.enqueue': (args) => this.queueOf(args[0] as TaskRecord),
+      'tasks.enqueueMany': (args) => records(args).forEach((r) => this.queueOf(r)),
+      'leases.acknowledge': (args) => records(args).forEach(assertFinished),
+      'leases.acknowledgeAndAcquire': (args) => records(args).forEach(assertFinished),
+      'leases.retry': (args) => records(args).forEach((r) => this.assertRetry(r)),
+    };
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Every later call of a part throws BackendUnavailableError. */
+  close(): void {
+    this.isClosed = true;
+  }
+
+  assertOpen(): void {
+    if (this.isClosed) throw new BackendUnavailableError(backendClosed(this.alias));
+  }
+
+  /** `parts` with every method of PORT_METHODS behind the checks. */
+  guard<P extends BackendParts>(parts: P): P {
+    const guarded = {} as Record<string, unknown>;
+    for (const name of Object.keys(PORT_METHODS) as BackendPartName[]) {
+      guarded[name] = this.guardPart(name, parts[name]);
+    }
+    return { ...parts, ...guarded };
+  }
+
+  private guardPart(name: BackendPartName, part: object): object {
+    const guarded: Record<string, unknown> = Object.create(part) as Record<string, unknown>;
+    for (const method of PORT_METHODS[name] as readonly string[]) {
+      const call = (part as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
+      const check = this.checks[`${name}.${method}`];
+      // Async, so a refusal is a rejected promise like any failure of the store; the body runs
+      // at once, so calls made in one tick still reach the store in that tick.
+      guarded[method] = async (...args: unknown[]): Promise<unknown> => {
+        this.assertOpen();
+        check?.(args);
+        return call.apply(part, args);
+      };
+    }
+    return guarded;
+  }
+
+  /** The record's queue; InvalidTaskError when this backend has no such queue. */
+  queueOf(record: TaskRecord): string {
+    const { queue } = record.task;
+    if (!this.queueSet.has(queue)) {
+      throw new InvalidTaskError(
+        queueNotConfigured(record.task.name, queue, this.alias, this.queues),
+      );
+    }
+    return queue;
+  }
+
+  private assertRetry(record: TaskRecord): void {
+    if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
+    this.queueOf(record);
+  }
+}
