@@ -6,6 +6,7 @@ import {
   type TaskBackend,
 } from '../core';
 import { sleep } from '../utils/sleep.util';
+import { decideCancel } from '../lifecycle/cancel-decision';
 
 /** First pause between two looks at a leased task's cancel; it doubles up to the longest. */
 const FIRST_LOOK_MS = 5;
@@ -28,7 +29,7 @@ export async function holderAnswer(
 ): Promise<CancelResult> {
   // A monotonic clock: a step of the wall clock must not cut the wait short.
   const deadline = performance.now() + withinMs;
-  let answer = await backend.control.cancel(id);
+  let answer = await backend.control.cancel(id, decideCancel);
   for (let pauseMs = FIRST_LOOK_MS; answer.outcome === 'requested' && answer.holder;) {
     const holder = answer.holder;
     if (performance.now() >= deadline) return answer;
@@ -40,7 +41,7 @@ export async function holderAnswer(
       return { outcome: ended, record };
     }
     if (record.status !== TaskResultStatus.RUNNING) {
-      answer = await backend.control.cancel(id);
+      answer = await backend.control.cancel(id, decideCancel);
       continue;
     }
     const pending = await backend.control.cancelRequests(holder);

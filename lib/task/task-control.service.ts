@@ -22,6 +22,7 @@ import {
 import { BackendRegistry } from '../backends/backend.registry';
 import { holderAnswer } from './holder-answer';
 import { sweepSegment } from './segment-sweep';
+import { decideCancel } from '../lifecycle/cancel-decision';
 
 /** What `cancel` did, and the task as it stands after it. */
 export interface TaskCancellation<T = unknown> {
@@ -265,7 +266,7 @@ export class TaskControlService {
   /** A task gone meanwhile (finished and expired) has nothing left to cancel. */
   private async cancelIfThere(backend: TaskBackend, id: string): Promise<CancelOutcome | null> {
     try {
-      return (await backend.control.cancel(id)).outcome;
+      return (await backend.control.cancel(id, decideCancel)).outcome;
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) return null;
       throw error;

@@ -14,6 +14,7 @@ import {
   type ChaosStage,
   type RunningPool,
 } from './chaos-harness';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // `--prefetch` on real pools (one child of one slot, three tasks leased ahead
 // of it): a prefetched task that never started must never be failed, nor run
@@ -251,7 +252,7 @@ describe('chaos: --prefetch', () => {
     const stage = scenario.stage('prefetch-cancel');
     const { ids, pool, waiting } = await busyPool(stage, 1 + PREFETCH);
     const [cancelled] = waiting;
-    await expect(stage.backend.control.cancel(cancelled)).resolves.toMatchObject({
+    await expect(stage.backend.control.cancel(cancelled, decideCancel)).resolves.toMatchObject({
       outcome: 'requested',
     });
     await waitFor(

@@ -34,6 +34,7 @@ import { describeScheduleStore } from './schedule-contract';
 import { describeTraceContexts } from './trace-contract';
 import { describeUniqueKeys } from './unique-contract';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /** How the contract asks a backend under test to be configured (all times in ms). */
 export interface ContractSettings {
@@ -495,7 +496,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         const cancelled: string[] = [];
         for (let i = 0; i < 2; i++) {
           const { id } = await backend.tasks.enqueue(newRecord(alias));
-          await backend.control.cancel(id);
+          await backend.control.cancel(id, decideCancel);
           cancelled.push(id);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
@@ -733,7 +734,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
         alias = backend.alias;
         const record = await backend.tasks.enqueue(withRetries(3));
         const running = await acquireOne();
-        await expect(backend.control.cancel(record.id)).resolves.toMatchObject({
+        await expect(backend.control.cancel(record.id, decideCancel)).resolves.toMatchObject({
           outcome: 'requested',
         });
         await waitFor(() => Date.now() > running.lastAttemptedAt!.getTime() + 250, {

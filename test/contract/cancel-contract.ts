@@ -5,11 +5,13 @@ import {
   cancelledRecord,
   manualRetryRecord,
   nextAttempt,
+  type CancelRule,
   type TaskBackend,
   type TaskRecord,
 } from '../../lib/core';
 import { readyRecord } from '../helpers/ready-record';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /**
  * The contract of cancelling: a waiting or deferred task is stored CANCELLED
@@ -36,7 +38,7 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
     it('stores a waiting task CANCELLED at once, and it is never acquired', async () => {
       const { backend } = subject();
       const waiting = await backend.tasks.enqueue(record());
-      const { outcome, record: cancelled } = await backend.control.cancel(waiting.id);
+      const { outcome, record: cancelled } = await backend.control.cancel(waiting.id, decideCancel);
       expect(outcome).toBe('cancelled');
       expect(cancelled.status).toBe(TaskResultStatus.CANCELLED);
       expect(cancelled.finishedAt).toBeInstanceOf(Date);
@@ -51,12 +53,39 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       expect(counts).toMatchObject({ ready: 0, cancelled: 1, failed: 0 });
     });
 
+    it('stores what the rule it is given decides, and asks it whether a lease holds the task', async () => {
+      const { backend } = subject();
+      await backend.tasks.enqueue(record());
+      const [running] = await acquireAll();
+      const waiting = await backend.tasks.enqueue(record());
+      const asked: boolean[] = [];
+      const rule: CancelRule = (task, leased, now) => {
+        asked.push(leased);
+        const why = new TaskCancelledError(`by the rule, leased ${String(leased)}`);
+        return leased
+          ? decideCancel(task, leased, now)
+          : { outcome: 'cancelled', record: cancelledRecord(task, now, why) };
+      };
+      // The leased one: the rule hears so, and the task is marked as it decides.
+      await expect(backend.control.cancel(running.id, rule)).resolves.toMatchObject({
+        outcome: 'requested',
+      });
+      expect(asked).toContain(true);
+      asked.length = 0;
+      // The waiting one: stored as the rule built it, its own error and all (Redis asks both
+      // ways before its script learns which holds).
+      const { record: stored } = await backend.control.cancel(waiting.id, rule);
+      expect(asked).toContain(false);
+      expect(stored.errors.at(-1)?.traceback).toContain('by the rule, leased false');
+      await expect(backend.tasks.getResult(waiting.id)).resolves.toEqual(stored);
+    });
+
     it('cancels a deferred task, which no maintenance pass promotes afterwards', async () => {
       const { backend } = subject();
       const deferred = await backend.tasks.enqueue(
         record({ runAfter: new Date(Date.now() + 200) }),
       );
-      await expect(backend.control.cancel(deferred.id)).resolves.toMatchObject({
+      await expect(backend.control.cancel(deferred.id, decideCancel)).resolves.toMatchObject({
         outcome: 'cancelled',
       });
       await expect(backend.reads.peek('default', 'deferred', 10)).resolves.toEqual([]);
@@ -72,7 +101,7 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       const { backend } = subject();
       const task = await backend.tasks.enqueue(record());
       const [running] = await acquireAll('pool-a');
-      const { outcome, record: after } = await backend.control.cancel(task.id);
+      const { outcome, record: after } = await backend.control.cancel(task.id, decideCancel);
       expect(outcome).toBe('requested');
       expect(after.status).toBe(TaskResultStatus.RUNNING);
       const requests = await backend.control.cancelRequests('pool-a');
@@ -82,7 +111,7 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       expect(requests[0].lease).toBe(running.workerIds.at(-1));
       await expect(backend.control.cancelRequests('pool-b')).resolves.toEqual([]);
       // Asked twice, one request.
-      await backend.control.cancel(task.id);
+      await backend.control.cancel(task.id, decideCancel);
       await expect(backend.control.cancelRequests('pool-a')).resolves.toHaveLength(1);
       // A drop names the lease too: one for another lease leaves it.
       await backend.control.dropCancelRequests('pool-a', [{ ...requests[0], lease: 'host:9-9' }]);
@@ -100,7 +129,7 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       });
       const [running] = await acquireAll('pool-a');
       expect(running.cancelRequestedAt).toBeUndefined();
-      const { record: marked, holder } = await backend.control.cancel(task.id);
+      const { record: marked, holder } = await backend.control.cancel(task.id, decideCancel);
       expect(holder).toBe('pool-a');
       expect(marked.cancelRequestedAt).toBeInstanceOf(Date);
       expect((await backend.tasks.getResult(task.id)).cancelRequestedAt).toBeInstanceOf(Date);
@@ -131,7 +160,7 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
       const { backend } = subject();
       const task = await backend.tasks.enqueue(record());
       const [running] = await acquireAll('pool-a');
-      await backend.control.cancel(task.id);
+      await backend.control.cancel(task.id, decideCancel);
       // The task finished before the pool saw the request; the pool then stops cleanly.
       await backend.leases.acknowledge([cancelledRecord(running, new Date())]);
       await expect(backend.control.cancelRequests('pool-a')).resolves.toHaveLength(1);
@@ -164,21 +193,21 @@ export function describeCancels(subject: () => { backend: TaskBackend; alias: st
         returnValue: 1,
       };
       await backend.leases.acknowledge([done]);
-      await expect(backend.control.cancel(done.id)).resolves.toEqual({
+      await expect(backend.control.cancel(done.id, decideCancel)).resolves.toEqual({
         outcome: 'already-final',
         record: done,
       });
       await expect(backend.tasks.getResult(done.id)).resolves.toEqual(done);
       const waiting = await backend.tasks.enqueue(record());
-      await backend.control.cancel(waiting.id);
-      await expect(backend.control.cancel(waiting.id)).resolves.toMatchObject({
+      await backend.control.cancel(waiting.id, decideCancel);
+      await expect(backend.control.cancel(waiting.id, decideCancel)).resolves.toMatchObject({
         outcome: 'already-final',
         record: { status: TaskResultStatus.CANCELLED },
       });
     });
 
     it('throws TaskResultDoesNotExist for an unknown id', async () => {
-      await expect(subject().backend.control.cancel('no-such-id')).rejects.toThrow(
+      await expect(subject().backend.control.cancel('no-such-id', decideCancel)).rejects.toThrow(
         TaskResultDoesNotExist,
       );
     });

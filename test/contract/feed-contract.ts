@@ -11,6 +11,7 @@ import {
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 interface FeedSubject {
   backend: TaskBackend;
@@ -73,7 +74,7 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       const { backend } = subject();
       const feed = await listen(backend);
       const waiting = await backend.tasks.enqueue(record());
-      await backend.control.cancel(waiting.id);
+      await backend.control.cancel(waiting.id, decideCancel);
       const running = await backend.tasks.enqueue(record());
       const [leased] = await lease(backend, 1);
       await backend.leases.acknowledgeAndAcquire(
@@ -116,7 +117,7 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       await gone.off();
       await gone.off();
       const task = await backend.tasks.enqueue(record());
-      await backend.control.cancel(task.id);
+      await backend.control.cancel(task.id, decideCancel);
       await waitFor(() => staying.seen().length === 1, { what: 'the staying listener' });
       expect(gone.batches).toEqual([]);
       await staying.off();
@@ -129,7 +130,7 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       try {
         const feed = await listen(other);
         const task = await backend.tasks.enqueue(record());
-        await backend.control.cancel(task.id);
+        await backend.control.cancel(task.id, decideCancel);
         await waitFor(() => feed.seen().some((t) => t.id === task.id), {
           what: 'the other instance hearing the cancel',
         });
@@ -158,7 +159,7 @@ export function describeFinishedFeed(subject: () => FeedSubject): void {
       it('resolves at once for a task already final', async () => {
         const { backend } = subject();
         const task = await backend.tasks.enqueue(record());
-        await backend.control.cancel(task.id);
+        await backend.control.cancel(task.id, decideCancel);
         await expect(
           waitForFinished(finishedRecordSource(backend), task.id, { timeoutMs: 0 }),
         ).resolves.toMatchObject({

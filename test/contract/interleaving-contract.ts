@@ -33,6 +33,7 @@ import {
   type ModelStatus,
 } from './interleaving-model';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /** What the interleaving contract is run on; `reopen` gives the second caller its own connection. */
 export interface InterleavingSubject {
@@ -193,7 +194,9 @@ async function perform(
       return {
         label,
         steps: cancelled(id),
-        outcome: await outcomeOf(async () => (await backend.control.cancel(id)).outcome),
+        outcome: await outcomeOf(
+          async () => (await backend.control.cancel(id, decideCancel)).outcome,
+        ),
       };
     case 'retry':
       return {

@@ -15,6 +15,7 @@ import {
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /**
  * The contract of the operators' reads: pages of a segment from a cursor
@@ -97,7 +98,7 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       await backend.leases.acknowledge([succeeded(a), failedAttempt(b, new Error('boom'))]);
       await backend.leases.acknowledge([succeeded(c)]);
       const [waiting] = await backend.reads.peek('default', 'ready', 1);
-      await backend.control.cancel(waiting.id);
+      await backend.control.cancel(waiting.id, decideCancel);
       await acquire(1);
       for (const segment of QUEUE_SEGMENTS) {
         const peeked = (await backend.reads.peek('default', segment, 100)).map((r) => r.id);
@@ -130,7 +131,7 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
           if (page.next === null) break;
           // The entry the cursor names leaves the segment before the next page is read.
           const last = page.records[page.records.length - 1];
-          if (segment === 'deferred') await backend.control.cancel(last.id);
+          if (segment === 'deferred') await backend.control.cancel(last.id, decideCancel);
           else await backend.control.removeFinished(last);
           page = await backend.reads.listTasks({
             queue: 'default',
@@ -266,7 +267,7 @@ export function describeListing(subject: () => { backend: TaskBackend; alias: st
       await backend.leases.acknowledge([succeeded(running[0]), succeeded(running[1])]);
       await backend.leases.acknowledge([failedAttempt(running[2], new Error('boom'))]);
       const [waiting] = await backend.reads.peek('default', 'ready', 1);
-      await backend.control.cancel(waiting.id);
+      await backend.control.cancel(waiting.id, decideCancel);
 
       const activity = await backend.reads.activity(query);
       expect(activity.bucketMs).toBe(60_000);

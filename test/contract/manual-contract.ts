@@ -10,6 +10,7 @@ import {
 import { BackendRegistry } from '../../lib/backends/backend.registry';
 import { TaskControlService } from '../../lib/task/task-control.service';
 import { readyRecord } from '../helpers/ready-record';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /**
  * The contract of retrying and removing final tasks by hand: a FAILED or
@@ -66,7 +67,7 @@ export function describeManualControl(
     it('sends a CANCELLED task back READY, out of the cancelled history', async () => {
       const { backend } = subject();
       const waiting = await backend.tasks.enqueue(record());
-      const { record: cancelled } = await backend.control.cancel(waiting.id);
+      const { record: cancelled } = await backend.control.cancel(waiting.id, decideCancel);
       await expect(
         backend.control.retryFinished(cancelled, manualRetryRecord(cancelled)),
       ).resolves.toBe(true);

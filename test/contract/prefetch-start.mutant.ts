@@ -1,4 +1,5 @@
 import type { StartControlsFactory } from './cancel-start-contract';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 /**
  * Test-only: a leased task's start and a cancel as they once were. The
@@ -9,5 +10,5 @@ import type { StartControlsFactory } from './cancel-start-contract';
  */
 export const oldPrefetchStart: StartControlsFactory = (backend) => ({
   start: (_record, started) => Promise.resolve(started()),
-  cancel: async (id) => (await backend.control.cancel(id)).outcome,
+  cancel: async (id) => (await backend.control.cancel(id, decideCancel)).outcome,
 });

@@ -5,6 +5,7 @@ import {
   type TaskRecord,
 } from '../../lib/core';
 import { readyRecord } from '../helpers/ready-record';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 const GRACE_MS = 60_000;
 
@@ -63,7 +64,7 @@ export function describeUnknownTaskPutBacks(
       const { backend } = subject();
       const running = await leased();
       // The holder has not heard of the cancel when it decides the give-back.
-      await expect(backend.control.cancel(running.id)).resolves.toMatchObject({
+      await expect(backend.control.cancel(running.id, decideCancel)).resolves.toMatchObject({
         outcome: 'requested',
       });
       const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;

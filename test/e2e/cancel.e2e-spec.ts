@@ -5,6 +5,7 @@ import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // Cancelling on the real CLI and a real pool: a running task's signal aborted
 // by the pool that holds it, a waiting task that never runs, and the
@@ -47,7 +48,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     expect(await statusOf(next.id)).toBe(TaskResultStatus.READY);
 
     const asked = Date.now();
-    await expect(stage.backend.control.cancel(sleeper.id)).resolves.toMatchObject({
+    await expect(stage.backend.control.cancel(sleeper.id, decideCancel)).resolves.toMatchObject({
       outcome: 'requested',
     });
     const cancelled = await waitFor(
@@ -91,7 +92,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
         (await statusOf(neighbour.id)) === TaskResultStatus.RUNNING,
       { timeoutMs: 30_000, what: 'both tasks running in one child' },
     );
-    await stage.backend.control.cancel(stubborn.id);
+    await stage.backend.control.cancel(stubborn.id, decideCancel);
     const cancelled = await waitFor(
       async () => {
         const record = await stage.backend.tasks.getResult(stubborn.id);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { BOOT_MARKER_CLI, type CliOutcome } from '../helpers/cli-process';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // What a command boots: the app's providers only for the commands that run or
 // enqueue tasks, and Nest's start-up lines only with --verbose. The fixture's
@@ -57,7 +58,7 @@ describe('what a threadmill command boots (e2e)', () => {
       const record = readyRecord(stage.alias, { name: 'marker.echo', args: ['hi'] });
       await stage.backend.tasks.enqueueMany([record]);
       const { id } = record;
-      await stage.backend.control.cancel(id);
+      await stage.backend.control.cancel(id, decideCancel);
       expect(constructions()).toBe(0);
       const outcome = await run(args(id));
       expect(outcome).toMatchObject({ code });

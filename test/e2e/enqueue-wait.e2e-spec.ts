@@ -2,6 +2,7 @@ import { ExitCode } from '../../lib/cli/exit-code';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // `threadmill enqueue --wait` on the real CLI, a real pool and Redis: the
 // final result printed as JSON, and one exit code per outcome of the table.
@@ -51,7 +52,7 @@ describe('enqueue --wait (e2e: real CLI, pool and Redis)', () => {
       async () => (await stage.backend.reads.peek('default', 'running', 1))[0],
       { timeoutMs: 30_000, what: 'the sleep running' },
     );
-    await stage.backend.control.cancel(running.id);
+    await stage.backend.control.cancel(running.id, decideCancel);
     const outcome = await waiting;
     expect(outcome.code).toBe(ExitCode.TaskCancelled);
     expect(printed(outcome.stdout)).toMatchObject({

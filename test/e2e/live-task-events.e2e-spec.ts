@@ -6,6 +6,7 @@ import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // @OnTaskEvent and TaskEvents.on(..., { allProcesses }) for the live events
 // in an app of their own, hearing a task that a real worker pool's child
@@ -77,7 +78,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
       expect(done).toEqual([...done].sort((a, b) => a - b));
       expect(new Set(done).size).toBe(done.length);
       subscription();
-      await stage.backend.control.cancel(task.id);
+      await stage.backend.control.cancel(task.id, decideCancel);
     } finally {
       await app.close();
     }

@@ -2,6 +2,7 @@ import { TaskResultStatus } from '../../lib/core';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // Task progress on the real CLI and a real pool: what a task in a pool child
 // reports through its context is read back by getResult while it runs, and
@@ -34,7 +35,7 @@ describe('task progress (e2e: real CLI, pool and Redis)', () => {
     );
     expect(last.status).toBe(TaskResultStatus.RUNNING);
 
-    await stage.backend.control.cancel(task.id);
+    await stage.backend.control.cancel(task.id, decideCancel);
     const cancelled = await waitFor(
       async () => {
         const record = await stage.backend.tasks.getResult(task.id);

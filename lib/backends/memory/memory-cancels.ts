@@ -1,20 +1,18 @@
 import {
-  cancelledRecord,
-  FINISHED_STATUSES,
-  recordWith,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type CancelRequest,
   type CancelResult,
+  type CancelRule,
 } from '../../core';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 
 /**
- * Cancelling tasks of one MemoryBackend, each in one synchronous change: a
- * waiting task leaves its queue and is stored CANCELLED, a running one is
- * marked and gets a request for the pool that holds it (a lease without a
- * pool: under `''`).
+ * Cancelling tasks of one MemoryBackend, each in one synchronous change, as
+ * the rule passed in decides: a waiting task leaves its queue and is stored
+ * as decided, a running one is stored marked and gets a request for the pool
+ * that holds it (a lease without a pool: under `''`).
  *
  * @internal
  */
@@ -28,14 +26,15 @@ export class MemoryCancels {
     return this.store.cancelRequests;
   }
 
-  cancel(id: string, now: number): CancelResult {
+  cancel(id: string, decide: CancelRule, now: number): CancelResult {
     const { store } = this;
     const record = store.find(id, now);
     if (!record) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
-    if (FINISHED_STATUSES.has(record.status)) {
+    const held = store.leases.get(id);
+    const decision = decide(record, held !== undefined, new Date(now));
+    if (decision.outcome === 'already-final') {
       return { outcome: 'already-final', record: copyRecord(record) };
     }
-    const held = store.leases.get(id);
     if (held) {
       const pool = held.poolId ?? '';
       let ofPool = this.requests.get(pool);
@@ -44,16 +43,14 @@ export class MemoryCancels {
       const lease = record.workerIds.at(-1) ?? '';
       // The first request for a lease keeps its time; a later lease's replaces it.
       if (ofPool.get(id)?.lease !== lease) ofPool.set(id, { at: now, lease });
-      const marked = record.cancelRequestedAt
-        ? record
-        : recordWith(record, { cancelRequestedAt: new Date(now) });
+      const marked = decision.record;
       store.tasks.set(id, marked);
       return { outcome: 'requested', record: copyRecord(marked), holder: held.poolId ?? null };
     }
     const state = store.queue(record.task.queue);
     state.ready.remove(id);
     state.deferred.delete(id);
-    const cancelled = cancelledRecord(record, new Date(now));
+    const cancelled = decision.record;
     store.finish(record.task.queue, cancelled, now);
     return { outcome: 'cancelled', record: copyRecord(cancelled) };
   }

@@ -127,7 +127,7 @@ export class MemoryBackend implements ExecutingBackend {
         storeProgress: (entries) => leases.storeProgress(entries),
       },
       control: {
-        cancel: async (id) => cancels.cancel(id, Date.now()),
+        cancel: async (id, decide) => cancels.cancel(id, decide, Date.now()),
         retryFinished: async (record, retried) => {
           if (!finished.retry(record, retried, Date.now())) return false;
           workAdded();

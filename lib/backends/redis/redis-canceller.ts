@@ -1,9 +1,6 @@
-import { cancelledRecord } from '../../core/cancelled-record';
-import { recordWith } from '../../core/record-with';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import type { CancelRequest, CancelResult } from '../../core/ports/control-store.port';
+import type { CancelRequest, CancelResult, CancelRule } from '../../core/ports/control-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { FINISHED_STATUSES } from '../../core/task-result-status.enum';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import { finishedLabel, finishedMessage } from './redis-finished-payload';
@@ -16,9 +13,9 @@ const REQUESTS_READ = 1000;
 
 /**
  * Cancels tasks of one RedisBackend alias (cancel-5.lua) and serves the
- * pools' cancel requests. The CANCELLED record is built here from the task
- * as read, and stored by the script only while the task is as it was read;
- * a task leased in between is read again.
+ * pools' cancel requests. The rule passed in decides from the task as read;
+ * the script stores the decision only while the task is as it was read (a
+ * task leased in between is read again).
  *
  * @internal
  */
@@ -29,14 +26,18 @@ export class RedisCanceller {
     this.scripts = new RedisControlScripts(context.connection.client);
   }
 
-  async cancel(id: string): Promise<CancelResult> {
+  async cancel(id: string, decide: CancelRule): Promise<CancelResult> {
     const { keys, connection, settings } = this.context;
     // Each turn loses only to a lease taken in between, so a few always suffice in practice.
     for (;;) {
       const { record, workersSeen } = await this.read(id);
-      if (FINISHED_STATUSES.has(record.status)) return { outcome: 'already-final', record };
+      // The script learns whether a lease holds the task as it applies: both decisions go.
+      const now = new Date();
+      const waiting = decide(record, false, now);
+      if (waiting.outcome === 'already-final') return { outcome: 'already-final', record };
+      const leased = decide(record, true, now);
       const queue = this.context.guard.queueOf(record);
-      const cancelled = cancelledRecord(record, new Date());
+      const cancelled = waiting.record;
       const [reply, pool] = await connection.run(() =>
         this.scripts.cancel(
           {
@@ -62,13 +63,7 @@ export class RedisCanceller {
         case CancelReply.Cancelled:
           return { outcome: 'cancelled', record: cancelled };
         case CancelReply.Requested:
-          return {
-            outcome: 'requested',
-            record: record.cancelRequestedAt
-              ? record
-              : recordWith(record, { cancelRequestedAt: new Date() }),
-            holder: pool === '' ? null : pool,
-          };
+          return { outcome: 'requested', record: leased.record, holder: pool === '' ? null : pool };
         case CancelReply.AlreadyFinal:
           return { outcome: 'already-final', record: (await this.read(id)).record };
         case CancelReply.Missing:

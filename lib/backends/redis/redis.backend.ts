@@ -171,7 +171,7 @@ export class RedisBackend implements TaskBackend {
         storeProgress: (entries) => progress.store(entries),
       },
       control: {
-        cancel: (id) => canceller.cancel(id),
+        cancel: (id, decide) => canceller.cancel(id, decide),
         retryFinished: (record, retried) => finished.retry(record, retried),
         removeFinished: (record) => finished.remove(record),
         cancelRequests: (poolId) => canceller.requests(poolId),

@@ -1,14 +1,13 @@
 import type { Transaction } from 'better-sqlite3';
 
 import {
-  cancelledRecord,
   deserializeRecord,
-  recordWith,
   serializeRecord,
   TaskResultDoesNotExist,
   taskResultDoesNotExist,
   type CancelRequest,
   type CancelResult,
+  type CancelRule,
 } from '../../core';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteRows } from './sqlite-rows';
@@ -22,7 +21,9 @@ import type { SqliteRows } from './sqlite-rows';
  * @internal
  */
 export class SqliteCancels {
-  private readonly cancelTx: Transaction<(id: string, now: number) => CancelResult>;
+  private readonly cancelTx: Transaction<
+    (id: string, decide: CancelRule, now: number) => CancelResult
+  >;
   private readonly dropTx: Transaction<
     (poolId: string, requests: readonly CancelRequest[]) => void
   >;
@@ -33,7 +34,7 @@ export class SqliteCancels {
     private readonly rows: SqliteRows,
   ) {
     const { db, sql } = connection;
-    this.cancelTx = db.transaction((id: string, now: number): CancelResult => {
+    this.cancelTx = db.transaction((id: string, decide: CancelRule, now: number): CancelResult => {
       const row = sql.cancels.selectTask.get(alias, id);
       if (!row) {
         const result = sql.tasks.selectResult.get(alias, id, now);
@@ -41,7 +42,9 @@ export class SqliteCancels {
         return { outcome: 'already-final', record: deserializeRecord(id, result.data) };
       }
       const record = deserializeRecord(id, row.data);
-      if (row.state === 'running') {
+      const decision = decide(record, row.state === 'running', new Date(now));
+      if (decision.outcome === 'already-final') return { outcome: 'already-final', record };
+      if (decision.outcome === 'requested') {
         sql.cancels.insertRequest.run(
           alias,
           row.pool ?? '',
@@ -49,23 +52,21 @@ export class SqliteCancels {
           now,
           record.workerIds.at(-1) ?? '',
         );
-        if (record.cancelRequestedAt) return { outcome: 'requested', record, holder: row.pool };
+        const marked = decision.record;
         // In its record too, which every later read and lease returns (see TaskRecord).
-        const marked = recordWith(record, { cancelRequestedAt: new Date(now) });
-        sql.cancels.markRequested.run(serializeRecord(marked), row.seq);
+        if (marked !== record) sql.cancels.markRequested.run(serializeRecord(marked), row.seq);
         return { outcome: 'requested', record: marked, holder: row.pool };
       }
-      const cancelled = cancelledRecord(record, new Date(now));
-      this.rows.finish(cancelled, row, now);
-      return { outcome: 'cancelled', record: cancelled };
+      this.rows.finish(decision.record, row, now);
+      return { outcome: 'cancelled', record: decision.record };
     });
     this.dropTx = db.transaction((poolId: string, requests: readonly CancelRequest[]) => {
       for (const { id, lease } of requests) sql.cancels.deleteRequest.run(alias, poolId, id, lease);
     });
   }
 
-  cancel(id: string): CancelResult {
-    return this.connection.guard(() => this.cancelTx.immediate(id, Date.now()));
+  cancel(id: string, decide: CancelRule): CancelResult {
+    return this.connection.guard(() => this.cancelTx.immediate(id, decide, Date.now()));
   }
 
   requests(poolId: string): CancelRequest[] {

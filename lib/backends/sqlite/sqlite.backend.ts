@@ -161,7 +161,7 @@ export class SqliteBackend implements TaskBackend {
         storeProgress: async (entries) => held.storeProgress(entries),
       },
       control: {
-        cancel: async (id) => cancels.cancel(id),
+        cancel: async (id, decide) => cancels.cancel(id, decide),
         retryFinished: async (record, retried) => finished.retry(record, retried),
         removeFinished: async (record) => finished.remove(record),
         cancelRequests: async (poolId) => cancels.requests(poolId),

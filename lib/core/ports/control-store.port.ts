@@ -16,6 +16,20 @@ export interface CancelResult {
   holder?: string | null;
 }
 
+/** What a cancel makes of one task, as the lifecycle decided it (decideCancel). */
+export interface CancelDecision {
+  outcome: CancelOutcome;
+  /** The task as it is to be stored (`cancelled`, `requested`), or as it is (`already-final`). */
+  record: TaskRecord;
+}
+
+/**
+ * The cancel rule a backend applies: given the task as read and whether a
+ * lease holds it, what it becomes. The caller passes it (decideCancel in
+ * lib/lifecycle); the backend applies it only to the task as it read it.
+ */
+export type CancelRule = (record: TaskRecord, leased: boolean, now: Date) => CancelDecision;
+
 /** A request to stop a running task, addressed to the pool that holds it. */
 export interface CancelRequest {
   id: string;
@@ -38,15 +52,16 @@ export interface CancelRequest {
  */
 export interface ControlStore {
   /**
-   * Cancel one task, atomically: a ready or deferred task leaves its queue
-   * and is stored CANCELLED (`cancelledRecord`), so no worker can start it;
-   * a running (leased) one is marked (`cancelRequestedAt`, kept by every
-   * later store of it until it is final, so no later lease starts it) and
-   * gets a cancel request for the pool that holds it, naming its lease (see
-   * `cancelRequests`), the pool named as `holder`; a finished one is left as it is. Throws
-   * `TaskResultDoesNotExist` for an unknown or expired id.
+   * Cancel one task, atomically, as `decide` makes of it (decideCancel): the
+   * task is read with whether a lease holds it, and the decision stored only
+   * while the task is still as read. `cancelled`: the task left its queue,
+   * stored CANCELLED, so no worker can start it. `requested`: it was leased;
+   * it is stored marked, and its pool gets a cancel request naming the lease
+   * (see `cancelRequests`), the pool named as `holder`. `already-final`:
+   * nothing changed. Throws `TaskResultDoesNotExist` for an unknown or
+   * expired id.
    */
-  cancel(id: string): Promise<CancelResult>;
+  cancel(id: string, decide: CancelRule): Promise<CancelResult>;
   /**
    * Store `retried` (manualRetryRecord of `finished`) in place of the final
    * task `finished`, in one atomic step: out of its history segment, READY

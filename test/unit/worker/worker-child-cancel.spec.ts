@@ -3,6 +3,7 @@ import { countsOf, readyTask } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
 import { timeoutGraceMs } from '../../../lib/worker/child/overrun-watch';
 import { setupChild } from './worker-child.setup';
+import { decideCancel } from '../../../lib/lifecycle/cancel-decision';
 
 const POOL = 'pool-1';
 
@@ -35,7 +36,9 @@ describe('WorkerChild cancel requests', () => {
     await backend.tasks.enqueueMany([{ ...a, task: { ...a.task, retries: 3 } }, readyTask('b')]);
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'the first run' });
-    await expect(backend.control.cancel('a')).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(backend.control.cancel('a', decideCancel)).resolves.toMatchObject({
+      outcome: 'requested',
+    });
     await waitFor(() => runs.length === 2, { what: 'the next task in the freed slot' });
     expect(aborted).toEqual(['a']);
     await expect(backend.tasks.getResult('a')).resolves.toMatchObject({
@@ -62,7 +65,7 @@ describe('WorkerChild cancel requests', () => {
     await backend.tasks.enqueueMany([readyTask('held-elsewhere'), readyTask('mine')]);
     // Another child of the same pool holds the first task.
     await backend.leases.acquire(['default'], { workerId: 'h:1-1', timeoutMs: 0, poolId: POOL });
-    await backend.control.cancel('held-elsewhere');
+    await backend.control.cancel('held-elsewhere', decideCancel);
     const done = child.run();
     await waitFor(() => runs.length === 1, { what: 'a run' });
     // Not this child's to stop: left alone, and dropped once older than the bound.
@@ -88,8 +91,8 @@ describe('WorkerChild cancel requests', () => {
     await backend.tasks.enqueueMany([readyTask('a', { name: 'stubborn' }), readyTask('b')]);
     const done = child.run();
     await waitFor(() => runs.length === 2, { what: 'two runs' });
-    await backend.control.cancel('a');
-    await backend.control.cancel('b');
+    await backend.control.cancel('a', decideCancel);
+    await backend.control.cancel('b', decideCancel);
     await waitFor(() => messages.some((m) => m.kind === 'hardStop'), { what: 'a hard stop' });
     expect(messages.filter((m) => m.kind === 'hardStop')).toEqual([
       { kind: 'hardStop', id: 'a', reason: 'cancel' },

@@ -4,6 +4,7 @@ import type { TaskRecord } from '../../../lib/core';
 import { countsOf, enqueueReady } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
 import { acquireOptions, ids, setupChild } from './worker-child.setup';
+import { decideCancel } from '../../../lib/lifecycle/cancel-decision';
 
 const POOL = 'pool-1';
 
@@ -166,7 +167,9 @@ describe('WorkerChild with --prefetch', () => {
     await enqueueReady(backend, 'a', 'b');
     const done = child.run();
     await waitFor(() => journal.holding().unstarted.includes('b'), { what: 'b prefetched' });
-    await expect(backend.control.cancel('b')).resolves.toMatchObject({ outcome: 'requested' });
+    await expect(backend.control.cancel('b', decideCancel)).resolves.toMatchObject({
+      outcome: 'requested',
+    });
     await waitFor(
       async () => (await backend.tasks.getResult('b')).status === TaskResultStatus.CANCELLED,
       { what: 'b cancelled' },

@@ -5,8 +5,11 @@
   afterwards; a running one gets a cancel request in the set of the pool
   that holds it (the hash's `pool`, '' for a lease without a pool), which
   that pool's children poll, and the hash's `cancel` field, which every later
-  read and lease of the task returns; a finished one is left alone. The CANCELLED
-  outcome and the request's lease are the caller's, from the task as it
+  read and lease of the task returns; a finished one is left alone. It
+  mirrors decideCancel (lib/lifecycle/cancel-decision.ts), the rule every
+  backend applies, for the one fact only this script can read atomically:
+  whether a lease holds the task (the cancel contract pins the two). The
+  CANCELLED outcome and the request's lease are the caller's, from the task as it
   read it, so either is stored only while its `workers` field is still what
   the caller saw: a task leased (and perhaps retried) in between is
   reported changed, and the caller reads it again. The #!lua line makes Redis refuse the call

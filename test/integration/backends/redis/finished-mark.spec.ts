@@ -1,6 +1,7 @@
 import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
+import { decideCancel } from '../../../../lib/lifecycle/cancel-decision';
 
 // The storing scripts publish finished tasks only while the channel's
 // listener mark exists. An outside subscriber (which sets no mark) sees what
@@ -52,11 +53,11 @@ describe('RedisBackend finished channel and its listener mark', () => {
     const { finishedChannel } = fixture.keys(backend);
     const messages = await fixture.watchChannel(finishedChannel);
     const first = await backend.tasks.enqueue(readyRecord(backend.alias, { args: [1] }));
-    await backend.control.cancel(first.id);
+    await backend.control.cancel(first.id, decideCancel);
 
     const off = await backend.feeds.subscribeFinished(() => undefined);
     const second = await backend.tasks.enqueue(readyRecord(backend.alias, { args: [2] }));
-    await backend.control.cancel(second.id);
+    await backend.control.cancel(second.id, decideCancel);
     await waitFor(() => messages.length === 1, { what: 'one message on the channel' });
     expect(messages[0]).toContain(second.id);
     expect(messages[0]).toContain(TaskResultStatus.CANCELLED);
