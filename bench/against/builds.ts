@@ -11,6 +11,7 @@ import type { BackendConstructor } from '../../lib/core/backend-config.interface
 import type * as PublicApi from '../../lib/index';
 import { THREADMILL_POOL_ALIAS, type Log, type PoolKeys } from '../pool-drain';
 import type { ThreadmillApi } from '../task-service.producer';
+import { inParts } from './flat-backend';
 import type { Side } from './schedule';
 
 /**
@@ -39,17 +40,11 @@ export interface Build {
 }
 
 /**
- * The backend methods the in-process figures call (bench/backend.runner.ts,
- * bench/threadmill.consumer.ts), all part of the public TaskBackend contract.
+ * The backend methods every build has on its prototype; the in-process
+ * figures' other calls (bench/backend.runner.ts, bench/threadmill.consumer.ts)
+ * go through its parts, made of its own methods for an older build (inParts).
  */
-const REQUIRED_METHODS = [
-  'ping',
-  'enqueue',
-  'enqueueMany',
-  'acknowledge',
-  'acknowledgeAndAcquire',
-  'close',
-] as const;
+const REQUIRED_METHODS = ['ping', 'close'] as const;
 
 /**
  * Loads a build's main entry point and checks it has what the A/B mode
@@ -90,7 +85,7 @@ export function loadBuild(
     label,
     root,
     entry,
-    RedisBackend: Backend,
+    RedisBackend: inParts(Backend),
     api,
     ioredis: ioredis.default ?? ioredis,
     poolKeys,
