@@ -48,6 +48,9 @@ export type {
 } from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
 export type { StoreCondition, StorePersistence } from './core/store-condition';
+export { runMaintenancePass } from './lifecycle/maintenance-pass';
+export { decideCancel } from './lifecycle/cancel-decision';
+export type { CancelDecision, CancelRule } from './core/ports/control-store.port';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
 export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';
