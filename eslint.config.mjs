@@ -25,6 +25,27 @@ export default tseslint.config(
     },
   },
   {
+    // A backend stores what the lifecycle decides (StoreRules, the rules passed to its calls);
+    // it never makes a task's status itself.
+    files: ['lib/backends/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='status'] MemberExpression[object.name='TaskResultStatus']",
+          message:
+            'A backend never sets a task status: apply the lifecycle rule (StoreRules, or the rule passed to the call).',
+        },
+        {
+          selector:
+            "AssignmentExpression[left.property.name='status'] > MemberExpression.right[object.name='TaskResultStatus']",
+          message:
+            'A backend never sets a task status: apply the lifecycle rule (StoreRules, or the rule passed to the call).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'sample/**/*.ts'],
     rules: {
       'no-console': 'off',

@@ -7,6 +7,7 @@ import { RedisBackend } from '../lib/backends/redis/redis.backend';
 import { readyRecord } from '../test/helpers/ready-record';
 import { removeAliasKeys } from '../test/helpers/redis-cleanup';
 import { findProjectRoot } from './project-paths';
+import { storeRules } from '../lib/lifecycle/store-rules';
 
 /** The alias the CLI's commands read: one task stored, nothing else. */
 const CLI_ALIAS = 'bench-cli';
@@ -64,11 +65,15 @@ export async function measureCliStart(url: string, starts: number): Promise<CliS
     join(root, 'sample-dist', 'lib', 'cli'),
     join(src, 'app.module.js'),
   ];
-  const backend = new RedisBackend(CLI_ALIAS, {
-    backend: RedisBackend,
-    url,
-    queues: ['default', 'emails'],
-  });
+  const backend = new RedisBackend(
+    CLI_ALIAS,
+    {
+      backend: RedisBackend,
+      url,
+      queues: ['default', 'emails'],
+    },
+    storeRules,
+  );
   try {
     const task = readyRecord(CLI_ALIAS, { name: 'sample.echo', args: ['bench'] });
     await backend.tasks.enqueueMany([task]);

@@ -1,3 +1,4 @@
+import { storeRules } from '../lib/lifecycle/store-rules';
 /**
  * How long the inspector takes to show its first screen over a big queue
  * (the target: a million ready tasks, first screen within 2 s).
@@ -37,7 +38,11 @@ async function main(): Promise<number> {
   let server: RedisServerHandle | undefined;
   const url = process.env.REDIS_URL ?? (server = await startRedisServer()).url;
   const alias = `bench-inspector-${randomUUID()}`;
-  const backend = new RedisBackend(alias, { backend: RedisBackend, url, queues: ['default'] });
+  const backend = new RedisBackend(
+    alias,
+    { backend: RedisBackend, url, queues: ['default'] },
+    storeRules,
+  );
   const redis = new Redis(url);
   let terminal: TmuxSession | undefined;
   try {

@@ -8,6 +8,7 @@ import type { BackendConfig } from '../lib/core/backend-config.interface';
 import { BackendRunner } from './backend.runner';
 import { SQLITE } from './figures';
 import { currentThreadmillApi } from './task-service.producer';
+import { storeRules } from '../lib/lifecycle/store-rules';
 
 const ALIAS = 'bench';
 const QUEUE = 'default';
@@ -90,6 +91,6 @@ export class SqliteRunner extends BackendRunner {
   }
 
   private open(): SqliteBackend {
-    return new SqliteBackend(ALIAS, this.backendConfig());
+    return new SqliteBackend(ALIAS, this.backendConfig(), storeRules);
   }
 }

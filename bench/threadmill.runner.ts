@@ -8,6 +8,7 @@ import { measureCliStart, type CliStartSample } from './cli-start';
 import { measureDashboardPaint, type DashboardStore } from './dashboard-paint';
 import { measureWaits } from './wait-latency';
 import { currentThreadmillApi, type ThreadmillApi } from './task-service.producer';
+import { storeRules } from '../lib/lifecycle/store-rules';
 
 export { TASK_NAME } from './backend.runner';
 
@@ -47,7 +48,8 @@ export class ThreadmillRunner extends BackendRunner {
     alias = ALIAS,
     queue = 'default',
   ): Promise<ThreadmillRunner> {
-    const open = (): TaskBackend => new Backend(alias, { backend: Backend, url, queues: [queue] });
+    const open = (): TaskBackend =>
+      new Backend(alias, { backend: Backend, url, queues: [queue] }, storeRules);
     const backend = open();
     await backend.ping();
     const store = { Backend, url, alias, queue };

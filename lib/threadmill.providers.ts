@@ -1,4 +1,5 @@
 import type { FactoryProvider, Type } from '@nestjs/common';
+import { storeRules } from './lifecycle/store-rules';
 
 import {
   InvalidBackendConfigError,
@@ -43,7 +44,8 @@ export async function createBackendRegistry(
   for (const [alias, config] of entries) validateBackendConfig(alias, config);
   const built: TaskBackend[] = [];
   try {
-    for (const [alias, config] of entries) built.push(new config.backend(alias, config));
+    for (const [alias, config] of entries)
+      built.push(new config.backend(alias, config, storeRules));
   } catch (error) {
     await new BackendRegistry(built).closeAll();
     throw error;

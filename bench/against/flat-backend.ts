@@ -1,4 +1,5 @@
 import type { BackendConstructor, BackendConfig } from '../../lib/core/backend-config.interface';
+import type { StoreRules } from '../../lib/core/ports/store-rules.port';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 
 type Call = (...args: unknown[]) => Promise<unknown>;
@@ -25,8 +26,9 @@ const FLAT_NAMES: Record<string, Record<string, string>> = {
 export function inParts(Backend: BackendConstructor): BackendConstructor {
   const prototype = Backend.prototype as unknown as Record<string, unknown>;
   if (typeof prototype.enqueue !== 'function') return Backend;
-  function PartsOf(alias: string, config: BackendConfig): TaskBackend {
-    const flat = new Backend(alias, config) as unknown as Flat;
+  function PartsOf(alias: string, config: BackendConfig, rules: StoreRules): TaskBackend {
+    // An older build takes no rules and ignores them.
+    const flat = new Backend(alias, config, rules) as unknown as Flat;
     const parts: Record<string, Record<string, Call>> = {};
     for (const [part, names] of Object.entries(FLAT_NAMES)) {
       parts[part] = {};

@@ -1,5 +1,6 @@
 import type { QueueConfig } from './queue-limits';
 import type { TaskBackend } from './task-backend.interface';
+import type { StoreRules } from './ports/store-rules.port';
 
 /**
  * How one backend alias is configured in `ThreadmillModule.forRoot({ backends })`.
@@ -19,5 +20,13 @@ export interface BackendConfig<Options extends object = Record<string, unknown>>
   options?: Options;
 }
 
-/** Every backend class is constructed the same way, so the module can build any of them. */
-export type BackendConstructor = new (alias: string, config: BackendConfig) => TaskBackend;
+/**
+ * Every backend class is constructed the same way, so the module can build
+ * any of them: its alias, its options, and the lifecycle's rules it applies
+ * (`storeRules`).
+ */
+export type BackendConstructor = new (
+  alias: string,
+  config: BackendConfig,
+  rules: StoreRules,
+) => TaskBackend;

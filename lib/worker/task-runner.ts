@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { unknownTaskPutBack } from '../lifecycle/unknown-task';
 
 import {
   AttemptControl,
@@ -20,7 +21,6 @@ import {
   recordWith,
   runInTaskContext,
   unknownTask,
-  unknownTaskPutBack,
   type ProgressEntry,
   type TaskRecord,
 } from '../core';

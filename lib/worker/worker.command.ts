@@ -6,7 +6,7 @@ import { BackendRegistry } from '../backends/backend.registry';
 import { BackendOption, parseBackendOption } from '../cli/backend-option';
 import { CommandOutputWriter } from '../cli/command-output.writer';
 import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../cli/parse-option.util';
-import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../core/unknown-task';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
 import {
   unknownCommand,
   workerBackendNotConfigured,

@@ -9,7 +9,7 @@ import {
 } from '../core/cancel-delivery';
 import { currentTaskContext } from '../core/current-task';
 import { EventStream } from '../core/event-stream';
-import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../core/unknown-task';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { childStoreCorrupt, poolStoreCorrupt } from '../core/store.messages';
 import {

@@ -14,6 +14,7 @@ import { startCli, type RunningCli } from '../helpers/cli-process';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // What every chaos scenario shares: pools of the real CLI in their own
 // process groups (test/helpers/cli-process.ts), the journaling task and the audit.
@@ -74,12 +75,16 @@ export function chaosScenario(serverArgs: readonly string[] = []): {
     stage(name, options = {}) {
       if (!redis) throw new Error('chaosScenario: stage() is for tests, after beforeAll');
       const alias = testAlias();
-      const backend = new RedisBackend(alias, {
-        backend: RedisBackend,
-        url: redis.url,
-        queues: CHAOS_QUEUES,
-        options,
-      });
+      const backend = new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          url: redis.url,
+          queues: CHAOS_QUEUES,
+          options,
+        },
+        storeRules,
+      );
       backends.push(backend);
       const env = { REDIS_URL: redis.url, THREADMILL_ALIAS: alias };
       return { alias, backend, journal: join(journalDir, `${name}.log`), env };

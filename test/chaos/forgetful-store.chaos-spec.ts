@@ -19,6 +19,7 @@ import {
   startPool,
   type RunningPool,
 } from './chaos-harness';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // A Redis that keeps nothing on disk, restarted under a pool in the middle of
 // a drain, comes back empty: every task it acknowledged is gone, and the pool
@@ -67,12 +68,16 @@ describe('chaos: a Redis that keeps nothing on disk', () => {
     const redis = await startRedisServer(noPersistence);
     servers.push(redis);
     const alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: redis.url,
-      queues: CHAOS_QUEUES,
-      options: { connectTimeout: 1000 },
-    });
+    backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: redis.url,
+        queues: CHAOS_QUEUES,
+        options: { connectTimeout: 1000 },
+      },
+      storeRules,
+    );
     const journal = join(journalDir, 'forgotten.log');
     const healthPort = await freePort();
     const pool = startPool(

@@ -17,6 +17,7 @@ import {
   report,
   settledAt,
 } from './chaos-harness';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The network between Redis and a pool and a producer goes silent for 20 s:
 // the sockets stay open, nothing gets through, no error is seen but timeouts.
@@ -185,11 +186,15 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
       ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
       { ...stage.env, REDIS_URL: proxy.url },
     );
-    producerBackend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: proxy.url,
-      queues: CHAOS_QUEUES,
-    });
+    producerBackend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: proxy.url,
+        queues: CHAOS_QUEUES,
+      },
+      storeRules,
+    );
     // On a queue nobody enqueues on: it only watches, and recovers pools it takes for dead.
     const watcher = scenario.startPool(
       ['--backend', alias, '--queues', 'emails', '--processes', '1', '--threads', '1'],

@@ -19,6 +19,7 @@ import {
   startPool,
   type RunningPool,
 } from './chaos-harness';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // Redis itself goes away under a running pool and a busy producer: a restart
 // (AOF with appendfsync always, same port and directory) and CLIENT KILL of
@@ -104,12 +105,16 @@ describe('chaos: Redis goes away under a running pool', () => {
     const redis = await startRedisServer(AOF);
     servers.push(redis);
     const alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: redis.url,
-      queues: CHAOS_QUEUES,
-      options: { connectTimeout: CONNECT_TIMEOUT_MS },
-    });
+    backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: redis.url,
+        queues: CHAOS_QUEUES,
+        options: { connectTimeout: CONNECT_TIMEOUT_MS },
+      },
+      storeRules,
+    );
     const pool = startPool(
       ['--backend', alias, '--processes', '2', '--threads', '8'],
       {

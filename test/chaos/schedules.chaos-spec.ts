@@ -21,6 +21,7 @@ import {
   settled,
   type RunningPool,
 } from './chaos-harness';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // A schedule ticking every second while its pools are killed with kill -9
 // (whole process groups) and restarted, some of them, then all at once for a
@@ -169,7 +170,7 @@ describe('chaos: a schedule every second under pools killed and restarted', () =
     const alias = testAlias();
     const file = join(dir, 'schedules.db');
     const config: BackendConfig = { backend: SqliteBackend, url: file, queues: CHAOS_QUEUES };
-    const backend = new SqliteBackend(alias, config);
+    const backend = new SqliteBackend(alias, config, storeRules);
     try {
       const stage: Stage = {
         alias,

@@ -28,6 +28,7 @@ import {
   type Audit,
   type RunningPool,
 } from './chaos-harness';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // Redis Sentinel under a running pool and a busy producer: the primary is
 // killed (SIGKILL) and the sentinels promote its replica. With the replica in
@@ -108,15 +109,19 @@ describe('chaos: Redis Sentinel fails over under a running pool', () => {
     groups.push(group);
     const alias = testAlias();
     const journal = join(journalDir, `${name}.log`);
-    const backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      queues: CHAOS_QUEUES,
-      options: {
-        sentinel: { name: SENTINEL_PRIMARY, nodes: group.nodes },
-        connectTimeout: 1000,
-        ...(waitForReplicas && { waitForReplicas: WAIT_FOR_REPLICAS }),
+    const backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        queues: CHAOS_QUEUES,
+        options: {
+          sentinel: { name: SENTINEL_PRIMARY, nodes: group.nodes },
+          connectTimeout: 1000,
+          ...(waitForReplicas && { waitForReplicas: WAIT_FOR_REPLICAS }),
+        },
       },
-    });
+      storeRules,
+    );
     backends.push(backend);
     const pool = startPool(
       ['--backend', alias, '--processes', '2', '--threads', '8'],

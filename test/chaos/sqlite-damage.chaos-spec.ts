@@ -7,6 +7,7 @@ import { ExitCode } from '../../lib/cli/exit-code';
 import { newRecord } from '../contract/backend-contract';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { overwrite } from '../helpers/damaged-sqlite';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // A SQLite file damaged under a real worker pool (main process and forked
 // children, from the TypeScript sources): no retry can mend it, so the pool
@@ -65,7 +66,7 @@ describe('a damaged SQLite file under the real CLI (chaos)', () => {
   }
 
   it('SQLite file with 16 KiB of random bytes in the middle stops the pool with StoreCorruptError', async () => {
-    const backend = new SqliteBackend('default', { backend: SqliteBackend, url: file });
+    const backend = new SqliteBackend('default', { backend: SqliteBackend, url: file }, storeRules);
     await backend.tasks.enqueueMany(
       Array.from({ length: 601 }, (_, i) =>
         newRecord('default', { name: 'sqlite.double', args: [i] }),

@@ -1,11 +1,7 @@
-import {
-  TaskResultStatus,
-  unknownTaskPutBack,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { TaskResultStatus, type TaskBackend, type TaskRecord } from '../../lib/core';
 import { readyRecord } from '../helpers/ready-record';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
+import { unknownTaskPutBack } from '../../lib/lifecycle/unknown-task';
 
 const GRACE_MS = 60_000;
 

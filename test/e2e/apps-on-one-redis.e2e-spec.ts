@@ -13,6 +13,7 @@ import {
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // Two apps (test/fixtures/worker/app-main.ts: the sample app plus the tasks
 // of `billing` or of `shop`, each declaring a schedule ticking every second)
@@ -102,12 +103,16 @@ describe('apps sharing one Redis (e2e: real pools and CLI)', () => {
       (await untilOutput(pool, SYNCED)).slice(1, 4).map(Number);
     // The test's own reads, through each app's own configuration.
     const readers = apps.map((setup) => {
-      const backend = new RedisBackend(alias, {
-        backend: RedisBackend,
-        url,
-        queues: ['default', 'emails'],
-        options: setup.prefix ? { prefix: setup.prefix } : {},
-      });
+      const backend = new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          url,
+          queues: ['default', 'emails'],
+          options: setup.prefix ? { prefix: setup.prefix } : {},
+        },
+        storeRules,
+      );
       backends.push(backend);
       return backend;
     });

@@ -15,6 +15,7 @@ import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The same page on the other adapter and the other durable store: Fastify
 // over Redis, and Express over a SQLite file. One page load and one action each.
@@ -48,7 +49,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
   it('Fastify over Redis: the overview loads, and Pause pauses the queue', async () => {
     const alias = testAlias();
     const config = { backend: RedisBackend, url: testRedisUrl(), queues: ['default', 'emails'] };
-    const backend = new RedisBackend(alias, config);
+    const backend = new RedisBackend(alias, config, storeRules);
     const redis = new Redis(testRedisUrl());
     closers.push(async () => {
       await backend.close();
@@ -79,7 +80,7 @@ describe('dashboard in a browser (e2e: Fastify on Redis, SQLite on Express)', ()
       queues: ['default'],
     };
     const { pageUrl } = await serve('express', alias, config);
-    const backend = new SqliteBackend(alias, config);
+    const backend = new SqliteBackend(alias, config, storeRules);
     closers.push(async () => {
       await backend.close();
       rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The dashboard in a real browser (headless Chromium), served by a real Nest
 // app on Express, over the run's real Redis, with a real worker pool (the
@@ -33,11 +34,15 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: QUEUES,
-    });
+    backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: testRedisUrl(),
+        queues: QUEUES,
+      },
+      storeRules,
+    );
     redis = new Redis(testRedisUrl());
     // Paused before the pool starts: the first test watches it drain once resumed.
     await backend.control.pauseQueue('default');

@@ -12,6 +12,7 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { TmuxSession } from '../helpers/tmux-session';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The real `threadmill inspector` (the sample app's CLI, run from source) in a
 // real terminal (tmux, 160x48) against the real Redis of the run.
@@ -69,11 +70,15 @@ describe('threadmill inspector (e2e, tmux)', () => {
 
   beforeEach(() => {
     alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: [QUEUE, 'emails'],
-    });
+    backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: testRedisUrl(),
+        queues: [QUEUE, 'emails'],
+      },
+      storeRules,
+    );
     redis = new Redis(testRedisUrl());
   });
 
@@ -219,11 +224,15 @@ describe('threadmill inspector (e2e, tmux)', () => {
     // A Redis of this test's own, so stopping it disturbs nobody.
     let server: RedisServerHandle | undefined = await startRedisServer();
     const port = server.port;
-    const own = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: server.url,
-      queues: [QUEUE],
-    });
+    const own = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: server.url,
+        queues: [QUEUE],
+      },
+      storeRules,
+    );
     try {
       const before = taskRecord(alias, 'Before.outage');
       await own.tasks.enqueue(before);
@@ -267,11 +276,15 @@ describe('threadmill inspector (e2e, tmux)', () => {
     await setup.config('SET', 'requirepass', ADMIN_PASSWORD);
     await setup.quit();
     const admin = new Redis(`redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`);
-    const own = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: `redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`,
-      queues: [QUEUE],
-    });
+    const own = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: `redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`,
+        queues: [QUEUE],
+      },
+      storeRules,
+    );
     // Every screen read, so the last assertion covers all of them.
     const screens: string[] = [];
     const until = (accept: (s: string) => boolean, what: string, timeoutMs?: number) =>

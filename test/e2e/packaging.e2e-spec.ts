@@ -19,6 +19,7 @@ import { packedPackage } from '../helpers/packed-package';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The package as a user gets it: built and packed with `npm pack` (one build
 // shared with the getting-started test, see packedPackage), installed from the
@@ -159,7 +160,11 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
         cwd: app,
         env,
       });
-      const backend = new RedisBackend(alias, { backend: RedisBackend, url: testRedisUrl() });
+      const backend = new RedisBackend(
+        alias,
+        { backend: RedisBackend, url: testRedisUrl() },
+        storeRules,
+      );
       try {
         const record = await backend.tasks.getResult(id);
         expect(record.status).toBe(TaskResultStatus.SUCCESSFUL);

@@ -15,6 +15,7 @@ import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { untilStatus } from '../helpers/task-status';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // A producer deployed before its worker: tasks named for code no running pool
 // has. Real pools on one Redis alias: the fixture app's, which registers no
@@ -47,11 +48,15 @@ describe('rolling deploys (e2e: a pool meets task names it does not register)', 
 
   beforeEach(() => {
     alias = testAlias();
-    backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: ['default', 'emails'],
-    });
+    backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: testRedisUrl(),
+        queues: ['default', 'emails'],
+      },
+      storeRules,
+    );
   });
 
   afterEach(async () => {

@@ -15,6 +15,7 @@ import { testAlias } from '../helpers/test-alias';
 import { testRedisUrl } from '../helpers/test-redis-url';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { waitFor } from '../helpers/wait-for';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // Security through the real CLI and real processes: stored data can name only
 // registered tasks, and a pool runs over TLS as an ACL user with its password
@@ -57,11 +58,15 @@ describe('security (e2e: real CLI and Redis)', () => {
 
   it('stored data can only name a registered @Task: anything else is FAILED UnknownTaskError and nothing runs', async () => {
     const alias = testAlias();
-    const backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: testRedisUrl(),
-      queues: QUEUES,
-    });
+    const backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: testRedisUrl(),
+        queues: QUEUES,
+      },
+      storeRules,
+    );
     const journal = join(workDir, 'unknown.log');
     // Names that exist as code but not as tasks: Object.prototype members, a provider
     // method without @Task, a task's method under its class name instead of its
@@ -167,12 +172,16 @@ describe('security (e2e: real CLI and Redis)', () => {
     it('a pool runs over rediss:// as an ACL user, rides out a refused password, and never shows it', async () => {
       const alias = testAlias();
       const url = `rediss://${USER}:${PASSWORD}@127.0.0.1:${tlsPort}`;
-      const backend = new RedisBackend(alias, {
-        backend: RedisBackend,
-        url,
-        queues: QUEUES,
-        options: { connectTimeout: 1000, redisOptions: { tls: { ca: readFileSync(certFile) } } },
-      });
+      const backend = new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          url,
+          queues: QUEUES,
+          options: { connectTimeout: 1000, redisOptions: { tls: { ca: readFileSync(certFile) } } },
+        },
+        storeRules,
+      );
       const journal = join(workDir, 'tls.log');
       try {
         const before = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
@@ -243,12 +252,16 @@ describe('security (e2e: real CLI and Redis)', () => {
 
     it('refuses a server whose certificate it cannot verify (TLS is really on)', async () => {
       const alias = testAlias();
-      const backend = new RedisBackend(alias, {
-        backend: RedisBackend,
-        url: `rediss://${USER}:${PASSWORD}@127.0.0.1:${tlsPort}`,
-        queues: QUEUES,
-        options: { connectTimeout: 1000 },
-      });
+      const backend = new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          url: `rediss://${USER}:${PASSWORD}@127.0.0.1:${tlsPort}`,
+          queues: QUEUES,
+          options: { connectTimeout: 1000 },
+        },
+        storeRules,
+      );
       try {
         const error: unknown = await backend.ping().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(BackendUnavailableError);

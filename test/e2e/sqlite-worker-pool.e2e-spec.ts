@@ -6,6 +6,7 @@ import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
 import { TaskResultStatus } from '../../lib/core';
 import { newRecord } from '../contract/backend-contract';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The real worker pool on the SQLite backend: a main process running the
 // maintenance pass and forked children acquiring from one database file, each with its
@@ -26,7 +27,7 @@ describe('threadmill worker on SQLite (e2e: real CLI and processes)', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-e2e-'));
     url = `sqlite://${join(dir, 'threadmill.db')}`;
-    backend = new SqliteBackend('default', { backend: SqliteBackend, url });
+    backend = new SqliteBackend('default', { backend: SqliteBackend, url }, storeRules);
   });
 
   afterEach(async () => {

@@ -8,6 +8,7 @@ import { runCli, startCli, type CliOutcome, type RunningCli } from './cli-proces
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
 import { testRedisUrl } from './test-redis-url';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** How often the stage's pools run their maintenance pass (ms): short, so recoveries show soon. */
 export const STAGE_MAINTENANCE_INTERVAL_MS = 1000;
@@ -55,11 +56,15 @@ export function cliStage(queues: readonly string[] = ['default', 'emails']): Cli
     const alias = testAlias();
     current = {
       alias,
-      backend: new RedisBackend(alias, {
-        backend: RedisBackend,
-        url: testRedisUrl(),
-        queues: [...queues],
-      }),
+      backend: new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          url: testRedisUrl(),
+          queues: [...queues],
+        },
+        storeRules,
+      ),
       redis: new Redis(testRedisUrl()),
     };
   });

@@ -25,6 +25,7 @@ import { freePort } from './free-port';
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
 import { testRedisUrl } from './test-redis-url';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** Telemetry reads per alias, counted by the backends below as the store answers them. */
 const telemetryReads = new Map<string, number>();
@@ -43,7 +44,7 @@ const countTelemetry = (backend: TaskBackend): void => {
 /** The real Redis backend, counting its telemetry reads. */
 class CountingRedisBackend extends RedisBackend {
   constructor(alias: string, config: BackendConfig) {
-    super(alias, config);
+    super(alias, config, storeRules);
     countTelemetry(this);
   }
 }
@@ -51,7 +52,7 @@ class CountingRedisBackend extends RedisBackend {
 /** The real SQLite backend, counting its telemetry reads. */
 class CountingSqliteBackend extends SqliteBackend {
   constructor(alias: string, config: BackendConfig) {
-    super(alias, config);
+    super(alias, config, storeRules);
     countTelemetry(this);
   }
 }

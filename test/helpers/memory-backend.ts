@@ -10,6 +10,7 @@ import { atWallClock } from './clock';
 import { readyRecord, type ReadyRecordFields } from './ready-record';
 import { BackendUnavailableError } from '../../lib/core';
 import { isRetry, nextAttempt, type TaskErrorRecord } from '../../lib/core';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** The alias of the real in-memory backend that the worker and inspector unit tests run on. */
 export const MEMORY_ALIAS = 'memory';
@@ -18,7 +19,11 @@ export function memoryBackend(
   options: MemoryBackendOptions = {},
   { alias = MEMORY_ALIAS, queues = ['default'] }: { alias?: string; queues?: string[] } = {},
 ): MemoryBackend {
-  return new MemoryBackend(alias, { backend: MemoryBackend, queues, options: { ...options } });
+  return new MemoryBackend(
+    alias,
+    { backend: MemoryBackend, queues, options: { ...options } },
+    storeRules,
+  );
 }
 
 /**

@@ -16,12 +16,13 @@ import {
   type ThreadmillModuleOptions,
 } from '../../lib';
 import { Greeter, GreetingTasks } from '../fixtures/greeting.tasks';
+import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** Remembers every instance, so a test can check that a failed bootstrap closed them. */
 class TrackedMemoryBackend extends MemoryBackend {
   static readonly built: TrackedMemoryBackend[] = [];
   constructor(alias: string, config: BackendConfig) {
-    super(alias, config);
+    super(alias, config, storeRules);
     TrackedMemoryBackend.built.push(this);
   }
 }

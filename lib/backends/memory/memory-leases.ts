@@ -1,10 +1,9 @@
 import {
   holdsLease,
-  TaskResultStatus,
-  unleasedRecord,
   type AcknowledgeOutcome,
   type AcquireOptions,
   type LeaseStore,
+  type StoreRules,
   type RetryOutcome,
   type TaskRecord,
 } from '../../core';
@@ -20,6 +19,7 @@ export class MemoryLeases implements Omit<LeaseStore, 'acknowledgeAndAcquire'> {
     private readonly store: MemoryStore,
     private readonly waiters: MemoryWaiters,
     private readonly closed: () => boolean,
+    private readonly rules: StoreRules,
   ) {}
 
   async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
@@ -53,14 +53,14 @@ export class MemoryLeases implements Omit<LeaseStore, 'acknowledgeAndAcquire'> {
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
-    return this.giveBack(records, (held) => ({ ...held, status: TaskResultStatus.READY }));
+    return this.giveBack(records, (held) => this.rules.released(held));
   }
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     const leased = new Map(records.map((record) => [record.id, record]));
     return this.giveBack(records, (held) => {
       const lease = leased.get(held.id);
-      return lease && holdsLease(held, lease) ? unleasedRecord(held) : null;
+      return lease && holdsLease(held, lease) ? this.rules.unleased(held) : null;
     });
   }
 

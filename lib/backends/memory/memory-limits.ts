@@ -1,4 +1,5 @@
-import { encodeLimits, decodeLimits, limitRoom, type QueueLimits } from '../../core/queue-limits';
+import type { StoreRules } from '../../core/ports/store-rules.port';
+import { encodeLimits, decodeLimits, type QueueLimits } from '../../core/queue-limits';
 
 /**
  * The queue limits of one MemoryBackend and the start times its rate
@@ -13,7 +14,10 @@ export class MemoryLimits {
   /** Queue -> start times (ms) within its window, oldest first. */
   private readonly starts = new Map<string, number[]>();
 
-  constructor(configured: Readonly<Record<string, QueueLimits>>) {
+  constructor(
+    configured: Readonly<Record<string, QueueLimits>>,
+    private readonly rules: StoreRules,
+  ) {
     for (const [queue, limits] of Object.entries(configured)) {
       this.stored.set(queue, encodeLimits(limits));
     }
@@ -46,7 +50,12 @@ export class MemoryLimits {
     const starts = this.starts.get(queue) ?? [];
     const perMs = limits.rateLimit?.perMs ?? 0;
     while (starts.length > 0 && starts[0] <= now - perMs) starts.shift();
-    return limitRoom(limits, limits.concurrency === undefined ? 0 : running(), starts, now);
+    return this.rules.limitRoom(
+      limits,
+      limits.concurrency === undefined ? 0 : running(),
+      starts,
+      now,
+    );
   }
 
   /** `count` tasks of `queue` started `now`: counted by its window when it has one. */

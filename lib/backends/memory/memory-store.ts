@@ -1,7 +1,6 @@
 import {
   InvalidTaskError,
   TaskResultDoesNotExist,
-  TaskResultStatus,
   finishedProgress,
   queueNotConfigured,
   recordWith,
@@ -20,6 +19,7 @@ import { MemoryLimits } from './memory-limits';
 import { MemoryPoolBeats } from './memory-pool-beats';
 import { copyRecord } from './memory-record-copy';
 import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 /** What one queue holds besides the task records themselves. */
 export interface MemoryQueueState {
@@ -76,8 +76,9 @@ export class MemoryStore {
     private readonly queues: readonly string[],
     private readonly options: MemoryStoreOptions,
     private readonly feeds: MemoryFeeds,
+    private readonly rules: StoreRules,
   ) {
-    this.limits = new MemoryLimits(options.limits);
+    this.limits = new MemoryLimits(options.limits, rules);
     for (const queue of queues) {
       this.queueStates.set(queue, {
         ready: new MemoryReadyQueue(),
@@ -184,13 +185,7 @@ export class MemoryStore {
     const now = new Date();
     const ready = this.tasks.get(id);
     if (!ready) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
-    const running: TaskRecord = {
-      ...ready,
-      status: TaskResultStatus.RUNNING,
-      startedAt: ready.startedAt ?? now,
-      lastAttemptedAt: now,
-      workerIds: [...ready.workerIds, workerId],
-    };
+    const running = this.rules.leased(ready, workerId, now);
     this.tasks.set(id, running);
     this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl, poolId });
     if (poolId !== undefined) {

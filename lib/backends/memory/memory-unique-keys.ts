@@ -1,6 +1,4 @@
 import {
-  keyTakenBack,
-  planUniqueEnqueue,
   type EnqueueWrite,
   type HolderState,
   type StoredKeyHold,
@@ -9,6 +7,7 @@ import {
 } from '../../core';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 /** Who holds a unique key, and until when a window on it lasts. */
 interface MemoryKeyHold {
@@ -34,11 +33,12 @@ export class MemoryUniqueKeys {
   constructor(
     private readonly alias: string,
     private readonly store: MemoryStore,
+    private readonly rules: StoreRules,
   ) {}
 
   /** Stores `records` (ids already checked) as their keys decide; per record, what was stored or returned. */
   enqueue(records: readonly TaskRecord[], now: number): TaskRecord[] {
-    const plan = planUniqueEnqueue(this.alias, records, (key) => this.holdOf(key, now), now);
+    const plan = this.rules.planUnique(this.alias, records, (key) => this.holdOf(key, now), now);
     for (const write of plan.writes) this.apply(write, now);
     return plan.returned.map(copyRecord);
   }
@@ -54,7 +54,7 @@ export class MemoryUniqueKeys {
     run: (record: TaskRecord) => Promise<TaskRecord>,
   ): Promise<TaskRecord> {
     const now = Date.now();
-    const plan = planUniqueEnqueue(this.alias, [record], (key) => this.holdOf(key, now), now);
+    const plan = this.rules.planUnique(this.alias, [record], (key) => this.holdOf(key, now), now);
     const [write] = plan.writes;
     if (write?.kind !== 'add') return copyRecord(plan.returned[0]);
     if (write.taken) this.take(write.record.id, write.taken);
@@ -86,7 +86,7 @@ export class MemoryUniqueKeys {
 
   /** A task retried by hand takes its key back, where keyTakenBack says so. */
   takeBack(retried: TaskRecord, now: number): void {
-    const taken = keyTakenBack(retried, (key) => this.holdOf(key, now), now);
+    const taken = this.rules.keyTakenBack(retried, (key) => this.holdOf(key, now), now);
     if (taken) this.take(retried.id, taken);
   }
 

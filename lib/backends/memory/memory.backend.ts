@@ -7,6 +7,7 @@ import {
   type FeedStore,
   type PoolStore,
   type ReadStore,
+  type StoreRules,
   type TaskExecutor,
   type TaskStore,
 } from '../../core';
@@ -68,11 +69,13 @@ export class MemoryBackend implements ExecutingBackend {
   /**
    * @param alias the key under `backends`.
    * @param config `queues` (default `['default']`) and `options` (see `MemoryBackendOptions`).
+   * @param rules the lifecycle's rules it applies (`storeRules`).
    * @throws InvalidBackendConfigError naming the alias and the option at fault.
    */
   constructor(
     readonly alias: string,
     config: BackendConfig,
+    rules: StoreRules,
   ) {
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
     const options = { ...reader.common(), immediate: reader.flag('immediate', false) };
@@ -84,9 +87,9 @@ export class MemoryBackend implements ExecutingBackend {
     const workAdded = (): void => waiters.wake();
     const feeds = new MemoryFeeds(alias);
     this.transports = feeds;
-    const store = new MemoryStore(alias, this.queues, options, feeds);
+    const store = new MemoryStore(alias, this.queues, options, feeds, rules);
     const reads = new MemoryReads(alias, store);
-    const uniqueKeys = new MemoryUniqueKeys(alias, store);
+    const uniqueKeys = new MemoryUniqueKeys(alias, store, rules);
     const maintenance = new MemoryMaintenance({
       store,
       uniqueKeys,
@@ -108,7 +111,7 @@ export class MemoryBackend implements ExecutingBackend {
     const cancels = new MemoryCancels(alias, store);
     const finished = new MemoryFinishedTasks(store, uniqueKeys);
     const roles = new MemoryRoles();
-    const leases = new MemoryLeases(store, waiters, () => guard.closed);
+    const leases = new MemoryLeases(store, waiters, () => guard.closed, rules);
     const parts = guard.guard({
       tasks: {
         enqueue: async (record) => (await enqueuer.enqueueMany([record]))[0],

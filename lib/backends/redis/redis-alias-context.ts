@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisCallGuard } from './redis-call-guard';
@@ -29,4 +30,6 @@ export interface RedisAliasContext {
   /** WAIT after task writes, when waitForReplicas is set. */
   readonly replicas: RedisReplicaWait;
   readonly logger: Logger;
+  /** The lifecycle's rules, applied to what the scripts return. */
+  readonly rules: StoreRules;
 }

@@ -173,13 +173,16 @@ export class RedisLeaseTaker {
     return scripts;
   }
 
+  /** The task as the lease rule makes it of the task before its lease, which the script applied. */
   private leased(raw: AcquiredRaw, now: number): TaskRecord {
-    return this.context.codec.decodeLive(raw.id, raw.data, {
-      status: TaskResultStatus.RUNNING,
+    const workerIds = JSON.parse(raw.workersJson) as string[];
+    const before = this.context.codec.decodeLive(raw.id, raw.data, {
+      status: null,
+      lastAttemptedAt: null,
       startedAt: String(raw.startedAtMs),
-      lastAttemptedAt: String(now),
-      workers: raw.workersJson,
+      workers: JSON.stringify(workerIds.slice(0, -1)),
       cancel: raw.cancel,
     });
+    return this.context.rules.leased(before, workerIds[workerIds.length - 1], new Date(now));
   }
 }

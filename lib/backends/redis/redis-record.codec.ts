@@ -27,6 +27,12 @@ import {
 const RECORD_OVERHEAD_BYTES = 1024 * 1024;
 
 /**
+ * How the hash says READY: an enqueue writes no status of its own, so a
+ * task never leased holds none (a format, not a decision).
+ */
+const STATUS_NOT_WRITTEN = TaskResultStatus.READY;
+
+/**
  * How a TaskRecord lives in Redis. A live task's hash holds `data`: the
  * enqueued record without its id (the key has it), its backend (the alias has
  * it) and every field still at its default. Acquire writes the few fields
@@ -165,7 +171,7 @@ export class RedisRecordCodec {
     const live: TaskRecordJson = {
       id,
       task: taskJson,
-      status: (fields.status as TaskResultStatus | null) ?? json.status ?? TaskResultStatus.READY,
+      status: (fields.status as TaskResultStatus | null) ?? json.status ?? STATUS_NOT_WRITTEN,
       enqueuedAt: json.enqueuedAt,
       startedAt: numberOr(fields.startedAt, json.startedAt),
       finishedAt: json.finishedAt ?? null,

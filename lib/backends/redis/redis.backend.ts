@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { ControlStore } from '../../core/ports/control-store.port';
@@ -88,10 +89,12 @@ export class RedisBackend implements TaskBackend {
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
    * @param config url (or options.clusterNodes / options.client), queues and RedisBackendOptions.
+   * @param rules the lifecycle's rules it applies (`storeRules`).
    */
   constructor(
     readonly alias: string,
     config: BackendConfig,
+    rules: StoreRules,
   ) {
     const settings = parseRedisBackendConfig(alias, config);
     this.queues = settings.queues;
@@ -132,6 +135,7 @@ export class RedisBackend implements TaskBackend {
       guard,
       replicas,
       logger,
+      rules,
     };
     const pools = new RedisPoolHeartbeat(context);
     const settler = new RedisSettler(context, pools);

@@ -1,11 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
-import {
-  serializeRecord,
-  TaskResultStatus,
-  type AcquireOptions,
-  type TaskRecord,
-} from '../../core';
+import { serializeRecord, type AcquireOptions, type TaskRecord } from '../../core';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteLiveEvents } from './sqlite-live-events';
@@ -54,6 +50,7 @@ export class SqliteAcquirer {
     private readonly rows: SqliteRows,
     private readonly limits: SqliteQueueLimits,
     private readonly live: SqliteLiveEvents,
+    private readonly rules: StoreRules,
   ) {
     this.acquireTx = connection.db.transaction<Take>((queues, workerId, max, now, poolId) =>
       this.take(queues, workerId, max, now, poolId),
@@ -127,13 +124,7 @@ export class SqliteAcquirer {
         for (const row of rows) {
           const stored = this.rows.read(row, now);
           if (!stored) continue;
-          const running: TaskRecord = {
-            ...stored,
-            status: TaskResultStatus.RUNNING,
-            startedAt: stored.startedAt ?? new Date(now),
-            lastAttemptedAt: new Date(now),
-            workerIds: [...stored.workerIds, workerId],
-          };
+          const running = this.rules.leased(stored, workerId, new Date(now));
           tasks.markRunning.run(
             now + this.config.leaseTtl,
             LIVE_TASK_EXPIRES_AT,

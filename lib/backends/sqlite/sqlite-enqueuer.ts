@@ -1,11 +1,11 @@
 import type { Transaction } from 'better-sqlite3';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 import {
   assertDistinctIds,
   deserializeRecord,
   EnqueueCoalescer,
   type EnqueueOutcome,
-  planUniqueEnqueue,
   serializeRecord,
   TaskAlreadyExistsError,
   taskAlreadyExists,
@@ -53,8 +53,9 @@ export class SqliteEnqueuer {
     private readonly results: TaskRecordSource,
     private readonly workAdded: () => void,
     private readonly live: SqliteLiveEvents,
+    private readonly rules: StoreRules,
   ) {
-    this.uniqueKeys = new SqliteUniqueKeys(alias, connection);
+    this.uniqueKeys = new SqliteUniqueKeys(alias, connection, rules);
     this.enqueueTx = connection.db.transaction((records: readonly TaskRecord[], now: number) => {
       if (!records.some((record) => record.task.unique)) {
         for (const record of records) this.store(record, now);
@@ -123,7 +124,7 @@ export class SqliteEnqueuer {
    */
   private storeKeyed(records: readonly TaskRecord[], now: number): readonly TaskRecord[] {
     for (const record of records) this.assertIdFree(record, now);
-    const plan = planUniqueEnqueue(
+    const plan = this.rules.planUnique(
       this.alias,
       records,
       (key) => this.uniqueKeys.holdOf(key, now),

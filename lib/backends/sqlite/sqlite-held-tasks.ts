@@ -1,11 +1,10 @@
 import type { Transaction } from 'better-sqlite3';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 import {
   assertFinished,
   holdsLease,
   serializeRecord,
-  TaskResultStatus,
-  unleasedRecord,
   type AcknowledgeAndAcquireResult,
   type AcknowledgeOutcome,
   type AcquireOptions,
@@ -56,6 +55,7 @@ export class SqliteHeldTasks {
     private readonly rows: SqliteRows,
     private readonly acquirer: SqliteAcquirer,
     private readonly live: SqliteLiveEvents,
+    private readonly rules: StoreRules,
   ) {
     const { db } = connection;
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
@@ -176,9 +176,7 @@ export class SqliteHeldTasks {
     if (!stored) return 0;
     // A task that never started goes back as before its lease, and only while it holds that lease.
     if (unstarted && !holdsLease(stored, record)) return 0;
-    const ready: TaskRecord = unstarted
-      ? unleasedRecord(stored)
-      : { ...stored, status: TaskResultStatus.READY };
+    const ready = unstarted ? this.rules.unleased(stored) : this.rules.released(stored);
     tasks.markReady.run(LIVE_TASK_EXPIRES_AT, serializeRecord(ready), row.seq);
     return 1;
   }

@@ -2,11 +2,11 @@ import { assertKnownQueue } from '../../core/known-queue';
 import {
   decodeLimits,
   encodeLimits,
-  limitRoom,
   type LimitRoom,
   type QueueLimits,
 } from '../../core/queue-limits';
 import type { SqliteConnection } from './sqlite-connection';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 /**
  * The queue limits of a SqliteBackend alias: one row per queue that has
@@ -22,6 +22,7 @@ export class SqliteQueueLimits {
     private readonly queues: readonly string[],
     private readonly connection: SqliteConnection,
     private readonly workAdded: () => void,
+    private readonly rules: StoreRules,
   ) {}
 
   /** The configured limits, stored for each queue the file has none for. */
@@ -64,7 +65,7 @@ export class SqliteQueueLimits {
       queues.trimStarts.run(this.alias, queue, now - limits.rateLimit.perMs);
       starts = queues.selectStarts.all(this.alias, queue);
     }
-    return limitRoom(limits, running, starts, now);
+    return this.rules.limitRoom(limits, running, starts, now);
   }
 
   /** Inside the lease transaction: `count` starts of a limited `queue` at `now`. */

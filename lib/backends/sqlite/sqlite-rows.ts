@@ -3,11 +3,10 @@ import type { Logger } from '@nestjs/common';
 import {
   CorruptTaskDataError,
   deserializeRecord,
-  FINISHED_STATUSES,
+  assertFinished,
   recordWith,
   finishedProgress,
   serializeRecord,
-  TaskResultStatus,
   type TaskRecord,
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
@@ -104,12 +103,13 @@ export class SqliteRows {
     now: number,
     progress: string | null = null,
   ): void {
+    // Only final statuses are stored as results (the table checks it too).
+    assertFinished(record);
     this.sql.upsertResult.run({
       alias: this.alias,
       id: record.id,
       queue,
-      // Only final statuses are stored as results (the table checks it).
-      status: FINISHED_STATUSES.has(record.status) ? record.status : TaskResultStatus.FAILED,
+      status: record.status,
       finishedAt: record.finishedAt?.getTime() ?? now,
       // The longest any result is kept; the trimming step applies each queue and status's own limit.
       expiresAt: now + this.config.retention.longestMaxAgeMs,

@@ -1,6 +1,5 @@
 import {
   deserializeRecord,
-  keyTakenBack,
   serializeRecord,
   type HolderState,
   type KeyTaken,
@@ -9,6 +8,7 @@ import {
 } from '../../core';
 import { delayUntil } from '../../core/run-after';
 import type { SqliteConnection } from './sqlite-connection';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 /**
  * The unique keys of one SQLite alias, read and written only inside the
@@ -21,6 +21,7 @@ export class SqliteUniqueKeys {
   constructor(
     private readonly alias: string,
     private readonly connection: SqliteConnection,
+    private readonly rules: StoreRules,
   ) {}
 
   /** The key's hold and its holder's state, or undefined when no row names one. */
@@ -47,7 +48,7 @@ export class SqliteUniqueKeys {
 
   /** A task retried by hand takes its key back, where keyTakenBack says so. */
   takeBack(retried: TaskRecord, now: number): void {
-    const taken = keyTakenBack(retried, (key) => this.holdOf(key, now), now);
+    const taken = this.rules.keyTakenBack(retried, (key) => this.holdOf(key, now), now);
     if (taken) this.take(retried.id, taken);
   }
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { ControlStore } from '../../core/ports/control-store.port';
@@ -88,6 +89,7 @@ export class SqliteBackend implements TaskBackend {
   constructor(
     readonly alias: string,
     config: BackendConfig,
+    rules: StoreRules,
   ) {
     const resolved = resolveSqliteBackendConfig(alias, config);
     this.queues = resolved.queues;
@@ -99,11 +101,15 @@ export class SqliteBackend implements TaskBackend {
     const connection = new SqliteConnection(alias, resolved, logger);
     const rows = new SqliteRows(alias, resolved, connection.sql.tasks, logger);
     // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
-    const limits = new SqliteQueueLimits(alias, this.queues, connection, () =>
-      acquirer.workAdded(),
+    const limits = new SqliteQueueLimits(
+      alias,
+      this.queues,
+      connection,
+      () => acquirer.workAdded(),
+      rules,
     );
     const live = new SqliteLiveEvents(alias, connection);
-    const acquirer = new SqliteAcquirer(alias, resolved, connection, rows, limits, live);
+    const acquirer = new SqliteAcquirer(alias, resolved, connection, rows, limits, live, rules);
     const workAdded = () => acquirer.workAdded();
     limits.seed(resolved.limits);
     this.connection = connection;
@@ -114,8 +120,9 @@ export class SqliteBackend implements TaskBackend {
       finishedRecordSource(this),
       workAdded,
       live,
+      rules,
     );
-    const held = new SqliteHeldTasks(alias, connection, rows, acquirer, live);
+    const held = new SqliteHeldTasks(alias, connection, rows, acquirer, live, rules);
     const pools = new SqlitePools(alias, connection);
     const paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
     const reads = new SqliteReads(alias, resolved, connection, logger);
@@ -127,7 +134,7 @@ export class SqliteBackend implements TaskBackend {
       alias,
       connection,
       workAdded,
-      new SqliteUniqueKeys(alias, connection),
+      new SqliteUniqueKeys(alias, connection, rules),
     );
     const feeds = new SqliteFeeds(alias, connection, logger);
     this.transports = feeds;

@@ -1,7 +1,7 @@
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { holdsLease } from '../../core/unleased';
+import { holdsLease } from '../../core/holds-lease';
 
 /** A task the child runs, as the lease check sees it. */
 export interface RunningTask {

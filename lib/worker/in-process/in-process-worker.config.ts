@@ -6,7 +6,7 @@ import {
   inProcessWorkerQueueNotConfigured,
 } from '../../core/in-process-worker.messages';
 import type { TaskBackend } from '../../core/task-backend.interface';
-import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../../core/unknown-task';
+import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../../lifecycle/unknown-task';
 import { isExecutingBackend } from '../../core/task-executor.interface';
 import type { BackendRegistry } from '../../backends/backend.registry';
 import type { WorkerOptions } from '../worker-options.interface';

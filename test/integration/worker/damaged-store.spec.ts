@@ -20,6 +20,7 @@ import { damageRootPage } from '../../helpers/damaged-sqlite';
 import { TempJournal } from '../../helpers/temp-journal';
 import { testAlias } from '../../helpers/test-alias';
 import { workerOptions } from '../../helpers/worker-options';
+import { storeRules } from '../../../lib/lifecycle/store-rules';
 
 // The worker's parts on a real SQLite file whose pages were damaged after it
 // was written: a damaged store is reported once and stops the work, where a
@@ -41,7 +42,7 @@ describe('the worker on a damaged SQLite store', () => {
   const journals: TempJournal[] = [];
 
   const open = (): SqliteBackend => {
-    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url: filename });
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url: filename }, storeRules);
     backends.push(backend);
     return backend;
   };

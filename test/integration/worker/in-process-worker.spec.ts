@@ -32,6 +32,7 @@ import { testAlias } from '../../helpers/test-alias';
 import { testRedisUrl } from '../../helpers/test-redis-url';
 import { waitFor } from '../../helpers/wait-for';
 import { runMaintenancePass } from '../../../lib/lifecycle/maintenance-pass';
+import { storeRules } from '../../../lib/lifecycle/store-rules';
 
 @Injectable()
 class InProcessTasks {
@@ -56,7 +57,7 @@ const options = { maintenanceInterval: 100 };
 const redis: Store = {
   name: 'Redis',
   config: () => ({ backend: RedisBackend, url: testRedisUrl(), queues: QUEUES, options }),
-  reopen: (alias) => new RedisBackend(alias, redis.config(alias)),
+  reopen: (alias) => new RedisBackend(alias, redis.config(alias), storeRules),
   async cleanup(alias) {
     const admin = new Redis(testRedisUrl());
     await removeAliasKeys(admin, alias);
@@ -74,7 +75,7 @@ function sqlite(): Store {
       const url = `sqlite://${join(dir, 'tasks.db')}`;
       return { backend: SqliteBackend, url, queues: QUEUES, options };
     },
-    reopen: (alias) => new SqliteBackend(alias, store.config(alias)),
+    reopen: (alias) => new SqliteBackend(alias, store.config(alias), storeRules),
     async cleanup() {
       if (dir !== null) rmSync(dir, { recursive: true, force: true });
       dir = null;

@@ -2,6 +2,7 @@ import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
 import { InspectorCommand } from '../../../lib/inspector/inspector.command';
+import { storeRules } from '../../../lib/lifecycle/store-rules';
 
 /** Records what the command would print, instead of writing to the process streams. */
 class RecordingOutput extends CommandOutputWriter {
@@ -17,7 +18,9 @@ class RecordingOutput extends CommandOutputWriter {
 
 describe('inspector command', () => {
   const registry = new BackendRegistry(
-    ['default', 'audit'].map((alias) => new MemoryBackend(alias, { backend: MemoryBackend })),
+    ['default', 'audit'].map(
+      (alias) => new MemoryBackend(alias, { backend: MemoryBackend }, storeRules),
+    ),
   );
   afterAll(() => registry.closeAll());
 

@@ -7,7 +7,10 @@
   storeFinished (storeFinished.function.lua, prepended), the same rules as
   acknowledge.lua. Popping, marking RUNNING and entering the running set
   under a lease deadline happen in one step, so a task is never held by two
-  workers and never lost between queue and lease. Only the small mutable hash
+  workers and never lost between queue and lease. Marking RUNNING mirrors
+  StoreRules.leased and the room of a limited queue mirrors limitRoom
+  (lib/lifecycle/unleased.ts, limit-room.ts); the limit and lease contracts
+  pin them. Only the small mutable hash
   fields are written (no JSON decoded or encoded here), which keeps the
   script cheap per task; the ready score goes into the hash too, so release
   can put the task back in its place. A popped id without task data is still

@@ -6,7 +6,9 @@
   path of a batch without keys (its cost is tuned); a batch with any key
   comes here whole, so it stays all or none. Records are decided as if sent
   one by one: a key taken by an earlier record of the call holds for the
-  later ones. The script first checks every id (a stored id is refused as
+  later ones; the decision mirrors StoreRules.planUnique
+  (lib/lifecycle/unique-enqueue-plan.ts), pinned by the unique-key contract.
+  The script first checks every id (a stored id is refused as
   enqueue.lua refuses it, before any key is looked at), then decides every
   record without writing, so a refusal writes nothing, then writes. All or
   none (a bulk enqueue): a refusal (a stored id, a window whose task is

@@ -8,7 +8,8 @@
   arrived after an urgent stop) goes back as if never leased: only while its
   workers list is still that lease's, which is then replaced by the list
   before the lease (no attempt counted; a task never leased before loses its
-  start time too). A wake-up token per queue lets an idle consumer take it at
+  start time too): the two mirror StoreRules.released and unleased
+  (lib/lifecycle/unleased.ts), pinned by the release and unlease contract cases. A wake-up token per queue lets an idle consumer take it at
   once. It runs when Redis is over maxmemory (allow-oom): it only moves
   tasks back and bounds its tokens, so a pool stopping on a full Redis
   still gives back what it holds instead of leaving it to the reaper.

@@ -14,6 +14,7 @@ import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord, succeeded } from './redis-fixture';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 const run = promisify(execFile);
 
@@ -107,12 +108,16 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
     });
     const clientOwned = new Cluster([{ host: '127.0.0.1', port: servers[1].port }]);
     const pair = [
-      new RedisBackend(first, fromEnv),
-      new RedisBackend(second, {
-        backend: RedisBackend,
-        queues: ['default', 'emails'],
-        options: { client: clientOwned, leaseTtl: 100 },
-      }),
+      new RedisBackend(first, fromEnv, storeRules),
+      new RedisBackend(
+        second,
+        {
+          backend: RedisBackend,
+          queues: ['default', 'emails'],
+          options: { client: clientOwned, leaseTtl: 100 },
+        },
+        storeRules,
+      ),
     ];
     backends.push(...pair);
 
@@ -174,7 +179,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
     try {
       const evalshaCalls = async () =>
         Number(/cmdstat_evalsha:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0);
-      const working = new RedisBackend(alias, config);
+      const working = new RedisBackend(alias, config, storeRules);
       backends.push(working);
       await working.tasks.enqueue(readyRecord(alias));
       const before = await evalshaCalls();
@@ -186,7 +191,7 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
       const evicting = new Redis(other.url);
       await evicting.config('SET', 'maxmemory-policy', 'allkeys-lru');
       try {
-        const refused = new RedisBackend(testAlias(), config);
+        const refused = new RedisBackend(testAlias(), config, storeRules);
         backends.push(refused);
         await expect(refused.ping()).rejects.toThrow(/maxmemory-policy is allkeys-lru/);
       } finally {

@@ -15,6 +15,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { commandStats, readyRecord, statsDelta } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // Single enqueues made at once go to Redis in script calls of up to
 // GATHERED_BATCH records, each caller still told of its own task. On a private redis-server, so INFO
@@ -38,12 +39,16 @@ describe('RedisBackend concurrent enqueues', () => {
   });
 
   const backendAt = (url: string, options: Record<string, unknown> = {}): RedisBackend => {
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url,
-      queues: ['default', 'emails'],
-      options,
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url,
+        queues: ['default', 'emails'],
+        options,
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

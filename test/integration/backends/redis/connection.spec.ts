@@ -14,9 +14,10 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord, succeeded } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 const backendAt = (url: string, options: Record<string, unknown> = {}, alias = testAlias()) =>
-  new RedisBackend(alias, { backend: RedisBackend, url, queues: ['default'], options });
+  new RedisBackend(alias, { backend: RedisBackend, url, queues: ['default'], options }, storeRules);
 
 describe('RedisBackend connections', () => {
   describe('an unreachable Redis', () => {
@@ -49,11 +50,15 @@ describe('RedisBackend connections', () => {
 
   it('fails a call on an unreachable cluster within the connect timeout instead of queueing it forever', async () => {
     const port = await freePort();
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      queues: ['default'],
-      options: { clusterNodes: [`127.0.0.1:${port}`], connectTimeout: 300 },
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        queues: ['default'],
+        options: { clusterNodes: [`127.0.0.1:${port}`], connectTimeout: 300 },
+      },
+      storeRules,
+    );
     try {
       const started = Date.now();
       await expect(backend.tasks.enqueue(readyRecord(backend.alias))).rejects.toThrow(
@@ -150,11 +155,15 @@ describe('RedisBackend connections', () => {
     it('uses a client handed in, and leaves it open on close', async () => {
       const client = new Redis(url());
       const alias = testAlias();
-      const backend = new RedisBackend(alias, {
-        backend: RedisBackend,
-        queues: ['default'],
-        options: { client },
-      });
+      const backend = new RedisBackend(
+        alias,
+        {
+          backend: RedisBackend,
+          queues: ['default'],
+          options: { client },
+        },
+        storeRules,
+      );
       try {
         const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 5000 });
         const record = await backend.tasks.enqueue(readyRecord(alias));

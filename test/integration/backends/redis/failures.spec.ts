@@ -16,6 +16,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // Each failure says what it is: a command Redis refused is BackendCommandError
 // (or, refused for a while only, a retryable BackendUnavailableError),
@@ -41,12 +42,16 @@ describe('RedisBackend failures', () => {
   });
 
   const backendAt = (url: string, options: Record<string, unknown> = {}): RedisBackend => {
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url,
-      queues: ['default'],
-      options,
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url,
+        queues: ['default'],
+        options,
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

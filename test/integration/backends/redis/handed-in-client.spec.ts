@@ -9,6 +9,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // A client handed in through options.client is the user's, but the backend
 // sets it up as it sets up its own connections: the same error listener and
@@ -49,11 +50,15 @@ describe('RedisBackend on a client handed in', () => {
     // ioredis's default for a client of one's own: resend what was in flight after a reconnect.
     const client = new Redis(server.url);
     const admin = new Redis(server.url);
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      queues: ['default'],
-      options: { client },
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        queues: ['default'],
+        options: { client },
+      },
+      storeRules,
+    );
     try {
       await backend.ping();
       const record = readyRecord(backend.alias);

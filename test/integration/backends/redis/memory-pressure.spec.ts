@@ -15,6 +15,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { readyRecord, succeeded } from './redis-fixture';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // A full Redis (maxmemory reached, noeviction) refuses writes; Threadmill must
 // report that as StoreFullError and never act on half of a refused call, while
@@ -42,12 +43,16 @@ describe('RedisBackend under memory pressure', () => {
   });
 
   const backendOn = (options: Record<string, unknown> = {}): RedisBackend => {
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url: server.url,
-      queues: ['default'],
-      options,
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url: server.url,
+        queues: ['default'],
+        options,
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

@@ -8,6 +8,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { commandStats, readyRecord } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // A store that forgets is noticed: how Redis keeps its data is read when the
 // backend reaches it (AOF fine, snapshots a warning naming the window, nothing
@@ -45,12 +46,16 @@ describe('RedisBackend and how Redis keeps its data', () => {
     return started;
   };
   const backendAt = (url: string, options: Record<string, unknown> = {}): RedisBackend => {
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url,
-      queues: ['default'],
-      options: { connectTimeout: 1000, ...options },
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url,
+        queues: ['default'],
+        options: { connectTimeout: 1000, ...options },
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

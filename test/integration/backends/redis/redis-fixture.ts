@@ -11,6 +11,7 @@ import {
 } from '../../../helpers/ready-record';
 import { testAlias } from '../../../helpers/test-alias';
 import { testRedisUrl } from '../../../helpers/test-redis-url';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 export const QUEUES = ['default', 'emails'];
 
@@ -29,12 +30,16 @@ export class RedisFixture {
   }
 
   backend(options: RedisBackendOptions = {}, queues = QUEUES, alias = testAlias()): RedisBackend {
-    const backend = new RedisBackend(alias, {
-      backend: RedisBackend,
-      url: this.url,
-      queues,
-      options: { ...options },
-    });
+    const backend = new RedisBackend(
+      alias,
+      {
+        backend: RedisBackend,
+        url: this.url,
+        queues,
+        options: { ...options },
+      },
+      storeRules,
+    );
     this.made.push({ backend, alias, prefix: options.prefix });
     return backend;
   }

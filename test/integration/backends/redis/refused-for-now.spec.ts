@@ -10,6 +10,7 @@ import {
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // A Redis that cannot write its append-only file refuses every write with
 // MISCONF until a write succeeds again, which it retries by itself. That is a
@@ -35,11 +36,15 @@ describe('Redis refuses writes with `MISCONF` (AOF disk full, `everysec`)', () =
       },
     );
     admin = new Redis(server.url);
-    backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url: server.url,
-      queues: ['default'],
-    });
+    backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url: server.url,
+        queues: ['default'],
+      },
+      storeRules,
+    );
   });
   afterAll(async () => {
     await backend.close();

@@ -13,6 +13,7 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { commandStats, readyRecord, succeeded } from './redis-fixture';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // waitForReplicas on a primary with one replica, which reaches it through a
 // proxy that can hold the replication stream back: a replica in step
@@ -53,12 +54,16 @@ describe('RedisBackend waitForReplicas', () => {
   });
 
   const backendWith = (options: Record<string, unknown>): RedisBackend => {
-    const backend = new RedisBackend(testAlias(), {
-      backend: RedisBackend,
-      url: primary.url,
-      queues: ['default'],
-      options,
-    });
+    const backend = new RedisBackend(
+      testAlias(),
+      {
+        backend: RedisBackend,
+        url: primary.url,
+        queues: ['default'],
+        options,
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

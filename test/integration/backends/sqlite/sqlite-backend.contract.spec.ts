@@ -4,23 +4,28 @@ import { join } from 'node:path';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import { describeBackendContract } from '../../../contract/backend-contract';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // A fresh database file per test: nothing one test stores can leak into another.
 describeBackendContract('sqlite', async (settings) => {
   const dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-contract-'));
   const open = () =>
-    new SqliteBackend(settings.alias, {
-      backend: SqliteBackend,
-      url: `sqlite://${join(dir, 'threadmill.db')}`,
-      queues: settings.queues,
-      options: {
-        leaseTtl: settings.leaseTtl,
-        resultTtl: settings.resultTtl,
-        maintenanceInterval: settings.maintenanceInterval,
-        batchSize: settings.batchSize,
-        ...(settings.retention && { retention: settings.retention }),
+    new SqliteBackend(
+      settings.alias,
+      {
+        backend: SqliteBackend,
+        url: `sqlite://${join(dir, 'threadmill.db')}`,
+        queues: settings.queues,
+        options: {
+          leaseTtl: settings.leaseTtl,
+          resultTtl: settings.resultTtl,
+          maintenanceInterval: settings.maintenanceInterval,
+          batchSize: settings.batchSize,
+          ...(settings.retention && { retention: settings.retention }),
+        },
       },
-    });
+      storeRules,
+    );
   const backend = open();
   return {
     backend,

@@ -16,6 +16,7 @@ import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 /** Leases, runAfter and TTLs are about time itself: wait until the clock has passed `ms` from now. */
 const clockPassed = (ms: number, what: string) => {
@@ -38,7 +39,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
   const raw: Database.Database[] = [];
 
   const open = (options: Record<string, unknown> = {}, url = `sqlite://${filename}`) => {
-    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options });
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options }, storeRules);
     backends.push(backend);
     return backend;
   };
@@ -202,7 +203,11 @@ describe('SqliteBackend (SQLite specifics)', () => {
     it('keeps two aliases in one file apart', async () => {
       const mine = open();
       const otherAlias = testAlias();
-      const other = new SqliteBackend(otherAlias, { backend: SqliteBackend, url: filename });
+      const other = new SqliteBackend(
+        otherAlias,
+        { backend: SqliteBackend, url: filename },
+        storeRules,
+      );
       backends.push(other);
       const record = await mine.tasks.enqueue(newRecord(alias));
       await expect(other.reads.peek('default', 'ready', 0)).resolves.toEqual([]);

@@ -9,6 +9,7 @@ import { storedProgress, type LiveTaskEvent } from '../../../../lib/core';
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // The steps that enqueue, lease and store progress record live events only
 // while a listener's row is live. A plain connection to the file (what an
@@ -25,7 +26,11 @@ describe('SqliteBackend live events table and its listener rows', () => {
     dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-live-'));
     alias = testAlias();
     const filename = join(dir, 'threadmill.db');
-    backend = new SqliteBackend(alias, { backend: SqliteBackend, url: `sqlite://${filename}` });
+    backend = new SqliteBackend(
+      alias,
+      { backend: SqliteBackend, url: `sqlite://${filename}` },
+      storeRules,
+    );
     raw = new Database(filename);
   });
 

@@ -14,6 +14,7 @@ import {
 import { testAlias } from '../../../helpers/test-alias';
 import { exited, forkTs, killChild, nextMessage } from '../../../helpers/ts-child';
 import { waitFor } from '../../../helpers/wait-for';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 const FIXTURES = join(__dirname, '../../../fixtures/sqlite');
 
@@ -30,7 +31,7 @@ describe('SqliteBackend across processes', () => {
   const backends: SqliteBackend[] = [];
 
   const open = (options: Record<string, unknown> = {}): SqliteBackend => {
-    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options });
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url, options }, storeRules);
     backends.push(backend);
     return backend;
   };

@@ -14,6 +14,7 @@ import {
 } from '../../../helpers/schedule-race';
 import { testAlias } from '../../../helpers/test-alias';
 import { exited, forkTs, killChild, nextMessage } from '../../../helpers/ts-child';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 const FIXTURES = join(__dirname, '../../../fixtures/sqlite');
 
@@ -27,11 +28,15 @@ describe('SqliteBackend schedules', () => {
   const backends: SqliteBackend[] = [];
 
   const open = (): SqliteBackend => {
-    const backend = new SqliteBackend(alias, {
-      backend: SqliteBackend,
-      url,
-      options: { busyTimeout: 20_000 },
-    });
+    const backend = new SqliteBackend(
+      alias,
+      {
+        backend: SqliteBackend,
+        url,
+        options: { busyTimeout: 20_000 },
+      },
+      storeRules,
+    );
     backends.push(backend);
     return backend;
   };

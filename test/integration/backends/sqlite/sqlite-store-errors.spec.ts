@@ -16,6 +16,7 @@ import { newRecord } from '../../../contract/backend-contract';
 import { damageRootPage, overwrite } from '../../../helpers/damaged-sqlite';
 import { SmallDisk } from '../../../helpers/small-disk';
 import { testAlias } from '../../../helpers/test-alias';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 const succeed = (record: TaskRecord): TaskRecord => ({
   ...record,
@@ -44,7 +45,7 @@ describe('SqliteBackend: errors that say what happened to its file', () => {
   const backends: SqliteBackend[] = [];
 
   const open = (file = filename): SqliteBackend => {
-    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url: file });
+    const backend = new SqliteBackend(alias, { backend: SqliteBackend, url: file }, storeRules);
     backends.push(backend);
     return backend;
   };

@@ -7,19 +7,24 @@ import {
 } from '../../../../lib/core';
 import { MemoryBackend } from '../../../../lib/backends/memory/memory.backend';
 import { describeBackendContract, newRecord } from '../../../contract/backend-contract';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 describeBackendContract('memory', async (settings) => ({
-  backend: new MemoryBackend(settings.alias, {
-    backend: MemoryBackend,
-    queues: settings.queues,
-    options: {
-      leaseTtl: settings.leaseTtl,
-      resultTtl: settings.resultTtl,
-      maintenanceInterval: settings.maintenanceInterval,
-      batchSize: settings.batchSize,
-      ...(settings.retention && { retention: settings.retention }),
+  backend: new MemoryBackend(
+    settings.alias,
+    {
+      backend: MemoryBackend,
+      queues: settings.queues,
+      options: {
+        leaseTtl: settings.leaseTtl,
+        resultTtl: settings.resultTtl,
+        maintenanceInterval: settings.maintenanceInterval,
+        batchSize: settings.batchSize,
+        ...(settings.retention && { retention: settings.retention }),
+      },
     },
-  }),
+    storeRules,
+  ),
   // Nothing outlives the instance: close() (run by the contract) is the cleanup.
   cleanup: async () => undefined,
 }));
@@ -33,10 +38,10 @@ describe('MemoryBackend', () => {
 
   describe('configuration', () => {
     it('refuses an unknown option and names the alias and the option', () => {
-      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }))).toThrow(
+      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }), storeRules)).toThrow(
         InvalidBackendConfigError,
       );
-      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }))).toThrow(
+      expect(() => new MemoryBackend('mem', config({ leaseTTL: 5 }), storeRules)).toThrow(
         'Threadmill backend "mem": option "leaseTTL" is not an option of MemoryBackend',
       );
     });
@@ -47,7 +52,7 @@ describe('MemoryBackend', () => {
       ['batchSize', 1.5, 'must be a whole number of at least 1, got 1.5'],
       ['immediate', 'yes', 'must be true or false, got "yes"'],
     ])('refuses %s = %p', (option, value, problem) => {
-      expect(() => new MemoryBackend('mem', config({ [option]: value }))).toThrow(
+      expect(() => new MemoryBackend('mem', config({ [option]: value }), storeRules)).toThrow(
         `Threadmill backend "mem": option "${option}" ${problem}`,
       );
     });
@@ -57,18 +62,18 @@ describe('MemoryBackend', () => {
       [['a', 'a'], 'lists a queue twice'],
       [['bad queue'], 'is invalid: The queue name "bad queue" is invalid'],
     ])('refuses queues %p', (queues, problem) => {
-      expect(() => new MemoryBackend('mem', config({}, queues))).toThrow(
+      expect(() => new MemoryBackend('mem', config({}, queues), storeRules)).toThrow(
         `Threadmill backend "mem": option "queues" ${problem}`,
       );
     });
 
     it('serves the default queue when none is configured', () => {
-      expect(new MemoryBackend('mem', config()).queues).toEqual(['default']);
+      expect(new MemoryBackend('mem', config(), storeRules).queues).toEqual(['default']);
     });
   });
 
   it('refuses a task for a queue it does not serve, naming the task', async () => {
-    const backend = new MemoryBackend('mem', config({}, ['default']));
+    const backend = new MemoryBackend('mem', config({}, ['default']), storeRules);
     await expect(backend.tasks.enqueue(newRecord('mem', { queue: 'emails' }))).rejects.toThrow(
       'Task "contract.echo": queue "emails" is not configured for backend "mem"',
     );
@@ -76,7 +81,7 @@ describe('MemoryBackend', () => {
   });
 
   it('refuses to acknowledge a record that has not finished', async () => {
-    const backend = new MemoryBackend('mem', config());
+    const backend = new MemoryBackend('mem', config(), storeRules);
     await backend.tasks.enqueue(newRecord('mem'));
     const [running] = await backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 });
     await expect(backend.leases.acknowledge([running])).rejects.toThrow(InvalidTaskError);
@@ -85,7 +90,7 @@ describe('MemoryBackend', () => {
   });
 
   it('ends a waiting acquire with nothing when closed, and refuses calls after', async () => {
-    const backend = new MemoryBackend('mem', config());
+    const backend = new MemoryBackend('mem', config(), storeRules);
     const waiting = backend.leases.acquire(['default'], { workerId: 'w', timeoutMs: 60_000 });
     await backend.close();
     await expect(waiting).resolves.toEqual([]);
@@ -106,7 +111,7 @@ describe('MemoryBackend', () => {
       });
 
     it('runs the task inside enqueue and stores the finished result', async () => {
-      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      const backend = new MemoryBackend('mem', config({ immediate: true }), storeRules);
       const seen: TaskRecord[] = [];
       backend.setExecutor(async (record) => {
         seen.push(record);
@@ -129,7 +134,7 @@ describe('MemoryBackend', () => {
     });
 
     it('records an executor that throws as a FAILED task', async () => {
-      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      const backend = new MemoryBackend('mem', config({ immediate: true }), storeRules);
       backend.setExecutor(() => Promise.reject(new TypeError('executor broke')));
       const finished = await backend.tasks.enqueue(newRecord('mem'));
       expect(finished.status).toBe(TaskResultStatus.FAILED);
@@ -138,7 +143,7 @@ describe('MemoryBackend', () => {
     });
 
     it('does not defer, and says why when asked to', async () => {
-      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      const backend = new MemoryBackend('mem', config({ immediate: true }), storeRules);
       backend.setExecutor(finishWith(null));
       expect(backend.features.defer).toBe(false);
       await expect(
@@ -148,7 +153,7 @@ describe('MemoryBackend', () => {
     });
 
     it('refuses to enqueue before the module attached an executor', async () => {
-      const backend = new MemoryBackend('mem', config({ immediate: true }));
+      const backend = new MemoryBackend('mem', config({ immediate: true }), storeRules);
       await expect(backend.tasks.enqueue(newRecord('mem'))).rejects.toThrow(
         'runs tasks at enqueue (immediate: true) but has no executor',
       );

@@ -5,10 +5,11 @@ import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-
 import { parseRedisBackendConfig } from '../../../../lib/backends/redis/redis-backend-config.parser';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import { InvalidBackendConfigError } from '../../../../lib/core';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // RedisBackend connects lazily, so constructing one here does no I/O.
 const build = (config: { url?: string; queues?: string[]; options?: Record<string, unknown> }) =>
-  new RedisBackend('orders', { backend: RedisBackend, ...config });
+  new RedisBackend('orders', { backend: RedisBackend, ...config }, storeRules);
 
 describe('RedisBackend configuration', () => {
   it('applies the documented defaults', () => {
@@ -90,7 +91,8 @@ describe('RedisBackend configuration', () => {
 
   it('refuses an alias that would break the hash tag', () => {
     expect(
-      () => new RedisBackend('a}b', { backend: RedisBackend, url: 'redis://localhost' }),
+      () =>
+        new RedisBackend('a}b', { backend: RedisBackend, url: 'redis://localhost' }, storeRules),
     ).toThrow(InvalidBackendConfigError);
   });
 
@@ -255,7 +257,11 @@ describe('RedisBackend configuration', () => {
     it('logs, when the backend starts, that it uses the local Redis because no variable is set', async () => {
       const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
       try {
-        const fallback = new RedisBackend('orders', redisBackendConfigFromEnv({ env: {} }));
+        const fallback = new RedisBackend(
+          'orders',
+          redisBackendConfigFromEnv({ env: {} }),
+          storeRules,
+        );
         await fallback.close();
         expect(log.mock.calls.map(([message]) => message)).toEqual([
           'Threadmill backend "orders" uses Redis at redis://127.0.0.1:6379: none of REDIS_URL, ' +
@@ -263,7 +269,7 @@ describe('RedisBackend configuration', () => {
         ]);
         log.mockClear();
         const named = redisBackendConfigFromEnv({ env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
-        await new RedisBackend('orders', named).close();
+        await new RedisBackend('orders', named, storeRules).close();
         expect(log).not.toHaveBeenCalled();
       } finally {
         log.mockRestore();

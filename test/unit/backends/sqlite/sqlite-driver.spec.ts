@@ -1,4 +1,5 @@
 import { InvalidBackendConfigError } from '../../../../lib/core';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // better-sqlite3 is an optional peer: these prove nothing loads it before a
 // SqliteBackend is built, and that its absence is a clear configuration error.
@@ -44,7 +45,11 @@ describe('the better-sqlite3 driver', () => {
       // The error class is loaded inside the isolated registry too, so compare by name and code.
       let thrown: unknown;
       try {
-        new SqliteBackend('orders', { backend: SqliteBackend, url: '/nonexistent/x.db' });
+        new SqliteBackend(
+          'orders',
+          { backend: SqliteBackend, url: '/nonexistent/x.db' },
+          storeRules,
+        );
       } catch (error) {
         thrown = error;
       }

@@ -1,4 +1,4 @@
-import type { TaskRecord } from './task-record.interface';
+import type { TaskRecord } from '../core/task-record.interface';
 import { unleasedRecord } from './unleased';
 
 /** Default of how long a task no worker registers may wait for one (`--unknown-task-grace`). */

@@ -1,12 +1,12 @@
 import {
   UniqueKeyHeldError,
   decideUnique,
-  planUniqueEnqueue,
   type HolderState,
   type StoredKeyHold,
   type TaskRecord,
   type TaskUniqueness,
 } from '../../../lib/core';
+import { planUniqueEnqueue } from '../../../lib/lifecycle/unique-enqueue-plan';
 import { readyRecord } from '../../helpers/ready-record';
 
 const NOW = 1_000_000;

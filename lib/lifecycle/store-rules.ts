@@ -1,0 +1,14 @@
+import type { StoreRules } from '../core/ports/store-rules.port';
+import { limitRoom } from './limit-room';
+import { keyTakenBack, planUniqueEnqueue } from './unique-enqueue-plan';
+import { leasedRecord, releasedRecord, unleasedRecord } from './unleased';
+
+/** The rules every backend applies inside its atomic steps, each written once in this folder. */
+export const storeRules: StoreRules = {
+  leased: leasedRecord,
+  released: releasedRecord,
+  unleased: unleasedRecord,
+  planUnique: planUniqueEnqueue,
+  keyTakenBack,
+  limitRoom,
+};
