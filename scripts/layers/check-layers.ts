@@ -1,0 +1,138 @@
+import { type ImportEdge, importGraph } from './import-graph';
+import { type AllowedImport, type Layer, LEVELS, TEMPORARY_ALLOWED_IMPORTS } from './layers.config';
+
+/** Where a file sits: its layer and that layer's level (0 at the bottom). */
+interface Placement {
+  layer: Layer;
+  level: number;
+}
+
+/** What the check found, each problem one line. */
+export interface LayerReport {
+  /** Files of lib/ that no layer holds. */
+  unplaced: string[];
+  /** Imports of a higher level, or of a layer beside the importer's. */
+  upward: string[];
+  /** Import cycles, each as the imports that close it. */
+  cycles: string[];
+  /** Allowed imports that match no import any more. */
+  staleAllowances: string[];
+}
+
+function placementOf(file: string, levels: readonly (readonly Layer[])[]): Placement | undefined {
+  let found: Placement | undefined;
+  let longest = -1;
+  levels.forEach((layers, level) => {
+    for (const layer of layers) {
+      for (const held of layer.holds) {
+        const matches = held.endsWith('/') ? file.startsWith(held) : file === held;
+        if (matches && held.length > longest) {
+          found = { layer, level };
+          longest = held.length;
+        }
+      }
+    }
+  });
+  return found;
+}
+
+function describe(edge: ImportEdge): string {
+  return `${edge.from}:${edge.line} imports ${edge.to}${edge.typeOnly ? ' (type-only)' : ''}`;
+}
+
+/** The strongly connected components of more than one file (or a file importing itself). */
+function circles(files: readonly string[], edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>(files.map((file) => [file, []]));
+  for (const edge of edges) next.get(edge.from)?.push(edge.to);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  // Tarjan's algorithm, with an explicit stack: lib/ is deep enough to matter.
+  for (const start of files) {
+    if (index.has(start)) continue;
+    const work: { file: string; child: number }[] = [{ file: start, child: 0 }];
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const { file } = frame;
+      if (frame.child === 0 && !index.has(file)) {
+        index.set(file, index.size);
+        low.set(file, index.get(file)!);
+        stack.push(file);
+        onStack.add(file);
+      }
+      const targets = next.get(file) ?? [];
+      if (frame.child < targets.length) {
+        const target = targets[frame.child++];
+        if (!index.has(target)) work.push({ file: target, child: 0 });
+        else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1].file;
+        low.set(parent, Math.min(low.get(parent)!, low.get(file)!));
+      }
+      if (low.get(file) !== index.get(file)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || targets.includes(file)) found.push(component.sort());
+    }
+  }
+  return found;
+}
+
+/**
+ * Checks the imports between files under `root`/lib against `levels`, less the `allowed`
+ * imports: every file placed, no import upward or sideways, no cycle (type-only imports count).
+ */
+export function checkLayers(
+  root: string,
+  levels: readonly (readonly Layer[])[] = LEVELS,
+  allowed: readonly AllowedImport[] = TEMPORARY_ALLOWED_IMPORTS,
+): LayerReport {
+  const { files, edges } = importGraph(root, 'lib');
+  const isAllowed = (edge: ImportEdge): boolean =>
+    allowed.some((entry) => entry.from === edge.from && entry.to === edge.to);
+  const checked = edges.filter((edge) => !isAllowed(edge));
+
+  const placements = new Map<string, Placement>();
+  const unplaced: string[] = [];
+  for (const file of files) {
+    const placement = placementOf(file, levels);
+    if (placement) placements.set(file, placement);
+    else unplaced.push(`${file} is in no layer`);
+  }
+
+  const upward: string[] = [];
+  for (const edge of checked) {
+    const from = placements.get(edge.from);
+    const to = placements.get(edge.to);
+    if (!from || !to || from.layer === to.layer || to.level < from.level) continue;
+    const where = to.level === from.level ? 'beside it' : 'above it';
+    upward.push(`${describe(edge)}: ${from.layer.name} imports ${to.layer.name}, ${where}`);
+  }
+
+  const cycles = circles(files, checked).map((component) => {
+    const members = new Set(component);
+    const inside = checked.filter((edge) => members.has(edge.from) && members.has(edge.to));
+    return `cycle of ${component.length} files: ${inside.map(describe).join('; ')}`;
+  });
+
+  const staleAllowances = allowed
+    .filter((entry) => !edges.some((edge) => edge.from === entry.from && edge.to === entry.to))
+    .map((entry) => `${entry.from} no longer imports ${entry.to}: delete its allowance`);
+
+  return { unplaced, upward, cycles, staleAllowances };
+}
+
+/** Every problem of a report, one a line; empty when the layers hold. */
+export function problems(report: LayerReport): string[] {
+  return [...report.unplaced, ...report.upward, ...report.cycles, ...report.staleAllowances];
+}
