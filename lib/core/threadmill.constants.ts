@@ -44,3 +44,12 @@ export const TASK_EVENT_LISTENER_METADATA = `${THREADMILL_NAMESPACE}:task-event-
  * turn on for the web app, does not start.
  */
 export const THREADMILL_CLI_CONTEXT = `${THREADMILL_NAMESPACE}:cli-context`;
+
+/**
+ * Set in the environment of every child a worker pool forks. The child runs
+ * the same CLI entry with the same arguments (so it boots the same app and
+ * parses the same options); this marker makes its `worker` command run the
+ * slots instead of another pool, and keeps what only the pool's main process
+ * does (the in-process worker, `@OnTaskEvent` listeners) from starting there.
+ */
+export const WORKER_CHILD_ENV = 'THREADMILL_WORKER_CHILD';

@@ -1,8 +1,12 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 
-import { TASK_EVENT_LISTENER_METADATA, TaskResult, UnknownBackendError } from '../core';
-import { WORKER_CHILD_ENV } from '../worker/worker.constants';
+import {
+  TASK_EVENT_LISTENER_METADATA,
+  TaskResult,
+  UnknownBackendError,
+  WORKER_CHILD_ENV,
+} from '../core';
 import type { TaskEventListenerMetadata } from './on-task-event.decorator';
 import { TaskEventFeed } from './task-event-feed';
 

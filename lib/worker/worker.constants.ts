@@ -1,13 +1,5 @@
 import type { TaskBackend } from '../core/task-backend.interface';
 
-/**
- * Set in the environment of every child the pool forks. The child runs the
- * same CLI entry with the same arguments (so it boots the same app and parses
- * the same options); this marker makes its `worker` command run the slots
- * instead of another pool.
- */
-export const WORKER_CHILD_ENV = 'THREADMILL_WORKER_CHILD';
-
 /** How long an idle child's acquire blocks before it is re-issued (Redis costs nothing meanwhile). */
 export const IDLE_ACQUIRE_WAIT_MS = 5_000;
 

@@ -12,6 +12,7 @@ import { EventStream } from '../core/event-stream';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { childStoreCorrupt, poolStoreCorrupt } from '../core/store.messages';
+import { WORKER_CHILD_ENV } from '../core/threadmill.constants';
 import {
   shutdownRequested,
   taskLeftRejection,
@@ -46,7 +47,6 @@ import {
   RETRY_DELAY_MS,
   SUMMARY_INTERVAL_MS,
   URGENT_GRACE_MS,
-  WORKER_CHILD_ENV,
   WORKER_JOURNAL_ENV,
   WORKER_POOL_ENV,
 } from './worker.constants';

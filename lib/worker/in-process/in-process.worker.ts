@@ -15,7 +15,7 @@ import {
   inProcessWorkerSkipped,
   inProcessWorkerStopping,
 } from '../../core/in-process-worker.messages';
-import { THREADMILL_CLI_CONTEXT } from '../../core/threadmill.constants';
+import { THREADMILL_CLI_CONTEXT, WORKER_CHILD_ENV } from '../../core/threadmill.constants';
 import { ThreadmillMetrics } from '../../metrics/threadmill.metrics';
 import { ScheduleService } from '../../schedule/schedule.service';
 import { TaskRegistry } from '../../task/task.registry';
@@ -27,7 +27,6 @@ import type { PoolHealth } from '../pool/worker-pool.deps';
 import { ShutdownSignals } from '../shutdown-signals';
 import { StreamLogListener } from '../stream-log.listener';
 import { TaskRunner } from '../task-runner';
-import { WORKER_CHILD_ENV } from '../worker.constants';
 import { resolveInProcessWorker } from './in-process-worker.config';
 import { InProcessPool } from './in-process-pool';
 

@@ -20,12 +20,11 @@ import {
 } from '../../../lib';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { EventStream } from '../../../lib/core';
+import { EventStream, WORKER_CHILD_ENV } from '../../../lib/core';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { SqliteBackend } from '../../../lib/backends/sqlite';
 import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { InProcessWorker } from '../../../lib/worker/in-process/in-process.worker';
-import { WORKER_CHILD_ENV } from '../../../lib/worker/worker.constants';
 import { readyRecord } from '../../helpers/ready-record';
 import { removeAliasKeys } from '../../helpers/redis-cleanup';
 import { testAlias } from '../../helpers/test-alias';
