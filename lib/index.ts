@@ -90,7 +90,7 @@ export {
 
 export { ThreadmillModule, type ThreadmillModuleAsyncOptions } from './threadmill.module';
 export type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
-export type { InProcessWorkerOptions } from './worker/in-process/in-process-worker-options.interface';
+export type { InProcessWorkerOptions } from './core/in-process-worker-options.interface';
 
 export { Task } from './task/task.decorator';
 export {
@@ -134,10 +134,7 @@ export type { ScheduleInfo } from './schedule/schedule-info';
 export type { ResolvedCatchUp } from './schedule/due-ticks';
 
 export { ThreadmillMetrics } from './metrics/threadmill.metrics';
-export type {
-  MetricsRegistry,
-  ThreadmillMetricsOptions,
-} from './metrics/metrics-options.interface';
+export type { MetricsRegistry, ThreadmillMetricsOptions } from './core/metrics-options.interface';
 
 export { QueueService } from './queue/queue.service';
 export type { QueueState, QueueSummary, QueueTargetOptions } from './queue/queue-state.interface';

@@ -1,6 +1,4 @@
-import type { BackendConfig } from './core';
-import type { ThreadmillMetricsOptions } from './metrics/metrics-options.interface';
-import type { InProcessWorkerOptions } from './worker/in-process/in-process-worker-options.interface';
+import type { BackendConfig, InProcessWorkerOptions, ThreadmillMetricsOptions } from './core';
 
 /**
  * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).

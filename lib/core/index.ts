@@ -28,6 +28,8 @@ export * from './progress.messages';
 export * from './current-task';
 export * from './task-executor.interface';
 export * from './task-options.interface';
+export * from './metrics-options.interface';
+export * from './in-process-worker-options.interface';
 export * from './task-record.interface';
 export * from './task-id';
 export * from './trace-id';

@@ -5,6 +5,7 @@ import {
   inProcessWorkerOptionInvalid,
   inProcessWorkerQueueNotConfigured,
 } from '../../core/in-process-worker.messages';
+import type { InProcessWorkerOptions } from '../../core/in-process-worker-options.interface';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../../lifecycle/unknown-task';
 import { isExecutingBackend } from '../../core/task-executor.interface';
@@ -15,7 +16,6 @@ import {
   DEFAULT_THREADS,
   heartbeatTolerance,
 } from '../worker.constants';
-import type { InProcessWorkerOptions } from './in-process-worker-options.interface';
 
 /** The in-process worker's backend and its options as a pool's, checked and with their defaults. */
 export interface InProcessWorkerConfig {
