@@ -7,7 +7,7 @@ import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { UnknownQueueError } from '../core/errors/unknown-queue.error';
 import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
 import { usageLine } from '../core/worker.messages';
-import { ExitCode } from './exit-code';
+import { ExitCode } from '../core/exit-code';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from './backend-option';
-import { ExitCode } from './exit-code';
+import { ExitCode } from '../core/exit-code';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';

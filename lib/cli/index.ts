@@ -3,5 +3,5 @@
 export { ThreadmillCommandsModule } from './threadmill-commands.module';
 export { runThreadmillCli, type ThreadmillCliOptions } from './run-threadmill-cli';
 export { StderrLogger } from './stderr.logger';
-export { ExitCode } from './exit-code';
+export { ExitCode } from '../core/exit-code';
 export { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';

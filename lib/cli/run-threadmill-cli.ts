@@ -12,7 +12,7 @@ import { StoreCorruptError } from '../core/errors/store-corrupt.error';
 import { THREADMILL_CLI_CONTEXT } from '../core/threadmill.constants';
 import { ThreadmillError } from '../core/errors/threadmill.error';
 import { usageLine } from '../core/worker.messages';
-import { ExitCode } from './exit-code';
+import { ExitCode } from '../core/exit-code';
 import { CliBackendsModule } from './cli-backends.module';
 import { VERBOSE_FLAG, readInvocation, type CliInvocation } from './cli-invocation';
 import { CliLogger } from './cli.logger';

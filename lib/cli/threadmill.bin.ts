@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { ExitCode } from './exit-code';
+import { ExitCode } from '../core/exit-code';
 import { usageLine } from '../core/worker.messages';
 import { importEsm } from '../utils/import-esm.util';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
-import { ExitCode } from '../../lib/cli/exit-code';
+import { ExitCode } from '../../lib/core/exit-code';
 import { newRecord } from '../contract/backend-contract';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { overwrite } from '../helpers/damaged-sqlite';

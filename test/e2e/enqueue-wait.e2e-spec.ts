@@ -1,4 +1,4 @@
-import { ExitCode } from '../../lib/cli/exit-code';
+import { ExitCode } from '../../lib/core/exit-code';
 import { TaskResultStatus, type TaskRecord } from '../../lib/core';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';

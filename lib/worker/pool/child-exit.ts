@@ -1,4 +1,4 @@
-import { ExitCode } from '../../cli/exit-code';
+import { ExitCode } from '../../core/exit-code';
 import { exitCause, hardStopCause, wedgedCause } from '../../core/worker.messages';
 import type { ChildState } from './worker-pool.deps';
 

@@ -1,5 +1,5 @@
 import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
-import { ExitCode } from '../../../lib/cli/exit-code';
+import { ExitCode } from '../../../lib/core/exit-code';
 import {
   BackendUnavailableError,
   InvalidTaskError,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
-import { ExitCode } from '../../../lib/cli/exit-code';
+import { ExitCode } from '../../../lib/core/exit-code';
 import {
   EventStream,
   StoreCorruptError,

@@ -1,6 +1,7 @@
 /**
  * The exit codes of every command, in one table: a command that needs a new
- * outcome adds a code here and never reuses one of these.
+ * outcome adds a code here and never reuses one of these. A worker pool reads
+ * its children's exits by it too, so it lives in core.
  *
  * @publicApi
  */
