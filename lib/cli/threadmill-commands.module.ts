@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 
-import { InspectorCommand } from '../inspector/inspector.command';
-import { WorkerCommand } from '../worker/worker.command';
+import { InspectorCommand } from './inspector.command';
+import { WorkerCommand } from './worker.command';
 import { WorkerLauncher } from '../worker/worker.launcher';
 import { CommandOutputWriter } from './command-output.writer';
 import { CancelCommand } from './cancel.command';

@@ -1,8 +1,8 @@
 import { Command, CommandRunner } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from '../cli/backend-option';
-import { CommandOutputWriter } from '../cli/command-output.writer';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';
@@ -45,7 +45,7 @@ export class InspectorCommand extends CommandRunner {
     if (!process.stdin.isTTY) return this.output.usageError(inspectorNeedsTerminal());
     try {
       // Loaded here, not with the commands: every other command's start would pay for it.
-      const { InspectorApp } = await import('./inspector.app');
+      const { InspectorApp } = await import('../inspector/inspector.app');
       await new InspectorApp({ backends: this.backends.all(), initialAlias: alias }).run();
     } catch (error) {
       if (error instanceof OptionalDependencyMissingError) {

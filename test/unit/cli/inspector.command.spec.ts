@@ -1,7 +1,7 @@
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
 import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
-import { InspectorCommand } from '../../../lib/inspector/inspector.command';
+import { InspectorCommand } from '../../../lib/cli/inspector.command';
 import { storeRules } from '../../../lib/lifecycle/store-rules';
 
 /** Records what the command would print, instead of writing to the process streams. */

@@ -1,4 +1,4 @@
-import { InspectorCommand } from '../../../lib/inspector/inspector.command';
+import { InspectorCommand } from '../../../lib/cli/inspector.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 
 const optionMetadata = () => commandOptions(InspectorCommand);

@@ -1,4 +1,4 @@
-import { WorkerCommand } from '../../../lib/worker/worker.command';
+import { WorkerCommand } from '../../../lib/cli/worker.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 
 const optionMetadata = () => commandOptions(WorkerCommand);

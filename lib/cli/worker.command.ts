@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from '../cli/backend-option';
-import { CommandOutputWriter } from '../cli/command-output.writer';
-import { parseName, parseWholeNumber, parseWholeNumberInRange } from '../cli/parse-option.util';
+import { BackendOption, parseBackendOption } from './backend-option';
+import { CommandOutputWriter } from './command-output.writer';
+import { parseName, parseWholeNumber, parseWholeNumberInRange } from './parse-option.util';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
 import {
   unknownCommand,
@@ -13,14 +13,14 @@ import {
   workerBackendNotShared,
   workerQueueNotConfigured,
 } from '../core/worker.messages';
-import type { WorkerOptions } from './worker-options.interface';
+import type { WorkerOptions } from '../worker/worker-options.interface';
 import {
   DEFAULT_HEARTBEAT_TOLERANCE_MS,
   DEFAULT_LIVENESS_TIMEOUT_MS,
   DEFAULT_THREADS,
   heartbeatTolerance,
-} from './worker.constants';
-import { WorkerLauncher } from './worker.launcher';
+} from '../worker/worker.constants';
+import { WorkerLauncher } from '../worker/worker.launcher';
 
 /** The `worker` options as commander hands them over (defaults not yet applied). */
 export interface WorkerCommandOptions {
