@@ -1,4 +1,3 @@
-import type { ProgressBatcher } from './progress-batcher';
 import { progressJson, storedProgress } from './task-progress';
 import type { TaskRecord } from './task-record.interface';
 
@@ -10,6 +9,21 @@ export interface ProgressEntry {
   readonly record: TaskRecord;
   readonly stored: string;
   readonly value: unknown;
+}
+
+/**
+ * What an attempt's progress asks of its process's batcher: ProgressBatcher
+ * implements it, so this file needs nothing of the batcher's.
+ *
+ * @internal
+ */
+export interface ProgressWrites {
+  /** Its latest value waits to be written. */
+  add(attempt: AttemptProgress): void;
+  /** It ended: what waits of it is not written. */
+  remove(attempt: AttemptProgress): void;
+  /** Writes the waiting values of `attempts` now; resolves once written or refused. */
+  write(attempts: readonly AttemptProgress[]): Promise<void>;
 }
 
 /**
@@ -37,7 +51,7 @@ export class AttemptProgress {
 
   constructor(
     readonly record: TaskRecord,
-    private readonly batcher: ProgressBatcher | null,
+    private readonly batcher: ProgressWrites | null,
   ) {}
 
   /** Takes `value` as the latest; throws InvalidTaskProgressError for a value it cannot store. */

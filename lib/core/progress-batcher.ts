@@ -1,4 +1,4 @@
-import { AttemptProgress, type ProgressEntry } from './attempt-progress';
+import { AttemptProgress, type ProgressEntry, type ProgressWrites } from './attempt-progress';
 import { PROGRESS_INTERVAL_MS } from './task-progress';
 import type { TaskRecord } from './task-record.interface';
 
@@ -25,7 +25,7 @@ export type ProgressBatchStore = (
  *
  * @internal
  */
-export class ProgressBatcher {
+export class ProgressBatcher implements ProgressWrites {
   /** Attempts whose latest value waits to be written, in the order they first reported. */
   private readonly waiting = new Set<AttemptProgress>();
   private timer: NodeJS.Timeout | null = null;
