@@ -4,11 +4,7 @@ import type { EventStream } from './event-stream';
 import { hasAttemptsLeft } from './retry-policy';
 import type { TaskDescriptor, TaskRecord } from './task-record.interface';
 import type { TaskRecordSource } from './task-result';
-import { TaskResultStatus } from './task-result-status.enum';
-
-/** The statuses a task ends with for good (the `status` label of `threadmill_tasks_finished_total`). */
-export type FinalStatus =
-  TaskResultStatus.SUCCESSFUL | TaskResultStatus.FAILED | TaskResultStatus.CANCELLED;
+import { type FinalStatus, TaskResultStatus } from './task-result-status.enum';
 
 /** What an ended attempt counts as: a task finished with its final status, or a retry. */
 export type AttemptOutcome =

@@ -1,4 +1,4 @@
-import type { FinalStatus } from './attempt-outcome';
+import type { FinalStatus } from './task-result-status.enum';
 import type { TaskRecord } from './task-record.interface';
 import type { TaskRecordSource, TaskResult } from './task-result';
 

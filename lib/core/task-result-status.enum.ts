@@ -13,6 +13,10 @@ export enum TaskResultStatus {
   CANCELLED = 'CANCELLED',
 }
 
+/** The statuses a task ends with for good (the `status` label of `threadmill_tasks_finished_total`). */
+export type FinalStatus =
+  TaskResultStatus.SUCCESSFUL | TaskResultStatus.FAILED | TaskResultStatus.CANCELLED;
+
 /** Statuses after which a task never runs again. */
 export const FINISHED_STATUSES: ReadonlySet<TaskResultStatus> = new Set([
   TaskResultStatus.SUCCESSFUL,

@@ -1,8 +1,8 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
 
-import type { FinalStatus } from '../core/attempt-outcome';
 import type { EventStream } from '../core/event-stream';
 import type { TaskRecord } from '../core/task-record.interface';
+import type { FinalStatus } from '../core/task-result-status.enum';
 import { RUN_SECONDS_BUCKETS, WAIT_SECONDS_BUCKETS } from './metrics.constants';
 import type { MetricsSnapshot, PromClient } from './prom-client.loader';
 import { dueAt, secondsBetween } from './task-times';
