@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 
 import type { RedisConnection } from './redis-connection';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /**
  * How an idle wait ended. `token`: something became ready. `timeout`: nothing

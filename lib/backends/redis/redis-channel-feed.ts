@@ -3,7 +3,7 @@ import type { Logger } from '@nestjs/common';
 import type { TaskFeedTransport } from '../../core/task-feed-fanout';
 import type { RedisConnection } from './redis-connection';
 import { RedisControlScripts } from './redis-control-scripts';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** How long the listener mark holds unless renewed, and how often a listener renews it. */
 const MARK_TTL_MS = 30_000;

@@ -1,7 +1,9 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisClient } from './redis-scripts';
+
+/** A client the backend talks through: one server or a cluster. */
+export type RedisClient = Redis | Cluster;
 
 // One quick reconnect per command: a Redis restart is ridden out, a dead Redis
 // fails the command within about one connectTimeout instead of queueing it forever.

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 
 import { sentinelPrimaryMoved } from '../../core/replication.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 import { sentinelName } from './redis-target.parser';
 
 /** What a watched client's owner is told of it. */

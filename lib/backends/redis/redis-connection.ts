@@ -6,11 +6,16 @@ import type { StoreCondition } from '../../core/store-condition';
 import { redisUnavailable } from '../../core/threadmill.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import { BLOCK_SLICE_MS, RedisBlockingWaits } from './redis-blocking-waits';
-import { blockingCopy, createRedisClient, failInFlight, subscriberCopy } from './redis-clients';
+import {
+  blockingCopy,
+  createRedisClient,
+  failInFlight,
+  type RedisClient,
+  subscriberCopy,
+} from './redis-clients';
 import { RedisConnectionWatch } from './redis-connection-watch';
 import { redisCallError, type LostReply } from './redis-errors';
 import { RedisKeys } from './redis-keys';
-import type { RedisClient } from './redis-scripts';
 import { RedisServerCheck } from './redis-server-check';
 
 /** How much later than its timeout a BLPOP reply may come before the connection counts as dead. */

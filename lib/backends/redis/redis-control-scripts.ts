@@ -1,6 +1,6 @@
 import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
 import type { CancelArgs, CancelKeys, CancelReply } from './redis-script-types';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /**
  * Typed calls of the scripts that control work already stored (cancel-5.lua,

@@ -1,6 +1,6 @@
 import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
 import type { FinishedTaskKeys, RetryFinishedArgs } from './redis-script-types';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /**
  * Typed calls of the scripts that retry or remove a final task by hand

@@ -11,7 +11,8 @@ import {
   storeSettings,
   type StoreReply,
 } from './redis-script-types';
-import { type RedisClient, RedisScripts } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
+import { RedisScripts } from './redis-scripts';
 import type { RedisSettler } from './redis-settler';
 
 /** What one acquire round trip did (see take). */

@@ -1,5 +1,5 @@
 import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** One entry a page returned: its member, score and the task hash fields asked for. */
 export interface ListedRaw {

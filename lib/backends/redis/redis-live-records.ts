@@ -4,7 +4,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import type { RedisKeys } from './redis-keys';
 import { RedisRecordCodec } from './redis-record.codec';
 import { TASK_HASH_FIELDS } from './redis-task-hash';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** A task a maintenance pass is about to settle: its record, or null where the data is gone or unreadable. */
 export interface LiveEntry {

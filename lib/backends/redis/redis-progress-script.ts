@@ -1,5 +1,5 @@
 import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** One entry of storeProgress.lua: a task's keys, and what to store for which attempt. */
 export interface ProgressItem {

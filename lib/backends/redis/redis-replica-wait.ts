@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
 import { replicasBehind, replicasLostConnection } from '../../core/replication.messages';
 import type { ReplicaWaitSettings } from './redis-backend-config.parser';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** What a WAIT answered, and down which socket its reply came. */
 interface WaitReply {

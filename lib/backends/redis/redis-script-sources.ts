@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /** How many KEYS a script takes: a fixed count, or a fixed count per item (variadic). */
 export interface ScriptKeyCount {

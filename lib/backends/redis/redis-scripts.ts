@@ -1,5 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
-
+import type { RedisClient } from './redis-clients';
 import { defineScriptCalls, type RedisScriptName, type ScriptCall } from './redis-script-sources';
 import type {
   AcknowledgeGroup,
@@ -14,9 +13,6 @@ import type {
 } from './redis-script-types';
 import { RedisEnqueueScript } from './redis-enqueue-script';
 import { RedisUniqueScripts } from './redis-unique-scripts';
-
-/** A client the backend talks through: one server or a cluster. */
-export type RedisClient = Redis | Cluster;
 
 /**
  * Most wake-up tokens a queue's list holds. Enough to wake that many idle

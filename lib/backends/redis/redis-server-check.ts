@@ -11,7 +11,7 @@ import {
 import { evictionAllowed, evictionRefused, redisTooOld } from '../../core/threadmill.messages';
 import { parseInfo } from './redis-info';
 import { readPersistence, weakestPersistence, type PersistenceFacts } from './redis-persistence';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 import { RedisStoreMark } from './redis-store-mark';
 
 /** The oldest Redis whose scripts honour a `#!lua` line's flags (see the scripts' headers). */

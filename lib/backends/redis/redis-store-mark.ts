@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 
 import { storeDataLost } from '../../core/store.messages';
-import type { RedisClient } from './redis-scripts';
+import type { RedisClient } from './redis-clients';
 
 /**
  * The mark an alias's store keeps (RedisKeys.storeMark): written once, when

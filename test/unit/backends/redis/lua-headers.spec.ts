@@ -11,7 +11,8 @@ import { RedisFinishedScripts } from '../../../../lib/backends/redis/redis-finis
 import { RedisListingScripts } from '../../../../lib/backends/redis/redis-listing-scripts';
 import { RedisProgressScript } from '../../../../lib/backends/redis/redis-progress-script';
 import { RedisScheduleScripts } from '../../../../lib/backends/redis/redis-schedule-scripts';
-import { RedisScripts, type RedisClient } from '../../../../lib/backends/redis/redis-scripts';
+import type { RedisClient } from '../../../../lib/backends/redis/redis-clients';
+import { RedisScripts } from '../../../../lib/backends/redis/redis-scripts';
 
 /**
  * A stand-in for ioredis that only records what each defined command was
