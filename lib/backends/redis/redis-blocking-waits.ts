@@ -1,6 +1,5 @@
 import { Cluster } from 'ioredis';
 
-import type { RedisConnection } from './redis-connection';
 import type { RedisClient } from './redis-clients';
 
 /**
@@ -16,6 +15,21 @@ export interface Wake<T> {
   followed?: T;
   /** The wait was ended by cutting the connection: a token Redis handed over in that instant is lost. */
   tokenMayBeLost: boolean;
+}
+
+/**
+ * What the waits use of their alias's RedisConnection, which makes their
+ * blocking clients and holds the waits in turn.
+ */
+export interface BlockerSource {
+  /** The shared client, which sends CLIENT UNBLOCK. */
+  readonly client: RedisClient;
+  /** Once closed, every wait ends as aborted. */
+  readonly closed: boolean;
+  /** A new blocking client; `onClose` is told each time its connection closes. */
+  createBlocker(onClose: (blocker: RedisClient) => void): RedisClient;
+  /** What to throw for a failed Redis call. */
+  failure(error: unknown): unknown;
 }
 
 /** Runs on the blocking connection right behind its BLPOP. */
@@ -42,7 +56,7 @@ export class RedisBlockingWaits {
   /** Each blocking connection's CLIENT ID, asked once per connection (forgotten when it closes). */
   private readonly blockerIds = new WeakMap<RedisClient, Promise<number>>();
 
-  constructor(private readonly connection: RedisConnection) {}
+  constructor(private readonly connection: BlockerSource) {}
 
   /**
    * Blocks until a token arrives on one of the wake-up lists, `timeoutMs`
