@@ -6,7 +6,7 @@ import type { Segment } from './api-types';
 import { ConfirmDialog } from './confirm-dialog';
 import { useDashboard } from './context';
 import { SEGMENT_LABELS } from './format';
-import type { TaskListRoute } from './task-list';
+import type { TaskListRoute } from './router';
 
 type Verb = 'retry' | 'cancel' | 'remove';
 

@@ -4,9 +4,18 @@ import { useEffect, useState } from 'preact/hooks';
 
 import { SEGMENTS, type Segment } from './api-types';
 
+/** A queue's tasks in one segment, of one task name or one id when filtered. */
+export interface TaskListRoute {
+  view: 'tasks';
+  queue: string;
+  segment: Segment;
+  task?: string;
+  id?: string;
+}
+
 export type Route =
   | { view: 'overview' }
-  | { view: 'tasks'; queue: string; segment: Segment; task?: string; id?: string }
+  | TaskListRoute
   | { view: 'task'; id: string }
   | { view: 'schedules' }
   | { view: 'pools' }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 
 import { useDashboard } from './context';
 import { navigate } from './router';
-import type { TaskListRoute } from './task-list';
+import type { TaskListRoute } from './router';
 
 /** Find one task by its id, or list only the tasks of one name. */
 export function TaskFilters({ route }: { route: TaskListRoute }) {

@@ -1,22 +1,14 @@
 import { useState } from 'preact/hooks';
 
 import { getJson } from './api';
-import { SEGMENTS, type Segment, type TaskPage } from './api-types';
+import { SEGMENTS, type TaskPage } from './api-types';
 import { BulkActions } from './bulk-actions';
 import { useDashboard } from './context';
 import { count, SEGMENT_LABELS } from './format';
 import { useKeyedState, usePolled } from './hooks';
-import { href, navigate } from './router';
+import { href, navigate, type TaskListRoute } from './router';
 import { TaskFilters } from './task-filters';
 import { TaskTable } from './task-table';
-
-export interface TaskListRoute {
-  view: 'tasks';
-  queue: string;
-  segment: Segment;
-  task?: string;
-  id?: string;
-}
 
 const PAGE_SIZES = [25, 50, 100, 200];
 
