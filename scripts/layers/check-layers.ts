@@ -13,7 +13,7 @@ export interface LayerReport {
   unplaced: string[];
   /** Imports of a higher level, or of a layer beside the importer's. */
   upward: string[];
-  /** Import cycles, each as the imports that close it. */
+  /** Import cycles: per set of files tied by cycles, its shortest cycle of imports. */
   cycles: string[];
   /** Allowed imports that match no import any more. */
   staleAllowances: string[];
@@ -88,6 +88,43 @@ function circles(files: readonly string[], edges: readonly ImportEdge[]): string
   return found;
 }
 
+/** The shortest cycle of imports among `component`'s files, as its imports in order. */
+function shortestCycle(component: readonly string[], edges: readonly ImportEdge[]): ImportEdge[] {
+  const members = new Set(component);
+  const next = new Map<string, ImportEdge[]>();
+  for (const edge of edges) {
+    if (!members.has(edge.from) || !members.has(edge.to)) continue;
+    const out = next.get(edge.from) ?? [];
+    if (!out.some((known) => known.to === edge.to)) out.push(edge);
+    next.set(edge.from, out);
+  }
+  let best: ImportEdge[] = [];
+  for (const start of component) {
+    // Breadth first from `start` until an import leads back to it.
+    const via = new Map<string, ImportEdge>();
+    let frontier = [start];
+    let closing: ImportEdge | undefined;
+    while (frontier.length > 0 && !closing) {
+      const following: string[] = [];
+      for (const file of frontier) {
+        for (const edge of next.get(file) ?? []) {
+          if (edge.to === start) closing ??= edge;
+          else if (!via.has(edge.to)) {
+            via.set(edge.to, edge);
+            following.push(edge.to);
+          }
+        }
+      }
+      frontier = following;
+    }
+    if (!closing) continue;
+    const cycle = [closing];
+    while (cycle[0].from !== start) cycle.unshift(via.get(cycle[0].from)!);
+    if (best.length === 0 || cycle.length < best.length) best = cycle;
+  }
+  return best;
+}
+
 /**
  * Checks the imports between files under `root`/lib against `levels`, less the `allowed`
  * imports: every file placed, no import upward or sideways, no cycle (type-only imports count).
@@ -120,9 +157,12 @@ export function checkLayers(
   }
 
   const cycles = circles(files, checked).map((component) => {
-    const members = new Set(component);
-    const inside = checked.filter((edge) => members.has(edge.from) && members.has(edge.to));
-    return `cycle of ${component.length} files: ${inside.map(describe).join('; ')}`;
+    const cycle = shortestCycle(component, checked);
+    const among =
+      cycle.length < component.length
+        ? ` (the shortest of the cycles among ${component.length} files)`
+        : '';
+    return `cycle: ${cycle.map(describe).join('; ')}${among}`;
   });
 
   const staleAllowances = allowed
