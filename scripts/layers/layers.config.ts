@@ -110,7 +110,7 @@ export const LEVELS: readonly (readonly Layer[])[] = [
   [
     {
       name: 'cli',
-      // lib/command holds what the commands share; it belongs to the cli, wherever it lives.
+      // What the commands share lives in lib/cli; a file of it in lib/command is the cli's too.
       holds: ['lib/cli/', 'lib/command/'],
       why: 'the commands: boot the module, start a worker pool or the inspector',
     },
