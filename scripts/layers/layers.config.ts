@@ -110,8 +110,7 @@ export const LEVELS: readonly (readonly Layer[])[] = [
   [
     {
       name: 'cli',
-      // What the commands share lives in lib/cli; a file of it in lib/command is the cli's too.
-      holds: ['lib/cli/', 'lib/command/'],
+      holds: ['lib/cli/'],
       why: 'the commands: boot the module, start a worker pool or the inspector',
     },
     {
