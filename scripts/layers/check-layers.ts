@@ -1,5 +1,5 @@
 import { type ImportEdge, importGraph } from './import-graph';
-import { type AllowedImport, type Layer, LEVELS, TEMPORARY_ALLOWED_IMPORTS } from './layers.config';
+import { type Layer, LEVELS } from './layers.config';
 
 /** Where a file sits: its layer and that layer's level (0 at the bottom). */
 interface Placement {
@@ -15,8 +15,6 @@ export interface LayerReport {
   upward: string[];
   /** Import cycles: per set of files tied by cycles, its shortest cycle of imports. */
   cycles: string[];
-  /** Allowed imports that match no import any more. */
-  staleAllowances: string[];
 }
 
 function placementOf(file: string, levels: readonly (readonly Layer[])[]): Placement | undefined {
@@ -126,18 +124,14 @@ function shortestCycle(component: readonly string[], edges: readonly ImportEdge[
 }
 
 /**
- * Checks the imports between files under `root`/lib against `levels`, less the `allowed`
- * imports: every file placed, no import upward or sideways, no cycle (type-only imports count).
+ * Checks the imports between files under `root`/lib against `levels`: every file placed,
+ * no import upward or sideways, no cycle (type-only imports count).
  */
 export function checkLayers(
   root: string,
   levels: readonly (readonly Layer[])[] = LEVELS,
-  allowed: readonly AllowedImport[] = TEMPORARY_ALLOWED_IMPORTS,
 ): LayerReport {
   const { files, edges } = importGraph(root, 'lib');
-  const isAllowed = (edge: ImportEdge): boolean =>
-    allowed.some((entry) => entry.from === edge.from && entry.to === edge.to);
-  const checked = edges.filter((edge) => !isAllowed(edge));
 
   const placements = new Map<string, Placement>();
   const unplaced: string[] = [];
@@ -148,7 +142,7 @@ export function checkLayers(
   }
 
   const upward: string[] = [];
-  for (const edge of checked) {
+  for (const edge of edges) {
     const from = placements.get(edge.from);
     const to = placements.get(edge.to);
     if (!from || !to || from.layer === to.layer || to.level < from.level) continue;
@@ -156,8 +150,8 @@ export function checkLayers(
     upward.push(`${describe(edge)}: ${from.layer.name} imports ${to.layer.name}, ${where}`);
   }
 
-  const cycles = circles(files, checked).map((component) => {
-    const cycle = shortestCycle(component, checked);
+  const cycles = circles(files, edges).map((component) => {
+    const cycle = shortestCycle(component, edges);
     const among =
       cycle.length < component.length
         ? ` (the shortest of the cycles among ${component.length} files)`
@@ -165,14 +159,10 @@ export function checkLayers(
     return `cycle: ${cycle.map(describe).join('; ')}${among}`;
   });
 
-  const staleAllowances = allowed
-    .filter((entry) => !edges.some((edge) => edge.from === entry.from && edge.to === entry.to))
-    .map((entry) => `${entry.from} no longer imports ${entry.to}: delete its allowance`);
-
-  return { unplaced, upward, cycles, staleAllowances };
+  return { unplaced, upward, cycles };
 }
 
 /** Every problem of a report, one a line; empty when the layers hold. */
 export function problems(report: LayerReport): string[] {
-  return [...report.unplaced, ...report.upward, ...report.cycles, ...report.staleAllowances];
+  return [...report.unplaced, ...report.upward, ...report.cycles];
 }

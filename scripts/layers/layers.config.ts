@@ -1,4 +1,4 @@
-// The layers of lib/, bottom to top, and the imports the check allows for now.
+// The layers of lib/, bottom to top.
 // `npm run lint` and `npm test` run the check (scripts/check-layers.ts).
 
 /** One layer: the folders and files of lib/ it holds, and why it sits where it does. */
@@ -120,16 +120,3 @@ export const LEVELS: readonly (readonly Layer[])[] = [
     },
   ],
 ];
-
-/** An import the check lets through until the change that removes it lands. */
-export interface AllowedImport {
-  from: string;
-  to: string;
-  reason: string;
-}
-
-/**
- * TEMPORARY: each entry goes once its import is gone; the check fails on an entry that
- * matches no import, so a stale one is deleted rather than left to allow a new import.
- */
-export const TEMPORARY_ALLOWED_IMPORTS: readonly AllowedImport[] = [];
