@@ -50,7 +50,7 @@ async function boot(app?: string): Promise<Booted> {
   const schedules = moduleRef.get(ScheduleService);
   const backend = moduleRef.get(BackendRegistry).get('default');
   const logger = new KeptLogger();
-  const pool = schedules.forPool(backend, logger) as PoolSchedules;
+  const pool = schedules.forPool(backend, logger);
   return { moduleRef, schedules, store: backend.schedules, logger, pool };
 }
 

@@ -52,7 +52,7 @@ describe('ScheduleService', () => {
     backend = moduleRef.get(BackendRegistry).get('default');
     store = backend.schedules;
     logger = new KeptLogger();
-    pool = schedules.forPool(backend, logger) as PoolSchedules;
+    pool = schedules.forPool(backend, logger);
   });
 
   afterEach(async () => {
@@ -179,7 +179,7 @@ describe('ScheduleService', () => {
     it('of racing passes enqueues each tick exactly once', async () => {
       await schedules.add('fast', { task: 'reports.adhoc', every: 1000, args: ['f'] });
       const cursor = await dueSince('fast', 4_000, 1000);
-      const racers = [pool, ...[1, 2, 3].map(() => schedules.forPool(backend, logger)!)];
+      const racers = [pool, ...[1, 2, 3].map(() => schedules.forPool(backend, logger))];
       await Promise.all(racers.map((racer) => racer.tick()));
       await Promise.all(racers.map((racer) => racer.tick()));
       const ticks = (await backend.reads.peek('default', 'ready', 100))
