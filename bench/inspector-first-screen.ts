@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../lib/core';
+import type { TaskRecord } from '../lib/core/task-record.interface';
+import { TaskResultStatus } from '../lib/core/task-result-status.enum';
 import { removeAliasKeys } from '../test/helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../test/helpers/redis-server';
 import { TmuxSession } from '../test/helpers/tmux-session';

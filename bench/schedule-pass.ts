@@ -1,11 +1,8 @@
 import { Logger } from '@nestjs/common';
-
-import {
-  DEFAULT_APP_NAME,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  type TaskBackend,
-} from '../lib/core';
+import { TaskResultDoesNotExist } from '../lib/core/errors/task-result-does-not-exist.error';
+import type { TaskBackend } from '../lib/core/task-backend.interface';
+import { TaskResultStatus } from '../lib/core/task-result-status.enum';
+import { DEFAULT_APP_NAME } from '../lib/core/threadmill.constants';
 import { definitionText, resolveSchedule } from '../lib/schedule/schedule-definition';
 import { ScheduleTicker } from '../lib/schedule/schedule-ticker';
 import { TickSequence } from '../lib/schedule/tick-sequence';

@@ -1,11 +1,7 @@
 import { performance } from 'node:perf_hooks';
-
-import {
-  finishedRecordSource,
-  TaskResultStatus,
-  waitForFinished,
-  type TaskBackend,
-} from '../lib/core';
+import type { TaskBackend } from '../lib/core/task-backend.interface';
+import { TaskResultStatus } from '../lib/core/task-result-status.enum';
+import { finishedRecordSource, waitForFinished } from '../lib/core/wait-for-finished';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 
 /**

@@ -1,4 +1,7 @@
-import { DEFAULT_APP_NAME, InvalidBackendConfigError, invalidAppName, isValidName } from './core';
+import { InvalidBackendConfigError } from './core/errors/invalid-backend-config.error';
+import { DEFAULT_APP_NAME } from './core/threadmill.constants';
+import { invalidAppName } from './core/threadmill.messages';
+import { isValidName } from './core/validate-name.util';
 import type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 
 /**

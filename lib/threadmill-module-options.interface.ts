@@ -1,4 +1,6 @@
-import type { BackendConfig, InProcessWorkerOptions, ThreadmillMetricsOptions } from './core';
+import type { BackendConfig } from './core/backend-config.interface';
+import type { InProcessWorkerOptions } from './core/in-process-worker-options.interface';
+import type { ThreadmillMetricsOptions } from './core/metrics-options.interface';
 
 /**
  * Options of `ThreadmillModule.forRoot` (and what `forRootAsync`'s factory returns).

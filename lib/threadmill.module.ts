@@ -1,7 +1,8 @@
 import { Logger, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-
-import { DEFAULT_BACKEND_ALIAS, EventStream, isExecutingBackend } from './core';
+import { EventStream } from './core/event-stream';
+import { isExecutingBackend } from './core/task-executor.interface';
+import { DEFAULT_BACKEND_ALIAS } from './core/threadmill.constants';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';
 import { ThreadmillMetrics } from './metrics/threadmill.metrics';

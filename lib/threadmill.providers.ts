@@ -1,14 +1,13 @@
 import type { FactoryProvider, Type } from '@nestjs/common';
 import { storeRules } from './lifecycle/store-rules';
-
+import type { BackendConfig } from './core/backend-config.interface';
+import { InvalidBackendConfigError } from './core/errors/invalid-backend-config.error';
+import type { TaskBackend } from './core/task-backend.interface';
 import {
-  InvalidBackendConfigError,
   backendAliasNotProvided,
   invalidBackendOption,
   noBackendsConfigured,
-  type BackendConfig,
-  type TaskBackend,
-} from './core';
+} from './core/threadmill.messages';
 import { BackendConfigReader } from './backends/backend-config.reader';
 import { BackendRegistry } from './backends/backend.registry';
 import { getBackendToken } from './backends/get-backend-token.util';

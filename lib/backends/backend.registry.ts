@@ -1,15 +1,12 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-
-import {
-  DEFAULT_BACKEND_ALIAS,
-  UnknownBackendError,
-  unknownBackend,
-  type FeedUnsubscribe,
-  type FinishedTasksListener,
-  type TaskBackend,
-  type TaskRecord,
-  type FinishedRecordSource,
-} from '../core';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import type { FinishedTasksListener } from '../core/finished-task-feed';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { FeedUnsubscribe } from '../core/task-feed-fanout';
+import type { TaskRecord } from '../core/task-record.interface';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
+import { unknownBackend } from '../core/threadmill.messages';
+import type { FinishedRecordSource } from '../core/wait-for-finished';
 
 /**
  * Every configured backend by alias. Built by the module from the options (so

@@ -1,4 +1,4 @@
-import { DEFAULT_BACKEND_ALIAS, THREADMILL_NAMESPACE } from '../core';
+import { DEFAULT_BACKEND_ALIAS, THREADMILL_NAMESPACE } from '../core/threadmill.constants';
 
 /**
  * The DI token of one configured backend alias.

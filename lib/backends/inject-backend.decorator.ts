@@ -1,6 +1,5 @@
 import { Inject } from '@nestjs/common';
-
-import { DEFAULT_BACKEND_ALIAS } from '../core';
+import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { getBackendToken } from './get-backend-token.util';
 
 /**

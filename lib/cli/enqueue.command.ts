@@ -6,7 +6,7 @@ import { ExitCode } from '../core/exit-code';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
-import { enqueuedUnregistered } from '../core/task-name.messages';
+import { enqueuedUnregistered } from '../task/task-name.messages';
 import { timeoutNeedsWait, waitNeedsOneTask } from '../core/worker.messages';
 import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';

@@ -1,7 +1,7 @@
 import { CommandRunner } from 'nest-commander';
 
 import type { CommandOutputWriter } from './command-output.writer';
-import { unknownSubcommand } from '../core/command.messages';
+import { unknownSubcommand } from './command.messages';
 
 /**
  * A command with subcommands (`queues`, `schedules`): a word after it that

@@ -3,7 +3,7 @@ import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { BackendOption, parseBackendOption } from './backend-option';
 import { CommandOutputWriter } from './command-output.writer';
 import { parseJsonArray, parseName, parseWholeNumber } from './parse-option.util';
-import { scheduleCommandNeedsTiming } from '../core/schedule.messages';
+import { scheduleCommandNeedsTiming } from '../schedule/schedule.messages';
 import type { ScheduleOptions } from '../core/schedule-options.interface';
 import { ScheduleService } from '../schedule/schedule.service';
 

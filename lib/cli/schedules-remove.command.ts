@@ -2,7 +2,7 @@ import { CommandRunner, SubCommand } from 'nest-commander';
 
 import { BackendOption, parseBackendOption } from './backend-option';
 import { CommandOutputWriter } from './command-output.writer';
-import { scheduleNotFound } from '../core/schedule.messages';
+import { scheduleNotFound } from '../schedule/schedule.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { ScheduleService } from '../schedule/schedule.service';
 

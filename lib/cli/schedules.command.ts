@@ -1,7 +1,7 @@
 import { Command } from 'nest-commander';
 
 import { CommandOutputWriter } from './command-output.writer';
-import { scheduleSubcommandMissing } from '../core/schedule.messages';
+import { scheduleSubcommandMissing } from '../schedule/schedule.messages';
 import { SchedulesAddCommand } from './schedules-add.command';
 import { SchedulesListCommand } from './schedules-list.command';
 import { SchedulesRemoveCommand } from './schedules-remove.command';

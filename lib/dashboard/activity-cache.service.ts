@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-
-import type { BackendActivity } from '../core';
+import type { BackendActivity } from '../core/task-listing';
 import { DashboardBackends } from './dashboard-backends';
 
 /** The charts' span and resolution: the last hour, per minute. */

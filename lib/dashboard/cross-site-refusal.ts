@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-
-import { dashboardCrossSite, dashboardCsrfHeaderMissing } from '../core';
+import { dashboardCrossSite, dashboardCsrfHeaderMissing } from './dashboard.messages';
 import { CSRF_HEADER } from './dashboard-settings';
 
 /** What browsers say of a request made by the page itself (or typed in by the user). */

@@ -8,8 +8,7 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isObservable, lastValueFrom } from 'rxjs';
-
-import { dashboardActRefused, dashboardReadRefused } from '../core';
+import { dashboardActRefused, dashboardReadRefused } from './dashboard.messages';
 import { dashboardActionOf } from './dashboard-action.decorator';
 import type { DashboardAction } from './dashboard-options.interface';
 import { crossSiteRefusal } from './cross-site-refusal';

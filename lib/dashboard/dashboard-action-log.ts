@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-
-import { EventStream } from '../core';
+import { EventStream } from '../core/event-stream';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';
 
 /**

@@ -3,8 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 
 import { InternalServerErrorException, Logger, NotFoundException } from '@nestjs/common';
-
-import { dashboardAssetNotFound, dashboardAssetsMissing, dashboardAssetsMissingAt } from '../core';
+import {
+  dashboardAssetNotFound,
+  dashboardAssetsMissing,
+  dashboardAssetsMissingAt,
+} from './dashboard.messages';
 
 /** The content types of the files the page is built into. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

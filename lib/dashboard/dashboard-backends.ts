@@ -1,13 +1,8 @@
 import { Inject, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
-
-import {
-  InvalidDashboardOptionError,
-  invalidDashboardOption,
-  shown,
-  shownList,
-  unknownDashboardAlias,
-  type TaskBackend,
-} from '../core';
+import { invalidDashboardOption, unknownDashboardAlias } from './dashboard.messages';
+import { InvalidDashboardOptionError } from '../core/errors/invalid-dashboard-option.error';
+import { shown, shownList } from '../core/shown';
+import type { TaskBackend } from '../core/task-backend.interface';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { BackendKind } from './dashboard-api.interface';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';

@@ -7,18 +7,14 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-
-import {
-  BackendUnavailableError,
-  InvalidQueryError,
-  InvalidTaskError,
-  TaskResultDoesNotExist,
-  UnknownBackendError,
-  UnknownQueueError,
-  UnknownScheduleError,
-  dashboardFailed,
-  dashboardRequestFailedLog,
-} from '../core';
+import { dashboardFailed, dashboardRequestFailedLog } from './dashboard.messages';
+import { BackendUnavailableError } from '../core/errors/backend-unavailable.error';
+import { InvalidQueryError } from '../core/errors/invalid-query.error';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { UnknownQueueError } from '../core/errors/unknown-queue.error';
+import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
 
 /** Errors whose message is about the request (never about the store's address), with their status. */
 const TOLD: readonly [new (...args: never[]) => Error, number][] = [

@@ -1,11 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-
-import {
-  QUEUE_SEGMENTS,
-  invalidDashboardInput,
-  type QueueLimits,
-  type QueueSegment,
-} from '../core';
+import { invalidDashboardInput } from './dashboard.messages';
+import type { QueueLimits } from '../core/queue-limits';
+import { QUEUE_SEGMENTS, type QueueSegment } from '../core/queue-segment';
 
 /** Most tasks one list page or one action by ids takes. */
 export const MAX_PAGE = 500;

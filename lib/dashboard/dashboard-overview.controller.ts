@@ -10,8 +10,7 @@ import {
   type MessageEvent,
 } from '@nestjs/common';
 import { Observable } from 'rxjs';
-
-import type { BackendActivity, PoolStatus } from '../core';
+import type { BackendActivity, PoolStatus } from '../core/task-listing';
 import { ActivityCache } from './activity-cache.service';
 import { DashboardAccessGuard } from './dashboard-access.guard';
 import type { DashboardMeta, Overview } from './dashboard-api.interface';

@@ -12,8 +12,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-
-import { dashboardRouteNotFound } from '../core';
+import { dashboardRouteNotFound } from './dashboard.messages';
 import { DashboardAccessGuard } from './dashboard-access.guard';
 import { DashboardAssets, type DashboardFile } from './dashboard-assets';
 import { DashboardExceptionFilter } from './dashboard-exception.filter';

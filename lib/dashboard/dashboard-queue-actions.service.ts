@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-
-import { limitsWord, shown, type QueueLimits } from '../core';
+import { limitsWord } from '../core/control.messages';
+import type { QueueLimits } from '../core/queue-limits';
+import { shown } from '../core/shown';
 import { QueueService } from '../queue/queue.service';
 import { ScheduleService } from '../schedule/schedule.service';
 import { DashboardActionLog } from './dashboard-action-log';

@@ -11,8 +11,8 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-
-import { dashboardRouteNotFound, type QueueLimits } from '../core';
+import { dashboardRouteNotFound } from './dashboard.messages';
+import type { QueueLimits } from '../core/queue-limits';
 import { Acts } from './dashboard-action.decorator';
 import { DashboardAccessGuard } from './dashboard-access.guard';
 import { DashboardExceptionFilter } from './dashboard-exception.filter';

@@ -1,13 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-
-import {
-  TaskResultDoesNotExist,
-  assertKnownQueue,
-  type PoolStatus,
-  type QueueSegment,
-  type TaskBackend,
-  type TaskRecord,
-} from '../core';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { assertKnownQueue } from '../core/known-queue';
+import type { QueueSegment } from '../core/queue-segment';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { PoolStatus } from '../core/task-listing';
+import type { TaskRecord } from '../core/task-record.interface';
 import { ScheduleService } from '../schedule/schedule.service';
 import type { ScheduleInfo } from '../schedule/schedule-info';
 import type { Redacted, TaskDetail, TaskListPage, TaskSummary } from './dashboard-api.interface';

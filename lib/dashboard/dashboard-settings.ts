@@ -1,9 +1,6 @@
-import {
-  DashboardAccessRuleMissingError,
-  InvalidDashboardOptionError,
-  dashboardAccessRuleMissing,
-  invalidDashboardOption,
-} from '../core';
+import { dashboardAccessRuleMissing, invalidDashboardOption } from './dashboard.messages';
+import { DashboardAccessRuleMissingError } from '../core/errors/dashboard-access-rule-missing.error';
+import { InvalidDashboardOptionError } from '../core/errors/invalid-dashboard-option.error';
 import type { DashboardTaskPart, ThreadmillDashboardOptions } from './dashboard-options.interface';
 
 /** Injection token of the dashboard's checked settings. */

@@ -1,16 +1,12 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
-
-import {
-  RETRYABLE_BY_HAND,
-  TaskResultDoesNotExist,
-  assertKnownQueue,
-  dashboardStateConflict,
-  invalidDashboardInput,
-  shown,
-  type FinishedSegment,
-  type TaskBackend,
-  type TaskResultStatus,
-} from '../core';
+import { dashboardStateConflict, invalidDashboardInput } from './dashboard.messages';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { assertKnownQueue } from '../core/known-queue';
+import { RETRYABLE_BY_HAND } from '../core/manual-retry';
+import type { FinishedSegment } from '../core/queue-segment';
+import { shown } from '../core/shown';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskResultStatus } from '../core/task-result-status.enum';
 import { TaskControlService } from '../task/task-control.service';
 import { DashboardActionLog } from './dashboard-action-log';
 import { DashboardBackends } from './dashboard-backends';

@@ -11,8 +11,7 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-
-import { dashboardRouteNotFound } from '../core';
+import { dashboardRouteNotFound } from './dashboard.messages';
 import { Acts } from './dashboard-action.decorator';
 import { DashboardAccessGuard } from './dashboard-access.guard';
 import type { TaskDetail, TaskListPage } from './dashboard-api.interface';

@@ -1,11 +1,8 @@
-import {
-  FINISHED_STATUSES,
-  TaskResultDoesNotExist,
-  type QueueSegment,
-  type TaskBackend,
-  type TaskRecord,
-  type TaskResultStatus,
-} from '../core';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import type { QueueSegment } from '../core/queue-segment';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
+import { FINISHED_STATUSES, type TaskResultStatus } from '../core/task-result-status.enum';
 
 /** Tasks read per call when a filter of the dashboard walks a segment. */
 export const WALK_PAGE = 500;

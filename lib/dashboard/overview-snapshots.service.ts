@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-
-import { dashboardFailed, dashboardReadFailedLog } from '../core';
+import { dashboardFailed, dashboardReadFailedLog } from './dashboard.messages';
 import type { Overview } from './dashboard-api.interface';
 import { DashboardBackends } from './dashboard-backends';
 import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings';

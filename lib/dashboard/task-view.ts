@@ -1,4 +1,5 @@
-import { traceIdOf, type TaskErrorRecord, type TaskRecord } from '../core';
+import type { TaskErrorRecord, TaskRecord } from '../core/task-record.interface';
+import { traceIdOf } from '../core/trace-id';
 import type { Redacted, TaskDetail, TaskSummary } from './dashboard-api.interface';
 import type { DashboardTaskPart } from './dashboard-options.interface';
 

@@ -6,8 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
-
-import { EventStream } from '../core';
+import { EventStream } from '../core/event-stream';
 import { StreamLogListener } from '../worker/stream-log.listener';
 import { ActivityCache } from './activity-cache.service';
 import { DashboardAccessGuard } from './dashboard-access.guard';

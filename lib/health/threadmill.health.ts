@@ -4,7 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { QueueStats } from '../core/backend-telemetry.interface';
-import { inProcessWorkerUnhealthy } from '../core/in-process-worker.messages';
+import { inProcessWorkerUnhealthy } from '../worker/in-process/in-process-worker.messages';
 import { storeHealth } from '../core/store-condition';
 import {
   backendUnreachable,

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Gauge, Registry } from 'prom-client';
 
-import { storeGaugesFailed } from '../core/metrics.messages';
+import { storeGaugesFailed } from './metrics.messages';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { dueAt } from './task-times';
 import { ROLE_LEASE_SCRAPES, STORE_GAUGES_ROLE } from './metrics.constants';

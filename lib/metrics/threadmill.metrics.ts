@@ -13,7 +13,7 @@ import { EventStream } from '../core/event-stream';
 import { MetricsNotEnabledError } from '../core/errors/metrics-not-enabled.error';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { ThreadmillMetricsOptions } from '../core/metrics-options.interface';
-import { metricsNotEnabled } from '../core/metrics.messages';
+import { metricsNotEnabled } from './metrics.messages';
 import { optionalDependencyMissing } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { THREADMILL_MODULE_OPTIONS } from '../threadmill.module-definition';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-
-import { assertKnownQueue, hasLimits, type QueueLimits, type TaskBackend } from '../core';
+import { assertKnownQueue } from '../core/known-queue';
+import { hasLimits, type QueueLimits } from '../core/queue-limits';
+import type { TaskBackend } from '../core/task-backend.interface';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { QueueState, QueueSummary, QueueTargetOptions } from './queue-state.interface';
 

@@ -1,11 +1,7 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-
-import {
-  InvalidTaskError,
-  backendNotConfigured,
-  duplicateScheduleId,
-  queueNotConfigured,
-} from '../core';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { duplicateScheduleId } from './schedule.messages';
+import { backendNotConfigured, queueNotConfigured } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { TaskDefinition } from '../task/task-definition';
 import { TaskRegistry } from '../task/task.registry';

@@ -1,4 +1,5 @@
-import { DEFAULT_APP_NAME, type StoredSchedule } from '../core';
+import type { StoredSchedule } from '../core/ports/schedule-store.port';
+import { DEFAULT_APP_NAME } from '../core/threadmill.constants';
 
 /**
  * The app a stored schedule belongs to: the one recorded with it, else the

@@ -1,24 +1,21 @@
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { ScheduleTiming } from '../core/schedule-options.interface';
 import {
-  InvalidTaskError,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
-  assertJsonSafe,
   invalidCatchUp,
   invalidCron,
   invalidEvery,
   invalidOverlap,
-  invalidPriority,
   invalidScheduleArgs,
   invalidScheduleId,
-  isValidName,
-  isValidScheduleId,
-  invalidName,
   scheduleArgs,
   scheduleNeverTicks,
   scheduleTimingMissing,
   unknownTimezone,
-  type ScheduleTiming,
-} from '../core';
+} from './schedule.messages';
+import { assertJsonSafe } from '../core/task-serializer';
+import { PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
+import { invalidPriority, invalidName } from '../core/threadmill.messages';
+import { isValidName, isValidScheduleId } from '../core/validate-name.util';
 import type { ResolvedCatchUp } from './due-ticks';
 import { TickSequence, type TickRule } from './tick-sequence';
 

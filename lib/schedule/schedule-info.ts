@@ -1,4 +1,5 @@
-import type { ScheduleOrigin, StoredSchedule, TaskResultStatus } from '../core';
+import type { ScheduleOrigin, StoredSchedule } from '../core/ports/schedule-store.port';
+import type { TaskResultStatus } from '../core/task-result-status.enum';
 import type { ResolvedCatchUp } from './due-ticks';
 import { appOf } from './schedule-app';
 import type { ScheduleDefinition } from './schedule-definition';

@@ -1,4 +1,4 @@
-import type { ScheduleStore } from '../core';
+import type { ScheduleStore } from '../core/ports/schedule-store.port';
 import type { DeclaredSchedule } from './declared-schedules';
 import { appOf } from './schedule-app';
 import { definitionText } from './schedule-definition';

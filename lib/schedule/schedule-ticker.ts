@@ -1,14 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
-
-import {
-  TaskAlreadyExistsError,
-  corruptSchedule,
-  schedulePassFailed,
-  scheduleTickFailed,
-  type ScheduleLastTick,
-  type ScheduleStore,
-  type StoredSchedule,
-} from '../core';
+import { TaskAlreadyExistsError } from '../core/errors/task-already-exists.error';
+import type {
+  ScheduleLastTick,
+  ScheduleStore,
+  StoredSchedule,
+} from '../core/ports/schedule-store.port';
+import { corruptSchedule, schedulePassFailed, scheduleTickFailed } from './schedule.messages';
 import { dueTicks } from './due-ticks';
 import { appOf } from './schedule-app';
 import { parseDefinition, type ScheduleDefinition } from './schedule-definition';

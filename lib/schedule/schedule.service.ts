@@ -1,24 +1,22 @@
 import { Injectable, type LoggerService } from '@nestjs/common';
-
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
+import type { ScheduleStore, StoredSchedule } from '../core/ports/schedule-store.port';
+import type { ScheduleOptions } from '../core/schedule-options.interface';
 import {
-  InvalidTaskError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  UnknownScheduleError,
   corruptSchedule,
-  newTaskId,
-  queueNotConfigured,
   scheduleNotFound,
   scheduleTaskNotRegistered,
   schedulesSynced,
   scheduleSyncFailed,
   scheduleTakenOver,
-  type ScheduleOptions,
-  type ScheduleStore,
-  type StoredSchedule,
-  type TaskBackend,
-  type TaskResult,
-} from '../core';
+} from './schedule.messages';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { newTaskId } from '../core/task-id';
+import type { TaskResult } from '../core/task-result';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { queueNotConfigured } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { TaskRegistry } from '../task/task.registry';
 import { TaskService } from '../task/task.service';

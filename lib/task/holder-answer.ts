@@ -1,10 +1,7 @@
-import {
-  CANCEL_ANSWER_WITHIN_MS,
-  TaskResultStatus,
-  FINISHED_STATUSES,
-  type CancelResult,
-  type TaskBackend,
-} from '../core';
+import { CANCEL_ANSWER_WITHIN_MS } from '../core/cancel-delivery';
+import type { CancelResult } from '../core/ports/control-store.port';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { TaskResultStatus, FINISHED_STATUSES } from '../core/task-result-status.enum';
 import { sleep } from '../utils/sleep.util';
 import { decideCancel } from '../lifecycle/cancel-decision';
 

@@ -1,6 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-
-import { TASK_EVENT_LISTENER_METADATA } from '../core';
+import { TASK_EVENT_LISTENER_METADATA } from '../core/threadmill.constants';
 import type { CrossProcessTaskEventName, TaskEventFilter } from './task-event-feed';
 
 export type { CrossProcessTaskEventName } from './task-event-feed';

@@ -1,4 +1,6 @@
-import type { QueueSegment, TaskBackend, TaskRecord } from '../core';
+import type { QueueSegment } from '../core/queue-segment';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
 
 /**
  * Acts on every task of one segment of a queue (of one task name, or any

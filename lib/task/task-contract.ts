@@ -1,4 +1,4 @@
-import type { TaskBackoff, TaskOptions, UniqueOverrides } from '../core';
+import type { TaskBackoff, TaskOptions, UniqueOverrides } from '../core/task-options.interface';
 import type { ResolvedTaskOptions, TaskTarget } from './task-definition';
 import { resolveTaskOptions } from './task-options.resolver';
 

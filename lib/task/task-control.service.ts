@@ -1,24 +1,20 @@
 import { Injectable } from '@nestjs/common';
-
+import { invalidFinishedFilter, invalidCancelFilter } from '../core/control.messages';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
+import { assertKnownQueue } from '../core/known-queue';
 import {
-  FINISHED_STATUSES,
-  InvalidTaskError,
-  invalidFinishedFilter,
   manualRetryRecord,
   RETRYABLE_BY_HAND,
-  TaskResultStatus,
-  TaskResult,
-  TaskResultDoesNotExist,
-  invalidCancelFilter,
-  type CancelOutcome,
   type ManualRetryOutcome,
   type RemoveOutcome,
-  assertKnownQueue,
-  finishedSegment,
-  type QueueSegment,
-  type TaskBackend,
-  type TaskRecord,
-} from '../core';
+} from '../core/manual-retry';
+import type { CancelOutcome } from '../core/ports/control-store.port';
+import { finishedSegment, type QueueSegment } from '../core/queue-segment';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResult } from '../core/task-result';
+import { FINISHED_STATUSES, TaskResultStatus } from '../core/task-result-status.enum';
 import { BackendRegistry } from '../backends/backend.registry';
 import { holderAnswer } from './holder-answer';
 import { sweepSegment } from './segment-sweep';

@@ -1,4 +1,6 @@
-import type { TaskBackoff, TaskContext, TaskSchedule, TaskUniqueOptions } from '../core';
+import type { TaskSchedule } from '../core/schedule-options.interface';
+import type { TaskContext } from '../core/task-context';
+import type { TaskBackoff, TaskUniqueOptions } from '../core/task-options.interface';
 
 /** A provider class as users refer to it in `enqueue(MailTasks, ...)`. */
 export type TaskProviderClass = abstract new (...args: never[]) => object;

@@ -1,19 +1,13 @@
 import { Injectable } from '@nestjs/common';
-
-import {
-  EnqueuedTaskResult,
-  EventStream,
-  InvalidTaskError,
-  PartialEnqueueError,
-  backendNotConfigured,
-  idNeedsOneTask,
-  isExecutingBackend,
-  partialEnqueue,
-  type ScheduledTick,
-  type TaskBackend,
-  type TaskOverrides,
-  type TaskTraceContext,
-} from '../core';
+import { EnqueuedTaskResult } from '../core/enqueued-task-result';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { PartialEnqueueError } from '../core/errors/partial-enqueue.error';
+import { EventStream } from '../core/event-stream';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { isExecutingBackend } from '../core/task-executor.interface';
+import type { TaskOverrides } from '../core/task-options.interface';
+import type { ScheduledTick, TaskTraceContext } from '../core/task-record.interface';
+import { backendNotConfigured, idNeedsOneTask, partialEnqueue } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { taskTracer } from '../telemetry/task-tracer';
 import { enqueueInSlices } from './enqueue-slices';

@@ -1,14 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-
 import {
   LIVE_TASK_EVENTS,
-  recordWithProgress,
-  TaskResult,
   type LiveTaskEvent,
   type LiveTaskEventName,
-  type TaskBackend,
-  type TaskRecordSource,
-} from '../core';
+} from '../core/live-task-feed';
+import type { TaskBackend } from '../core/task-backend.interface';
+import { recordWithProgress } from '../core/task-progress';
+import { TaskResult, type TaskRecordSource } from '../core/task-result';
 import { BackendRegistry } from '../backends/backend.registry';
 
 /**

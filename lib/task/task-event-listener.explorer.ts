@@ -1,12 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-
-import {
-  TASK_EVENT_LISTENER_METADATA,
-  TaskResult,
-  UnknownBackendError,
-  WORKER_CHILD_ENV,
-} from '../core';
+import { UnknownBackendError } from '../core/errors/unknown-backend.error';
+import { TaskResult } from '../core/task-result';
+import { TASK_EVENT_LISTENER_METADATA, WORKER_CHILD_ENV } from '../core/threadmill.constants';
 import type { TaskEventListenerMetadata } from './on-task-event.decorator';
 import { TaskEventFeed } from './task-event-feed';
 

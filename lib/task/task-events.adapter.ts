@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-
-import { EventStream, TaskResult, type AttemptEndedEvent, type TaskStreamEvent } from '../core';
+import { EventStream } from '../core/event-stream';
+import type { AttemptEndedEvent, TaskStreamEvent } from '../core/stream-events.interface';
+import { TaskResult } from '../core/task-result';
 import { TaskEvents, type TaskEventName } from './task-events';
 
 /**

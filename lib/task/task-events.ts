@@ -1,11 +1,7 @@
 import { Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
-
-import {
-  InvalidTaskError,
-  allProcessesNeedsModule,
-  notHeardAcrossProcesses,
-  type TaskResult,
-} from '../core';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { TaskResult } from '../core/task-result';
+import { allProcessesNeedsModule, notHeardAcrossProcesses } from '../core/threadmill.messages';
 import {
   CROSS_PROCESS_TASK_EVENTS,
   TaskEventFeed,

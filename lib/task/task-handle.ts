@@ -1,4 +1,7 @@
-import type { EnqueuedTaskResult, TaskOverrides, TaskResult, WaitForResultOptions } from '../core';
+import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
+import type { TaskOverrides } from '../core/task-options.interface';
+import type { TaskResult } from '../core/task-result';
+import type { WaitForResultOptions } from '../core/wait-for-finished';
 import type { ManualControlOptions, TaskCancellation } from './task-control.service';
 import type { TaskTarget } from './task-definition';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-
-import { TASK_METADATA, type TaskOptions } from '../core';
+import type { TaskOptions } from '../core/task-options.interface';
+import { TASK_METADATA } from '../core/threadmill.constants';
 import type { TaskContract } from './task-contract';
 
 /** What `@Task()` writes on a method: its options, and the contract it implements, if any. */

@@ -1,4 +1,4 @@
-import type { TaskContext } from '../core';
+import type { TaskContext } from '../core/task-context';
 
 /**
  * A provider class, as passed to `TaskService.enqueue(MailTasks, ...)`.

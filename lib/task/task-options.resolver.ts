@@ -1,20 +1,17 @@
+import { isValidTimeoutMs } from '../core/attempt-control';
+import { invalidHardStopAfterMs, invalidTimeoutMs } from '../core/control.messages';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { retryPolicyProblem } from '../core/retry-policy';
+import type { TaskSchedule } from '../core/schedule-options.interface';
+import type { TaskOptions } from '../core/task-options.interface';
+import { DEFAULT_QUEUE, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import {
-  DEFAULT_QUEUE,
-  InvalidTaskError,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
   invalidBlockingMs,
-  invalidHardStopAfterMs,
   invalidName,
   invalidPriority,
   invalidRetryPolicy,
-  invalidTimeoutMs,
-  isValidName,
-  isValidTimeoutMs,
-  retryPolicyProblem,
-  type TaskOptions,
-  type TaskSchedule,
-} from '../core';
+} from '../core/threadmill.messages';
+import { isValidName } from '../core/validate-name.util';
 import type { ResolvedTaskOptions } from './task-definition';
 import { checkTaskUnique } from './task-uniqueness';
 

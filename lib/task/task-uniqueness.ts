@@ -1,23 +1,27 @@
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { TaskBackend } from '../core/task-backend.interface';
+import type {
+  TaskOverrides,
+  TaskUniqueOptions,
+  UniqueOverrides,
+} from '../core/task-options.interface';
+import { MAX_DELAY_MS } from '../core/threadmill.constants';
 import {
   DEFAULT_UNIQUE_MODE,
-  InvalidTaskError,
-  MAX_DELAY_MS,
   UNIQUE_MODES,
+  type TaskUniqueness,
+  type UniqueMode,
+} from '../core/unique-key';
+import {
   debounceNotSupported,
   debounceWithDelay,
   invalidUniqueKey,
   invalidUniqueMode,
   invalidUniqueTtl,
-  isValidTaskId,
   uniqueKeyNotDerived,
   uniqueWithoutKey,
-  type TaskBackend,
-  type TaskOverrides,
-  type TaskUniqueOptions,
-  type TaskUniqueness,
-  type UniqueMode,
-  type UniqueOverrides,
-} from '../core';
+} from '../core/unique-key.messages';
+import { isValidTaskId } from '../core/validate-name.util';
 
 /**
  * Checks a mode and ttl, from `@Task({ unique })` at bootstrap or a call's

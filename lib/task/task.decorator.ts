@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
-
-import { TASK_METADATA, type TaskContext, type TaskOptions } from '../core';
+import type { TaskContext } from '../core/task-context';
+import type { TaskOptions } from '../core/task-options.interface';
+import { TASK_METADATA } from '../core/threadmill.constants';
 import type { TaskContract, TaskImplementationOptions } from './task-contract';
 
 /** A method that can implement a contract taking `A` and returning `R`. */

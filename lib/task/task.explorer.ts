@@ -1,15 +1,11 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-
-import {
-  InvalidTaskError,
-  TaskContext,
-  contractOptionRedefined,
-  takesContextMismatch,
-  taskProviderNotStatic,
-  type TaskOptions,
-} from '../core';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import { TaskContext } from '../core/task-context';
+import { contractOptionRedefined } from './task-name.messages';
+import type { TaskOptions } from '../core/task-options.interface';
+import { takesContextMismatch, taskProviderNotStatic } from '../core/threadmill.messages';
 import {
   TaskDefinition,
   type ResolvedTaskOptions,

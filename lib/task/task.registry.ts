@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-
-import { DuplicateTaskError, duplicateTask } from '../core';
+import { DuplicateTaskError } from '../core/errors/duplicate-task.error';
+import { duplicateTask } from '../core/threadmill.messages';
 import type { TaskDefinition, TaskProviderClass } from './task-definition';
 
 /**

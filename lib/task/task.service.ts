@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
-
-import {
-  EnqueuedTaskResult,
-  InvalidTaskError,
-  TaskResult,
-  waitForFinished,
-  notATask,
-  taskNameNotRegistered,
-  type ScheduledTick,
-  type TaskOverrides,
-  type WaitForResultOptions,
-} from '../core';
+import { EnqueuedTaskResult } from '../core/enqueued-task-result';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { TaskOverrides } from '../core/task-options.interface';
+import type { ScheduledTick } from '../core/task-record.interface';
+import { TaskResult } from '../core/task-result';
+import { notATask, taskNameNotRegistered } from '../core/threadmill.messages';
+import { waitForFinished, type WaitForResultOptions } from '../core/wait-for-finished';
 import { BackendRegistry } from '../backends/backend.registry';
 import { defineTask, type TaskContract } from './task-contract';
 import type { TaskDefinition, TaskTarget } from './task-definition';

@@ -3,7 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { EventStream } from '../core/event-stream';
 import type { AttemptEndedEvent } from '../core/stream-events.interface';
 import type { TaskRecord } from '../core/task-record.interface';
-import { dashboardActionLine } from '../core/dashboard.messages';
+import { dashboardActionLine } from '../core/event-stream.messages';
 import {
   childExited,
   childStarted,

@@ -1,29 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { unknownTaskPutBack } from '../lifecycle/unknown-task';
-
-import {
-  AttemptControl,
-  CancelHook,
-  EventStream,
-  ProgressBatcher,
-  TaskCancelledError,
-  TaskContext,
-  TaskResult,
-  TaskResultStatus,
-  UnknownTaskError,
-  announceEndedAttempt,
-  assertJsonSafe,
-  cancelledRecord,
-  failedAttempt,
-  normalizeJson,
-  progressNotStored,
-  recordWith,
-  runInTaskContext,
-  unknownTask,
-  type ProgressEntry,
-  type TaskRecord,
-} from '../core';
+import { AttemptControl } from '../core/attempt-control';
+import { announceEndedAttempt } from '../core/attempt-outcome';
+import type { ProgressEntry } from '../core/attempt-progress';
+import { CancelHook } from '../core/cancel-hook';
+import { cancelledRecord } from '../core/cancelled-record';
+import { runInTaskContext } from '../core/current-task';
+import { TaskCancelledError } from '../core/errors/task-cancelled.error';
+import { UnknownTaskError } from '../core/errors/unknown-task.error';
+import { EventStream } from '../core/event-stream';
+import { ProgressBatcher } from '../core/progress-batcher';
+import { progressNotStored } from '../core/progress.messages';
+import { recordWith } from '../core/record-with';
+import { failedAttempt } from '../core/retry-policy';
+import { TaskContext } from '../core/task-context';
+import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResult } from '../core/task-result';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { assertJsonSafe, normalizeJson } from '../core/task-serializer';
+import { unknownTask } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { TaskDefinition } from '../task/task-definition';
 import type { AttemptSpan } from '../telemetry/attempt-span';

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
-import { unknownTaskPutBackLogged } from '../core/task-name.messages';
+import { unknownTaskPutBackLogged } from '../task/task-name.messages';
 
 /** How often one name's put-backs are logged again, with their count since. */
 const LOG_EVERY_MS = 60_000;

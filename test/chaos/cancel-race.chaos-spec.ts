@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-
-import { TaskResultStatus, type CancelOutcome, type TaskRecord } from '../../lib/core';
+import type { CancelOutcome } from '../../lib/core/ports/control-store.port';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { holderAnswer } from '../../lib/task/holder-answer';
 import { waitFor } from '../helpers/wait-for';
 import { chaosScenario, report, settled, type ChaosStage } from './chaos-harness';

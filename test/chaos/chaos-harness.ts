@@ -4,12 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import {
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { startCli, type RunningCli } from '../helpers/cli-process';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';

@@ -1,5 +1,5 @@
 import type { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { waitFor } from '../helpers/wait-for';
 import { audit, auditLine, chaosRecord, chaosScenario, report, settledAt } from './chaos-harness';
 

@@ -1,13 +1,10 @@
 import { Redis } from 'ioredis';
-
-import {
-  StoreFullError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  type FinishedTask,
-  type LiveTaskEvent,
-  type TaskRecord,
-} from '../../lib/core';
+import { StoreFullError } from '../../lib/core/errors/store-full.error';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import type { FinishedTask } from '../../lib/core/finished-task-feed';
+import type { LiveTaskEvent } from '../../lib/core/live-task-feed';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import {
   audit,
   auditLine,

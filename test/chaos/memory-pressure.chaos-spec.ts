@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
-
-import { StoreFullError, UnsupportedStoreError, type TaskRecord } from '../../lib/core';
+import { StoreFullError } from '../../lib/core/errors/store-full.error';
+import { UnsupportedStoreError } from '../../lib/core/errors/unsupported-store.error';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
 import type { RunningCli } from '../helpers/cli-process';
 import { waitFor } from '../helpers/wait-for';
 import {

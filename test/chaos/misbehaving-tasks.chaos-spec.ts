@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { freePort } from '../helpers/free-port';
 import { waitFor } from '../helpers/wait-for';
 import {

@@ -1,10 +1,8 @@
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { REDIS_BACKEND_DEFAULTS } from '../../lib/backends/redis/redis-backend-options.interface';
-import {
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  TaskAlreadyExistsError,
-} from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../lib/core/errors/enqueue-outcome-unknown.error';
+import { TaskAlreadyExistsError } from '../../lib/core/errors/task-already-exists.error';
 import { BlackholeProxy } from '../helpers/blackhole-proxy';
 import { waitFor } from '../helpers/wait-for';
 import {

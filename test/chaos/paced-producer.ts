@@ -1,5 +1,5 @@
 import type { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { EnqueueOutcomeUnknownError } from '../../lib/core';
+import { EnqueueOutcomeUnknownError } from '../../lib/core/errors/enqueue-outcome-unknown.error';
 import { chaosRecord } from './chaos-harness';
 
 /** One enqueue of the producer: when it was sent and answered, and how. */

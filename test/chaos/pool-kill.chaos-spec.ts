@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { DEFAULT_HEARTBEAT_TOLERANCE_MS } from '../../lib/worker/worker.constants';
 import { waitFor } from '../helpers/wait-for';
 import { audit, auditLine, chaosRecord, chaosScenario, report, settledAt } from './chaos-harness';

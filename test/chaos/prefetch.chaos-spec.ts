@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
 import { waitFor } from '../helpers/wait-for';
 import {

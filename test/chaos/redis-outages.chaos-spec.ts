@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { BackendUnavailableError, EnqueueOutcomeUnknownError } from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../lib/core/errors/enqueue-outcome-unknown.error';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
 import { waitFor } from '../helpers/wait-for';

@@ -8,7 +8,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { ScheduleService, ThreadmillModule, type BackendConfig } from '../../lib';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
-import type { TaskBackend } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { ChaosTasks } from '../fixtures/worker/chaos.tasks';
 import { testAlias } from '../helpers/test-alias';
 import {

@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import {
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  ReplicasBehindError,
-} from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../lib/core/errors/enqueue-outcome-unknown.error';
+import { ReplicasBehindError } from '../../lib/core/errors/replicas-behind.error';
 import {
   SENTINEL_PRIMARY,
   startSentinelGroup,

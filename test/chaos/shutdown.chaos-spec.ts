@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { waitFor } from '../helpers/wait-for';
 import { audit, auditLine, chaosRecord, chaosScenario, readJournal, report } from './chaos-harness';
 

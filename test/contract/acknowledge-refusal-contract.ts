@@ -1,9 +1,7 @@
-import {
-  InvalidTaskError,
-  TaskResultStatus,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 
 /** What the refusal contract needs of the backend under test. */

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-
-import {
-  InvalidBackendConfigError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  nextAttempt,
-  type QueueConfig,
-  type TaskBackend,
-  type TaskBackoff,
-  type TaskRecord,
-} from '../../lib/core';
+import { InvalidBackendConfigError } from '../../lib/core/errors/invalid-backend-config.error';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import type { QueueConfig } from '../../lib/core/queue-limits';
+import { nextAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskBackoff } from '../../lib/core/task-options.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import type { RetentionOptions } from '../../lib/core/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';

@@ -1,6 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-
-import type { TaskBackend } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { CallRecord } from './interleaving-model';
 
 /** The backend methods whose calls take turns: every one that reads or changes a task. */

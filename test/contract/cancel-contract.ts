@@ -1,14 +1,12 @@
-import {
-  TaskCancelledError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  cancelledRecord,
-  manualRetryRecord,
-  nextAttempt,
-  type CancelRule,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { cancelledRecord } from '../../lib/core/cancelled-record';
+import { TaskCancelledError } from '../../lib/core/errors/task-cancelled.error';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import { manualRetryRecord } from '../../lib/core/manual-retry';
+import type { CancelRule } from '../../lib/core/ports/control-store.port';
+import { nextAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';

@@ -1,7 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
-
-import { TaskResultStatus, type TaskBackend, type TaskRecord } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { holderAnswer } from '../../lib/task/holder-answer';
 import { ChildCancels } from '../../lib/worker/child/child-cancels';
 import { isLease } from '../../lib/worker/child/held-tasks';

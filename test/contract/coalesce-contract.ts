@@ -1,12 +1,10 @@
-import {
-  InvalidTaskError,
-  TaskAlreadyExistsError,
-  TaskResultStatus,
-  UniqueKeyHeldError,
-  type TaskBackend,
-  type TaskRecord,
-  type TaskUniqueness,
-} from '../../lib/core';
+import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
+import { TaskAlreadyExistsError } from '../../lib/core/errors/task-already-exists.error';
+import { UniqueKeyHeldError } from '../../lib/core/errors/unique-key-held.error';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import type { TaskUniqueness } from '../../lib/core/unique-key';
 import type { RetentionOptions } from '../../lib/core/retention';
 import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';

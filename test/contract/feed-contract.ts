@@ -1,13 +1,10 @@
-import {
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  TaskWaitTimeoutError,
-  finishedRecordSource,
-  waitForFinished,
-  type FinishedTask,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import { TaskWaitTimeoutError } from '../../lib/core/errors/task-wait-timeout.error';
+import type { FinishedTask } from '../../lib/core/finished-task-feed';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import { finishedRecordSource, waitForFinished } from '../../lib/core/wait-for-finished';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';

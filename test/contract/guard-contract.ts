@@ -1,10 +1,7 @@
-import {
-  BackendUnavailableError,
-  InvalidTaskError,
-  PORT_METHODS,
-  type BackendPartName,
-  type TaskBackend,
-} from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
+import { PORT_METHODS, type BackendPartName } from '../../lib/core/ports/port-methods';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { readyRecord } from '../helpers/ready-record';
 
 /** What the guard contract needs: the backend under test, and a fresh one it may close. */

@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 
 import fc from 'fast-check';
-
-import {
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  failedAttempt,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import { failedAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { BackendRegistry } from '../../lib/backends/backend.registry';
 import { TaskControlService } from '../../lib/task/task-control.service';
 import { readyRecord } from '../helpers/ready-record';

@@ -1,10 +1,8 @@
-import {
-  TaskResultStatus,
-  UnknownQueueError,
-  type QueueConfig,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { UnknownQueueError } from '../../lib/core/errors/unknown-queue.error';
+import type { QueueConfig } from '../../lib/core/queue-limits';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord } from '../helpers/ready-record';
 

@@ -1,17 +1,13 @@
-import {
-  InvalidQueryError,
-  LIST_SCAN_PER_RECORD,
-  QUEUE_SEGMENTS,
-  TaskResultStatus,
-  UnknownQueueError,
-  failedAttempt,
-  recordWith,
-  type PoolInfo,
-  type QueueSegment,
-  type TaskBackend,
-  type TaskListQuery,
-  type TaskRecord,
-} from '../../lib/core';
+import { InvalidQueryError } from '../../lib/core/errors/invalid-query.error';
+import { UnknownQueueError } from '../../lib/core/errors/unknown-queue.error';
+import { LIST_SCAN_PER_RECORD } from '../../lib/backends/list-cursor';
+import { QUEUE_SEGMENTS, type QueueSegment } from '../../lib/core/queue-segment';
+import { recordWith } from '../../lib/core/record-with';
+import { failedAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { PoolInfo, TaskListQuery } from '../../lib/core/task-listing';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';

@@ -1,12 +1,10 @@
-import {
-  TaskResultStatus,
-  recordWith,
-  storedProgress,
-  type LiveTaskEvent,
-  type TaskBackend,
-  type TaskRecord,
-  type TaskUniqueness,
-} from '../../lib/core';
+import type { LiveTaskEvent } from '../../lib/core/live-task-feed';
+import { recordWith } from '../../lib/core/record-with';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { storedProgress } from '../../lib/core/task-progress';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import type { TaskUniqueness } from '../../lib/core/unique-key';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 

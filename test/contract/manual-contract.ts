@@ -1,12 +1,10 @@
-import {
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  cancelledRecord,
-  failedAttempt,
-  manualRetryRecord,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { cancelledRecord } from '../../lib/core/cancelled-record';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import { manualRetryRecord } from '../../lib/core/manual-retry';
+import { failedAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { BackendRegistry } from '../../lib/backends/backend.registry';
 import { TaskControlService } from '../../lib/task/task-control.service';
 import { readyRecord } from '../helpers/ready-record';

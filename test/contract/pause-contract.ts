@@ -1,9 +1,7 @@
-import {
-  TaskResultStatus,
-  UnknownQueueError,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import { UnknownQueueError } from '../../lib/core/errors/unknown-queue.error';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 
 /** What the pause contract needs of the backend under test. */

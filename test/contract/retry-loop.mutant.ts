@@ -1,10 +1,7 @@
-import {
-  RETRYABLE_BY_HAND,
-  TaskResult,
-  TaskResultStatus,
-  manualRetryRecord,
-  type TaskBackend,
-} from '../../lib/core';
+import { RETRYABLE_BY_HAND, manualRetryRecord } from '../../lib/core/manual-retry';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { TaskResult } from '../../lib/core/task-result';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { BackendRegistry } from '../../lib/backends/backend.registry';
 import { TaskControlService, type TaskRetry } from '../../lib/task/task-control.service';
 

@@ -1,4 +1,4 @@
-import type { TaskBackend } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { waitFor } from '../helpers/wait-for';
 
 /** What the role contract needs of the backend under test. */

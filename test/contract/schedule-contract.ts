@@ -1,9 +1,6 @@
-import {
-  TaskResultStatus,
-  type ScheduleEntry,
-  type ScheduleStore,
-  type TaskBackend,
-} from '../../lib/core';
+import type { ScheduleEntry, ScheduleStore } from '../../lib/core/ports/schedule-store.port';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 
 /**

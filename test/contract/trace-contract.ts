@@ -1,11 +1,8 @@
-import {
-  TaskResultStatus,
-  nextAttempt,
-  type TaskBackend,
-  type TaskBackoff,
-  type TaskRecord,
-  type TaskTraceContext,
-} from '../../lib/core';
+import { nextAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskBackoff } from '../../lib/core/task-options.interface';
+import type { TaskRecord, TaskTraceContext } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 
 const NO_WAIT: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };

@@ -1,14 +1,12 @@
-import {
-  TaskAlreadyExistsError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  UniqueKeyHeldError,
-  manualRetryRecord,
-  nextAttempt,
-  type TaskBackend,
-  type TaskRecord,
-  type TaskUniqueness,
-} from '../../lib/core';
+import { TaskAlreadyExistsError } from '../../lib/core/errors/task-already-exists.error';
+import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
+import { UniqueKeyHeldError } from '../../lib/core/errors/unique-key-held.error';
+import { manualRetryRecord } from '../../lib/core/manual-retry';
+import { nextAttempt } from '../../lib/core/retry-policy';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import type { TaskUniqueness } from '../../lib/core/unique-key';
 import type { RetentionOptions } from '../../lib/core/retention';
 import { readyRecord } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';

@@ -1,4 +1,6 @@
-import { TaskResultStatus, type TaskBackend, type TaskRecord } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 import { unknownTaskPutBack } from '../../lib/lifecycle/unknown-task';

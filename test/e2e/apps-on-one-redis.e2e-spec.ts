@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { tickTaskId } from '../../lib/schedule/schedule-ticker';
 import {
   APP_CLI,

@@ -7,7 +7,9 @@ import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { InvalidTaskError, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { Task, TaskService } from '../../lib';
 import { chaosRecord, readJournal } from '../chaos/chaos-harness';
 import { cliStage } from '../helpers/cli-stage';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';

@@ -4,7 +4,8 @@ import Redis from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { launchChromium } from '../helpers/chromium';
 import { startCli, type RunningCli } from '../helpers/cli-process';
 import { startDashboardApp, type DashboardApp } from '../helpers/dashboard-browser-app';

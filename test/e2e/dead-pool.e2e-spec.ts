@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskBackoff, type TaskRecord } from '../../lib/core';
+import type { TaskBackoff } from '../../lib/core/task-options.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { type RunningCli } from '../helpers/cli-process';
 import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';

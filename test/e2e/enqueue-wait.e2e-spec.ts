@@ -1,5 +1,6 @@
 import { ExitCode } from '../../lib/core/exit-code';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';

@@ -1,7 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskBackoff, type TaskRecord } from '../../lib/core';
+import type { TaskBackoff } from '../../lib/core/task-options.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
 import {
   IN_PROCESS_APP,

@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { errorToRecord, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import { errorToRecord } from '../../lib/core/task-serializer';
 import { removeAliasKeys } from '../helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';

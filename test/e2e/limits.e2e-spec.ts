@@ -2,7 +2,8 @@ import Redis from 'ioredis';
 
 import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { type RunningCli } from '../helpers/cli-process';
 import { cliStage } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';

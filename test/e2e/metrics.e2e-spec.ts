@@ -1,4 +1,5 @@
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { cliStage } from '../helpers/cli-stage';
 import { freePort } from '../helpers/free-port';
 import { readyRecord } from '../helpers/ready-record';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import {
   NEST_APP_KINDS,
   WRONG_ARGUMENTS,

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import {
   APP_CLI,
   FIXTURE_CLI,

@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { cliStage } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 

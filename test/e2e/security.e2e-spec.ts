@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { BackendUnavailableError, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { chaosRecord, readJournal, startPool, type RunningPool } from '../chaos/chaos-harness';
 import { freePort } from '../helpers/free-port';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
-import { TaskResultStatus } from '../../lib/core';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { newRecord } from '../contract/backend-contract';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { storeRules } from '../../lib/lifecycle/store-rules';

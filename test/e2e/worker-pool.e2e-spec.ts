@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
-import { TaskResultStatus, type TaskRecord } from '../../lib/core';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
 import { type RunningCli } from '../helpers/cli-process';
 import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS } from '../helpers/cli-stage';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { TaskResultStatus, TaskService } from '../../lib';
-import { EventStream, type DashboardActionEvent } from '../../lib/core';
+import { EventStream } from '../../lib/core/event-stream';
+import type { DashboardActionEvent } from '../../lib/core/stream-events.interface';
 import { GreetingTasks } from '../fixtures/greeting.tasks';
 import { startDashboardApp, type DashboardApp, type DashboardStack } from './dashboard-app';
 import { dashboardClient } from './dashboard-client';

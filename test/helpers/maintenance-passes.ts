@@ -1,4 +1,5 @@
-import type { MaintenancePassReport, TaskBackend } from '../../lib/core';
+import type { MaintenancePassReport } from '../../lib/core/ports/maintenance-store.port';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 
 type CountedStep = 'promoted' | 'reaped' | 'recovered' | 'trimmed';

@@ -1,15 +1,12 @@
 import { MemoryBackend } from '../../lib/backends/memory/memory.backend';
 import type { MemoryBackendOptions } from '../../lib/backends/memory/memory-backend-options.interface';
-import {
-  FINISHED_STATUSES,
-  TaskResultStatus,
-  type QueueCounts,
-  type TaskRecord,
-} from '../../lib/core';
+import type { QueueCounts } from '../../lib/core/backend-telemetry.interface';
+import type { TaskRecord, TaskErrorRecord } from '../../lib/core/task-record.interface';
+import { FINISHED_STATUSES, TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { atWallClock } from './clock';
 import { readyRecord, type ReadyRecordFields } from './ready-record';
-import { BackendUnavailableError } from '../../lib/core';
-import { isRetry, nextAttempt, type TaskErrorRecord } from '../../lib/core';
+import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
+import { isRetry, nextAttempt } from '../../lib/core/retry-policy';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** The alias of the real in-memory backend that the worker and inspector unit tests run on. */

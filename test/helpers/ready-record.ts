@@ -1,4 +1,6 @@
-import { newTaskId, TaskResultStatus, type TaskRecord } from '../../lib/core';
+import { newTaskId } from '../../lib/core/task-id';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 
 export interface ReadyRecordFields {
   id?: string;

@@ -1,11 +1,8 @@
 import { Logger } from '@nestjs/common';
-
-import {
-  DEFAULT_APP_NAME,
-  type ScheduleStore,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../lib/core';
+import type { ScheduleStore } from '../../lib/core/ports/schedule-store.port';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import { DEFAULT_APP_NAME } from '../../lib/core/threadmill.constants';
 import { definitionText, resolveSchedule } from '../../lib/schedule/schedule-definition';
 import { ScheduleTicker, type ScheduleTickerDeps } from '../../lib/schedule/schedule-ticker';
 import { readyRecord } from './ready-record';

@@ -1,4 +1,6 @@
-import type { TaskBackend, TaskRecord, TaskResultStatus } from '../../lib/core';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import type { TaskRecord } from '../../lib/core/task-record.interface';
+import type { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { waitFor } from './wait-for';
 
 /** The records' tasks as `backend` stores them now, in order. */

@@ -1,10 +1,6 @@
-import {
-  TaskResultDoesNotExist,
-  taskResultDoesNotExist,
-  type CancelRequest,
-  type CancelResult,
-  type CancelRule,
-} from '../../core';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import type { CancelRequest, CancelResult, CancelRule } from '../../core/ports/control-store.port';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 

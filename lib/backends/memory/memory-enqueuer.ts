@@ -1,13 +1,10 @@
-import {
-  assertDistinctIds,
-  InvalidTaskError,
-  queueNotConfigured,
-  TaskAlreadyExistsError,
-  taskAlreadyExists,
-  TaskResult,
-  type TaskBackend,
-  type TaskRecord,
-} from '../../core';
+import { assertDistinctIds } from '../distinct-ids';
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import type { TaskBackend } from '../../core/task-backend.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResult } from '../../core/task-result';
+import { queueNotConfigured, taskAlreadyExists } from '../../core/threadmill.messages';
 import type { MemoryImmediateRunner } from './memory-immediate-runner';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';

@@ -1,4 +1,4 @@
-import type { TaskFeedTransport } from '../../core';
+import type { TaskFeedTransport } from '../../core/task-feed-fanout';
 
 /**
  * The memory backend's carrier of one feed: its store lives in one

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-
-import { FinishedTaskFanout, LiveTaskFanout } from '../../core';
+import { FinishedTaskFanout } from '../../core/finished-task-feed';
+import { LiveTaskFanout } from '../../core/live-task-feed';
 import { MemoryFinishedFeed } from './memory-finished-feed';
 import { MemoryLiveFeed } from './memory-live-feed';
 

@@ -1,4 +1,5 @@
-import type { FinishedTask, TaskRecord } from '../../core';
+import type { FinishedTask } from '../../core/finished-task-feed';
+import type { TaskRecord } from '../../core/task-record.interface';
 import { MemoryFeed } from './memory-feed';
 
 /**

@@ -1,4 +1,6 @@
-import { finishedSegment, isSameFinished, type TaskRecord } from '../../core';
+import { isSameFinished } from '../../core/manual-retry';
+import { finishedSegment } from '../../core/queue-segment';
+import type { TaskRecord } from '../../core/task-record.interface';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 import type { MemoryUniqueKeys } from './memory-unique-keys';

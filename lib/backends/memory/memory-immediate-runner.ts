@@ -1,14 +1,10 @@
 import { hostname } from 'node:os';
-
-import {
-  InvalidBackendConfigError,
-  InvalidTaskError,
-  deferNotSupported,
-  failedAttempt,
-  immediateWithoutExecutor,
-  type TaskExecutor,
-  type TaskRecord,
-} from '../../core';
+import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { failedAttempt } from '../../core/retry-policy';
+import type { TaskExecutor } from '../../core/task-executor.interface';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deferNotSupported, immediateWithoutExecutor } from '../../core/threadmill.messages';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 

@@ -1,12 +1,12 @@
-import {
-  holdsLease,
-  type AcknowledgeOutcome,
-  type AcquireOptions,
-  type LeaseStore,
-  type StoreRules,
-  type RetryOutcome,
-  type TaskRecord,
-} from '../../core';
+import { holdsLease } from '../../core/holds-lease';
+import type {
+  AcknowledgeOutcome,
+  AcquireOptions,
+  LeaseStore,
+  RetryOutcome,
+} from '../../core/ports/lease-store.port';
+import type { StoreRules } from '../../core/ports/store-rules.port';
+import type { TaskRecord } from '../../core/task-record.interface';
 import type { MemoryStore } from './memory-store';
 import type { MemoryWaiters } from './memory-waiters';
 

@@ -5,9 +5,9 @@ import {
   type ListPlan,
   type ListPosition,
   type ListScan,
-  type QueueSegment,
-  type TaskRecord,
-} from '../../core';
+} from '../list-cursor';
+import type { QueueSegment } from '../../core/queue-segment';
+import type { TaskRecord } from '../../core/task-record.interface';
 import type { MemoryStore } from './memory-store';
 
 /** An entry of a segment with its place in the listing order. */

@@ -1,4 +1,5 @@
-import type { LiveTaskEvent, TaskRecord } from '../../core';
+import type { LiveTaskEvent } from '../../core/live-task-feed';
+import type { TaskRecord } from '../../core/task-record.interface';
 import { MemoryFeed } from './memory-feed';
 
 /**

@@ -1,4 +1,6 @@
-import { finishedSegment, isRetry, TaskResultStatus } from '../../core';
+import { finishedSegment } from '../../core/queue-segment';
+import { isRetry } from '../../core/retry-policy';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type {
   EndAttempt,
   MaintenanceLimits,

@@ -1,4 +1,5 @@
-import { encodePoolInfo, type PoolInfo, type StoredPool } from '../../core';
+import { encodePoolInfo, type StoredPool } from '../pool-status';
+import type { PoolInfo } from '../../core/task-listing';
 
 /**
  * The heartbeats of a MemoryBackend's worker pools: each pool's deadline

@@ -1,4 +1,5 @@
-import { assertKnownQueue, type QueueLimits } from '../../core';
+import { assertKnownQueue } from '../../core/known-queue';
+import type { QueueLimits } from '../../core/queue-limits';
 import type { MemoryStore } from './memory-store';
 
 /**

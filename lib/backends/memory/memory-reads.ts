@@ -1,24 +1,20 @@
-import {
-  ACTIVITY_SEGMENTS,
-  ActivityBuckets,
-  POOLS_LISTED_MAX,
-  listedPage,
-  planListing,
-  poolStatuses,
-  TaskResultDoesNotExist,
-  recordWithProgress,
-  taskResultDoesNotExist,
-  type ActivityQuery,
-  type BackendActivity,
-  type BackendTelemetry,
-  type FinishedSegment,
-  type PoolStatus,
-  type QueueActivity,
-  type QueueSegment,
-  type TaskListQuery,
-  type TaskPage,
-  type TaskRecord,
-} from '../../core';
+import { ACTIVITY_SEGMENTS, ActivityBuckets } from '../activity-buckets';
+import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import { listedPage, planListing } from '../list-cursor';
+import { POOLS_LISTED_MAX, poolStatuses } from '../pool-status';
+import type { FinishedSegment, QueueSegment } from '../../core/queue-segment';
+import type {
+  ActivityQuery,
+  BackendActivity,
+  PoolStatus,
+  QueueActivity,
+  TaskListQuery,
+  TaskPage,
+} from '../../core/task-listing';
+import { recordWithProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import { MemoryListing } from './memory-listing';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';

@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../core';
+import type { TaskRecord } from '../../core/task-record.interface';
 
 const copyDate = (date: Date | null): Date | null => (date ? new Date(date.getTime()) : null);
 const copyJson = <T>(value: T): T =>

@@ -1,18 +1,13 @@
-import {
-  InvalidTaskError,
-  TaskResultDoesNotExist,
-  finishedProgress,
-  queueNotConfigured,
-  recordWith,
-  serializeRecord,
-  taskResultDoesNotExist,
-  finishedSegment,
-  type AcknowledgeOutcome,
-  type FinishedSegment,
-  type RetryOutcome,
-  type TaskRecord,
-} from '../../core';
-import { delayUntil } from '../../core/run-after';
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
+import { finishedSegment, type FinishedSegment } from '../../core/queue-segment';
+import { recordWith } from '../../core/record-with';
+import { finishedProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { serializeRecord } from '../../core/task-serializer';
+import { queueNotConfigured, taskResultDoesNotExist } from '../../core/threadmill.messages';
+import { delayUntil } from '../run-after';
 import type { CommonBackendOptions } from '../backend-config.reader';
 import type { MemoryFeeds } from './memory-feeds';
 import { MemoryLimits } from './memory-limits';

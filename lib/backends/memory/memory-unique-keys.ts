@@ -1,10 +1,6 @@
-import {
-  type EnqueueWrite,
-  type HolderState,
-  type StoredKeyHold,
-  type TaskRecord,
-  type UniqueMode,
-} from '../../core';
+import type { TaskRecord } from '../../core/task-record.interface';
+import type { EnqueueWrite, StoredKeyHold } from '../../core/unique-enqueue-plan';
+import type { HolderState, UniqueMode } from '../../core/unique-key';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
 import type { StoreRules } from '../../core/ports/store-rules.port';

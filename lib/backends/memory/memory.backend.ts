@@ -1,16 +1,13 @@
-import {
-  acknowledgeThenAcquire,
-  type BackendConfig,
-  type BackendFeatures,
-  type ControlStore,
-  type ExecutingBackend,
-  type FeedStore,
-  type PoolStore,
-  type ReadStore,
-  type StoreRules,
-  type TaskExecutor,
-  type TaskStore,
-} from '../../core';
+import { acknowledgeThenAcquire } from './acknowledge-then-acquire';
+import type { BackendConfig } from '../../core/backend-config.interface';
+import type { ControlStore } from '../../core/ports/control-store.port';
+import type { FeedStore } from '../../core/ports/feed-store.port';
+import type { PoolStore } from '../../core/ports/pool-store.port';
+import type { ReadStore } from '../../core/ports/read-store.port';
+import type { StoreRules } from '../../core/ports/store-rules.port';
+import type { TaskStore } from '../../core/ports/task-store.port';
+import type { BackendFeatures } from '../../core/task-backend.interface';
+import type { ExecutingBackend, TaskExecutor } from '../../core/task-executor.interface';
 import type { LeaseStore } from '../../core/ports/lease-store.port';
 import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
 import type { ScheduleStore } from '../../core/ports/schedule-store.port';

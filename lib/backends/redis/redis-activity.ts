@@ -1,10 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 
-import {
-  ACTIVITY_SEGMENTS,
-  ActivityBuckets,
-  type ActivityTally,
-} from '../../core/activity-buckets';
+import { ACTIVITY_SEGMENTS, ActivityBuckets, type ActivityTally } from '../activity-buckets';
 import type { ActivityQuery, BackendActivity, QueueActivity } from '../../core/task-listing';
 import type { RedisAliasContext } from './redis-alias-context';
 import { TASK_HASH_FIELDS } from './redis-task-hash';

@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
-import { sentinelPrimaryMoved } from '../../core/replication.messages';
+import { sentinelPrimaryMoved } from './replication.messages';
 import type { RedisBackendSettings } from './redis-backend-config.parser';
 import type { RedisClient } from './redis-clients';
 import { sentinelName } from './redis-target.parser';

@@ -2,7 +2,7 @@ import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-un
 import type { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
-import { enqueueNotReplicated } from '../../core/replication.messages';
+import { enqueueNotReplicated } from './replication.messages';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult } from '../../core/task-result';

@@ -1,8 +1,8 @@
-import { assertDistinctIds } from '../../core/distinct-ids';
+import { assertDistinctIds } from '../distinct-ids';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
 import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
-import { delayUntil } from '../../core/run-after';
+import { delayUntil } from '../run-after';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';

@@ -1,4 +1,5 @@
-import { finishedSegment, isSameFinished, uniqueKeyHeldAgain } from '../../core';
+import { isSameFinished, uniqueKeyHeldAgain } from '../../core/manual-retry';
+import { finishedSegment } from '../../core/queue-segment';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { RedisAliasContext } from './redis-alias-context';

@@ -1,5 +1,5 @@
 import { isFinishedSegment } from '../../core/queue-segment';
-import { listedPage, planListing, textTie, type ListPlan } from '../../core/list-cursor';
+import { listedPage, planListing, textTie, type ListPlan } from '../list-cursor';
 import type { TaskListQuery, TaskPage } from '../../core/task-listing';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { RedisAliasContext } from './redis-alias-context';

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 
-import { delayUntil } from '../../core/run-after';
+import { delayUntil } from '../run-after';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { finishedSegment } from '../../core/queue-segment';
 import { TaskResultStatus } from '../../core/task-result-status.enum';

@@ -1,5 +1,5 @@
 import { PoolHeartbeatLapsedError } from '../../core/errors/pool-heartbeat-lapsed.error';
-import { POOLS_LISTED_MAX, encodePoolInfo, poolStatuses } from '../../core/pool-status';
+import { POOLS_LISTED_MAX, encodePoolInfo, poolStatuses } from '../pool-status';
 import type { PoolInfo, PoolStatus } from '../../core/task-listing';
 import { poolHeartbeatLapsed, poolHeartbeatResumed } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 
 import { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
-import { replicasBehind, replicasLostConnection } from '../../core/replication.messages';
+import { replicasBehind, replicasLostConnection } from './replication.messages';
 import type { ReplicaWaitSettings } from './redis-backend-config.parser';
 import type { RedisClient } from './redis-clients';
 

@@ -1,7 +1,8 @@
 import type { Transaction } from 'better-sqlite3';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-
-import { serializeRecord, type AcquireOptions, type TaskRecord } from '../../core';
+import type { AcquireOptions } from '../../core/ports/lease-store.port';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { serializeRecord } from '../../core/task-serializer';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteLiveEvents } from './sqlite-live-events';

@@ -1,13 +1,7 @@
 import type { Logger } from '@nestjs/common';
-
-import {
-  ACTIVITY_SEGMENTS,
-  ActivityBuckets,
-  deserializeRecord,
-  type ActivityQuery,
-  type BackendActivity,
-  type QueueActivity,
-} from '../../core';
+import { ACTIVITY_SEGMENTS, ActivityBuckets } from '../activity-buckets';
+import type { ActivityQuery, BackendActivity, QueueActivity } from '../../core/task-listing';
+import { deserializeRecord } from '../../core/task-serializer';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';

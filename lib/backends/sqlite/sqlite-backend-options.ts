@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-
-import type { BackendConfig } from '../../core';
+import type { BackendConfig } from '../../core/backend-config.interface';
 import type { QueueLimits } from '../../core/queue-limits';
 import type { Retention } from '../../core/retention';
 import type { BackendOptions } from '../backend-options.interface';

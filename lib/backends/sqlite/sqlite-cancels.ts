@@ -1,14 +1,8 @@
 import type { Transaction } from 'better-sqlite3';
-
-import {
-  deserializeRecord,
-  serializeRecord,
-  TaskResultDoesNotExist,
-  taskResultDoesNotExist,
-  type CancelRequest,
-  type CancelResult,
-  type CancelRule,
-} from '../../core';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import type { CancelRequest, CancelResult, CancelRule } from '../../core/ports/control-store.port';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteRows } from './sqlite-rows';
 

@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 
 import type { LoggerService } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
-
-import { BackendUnavailableError, backendClosed } from '../../core';
+import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { backendClosed } from '../../core/threadmill.messages';
 import { sqliteEmptyFileInitialised } from '../../core/store.messages';
 import { ensureParentFolder, type ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import { loadSqliteDriver } from './sqlite-driver';

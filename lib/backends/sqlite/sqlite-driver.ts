@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-
-import { InvalidBackendConfigError, sqliteDriverMissing } from '../../core';
+import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
+import { sqliteDriverMissing } from '../../core/threadmill.messages';
 import { requireOptional } from '../../utils/require-optional.util';
 
 /** The better-sqlite3 constructor. @internal */

@@ -1,20 +1,14 @@
 import type { Transaction } from 'better-sqlite3';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-
-import {
-  assertDistinctIds,
-  deserializeRecord,
-  EnqueueCoalescer,
-  type EnqueueOutcome,
-  serializeRecord,
-  TaskAlreadyExistsError,
-  taskAlreadyExists,
-  TaskResult,
-  UniqueKeyHeldError,
-  type TaskRecord,
-  type TaskRecordSource,
-} from '../../core';
-import { delayUntil } from '../../core/run-after';
+import { assertDistinctIds } from '../distinct-ids';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
+import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResult, type TaskRecordSource } from '../../core/task-result';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
+import { taskAlreadyExists } from '../../core/threadmill.messages';
+import { delayUntil } from '../run-after';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteLiveEvents } from './sqlite-live-events';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';

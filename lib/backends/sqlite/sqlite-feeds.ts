@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
-
-import { FinishedTaskFanout, LiveTaskFanout } from '../../core';
+import { FinishedTaskFanout } from '../../core/finished-task-feed';
+import { LiveTaskFanout } from '../../core/live-task-feed';
 import type { SqliteConnection } from './sqlite-connection';
 import { SqliteFinishedFeed } from './sqlite-finished-feed';
 import { SqliteLiveFeed } from './sqlite-live-feed';

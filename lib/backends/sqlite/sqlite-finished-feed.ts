@@ -1,11 +1,10 @@
 import type { Logger } from '@nestjs/common';
-
 import type {
   FinishedTask,
   FinishedTaskTransport,
   FinishedTasksListener,
-  TaskResultStatus,
-} from '../../core';
+} from '../../core/finished-task-feed';
+import type { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { SqliteConnection } from './sqlite-connection';
 import { SqliteFeedStatements } from './sqlite-feed-statements';
 

@@ -1,6 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
-
-import { deserializeRecord, isSameFinished, serializeRecord, type TaskRecord } from '../../core';
+import { isSameFinished } from '../../core/manual-retry';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
 import type { SqliteConnection } from './sqlite-connection';
 import { readyScore } from './sqlite-enqueuer';
 import { LIVE_TASK_EXPIRES_AT } from './sqlite-rows';

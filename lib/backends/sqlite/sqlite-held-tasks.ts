@@ -1,16 +1,15 @@
 import type { Transaction } from 'better-sqlite3';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-
-import {
-  assertFinished,
-  holdsLease,
-  serializeRecord,
-  type AcknowledgeAndAcquireResult,
-  type AcknowledgeOutcome,
-  type AcquireOptions,
-  type RetryOutcome,
-  type TaskRecord,
-} from '../../core';
+import { assertFinished } from '../../core/finished-record';
+import { holdsLease } from '../../core/holds-lease';
+import type {
+  AcknowledgeAndAcquireResult,
+  AcknowledgeOutcome,
+  AcquireOptions,
+  RetryOutcome,
+} from '../../core/ports/lease-store.port';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { serializeRecord } from '../../core/task-serializer';
 import { maxOf, type SqliteAcquirer } from './sqlite-acquirer';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteLiveEvents } from './sqlite-live-events';

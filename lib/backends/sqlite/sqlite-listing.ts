@@ -1,18 +1,10 @@
 import type { Logger } from '@nestjs/common';
-
-import {
-  deserializeRecord,
-  isFinishedSegment,
-  listedPage,
-  planListing,
-  recordWithProgress,
-  scanListing,
-  integerTie,
-  type ListPlan,
-  type TaskListQuery,
-  type TaskPage,
-  type TaskRecord,
-} from '../../core';
+import { listedPage, planListing, scanListing, integerTie, type ListPlan } from '../list-cursor';
+import { isFinishedSegment } from '../../core/queue-segment';
+import type { TaskListQuery, TaskPage } from '../../core/task-listing';
+import { recordWithProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord } from '../../core/task-serializer';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';

@@ -1,6 +1,6 @@
 import type { Transaction } from 'better-sqlite3';
-
-import type { LiveTaskEventName, TaskRecord } from '../../core';
+import type { LiveTaskEventName } from '../../core/live-task-feed';
+import type { TaskRecord } from '../../core/task-record.interface';
 import type { SqliteConnection } from './sqlite-connection';
 import { LIVE_EVENTS_KEPT } from './sqlite-live-statements';
 

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Logger } from '@nestjs/common';
-
-import type { LiveTaskEvent, LiveTaskEventName, LiveTaskTransport } from '../../core';
+import type {
+  LiveTaskEvent,
+  LiveTaskEventName,
+  LiveTaskTransport,
+} from '../../core/live-task-feed';
 import type { SqliteConnection } from './sqlite-connection';
 import { SQLITE_FEED_INTERVAL_MS } from './sqlite-finished-feed';
 

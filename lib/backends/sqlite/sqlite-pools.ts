@@ -1,12 +1,6 @@
 import type { Transaction } from 'better-sqlite3';
-
-import {
-  POOLS_LISTED_MAX,
-  encodePoolInfo,
-  poolStatuses,
-  type PoolInfo,
-  type PoolStatus,
-} from '../../core';
+import { POOLS_LISTED_MAX, encodePoolInfo, poolStatuses } from '../pool-status';
+import type { PoolInfo, PoolStatus } from '../../core/task-listing';
 import type { SqliteConnection } from './sqlite-connection';
 
 /**

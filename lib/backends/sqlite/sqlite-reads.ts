@@ -1,15 +1,11 @@
 import type { Logger } from '@nestjs/common';
-
-import {
-  deserializeRecord,
-  isFinishedSegment,
-  recordWithProgress,
-  TaskResultDoesNotExist,
-  taskResultDoesNotExist,
-  type BackendTelemetry,
-  type QueueSegment,
-  type TaskRecord,
-} from '../../core';
+import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import { isFinishedSegment, type QueueSegment } from '../../core/queue-segment';
+import { recordWithProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord } from '../../core/task-serializer';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';

@@ -1,15 +1,11 @@
 import type { Logger } from '@nestjs/common';
-
-import {
-  CorruptTaskDataError,
-  deserializeRecord,
-  assertFinished,
-  recordWith,
-  finishedProgress,
-  serializeRecord,
-  type TaskRecord,
-} from '../../core';
-import { delayUntil } from '../../core/run-after';
+import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
+import { assertFinished } from '../../core/finished-record';
+import { recordWith } from '../../core/record-with';
+import { finishedProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
+import { delayUntil } from '../run-after';
 import { unreadableRecord } from '../../core/unreadable-record';
 import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
 import type { TaskRow } from './sqlite-schema';

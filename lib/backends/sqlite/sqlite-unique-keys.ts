@@ -1,12 +1,8 @@
-import {
-  deserializeRecord,
-  serializeRecord,
-  type HolderState,
-  type KeyTaken,
-  type StoredKeyHold,
-  type TaskRecord,
-} from '../../core';
-import { delayUntil } from '../../core/run-after';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
+import type { KeyTaken, StoredKeyHold } from '../../core/unique-enqueue-plan';
+import type { HolderState } from '../../core/unique-key';
+import { delayUntil } from '../run-after';
 import type { SqliteConnection } from './sqlite-connection';
 import type { StoreRules } from '../../core/ports/store-rules.port';
 

@@ -1,12 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
 
 import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
-import { isRetry } from '../../core/retry-policy';
+import { isRetry, partOutcomes } from '../../core/retry-policy';
 import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { acknowledgeFailed, staleAcknowledge } from '../../core/worker.messages';
-import { partOutcomes } from '../../core/retry-policy';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import { sleep } from '../../utils/sleep.util';
 

@@ -11,7 +11,7 @@ import {
   inProcessWorkerStarted,
   inProcessWorkerStopped,
   inProcessWorkerStoreCorrupt,
-} from '../../core/in-process-worker.messages';
+} from './in-process-worker.messages';
 import { storeHealth } from '../../core/store-condition';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { PoolSchedules } from '../../schedule/schedule.service';

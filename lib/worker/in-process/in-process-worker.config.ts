@@ -4,7 +4,7 @@ import {
   inProcessWorkerBackendRunsOnEnqueue,
   inProcessWorkerOptionInvalid,
   inProcessWorkerQueueNotConfigured,
-} from '../../core/in-process-worker.messages';
+} from './in-process-worker.messages';
 import type { InProcessWorkerOptions } from '../../core/in-process-worker-options.interface';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../../lifecycle/unknown-task';

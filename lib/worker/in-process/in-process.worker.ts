@@ -14,7 +14,7 @@ import {
   inProcessWorkerFailed,
   inProcessWorkerSkipped,
   inProcessWorkerStopping,
-} from '../../core/in-process-worker.messages';
+} from './in-process-worker.messages';
 import { THREADMILL_CLI_CONTEXT, WORKER_CHILD_ENV } from '../../core/threadmill.constants';
 import { ThreadmillMetrics } from '../../metrics/threadmill.metrics';
 import { ScheduleService } from '../../schedule/schedule.service';

@@ -5,12 +5,10 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
 import { SqliteBackend } from '../../../lib/backends/sqlite/sqlite.backend';
-import {
-  EventStream,
-  StoreCorruptError,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../lib/core';
+import { StoreCorruptError } from '../../../lib/core/errors/store-corrupt.error';
+import { EventStream } from '../../../lib/core/event-stream';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { WorkerChild } from '../../../lib/worker/child/worker-child';
 import { MaintenanceSchedule } from '../../../lib/worker/pool/maintenance-schedule';
 import { StoreDamage } from '../../../lib/worker/store-damage';

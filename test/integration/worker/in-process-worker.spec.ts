@@ -20,7 +20,8 @@ import {
 } from '../../../lib';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { EventStream, WORKER_CHILD_ENV } from '../../../lib/core';
+import { EventStream } from '../../../lib/core/event-stream';
+import { WORKER_CHILD_ENV } from '../../../lib/core/threadmill.constants';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { SqliteBackend } from '../../../lib/backends/sqlite';
 import { ThreadmillHealthIndicator } from '../../../lib/health';

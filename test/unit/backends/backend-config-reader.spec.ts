@@ -1,6 +1,6 @@
 import { BackendConfigReader } from '../../../lib/backends/backend-config.reader';
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { InvalidBackendConfigError } from '../../../lib/core';
+import { InvalidBackendConfigError } from '../../../lib/core/errors/invalid-backend-config.error';
 
 describe('BackendConfigReader: queues with their limits', () => {
   const withQueues = (queues: unknown[]): BackendConfigReader =>

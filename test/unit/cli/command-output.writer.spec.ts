@@ -1,13 +1,11 @@
 import { CommandOutputWriter } from '../../../lib/cli/command-output.writer';
 import { ExitCode } from '../../../lib/core/exit-code';
-import {
-  BackendUnavailableError,
-  InvalidTaskError,
-  TaskResultDoesNotExist,
-  UnknownBackendError,
-  UnknownQueueError,
-  UnknownScheduleError,
-} from '../../../lib/core';
+import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
+import { InvalidTaskError } from '../../../lib/core/errors/invalid-task.error';
+import { TaskResultDoesNotExist } from '../../../lib/core/errors/task-result-does-not-exist.error';
+import { UnknownBackendError } from '../../../lib/core/errors/unknown-backend.error';
+import { UnknownQueueError } from '../../../lib/core/errors/unknown-queue.error';
+import { UnknownScheduleError } from '../../../lib/core/errors/unknown-schedule.error';
 
 describe('CommandOutputWriter.refused', () => {
   const output = new CommandOutputWriter();

@@ -1,10 +1,7 @@
-import {
-  BackendUnavailableError,
-  EnqueueCoalescer,
-  TaskAlreadyExistsError,
-  type EnqueueOutcome,
-  type TaskRecord,
-} from '../../../lib/core';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../../../lib/core/enqueue-coalescer';
+import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
+import { TaskAlreadyExistsError } from '../../../lib/core/errors/task-already-exists.error';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { readyRecord } from '../../helpers/ready-record';
 
 /** A store that records each batch it is handed; `decide` says each record's outcome. */

@@ -1,15 +1,13 @@
-import {
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  InvalidTaskError,
-  PoolHeartbeatLapsedError,
-  ReplicasBehindError,
-  StoreCorruptError,
-  StoreFullError,
-  TaskAlreadyExistsError,
-  TaskResult,
-  type ThreadmillError,
-} from '../../../lib/core';
+import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { InvalidTaskError } from '../../../lib/core/errors/invalid-task.error';
+import { PoolHeartbeatLapsedError } from '../../../lib/core/errors/pool-heartbeat-lapsed.error';
+import { ReplicasBehindError } from '../../../lib/core/errors/replicas-behind.error';
+import { StoreCorruptError } from '../../../lib/core/errors/store-corrupt.error';
+import { StoreFullError } from '../../../lib/core/errors/store-full.error';
+import { TaskAlreadyExistsError } from '../../../lib/core/errors/task-already-exists.error';
+import type { ThreadmillError } from '../../../lib/core/errors/threadmill.error';
+import { TaskResult } from '../../../lib/core/task-result';
 import { readyRecord } from '../../helpers/ready-record';
 
 describe('ThreadmillError.retryable', () => {

@@ -1,13 +1,10 @@
 import { Logger } from '@nestjs/common';
-
-import {
-  EventStream,
-  TaskResultStatus,
-  announceEndedAttempt,
-  failedAttempt,
-  type StreamEventKind,
-  type TaskRecord,
-} from '../../../lib/core';
+import { announceEndedAttempt } from '../../../lib/core/attempt-outcome';
+import { EventStream } from '../../../lib/core/event-stream';
+import { failedAttempt } from '../../../lib/core/retry-policy';
+import type { StreamEventKind } from '../../../lib/core/stream-events.interface';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { waitFor } from '../../helpers/wait-for';
 import { runningRecord } from '../../helpers/ready-record';
 

@@ -1,10 +1,10 @@
 import {
   FinishedTaskFanout,
-  TaskResultStatus,
   type FinishedTask,
   type FinishedTaskTransport,
   type FinishedTasksListener,
-} from '../../../lib/core';
+} from '../../../lib/core/finished-task-feed';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 
 /** A transport that records what the fanout asks of it; `failOpen` makes the next open fail. */
 class RecordingTransport implements FinishedTaskTransport {

@@ -2,19 +2,20 @@ import {
   ACTIVITY_MAX_BUCKETS,
   ACTIVITY_SAMPLES_PER_BUCKET,
   ActivityBuckets,
-  InvalidQueryError,
-  LIST_SCAN_MAX,
-  TaskResultStatus,
-  UnknownQueueError,
   attemptTimes,
-  encodePoolInfo,
+} from '../../../lib/backends/activity-buckets';
+import { InvalidQueryError } from '../../../lib/core/errors/invalid-query.error';
+import { UnknownQueueError } from '../../../lib/core/errors/unknown-queue.error';
+import {
+  LIST_SCAN_MAX,
   listedPage,
   planListing,
-  poolStatuses,
-  recordWith,
   scanListing,
-  type TaskRecord,
-} from '../../../lib/core';
+} from '../../../lib/backends/list-cursor';
+import { encodePoolInfo, poolStatuses } from '../../../lib/backends/pool-status';
+import { recordWith } from '../../../lib/core/record-with';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { readyRecord } from '../../helpers/ready-record';
 
 describe('listing rules', () => {

@@ -1,16 +1,19 @@
+import { unknownQueue } from '../../../lib/core/control.messages';
+import { scheduleNotFound } from '../../../lib/schedule/schedule.messages';
+import { shown } from '../../../lib/core/shown';
 import {
   backendNotConfigured,
   invalidName,
-  invalidUniqueKey,
   queueNotConfigured,
-  scheduleNotFound,
-  shown,
   taskNameNotRegistered,
   taskResultDoesNotExist,
   unknownBackend,
-  unknownQueue,
-} from '../../../lib/core';
-import { invalidDashboardInput, unknownDashboardAlias } from '../../../lib/core/dashboard.messages';
+} from '../../../lib/core/threadmill.messages';
+import { invalidUniqueKey } from '../../../lib/core/unique-key.messages';
+import {
+  invalidDashboardInput,
+  unknownDashboardAlias,
+} from '../../../lib/dashboard/dashboard.messages';
 import {
   unknownCommand,
   workerBackendNotConfigured,

@@ -1,9 +1,7 @@
-import {
-  InvalidTaskProgressError,
-  ProgressBatcher,
-  type ProgressEntry,
-  type TaskRecord,
-} from '../../../lib/core';
+import type { ProgressEntry } from '../../../lib/core/attempt-progress';
+import { InvalidTaskProgressError } from '../../../lib/core/errors/invalid-task-progress.error';
+import { ProgressBatcher } from '../../../lib/core/progress-batcher';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { runningRecord } from '../../helpers/ready-record';
 
 const INTERVAL = 500;

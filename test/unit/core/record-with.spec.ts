@@ -1,4 +1,6 @@
-import { TaskResultStatus, recordWith, type TaskRecord } from '../../../lib/core';
+import { recordWith } from '../../../lib/core/record-with';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 
 const running: TaskRecord = {
   id: 'id-1',

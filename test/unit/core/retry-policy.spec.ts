@@ -1,12 +1,12 @@
 import {
-  TaskResultStatus,
   allowedAttempts,
   backoffDelay,
   failedAttempt,
   nextAttempt,
   retryPolicyProblem,
-  type TaskRecord,
-} from '../../../lib/core';
+} from '../../../lib/core/retry-policy';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 
 const error = { className: 'Error', traceback: 'Error: boom' };
 

@@ -1,18 +1,18 @@
+import type { ProgressEntry } from '../../../lib/core/attempt-progress';
+import { InvalidTaskProgressError } from '../../../lib/core/errors/invalid-task-progress.error';
+import { ProgressBatcher } from '../../../lib/core/progress-batcher';
+import { recordWith } from '../../../lib/core/record-with';
+import { TaskContext } from '../../../lib/core/task-context';
 import {
-  InvalidTaskProgressError,
   MAX_PROGRESS_BYTES,
-  ProgressBatcher,
-  TaskContext,
-  TaskResult,
-  TaskResultStatus,
   finishedProgress,
   progressJson,
-  recordWith,
   recordWithProgress,
   storedProgress,
-  type ProgressEntry,
-  type TaskRecord,
-} from '../../../lib/core';
+} from '../../../lib/core/task-progress';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResult } from '../../../lib/core/task-result';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { runningRecord } from '../../helpers/ready-record';
 
 describe('progressJson (the guard)', () => {

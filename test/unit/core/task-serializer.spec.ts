@@ -1,15 +1,15 @@
+import { CorruptTaskDataError } from '../../../lib/core/errors/corrupt-task-data.error';
+import { InvalidTaskError } from '../../../lib/core/errors/invalid-task.error';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import {
   assertJsonSafe,
-  CorruptTaskDataError,
   deserializeRecord,
   errorToRecord,
-  InvalidTaskError,
-  MAX_JSON_DEPTH,
   normalizeJson,
   serializeRecord,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../lib/core';
+} from '../../../lib/core/task-serializer';
+import { MAX_JSON_DEPTH } from '../../../lib/core/threadmill.constants';
 
 const record: TaskRecord = {
   id: 'id-1',

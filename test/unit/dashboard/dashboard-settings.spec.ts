@@ -1,4 +1,5 @@
-import { DashboardAccessRuleMissingError, InvalidDashboardOptionError } from '../../../lib/core';
+import { DashboardAccessRuleMissingError } from '../../../lib/core/errors/dashboard-access-rule-missing.error';
+import { InvalidDashboardOptionError } from '../../../lib/core/errors/invalid-dashboard-option.error';
 import { dashboardSettings } from '../../../lib/dashboard/dashboard-settings';
 
 describe('dashboardSettings', () => {

@@ -1,4 +1,4 @@
-import { OptionalDependencyMissingError } from '../../../lib/core';
+import { OptionalDependencyMissingError } from '../../../lib/core/errors/optional-dependency-missing.error';
 import { loadInkRuntime } from '../../../lib/inspector/ink.loader';
 import { assertEsmMode } from '../../helpers/esm-mode';
 

@@ -1,7 +1,8 @@
 import type * as InkTestingLibrary from 'ink-testing-library' with { 'resolution-mode': 'import' };
 
 import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { TaskResultStatus, type StoredSchedule } from '../../../lib/core';
+import type { StoredSchedule } from '../../../lib/core/ports/schedule-store.port';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
 import {
   scheduleHeader,

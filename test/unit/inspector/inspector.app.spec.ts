@@ -1,7 +1,8 @@
 import type * as InkTestingLibrary from 'ink-testing-library' with { 'resolution-mode': 'import' };
 
 import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { loadInkRuntime, type InkRuntime } from '../../../lib/inspector/ink.loader';
 import { importEsm } from '../../../lib/utils/import-esm.util';
 import { renderInspector } from '../../../lib/inspector/inspector.app';

@@ -1,5 +1,5 @@
 import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { InspectorStore } from '../../../lib/inspector/inspector.store';
 import { setWallClock } from '../../helpers/clock';
 import { leaseTo, memoryBackend, outage } from '../../helpers/memory-backend';

@@ -1,4 +1,6 @@
-import { TaskResultStatus, storedProgress, type TaskRecord } from '../../../lib/core';
+import { storedProgress } from '../../../lib/core/task-progress';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import {
   abbreviateCount,
   detailLines,

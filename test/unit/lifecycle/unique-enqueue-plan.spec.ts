@@ -1,11 +1,7 @@
-import {
-  UniqueKeyHeldError,
-  decideUnique,
-  type HolderState,
-  type StoredKeyHold,
-  type TaskRecord,
-  type TaskUniqueness,
-} from '../../../lib/core';
+import { UniqueKeyHeldError } from '../../../lib/core/errors/unique-key-held.error';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import type { StoredKeyHold } from '../../../lib/core/unique-enqueue-plan';
+import { decideUnique, type HolderState, type TaskUniqueness } from '../../../lib/core/unique-key';
 import { planUniqueEnqueue } from '../../../lib/lifecycle/unique-enqueue-plan';
 import { readyRecord } from '../../helpers/ready-record';
 

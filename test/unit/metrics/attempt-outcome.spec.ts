@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { attemptOutcome } from '../../../lib/core/attempt-outcome';
 import { dueAt, secondsBetween } from '../../../lib/metrics/task-times';
 

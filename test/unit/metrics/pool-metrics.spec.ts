@@ -1,14 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
-
-import {
-  EventStream,
-  TaskResultStatus,
-  announceEndedAttempt,
-  failedAttempt,
-  type TaskRecord,
-  type TaskRecordSource,
-} from '../../../lib/core';
+import { announceEndedAttempt } from '../../../lib/core/attempt-outcome';
+import { EventStream } from '../../../lib/core/event-stream';
+import { failedAttempt } from '../../../lib/core/retry-policy';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import type { TaskRecordSource } from '../../../lib/core/task-result';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { PoolMetrics } from '../../../lib/metrics/pool-metrics';
 import {
   loadPromClient,

@@ -1,7 +1,7 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 
 import { MemoryBackend, ScheduleService, ThreadmillModule } from '../../../lib';
-import { type ScheduleEntry, type ScheduleStore } from '../../../lib/core';
+import type { ScheduleEntry, ScheduleStore } from '../../../lib/core/ports/schedule-store.port';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import { definitionText, resolveSchedule } from '../../../lib/schedule/schedule-definition';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';

@@ -1,4 +1,6 @@
-import { BackendUnavailableError, DEFAULT_APP_NAME, type ScheduleStore } from '../../../lib/core';
+import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
+import type { ScheduleStore } from '../../../lib/core/ports/schedule-store.port';
+import { DEFAULT_APP_NAME } from '../../../lib/core/threadmill.constants';
 import { ScheduleTicker, tickTaskId } from '../../../lib/schedule/schedule-ticker';
 import { memoryBackend } from '../../helpers/memory-backend';
 import {

@@ -10,7 +10,7 @@ import {
   UnknownScheduleError,
   type TaskBackend,
 } from '../../../lib';
-import { type ScheduleStore } from '../../../lib/core';
+import type { ScheduleStore } from '../../../lib/core/ports/schedule-store.port';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
 import type { PoolSchedules } from '../../../lib/schedule/schedule.service';
 import { derivedScheduleId } from '../../../lib/schedule/declared-schedules';

@@ -14,7 +14,9 @@ import {
   UnknownBackendError,
   type TaskResult,
 } from '../../../lib';
-import { TASK_EVENT_LISTENER_METADATA, storedProgress, type TaskRecord } from '../../../lib/core';
+import { storedProgress } from '../../../lib/core/task-progress';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TASK_EVENT_LISTENER_METADATA } from '../../../lib/core/threadmill.constants';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
 import { waitFor } from '../../helpers/wait-for';
 

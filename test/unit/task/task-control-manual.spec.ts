@@ -12,7 +12,7 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../../lib';
-import { failedAttempt, nextAttempt } from '../../../lib/core';
+import { failedAttempt, nextAttempt } from '../../../lib/core/retry-policy';
 import { readyRecord } from '../../helpers/ready-record';
 
 describe('TaskControlService: retry and remove by hand', () => {

@@ -9,7 +9,7 @@ import {
   type TaskRecord,
   type TaskResult,
 } from '../../../lib';
-import { EventStream } from '../../../lib/core';
+import { EventStream } from '../../../lib/core/event-stream';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
 import { runningRecord } from '../../helpers/ready-record';
 

@@ -9,8 +9,11 @@ import {
   trace,
   type Span,
 } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 import {
@@ -24,7 +27,7 @@ import {
   currentTaskContext,
   type TaskRecord,
 } from '../../../lib';
-import { nextAttempt } from '../../../lib/core';
+import { nextAttempt } from '../../../lib/core/retry-policy';
 import { taskTracer } from '../../../lib/telemetry/task-tracer';
 
 /** Tasks whose code makes a span of its own, fails, or outlives its limit. */

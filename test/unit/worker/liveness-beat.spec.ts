@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../../lib/core';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { LivenessBeat } from '../../../lib/worker/child/liveness-beat';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { LeaseGiveBack } from '../../../lib/worker/child/lease-give-back';
 import { LeaseLedger } from '../../../lib/worker/child/lease-ledger';
 import { PrefetchShelf } from '../../../lib/worker/child/prefetch-shelf';

@@ -1,12 +1,9 @@
 import { Logger } from '@nestjs/common';
-
-import {
-  EventStream,
-  TaskResultStatus,
-  announceEndedAttempt,
-  failedAttempt,
-  type TaskRecord,
-} from '../../../lib/core';
+import { announceEndedAttempt } from '../../../lib/core/attempt-outcome';
+import { EventStream } from '../../../lib/core/event-stream';
+import { failedAttempt } from '../../../lib/core/retry-policy';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { StreamLogListener } from '../../../lib/worker/stream-log.listener';
 import { runningRecord } from '../../helpers/ready-record';
 

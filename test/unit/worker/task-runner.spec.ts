@@ -8,7 +8,7 @@ import {
   ThreadmillModule,
   type TaskRecord,
 } from '../../../lib';
-import { EventStream } from '../../../lib/core';
+import { EventStream } from '../../../lib/core/event-stream';
 import { Greeter, GreetingTasks } from '../../fixtures/greeting.tasks';
 import { runningRecord } from '../../helpers/ready-record';
 

@@ -1,4 +1,6 @@
-import { TaskResultStatus, cancelledRecord, type TaskRecord } from '../../../lib/core';
+import { cancelledRecord } from '../../../lib/core/cancelled-record';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { countsOf, readyTask } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
 import { timeoutGraceMs } from '../../../lib/worker/child/overrun-watch';

@@ -1,4 +1,4 @@
-import { PoolHeartbeatLapsedError } from '../../../lib/core';
+import { PoolHeartbeatLapsedError } from '../../../lib/core/errors/pool-heartbeat-lapsed.error';
 import { acquireLanes } from '../../../lib/worker/child/acquire-lanes';
 import { countsOf, enqueueReady, recordsOf } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';

@@ -1,13 +1,11 @@
 import { Logger } from '@nestjs/common';
 
 import { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import {
-  BackendUnavailableError,
-  StoreFullError,
-  TaskResultStatus,
-  type AcquireOptions,
-  type TaskRecord,
-} from '../../../lib/core';
+import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
+import { StoreFullError } from '../../../lib/core/errors/store-full.error';
+import type { AcquireOptions } from '../../../lib/core/ports/lease-store.port';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';

@@ -1,6 +1,6 @@
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { InvalidCommandOptionError } from '../../../lib/core/errors/invalid-command-option.error';
-import type { TaskRecord } from '../../../lib/core';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { countsOf, enqueueReady } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';
 import { acquireOptions, ids, setupChild } from './worker-child.setup';

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 
 import type { MemoryBackend } from '../../../lib/backends/memory/memory.backend';
-import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
 import { WorkerChild } from '../../../lib/worker/child/worker-child';
 import {

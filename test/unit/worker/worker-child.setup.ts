@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 
 import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
-import { TaskResultStatus, type TaskRecord } from '../../../lib/core';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { WorkerChild, type WorkerChildDeps } from '../../../lib/worker/child/worker-child';
 import type { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-import { TaskResultStatus } from '../../../lib/core';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import { countsOf, enqueueReady, idsOf, recordsOf } from '../../helpers/memory-backend';
 import { waitFor } from '../../helpers/wait-for';

@@ -3,7 +3,7 @@ import {
   WorkerHealthServer,
 } from '../../../lib/worker/pool/worker-health.server';
 import type { PoolHealth } from '../../../lib/worker/pool/worker-pool.deps';
-import { storeHealth } from '../../../lib/core';
+import { storeHealth } from '../../../lib/core/store-condition';
 
 const NOW = 1_000_000;
 const healthy: PoolHealth = {

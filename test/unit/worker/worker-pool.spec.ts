@@ -6,12 +6,10 @@ import { dirname, join } from 'node:path';
 
 import type { MemoryBackendOptions } from '../../../lib/backends/memory/memory-backend-options.interface';
 import { ExitCode } from '../../../lib/core/exit-code';
-import {
-  EventStream,
-  StoreCorruptError,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../lib/core';
+import { StoreCorruptError } from '../../../lib/core/errors/store-corrupt.error';
+import { EventStream } from '../../../lib/core/event-stream';
+import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { HeldJournal } from '../../../lib/worker/held-journal';
 import type { ChildMessage, ParentMessage } from '../../../lib/worker/worker-ipc';
 import type { WorkerOptions } from '../../../lib/worker/worker-options.interface';

@@ -1,4 +1,5 @@
-import { TaskResultStatus, nextAttempt } from '../../../../lib/core';
+import { nextAttempt } from '../../../../lib/core/retry-policy';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 
 describe('RedisBackend acquire', () => {

@@ -3,13 +3,11 @@ import { Redis } from 'ioredis';
 import { GATHERED_BATCH } from '../../../../lib/backends/redis/redis-enqueuer';
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import {
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  TaskAlreadyExistsError,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../../lib/core';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { TaskAlreadyExistsError } from '../../../../lib/core/errors/task-already-exists.error';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { freePort } from '../../../helpers/free-port';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { BackendUnavailableError } from '../../../../lib/core';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
 import { freePort } from '../../../helpers/free-port';
 import { removeAliasKeys } from '../../../helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';

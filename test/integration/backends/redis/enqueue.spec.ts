@@ -1,4 +1,5 @@
-import { TaskAlreadyExistsError, TaskResultStatus } from '../../../../lib/core';
+import { TaskAlreadyExistsError } from '../../../../lib/core/errors/task-already-exists.error';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { aliasKeys } from '../../../helpers/redis-cleanup';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';

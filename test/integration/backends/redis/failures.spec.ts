@@ -4,14 +4,12 @@ import { parseRedisBackendConfig } from '../../../../lib/backends/redis/redis-ba
 import { RedisConnection } from '../../../../lib/backends/redis/redis-connection';
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import {
-  BackendCommandError,
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  TaskAlreadyExistsError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-} from '../../../../lib/core';
+import { BackendCommandError } from '../../../../lib/core/errors/backend-command.error';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { TaskAlreadyExistsError } from '../../../../lib/core/errors/task-already-exists.error';
+import { TaskResultDoesNotExist } from '../../../../lib/core/errors/task-result-does-not-exist.error';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';

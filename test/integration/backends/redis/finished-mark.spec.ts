@@ -1,4 +1,5 @@
-import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 import { decideCancel } from '../../../../lib/lifecycle/cancel-decision';

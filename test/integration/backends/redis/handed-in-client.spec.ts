@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { EnqueueOutcomeUnknownError, TaskResultDoesNotExist } from '../../../../lib/core';
+import { EnqueueOutcomeUnknownError } from '../../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { TaskResultDoesNotExist } from '../../../../lib/core/errors/task-result-does-not-exist.error';
 import { startNodeProcess, untilOutput, type RunningCli } from '../../../helpers/cli-process';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';

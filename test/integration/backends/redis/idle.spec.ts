@@ -2,7 +2,7 @@ import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
 import { WAKE_BOUND } from '../../../../lib/backends/redis/redis-scripts';
 import type { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import type { TaskRecord } from '../../../../lib/core';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, commandStats, readyRecord, statsDelta, succeeded } from './redis-fixture';

@@ -1,4 +1,5 @@
-import { storedProgress, type LiveTaskEvent } from '../../../../lib/core';
+import type { LiveTaskEvent } from '../../../../lib/core/live-task-feed';
+import { storedProgress } from '../../../../lib/core/task-progress';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 

@@ -1,4 +1,4 @@
-import { TaskResultStatus } from '../../../../lib/core';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';

@@ -3,14 +3,11 @@ import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import {
-  StoreFullError,
-  TaskResultStatus,
-  UnsupportedStoreError,
-  failedAttempt,
-  nextAttempt,
-  type TaskRecord,
-} from '../../../../lib/core';
+import { StoreFullError } from '../../../../lib/core/errors/store-full.error';
+import { UnsupportedStoreError } from '../../../../lib/core/errors/unsupported-store.error';
+import { failedAttempt, nextAttempt } from '../../../../lib/core/retry-policy';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';
 import { readyRecord, succeeded } from './redis-fixture';

@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../../../lib/core';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, commandStats, readyRecord, statsDelta } from './redis-fixture';

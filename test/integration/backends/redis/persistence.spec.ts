@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { UnsupportedStoreError } from '../../../../lib/core';
+import { UnsupportedStoreError } from '../../../../lib/core/errors/unsupported-store.error';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';

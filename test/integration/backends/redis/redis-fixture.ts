@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import type { RedisBackendOptions } from '../../../../lib/backends/redis/redis-backend-options.interface';
-import { TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { removeAliasKeys } from '../../../helpers/redis-cleanup';
 import {
   readyRecord as makeReadyRecord,

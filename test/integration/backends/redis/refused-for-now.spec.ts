@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { BackendUnavailableError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import {
   liftFileSizeLimit,
   startRedisServer,

@@ -2,12 +2,10 @@ import { Redis } from 'ioredis';
 
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import {
-  EnqueueOutcomeUnknownError,
-  ReplicasBehindError,
-  TaskAlreadyExistsError,
-  TaskResultStatus,
-} from '../../../../lib/core';
+import { EnqueueOutcomeUnknownError } from '../../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { ReplicasBehindError } from '../../../../lib/core/errors/replicas-behind.error';
+import { TaskAlreadyExistsError } from '../../../../lib/core/errors/task-already-exists.error';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { BlackholeProxy } from '../../../helpers/blackhole-proxy';
 import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis-server';
 import { testAlias } from '../../../helpers/test-alias';

@@ -1,4 +1,4 @@
-import { TaskResultDoesNotExist } from '../../../../lib/core';
+import { TaskResultDoesNotExist } from '../../../../lib/core/errors/task-result-does-not-exist.error';
 import { tickTaskId } from '../../../../lib/schedule/schedule-ticker';
 import { aliasKeys } from '../../../helpers/redis-cleanup';
 import {

@@ -1,4 +1,6 @@
-import { TaskResultStatus, type TaskRecord, type TaskUniqueness } from '../../../../lib/core';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
+import type { TaskUniqueness } from '../../../../lib/core/unique-key';
 import type { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import { aliasKeys } from '../../../helpers/redis-cleanup';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';

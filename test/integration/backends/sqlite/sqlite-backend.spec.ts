@@ -6,12 +6,10 @@ import Database from 'better-sqlite3';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-schema';
-import {
-  BackendUnavailableError,
-  TaskResultStatus,
-  storedProgress,
-  type TaskRecord,
-} from '../../../../lib/core';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { storedProgress } from '../../../../lib/core/task-progress';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';

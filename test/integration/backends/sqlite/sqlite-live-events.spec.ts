@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { storedProgress, type LiveTaskEvent } from '../../../../lib/core';
+import type { LiveTaskEvent } from '../../../../lib/core/live-task-feed';
+import { storedProgress } from '../../../../lib/core/task-progress';
 import { newRecord } from '../../../contract/backend-contract';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';

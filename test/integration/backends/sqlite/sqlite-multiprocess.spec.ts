@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { finishedRecordSource, TaskResultStatus, waitForFinished } from '../../../../lib/core';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
+import { finishedRecordSource, waitForFinished } from '../../../../lib/core/wait-for-finished';
 import { newRecord } from '../../../contract/backend-contract';
 import {
   isMessage,

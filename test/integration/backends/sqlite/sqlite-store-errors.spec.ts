@@ -5,13 +5,11 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import {
-  StoreCorruptError,
-  StoreFullError,
-  TaskResultDoesNotExist,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../../lib/core';
+import { StoreCorruptError } from '../../../../lib/core/errors/store-corrupt.error';
+import { StoreFullError } from '../../../../lib/core/errors/store-full.error';
+import { TaskResultDoesNotExist } from '../../../../lib/core/errors/task-result-does-not-exist.error';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { newRecord } from '../../../contract/backend-contract';
 import { damageRootPage, overwrite } from '../../../helpers/damaged-sqlite';
 import { SmallDisk } from '../../../helpers/small-disk';

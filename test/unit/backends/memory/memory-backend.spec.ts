@@ -1,10 +1,8 @@
-import {
-  BackendUnavailableError,
-  InvalidBackendConfigError,
-  InvalidTaskError,
-  TaskResultStatus,
-  type TaskRecord,
-} from '../../../../lib/core';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
+import { InvalidTaskError } from '../../../../lib/core/errors/invalid-task.error';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { MemoryBackend } from '../../../../lib/backends/memory/memory.backend';
 import { describeBackendContract, newRecord } from '../../../contract/backend-contract';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';

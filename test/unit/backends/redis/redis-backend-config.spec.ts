@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-backend-config.factory';
 import { parseRedisBackendConfig } from '../../../../lib/backends/redis/redis-backend-config.parser';
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { InvalidBackendConfigError } from '../../../../lib/core';
+import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // RedisBackend connects lazily, so constructing one here does no I/O.

@@ -1,13 +1,11 @@
 import { ReplyError } from 'ioredis';
 
 import { classifyRedisFailure, redisCallError } from '../../../../lib/backends/redis/redis-errors';
-import {
-  BackendCommandError,
-  BackendUnavailableError,
-  EnqueueOutcomeUnknownError,
-  InvalidTaskError,
-  StoreFullError,
-} from '../../../../lib/core';
+import { BackendCommandError } from '../../../../lib/core/errors/backend-command.error';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { EnqueueOutcomeUnknownError } from '../../../../lib/core/errors/enqueue-outcome-unknown.error';
+import { InvalidTaskError } from '../../../../lib/core/errors/invalid-task.error';
+import { StoreFullError } from '../../../../lib/core/errors/store-full.error';
 
 /** An error reply as ioredis rejects a command with it. */
 function reply(message: string, command = { name: 'zadd', args: ['k'] }): Error {

@@ -3,7 +3,7 @@ import {
   finishedLabel,
   finishedMessage,
 } from '../../../../lib/backends/redis/redis-finished-payload';
-import { TaskResultStatus } from '../../../../lib/core';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 
 describe('the messages of the finished channel', () => {
   it('decodes the groups a script publishes into one task per id', () => {

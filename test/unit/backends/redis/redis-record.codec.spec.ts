@@ -1,5 +1,7 @@
 import { RedisRecordCodec } from '../../../../lib/backends/redis/redis-record.codec';
-import { CorruptTaskDataError, TaskResultStatus, type TaskRecord } from '../../../../lib/core';
+import { CorruptTaskDataError } from '../../../../lib/core/errors/corrupt-task-data.error';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { readyRecord } from '../../../helpers/ready-record';
 
 const ALIAS = 'codec';

@@ -4,7 +4,7 @@ import {
   weakestPersistence,
 } from '../../../../lib/backends/redis/redis-persistence';
 import { serverProblem } from '../../../../lib/backends/redis/redis-server-check';
-import { redisSnapshotsOnly } from '../../../../lib/core';
+import { redisSnapshotsOnly } from '../../../../lib/core/store.messages';
 
 const INFO_SERVER = '# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nos:Linux\r\n';
 

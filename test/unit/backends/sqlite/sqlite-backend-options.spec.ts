@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 
 import { resolveSqliteBackendConfig } from '../../../../lib/backends/sqlite/sqlite-backend-options';
 import { Retention } from '../../../../lib/core/retention';
-import { InvalidBackendConfigError, type BackendConfig } from '../../../../lib/core';
+import type { BackendConfig } from '../../../../lib/core/backend-config.interface';
+import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
 
 // Never constructed here: resolveSqliteBackendConfig only reads the config.
 class NoBackend {}

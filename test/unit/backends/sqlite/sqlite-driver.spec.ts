@@ -1,4 +1,4 @@
-import { InvalidBackendConfigError } from '../../../../lib/core';
+import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // better-sqlite3 is an optional peer: these prove nothing loads it before a

@@ -1,5 +1,5 @@
 /** Text of the web dashboard (ThreadmillDashboardModule), written once. */
-import { shown, shownList } from './shown';
+import { shown, shownList } from '../core/shown';
 
 export const dashboardAccessRuleMissing = (): string =>
   'ThreadmillDashboardModule.forRoot has no access rule, so it would let anyone who reaches the ' +
@@ -43,17 +43,6 @@ export const dashboardCrossSite = (seen: string): string =>
 
 export const dashboardStateConflict = (id: string, outcome: string): string =>
   `Task ${id}: nothing done (${outcome}).`;
-
-/** A `dashboardAction` event as one log line. */
-export const dashboardActionLine = (event: {
-  readonly who: string | undefined;
-  readonly action: string;
-  readonly backend: string;
-  readonly target: string;
-  readonly count: number;
-}): string =>
-  `Dashboard: ${event.who ?? 'an unidentified user'} did ${event.action} on ${event.target} ` +
-  `(backend ${shown(event.backend)}): ${event.count} affected.`;
 
 export const dashboardFailed = (): string =>
   "The dashboard could not answer this request; the server's log says why.";

@@ -1,8 +1,8 @@
-import { InvalidQueryError } from './errors/invalid-query.error';
-import { invalidActivityBucket, invalidActivityWindow } from './listing.messages';
-import type { FinishedSegment } from './queue-segment';
-import type { ActivityQuery, QueueActivity } from './task-listing';
-import type { TaskRecord } from './task-record.interface';
+import { InvalidQueryError } from '../core/errors/invalid-query.error';
+import { invalidActivityBucket, invalidActivityWindow } from '../core/listing.messages';
+import type { FinishedSegment } from '../core/queue-segment';
+import type { ActivityQuery, QueueActivity } from '../core/task-listing';
+import type { TaskRecord } from '../core/task-record.interface';
 
 /** Most buckets one `activity` call counts (a day of minutes). */
 export const ACTIVITY_MAX_BUCKETS = 1440;

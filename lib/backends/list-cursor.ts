@@ -1,16 +1,16 @@
-import { InvalidQueryError } from './errors/invalid-query.error';
-import { assertKnownQueue } from './known-queue';
-import { invalidListCursor, invalidListLimit, invalidListSegment } from './listing.messages';
-import { shown } from './shown';
+import { InvalidQueryError } from '../core/errors/invalid-query.error';
+import { assertKnownQueue } from '../core/known-queue';
+import { invalidListCursor, invalidListLimit, invalidListSegment } from '../core/listing.messages';
+import { shown } from '../core/shown';
 import {
   QUEUE_SEGMENTS,
   finishedSegment,
   isFinishedSegment,
   type QueueSegment,
-} from './queue-segment';
-import type { TaskListQuery, TaskPage } from './task-listing';
-import type { TaskRecord } from './task-record.interface';
-import { FINISHED_STATUSES, TaskResultStatus } from './task-result-status.enum';
+} from '../core/queue-segment';
+import type { TaskListQuery, TaskPage } from '../core/task-listing';
+import type { TaskRecord } from '../core/task-record.interface';
+import { FINISHED_STATUSES, TaskResultStatus } from '../core/task-result-status.enum';
 
 /** Most records one page holds. */
 export const LIST_LIMIT_MAX = 500;

@@ -1,7 +1,7 @@
 /**
  * User-facing text of the metrics (the pool's `/metrics` and ThreadmillMetrics), written once.
  */
-import { shown } from './shown';
+import { shown } from '../core/shown';
 
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);

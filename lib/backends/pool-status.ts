@@ -1,4 +1,4 @@
-import type { PoolInfo, PoolStatus } from './task-listing';
+import type { PoolInfo, PoolStatus } from '../core/task-listing';
 
 /** Most pools `pools()` lists: pools are few, but a read must stay bounded. */
 export const POOLS_LISTED_MAX = 1000;

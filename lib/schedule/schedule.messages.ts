@@ -1,8 +1,8 @@
 /**
  * The user-facing sentences of schedules, written once (as threadmill.messages.ts).
  */
-import { SCHEDULE_ID_MAX_LENGTH } from './validate-name.util';
-import { shown, shownList } from './shown';
+import { SCHEDULE_ID_MAX_LENGTH } from '../core/validate-name.util';
+import { shown, shownList } from '../core/shown';
 
 export const invalidScheduleId = (id: unknown, where: string): string =>
   `Schedule ${shown(id)} (${where}): the id is invalid; use 1-${SCHEDULE_ID_MAX_LENGTH} characters, ` +

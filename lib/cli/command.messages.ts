@@ -2,7 +2,7 @@
  * What the command line says of a command used wrongly, written once for
  * every command (as threadmill.messages.ts).
  */
-import { shown, shownList } from './shown';
+import { shown, shownList } from '../core/shown';
 
 export const unknownSubcommand = (
   command: string,

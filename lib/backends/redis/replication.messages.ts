@@ -3,7 +3,7 @@
  * backend's waitForReplicas) and of the server a connection reached through
  * Sentinel. Each names the backend, what was written and what to do.
  */
-import { shown } from './shown';
+import { shown } from '../../core/shown';
 
 export const replicasBehind = (
   alias: string,

@@ -1,6 +1,6 @@
-import { InvalidTaskError } from './errors/invalid-task.error';
-import type { TaskRecord } from './task-record.interface';
-import { duplicateIdInCall } from './threadmill.messages';
+import { InvalidTaskError } from '../core/errors/invalid-task.error';
+import type { TaskRecord } from '../core/task-record.interface';
+import { duplicateIdInCall } from '../core/threadmill.messages';
 
 /**
  * Refuses a bulk enqueue that names one id twice (InvalidTaskError): the

@@ -3,7 +3,7 @@
  * worker, and names an app enqueues or leases without registering them.
  */
 
-import { shown, shownList } from './shown';
+import { shown, shownList } from '../core/shown';
 
 export const contractOptionRedefined = (
   place: string,

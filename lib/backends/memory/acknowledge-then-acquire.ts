@@ -2,8 +2,8 @@ import type {
   AcknowledgeAndAcquireResult,
   AcquireOptions,
   LeaseStore,
-} from './ports/lease-store.port';
-import type { TaskRecord } from './task-record.interface';
+} from '../../core/ports/lease-store.port';
+import type { TaskRecord } from '../../core/task-record.interface';
 
 /**
  * `acknowledgeAndAcquire` for a store where the two steps cost nothing

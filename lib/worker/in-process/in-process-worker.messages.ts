@@ -3,7 +3,7 @@
  * `inProcessWorker` option), written once.
  */
 
-import { shown, shownList } from './shown';
+import { shown, shownList } from '../../core/shown';
 
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
