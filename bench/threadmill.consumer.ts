@@ -1,5 +1,5 @@
-import { failedAttempt } from '../lib/core/retry-policy';
 import type { TaskBackend } from '../lib/core/task-backend.interface';
+import { failedAttempt } from '../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../lib/core/task-record.interface';
 import { ChangeSignal } from '../lib/utils/change-signal.util';
 import { acquireLanes } from '../lib/worker/child/acquire-lanes';

@@ -1,4 +1,3 @@
-import { recordWith } from './record-with';
 import type { TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 
@@ -25,24 +24,6 @@ export const RETRYABLE_BY_HAND: ReadonlySet<TaskResultStatus> = new Set([
   TaskResultStatus.FAILED,
   TaskResultStatus.CANCELLED,
 ]);
-
-/**
- * The record of a final task retried by hand, written once for every
- * backend: READY in its queue now (`runAfter` cleared), `finishedAt`
- * cleared, its errors and worker ids kept so its history shows. The retry
- * budget is not renewed: attempts still count over every worker id, so a
- * task whose retries were used up runs exactly once more (nextAttempt fails
- * it after that attempt), and one cancelled with retries left keeps them.
- */
-export function manualRetryRecord(record: TaskRecord): TaskRecord {
-  return recordWith(record, {
-    task: { ...record.task, runAfter: null },
-    status: TaskResultStatus.READY,
-    finishedAt: null,
-    // The cancel it ended by is spent: the new attempt runs.
-    cancelRequestedAt: null,
-  });
-}
 
 /**
  * Whether `stored` is still the very final record `read` was: same status

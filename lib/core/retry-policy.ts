@@ -1,8 +1,5 @@
-import { cancelledRecord } from './cancelled-record';
-import { recordWith } from './record-with';
 import type { TaskBackoff } from './task-options.interface';
-import { errorToRecord } from './task-serializer';
-import type { TaskDescriptor, TaskErrorRecord, TaskRecord } from './task-record.interface';
+import type { TaskDescriptor, TaskRecord } from './task-record.interface';
 import { TaskResultStatus } from './task-result-status.enum';
 
 /** Most retries one task may ask for: enough for any real backoff schedule, small enough to stay finite. */
@@ -107,55 +104,6 @@ export function allowedAttempts(task: Pick<TaskDescriptor, 'retries'>): number {
 export function hasAttemptsLeft(task: Pick<TaskDescriptor, 'retries'>, attempts: number): boolean {
   // The attempt that just ended counts even if no worker id was recorded for it.
   return Math.max(attempts, 1) < allowedAttempts(task);
-}
-
-/**
- * The record of an attempt that `thrown` ended: FAILED, finished `now`, the
- * thrown value appended to its errors. Whether it runs again is nextAttempt's
- * to decide.
- */
-export function failedAttempt(record: TaskRecord, thrown: unknown, now = new Date()): TaskRecord {
-  return recordWith(record, {
-    status: TaskResultStatus.FAILED,
-    finishedAt: now,
-    errors: [...record.errors, errorToRecord(thrown)],
-  });
-}
-
-/**
- * The one place an attempt's failure is decided. `record` is the task as it
- * ran (its `workerIds` already name this attempt, so they count it); `error`,
- * when given, is appended to its errors (pass null when the record already
- * carries it, as a runner's FAILED record does).
- *
- * Returns the record READY again with `task.runAfter` = now + backoff when
- * attempts are left (errors and worker ids kept, `finishedAt` cleared, no
- * progress: the next attempt starts without), or FAILED with `finishedAt` =
- * now after the last attempt (the progress `record` carries kept), or
- * CANCELLED when a cancel was asked of it (cancelRequestedAt). Pure: no I/O, so a
- * worker, the pool's crash path and every backend's reaper agree.
- */
-export function nextAttempt(
-  record: TaskRecord,
-  error: TaskErrorRecord | null,
-  now: Date,
-  random: () => number = Math.random,
-): TaskRecord {
-  const errors = error ? [...record.errors, error] : record.errors;
-  // A cancel asked while it was leased ends the task here, whatever its retries: it never runs again.
-  if (record.cancelRequestedAt) return cancelledRecord(recordWith(record, { errors }), now);
-  if (!hasAttemptsLeft(record.task, record.workerIds.length)) {
-    const failed = recordWith(record, { status: TaskResultStatus.FAILED, finishedAt: now, errors });
-    // The last progress the runner's record carries is stored with this outcome; a retry's is not.
-    return record.progress === undefined ? failed : { ...failed, progress: record.progress };
-  }
-  const delay = backoffDelay(record.task.backoff, Math.max(record.workerIds.length, 1), random);
-  return recordWith(record, {
-    task: { ...record.task, runAfter: new Date(now.getTime() + delay) },
-    status: TaskResultStatus.READY,
-    finishedAt: null,
-    errors,
-  });
 }
 
 /** Whether `nextAttempt` sent the record back for another attempt (rather than failing it). */

@@ -1,4 +1,4 @@
-import { cancelledRecord } from '../core/cancelled-record';
+import { cancelledRecord } from './cancelled-record';
 import type { CancelDecision } from '../core/ports/control-store.port';
 import { recordWith } from '../core/record-with';
 import type { TaskRecord } from '../core/task-record.interface';

@@ -4,11 +4,11 @@ import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
 import { assertKnownQueue } from '../core/known-queue';
 import {
-  manualRetryRecord,
   RETRYABLE_BY_HAND,
   type ManualRetryOutcome,
   type RemoveOutcome,
 } from '../core/manual-retry';
+import { manualRetryRecord } from '../lifecycle/manual-retry';
 import type { CancelOutcome } from '../core/ports/control-store.port';
 import { finishedSegment, type QueueSegment } from '../core/queue-segment';
 import type { TaskBackend } from '../core/task-backend.interface';

@@ -1,10 +1,10 @@
-import { cancelledRecord } from '../../lib/core/cancelled-record';
+import { cancelledRecord } from '../../lib/lifecycle/cancelled-record';
 import { TaskCancelledError } from '../../lib/core/errors/task-cancelled.error';
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
-import { manualRetryRecord } from '../../lib/core/manual-retry';
 import type { CancelRule } from '../../lib/core/ports/control-store.port';
-import { nextAttempt } from '../../lib/core/retry-policy';
+import { manualRetryRecord } from '../../lib/lifecycle/manual-retry';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';

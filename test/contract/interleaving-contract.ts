@@ -3,8 +3,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 import fc from 'fast-check';
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
-import { failedAttempt } from '../../lib/core/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { failedAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { BackendRegistry } from '../../lib/backends/backend.registry';

@@ -1,7 +1,7 @@
-import { cancelledRecord } from '../../lib/core/cancelled-record';
+import { cancelledRecord } from '../../lib/lifecycle/cancelled-record';
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
-import { manualRetryRecord } from '../../lib/core/manual-retry';
-import { failedAttempt } from '../../lib/core/retry-policy';
+import { manualRetryRecord } from '../../lib/lifecycle/manual-retry';
+import { failedAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';

@@ -1,7 +1,7 @@
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
 import { recordWith } from '../../lib/core/record-with';
-import { nextAttempt } from '../../lib/core/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import { storedProgress } from '../../lib/core/task-progress';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';

@@ -1,8 +1,8 @@
 import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
 import { TaskAlreadyExistsError } from '../../lib/core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
-import { nextAttempt } from '../../lib/core/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';

@@ -1,4 +1,5 @@
-import { RETRYABLE_BY_HAND, manualRetryRecord } from '../../lib/core/manual-retry';
+import { RETRYABLE_BY_HAND } from '../../lib/core/manual-retry';
+import { manualRetryRecord } from '../../lib/lifecycle/manual-retry';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { TaskResult } from '../../lib/core/task-result';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';

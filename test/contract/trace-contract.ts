@@ -1,5 +1,5 @@
-import { nextAttempt } from '../../lib/core/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskBackoff } from '../../lib/core/task-options.interface';
 import type { TaskRecord, TaskTraceContext } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';

@@ -1,8 +1,8 @@
 import { TaskAlreadyExistsError } from '../../lib/core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../lib/core/errors/task-result-does-not-exist.error';
 import { UniqueKeyHeldError } from '../../lib/core/errors/unique-key-held.error';
-import { manualRetryRecord } from '../../lib/core/manual-retry';
-import { nextAttempt } from '../../lib/core/retry-policy';
+import { manualRetryRecord } from '../../lib/lifecycle/manual-retry';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';

@@ -6,7 +6,8 @@ import { FINISHED_STATUSES, TaskResultStatus } from '../../lib/core/task-result-
 import { atWallClock } from './clock';
 import { readyRecord, type ReadyRecordFields } from './ready-record';
 import { BackendUnavailableError } from '../../lib/core/errors/backend-unavailable.error';
-import { isRetry, nextAttempt } from '../../lib/core/retry-policy';
+import { isRetry } from '../../lib/core/retry-policy';
+import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 
 /** The alias of the real in-memory backend that the worker and inspector unit tests run on. */

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
-import { failedAttempt } from '../../core/retry-policy';
 import type { TaskExecutor } from '../../core/task-executor.interface';
+import type { StoreRules } from '../../core/ports/store-rules.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { deferNotSupported, immediateWithoutExecutor } from '../../core/threadmill.messages';
 import { copyRecord } from './memory-record-copy';
@@ -22,6 +22,7 @@ export class MemoryImmediateRunner {
   constructor(
     private readonly alias: string,
     private readonly store: MemoryStore,
+    private readonly rules: StoreRules,
   ) {}
 
   setExecutor(executor: TaskExecutor): void {
@@ -48,7 +49,7 @@ export class MemoryImmediateRunner {
       finished = await (this.executor as TaskExecutor)(running);
     } catch (error) {
       // The executor records task failures itself; this is a failure of the executor.
-      finished = failedAttempt(running, error);
+      finished = this.rules.failed(running, error);
     }
     if (store.leases.has(record.id))
       store.finish(record.task.queue, copyRecord(finished), Date.now());

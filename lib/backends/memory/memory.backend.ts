@@ -94,7 +94,7 @@ export class MemoryBackend implements ExecutingBackend {
       longestMaxAgeMs: options.retention.longestMaxAgeMs,
       workAdded,
     });
-    this.immediate = new MemoryImmediateRunner(alias, store);
+    this.immediate = new MemoryImmediateRunner(alias, store, rules);
     const queueControl = new MemoryQueueControl(alias, this.queues, store, workAdded);
     const enqueuer = new MemoryEnqueuer({
       alias,

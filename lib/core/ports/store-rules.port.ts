@@ -13,6 +13,8 @@ import type { EnqueuePlan, KeyTaken, StoredKeyHold } from '../unique-enqueue-pla
  * the rule it mirrors and the contract suite pins the two together.
  */
 export interface StoreRules {
+  /** An attempt that `thrown` ended, FAILED (whether it runs again is the retry rule's). */
+  failed(record: TaskRecord, thrown: unknown): TaskRecord;
   /** A READY task taken by `workerId` at `at`: RUNNING, one attempt more. */
   leased(record: TaskRecord, workerId: string, at: Date): TaskRecord;
   /** A run interrupted by its pool's urgent stop, back READY unfinished (release). */

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
-import { cancelledRecord } from '../../core/cancelled-record';
+import { cancelledRecord } from '../../lifecycle/cancelled-record';
 import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';

@@ -1,6 +1,6 @@
 import { CancelHook } from '../../core/cancel-hook';
-import { failedAttempt, nextAttempt } from '../../core/retry-policy';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { failedAttempt, nextAttempt } from '../../lifecycle/retry-policy';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { taskAbandoned } from '../../core/worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';

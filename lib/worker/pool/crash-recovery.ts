@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
-import { cancelledRecord } from '../../core/cancelled-record';
+import { cancelledRecord } from '../../lifecycle/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
 import { partOutcomes } from '../../core/retry-policy';

@@ -1,10 +1,5 @@
-import {
-  allowedAttempts,
-  backoffDelay,
-  failedAttempt,
-  nextAttempt,
-  retryPolicyProblem,
-} from '../../../lib/core/retry-policy';
+import { allowedAttempts, backoffDelay, retryPolicyProblem } from '../../../lib/core/retry-policy';
+import { failedAttempt, nextAttempt } from '../../../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 

@@ -12,8 +12,8 @@ import {
   type TaskBackend,
   type TaskRecord,
 } from '../../../lib';
-import { failedAttempt, nextAttempt } from '../../../lib/core/retry-policy';
 import { readyRecord } from '../../helpers/ready-record';
+import { failedAttempt, nextAttempt } from '../../../lib/lifecycle/retry-policy';
 
 describe('TaskControlService: retry and remove by hand', () => {
   let moduleRef: TestingModule;

@@ -27,8 +27,8 @@ import {
   currentTaskContext,
   type TaskRecord,
 } from '../../../lib';
-import { nextAttempt } from '../../../lib/core/retry-policy';
 import { taskTracer } from '../../../lib/telemetry/task-tracer';
+import { nextAttempt } from '../../../lib/lifecycle/retry-policy';
 
 /** Tasks whose code makes a span of its own, fails, or outlives its limit. */
 @Injectable()

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { announceEndedAttempt } from '../../../lib/core/attempt-outcome';
 import { EventStream } from '../../../lib/core/event-stream';
-import { failedAttempt } from '../../../lib/core/retry-policy';
 import type { TaskRecord } from '../../../lib/core/task-record.interface';
+import { failedAttempt } from '../../../lib/lifecycle/retry-policy';
 import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { StreamLogListener } from '../../../lib/worker/stream-log.listener';
 import { runningRecord } from '../../helpers/ready-record';

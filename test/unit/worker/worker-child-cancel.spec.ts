@@ -1,4 +1,4 @@
-import { cancelledRecord } from '../../../lib/core/cancelled-record';
+import { cancelledRecord } from '../../../lib/lifecycle/cancelled-record';
 import type { TaskRecord } from '../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
 import { countsOf, readyTask } from '../../helpers/memory-backend';

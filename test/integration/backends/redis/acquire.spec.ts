@@ -1,5 +1,5 @@
-import { nextAttempt } from '../../../../lib/core/retry-policy';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
+import { nextAttempt } from '../../../../lib/lifecycle/retry-policy';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';
 
 describe('RedisBackend acquire', () => {

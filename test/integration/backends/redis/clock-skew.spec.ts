@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 
 import type { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
 import { PoolHeartbeatLapsedError } from '../../../../lib/core/errors/pool-heartbeat-lapsed.error';
-import { nextAttempt } from '../../../../lib/core/retry-policy';
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { nextAttempt } from '../../../../lib/lifecycle/retry-policy';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { waitFor } from '../../../helpers/wait-for';
 import { RedisFixture, readyRecord, succeeded } from './redis-fixture';

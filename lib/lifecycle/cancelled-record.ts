@@ -1,9 +1,9 @@
-import { TaskCancelledError } from './errors/task-cancelled.error';
-import { recordWith } from './record-with';
-import type { TaskRecord } from './task-record.interface';
-import { TaskResultStatus } from './task-result-status.enum';
-import { errorToRecord } from './task-serializer';
-import { taskCancelled } from './control.messages';
+import { TaskCancelledError } from '../core/errors/task-cancelled.error';
+import { recordWith } from '../core/record-with';
+import type { TaskRecord } from '../core/task-record.interface';
+import { TaskResultStatus } from '../core/task-result-status.enum';
+import { errorToRecord } from '../core/task-serializer';
+import { taskCancelled } from '../core/control.messages';
 
 /**
  * The final record of a cancelled task, written once for every path (a
