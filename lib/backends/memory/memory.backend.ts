@@ -1,16 +1,8 @@
 import { acknowledgeThenAcquire } from './acknowledge-then-acquire';
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { ControlStore } from '../../core/ports/control-store.port';
-import type { FeedStore } from '../../core/ports/feed-store.port';
-import type { PoolStore } from '../../core/ports/pool-store.port';
-import type { ReadStore } from '../../core/ports/read-store.port';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-import type { TaskStore } from '../../core/ports/task-store.port';
 import type { BackendFeatures } from '../../core/task-backend.interface';
 import type { ExecutingBackend, TaskExecutor } from '../../core/task-executor.interface';
-import type { LeaseStore } from '../../core/ports/lease-store.port';
-import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
-import type { ScheduleStore } from '../../core/ports/schedule-store.port';
 import { BackendConfigReader } from '../backend-config.reader';
 import { StoreGuard } from '../store-guard';
 import { MemoryCancels } from './memory-cancels';
@@ -27,6 +19,7 @@ import { MemorySchedules } from './memory-schedules';
 import { MemoryStore } from './memory-store';
 import { MemoryUniqueKeys } from './memory-unique-keys';
 import { MemoryWaiters } from './memory-waiters';
+import { PartsBackend } from '../parts-backend';
 
 /**
  * A complete `TaskBackend` in process memory: the same ordering, leases,
@@ -42,21 +35,12 @@ import { MemoryWaiters } from './memory-waiters';
  * ```
  * @publicApi
  */
-export class MemoryBackend implements ExecutingBackend {
+export class MemoryBackend extends PartsBackend implements ExecutingBackend {
   readonly queues: readonly string[];
   readonly features: BackendFeatures;
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly runsOnEnqueue: boolean;
-  readonly tasks: TaskStore;
-  readonly leases: LeaseStore;
-  readonly control: ControlStore;
-  readonly reads: ReadStore;
-  readonly feeds: FeedStore;
-  readonly pools: PoolStore;
-  /** Schedules, kept in this process like everything else here. */
-  readonly schedules: ScheduleStore;
-  readonly maintenance: MaintenanceStore;
 
   private readonly guard: StoreGuard;
   private readonly immediate: MemoryImmediateRunner;
@@ -74,6 +58,7 @@ export class MemoryBackend implements ExecutingBackend {
     config: BackendConfig,
     rules: StoreRules,
   ) {
+    super();
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
     const options = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
@@ -109,7 +94,7 @@ export class MemoryBackend implements ExecutingBackend {
     const finished = new MemoryFinishedTasks(store, uniqueKeys);
     const roles = new MemoryRoles();
     const leases = new MemoryLeases(store, waiters, () => guard.closed, rules);
-    const parts = guard.guard({
+    this.expose(guard, {
       tasks: {
         enqueue: async (record) => (await enqueuer.enqueueMany([record]))[0],
         enqueueMany: async (records) => enqueuer.enqueueMany(records),
@@ -166,14 +151,6 @@ export class MemoryBackend implements ExecutingBackend {
       schedules: new MemorySchedules(),
       maintenance,
     });
-    this.tasks = parts.tasks;
-    this.leases = parts.leases;
-    this.control = parts.control;
-    this.reads = parts.reads;
-    this.feeds = parts.feeds;
-    this.pools = parts.pools;
-    this.schedules = parts.schedules;
-    this.maintenance = parts.maintenance;
     this.runsOnEnqueue = options.immediate;
     this.maintenanceIntervalMs = options.maintenanceInterval;
     this.leaseTtlMs = options.leaseTtl;

@@ -1,15 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { StoreRules } from '../../core/ports/store-rules.port';
+import { PartsBackend } from '../parts-backend';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { ControlStore } from '../../core/ports/control-store.port';
-import type { FeedStore } from '../../core/ports/feed-store.port';
-import type { LeaseStore } from '../../core/ports/lease-store.port';
-import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
-import type { PoolStore } from '../../core/ports/pool-store.port';
-import type { ReadStore } from '../../core/ports/read-store.port';
-import type { ScheduleStore } from '../../core/ports/schedule-store.port';
-import type { TaskStore } from '../../core/ports/task-store.port';
 import type { StoreCondition } from '../../core/store-condition';
 import type { BackendFeatures, TaskBackend } from '../../core/task-backend.interface';
 import { redisLocalFallback } from '../../core/threadmill.messages';
@@ -59,7 +52,7 @@ import { RedisTelemetry } from './redis-telemetry';
  * @throws InvalidBackendConfigError when an option, the url or a queue name is invalid (names the alias and option).
  * @publicApi
  */
-export class RedisBackend implements TaskBackend {
+export class RedisBackend extends PartsBackend implements TaskBackend {
   readonly queues: readonly string[];
   readonly features: BackendFeatures = {
     defer: true,
@@ -70,17 +63,6 @@ export class RedisBackend implements TaskBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
   readonly maxPayloadBytes: number;
-  readonly tasks: TaskStore;
-  readonly leases: LeaseStore;
-  readonly control: ControlStore;
-  readonly reads: ReadStore;
-  /** Pub/sub on RedisKeys' channels, on a connection opened for the first listener (RedisFeeds). */
-  readonly feeds: FeedStore;
-  /** Alive until Redis's time plus the ttl (beatPool-2.lua), whatever this host's clock says. */
-  readonly pools: PoolStore;
-  /** Schedules, under the alias's hash tag like its tasks. */
-  readonly schedules: ScheduleStore;
-  readonly maintenance: MaintenanceStore;
 
   private readonly guard: RedisCallGuard;
   private readonly connection: RedisConnection;
@@ -96,6 +78,7 @@ export class RedisBackend implements TaskBackend {
     config: BackendConfig,
     rules: StoreRules,
   ) {
+    super();
     const settings = parseRedisBackendConfig(alias, config);
     this.queues = settings.queues;
     this.maintenanceIntervalMs = settings.maintenanceInterval;
@@ -155,7 +138,7 @@ export class RedisBackend implements TaskBackend {
     const feeds = new RedisFeeds(keys, connection, logger);
     this.transports = feeds;
     const roles = new RedisRoles(context);
-    const parts = guard.guard({
+    this.expose(guard, {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
         enqueueMany: (records) => enqueuer.enqueueMany(records),
@@ -210,14 +193,6 @@ export class RedisBackend implements TaskBackend {
       schedules: new RedisSchedules(keys, connection, maintenance, guard),
       maintenance,
     });
-    this.tasks = parts.tasks;
-    this.leases = parts.leases;
-    this.control = parts.control;
-    this.reads = parts.reads;
-    this.feeds = parts.feeds;
-    this.pools = parts.pools;
-    this.schedules = parts.schedules;
-    this.maintenance = parts.maintenance;
   }
 
   async ping(): Promise<void> {

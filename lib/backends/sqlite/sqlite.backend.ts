@@ -1,15 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { StoreRules } from '../../core/ports/store-rules.port';
+import { PartsBackend } from '../parts-backend';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
-import type { ControlStore } from '../../core/ports/control-store.port';
-import type { FeedStore } from '../../core/ports/feed-store.port';
-import type { LeaseStore } from '../../core/ports/lease-store.port';
-import type { MaintenanceStore } from '../../core/ports/maintenance-store.port';
-import type { PoolStore } from '../../core/ports/pool-store.port';
-import type { ReadStore } from '../../core/ports/read-store.port';
-import type { ScheduleStore } from '../../core/ports/schedule-store.port';
-import type { TaskStore } from '../../core/ports/task-store.port';
 import type { BackendFeatures, TaskBackend } from '../../core/task-backend.interface';
 import { finishedRecordSource } from '../../core/wait-for-finished';
 import { StoreGuard } from '../store-guard';
@@ -54,7 +47,7 @@ import { SqliteRows } from './sqlite-rows';
  * @throws BackendUnavailableError when the file cannot be opened or migrated otherwise.
  * @publicApi
  */
-export class SqliteBackend implements TaskBackend {
+export class SqliteBackend extends PartsBackend implements TaskBackend {
   readonly queues: readonly string[];
   /**
    * No `blockingAcquire`: an idle consumer wakes at once for work enqueued in
@@ -69,17 +62,6 @@ export class SqliteBackend implements TaskBackend {
   readonly maintenanceIntervalMs: number;
   readonly leaseTtlMs: number;
 
-  readonly tasks: TaskStore;
-  readonly leases: LeaseStore;
-  readonly control: ControlStore;
-  readonly reads: ReadStore;
-  /** Read from their tables while anyone listens (SqliteFinishedFeed, SqliteLiveFeed). */
-  readonly feeds: FeedStore;
-  readonly pools: PoolStore;
-  /** Schedules, in the same file as the tasks. */
-  readonly schedules: ScheduleStore;
-  readonly maintenance: MaintenanceStore;
-
   private readonly guard: StoreGuard;
   private readonly connection: SqliteConnection;
   private readonly acquirer: SqliteAcquirer;
@@ -91,6 +73,7 @@ export class SqliteBackend implements TaskBackend {
     config: BackendConfig,
     rules: StoreRules,
   ) {
+    super();
     const resolved = resolveSqliteBackendConfig(alias, config);
     this.queues = resolved.queues;
     this.maintenanceIntervalMs = resolved.maintenanceInterval;
@@ -149,7 +132,7 @@ export class SqliteBackend implements TaskBackend {
       workAdded,
       forgetFreeKeys: (max) => enqueuer.forgetFreeKeys(max),
     });
-    const parts = guard.guard({
+    this.expose(guard, {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
         enqueueMany: async (records) => enqueuer.enqueueMany(records),
@@ -199,14 +182,6 @@ export class SqliteBackend implements TaskBackend {
       schedules: new SqliteSchedules(alias, connection),
       maintenance,
     });
-    this.tasks = parts.tasks;
-    this.leases = parts.leases;
-    this.control = parts.control;
-    this.reads = parts.reads;
-    this.feeds = parts.feeds;
-    this.pools = parts.pools;
-    this.schedules = parts.schedules;
-    this.maintenance = parts.maintenance;
   }
 
   async ping(): Promise<void> {
