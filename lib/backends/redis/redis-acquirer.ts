@@ -12,7 +12,7 @@ import { MAX_PER_CALL } from './redis-maintenance';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import type { RedisQueueLimits } from './redis-queue-limits';
 import type { AcquireQueueKeys } from './redis-script-types';
-import type { RedisSettler } from './redis-settler';
+import type { RedisAcknowledger } from './redis-acknowledger';
 
 /** How long a look that found every queue empty spares the next waiting call its own look. */
 const EMPTY_LOOK_FRESH_MS = 1000;
@@ -33,7 +33,7 @@ export class RedisAcquirer {
   constructor(
     private readonly taker: RedisLeaseTaker,
     private readonly idleWait: RedisIdleWait,
-    private readonly settler: RedisSettler,
+    private readonly acknowledger: RedisAcknowledger,
     private readonly pools: RedisPoolHeartbeat,
     private readonly guard: RedisCallGuard,
     private readonly limits: RedisQueueLimits,
@@ -63,12 +63,12 @@ export class RedisAcquirer {
     this.guard.assertOpen();
     // Nothing to consume, nothing to wait on (BLPOP needs at least one key).
     if (queues.length === 0) {
-      return { acknowledged: await this.settler.acknowledge(finished), acquired: [] };
+      return { acknowledged: await this.acknowledger.acknowledge(finished), acquired: [] };
     }
     // The configured limits are in the store before this instance's first lease.
     const seeding = this.limits.ready();
     if (seeding) await seeding;
-    const { groups, order } = this.settler.finishedGroups(finished);
+    const { groups, order } = this.acknowledger.finishedGroups(finished);
     const { workerId, signal } = options;
     const poolId = options.poolId ?? '';
     if (poolId !== '') this.pools.note(poolId);
@@ -116,7 +116,7 @@ export class RedisAcquirer {
         }
       }
       if (storing.length > 0) {
-        acknowledged = this.settler.outcomes(finished, order, taken.stored);
+        acknowledged = this.acknowledger.outcomes(finished, order, taken.stored);
         storing = [];
         // The caller learns the outcomes now; it can wait for work with a plain acquire.
         if (stopping || !taken.records?.length) return result([], taken.poolLapsed);

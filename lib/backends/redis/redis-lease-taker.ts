@@ -13,7 +13,7 @@ import {
 } from './redis-script-types';
 import type { RedisClient } from './redis-clients';
 import { RedisScripts } from './redis-scripts';
-import type { RedisSettler } from './redis-settler';
+import type { RedisAcknowledger } from './redis-acknowledger';
 
 /** What one acquire round trip did (see take). */
 export interface Taken {
@@ -55,7 +55,7 @@ export class RedisLeaseTaker {
   constructor(
     private readonly context: RedisAliasContext,
     private readonly pools: RedisPoolHeartbeat,
-    private readonly settler: RedisSettler,
+    private readonly acknowledger: RedisAcknowledger,
   ) {}
 
   /**
@@ -141,7 +141,7 @@ export class RedisLeaseTaker {
         );
       }
     }
-    if (unreadable) await this.settler.acknowledge(unreadable);
+    if (unreadable) await this.acknowledger.acknowledge(unreadable);
     return { stored, records };
   }
 

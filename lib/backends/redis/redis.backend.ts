@@ -32,7 +32,7 @@ import { RedisReplicaWait } from './redis-replica-wait';
 import { RedisRoles } from './redis-roles';
 import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
-import { RedisSettler } from './redis-settler';
+import { RedisAcknowledger } from './redis-acknowledger';
 import { RedisTelemetry } from './redis-telemetry';
 
 /**
@@ -121,12 +121,12 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
       rules,
     };
     const pools = new RedisPoolHeartbeat(context);
-    const settler = new RedisSettler(context, pools);
+    const acknowledger = new RedisAcknowledger(context, pools);
     const releaser = new RedisReleaser(context);
-    const taker = new RedisLeaseTaker(context, pools, settler);
+    const taker = new RedisLeaseTaker(context, pools, acknowledger);
     const idleWait = new RedisIdleWait(context, taker, releaser);
     const limits = new RedisQueueLimits(context);
-    const acquirer = new RedisAcquirer(taker, idleWait, settler, pools, guard, limits);
+    const acquirer = new RedisAcquirer(taker, idleWait, acknowledger, pools, guard, limits);
     const enqueuer = new RedisEnqueuer(context, this);
     const reader = new RedisReader(context);
     const listing = new RedisListing(context);
@@ -151,8 +151,8 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         // One script call: a busy worker slot costs one round trip per task.
         acknowledgeAndAcquire: (finishedRecords, queues, options) =>
           acquirer.acknowledgeAndAcquire(finishedRecords, queues, options),
-        acknowledge: (records) => settler.acknowledge(records),
-        retry: (records) => settler.retry(records),
+        acknowledge: (records) => acknowledger.acknowledge(records),
+        retry: (records) => acknowledger.retry(records),
         release: (records) => releaser.release(records),
         unlease: (records) => releaser.unlease(records),
         storeProgress: (entries) => progress.store(entries),

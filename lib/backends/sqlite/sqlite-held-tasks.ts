@@ -58,11 +58,11 @@ export class SqliteHeldTasks {
   ) {
     const { db } = connection;
     this.acknowledgeTx = db.transaction((records: readonly TaskRecord[], now: number) =>
-      records.map((record) => this.finish(record, now)),
+      records.map((record) => this.acknowledgeOne(record, now)),
     );
     this.acknowledgeAndTakeTx = db.transaction<AcknowledgeAndTake>(
       (finished, queues, workerId, max, now, poolId) => ({
-        acknowledged: finished.map((record) => this.finish(record, now)),
+        acknowledged: finished.map((record) => this.acknowledgeOne(record, now)),
         acquired: max > 0 ? acquirer.take(queues, workerId, max, now, poolId) : [],
       }),
     );
@@ -148,8 +148,8 @@ export class SqliteHeldTasks {
     return held;
   }
 
-  /** Inside a write transaction: store one result if its lease is still held. */
-  private finish(record: TaskRecord, now: number): AcknowledgeOutcome {
+  /** Inside a write transaction: acknowledge one result if its lease is still held. */
+  private acknowledgeOne(record: TaskRecord, now: number): AcknowledgeOutcome {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
     if (!row) return notHeld(tasks.selectResult.get(this.alias, record.id, now), record);

@@ -9,8 +9,8 @@ import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
 import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script-types';
 
 /**
- * Settles the attempts of one RedisBackend alias: finished records stored
- * (acknowledge), or sent back for their next attempt (retry), each only
+ * The store calls that settle attempts of one RedisBackend alias: finished
+ * records stored (acknowledge), or sent back for their next attempt (retry), each only
  * while its lease is still held; with waitForReplicas, answered once the
  * replicas have it (a repeat after ReplicasBehindError changes nothing).
  * The acquire path stores finished records in its own script call, with
@@ -18,7 +18,7 @@ import { type AcknowledgeGroup, storeSettings, StoreReply } from './redis-script
  *
  * @internal
  */
-export class RedisSettler {
+export class RedisAcknowledger {
   constructor(
     private readonly context: RedisAliasContext,
     private readonly pools: RedisPoolHeartbeat,
