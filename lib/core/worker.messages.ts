@@ -240,7 +240,7 @@ export const taskAbandoned = (task: LoggedTask, status: string): string =>
   `its slot is freed and whatever it returns later is dropped.${traceSuffix(task)}`;
 
 /** Why a child put leased tasks back in their queues (see LeaseGiveBack). */
-export type PutBackReason =
+export type ReleaseOrUnleaseReason =
   | 'urgent stop'
   | 'stopping before they started'
   | 'leased after an urgent stop'
@@ -248,7 +248,11 @@ export type PutBackReason =
   | 'their queue is paused'
   | 'their timeoutMs no longer fits in their lease';
 
-export const putBack = (ids: readonly string[], reason: PutBackReason, ran: boolean): string => {
+export const releasedOrUnleased = (
+  ids: readonly string[],
+  reason: ReleaseOrUnleaseReason,
+  ran: boolean,
+): string => {
   const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
   return (
     `Put ${ids.length} task(s) back in their queues (${reason}): ${shown}; ` +

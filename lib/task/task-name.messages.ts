@@ -15,7 +15,7 @@ export const contractOptionRedefined = (
   `Change them in defineTask({ name: ${shown(contract)}, ... }) and keep only takesContext, ` +
   `blockingMs, cancel and schedule on @Task.`;
 
-export const unknownTaskPutBackLogged = (name: string, count: number): string =>
+export const unknownTaskUnleasedLogged = (name: string, count: number): string =>
   `Gave back ${count} task(s) named ${shown(name)}: no @Task of that name is registered in this ` +
   `application. They wait, no attempt counted, for a worker that registers it, and fail once ` +
   `none has for --unknown-task-grace (default 10 minutes). Deploy the worker that declares ` +

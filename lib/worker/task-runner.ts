@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { unknownTaskPutBack } from '../lifecycle/unknown-task';
+import { unknownTaskUnleased } from '../lifecycle/unknown-task';
 import { AttemptControl } from '../core/attempt-control';
 import { announceEndedAttempt } from '../core/attempt-outcome';
 import type { ProgressEntry } from '../core/attempt-progress';
@@ -69,7 +69,7 @@ export class TaskRunner {
    *   the thrown value appended to `errors`, or CANCELLED; `finishedAt` set either way;
    *   carrying `progress`, the last value the attempt reported (when it reported any, and
    *   it is not going back for a retry), which `acknowledge` stores with the outcome.
-   *   READY, unstarted, when it was given back for its name (unknownTaskPutBack).
+   *   READY, unstarted, when it was given back for its name (unknownTaskUnleased).
    */
   run(
     record: TaskRecord,
@@ -97,7 +97,7 @@ export class TaskRunner {
   private unknown(record: TaskRecord, graceMs: number | undefined): TaskRecord {
     const startedAt = performance.now();
     const source = this.backends.sourceFor(record.task.backend);
-    const back = graceMs === undefined ? null : unknownTaskPutBack(record, new Date(), graceMs);
+    const back = graceMs === undefined ? null : unknownTaskUnleased(record, new Date(), graceMs);
     if (back !== null) {
       this.unknownNames.seen(record.task.name);
       if (this.stream.listens('taskUnleased')) {

@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 
-import { unknownTaskPutBackLogged } from '../task/task-name.messages';
+import { unknownTaskUnleasedLogged } from '../task/task-name.messages';
 
-/** How often one name's put-backs are logged again, with their count since. */
+/** How often one name's unleased tasks are logged again, with their count since. */
 const LOG_EVERY_MS = 60_000;
 
 /**
@@ -28,7 +28,7 @@ export class UnknownNames {
       entry.since += 1;
       return;
     }
-    this.logger.warn(unknownTaskPutBackLogged(name, (entry?.since ?? 0) + 1));
+    this.logger.warn(unknownTaskUnleasedLogged(name, (entry?.since ?? 0) + 1));
     this.byName.set(name, { loggedAt: now, since: 0 });
   }
 }

@@ -3,7 +3,7 @@ import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
-import { unknownTaskPutBack } from '../../lib/lifecycle/unknown-task';
+import { unknownTaskUnleased } from '../../lib/lifecycle/unknown-task';
 
 const GRACE_MS = 60_000;
 
@@ -31,7 +31,7 @@ export function describeUnknownTaskPutBacks(
     it('goes back READY and deferred, no attempt counted, its first put-back kept', async () => {
       const { backend } = subject();
       const running = await leased();
-      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      const back = unknownTaskUnleased(running, new Date(), GRACE_MS)!;
       await expect(backend.leases.retry([back])).resolves.toEqual(['retried']);
       const stored = await backend.tasks.getResult(running.id);
       expect(stored.status).toBe(TaskResultStatus.READY);
@@ -49,7 +49,7 @@ export function describeUnknownTaskPutBacks(
     it('is given back once when two callers give back the same lease at once', async () => {
       const { backend } = subject();
       const running = await leased();
-      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      const back = unknownTaskUnleased(running, new Date(), GRACE_MS)!;
       const outcomes = await Promise.all([
         backend.leases.retry([back]),
         backend.leases.retry([back]),
@@ -65,20 +65,20 @@ export function describeUnknownTaskPutBacks(
       await expect(backend.control.cancel(running.id, decideCancel)).resolves.toMatchObject({
         outcome: 'requested',
       });
-      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      const back = unknownTaskUnleased(running, new Date(), GRACE_MS)!;
       await expect(backend.leases.retry([back])).resolves.toEqual(['retried']);
       const stored = await backend.tasks.getResult(running.id);
       expect(stored.status).toBe(TaskResultStatus.READY);
       expect(stored.cancelRequestedAt).toBeInstanceOf(Date);
       // Every later lease returns the mark with it: the next worker ends it instead of giving it back.
-      expect(unknownTaskPutBack(stored, new Date(), GRACE_MS)).toBeNull();
+      expect(unknownTaskUnleased(stored, new Date(), GRACE_MS)).toBeNull();
     });
 
     it('changes nothing once the lease it was decided for is gone', async () => {
       const { backend } = subject();
       const running = await leased();
       await expect(backend.leases.unlease([running])).resolves.toBe(1);
-      const back = unknownTaskPutBack(running, new Date(), GRACE_MS)!;
+      const back = unknownTaskUnleased(running, new Date(), GRACE_MS)!;
       await expect(backend.leases.retry([back])).resolves.toEqual(['stale']);
       const stored = await backend.tasks.getResult(running.id);
       expect(stored.task.unknownSince).toBeUndefined();

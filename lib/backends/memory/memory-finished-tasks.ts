@@ -20,7 +20,7 @@ export class MemoryFinishedTasks {
 
   retry(finished: TaskRecord, retried: TaskRecord, now: number): boolean {
     if (!this.takeOut(finished, now)) return false;
-    this.store.requeue(finished.task.queue, copyRecord(retried), now);
+    this.store.storeRetry(finished.task.queue, copyRecord(retried), now);
     this.uniqueKeys.takeBack(retried, now);
     return true;
   }

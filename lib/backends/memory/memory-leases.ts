@@ -53,12 +53,12 @@ export class MemoryLeases implements Omit<LeaseStore, 'acknowledgeAndAcquire'> {
   }
 
   async release(records: readonly TaskRecord[]): Promise<number> {
-    return this.giveBack(records, (held) => this.rules.released(held));
+    return this.releaseOrUnlease(records, (held) => this.rules.released(held));
   }
 
   async unlease(records: readonly TaskRecord[]): Promise<number> {
     const leased = new Map(records.map((record) => [record.id, record]));
-    return this.giveBack(records, (held) => {
+    return this.releaseOrUnlease(records, (held) => {
       const lease = leased.get(held.id);
       return lease && holdsLease(held, lease) ? this.rules.unleased(held) : null;
     });
@@ -73,11 +73,11 @@ export class MemoryLeases implements Omit<LeaseStore, 'acknowledgeAndAcquire'> {
   }
 
   /** Leased tasks back to their ready queue as `back` makes them (null: not this lease, left alone). */
-  private giveBack(
+  private releaseOrUnlease(
     records: readonly TaskRecord[],
     back: (held: TaskRecord) => TaskRecord | null,
   ): number {
-    const released = this.store.giveBack(records, back);
+    const released = this.store.releaseOrUnlease(records, back);
     if (released > 0) this.waiters.wake();
     return released;
   }

@@ -161,7 +161,7 @@ export class MemoryMaintenance implements MaintenanceStore {
     }
     const decided = end({ id, queue: lease.queue, record: running });
     // The decision read the clock after `now`: its wait is counted from the decision.
-    if (isRetry(decided)) store.requeue(lease.queue, decided, Date.now());
+    if (isRetry(decided)) store.storeRetry(lease.queue, decided, Date.now());
     else store.finish(lease.queue, decided, now);
   }
 }

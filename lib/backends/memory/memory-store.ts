@@ -214,7 +214,7 @@ export class MemoryStore {
       held?.cancelRequestedAt && !record.cancelRequestedAt
         ? recordWith(record, { cancelRequestedAt: held.cancelRequestedAt })
         : record;
-    this.requeue(lease.queue, copyRecord(kept), now);
+    this.storeRetry(lease.queue, copyRecord(kept), now);
     return 'retried';
   }
 
@@ -222,7 +222,10 @@ export class MemoryStore {
    * Leased tasks back to their ready queue as `back` makes them (null: not
    * this lease, left alone); how many went back.
    */
-  giveBack(records: readonly TaskRecord[], back: (held: TaskRecord) => TaskRecord | null): number {
+  releaseOrUnlease(
+    records: readonly TaskRecord[],
+    back: (held: TaskRecord) => TaskRecord | null,
+  ): number {
     let released = 0;
     for (const { id } of records) {
       const lease = this.leases.get(id);
@@ -242,7 +245,7 @@ export class MemoryStore {
   }
 
   /** A leased task back to its deferred segment (or ready queue when due), as `retry` stores it. */
-  requeue(queue: string, record: TaskRecord, now: number): void {
+  storeRetry(queue: string, record: TaskRecord, now: number): void {
     this.dropLease(record.id);
     this.tasks.set(record.id, record);
     this.enter(this.queue(queue), record, now);

@@ -48,7 +48,7 @@ export class RedisIdleWait {
       const records = wake.followed?.records ?? null;
       if (wake.outcome === 'aborted') {
         // Leased as the wait was ended: the caller is stopping, so they go back in their place.
-        if (records?.length) await this.giveBack(records);
+        if (records?.length) await this.unleaseAborted(records);
         if (wake.tokenMayBeLost && !this.context.guard.closed) await this.passOnWakeUps(queueKeys);
         return [];
       }
@@ -59,8 +59,8 @@ export class RedisIdleWait {
     }
   }
 
-  /** Gives back tasks leased by a wait that was aborted (they never started); what fails here the reaper frees later. */
-  private async giveBack(records: readonly TaskRecord[]): Promise<void> {
+  /** Unleases tasks leased by a wait that was aborted (they never started); what fails here the reaper frees later. */
+  private async unleaseAborted(records: readonly TaskRecord[]): Promise<void> {
     try {
       await this.releaser.unlease(records);
     } catch (error) {

@@ -16,14 +16,17 @@ export class RedisReleaser {
   constructor(private readonly context: RedisAliasContext) {}
 
   release(records: readonly TaskRecord[]): Promise<number> {
-    return this.putBack(records, false);
+    return this.releaseOrUnlease(records, false);
   }
 
   unlease(records: readonly TaskRecord[]): Promise<number> {
-    return this.putBack(records, true);
+    return this.releaseOrUnlease(records, true);
   }
 
-  private async putBack(records: readonly TaskRecord[], unstarted: boolean): Promise<number> {
+  private async releaseOrUnlease(
+    records: readonly TaskRecord[],
+    unstarted: boolean,
+  ): Promise<number> {
     if (records.length === 0) return 0;
     const items = records.map((record): ReleaseItem => {
       const queue = this.context.guard.queueOf(record);

@@ -44,7 +44,7 @@ export class SqliteHeldTasks {
   private readonly progressTx: Transaction<
     (entries: readonly { record: TaskRecord; stored: string }[], now: number) => boolean[]
   >;
-  private readonly releaseTx: Transaction<
+  private readonly releaseOrUnleaseTx: Transaction<
     (records: readonly TaskRecord[], now: number, unstarted: boolean) => number
   >;
 
@@ -67,15 +67,18 @@ export class SqliteHeldTasks {
       }),
     );
     this.retryTx = db.transaction((records: readonly TaskRecord[], now: number) =>
-      records.map((record) => this.requeue(record, now)),
+      records.map((record) => this.retryOne(record, now)),
     );
     this.progressTx = db.transaction(
       (entries: readonly { record: TaskRecord; stored: string }[], now: number) =>
         entries.map(({ record, stored }) => this.progressed(record, stored, now)),
     );
-    this.releaseTx = db.transaction(
+    this.releaseOrUnleaseTx = db.transaction(
       (records: readonly TaskRecord[], now: number, unstarted: boolean) =>
-        records.reduce((held, record) => held + this.putBack(record, now, unstarted), 0),
+        records.reduce(
+          (held, record) => held + this.releaseOrUnleaseOne(record, now, unstarted),
+          0,
+        ),
     );
   }
 
@@ -140,9 +143,9 @@ export class SqliteHeldTasks {
    * Back to the ready queue, unfinished: `unstarted` ones as before their
    * lease (no attempt counted). How many were still held.
    */
-  giveBack(records: readonly TaskRecord[], unstarted: boolean): number {
+  releaseOrUnlease(records: readonly TaskRecord[], unstarted: boolean): number {
     const held = this.connection.guard(() =>
-      this.releaseTx.immediate(records, Date.now(), unstarted),
+      this.releaseOrUnleaseTx.immediate(records, Date.now(), unstarted),
     );
     if (held > 0) this.acquirer.workAdded();
     return held;
@@ -158,16 +161,16 @@ export class SqliteHeldTasks {
   }
 
   /** Inside retryTx: send one task back for its next attempt if its lease is still held. */
-  private requeue(record: TaskRecord, now: number): RetryOutcome {
+  private retryOne(record: TaskRecord, now: number): RetryOutcome {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
     if (!row) return notHeld(tasks.selectTask.get(this.alias, record.id, now), record);
-    this.rows.requeue(record, row, now);
+    this.rows.storeRetry(record, row, now);
     return 'retried';
   }
 
   /** Inside releaseTx: back to the ready queue at its old place, unfinished. 1 if it was still held. */
-  private putBack(record: TaskRecord, now: number, unstarted: boolean): number {
+  private releaseOrUnleaseOne(record: TaskRecord, now: number, unstarted: boolean): number {
     const { tasks } = this.connection.sql;
     const row = tasks.selectRunning.get(this.alias, record.id);
     if (!row) return 0;

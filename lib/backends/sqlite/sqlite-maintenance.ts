@@ -170,7 +170,7 @@ export class SqliteMaintenance implements MaintenanceStore {
     const { rows } = this.deps;
     const decided = end({ id: row.id, queue: row.queue, record: rows.decode(row) });
     // The decision read this process's clock after `now`: its wait is counted from the decision.
-    if (isRetry(decided)) rows.requeue(decided, row, Date.now());
+    if (isRetry(decided)) rows.storeRetry(decided, row, Date.now());
     else rows.finish(decided, row, now);
   }
 

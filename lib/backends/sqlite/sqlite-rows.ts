@@ -70,7 +70,7 @@ export class SqliteRows {
    * `runAfter` is on the clock of the process that decided the retry, whose
    * time is `now`.
    */
-  requeue(record: TaskRecord, row: TaskRow, now: number): void {
+  storeRetry(record: TaskRecord, row: TaskRow, now: number): void {
     const wait = delayUntil(record.task.runAfter, now);
     const deferred = wait > 0;
     this.sql.markRetry.run(

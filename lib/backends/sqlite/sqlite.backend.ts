@@ -146,8 +146,9 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
             : held.acknowledgeAndTake(records, queues, options),
         acknowledge: async (records) => held.acknowledge(records),
         retry: async (records) => held.retry(records),
-        release: async (records) => (records.length === 0 ? 0 : held.giveBack(records, false)),
-        unlease: async (records) => held.giveBack(records, true),
+        release: async (records) =>
+          records.length === 0 ? 0 : held.releaseOrUnlease(records, false),
+        unlease: async (records) => held.releaseOrUnlease(records, true),
         storeProgress: async (entries) => held.storeProgress(entries),
       },
       control: {

@@ -3,10 +3,10 @@ import type { LoggerService } from '@nestjs/common';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { ControlStore } from '../../core/ports/control-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { prefetchCheckFailed, type PutBackReason } from '../../core/worker.messages';
+import { prefetchCheckFailed, type ReleaseOrUnleaseReason } from '../../core/worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import type { RunningTask } from './lease-check';
-import type { LeaseGiveBack } from './lease-give-back';
+import type { ReleaseAndUnlease } from './release-and-unlease';
 import type { LeaseLedger } from './lease-ledger';
 import type { TaskSlots } from './task-slots';
 
@@ -39,7 +39,7 @@ export interface PrefetchShelfDeps {
   /** Whose prefetch places the waiting tasks take, and whose free slots they start in. */
   readonly slots: TaskSlots;
   readonly ledger: LeaseLedger;
-  readonly giveBack: LeaseGiveBack;
+  readonly releaseAndUnlease: ReleaseAndUnlease;
   /** Notified when places free up (a lane may lease again). */
   readonly changes: ChangeSignal;
   readonly now?: () => number;
@@ -127,7 +127,7 @@ export class PrefetchShelf {
     if (records.length === 0) return;
     if (stopped) {
       this.deps.slots.vacatePlaces(records.length);
-      this.deps.giveBack.unlease(records, 'stopping before they started');
+      this.deps.releaseAndUnlease.unlease(records, 'stopping before they started');
       return;
     }
     this.deps.ledger.hold(
@@ -153,7 +153,7 @@ export class PrefetchShelf {
       if (this.fitsLease(task)) starting.push({ ...task, slot: 0 });
       else late.push(task);
     }
-    this.giveBackTasks(late, 'their timeoutMs no longer fits in their lease');
+    this.unleaseTasks(late, 'their timeoutMs no longer fits in their lease');
     if (starting.length === 0) return starting;
     slots.vacatePlaces(starting.length);
     ledger.started(starting.map((task) => task.record.id));
@@ -174,8 +174,8 @@ export class PrefetchShelf {
   }
 
   /** Every waiting task back as if never leased (a stop). */
-  giveBackAll(): void {
-    this.giveBackWhere(() => true, 'stopping before they started');
+  unleaseAll(): void {
+    this.unleaseWhere(() => true, 'stopping before they started');
   }
 
   /** Sends back what waited too long and what belongs to a paused queue. */
@@ -184,13 +184,13 @@ export class PrefetchShelf {
     this.checking = true;
     try {
       const cutoff = this.now() - this.maxWaitMs;
-      this.giveBackWhere((task) => task.since <= cutoff, 'waited longer than the prefetch wait');
+      this.unleaseWhere((task) => task.since <= cutoff, 'waited longer than the prefetch wait');
       const paused = new Set(await this.deps.backend.control.pausedQueues());
       if (paused.size > 0) {
-        this.giveBackWhere((task) => paused.has(task.record.task.queue), 'their queue is paused');
+        this.unleaseWhere((task) => paused.has(task.record.task.queue), 'their queue is paused');
       }
     } catch (error) {
-      // A missed read only delays the give-back to the next period (or the task's start).
+      // A missed read only delays the unlease to the next period (or the task's start).
       this.deps.logger.warn(prefetchCheckFailed(this.deps.backend.alias, error));
     } finally {
       this.checking = false;
@@ -203,17 +203,20 @@ export class PrefetchShelf {
     return waitedMs + (task.record.task.timeoutMs ?? 0) < this.deps.backend.leaseTtlMs;
   }
 
-  private giveBackWhere(matches: (task: WaitingTask) => boolean, reason: PutBackReason): void {
+  private unleaseWhere(
+    matches: (task: WaitingTask) => boolean,
+    reason: ReleaseOrUnleaseReason,
+  ): void {
     const back = [...this.waiting.values()].filter(matches);
     for (const task of back) this.waiting.delete(task.record.id);
-    this.giveBackTasks(back, reason);
+    this.unleaseTasks(back, reason);
   }
 
   /** Off the shelf already: back as if never leased (then out of the ledger), their places free. */
-  private giveBackTasks(tasks: readonly WaitingTask[], reason: PutBackReason): void {
+  private unleaseTasks(tasks: readonly WaitingTask[], reason: ReleaseOrUnleaseReason): void {
     if (tasks.length === 0) return;
     this.deps.slots.vacatePlaces(tasks.length);
-    this.deps.giveBack.unlease(
+    this.deps.releaseAndUnlease.unlease(
       tasks.map((task) => task.record),
       reason,
     );

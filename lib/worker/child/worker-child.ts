@@ -8,7 +8,7 @@ import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';
 import { AcquireLanes } from './acquire-lanes';
 import { LeaseCheck, type RunningTask } from './lease-check';
-import { LeaseGiveBack } from './lease-give-back';
+import { ReleaseAndUnlease } from './release-and-unlease';
 import { LeaseLedger } from './lease-ledger';
 import { OrphanSearch } from './orphan-search';
 import { OutcomeQueue } from './outcome-queue';
@@ -50,7 +50,7 @@ export class WorkerChild {
   private readonly shelf: PrefetchShelf;
   /** The pool's cancel requests for what this child holds, and whether a leased task may start. */
   private readonly cancels: ChildCancels;
-  private readonly giveBack: LeaseGiveBack;
+  private readonly releaseAndUnlease: ReleaseAndUnlease;
   private stopMode: 'none' | 'graceful' | 'urgent' = 'none';
   /** Stopping to be replaced (see recycle), not because the pool asked. */
   private recycling = false;
@@ -69,12 +69,12 @@ export class WorkerChild {
     this.ledger = new LeaseLedger(deps.journal, deps.logger, () => {
       void deps.channel.send({ kind: 'journalFailed' });
     });
-    this.giveBack = new LeaseGiveBack(deps.backend, deps.logger, this.ledger);
+    this.releaseAndUnlease = new ReleaseAndUnlease(deps.backend, deps.logger, this.ledger);
     this.shelf = new PrefetchShelf({
       ...deps,
       slots: this.slots,
       ledger: this.ledger,
-      giveBack: this.giveBack,
+      releaseAndUnlease: this.releaseAndUnlease,
       changes: this.changes,
     });
     this.progress = new ProgressReport(deps.channel, PROGRESS_REPORT_MS, deps.metrics);
@@ -169,7 +169,7 @@ export class WorkerChild {
     if (this.stopMode === 'urgent' || (this.stopMode === 'graceful' && !urgent)) return;
     this.stopMode = urgent ? 'urgent' : 'graceful';
     this.abort.abort();
-    this.shelf.giveBackAll();
+    this.shelf.unleaseAll();
     if (urgent) {
       this.urgentAbort.abort();
       this.releaseHeld();
@@ -183,7 +183,7 @@ export class WorkerChild {
       // Leased after the stop, so never started: back as if never leased (settleAll waits for it).
       this.slots.vacate(...slots.slice(0, records.length));
       this.slots.vacatePlaces(records.length - Math.min(records.length, slots.length));
-      this.giveBack.unlease(records, 'leased after an urgent stop');
+      this.releaseAndUnlease.unlease(records, 'leased after an urgent stop');
       this.changes.notify();
       return;
     }
@@ -251,7 +251,7 @@ export class WorkerChild {
     const held = this.held.removeAll();
     if (held.length === 0) return;
     // settleAll waits for the release like it waits for acknowledgements.
-    this.giveBack.release(
+    this.releaseAndUnlease.release(
       held.map((task) => task.record),
       'urgent stop',
     );
@@ -273,7 +273,7 @@ export class WorkerChild {
     while (this.held.size > 0 || this.shelf.size > 0 || !this.outcomes.empty) {
       await (this.outcomes.flush ?? this.changes.next());
     }
-    await this.giveBack.answered;
+    await this.releaseAndUnlease.answered;
   }
 
   private workerId(slot: number): string {

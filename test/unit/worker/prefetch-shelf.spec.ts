@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { TaskResultStatus } from '../../../lib/core/task-result-status.enum';
-import { LeaseGiveBack } from '../../../lib/worker/child/lease-give-back';
+import { ReleaseAndUnlease } from '../../../lib/worker/child/release-and-unlease';
 import { LeaseLedger } from '../../../lib/worker/child/lease-ledger';
 import { PrefetchShelf } from '../../../lib/worker/child/prefetch-shelf';
 import { TaskSlots } from '../../../lib/worker/child/task-slots';
@@ -25,7 +25,7 @@ function setupShelf() {
     logger,
     slots,
     ledger,
-    giveBack: new LeaseGiveBack(backend, logger, ledger),
+    releaseAndUnlease: new ReleaseAndUnlease(backend, logger, ledger),
     changes: new ChangeSignal(),
     now: () => clock.now,
   });

@@ -3,24 +3,24 @@ import type { LoggerService } from '@nestjs/common';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import {
-  putBack,
+  releasedOrUnleased,
   releaseFailed,
   unleaseFailed,
-  type PutBackReason,
+  type ReleaseOrUnleaseReason,
 } from '../../core/worker.messages';
 import type { LeaseLedger } from './lease-ledger';
 
 /**
  * The leases a child hands back instead of settling them: unfinished tasks
  * released on an urgent stop (READY again, the run counted), and tasks
- * that never started: prefetched ones, and batches leased after that stop (unleased, no attempt counted). A
- * failed give-back is logged, never thrown: those tasks stay leased until
- * their lease runs out. Each give-back is logged with its reason. A
- * stopping child waits for `answered`.
+ * that never started: prefetched ones, and batches leased after that stop
+ * (unleased, no attempt counted). A failed release or unlease is logged,
+ * never thrown: those tasks stay leased until their lease runs out. Each
+ * is logged with its reason. A stopping child waits for `answered`.
  *
  * @internal
  */
-export class LeaseGiveBack {
+export class ReleaseAndUnlease {
   private pending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -29,15 +29,15 @@ export class LeaseGiveBack {
     private readonly ledger: LeaseLedger,
   ) {}
 
-  /** Resolves once every give-back so far has been answered. */
+  /** Resolves once every release and unlease so far has been answered. */
   get answered(): Promise<void> {
     return this.pending;
   }
 
   /** Unfinished tasks this child held: back in their ready queues, then out of its ledger. */
-  release(records: readonly TaskRecord[], reason: PutBackReason): void {
+  release(records: readonly TaskRecord[], reason: ReleaseOrUnleaseReason): void {
     const ids = records.map((r) => r.id);
-    this.logger.warn(putBack(ids, reason, true));
+    this.logger.warn(releasedOrUnleased(ids, reason, true));
     this.chain(
       this.backend.leases
         .release(records)
@@ -55,9 +55,9 @@ export class LeaseGiveBack {
    * late answer. Should this process die before the answer, the pool finds
    * the lease under its worker ids, not in its journal, and gives it back.
    */
-  unlease(records: readonly TaskRecord[], reason: PutBackReason): void {
+  unlease(records: readonly TaskRecord[], reason: ReleaseOrUnleaseReason): void {
     const ids = records.map((r) => r.id);
-    this.logger.log(putBack(ids, reason, false));
+    this.logger.log(releasedOrUnleased(ids, reason, false));
     this.ledger.forget(ids);
     this.chain(
       this.backend.leases.unlease(records).then(
