@@ -9,8 +9,8 @@ import { NAME_MAX_LENGTH, isValidName } from '../core/validate-name.util';
 import { Retention, statusKey, type RetentionOptions } from '../core/retention';
 import { readQueueEntry } from './queue-config.reader';
 
-/** The options every backend has, with the same meaning and defaults. */
-export interface CommonBackendOptions {
+/** The settings every backend resolves from the options all backends have (same meaning and defaults). */
+export interface CommonBackendSettings {
   /** Longest a started task may stay unacknowledged before it is failed (AcknowledgementTimeout). */
   leaseTtl: number;
   /** How long results and history are kept. */
@@ -123,7 +123,7 @@ export class BackendConfigReader {
   }
 
   /** The common options, each checked, defaults filled in. */
-  common(): CommonBackendOptions {
+  common(): CommonBackendSettings {
     const resultTtl = this.milliseconds('resultTtl', COMMON_BACKEND_DEFAULTS.resultTtl);
     return {
       leaseTtl: this.milliseconds('leaseTtl', COMMON_BACKEND_DEFAULTS.leaseTtl),

@@ -8,7 +8,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { serializeRecord } from '../../core/task-serializer';
 import { queueNotConfigured, taskResultDoesNotExist } from '../../core/threadmill.messages';
 import { delayUntil } from '../run-after';
-import type { CommonBackendOptions } from '../backend-config.reader';
+import type { CommonBackendSettings } from '../backend-config.reader';
 import type { MemoryFeeds } from './memory-feeds';
 import { MemoryLimits } from './memory-limits';
 import { MemoryPoolBeats } from './memory-pool-beats';
@@ -35,8 +35,8 @@ export interface MemoryLease {
   readonly poolId?: string;
 }
 
-/** What the store needs of the backend's options. */
-export type MemoryStoreOptions = Pick<CommonBackendOptions, 'leaseTtl' | 'retention' | 'limits'>;
+/** What the store needs of the backend's settings. */
+export type MemoryStoreSettings = Pick<CommonBackendSettings, 'leaseTtl' | 'retention' | 'limits'>;
 
 /**
  * Everything one MemoryBackend stores, and the changes that keep its maps in
@@ -69,11 +69,11 @@ export class MemoryStore {
   constructor(
     private readonly alias: string,
     private readonly queues: readonly string[],
-    private readonly options: MemoryStoreOptions,
+    private readonly settings: MemoryStoreSettings,
     private readonly feeds: MemoryFeeds,
     private readonly rules: StoreRules,
   ) {
-    this.limits = new MemoryLimits(options.limits, rules);
+    this.limits = new MemoryLimits(settings.limits, rules);
     for (const queue of queues) {
       this.queueStates.set(queue, {
         ready: new MemoryReadyQueue(),
@@ -182,7 +182,7 @@ export class MemoryStore {
     if (!ready) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
     const running = this.rules.leased(ready, workerId, now);
     this.tasks.set(id, running);
-    this.leases.set(id, { queue, deadline: now.getTime() + this.options.leaseTtl, poolId });
+    this.leases.set(id, { queue, deadline: now.getTime() + this.settings.leaseTtl, poolId });
     if (poolId !== undefined) {
       let held = this.poolTasks.get(poolId);
       if (!held) this.poolTasks.set(poolId, (held = new Set()));
@@ -260,7 +260,7 @@ export class MemoryStore {
     // The longest any result is kept; the trimming step applies each queue and status's own limit.
     this.results.set(record.id, {
       record,
-      expiresAt: now + this.options.retention.longestMaxAgeMs,
+      expiresAt: now + this.settings.retention.longestMaxAgeMs,
     });
     this.queue(queue).history[finishedSegment(record.status)].set(
       record.id,

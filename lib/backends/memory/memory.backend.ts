@@ -60,7 +60,7 @@ export class MemoryBackend extends PartsBackend implements ExecutingBackend {
   ) {
     super();
     const reader = new BackendConfigReader(alias, config, 'MemoryBackend', ['immediate']);
-    const options = { ...reader.common(), immediate: reader.flag('immediate', false) };
+    const settings = { ...reader.common(), immediate: reader.flag('immediate', false) };
     this.queues = reader.queues;
     const guard = new StoreGuard(alias, this.queues);
     this.guard = guard;
@@ -69,14 +69,14 @@ export class MemoryBackend extends PartsBackend implements ExecutingBackend {
     const workAdded = (): void => waiters.wake();
     const feeds = new MemoryFeeds(alias);
     this.transports = feeds;
-    const store = new MemoryStore(alias, this.queues, options, feeds, rules);
+    const store = new MemoryStore(alias, this.queues, settings, feeds, rules);
     const reads = new MemoryReads(alias, store);
     const uniqueKeys = new MemoryUniqueKeys(alias, store, rules);
     const maintenance = new MemoryMaintenance({
       store,
       uniqueKeys,
-      limits: options,
-      longestMaxAgeMs: options.retention.longestMaxAgeMs,
+      limits: settings,
+      longestMaxAgeMs: settings.retention.longestMaxAgeMs,
       workAdded,
     });
     this.immediate = new MemoryImmediateRunner(alias, store, rules);
@@ -84,7 +84,7 @@ export class MemoryBackend extends PartsBackend implements ExecutingBackend {
     const enqueuer = new MemoryEnqueuer({
       alias,
       queues: this.queues,
-      immediate: options.immediate ? this.immediate : null,
+      immediate: settings.immediate ? this.immediate : null,
       store,
       uniqueKeys,
       workAdded,
@@ -151,11 +151,11 @@ export class MemoryBackend extends PartsBackend implements ExecutingBackend {
       schedules: new MemorySchedules(),
       maintenance,
     });
-    this.runsOnEnqueue = options.immediate;
-    this.maintenanceIntervalMs = options.maintenanceInterval;
-    this.leaseTtlMs = options.leaseTtl;
+    this.runsOnEnqueue = settings.immediate;
+    this.maintenanceIntervalMs = settings.maintenanceInterval;
+    this.leaseTtlMs = settings.leaseTtl;
     this.features = {
-      defer: !options.immediate,
+      defer: !settings.immediate,
       bulkEnqueue: true,
       blockingAcquire: true,
       sharedAcrossProcesses: false,

@@ -3,7 +3,7 @@ import type { StoreRules } from '../../core/ports/store-rules.port';
 import type { AcquireOptions } from '../../core/ports/lease-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { serializeRecord } from '../../core/task-serializer';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import type { SqliteLiveEvents } from './sqlite-live-events';
 import type { SqliteQueueLimits } from './sqlite-queue-limits';
@@ -46,7 +46,7 @@ export class SqliteAcquirer {
 
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     private readonly connection: SqliteConnection,
     private readonly rows: SqliteRows,
     private readonly limits: SqliteQueueLimits,
@@ -73,7 +73,7 @@ export class SqliteAcquirer {
       // A full rate window admits again at a known time: no need to back off past it.
       const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
       await this.waiter.wait(Math.min(delay, remaining, limitWaitMs), signal);
-      delay = Math.min(delay * 2, this.config.maxPollInterval);
+      delay = Math.min(delay * 2, this.settings.maxPollInterval);
     }
   }
 
@@ -127,7 +127,7 @@ export class SqliteAcquirer {
           if (!stored) continue;
           const running = this.rules.leased(stored, workerId, new Date(now));
           tasks.markRunning.run(
-            now + this.config.leaseTtl,
+            now + this.settings.leaseTtl,
             LIVE_TASK_EXPIRES_AT,
             serializeRecord(running),
             poolId,

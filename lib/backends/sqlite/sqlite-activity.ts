@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { ACTIVITY_SEGMENTS, ActivityBuckets } from '../activity-buckets';
 import type { ActivityQuery, BackendActivity, QueueActivity } from '../../core/task-listing';
 import { deserializeRecord } from '../../core/task-serializer';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';
 
@@ -17,7 +17,7 @@ import { errorText } from './sqlite-errors';
 export class SqliteActivity {
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     private readonly connection: SqliteConnection,
     private readonly logger: Logger,
   ) {}
@@ -25,11 +25,11 @@ export class SqliteActivity {
   read(query: ActivityQuery): BackendActivity {
     const now = Date.now();
     const buckets = ActivityBuckets.plan(query, now);
-    const perBucket = buckets.samplesPerBucket(this.config.queues.length);
+    const perBucket = buckets.samplesPerBucket(this.settings.queues.length);
     const queues = this.connection.guard(() =>
       this.connection.snapshot(() => {
         const read: Record<string, QueueActivity> = {};
-        for (const queue of this.config.queues)
+        for (const queue of this.settings.queues)
           read[queue] = this.queue(queue, buckets, perBucket, now);
         return read;
       }),
@@ -57,7 +57,7 @@ export class SqliteActivity {
       tally.add('enqueued', bucket, count);
     }
     // Finished tasks within the longest retention, as telemetry counts them.
-    const from = Math.max(buckets.start, now - this.config.retention.longestMaxAgeMs);
+    const from = Math.max(buckets.start, now - this.settings.retention.longestMaxAgeMs);
     for (const segment of ACTIVITY_SEGMENTS) {
       const status = segment.toUpperCase();
       for (const { bucket, count } of listing.resultBuckets.all({ ...range, from, status, now })) {

@@ -31,10 +31,8 @@ export interface SqliteBackendOptions extends BackendOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-/** Every option resolved, plus the absolute database path and the queues. @internal */
-export interface ResolvedSqliteBackendConfig extends Required<
-  Omit<SqliteBackendOptions, 'retention'>
-> {
+/** The settings resolved from every option, plus the absolute database path and the queues. @internal */
+export interface SqliteBackendSettings extends Required<Omit<SqliteBackendOptions, 'retention'>> {
   retention: Retention;
   filename: string;
   queues: string[];
@@ -61,10 +59,10 @@ function filenameFromUrl(url: string): string {
  *
  * @internal
  */
-export function resolveSqliteBackendConfig(
+export function resolveSqliteBackendSettings(
   alias: string,
   config: BackendConfig,
-): ResolvedSqliteBackendConfig {
+): SqliteBackendSettings {
   const reader = new BackendConfigReader(alias, config, 'SqliteBackend', SQLITE_OWN_OPTIONS);
   if (typeof config.url !== 'string' || config.url.trim() === '') {
     reader.fail('url', 'is required: use sqlite:///absolute/path/to/threadmill.db or a file path');

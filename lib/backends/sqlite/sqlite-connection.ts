@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { backendClosed } from '../../core/threadmill.messages';
 import { sqliteEmptyFileInitialised } from '../../core/store.messages';
-import { ensureParentFolder, type ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import { ensureParentFolder, type SqliteBackendSettings } from './sqlite-backend-options';
 import { loadSqliteDriver } from './sqlite-driver';
 import { isSqliteError, sqliteFailure } from './sqlite-errors';
 import { migrate } from './sqlite-schema';
@@ -40,26 +40,26 @@ export class SqliteConnection {
    */
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     logger: LoggerService,
   ) {
     const Driver = loadSqliteDriver(alias);
     let db: Database | undefined;
     try {
-      ensureParentFolder(config.filename);
-      const wasEmpty = isEmptyFile(config.filename);
-      db = new Driver(config.filename, { timeout: config.busyTimeout });
-      configureConnection(db, config.busyTimeout, config.synchronous);
+      ensureParentFolder(settings.filename);
+      const wasEmpty = isEmptyFile(settings.filename);
+      db = new Driver(settings.filename, { timeout: settings.busyTimeout });
+      configureConnection(db, settings.busyTimeout, settings.synchronous);
       const foundVersion = migrate(db);
       // SQLite takes an empty file for a new database: say so, a truncated file looks just like it.
       // A file another process created a moment ago is empty too, but that one has migrated it.
       if (wasEmpty && foundVersion === 0) {
-        logger.warn(sqliteEmptyFileInitialised(alias, config.filename));
+        logger.warn(sqliteEmptyFileInitialised(alias, settings.filename));
       }
       this.sql = new SqliteStatements(db);
     } catch (error) {
       db?.close();
-      throw sqliteFailure(alias, config.filename, error);
+      throw sqliteFailure(alias, settings.filename, error);
     }
     this.db = db;
   }
@@ -76,7 +76,7 @@ export class SqliteConnection {
     try {
       return run();
     } catch (error) {
-      if (isSqliteError(error)) throw sqliteFailure(this.alias, this.config.filename, error);
+      if (isSqliteError(error)) throw sqliteFailure(this.alias, this.settings.filename, error);
       throw error;
     }
   }

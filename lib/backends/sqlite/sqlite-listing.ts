@@ -5,7 +5,7 @@ import type { TaskListQuery, TaskPage } from '../../core/task-listing';
 import { recordWithProgress } from '../../core/task-progress';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { deserializeRecord } from '../../core/task-serializer';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';
 import type { ListParams, ListedRow } from './sqlite-listing-statements';
@@ -20,13 +20,13 @@ import type { ListParams, ListedRow } from './sqlite-listing-statements';
 export class SqliteListing {
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     private readonly connection: SqliteConnection,
     private readonly logger: Logger,
   ) {}
 
   listTasks(query: TaskListQuery): TaskPage {
-    const plan = planListing(this.alias, this.config.queues, query);
+    const plan = planListing(this.alias, this.settings.queues, query);
     const rows = this.rows(plan);
     const page = scanListing(
       plan,
@@ -56,7 +56,7 @@ export class SqliteListing {
       // Finished tasks within the longest retention, as peek shows them.
       ...(finished && {
         status: plan.segment.toUpperCase(),
-        since: now - this.config.retention.longestMaxAgeMs,
+        since: now - this.settings.retention.longestMaxAgeMs,
       }),
     };
     const ranges = isFinishedSegment(plan.segment)

@@ -8,7 +8,7 @@ import type {
   MaintenanceLimits,
   MaintenanceStore,
 } from '../../core/ports/maintenance-store.port';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import { TRIM_BATCH, type SqliteMaintenanceStatements } from './sqlite-maintenance-statements';
 import type { SqlitePoolStatements } from './sqlite-pool-statements';
 import { LIVE_TASK_EXPIRES_AT, type SqliteRows } from './sqlite-rows';
@@ -16,7 +16,7 @@ import { META_MAINTENANCE_HEARTBEAT, type TaskRow } from './sqlite-schema';
 
 export interface SqliteMaintenanceDeps {
   readonly alias: string;
-  readonly config: ResolvedSqliteBackendConfig;
+  readonly settings: SqliteBackendSettings;
   readonly db: Database;
   readonly sql: SqliteMaintenanceStatements;
   readonly pools: SqlitePoolStatements;
@@ -52,7 +52,7 @@ export class SqliteMaintenance implements MaintenanceStore {
   readonly limits: MaintenanceLimits;
 
   constructor(private readonly deps: SqliteMaintenanceDeps) {
-    this.limits = deps.config;
+    this.limits = deps.settings;
     const { db } = deps;
     this.promoteTx = db.transaction((now: number, max: number) => this.promote(now, max));
     this.endExpiredTx = db.transaction((now: number, max: number, end: EndAttempt) =>
@@ -126,9 +126,9 @@ export class SqliteMaintenance implements MaintenanceStore {
   }
 
   private promote(now: number, max: number): number {
-    const { sql, alias, config } = this.deps;
+    const { sql, alias, settings } = this.deps;
     let budget = max;
-    for (const queue of config.queues) {
+    for (const queue of settings.queues) {
       if (budget <= 0) break;
       for (const row of sql.selectDue.all(alias, queue, now, budget)) {
         sql.promote.run(LIVE_TASK_EXPIRES_AT, row.seq);
@@ -139,9 +139,9 @@ export class SqliteMaintenance implements MaintenanceStore {
   }
 
   private endExpired(now: number, max: number, end: EndAttempt): number {
-    const { sql, alias, config } = this.deps;
+    const { sql, alias, settings } = this.deps;
     let budget = max;
-    for (const queue of config.queues) {
+    for (const queue of settings.queues) {
       if (budget <= 0) break;
       for (const row of sql.selectExpiredLeases.all(alias, queue, now, budget)) {
         budget--;
@@ -176,9 +176,9 @@ export class SqliteMaintenance implements MaintenanceStore {
 
   /** Ingress events older than the longest retention, and results past their expiry. */
   private trimOld(now: number): number {
-    const { sql, alias, config } = this.deps;
+    const { sql, alias, settings } = this.deps;
     return (
-      sql.trimIngress.run(alias, now - config.retention.longestMaxAgeMs, TRIM_BATCH).changes +
+      sql.trimIngress.run(alias, now - settings.retention.longestMaxAgeMs, TRIM_BATCH).changes +
       sql.trimResults.run(alias, now, TRIM_BATCH).changes
     );
   }

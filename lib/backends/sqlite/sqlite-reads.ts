@@ -6,7 +6,7 @@ import { recordWithProgress } from '../../core/task-progress';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { deserializeRecord } from '../../core/task-serializer';
 import { taskResultDoesNotExist } from '../../core/threadmill.messages';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import type { SqliteConnection } from './sqlite-connection';
 import { errorText } from './sqlite-errors';
 import { META_MAINTENANCE_HEARTBEAT } from './sqlite-schema';
@@ -21,7 +21,7 @@ import { META_MAINTENANCE_HEARTBEAT } from './sqlite-schema';
 export class SqliteReads {
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     private readonly connection: SqliteConnection,
     private readonly logger: Logger,
   ) {}
@@ -36,7 +36,7 @@ export class SqliteReads {
             this.alias,
             queue,
             segment.toUpperCase(),
-            now - this.config.retention.longestMaxAgeMs,
+            now - this.settings.retention.longestMaxAgeMs,
             now,
             limit,
           )
@@ -61,12 +61,12 @@ export class SqliteReads {
     return this.connection.guard(() =>
       this.connection.snapshot(() => {
         const telemetry: BackendTelemetry = { queues: {} };
-        for (const queue of this.config.queues) {
+        for (const queue of this.settings.queues) {
           const tasks = reads.countTasks.get({ alias, queue, now });
           const results = reads.countResults.get({
             alias,
             queue,
-            since: now - this.config.retention.longestMaxAgeMs,
+            since: now - this.settings.retention.longestMaxAgeMs,
             now,
             windowStart: now - intervalMs,
           });

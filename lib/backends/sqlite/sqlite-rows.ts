@@ -7,7 +7,7 @@ import type { TaskRecord } from '../../core/task-record.interface';
 import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
 import { delayUntil } from '../run-after';
 import { unreadableRecord } from '../../core/unreadable-record';
-import type { ResolvedSqliteBackendConfig } from './sqlite-backend-options';
+import type { SqliteBackendSettings } from './sqlite-backend-options';
 import type { TaskRow } from './sqlite-schema';
 import type { SqliteTaskStatements } from './sqlite-task-statements';
 
@@ -28,7 +28,7 @@ export const LIVE_TASK_EXPIRES_AT = Number.MAX_SAFE_INTEGER;
 export class SqliteRows {
   constructor(
     private readonly alias: string,
-    private readonly config: ResolvedSqliteBackendConfig,
+    private readonly settings: SqliteBackendSettings,
     private readonly sql: SqliteTaskStatements,
     private readonly logger: Logger,
   ) {}
@@ -108,7 +108,7 @@ export class SqliteRows {
       status: record.status,
       finishedAt: record.finishedAt?.getTime() ?? now,
       // The longest any result is kept; the trimming step applies each queue and status's own limit.
-      expiresAt: now + this.config.retention.longestMaxAgeMs,
+      expiresAt: now + this.settings.retention.longestMaxAgeMs,
       data: serializeRecord(record),
       progress,
     });

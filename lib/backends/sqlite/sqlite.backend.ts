@@ -8,7 +8,7 @@ import { finishedRecordSource } from '../../core/wait-for-finished';
 import { StoreGuard } from '../store-guard';
 import { SqliteAcquirer } from './sqlite-acquirer';
 import { SqliteActivity } from './sqlite-activity';
-import { resolveSqliteBackendConfig } from './sqlite-backend-options';
+import { resolveSqliteBackendSettings } from './sqlite-backend-options';
 import { SqliteCancels } from './sqlite-cancels';
 import { SqliteFeeds } from './sqlite-feeds';
 import { SqliteListing } from './sqlite-listing';
@@ -74,15 +74,15 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
     rules: StoreRules,
   ) {
     super();
-    const resolved = resolveSqliteBackendConfig(alias, config);
-    this.queues = resolved.queues;
-    this.maintenanceIntervalMs = resolved.maintenanceInterval;
-    this.leaseTtlMs = resolved.leaseTtl;
+    const settings = resolveSqliteBackendSettings(alias, config);
+    this.queues = settings.queues;
+    this.maintenanceIntervalMs = settings.maintenanceInterval;
+    this.leaseTtlMs = settings.leaseTtl;
     const logger = new Logger(SqliteBackend.name);
     const guard = new StoreGuard(alias, this.queues);
     this.guard = guard;
-    const connection = new SqliteConnection(alias, resolved, logger);
-    const rows = new SqliteRows(alias, resolved, connection.sql.tasks, logger);
+    const connection = new SqliteConnection(alias, settings, logger);
+    const rows = new SqliteRows(alias, settings, connection.sql.tasks, logger);
     // Built before the acquirer that reads it; its run-time changes wake the acquirer's consumers.
     const limits = new SqliteQueueLimits(
       alias,
@@ -92,9 +92,9 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
       rules,
     );
     const live = new SqliteLiveEvents(alias, connection);
-    const acquirer = new SqliteAcquirer(alias, resolved, connection, rows, limits, live, rules);
+    const acquirer = new SqliteAcquirer(alias, settings, connection, rows, limits, live, rules);
     const workAdded = () => acquirer.workAdded();
-    limits.seed(resolved.limits);
+    limits.seed(settings.limits);
     this.connection = connection;
     this.acquirer = acquirer;
     const enqueuer = new SqliteEnqueuer(
@@ -108,10 +108,10 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
     const held = new SqliteHeldTasks(alias, connection, rows, acquirer, live, rules);
     const pools = new SqlitePools(alias, connection);
     const paused = new SqlitePausedQueues(alias, this.queues, connection, workAdded);
-    const reads = new SqliteReads(alias, resolved, connection, logger);
+    const reads = new SqliteReads(alias, settings, connection, logger);
     this.probe = reads;
-    const listing = new SqliteListing(alias, resolved, connection, logger);
-    const activity = new SqliteActivity(alias, resolved, connection, logger);
+    const listing = new SqliteListing(alias, settings, connection, logger);
+    const activity = new SqliteActivity(alias, settings, connection, logger);
     const cancels = new SqliteCancels(alias, connection, rows);
     const finished = new SqliteFinishedTasks(
       alias,
@@ -123,7 +123,7 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
     this.transports = feeds;
     const maintenance = new SqliteMaintenance({
       alias,
-      config: resolved,
+      settings,
       db: connection.db,
       sql: connection.sql.maintenance,
       pools: connection.sql.pools,

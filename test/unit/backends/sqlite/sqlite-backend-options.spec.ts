@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 
-import { resolveSqliteBackendConfig } from '../../../../lib/backends/sqlite/sqlite-backend-options';
+import { resolveSqliteBackendSettings } from '../../../../lib/backends/sqlite/sqlite-backend-options';
 import { Retention } from '../../../../lib/core/retention';
 import type { BackendConfig } from '../../../../lib/core/backend-config.interface';
 import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
 
-// Never constructed here: resolveSqliteBackendConfig only reads the config.
+// Never constructed here: resolveSqliteBackendSettings only reads the config.
 class NoBackend {}
 const config = (overrides: Partial<BackendConfig> = {}): BackendConfig => ({
   backend: NoBackend as unknown as BackendConfig['backend'],
@@ -13,9 +13,9 @@ const config = (overrides: Partial<BackendConfig> = {}): BackendConfig => ({
   ...overrides,
 });
 
-describe('resolveSqliteBackendConfig', () => {
+describe('resolveSqliteBackendSettings', () => {
   it('fills in the documented defaults and the default queue', () => {
-    expect(resolveSqliteBackendConfig('main', config())).toEqual({
+    expect(resolveSqliteBackendSettings('main', config())).toEqual({
       busyTimeout: 5000,
       maxPollInterval: 100,
       synchronous: 'NORMAL',
@@ -40,11 +40,11 @@ describe('resolveSqliteBackendConfig', () => {
     ['./data/x.db', resolve('data/x.db')],
     ['sqlite:///abs/with%20space.db', '/abs/with space.db'],
   ])('reads the file of url %s as %s', (url, filename) => {
-    expect(resolveSqliteBackendConfig('main', config({ url })).filename).toBe(filename);
+    expect(resolveSqliteBackendSettings('main', config({ url })).filename).toBe(filename);
   });
 
   it('keeps the given options and queues', () => {
-    const resolved = resolveSqliteBackendConfig(
+    const resolved = resolveSqliteBackendSettings(
       'main',
       config({
         queues: ['emails', 'default'],
@@ -80,7 +80,7 @@ describe('resolveSqliteBackendConfig', () => {
   ] as [Partial<BackendConfig>, string, string][])(
     'refuses %j naming the alias and the option',
     (overrides, option, problem) => {
-      const attempt = () => resolveSqliteBackendConfig('orders', config(overrides));
+      const attempt = () => resolveSqliteBackendSettings('orders', config(overrides));
       expect(attempt).toThrow(InvalidBackendConfigError);
       expect(attempt).toThrow(`Threadmill backend "orders": option "${option}"`);
       expect(attempt).toThrow(problem);
