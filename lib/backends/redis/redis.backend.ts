@@ -10,7 +10,7 @@ import { RedisAcquirer } from './redis-acquirer';
 import { RedisActivity } from './redis-activity';
 import { parseRedisBackendConfig } from './redis-backend-config.parser';
 import { RedisCallGuard } from './redis-call-guard';
-import { RedisCanceller } from './redis-canceller';
+import { RedisCancels } from './redis-cancels';
 import { RedisFeeds } from './redis-feeds';
 import { RedisFinishedTasks } from './redis-finished-tasks';
 import { RedisProgress } from './redis-progress';
@@ -25,7 +25,7 @@ import { RedisMaintenance } from './redis-maintenance';
 import { RedisPausedQueues } from './redis-paused-queues';
 import { RedisQueueLimits } from './redis-queue-limits';
 import { RedisPoolHeartbeat } from './redis-pool-heartbeat';
-import { RedisReader } from './redis-reader';
+import { RedisReads } from './redis-reads';
 import { RedisRecordCodec } from './redis-record.codec';
 import { RedisReleaser } from './redis-releaser';
 import { RedisReplicaWait } from './redis-replica-wait';
@@ -128,10 +128,10 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
     const limits = new RedisQueueLimits(context);
     const acquirer = new RedisAcquirer(taker, idleWait, acknowledger, pools, guard, limits);
     const enqueuer = new RedisEnqueuer(context, this);
-    const reader = new RedisReader(context);
+    const reads = new RedisReads(context);
     const listing = new RedisListing(context);
     const activity = new RedisActivity(context);
-    const canceller = new RedisCanceller(context);
+    const cancels = new RedisCancels(context);
     const finished = new RedisFinishedTasks(context);
     const progress = new RedisProgress(context);
     const paused = new RedisPausedQueues(context);
@@ -142,7 +142,7 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
         enqueueMany: (records) => enqueuer.enqueueMany(records),
-        getResult: (id) => reader.getResult(id),
+        getResult: (id) => reads.getResult(id),
       },
       leases: {
         // Throws PoolHeartbeatLapsedError when the pool's beat lapsed by Redis's clock and
@@ -158,11 +158,11 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         storeProgress: (entries) => progress.store(entries),
       },
       control: {
-        cancel: (id, decide) => canceller.cancel(id, decide),
+        cancel: (id, decide) => cancels.cancel(id, decide),
         retryFinished: (record, retried) => finished.retry(record, retried),
         removeFinished: (record) => finished.remove(record),
-        cancelRequests: (poolId) => canceller.requests(poolId),
-        dropCancelRequests: (poolId, requests) => canceller.drop(poolId, requests),
+        cancelRequests: (poolId) => cancels.requests(poolId),
+        dropCancelRequests: (poolId, requests) => cancels.drop(poolId, requests),
         pauseQueue: (queue) => paused.pause(queue),
         // Both wake the consumers blocked on the queue's wake-up list.
         resumeQueue: (queue) => paused.resume(queue),
@@ -171,13 +171,13 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         queueLimits: () => limits.all(),
       },
       reads: {
-        peek: (queue, segment, count) => reader.peek(queue, segment, count),
+        peek: (queue, segment, count) => reads.peek(queue, segment, count),
         listTasks: (query) => listing.listTasks(query),
         telemetry: (intervalMs) => telemetry.read(intervalMs),
         // Buckets on Redis's clock, read in three round trips.
         activity: (query) => activity.read(query),
         // The last pass on this process's clock, its age measured on Redis's clock.
-        maintenanceHeartbeat: () => reader.maintenanceHeartbeat(),
+        maintenanceHeartbeat: () => reads.maintenanceHeartbeat(),
       },
       feeds: {
         subscribeFinished: async (listener) => feeds.finished.subscribe(listener),

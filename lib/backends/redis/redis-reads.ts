@@ -13,7 +13,7 @@ import { TASK_HASH_FIELDS } from './redis-task-hash';
  *
  * @internal
  */
-export class RedisReader {
+export class RedisReads {
   constructor(private readonly context: RedisAliasContext) {}
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {

@@ -19,7 +19,7 @@ const REQUESTS_READ = 1000;
  *
  * @internal
  */
-export class RedisCanceller {
+export class RedisCancels {
   private readonly scripts: RedisControlScripts;
 
   constructor(private readonly context: RedisAliasContext) {
