@@ -176,14 +176,16 @@ export class RedisLeaseTaker {
 
   /** The task as the lease rule makes it of the task before its lease, which the script applied. */
   private leased(raw: AcquiredRaw, now: number): TaskRecord {
-    const workerIds = JSON.parse(raw.workersJson) as string[];
-    const before = this.context.codec.decodeLive(raw.id, raw.data, {
+    const read = this.context.codec.decodeLive(raw.id, raw.data, {
       status: null,
       lastAttemptedAt: null,
       startedAt: String(raw.startedAtMs),
-      workers: JSON.stringify(workerIds.slice(0, -1)),
+      workers: raw.workersJson,
       cancel: raw.cancel,
     });
+    // The script appended this lease's worker id; the rule is given the task as before it.
+    const workerIds = read.workerIds;
+    const before = { ...read, workerIds: workerIds.slice(0, -1) };
     return this.context.rules.leased(before, workerIds[workerIds.length - 1], new Date(now));
   }
 }
