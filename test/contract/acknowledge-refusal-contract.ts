@@ -3,6 +3,7 @@ import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /** What the refusal contract needs of the backend under test. */
 export interface AcknowledgeRefusalSubject {
@@ -23,7 +24,11 @@ const succeeded = (record: TaskRecord): TaskRecord => ({
  * anything of the batch is stored, so no result row ever holds a task that
  * did not end. Part of describeBackendContract, run on every backend.
  */
-export function describeAcknowledgeRefusals(subject: () => AcknowledgeRefusalSubject): void {
+export function describeAcknowledgeRefusals(
+  t: ContractRunner,
+  subject: () => AcknowledgeRefusalSubject,
+): void {
+  const { describe, it, expect } = t;
   describe('acknowledge of a record that is not final', () => {
     /** One task of each status that is not final, and a second running one (`leased`) to finish. */
     async function storeFour(backend: TaskBackend, alias: string) {

@@ -11,6 +11,7 @@ import type { RetentionOptions } from '../../lib/core/retention';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
+import type { ContractRunner } from './contract-runner';
 import { describeAcknowledgeRefusals } from './acknowledge-refusal-contract';
 import { describeCancels } from './cancel-contract';
 import { describeCancelStarts } from './cancel-start-contract';
@@ -76,7 +77,12 @@ function finish(record: TaskRecord, status: TaskResultStatus, returnValue?: unkn
  * each backend (memory, Redis, SQLite). A backend-specific suite adds what
  * only that store can show (keys, files, cluster).
  */
-export function describeBackendContract(label: string, factory: ContractFactory): void {
+export function describeBackendContract(
+  runner: ContractRunner,
+  label: string,
+  factory: ContractFactory,
+): void {
+  const { describe, it, expect, beforeEach, afterEach } = runner;
   describe(`${label} backend contract`, () => {
     const subjects: ContractSubject[] = [];
     let backend: TaskBackend;
@@ -538,7 +544,7 @@ export function describeBackendContract(label: string, factory: ContractFactory)
 
     describe('configuration', () => {
       // The same mistakes refused the same way on every backend, each naming alias and option.
-      it.each([
+      const mistakes: [string, Partial<ContractSettings>, RegExp][] = [
         ['a queue name with a space', { queues: ['bad name!'] }, /option "queues" is invalid/],
         ['a queue listed twice', { queues: ['a', 'a'] }, /option "queues" lists a queue twice/],
         ['no queue', { queues: [] }, /option "queues" must be a non-empty array/],
@@ -549,14 +555,15 @@ export function describeBackendContract(label: string, factory: ContractFactory)
           { batchSize: 0 },
           /option "batchSize" must be a whole number of at least 1/,
         ],
-      ])('refuses %s', async (_what, overrides, message) => {
-        const refused = await build(overrides as Partial<ContractSettings>).catch(
-          (e: unknown) => e,
-        );
-        expect(refused).toBeInstanceOf(InvalidBackendConfigError);
-        expect((refused as Error).message).toMatch(message);
-        expect((refused as Error).message).toMatch(/^Threadmill backend "t-/);
-      });
+      ];
+      for (const [what, overrides, message] of mistakes) {
+        it(`refuses ${what}`, async () => {
+          const refused = await build(overrides).catch((e: unknown) => e);
+          expect(refused).toBeInstanceOf(InvalidBackendConfigError);
+          expect((refused as Error).message).toMatch(message);
+          expect((refused as Error).message).toMatch(/^Threadmill backend "t-/);
+        });
+      }
 
       it('refuses an alias that is not a valid name', async () => {
         const refused = await build({ alias: 'bad alias!' }).catch((e: unknown) => e);
@@ -1029,25 +1036,25 @@ export function describeBackendContract(label: string, factory: ContractFactory)
       });
     });
 
-    describeAcknowledgeRefusals(() => ({ backend, alias }));
-    describeGuard(() => ({ backend, alias, fresh: () => build() }));
-    describeRepeats(() => ({ backend, alias }));
-    describeCancels(() => ({ backend, alias }));
-    describeFinishedFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
-    describeLiveFeed(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
-    describeProgress(() => ({ backend, alias }));
-    describeManualControl(() => ({ backend, alias }));
-    describeUnknownTaskPutBacks(() => ({ backend, alias }));
-    describePauses(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
-    describeLimits(() => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
-    describeScheduleStore(() => ({ backend }));
-    describeUniqueKeys(() => ({ backend, alias, build }));
-    describeConcurrentEnqueues(() => ({ backend, alias, build }));
-    describeTraceContexts(() => ({ backend, alias }));
-    describeRoles(() => ({ backend, reopen: subjects[0]?.reopen }));
-    describeListing(() => ({ backend, alias }));
-    describeInterleavings(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
-    describeCancelStarts(() => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeAcknowledgeRefusals(runner, () => ({ backend, alias }));
+    describeGuard(runner, () => ({ backend, alias, fresh: () => build() }));
+    describeRepeats(runner, () => ({ backend, alias }));
+    describeCancels(runner, () => ({ backend, alias }));
+    describeFinishedFeed(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
+    describeLiveFeed(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeProgress(runner, () => ({ backend, alias }));
+    describeManualControl(runner, () => ({ backend, alias }));
+    describeUnknownTaskPutBacks(runner, () => ({ backend, alias }));
+    describePauses(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeLimits(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen, build }));
+    describeScheduleStore(runner, () => ({ backend }));
+    describeUniqueKeys(runner, () => ({ backend, alias, build }));
+    describeConcurrentEnqueues(runner, () => ({ backend, alias, build }));
+    describeTraceContexts(runner, () => ({ backend, alias }));
+    describeRoles(runner, () => ({ backend, reopen: subjects[0]?.reopen }));
+    describeListing(runner, () => ({ backend, alias }));
+    describeInterleavings(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    describeCancelStarts(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

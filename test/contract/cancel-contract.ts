@@ -10,6 +10,7 @@ import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
+import type { ContractRunner } from './contract-runner';
 
 /**
  * The contract of cancelling: a waiting or deferred task is stored CANCELLED
@@ -18,7 +19,11 @@ import { decideCancel } from '../../lib/lifecycle/cancel-decision';
  * own history, and a finished task or an unknown id change nothing. Part of
  * describeBackendContract, run on every backend.
  */
-export function describeCancels(subject: () => { backend: TaskBackend; alias: string }): void {
+export function describeCancels(
+  t: ContractRunner,
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  const { describe, it, expect } = t;
   describe('cancel', () => {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

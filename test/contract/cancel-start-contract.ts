@@ -8,6 +8,7 @@ import { ChildCancels } from '../../lib/worker/child/child-cancels';
 import { isLease } from '../../lib/worker/child/held-tasks';
 import { readyRecord } from '../helpers/ready-record';
 import { CallTurns } from './call-turns';
+import type { ContractRunner } from './contract-runner';
 
 /** A child's log lines (a task cancelled unstarted) say nothing a program checks. */
 const quietLogger: LoggerService = {
@@ -178,8 +179,10 @@ function startedAfterAnswer(events: readonly string[]): string[] {
  * run on every backend.
  */
 export function describeCancelStarts(
+  t: ContractRunner,
   subject: () => { backend: TaskBackend; alias: string; reopen?: () => Promise<TaskBackend> },
 ): void {
+  const { describe, it, expect } = t;
   describe('cancels racing the start of leased tasks, two callers at once', () => {
     const check = async (controlsOf: StartControlsFactory, endOnFailure = false) => {
       const { backend, alias, reopen } = subject();

@@ -8,6 +8,7 @@ import type { TaskUniqueness } from '../../lib/core/unique-key';
 import type { RetentionOptions } from '../../lib/core/retention';
 import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /** What the concurrent-enqueue cases need of the suite that runs them. */
 export interface CoalesceContractSubject {
@@ -27,7 +28,11 @@ const settle = (calls: Promise<TaskRecord>[]): Promise<(TaskRecord | Error)[]> =
  * would have got, decided in call order. Part of describeBackendContract,
  * run on every backend.
  */
-export function describeConcurrentEnqueues(subject: () => CoalesceContractSubject): void {
+export function describeConcurrentEnqueues(
+  t: ContractRunner,
+  subject: () => CoalesceContractSubject,
+): void {
+  const { describe, it, expect } = t;
   describe('concurrent enqueues', () => {
     const record = (fields: ReadyRecordFields = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

@@ -3,6 +3,7 @@ import { InvalidTaskError } from '../../lib/core/errors/invalid-task.error';
 import { PORT_METHODS, type BackendPartName } from '../../lib/core/ports/port-methods';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /** What the guard contract needs: the backend under test, and a fresh one it may close. */
 export interface GuardSubject {
@@ -17,7 +18,8 @@ export interface GuardSubject {
  * same way whatever stores it. Part of describeBackendContract, run on every
  * backend.
  */
-export function describeGuard(subject: () => GuardSubject): void {
+export function describeGuard(t: ContractRunner, subject: () => GuardSubject): void {
+  const { describe, it, expect } = t;
   describe('the guard in front of every part', () => {
     it('refuses every method of every part once the backend is closed', async () => {
       const backend = await subject().fresh();

@@ -31,6 +31,7 @@ import {
 } from './interleaving-model';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
+import type { ContractRunner } from './contract-runner';
 
 /** What the interleaving contract is run on; `reopen` gives the second caller its own connection. */
 export interface InterleavingSubject {
@@ -302,7 +303,8 @@ export async function runProgram(
  * calls in random orders, each replayed on the sequential model
  * (interleaving-model.ts). Part of describeBackendContract, run on every backend.
  */
-export function describeInterleavings(subject: () => InterleavingSubject): void {
+export function describeInterleavings(t: ContractRunner, subject: () => InterleavingSubject): void {
+  const { describe, it, expect } = t;
   describe('two callers at once, against the sequential model', () => {
     /** The property on this backend and a second caller over it, with `controlOf`'s controls. */
     const check = async (controlOf: ControlFactory, endOnFailure = false) => {

@@ -5,6 +5,7 @@ import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { passUntil } from '../helpers/maintenance-passes';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /** What the limits contract needs of the backend under test. */
 export interface LimitSubject {
@@ -29,7 +30,8 @@ const succeeded = (record: TaskRecord): TaskRecord => ({
  * window, and a run-time change (or a second instance) sees the same limits.
  * Part of describeBackendContract, run on every backend.
  */
-export function describeLimits(subject: () => LimitSubject): void {
+export function describeLimits(t: ContractRunner, subject: () => LimitSubject): void {
+  const { describe, it, expect } = t;
   describe('queue limits', () => {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

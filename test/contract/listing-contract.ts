@@ -12,6 +12,7 @@ import { readyRecord, type ReadyRecordFields } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
+import type { ContractRunner } from './contract-runner';
 
 /**
  * The contract of the operators' reads: pages of a segment from a cursor
@@ -20,7 +21,11 @@ import { decideCancel } from '../../lib/lifecycle/cancel-decision';
  * pools with what each said in its beat, and activity per bucket. Part of
  * describeBackendContract, run on every backend.
  */
-export function describeListing(subject: () => { backend: TaskBackend; alias: string }): void {
+export function describeListing(
+  t: ContractRunner,
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  const { describe, it, expect } = t;
   describe('listing', () => {
     const record = (fields: ReadyRecordFields = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

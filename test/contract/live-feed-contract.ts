@@ -7,6 +7,7 @@ import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import type { TaskUniqueness } from '../../lib/core/unique-key';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
+import type { ContractRunner } from './contract-runner';
 
 interface LiveFeedSubject {
   backend: TaskBackend;
@@ -35,7 +36,8 @@ const brief = (events: readonly LiveTaskEvent[]): [string, string][] =>
  * nothing (a late progress, a unique key's holder returned) is not
  * announced. Part of describeBackendContract, run on every backend.
  */
-export function describeLiveFeed(subject: () => LiveFeedSubject): void {
+export function describeLiveFeed(t: ContractRunner, subject: () => LiveFeedSubject): void {
+  const { describe, it, expect } = t;
   describe('feed of live task events', () => {
     const record = (name = 'contract.echo'): TaskRecord => readyRecord(subject().alias, { name });
     const lease = (backend: TaskBackend, max = 10): Promise<TaskRecord[]> =>

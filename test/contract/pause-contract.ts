@@ -3,6 +3,7 @@ import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /** What the pause contract needs of the backend under test. */
 export interface PauseSubject {
@@ -31,7 +32,8 @@ async function stillWaiting<T>(promise: Promise<T>, ms: number): Promise<T | 'wa
  * pause), while its other queues, enqueue and a resume's wake-up work as
  * before. Part of describeBackendContract, run on every backend.
  */
-export function describePauses(subject: () => PauseSubject): void {
+export function describePauses(t: ContractRunner, subject: () => PauseSubject): void {
+  const { describe, it, expect } = t;
   describe('paused queues', () => {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

@@ -6,6 +6,7 @@ import { storedProgress } from '../../lib/core/task-progress';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /**
  * The contract of task progress: a running attempt's progress is stored
@@ -16,7 +17,11 @@ import { readyRecord } from '../helpers/ready-record';
  * A new attempt starts without progress. Part of describeBackendContract,
  * run on every backend.
  */
-export function describeProgress(subject: () => { backend: TaskBackend; alias: string }): void {
+export function describeProgress(
+  t: ContractRunner,
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  const { describe, it, expect } = t;
   describe('progress', () => {
     const enqueueAndAcquire = async (retries = 0): Promise<TaskRecord> => {
       const { backend, alias } = subject();

@@ -6,6 +6,7 @@ import { nextAttempt } from '../../lib/lifecycle/retry-policy';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /**
  * The contract for calls made again: an enqueue of an id that is stored
@@ -14,7 +15,11 @@ import { readyRecord } from '../helpers/ready-record';
  * again after a lost reply says it was already stored, not that its lease
  * was gone. Part of describeBackendContract, run on every backend.
  */
-export function describeRepeats(subject: () => { backend: TaskBackend; alias: string }): void {
+export function describeRepeats(
+  t: ContractRunner,
+  subject: () => { backend: TaskBackend; alias: string },
+): void {
+  const { describe, it, expect } = t;
   describe('repeated calls', () => {
     const record = (fields: Parameters<typeof readyRecord>[1] = {}): TaskRecord =>
       readyRecord(subject().alias, { name: 'contract.echo', ...fields });

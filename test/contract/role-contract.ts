@@ -1,5 +1,6 @@
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { waitFor } from '../helpers/wait-for';
+import type { ContractRunner } from './contract-runner';
 
 /** What the role contract needs of the backend under test. */
 export interface RoleSubject {
@@ -13,7 +14,8 @@ export interface RoleSubject {
  * holder renews its own claim, and another takes the role once the holder's
  * lease ran out. Part of describeBackendContract, run on every backend.
  */
-export function describeRoles(subject: () => RoleSubject): void {
+export function describeRoles(t: ContractRunner, subject: () => RoleSubject): void {
+  const { describe, it, expect } = t;
   describe('roles', () => {
     it('gives a role to one holder at a time; the holder renews it, others are refused', async () => {
       const { backend } = subject();

@@ -2,6 +2,7 @@ import type { ScheduleEntry, ScheduleStore } from '../../lib/core/ports/schedule
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 /**
  * The contract of a backend's ScheduleStore: add or replace, remove, list,
@@ -9,7 +10,11 @@ import { readyRecord } from '../helpers/ready-record';
  * (only from the value read, only forward). Part of describeBackendContract,
  * run on every backend.
  */
-export function describeScheduleStore(subject: () => { backend: TaskBackend }): void {
+export function describeScheduleStore(
+  t: ContractRunner,
+  subject: () => { backend: TaskBackend },
+): void {
+  const { describe, it, expect, beforeEach } = t;
   describe('schedule store', () => {
     let store: ScheduleStore;
     const entry = (fields: Partial<ScheduleEntry> = {}): ScheduleEntry => ({
@@ -22,7 +27,7 @@ export function describeScheduleStore(subject: () => { backend: TaskBackend }): 
       ...fields,
     });
 
-    beforeEach(() => {
+    beforeEach(async () => {
       const { backend } = subject();
       store = backend.schedules;
     });

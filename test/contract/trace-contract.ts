@@ -4,6 +4,7 @@ import type { TaskBackoff } from '../../lib/core/task-options.interface';
 import type { TaskRecord, TaskTraceContext } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
+import type { ContractRunner } from './contract-runner';
 
 const NO_WAIT: TaskBackoff = { type: 'fixed', delayMs: 0, jitter: false };
 const TRACE_CONTEXT: TaskTraceContext = {
@@ -18,8 +19,10 @@ const TRACE_CONTEXT: TaskTraceContext = {
  * run on every backend.
  */
 export function describeTraceContexts(
+  t: ContractRunner,
   subject: () => { backend: TaskBackend; alias: string },
 ): void {
+  const { describe, it, expect } = t;
   describe('trace context', () => {
     const traced = (traceContext: TaskTraceContext = TRACE_CONTEXT): TaskRecord => {
       const record = readyRecord(subject().alias, { name: 'contract.echo' });

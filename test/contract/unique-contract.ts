@@ -12,6 +12,7 @@ import { readyRecord } from '../helpers/ready-record';
 import { passUntil } from '../helpers/maintenance-passes';
 import { waitFor } from '../helpers/wait-for';
 import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
+import type { ContractRunner } from './contract-runner';
 
 /** What the unique-key cases need of the suite that runs them. */
 export interface UniqueContractSubject {
@@ -28,7 +29,8 @@ export interface UniqueContractSubject {
  * concurrent enqueues of one key make exactly one task. Part of
  * describeBackendContract, run on every backend.
  */
-export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
+export function describeUniqueKeys(t: ContractRunner, subject: () => UniqueContractSubject): void {
+  const { describe, it, expect } = t;
   describe('unique keys', () => {
     const keyed = (
       unique: TaskUniqueness,
@@ -238,13 +240,13 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
       });
     });
 
-    it.each([
+    const bursts: TaskUniqueness[] = [
       { key: 'burst', mode: 'unfinished' },
       { key: 'burst', mode: 'window', ttlMs: 60_000 },
       { key: 'burst', mode: 'debounce', ttlMs: 60_000 },
-    ] satisfies TaskUniqueness[])(
-      'makes exactly one task of 100 concurrent enqueues of one key ($mode)',
-      async (unique) => {
+    ];
+    for (const unique of bursts) {
+      it(`makes exactly one task of 100 concurrent enqueues of one key (${unique.mode})`, async () => {
         const { backend } = subject();
         const stored = await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
@@ -253,7 +255,7 @@ export function describeUniqueKeys(subject: () => UniqueContractSubject): void {
         );
         expect(new Set(stored.map((record) => record.id)).size).toBe(1);
         await expect(waiting(backend)).resolves.toHaveLength(1);
-      },
-    );
+      });
+    }
   });
 }

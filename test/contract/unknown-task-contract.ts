@@ -4,6 +4,7 @@ import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { readyRecord } from '../helpers/ready-record';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 import { unknownTaskUnleased } from '../../lib/lifecycle/unknown-task';
+import type { ContractRunner } from './contract-runner';
 
 const GRACE_MS = 60_000;
 
@@ -15,8 +16,10 @@ const GRACE_MS = 60_000;
  * run on every backend.
  */
 export function describeUnknownTaskPutBacks(
+  t: ContractRunner,
   subject: () => { backend: TaskBackend; alias: string },
 ): void {
+  const { describe, it, expect } = t;
   describe('tasks given back for a name the worker does not register', () => {
     const leased = async (): Promise<TaskRecord> => {
       const { backend, alias } = subject();

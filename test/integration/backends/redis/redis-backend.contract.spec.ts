@@ -17,7 +17,10 @@ afterAll(async () => {
   await admin.quit();
 });
 
-describeBackendContract('RedisBackend', async (settings) => {
+// Jest's own functions, passed as any other runner's would be.
+const runner = { describe, it, expect, beforeEach, afterEach };
+
+describeBackendContract(runner, 'RedisBackend', async (settings) => {
   const { alias, queues, ...options } = settings;
   const open = () =>
     new RedisBackend(

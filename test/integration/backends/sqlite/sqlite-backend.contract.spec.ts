@@ -6,8 +6,11 @@ import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import { describeBackendContract } from '../../../contract/backend-contract';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
+// Jest's own functions, passed as any other runner's would be.
+const runner = { describe, it, expect, beforeEach, afterEach };
+
 // A fresh database file per test: nothing one test stores can leak into another.
-describeBackendContract('sqlite', async (settings) => {
+describeBackendContract(runner, 'sqlite', async (settings) => {
   const dir = mkdtempSync(join(tmpdir(), 'threadmill-sqlite-contract-'));
   const open = () =>
     new SqliteBackend(

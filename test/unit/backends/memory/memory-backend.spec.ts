@@ -7,7 +7,10 @@ import { MemoryBackend } from '../../../../lib/backends/memory/memory.backend';
 import { describeBackendContract, newRecord } from '../../../contract/backend-contract';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
-describeBackendContract('memory', async (settings) => ({
+// Jest's own functions, passed as any other runner's would be.
+const runner = { describe, it, expect, beforeEach, afterEach };
+
+describeBackendContract(runner, 'memory', async (settings) => ({
   backend: new MemoryBackend(
     settings.alias,
     {
