@@ -8,6 +8,7 @@ import { describeEnqueueAndAcquire } from './acquire-contract';
 import {
   CONTRACT_QUEUES,
   type ContractFactory,
+  type ContractOptions,
   type ContractSettings,
   type ContractSubject,
 } from './contract-subject';
@@ -38,6 +39,7 @@ import { runMaintenancePass } from '../../lib/lifecycle/maintenance-pass';
 export {
   newRecord,
   type ContractFactory,
+  type ContractOptions,
   type ContractSettings,
   type ContractSubject,
 } from './contract-subject';
@@ -46,11 +48,17 @@ export {
  * The behaviour every TaskBackend must have, written once and run against
  * each backend (memory, Redis, SQLite). A backend-specific suite adds what
  * only that store can show (keys, files, cluster).
+ *
+ * @param runner the test runner's functions the cases are registered with.
+ * @param label names the suite: `<label> backend contract`.
+ * @param factory builds a fresh backend for each test, as `settings` say.
+ * @param options `interleavings: false` leaves out the sections that need fast-check.
  */
 export function describeBackendContract(
   runner: ContractRunner,
   label: string,
   factory: ContractFactory,
+  options: ContractOptions = {},
 ): void {
   const { describe, it, expect, beforeEach, afterEach } = runner;
   describe(`${label} backend contract`, () => {
@@ -139,8 +147,10 @@ export function describeBackendContract(
     describeTraceContexts(runner, () => ({ backend, alias }));
     describeRoles(runner, () => ({ backend, reopen: subjects[0]?.reopen }));
     describeListing(runner, () => ({ backend, alias }));
-    describeInterleavings(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
-    describeCancelStarts(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    if (options.interleavings !== false) {
+      describeInterleavings(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+      describeCancelStarts(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
+    }
 
     describe('maintenance pass', () => {
       it('has no heartbeat before its first pass, and a fresh one after', async () => {

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
-import fc from 'fast-check';
+import type { Arbitrary } from 'fast-check';
+
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
@@ -9,6 +10,7 @@ import { isLease } from '../../lib/worker/child/held-tasks';
 import { readyRecord } from '../helpers/ready-record';
 import { CallTurns } from './call-turns';
 import type { ContractRunner } from './contract-runner';
+import { describeWithFastCheck, type FastCheck } from './fast-check.loader';
 
 /** A child's log lines (a task cancelled unstarted) say nothing a program checks. */
 const quietLogger: LoggerService = {
@@ -95,18 +97,30 @@ export const realStartControls: StartControlsFactory = (backend, poolId, shelf) 
 
 const KINDS = ['enqueue', 'lease', 'start', 'cancel'] as const;
 type Kind = (typeof KINDS)[number];
-const spec = fc.record({ kind: fc.constantFrom(...KINDS), pick: fc.nat(3) });
-const programs = fc.record({
-  rounds: fc.array(
-    fc.tuple(
-      fc.array(spec, { minLength: 1, maxLength: 4 }),
-      fc.array(spec, { minLength: 1, maxLength: 4 }),
+
+/** Rounds of two callers' operations, and the choices that order their store calls. */
+interface Program {
+  readonly rounds: readonly (readonly [
+    readonly { kind: Kind; pick: number }[],
+    readonly { kind: Kind; pick: number }[],
+  ])[];
+  readonly choices: readonly number[];
+}
+
+/** Random programs, drawn by `fc`. */
+function programsOf(fc: FastCheck): Arbitrary<Program> {
+  const spec = fc.record({ kind: fc.constantFrom(...KINDS), pick: fc.nat(3) });
+  return fc.record({
+    rounds: fc.array(
+      fc.tuple(
+        fc.array(spec, { minLength: 1, maxLength: 4 }),
+        fc.array(spec, { minLength: 1, maxLength: 4 }),
+      ),
+      { minLength: 1, maxLength: 5 },
     ),
-    { minLength: 1, maxLength: 5 },
-  ),
-  choices: fc.array(fc.nat(), { maxLength: 64 }),
-});
-type Program = typeof programs extends fc.Arbitrary<infer P> ? P : never;
+    choices: fc.array(fc.nat(), { maxLength: 64 }),
+  });
+}
 
 /** One program's tasks, leases not started yet (by caller), and what happened, in order. */
 interface Run {
@@ -176,68 +190,73 @@ function startedAfterAnswer(events: readonly string[]): string[] {
  * Random programs of two callers that enqueue, lease ahead of a slot, start
  * what they leased and cancel, their store calls in random orders: no task
  * starts after a cancel of it answered. Part of describeBackendContract,
- * run on every backend.
+ * run on every backend when fast-check is installed.
  */
 export function describeCancelStarts(
   t: ContractRunner,
   subject: () => { backend: TaskBackend; alias: string; reopen?: () => Promise<TaskBackend> },
 ): void {
-  const { describe, it, expect } = t;
-  describe('cancels racing the start of leased tasks, two callers at once', () => {
-    const check = async (controlsOf: StartControlsFactory, endOnFailure = false) => {
-      const { backend, alias, reopen } = subject();
-      const second = reopen ? await reopen() : backend;
-      let runs = 0;
-      try {
-        return await fc.check(
-          fc.asyncProperty(programs, async (program: Program) => {
-            const run: Run = {
-              alias,
-              pools: [`starts-${runs}-a`, `starts-${runs++}-b`],
-              ids: [],
-              leased: [[], []],
-              events: [],
-            };
-            await drainLeftovers(backend);
-            const turns = new CallTurns(program.choices);
-            for (const round of program.rounds) {
-              await turns.run(
-                round.map((specs, caller) => async (operationStarts) => {
-                  const gated = turns.gate([backend, second][caller], caller);
-                  const controls = controlsOf(gated, run.pools[caller], run.leased[caller]);
-                  for (const [i, { kind, pick }] of specs.entries()) {
-                    operationStarts(i);
-                    await perform(run, caller, gated, controls, kind, pick);
-                  }
-                }),
-              );
-              const late = startedAfterAnswer(run.events);
-              if (late.length > 0)
-                throw new Error(`started after its cancel answered: ${late.join(', ')}`);
-            }
-          }),
-          // A fixed seed: the same programs on every run, so a failure is seen again.
-          { numRuns: 60, seed: 20261206, endOnFailure },
-        );
-      } finally {
-        if (second !== backend) await second.close();
-      }
-    };
+  const { it, expect } = t;
+  describeWithFastCheck(
+    t,
+    'cancels racing the start of leased tasks, two callers at once',
+    (fc) => {
+      const programs = programsOf(fc);
+      const check = async (controlsOf: StartControlsFactory, endOnFailure = false) => {
+        const { backend, alias, reopen } = subject();
+        const second = reopen ? await reopen() : backend;
+        let runs = 0;
+        try {
+          return await fc.check(
+            fc.asyncProperty(programs, async (program: Program) => {
+              const run: Run = {
+                alias,
+                pools: [`starts-${runs}-a`, `starts-${runs++}-b`],
+                ids: [],
+                leased: [[], []],
+                events: [],
+              };
+              await drainLeftovers(backend);
+              const turns = new CallTurns(program.choices);
+              for (const round of program.rounds) {
+                await turns.run(
+                  round.map((specs, caller) => async (operationStarts) => {
+                    const gated = turns.gate([backend, second][caller], caller);
+                    const controls = controlsOf(gated, run.pools[caller], run.leased[caller]);
+                    for (const [i, { kind, pick }] of specs.entries()) {
+                      operationStarts(i);
+                      await perform(run, caller, gated, controls, kind, pick);
+                    }
+                  }),
+                );
+                const late = startedAfterAnswer(run.events);
+                if (late.length > 0)
+                  throw new Error(`started after its cancel answered: ${late.join(', ')}`);
+              }
+            }),
+            // A fixed seed: the same programs on every run, so a failure is seen again.
+            { numRuns: 60, seed: 20261206, endOnFailure },
+          );
+        } finally {
+          if (second !== backend) await second.close();
+        }
+      };
 
-    it('never starts a leased task after its cancel answered', async () => {
-      const details = await check(realStartControls);
-      const failure = details.failed
-        ? `${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`
-        : 'held';
-      expect(failure).toBe('held');
-    });
+      it('never starts a leased task after its cancel answered', async () => {
+        const details = await check(realStartControls);
+        const failure = details.failed
+          ? `${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`
+          : 'held';
+        expect(failure).toBe('held');
+      });
 
-    it('catches the old prefetch start: a leased task started whatever a cancel had answered', async () => {
-      const { oldPrefetchStart } = await import('./prefetch-start.mutant');
-      const details = await check(oldPrefetchStart, true);
-      expect(details.failed).toBe(true);
-    });
-  });
+      it('catches the old prefetch start: a leased task started whatever a cancel had answered', async () => {
+        const { oldPrefetchStart } = await import('./prefetch-start.mutant');
+        const details = await check(oldPrefetchStart, true);
+        expect(details.failed).toBe(true);
+      });
+    },
+  );
 }
 
 /** Tasks an earlier program left READY: leased and ended, so a lease takes only this program's. */

@@ -28,6 +28,15 @@ export interface ContractSubject {
 /** Builds a backend for one test, configured as `settings` say. */
 export type ContractFactory = (settings: ContractSettings) => Promise<ContractSubject>;
 
+/** What describeBackendContract runs besides the sections every backend must pass. */
+export interface ContractOptions {
+  /**
+   * The sections of random programs of two callers at once, which draw
+   * them with fast-check (an optional peer): run unless false.
+   */
+  interleavings?: boolean;
+}
+
 /** What a section of the suite runs on: this test's backend, and another built for it. */
 export interface SectionSubject {
   backend: TaskBackend;
