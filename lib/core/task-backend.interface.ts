@@ -26,9 +26,9 @@ export interface BackendFeatures {
 /**
  * A store of tasks, in parts by who uses them (docs/architecture.md lists
  * every method with its consumers). Each consumer depends on the parts it
- * uses only; every backend passes the same contract suite (test/contract),
- * a section per part. A backend only stores: the lifecycle decides, and
- * each part applies a decision in one atomic step.
+ * uses only; every backend passes the same contract suite
+ * (lib/backend-kit/contract), a section per part. A backend only stores: the
+ * lifecycle decides, and each part applies a decision in one atomic step.
  */
 export interface TaskBackend {
   readonly alias: string;

@@ -118,5 +118,10 @@ export const LEVELS: readonly (readonly Layer[])[] = [
       holds: ['lib/dashboard/'],
       why: "the web dashboard, over task, queue and schedule services and the worker's log listener",
     },
+    {
+      name: 'backend-kit',
+      holds: ['lib/backend-kit/'],
+      why: "`/backend` and its contract suite, which drives the task layer's controls and a worker child's start check over each backend",
+    },
   ],
 ];

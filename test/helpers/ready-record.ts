@@ -1,43 +1,8 @@
-import { newTaskId } from '../../lib/core/task-id';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import { readyRecord, type ReadyRecordFields } from '../../lib/backend-kit/contract/ready-record';
 
-export interface ReadyRecordFields {
-  id?: string;
-  name?: string;
-  queue?: string;
-  priority?: number;
-  runAfter?: Date | null;
-  args?: unknown[];
-  enqueuedAt?: Date;
-}
-
-/** A READY record as the task layer hands it to `enqueue`; every test and bench builds them here. */
-export function readyRecord(
-  alias: string,
-  {
-    id = newTaskId(),
-    name = 'test.task',
-    queue = 'default',
-    priority = 0,
-    runAfter = null,
-    args = [],
-    enqueuedAt = new Date(),
-  }: ReadyRecordFields = {},
-): TaskRecord {
-  return {
-    id,
-    task: { name, queue, priority, runAfter, backend: alias },
-    status: TaskResultStatus.READY,
-    enqueuedAt,
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args,
-    errors: [],
-    workerIds: [],
-  };
-}
+export { readyRecord, type ReadyRecordFields };
 
 /** A RUNNING record as a worker holds it after acquire: `readyRecord` leased to `workerId`. */
 export function runningRecord(
