@@ -55,8 +55,6 @@ export function shownValue(value: unknown): string {
  * alias and the queue names, an unknown option, and the value of each
  * option, every problem an InvalidBackendConfigError naming alias and option.
  * A backend reads its own options through the same methods.
- *
- * @internal
  */
 export class BackendConfigReader {
   /** The names of the queues the alias serves, checked. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
 import { ExitCode } from '../../lib/core/exit-code';
-import { newRecord } from '../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../lib/backend-kit';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { overwrite } from '../helpers/damaged-sqlite';
 import { storeRules } from '../../lib/lifecycle/store-rules';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { SqliteBackend } from '../../lib/backends/sqlite/sqlite.backend';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
-import { newRecord } from '../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../lib/backend-kit';
 import { startNodeProcess, type RunningCli } from '../helpers/cli-process';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 

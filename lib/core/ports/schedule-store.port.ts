@@ -36,8 +36,6 @@ export type ScheduleEntry = Omit<StoredSchedule, 'lastTick'>;
  * What a backend stores for schedules: atomic primitives only. Which ticks
  * are due, what they enqueue, catch-up and overlap are lib/schedule's,
  * written once above the stores. Every time is the store's clock.
- *
- * @internal
  */
 export interface ScheduleStore {
   /** The store's clock now (epoch ms). */

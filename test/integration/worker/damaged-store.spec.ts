@@ -13,7 +13,7 @@ import { WorkerChild } from '../../../lib/worker/child/worker-child';
 import { MaintenanceSchedule } from '../../../lib/worker/pool/maintenance-schedule';
 import { StoreDamage } from '../../../lib/worker/store-damage';
 import type { ChildMessage } from '../../../lib/worker/worker-ipc';
-import { newRecord } from '../../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../../lib/backend-kit';
 import { damageRootPage } from '../../helpers/damaged-sqlite';
 import { TempJournal } from '../../helpers/temp-journal';
 import { testAlias } from '../../helpers/test-alias';

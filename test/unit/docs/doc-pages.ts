@@ -116,6 +116,7 @@ export function blockPath(block: CodeBlock): string {
 /** The entry points of the package and the sources they are built from. */
 export const PACKAGE_ENTRY_POINTS: Readonly<Record<string, string>> = {
   '@threadmill/nestjs': 'lib/index.ts',
+  '@threadmill/nestjs/backend': 'lib/backend-kit/index.ts',
   '@threadmill/nestjs/cli': 'lib/cli/index.ts',
   '@threadmill/nestjs/dashboard': 'lib/dashboard/index.ts',
   '@threadmill/nestjs/health': 'lib/health/index.ts',

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 
 import { RedisBackend } from '../../../../lib/backends/redis/redis.backend';
-import { describeBackendContract } from '../../../../lib/backend-kit/contract/backend-contract';
+import { describeBackendContract } from '../../../../lib/backend-kit';
 import { removeAliasKeys } from '../../../helpers/redis-cleanup';
 import { testRedisUrl } from '../../../helpers/test-redis-url';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';

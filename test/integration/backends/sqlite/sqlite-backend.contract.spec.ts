@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { describeBackendContract } from '../../../../lib/backend-kit/contract/backend-contract';
+import { describeBackendContract } from '../../../../lib/backend-kit';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // Jest's own functions, passed as any other runner's would be.

@@ -10,7 +10,7 @@ import { BackendUnavailableError } from '../../../../lib/core/errors/backend-una
 import { storedProgress } from '../../../../lib/core/task-progress';
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
-import { newRecord } from '../../../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../../../lib/backend-kit';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';

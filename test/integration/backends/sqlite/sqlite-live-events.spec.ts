@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import type { LiveTaskEvent } from '../../../../lib/core/live-task-feed';
 import { storedProgress } from '../../../../lib/core/task-progress';
-import { newRecord } from '../../../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../../../lib/backend-kit';
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';

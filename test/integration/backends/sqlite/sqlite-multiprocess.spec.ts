@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { finishedRecordSource, waitForFinished } from '../../../../lib/core/wait-for-finished';
-import { newRecord } from '../../../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../../../lib/backend-kit';
 import {
   isMessage,
   type SqliteChildSettings,

@@ -10,7 +10,7 @@ import { StoreFullError } from '../../../../lib/core/errors/store-full.error';
 import { TaskResultDoesNotExist } from '../../../../lib/core/errors/task-result-does-not-exist.error';
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
-import { newRecord } from '../../../../lib/backend-kit/contract/backend-contract';
+import { newRecord } from '../../../../lib/backend-kit';
 import { damageRootPage, overwrite } from '../../../helpers/damaged-sqlite';
 import { SmallDisk } from '../../../helpers/small-disk';
 import { testAlias } from '../../../helpers/test-alias';

@@ -4,7 +4,7 @@ import { InvalidTaskError } from '../../../../lib/core/errors/invalid-task.error
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { MemoryBackend } from '../../../../lib/backends/memory/memory.backend';
-import { describeBackendContract, newRecord } from '../../../../lib/backend-kit/contract/backend-contract';
+import { describeBackendContract, newRecord } from '../../../../lib/backend-kit';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
 // Jest's own functions, passed as any other runner's would be.
