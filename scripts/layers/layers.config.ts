@@ -123,5 +123,10 @@ export const LEVELS: readonly (readonly Layer[])[] = [
       holds: ['lib/backend-kit/'],
       why: "`/backend` and its contract suite, which drives the task layer's controls and a worker child's start check over each backend",
     },
+    {
+      name: 'testing',
+      holds: ['lib/testing/'],
+      why: "`/testing`: the memory backend, the worker's task runner and the maintenance pass, for an app's tests",
+    },
   ],
 ];

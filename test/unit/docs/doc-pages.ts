@@ -121,4 +121,5 @@ export const PACKAGE_ENTRY_POINTS: Readonly<Record<string, string>> = {
   '@threadmill/nestjs/dashboard': 'lib/dashboard/index.ts',
   '@threadmill/nestjs/health': 'lib/health/index.ts',
   '@threadmill/nestjs/sqlite': 'lib/backends/sqlite/index.ts',
+  '@threadmill/nestjs/testing': 'lib/testing/index.ts',
 };
