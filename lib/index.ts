@@ -1,56 +1,22 @@
 // The main entry point: what an app that enqueues and runs tasks needs, with
 // no optional peer. The optional parts have entry points of their own:
-// `@threadmill/nestjs/cli`, `/health` and `/sqlite`. Everything not exported
-// from one of them is internal.
+// `@threadmill/nestjs/cli`, `/dashboard`, `/health` and `/sqlite`; what an
+// app's tests use is in `/testing`, and what a store needs to be a backend
+// (its parts, the guard, the contract suite) in `/backend`. Everything not
+// exported from one of them is internal.
 export * from './core/errors';
-export type { BackendConfig, BackendConstructor } from './core/backend-config.interface';
+export type { BackendConfig } from './core/backend-config.interface';
 export type {
   BackendTelemetry,
   QueueCounts,
   QueueRates,
   QueueStats,
 } from './core/backend-telemetry.interface';
-export type { BackendFeatures, TaskBackend } from './core/task-backend.interface';
+export type { TaskBackend } from './core/task-backend.interface';
 export type { QueueSegment } from './core/queue-segment';
-export type {
-  AcknowledgeAndAcquireResult,
-  AcknowledgeOutcome,
-  AcquireOptions,
-  LeaseStore,
-  RetryOutcome,
-} from './core/ports/lease-store.port';
-export type {
-  MaintenanceLimits,
-  MaintenancePassOptions,
-  MaintenancePassReport,
-  MaintenanceStore,
-} from './core/ports/maintenance-store.port';
-export type { TaskStore } from './core/ports/task-store.port';
-export type { ReadStore } from './core/ports/read-store.port';
-export type { FeedStore } from './core/ports/feed-store.port';
-export type { PoolStore } from './core/ports/pool-store.port';
-export type { ScheduleStore } from './core/ports/schedule-store.port';
-export type {
-  CancelOutcome,
-  CancelRequest,
-  CancelResult,
-  ControlStore,
-} from './core/ports/control-store.port';
-export type {
-  FeedUnsubscribe,
-  FinishedTask,
-  FinishedTasksListener,
-} from './core/finished-task-feed';
-export type {
-  LiveTaskEvent,
-  LiveTaskEventName,
-  LiveTaskEventsListener,
-} from './core/live-task-feed';
+export type { CancelOutcome } from './core/ports/control-store.port';
+export type { LiveTaskEventName } from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
-export type { StoreCondition, StorePersistence } from './core/store-condition';
-export { runMaintenancePass } from './lifecycle/maintenance-pass';
-export { decideCancel } from './lifecycle/cancel-decision';
-export type { CancelDecision, CancelRule } from './core/ports/control-store.port';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
 export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';
