@@ -88,6 +88,8 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       'dist/health/index.d.ts',
       'dist/dashboard/index.d.ts',
       'dist/backends/sqlite/index.d.ts',
+      'dist/backend-kit/index.d.ts',
+      'dist/testing/index.d.ts',
       'dist/dashboard/assets/index.html',
       'dist/dashboard/assets/app.js',
       'dist/dashboard/assets/app.css',
@@ -132,7 +134,7 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       expect([...copies]).toEqual([join(app, 'node_modules', '@nestjs', 'core')]);
     });
 
-    it('compiles against the published types, without skipLibCheck or the optional peers', async () => {
+    it('compiles against the published types of every entry it imports, without skipLibCheck or the optional peers', async () => {
       await run('npx', ['nest', 'build'], { cwd: app, env });
     });
 
@@ -148,6 +150,25 @@ describe('packaging (e2e: the packed package in fresh Nest apps)', () => {
       `;
       const { stdout } = await run(process.execPath, ['-e', probe], { cwd: app });
       expect(JSON.parse(stdout)).toEqual([]);
+    });
+
+    it('loads /backend and /testing without fast-check or any other optional peer', async () => {
+      const probe = `
+        require('reflect-metadata');
+        const backend = require('@threadmill/nestjs/backend');
+        const testing = require('@threadmill/nestjs/testing');
+        const peers = ${JSON.stringify([...OPTIONAL_PEERS, 'fast-check'])};
+        const loaded = Object.keys(require.cache).filter((file) =>
+          peers.some((peer) => file.includes('/node_modules/' + peer + '/')),
+        );
+        process.stdout.write(JSON.stringify({
+          loaded,
+          suite: typeof backend.describeBackendContract,
+          memory: typeof testing.MemoryBackend,
+        }));
+      `;
+      const { stdout } = await run(process.execPath, ['-e', probe], { cwd: app });
+      expect(JSON.parse(stdout)).toEqual({ loaded: [], suite: 'function', memory: 'function' });
     });
 
     it('enqueues through TaskService and drains with `nest start --entryFile worker`', async () => {

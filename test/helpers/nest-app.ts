@@ -131,6 +131,27 @@ import { AppModule } from './app.module.js';
 export class WorkerModule {}
 `;
 
+/**
+ * Compiled with the app, never run: a store's contract test and an app's
+ * test as they import `/backend` and `/testing`, with no fast-check installed.
+ */
+const ENTRY_POINTS_IN_TESTS = `import {
+  describeBackendContract,
+  storeRules,
+  type ContractRunner,
+} from '@threadmill/nestjs/backend';
+import { MemoryBackend, runMaintenancePass } from '@threadmill/nestjs/testing';
+
+export function contractOnMemory(runner: ContractRunner): void {
+  describeBackendContract(runner, 'memory', async ({ alias, queues, ...options }) => ({
+    backend: new MemoryBackend(alias, { backend: MemoryBackend, queues, options }, storeRules),
+    cleanup: async () => undefined,
+  }));
+}
+
+export const passByHand: typeof runMaintenancePass = runMaintenancePass;
+`;
+
 /** The entries: an ES module awaits at top level, as `nest new`'s main.ts does. */
 function entries(esm: boolean): Record<string, string> {
   const run = (call: string): string => (esm ? `await ${call};\n` : `void ${call};\n`);
@@ -222,6 +243,7 @@ export function writeNestApp(dir: string, kind: NestAppKind): void {
     'greeting.tasks.ts': TASKS,
     'app.module.ts': APP_MODULE,
     'worker.module.ts': WORKER_MODULE,
+    'entry-points-in-tests.ts': ENTRY_POINTS_IN_TESTS,
     ...entries(kind.esm),
   });
 }
