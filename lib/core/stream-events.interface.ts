@@ -59,7 +59,7 @@ export interface StreamEventMap {
   taskRetried: AttemptEndedEvent;
   /**
    * A worker that registers no task of its name gave the leased task back,
-   * unstarted and no attempt counted (unknownTaskPutBack): `record` is the
+   * unstarted and no attempt counted (unknownTaskUnleased): `record` is the
    * task READY again, due when it may be leased next.
    */
   taskUnleased: TaskStreamEvent;

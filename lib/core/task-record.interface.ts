@@ -31,7 +31,7 @@ export interface TaskDescriptor {
   readonly traceContext?: TaskTraceContext;
   /**
    * When a worker that registers no task of this name first put it back
-   * (unknownTaskPutBack); absent for every task a worker knew.
+   * (unknownTaskUnleased); absent for every task a worker knew.
    */
   readonly unknownSince?: Date;
 }

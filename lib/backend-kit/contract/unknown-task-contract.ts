@@ -10,7 +10,7 @@ const GRACE_MS = 60_000;
 
 /**
  * The contract of a task given back because its worker registers no task of
- * its name (unknownTaskPutBack, stored through `retry`): READY and deferred,
+ * its name (unknownTaskUnleased, stored through `retry`): READY and deferred,
  * no attempt counted, when it was first given back read as it was written,
  * and only by the lease that holds it, once. Part of describeBackendContract,
  * run on every backend.
