@@ -66,15 +66,25 @@ export class StoreGuard {
     for (const method of PORT_METHODS[name] as readonly string[]) {
       const call = (part as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
       const check = this.checks[`${name}.${method}`];
-      // Async, so a refusal is a rejected promise like any failure of the store; the body runs
-      // at once, so calls made in one tick still reach the store in that tick.
-      guarded[method] = async (...args: unknown[]): Promise<unknown> => {
-        this.assertOpen();
-        check?.(args);
-        return call.apply(part, args);
+      // A refusal is a rejected promise like any failure of the store. The store's own promise
+      // is returned as it is: no promise of the guard's on the path every task takes.
+      guarded[method] = (...args: unknown[]): Promise<unknown> => {
+        const refusal = this.refusalOf(check, args);
+        return refusal ? Promise.reject(refusal) : call.apply(part, args);
       };
     }
     return guarded;
+  }
+
+  /** Why a call must not reach the store (closed, or its input refused); null when it may. */
+  private refusalOf(check: Check | undefined, args: readonly unknown[]): Error | null {
+    try {
+      this.assertOpen();
+      check?.(args);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   /** The record's queue; InvalidTaskError when this backend has no such queue. */
