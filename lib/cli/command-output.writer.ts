@@ -6,8 +6,8 @@ import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exis
 import { UnknownBackendError } from '../core/errors/unknown-backend.error';
 import { UnknownQueueError } from '../core/errors/unknown-queue.error';
 import { UnknownScheduleError } from '../core/errors/unknown-schedule.error';
-import { usageLine } from '../core/worker.messages';
 import { ExitCode } from '../core/exit-code';
+import { usageLine } from './command.messages';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

@@ -10,3 +10,34 @@ export const unknownSubcommand = (
   subcommands: readonly string[],
 ): string =>
   `${command}: unknown subcommand ${shown(name)} (subcommands: ${shownList(subcommands)}).`;
+
+/** Commander prefixes it with the flag and the value: `option '--x <n>' argument 'y' is invalid.` */
+export const invalidOptionValue = (flag: string, expected: string): string =>
+  `${flag} expects ${expected}.`;
+
+export const workerQueueNotConfigured = (
+  queue: string,
+  alias: string,
+  queues: readonly string[],
+): string =>
+  `--queues: queue ${shown(queue)} is not configured for backend ${shown(alias)} (configured: ${shownList(queues)}).`;
+
+export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
+  `--backend: no backend ${shown(alias)} is configured (configured: ${shownList(aliases)}).`;
+
+export const workerBackendNotShared = (alias: string, backendClass: string): string =>
+  `--backend: backend ${shown(alias)} (${backendClass}) keeps its tasks inside one process, so the ` +
+  `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
+  `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
+
+export const waitNeedsOneTask = (count: number): string =>
+  `--wait waits for one task, but --count asks for ${count}: enqueue them without --wait and ` +
+  `read each with "threadmill result <id>".`;
+
+export const timeoutNeedsWait = (): string =>
+  `--timeout bounds --wait: add --wait, or drop --timeout.`;
+
+export const unknownCommand = (name: string, commands: readonly string[]): string =>
+  `unknown command ${shown(name)} (commands: ${shownList(commands)}).`;
+
+export const usageLine = (message: string): string => `error: ${message}\n`;

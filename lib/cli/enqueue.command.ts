@@ -7,8 +7,8 @@ import { InvalidCommandOptionError } from '../core/errors/invalid-command-option
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
 import { TaskResultStatus } from '../core/task-result-status.enum';
 import { enqueuedUnregistered } from '../task/task-name.messages';
-import { timeoutNeedsWait, waitNeedsOneTask } from '../core/worker.messages';
 import type { EnqueuedTaskResult } from '../core/enqueued-task-result';
+import { timeoutNeedsWait, waitNeedsOneTask } from './command.messages';
 import { MAX_DELAY_MS, PRIORITY_MAX, PRIORITY_MIN } from '../core/threadmill.constants';
 import type { TaskOverrides } from '../core/task-options.interface';
 import { TaskService } from '../task/task.service';

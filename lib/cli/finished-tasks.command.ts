@@ -3,8 +3,8 @@ import { CommandRunner, Option } from 'nest-commander';
 import { BackendOption, parseBackendOption } from './backend-option';
 import { parseName } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
-import { invalidOptionValue } from '../core/worker.messages';
 import type { FinishedTaskFilter } from '../task/task-control.service';
+import { invalidOptionValue } from './command.messages';
 
 /**
  * The options `retry` and `remove` share, which name one final task by id

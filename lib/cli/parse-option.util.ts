@@ -1,5 +1,4 @@
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
-import { invalidOptionValue } from '../core/worker.messages';
 
 /**
  * Option parsers shared by the commands. Each throws InvalidCommandOptionError,
@@ -16,6 +15,8 @@ export function parseWholeNumber(flag: string, value: string, min: number): numb
   }
   return parsed;
 }
+
+import { invalidOptionValue } from './command.messages';
 
 /** A whole number in `min..max` (a task priority). */
 export function parseWholeNumberInRange(

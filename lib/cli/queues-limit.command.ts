@@ -7,8 +7,8 @@ import { parseWholeNumber } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import type { QueueLimits, QueueRateLimit } from '../core/queue-limits';
 import { limitOptionsMissing, queueLimitsSet } from '../core/control.messages';
-import { invalidOptionValue } from '../core/worker.messages';
 import { QueueService } from '../queue/queue.service';
+import { invalidOptionValue } from './command.messages';
 
 /** The `queues limit` options as commander hands them over. */
 export interface QueuesLimitCommandOptions {

@@ -4,8 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { ExitCode } from '../core/exit-code';
-import { usageLine } from '../core/worker.messages';
 import { importEsm } from '../utils/import-esm.util';
+import { usageLine } from './command.messages';
 
 /**
  * `npx threadmill <command>`: runs the app's own worker entry with these

@@ -7,13 +7,13 @@ import { BackendOption, parseBackendOption } from './backend-option';
 import { CommandOutputWriter } from './command-output.writer';
 import { parseName, parseWholeNumber, parseWholeNumberInRange } from './parse-option.util';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
+import type { WorkerOptions } from '../worker/worker-options.interface';
 import {
   unknownCommand,
   workerBackendNotConfigured,
   workerBackendNotShared,
   workerQueueNotConfigured,
-} from '../core/worker.messages';
-import type { WorkerOptions } from '../worker/worker-options.interface';
+} from './command.messages';
 import {
   DEFAULT_HEARTBEAT_TOLERANCE_MS,
   DEFAULT_LIVENESS_TIMEOUT_MS,

@@ -9,7 +9,6 @@ import { nextAttempt } from './retry-policy';
 import { acknowledgementTimeout, corruptTaskData, workerLost } from '../core/threadmill.messages';
 import type { AbandonedAttempt } from '../core/ports/maintenance-store.port';
 import { unreadableRecord } from '../core/unreadable-record';
-import { workerCrashed } from '../core/worker.messages';
 
 /**
  * How an attempt that ended without an acknowledge continues, written once
@@ -34,6 +33,8 @@ export function endAttempt(
   }
   return nextAttempt(ended.record, error, at);
 }
+
+import { workerCrashed } from './lifecycle.messages';
 
 // The errors of attempts that ended without a word from the task: each the
 // class name and its message, with no stack (where it was noticed says nothing

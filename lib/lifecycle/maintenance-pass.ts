@@ -5,8 +5,8 @@ import type {
   MaintenancePassReport,
 } from '../core/ports/maintenance-store.port';
 import type { TaskBackend } from '../core/task-backend.interface';
-import { leasesReaped, poolRecovered } from '../core/worker.messages';
 import { endAttempt, leaseEnded, poolLost } from './ended-attempt';
+import { leasesReaped, poolRecovered } from './lifecycle.messages';
 import { runMaintenanceSteps } from './pass-steps';
 
 /**

@@ -11,7 +11,7 @@ import {
   poolSummary,
   taskFinishedLine,
   taskStartedLine,
-} from '../core/worker.messages';
+} from './worker.messages';
 
 /** The worker id of the attempt under way: the slot that runs it, last of its worker ids. */
 const runningOn = (record: TaskRecord): string => record.workerIds[record.workerIds.length - 1];

@@ -13,11 +13,7 @@ import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { childStoreCorrupt, poolStoreCorrupt } from '../core/store.messages';
 import { WORKER_CHILD_ENV } from '../core/threadmill.constants';
-import {
-  shutdownRequested,
-  taskLeftRejection,
-  taskLeftUncaughtException,
-} from '../core/worker.messages';
+import { shutdownRequested, taskLeftRejection, taskLeftUncaughtException } from './worker.messages';
 import { PoolMetrics } from '../metrics/pool-metrics';
 import { loadPromClient } from '../metrics/prom-client.loader';
 import { TaskMetrics } from '../metrics/task-metrics';

@@ -7,7 +7,7 @@ import { StoreCorruptError } from '../../core/errors/store-corrupt.error';
 import type { AcquireOptions } from '../../core/ports/lease-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { acquireFailed } from '../../core/worker.messages';
+import { acquireFailed } from '../worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import { sleep } from '../../utils/sleep.util';
 import type { ChildExitReason } from '../worker-ipc';

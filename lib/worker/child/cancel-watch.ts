@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
-import { cancelPollFailed } from '../../core/worker.messages';
+import { cancelPollFailed } from '../worker.messages';
 
 export interface CancelWatchDeps {
   readonly backend: TaskBackend;

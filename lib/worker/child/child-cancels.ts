@@ -4,7 +4,7 @@ import { cancelledRecord } from '../../lifecycle/cancelled-record';
 import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { taskCancelRequested } from '../../core/worker.messages';
+import { taskCancelRequested } from '../worker.messages';
 import { CancelWatch } from './cancel-watch';
 
 export interface ChildCancelsDeps {

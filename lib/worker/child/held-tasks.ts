@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { CancelHook } from '../../core/cancel-hook';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { taskCancelRequested } from '../../core/worker.messages';
+import { taskCancelRequested } from '../worker.messages';
 import type { HardStopReason } from '../worker-ipc';
 import type { RunningTask } from './lease-check';
 import { OverrunWatch } from './overrun-watch';

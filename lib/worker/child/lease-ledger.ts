@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
-import { heldJournalFailed } from '../../core/worker.messages';
+import { heldJournalFailed } from '../worker.messages';
 import type { HeldJournal } from '../held-journal';
 
 /**

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 import type { TaskBackend } from '../../core/task-backend.interface';
-import { orphanedLeasesUnleased, orphanSearchFailed } from '../../core/worker.messages';
+import { orphanedLeasesUnleased, orphanSearchFailed } from '../worker.messages';
 import { leasesUnder } from '../leases-under';
 import type { LeaseLedger } from './lease-ledger';
 

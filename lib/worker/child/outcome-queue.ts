@@ -5,7 +5,7 @@ import { isRetry, partOutcomes } from '../../core/retry-policy';
 import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { acknowledgeFailed, staleAcknowledge } from '../../core/worker.messages';
+import { acknowledgeFailed, staleAcknowledge } from '../worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import { sleep } from '../../utils/sleep.util';
 

@@ -3,7 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { ControlStore } from '../../core/ports/control-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { prefetchCheckFailed, type ReleaseOrUnleaseReason } from '../../core/worker.messages';
+import { prefetchCheckFailed, type ReleaseOrUnleaseReason } from '../worker.messages';
 import type { ChangeSignal } from '../../utils/change-signal.util';
 import type { RunningTask } from './lease-check';
 import type { ReleaseAndUnlease } from './release-and-unlease';

@@ -7,7 +7,7 @@ import {
   releaseFailed,
   unleaseFailed,
   type ReleaseOrUnleaseReason,
-} from '../../core/worker.messages';
+} from '../worker.messages';
 import type { LeaseLedger } from './lease-ledger';
 
 /**

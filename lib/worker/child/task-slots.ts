@@ -1,7 +1,7 @@
 import { recordWith } from '../../core/record-with';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { InvalidCommandOptionError } from '../../core/errors/invalid-command-option.error';
-import { prefetchNotWhole } from '../../core/worker.messages';
+import { prefetchNotWhole } from '../worker.messages';
 import type { WorkerOptions } from '../worker-options.interface';
 
 /**

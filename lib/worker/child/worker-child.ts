@@ -2,7 +2,7 @@ import { CancelHook } from '../../core/cancel-hook';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { failedAttempt, nextAttempt } from '../../lifecycle/retry-policy';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { taskAbandoned } from '../../core/worker.messages';
+import { taskAbandoned } from '../worker.messages';
 import { ChangeSignal } from '../../utils/change-signal.util';
 import type { ChildExitReason } from '../worker-ipc';
 import type { WorkerOptions } from '../worker-options.interface';

@@ -1,5 +1,5 @@
 import { ExitCode } from '../../core/exit-code';
-import { exitCause, hardStopCause, wedgedCause } from '../../core/worker.messages';
+import { exitCause, hardStopCause, wedgedCause } from '../worker.messages';
 import type { ChildState } from './worker-pool.deps';
 
 // What the pool makes of a child that closed, from what it knows of it.

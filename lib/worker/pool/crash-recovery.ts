@@ -4,7 +4,7 @@ import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { cancelledRecord } from '../../lifecycle/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { crashRecovered, crashRecoveryFailed } from '../../core/worker.messages';
+import { crashRecovered, crashRecoveryFailed } from '../worker.messages';
 import { partOutcomes } from '../../core/retry-policy';
 import { childCrashed, endAttempt, timeLimitOverrun } from '../../lifecycle/ended-attempt';
 import type { HardStop } from '../worker-ipc';

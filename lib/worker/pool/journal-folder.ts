@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import type { LoggerService } from '@nestjs/common';
 
-import { journalDirFailed } from '../../core/worker.messages';
+import { journalDirFailed } from '../worker.messages';
 
 /**
  * A folder of the pool's own for its children's journals, removed when the

@@ -11,7 +11,7 @@ import {
   poolHeartbeatFailed,
   queuePausedAtStart,
   storeUnreachableAtStart,
-} from '../../core/worker.messages';
+} from '../worker.messages';
 import type { PoolSchedules } from '../../schedule/schedule.service';
 import { withinMs } from '../../utils/sleep.util';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { metricsNeedPromClient, metricsRenderFailed } from '../../metrics/metrics.messages';
-import { workerHealthListening } from '../../core/worker.messages';
+import { workerHealthListening } from '../worker.messages';
 import type { MetricsPage } from '../../metrics/pool-metrics';
 import type { PoolHealth } from './worker-pool.deps';
 

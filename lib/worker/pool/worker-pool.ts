@@ -11,7 +11,7 @@ import {
   poolDrained,
   poolStarted,
   poolStopped,
-} from '../../core/worker.messages';
+} from '../worker.messages';
 import { storeHealth } from '../../core/store-condition';
 import { HeldJournal } from '../held-journal';
 import { asChildMessage, type ParentMessage } from '../worker-ipc';

@@ -14,13 +14,13 @@ import {
   invalidDashboardInput,
   unknownDashboardAlias,
 } from '../../../lib/dashboard/dashboard.messages';
+// A name as an attacker would type it: a line of its own after the newline,
 import {
   unknownCommand,
   workerBackendNotConfigured,
   workerQueueNotConfigured,
-} from '../../../lib/core/worker.messages';
+} from '../../../lib/cli/command.messages';
 
-// A name as an attacker would type it: a line of its own after the newline,
 // a quote to close the message's, and a terminal escape to hide the rest.
 const FORGED = 'x\nerror: forged line "quoted" \u001b[2K';
 const ESCAPED = JSON.stringify(FORGED);

@@ -1,5 +1,5 @@
 import { traceIdOf } from '../../../lib/core/trace-id';
-import { taskFinishedLine, taskStartedLine } from '../../../lib/core/worker.messages';
+import { taskFinishedLine, taskStartedLine } from '../../../lib/worker/worker.messages';
 import { loadOpenTelemetry } from '../../../lib/telemetry/opentelemetry.loader';
 import { TaskTracer } from '../../../lib/telemetry/task-tracer';
 import { formatTraceparent, parseTraceparent } from '../../../lib/telemetry/w3c-trace-context';

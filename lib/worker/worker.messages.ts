@@ -1,48 +1,15 @@
 /**
- * User-facing text of the worker pool and the CLI commands, written once.
- * Kept beside threadmill.messages.ts rather than in it so the pool's lines can
- * change without touching the task layer's messages.
+ * User-facing text of the worker pool and its children, written once. The
+ * commands' texts are in cli/command.messages.ts, the lifecycle's in
+ * lifecycle/lifecycle.messages.ts.
  */
 
-import { shown, shownList } from './shown';
-import type { TaskTraceContext } from './task-record.interface';
-import { traceIdOf } from './trace-id';
+import { shown, shownList } from '../core/shown';
+import type { TaskTraceContext } from '../core/task-record.interface';
+import { traceIdOf } from '../core/trace-id';
 
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-
-// ---- usage errors (exit code 2) ----
-
-/** Commander prefixes it with the flag and the value: `option '--x <n>' argument 'y' is invalid.` */
-export const invalidOptionValue = (flag: string, expected: string): string =>
-  `${flag} expects ${expected}.`;
-
-export const workerQueueNotConfigured = (
-  queue: string,
-  alias: string,
-  queues: readonly string[],
-): string =>
-  `--queues: queue ${shown(queue)} is not configured for backend ${shown(alias)} (configured: ${shownList(queues)}).`;
-
-export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
-  `--backend: no backend ${shown(alias)} is configured (configured: ${shownList(aliases)}).`;
-
-export const workerBackendNotShared = (alias: string, backendClass: string): string =>
-  `--backend: backend ${shown(alias)} (${backendClass}) keeps its tasks inside one process, so the ` +
-  `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
-  `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
-
-export const waitNeedsOneTask = (count: number): string =>
-  `--wait waits for one task, but --count asks for ${count}: enqueue them without --wait and ` +
-  `read each with "threadmill result <id>".`;
-
-export const timeoutNeedsWait = (): string =>
-  `--timeout bounds --wait: add --wait, or drop --timeout.`;
-
-export const unknownCommand = (name: string, commands: readonly string[]): string =>
-  `unknown command ${shown(name)} (commands: ${shownList(commands)}).`;
-
-export const usageLine = (message: string): string => `error: ${message}\n`;
 
 // ---- the pool's log lines ----
 
@@ -108,11 +75,6 @@ export const taskLeftUncaughtException = (
 
 export const exitCause = (code: number | null, signal: NodeJS.Signals | null): string =>
   signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`;
-
-export const workerCrashed = (id: string, taskName: string, pid: number, cause: string): string =>
-  `Task ${shown(taskName)} (${id}) was held by worker process ${pid}, which died with ${cause}: it had ` +
-  `started, or was about to (a task is journaled before it starts, so the pool cannot tell which). ` +
-  `The attempt was ended at once (retried or failed per its retry policy) instead of waiting for its lease to expire.`;
 
 /** What became of a dead child's tasks. */
 export interface CrashRecoveryCounts {
@@ -276,13 +238,6 @@ export const orphanSearchFailed = (alias: string, error: unknown): string =>
 export const workerHealthListening = (port: number): string =>
   `Health endpoint listening on port ${port} (200 while the pool is healthy, 503 otherwise).`;
 
-export const leasesReaped = (alias: string, count: number): string =>
-  `ended ${count} task(s) of ${shown(alias)} whose lease ran out`;
-
-export const poolRecovered = (poolId: string, ended: number, forgotten: boolean): string =>
-  `worker pool ${shown(poolId)} stopped beating: recovered ${ended} of its task(s)` +
-  (forgotten ? ', and forgot the pool' : '');
-
 export const cancelPollFailed = (poolId: string, error: unknown): string =>
   `Reading the cancel requests of pool ${poolId} failed (tried again shortly): ${String(error)}`;
 
@@ -307,4 +262,4 @@ export const prefetchCheckFailed = (alias: string, error: unknown): string =>
   `(${describe(error)}); looking again in a moment.`;
 
 export const prefetchNotWhole = (value: unknown): string =>
-  invalidOptionValue('prefetch', `a whole number of at least 0 (got ${String(value)})`);
+  `prefetch expects a whole number of at least 0 (got ${String(value)}).`;
