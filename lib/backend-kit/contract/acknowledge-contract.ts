@@ -1,6 +1,6 @@
-import type { TaskBackend } from '../../core/task-backend.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { ContractRunner } from './contract-runner';
+import { sectionCase } from './section-case';
 import { finish, newRecord, type SectionSubject } from './contract-subject';
 
 /**
@@ -8,56 +8,49 @@ import { finish, newRecord, type SectionSubject } from './contract-subject';
  * Part of describeBackendContract, run on every backend.
  */
 export function describeLeaseEnds(t: ContractRunner, subject: () => SectionSubject): void {
-  const { describe, it, expect, beforeEach } = t;
-  let backend: TaskBackend;
-  let alias: string;
-
-  beforeEach(async () => {
-    ({ backend, alias } = subject());
-  });
-
-  const acquireOne = async (queues = ['default'], workerId = 'host:1-0') => {
-    const acquired = await backend.leases.acquire(queues, { workerId, timeoutMs: 0 });
-    expect(acquired).toHaveLength(1);
-    return acquired[0];
-  };
+  const { describe, it, expect } = t;
+  const current = sectionCase(t, subject);
 
   describe('acknowledge', () => {
     it('stores a SUCCESSFUL result with its return value', async () => {
-      const record = await backend.tasks.enqueue(newRecord(alias));
-      const acquired = await acquireOne();
+      const record = await current.backend.tasks.enqueue(newRecord(current.alias));
+      const acquired = await current.acquireOne();
       const done = finish(acquired, TaskResultStatus.SUCCESSFUL, { sent: true });
-      await expect(backend.leases.acknowledge([done])).resolves.toEqual(['acknowledged']);
-      const stored = await backend.tasks.getResult(record.id);
+      await expect(current.backend.leases.acknowledge([done])).resolves.toEqual(['acknowledged']);
+      const stored = await current.backend.tasks.getResult(record.id);
       expect(stored).toEqual(done);
       expect(stored.returnValue).toEqual({ sent: true });
-      await expect(backend.reads.peek('default', 'running', 10)).resolves.toEqual([]);
-      expect((await backend.reads.peek('default', 'successful', 10)).map((r) => r.id)).toEqual([
-        record.id,
-      ]);
+      await expect(current.backend.reads.peek('default', 'running', 10)).resolves.toEqual([]);
+      expect(
+        (await current.backend.reads.peek('default', 'successful', 10)).map((r) => r.id),
+      ).toEqual([record.id]);
     });
 
     it('stores a FAILED result with its errors in the failed history', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      const failed = finish(await acquireOne(), TaskResultStatus.FAILED);
-      await expect(backend.leases.acknowledge([failed])).resolves.toEqual(['acknowledged']);
-      const [peeked] = await backend.reads.peek('default', 'failed', 10);
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const failed = finish(await current.acquireOne(), TaskResultStatus.FAILED);
+      await expect(current.backend.leases.acknowledge([failed])).resolves.toEqual(['acknowledged']);
+      const [peeked] = await current.backend.reads.peek('default', 'failed', 10);
       expect(peeked).toEqual(failed);
       expect(peeked.errors).toEqual([
         { className: 'Error', traceback: 'Error: boom\n    at task' },
       ]);
-      await expect(backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
+      await expect(current.backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
     });
 
     it('acknowledges many records at once, reporting each', async () => {
-      await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
-      const acquired = await backend.leases.acquire(['default'], {
+      await current.backend.tasks.enqueueMany([
+        newRecord(current.alias),
+        newRecord(current.alias),
+        newRecord(current.alias),
+      ]);
+      const acquired = await current.backend.leases.acquire(['default'], {
         workerId: 'w',
         max: 2,
         timeoutMs: 0,
       });
-      const unacquired = (await backend.reads.peek('default', 'ready', 1))[0];
-      const outcomes = await backend.leases.acknowledge([
+      const unacquired = (await current.backend.reads.peek('default', 'ready', 1))[0];
+      const outcomes = await current.backend.leases.acknowledge([
         finish(acquired[0], TaskResultStatus.SUCCESSFUL, 1),
         finish(unacquired, TaskResultStatus.SUCCESSFUL, 2),
         finish(acquired[1], TaskResultStatus.FAILED),
@@ -66,12 +59,12 @@ export function describeLeaseEnds(t: ContractRunner, subject: () => SectionSubje
     });
 
     it('is a no-op reported as stale the second time', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      const done = finish(await acquireOne(), TaskResultStatus.SUCCESSFUL, 'first');
-      await backend.leases.acknowledge([done]);
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const done = finish(await current.acquireOne(), TaskResultStatus.SUCCESSFUL, 'first');
+      await current.backend.leases.acknowledge([done]);
       const again = { ...done, returnValue: 'second' };
-      await expect(backend.leases.acknowledge([again])).resolves.toEqual(['stale']);
-      await expect(backend.tasks.getResult(done.id)).resolves.toMatchObject({
+      await expect(current.backend.leases.acknowledge([again])).resolves.toEqual(['stale']);
+      await expect(current.backend.tasks.getResult(done.id)).resolves.toMatchObject({
         returnValue: 'first',
       });
     });
@@ -79,16 +72,20 @@ export function describeLeaseEnds(t: ContractRunner, subject: () => SectionSubje
 
   describe('acknowledgeAndAcquire', () => {
     it('stores finished records of several queues in order, then leases the next tasks', async () => {
-      await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
-      await backend.tasks.enqueue(newRecord(alias, { queue: 'emails' }));
-      const [a, b] = await backend.leases.acquire(['default'], {
+      await current.backend.tasks.enqueueMany([
+        newRecord(current.alias),
+        newRecord(current.alias),
+        newRecord(current.alias),
+      ]);
+      await current.backend.tasks.enqueue(newRecord(current.alias, { queue: 'emails' }));
+      const [a, b] = await current.backend.leases.acquire(['default'], {
         workerId: 'w',
         max: 2,
         timeoutMs: 0,
       });
-      const [c] = await backend.leases.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
-      const waiting = (await backend.reads.peek('default', 'ready', 1))[0];
-      const result = await backend.leases.acknowledgeAndAcquire(
+      const [c] = await current.backend.leases.acquire(['emails'], { workerId: 'w', timeoutMs: 0 });
+      const waiting = (await current.backend.reads.peek('default', 'ready', 1))[0];
+      const result = await current.backend.leases.acknowledgeAndAcquire(
         [
           finish(c, TaskResultStatus.FAILED),
           finish(a, TaskResultStatus.SUCCESSFUL, 'a'),
@@ -107,64 +104,76 @@ export function describeLeaseEnds(t: ContractRunner, subject: () => SectionSubje
       expect(result.acquired.map((r) => [r.id, r.status, r.workerIds])).toEqual([
         [waiting.id, TaskResultStatus.RUNNING, ['w2']],
       ]);
-      await expect(backend.tasks.getResult(a.id)).resolves.toMatchObject({ returnValue: 'a' });
-      await expect(backend.tasks.getResult(b.id)).resolves.toMatchObject({ returnValue: 'b' });
-      await expect(backend.tasks.getResult(c.id)).resolves.toMatchObject({
+      await expect(current.backend.tasks.getResult(a.id)).resolves.toMatchObject({
+        returnValue: 'a',
+      });
+      await expect(current.backend.tasks.getResult(b.id)).resolves.toMatchObject({
+        returnValue: 'b',
+      });
+      await expect(current.backend.tasks.getResult(c.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
       });
-      expect((await backend.reads.peek('emails', 'failed', 10)).map((r) => r.id)).toEqual([c.id]);
+      expect((await current.backend.reads.peek('emails', 'failed', 10)).map((r) => r.id)).toEqual([
+        c.id,
+      ]);
       expect(
-        (await backend.reads.peek('default', 'successful', 10)).map((r) => r.id).sort(),
+        (await current.backend.reads.peek('default', 'successful', 10)).map((r) => r.id).sort(),
       ).toEqual([a.id, b.id].sort());
     });
 
     it('stores what finished when the wait is already aborted, and never waits for work', async () => {
-      await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias)]);
-      const [a, b] = await backend.leases.acquire(['default'], {
+      await current.backend.tasks.enqueueMany([newRecord(current.alias), newRecord(current.alias)]);
+      const [a, b] = await current.backend.leases.acquire(['default'], {
         workerId: 'w',
         max: 2,
         timeoutMs: 0,
       });
       const aborted = new AbortController();
       aborted.abort();
-      const first = await backend.leases.acknowledgeAndAcquire(
+      const first = await current.backend.leases.acknowledgeAndAcquire(
         [finish(a, TaskResultStatus.SUCCESSFUL, 'a')],
         ['low'],
         { workerId: 'w', timeoutMs: 60_000, signal: aborted.signal },
       );
       expect(first).toEqual({ acknowledged: ['acknowledged'], acquired: [] });
       // With records to store it does not wait for work (the test's timeout would catch it).
-      const second = await backend.leases.acknowledgeAndAcquire(
+      const second = await current.backend.leases.acknowledgeAndAcquire(
         [finish(b, TaskResultStatus.SUCCESSFUL, 'b')],
         ['low'],
         { workerId: 'w', timeoutMs: 60_000 },
       );
       expect(second).toEqual({ acknowledged: ['acknowledged'], acquired: [] });
-      await expect(backend.tasks.getResult(a.id)).resolves.toMatchObject({ returnValue: 'a' });
-      await expect(backend.tasks.getResult(b.id)).resolves.toMatchObject({ returnValue: 'b' });
+      await expect(current.backend.tasks.getResult(a.id)).resolves.toMatchObject({
+        returnValue: 'a',
+      });
+      await expect(current.backend.tasks.getResult(b.id)).resolves.toMatchObject({
+        returnValue: 'b',
+      });
     });
   });
 
   describe('release', () => {
     it('puts a running task back in its ready queue, keeping its attempt history', async () => {
-      const record = await backend.tasks.enqueue(newRecord(alias));
-      const acquired = await acquireOne(['default'], 'host:1-0');
-      await expect(backend.leases.release([acquired])).resolves.toBe(1);
-      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
+      const record = await current.backend.tasks.enqueue(newRecord(current.alias));
+      const acquired = await current.acquireOne(['default'], 'host:1-0');
+      await expect(current.backend.leases.release([acquired])).resolves.toBe(1);
+      await expect(current.backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: ['host:1-0'],
       });
-      const again = await acquireOne(['default'], 'host:2-0');
+      const again = await current.acquireOne(['default'], 'host:2-0');
       expect(again.id).toBe(record.id);
       expect(again.workerIds).toEqual(['host:1-0', 'host:2-0']);
     });
 
     it('ignores a task it no longer holds', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      const acquired = await acquireOne();
-      await backend.leases.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, null)]);
-      await expect(backend.leases.release([acquired])).resolves.toBe(0);
-      await expect(backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const acquired = await current.acquireOne();
+      await current.backend.leases.acknowledge([
+        finish(acquired, TaskResultStatus.SUCCESSFUL, null),
+      ]);
+      await expect(current.backend.leases.release([acquired])).resolves.toBe(0);
+      await expect(current.backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     });
@@ -172,44 +181,44 @@ export function describeLeaseEnds(t: ContractRunner, subject: () => SectionSubje
 
   describe('unlease', () => {
     it('gives a task that never started back as if never leased: no attempt counted', async () => {
-      const record = await backend.tasks.enqueue(newRecord(alias));
-      const leased = await acquireOne(['default'], 'host:1-0');
-      await expect(backend.leases.unlease([leased])).resolves.toBe(1);
-      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
+      const record = await current.backend.tasks.enqueue(newRecord(current.alias));
+      const leased = await current.acquireOne(['default'], 'host:1-0');
+      await expect(current.backend.leases.unlease([leased])).resolves.toBe(1);
+      await expect(current.backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: [],
         startedAt: null,
       });
-      const again = await acquireOne(['default'], 'host:2-0');
+      const again = await current.acquireOne(['default'], 'host:2-0');
       expect(again.id).toBe(record.id);
       expect(again.workerIds).toEqual(['host:2-0']);
     });
 
     it('keeps the attempts a task had before the lease it gives back', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      const first = await acquireOne(['default'], 'host:1-0');
-      await backend.leases.release([first]);
-      const second = await acquireOne(['default'], 'host:2-0');
-      await expect(backend.leases.unlease([second])).resolves.toBe(1);
-      await expect(backend.tasks.getResult(second.id)).resolves.toMatchObject({
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const first = await current.acquireOne(['default'], 'host:1-0');
+      await current.backend.leases.release([first]);
+      const second = await current.acquireOne(['default'], 'host:2-0');
+      await expect(current.backend.leases.unlease([second])).resolves.toBe(1);
+      await expect(current.backend.tasks.getResult(second.id)).resolves.toMatchObject({
         status: TaskResultStatus.READY,
         workerIds: ['host:1-0'],
       });
     });
 
     it('leaves alone a task leased again since, and one no longer held', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      const first = await acquireOne(['default'], 'host:1-0');
-      await backend.leases.release([first]);
-      const second = await acquireOne(['default'], 'host:2-0');
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const first = await current.acquireOne(['default'], 'host:1-0');
+      await current.backend.leases.release([first]);
+      const second = await current.acquireOne(['default'], 'host:2-0');
       // `first` names an earlier lease of the same task: not the one it holds now.
-      await expect(backend.leases.unlease([first])).resolves.toBe(0);
-      await expect(backend.tasks.getResult(second.id)).resolves.toMatchObject({
+      await expect(current.backend.leases.unlease([first])).resolves.toBe(0);
+      await expect(current.backend.tasks.getResult(second.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
         workerIds: ['host:1-0', 'host:2-0'],
       });
-      await backend.leases.acknowledge([finish(second, TaskResultStatus.SUCCESSFUL, null)]);
-      await expect(backend.leases.unlease([second])).resolves.toBe(0);
+      await current.backend.leases.acknowledge([finish(second, TaskResultStatus.SUCCESSFUL, null)]);
+      await expect(current.backend.leases.unlease([second])).resolves.toBe(0);
     });
   });
 }

@@ -1,89 +1,77 @@
-import type { TaskBackend } from '../../core/task-backend.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { waitFor } from './wait-for';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import type { ContractRunner } from './contract-runner';
-import { finish, newRecord, type ContractSettings, type SectionSubject } from './contract-subject';
+import { sectionCase } from './section-case';
+import { finish, newRecord, type SectionSubject } from './contract-subject';
 
 /**
  * What the maintenance pass takes back: the tasks of dead pools and of expired leases.
  * Part of describeBackendContract, run on every backend.
  */
 export function describeRecovery(t: ContractRunner, subject: () => SectionSubject): void {
-  const { describe, it, expect, beforeEach } = t;
-  let backend: TaskBackend;
-  let alias: string;
-  const build = (overrides?: Partial<ContractSettings>) => subject().build(overrides);
-
-  beforeEach(async () => {
-    ({ backend, alias } = subject());
-  });
-
-  const acquireOne = async (queues = ['default'], workerId = 'host:1-0') => {
-    const acquired = await backend.leases.acquire(queues, { workerId, timeoutMs: 0 });
-    expect(acquired).toHaveLength(1);
-    return acquired[0];
-  };
+  const { describe, it, expect } = t;
+  const current = sectionCase(t, subject);
 
   describe('dead pools', () => {
     it("recovers the tasks of a pool whose heartbeat lapsed, and only that pool's", async () => {
-      const plain = await backend.tasks.enqueue(newRecord(alias));
-      const retrying = newRecord(alias);
-      await backend.tasks.enqueue({
+      const plain = await current.backend.tasks.enqueue(newRecord(current.alias));
+      const retrying = newRecord(current.alias);
+      await current.backend.tasks.enqueue({
         ...retrying,
         task: { ...retrying.task, retries: 1, backoff: { type: 'fixed', delayMs: 0 } },
       });
-      const kept = await backend.tasks.enqueue(newRecord(alias));
-      await backend.pools.beat('pool-a', 200);
-      await backend.pools.beat('pool-b', 60_000);
-      const lost = await backend.leases.acquire(['default'], {
+      const kept = await current.backend.tasks.enqueue(newRecord(current.alias));
+      await current.backend.pools.beat('pool-a', 200);
+      await current.backend.pools.beat('pool-b', 60_000);
+      const lost = await current.backend.leases.acquire(['default'], {
         workerId: 'a:1-1',
         max: 2,
         timeoutMs: 0,
         poolId: 'pool-a',
       });
       expect(lost.map((r) => r.id)).toEqual([plain.id, retrying.id]);
-      const [held] = await backend.leases.acquire(['default'], {
+      const [held] = await current.backend.leases.acquire(['default'], {
         workerId: 'b:1-1',
         timeoutMs: 0,
         poolId: 'pool-b',
       });
       expect(held.id).toBe(kept.id);
       // Still beating: nothing to recover yet.
-      expect((await runMaintenancePass(backend)).recovered).toBe(0);
+      expect((await runMaintenancePass(current.backend)).recovered).toBe(0);
       await waitFor(() => Date.now() > lost[0].lastAttemptedAt!.getTime() + 250, {
         what: "pool-a's heartbeat to lapse",
       });
-      await backend.pools.beat('pool-b', 60_000);
-      expect((await runMaintenancePass(backend)).recovered).toBe(2);
+      await current.backend.pools.beat('pool-b', 60_000);
+      expect((await runMaintenancePass(current.backend)).recovered).toBe(2);
 
-      const failed = await backend.tasks.getResult(plain.id);
+      const failed = await current.backend.tasks.getResult(plain.id);
       expect(failed.status).toBe(TaskResultStatus.FAILED);
       expect(failed.errors.map((e) => e.className)).toEqual(['WorkerLost']);
       expect(failed.errors[0].traceback).toContain('pool-a');
-      expect((await backend.reads.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([
+      expect((await current.backend.reads.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([
         plain.id,
       ]);
-      const retried = await backend.tasks.getResult(retrying.id);
+      const retried = await current.backend.tasks.getResult(retrying.id);
       expect(retried.status).toBe(TaskResultStatus.READY);
       expect(retried.errors.map((e) => e.className)).toEqual(['WorkerLost']);
-      await expect(backend.tasks.getResult(kept.id)).resolves.toMatchObject({
+      await expect(current.backend.tasks.getResult(kept.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
       });
-      expect((await backend.reads.peek('default', 'running', 10)).map((r) => r.id)).toEqual([
-        kept.id,
-      ]);
+      expect((await current.backend.reads.peek('default', 'running', 10)).map((r) => r.id)).toEqual(
+        [kept.id],
+      );
 
       // The lost pool's late acknowledge changes nothing, and a second pass finds nothing.
       await expect(
-        backend.leases.acknowledge([finish(lost[0], TaskResultStatus.SUCCESSFUL, 'late')]),
+        current.backend.leases.acknowledge([finish(lost[0], TaskResultStatus.SUCCESSFUL, 'late')]),
       ).resolves.toEqual(['stale']);
-      expect((await runMaintenancePass(backend)).recovered).toBe(0);
-      expect((await acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
+      expect((await runMaintenancePass(current.backend)).recovered).toBe(0);
+      expect((await current.acquireOne(['default'], 'b:1-2')).id).toBe(retrying.id);
     });
 
     it('recovers the pool that lapsed first when one pass has room for only one', async () => {
-      const small = await build({ batchSize: 1 });
+      const small = await current.build({ batchSize: 1 });
       const early = await small.tasks.enqueue(newRecord(small.alias));
       const late = await small.tasks.enqueue(newRecord(small.alias));
       // pool-late beats first but lapses last; a store that lists pools as they came would take it first.
@@ -109,9 +97,9 @@ export function describeRecovery(t: ContractRunner, subject: () => SectionSubjec
     });
 
     it('never recovers the tasks of the pool that runs the pass, even when its beat lapsed', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      await backend.pools.beat('pool-a', 100);
-      const [acquired] = await backend.leases.acquire(['default'], {
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      await current.backend.pools.beat('pool-a', 100);
+      const [acquired] = await current.backend.leases.acquire(['default'], {
         workerId: 'a:1-1',
         timeoutMs: 0,
         poolId: 'pool-a',
@@ -119,28 +107,28 @@ export function describeRecovery(t: ContractRunner, subject: () => SectionSubjec
       await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
         what: "pool-a's heartbeat to lapse",
       });
-      expect((await runMaintenancePass(backend, { poolId: 'pool-a' })).recovered).toBe(0);
-      await expect(backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
+      expect((await runMaintenancePass(current.backend, { poolId: 'pool-a' })).recovered).toBe(0);
+      await expect(current.backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
       });
-      expect((await runMaintenancePass(backend, { poolId: 'pool-b' })).recovered).toBe(1);
+      expect((await runMaintenancePass(current.backend, { poolId: 'pool-b' })).recovered).toBe(1);
     });
 
     it('recovers nothing of a pool that acknowledged its tasks before it stopped', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      await backend.pools.beat('pool-a', 100);
-      const [acquired] = await backend.leases.acquire(['default'], {
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      await current.backend.pools.beat('pool-a', 100);
+      const [acquired] = await current.backend.leases.acquire(['default'], {
         workerId: 'a:1-1',
         timeoutMs: 0,
         poolId: 'pool-a',
       });
-      await backend.leases.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 1)]);
-      await backend.pools.retire('pool-a');
+      await current.backend.leases.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 1)]);
+      await current.backend.pools.retire('pool-a');
       await waitFor(() => Date.now() > acquired.lastAttemptedAt!.getTime() + 150, {
         what: "pool-a's heartbeat to lapse",
       });
-      expect((await runMaintenancePass(backend)).recovered).toBe(0);
-      await expect(backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
+      expect((await runMaintenancePass(current.backend)).recovered).toBe(0);
+      await expect(current.backend.tasks.getResult(acquired.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     });
@@ -148,35 +136,35 @@ export function describeRecovery(t: ContractRunner, subject: () => SectionSubjec
 
   describe('leases', () => {
     it('fails a task whose lease expired with AcknowledgementTimeout, and a late acknowledge is stale', async () => {
-      backend = await build({ leaseTtl: 200 });
-      alias = backend.alias;
-      const record = await backend.tasks.enqueue(newRecord(alias));
-      const acquired = await acquireOne();
+      current.backend = await current.build({ leaseTtl: 200 });
+      current.alias = current.backend.alias;
+      const record = await current.backend.tasks.enqueue(newRecord(current.alias));
+      const acquired = await current.acquireOne();
       await waitFor(() => Date.now() > acquired.startedAt!.getTime() + 250, {
         what: 'the lease to expire',
       });
-      const report = await runMaintenancePass(backend);
+      const report = await runMaintenancePass(current.backend);
       expect(report.reaped).toBe(1);
-      const reaped = await backend.tasks.getResult(record.id);
+      const reaped = await current.backend.tasks.getResult(record.id);
       expect(reaped.status).toBe(TaskResultStatus.FAILED);
       expect(reaped.finishedAt).not.toBeNull();
       expect(reaped.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
       expect(reaped.errors[0].traceback).toContain(record.id);
-      expect((await backend.reads.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([
+      expect((await current.backend.reads.peek('default', 'failed', 10)).map((r) => r.id)).toEqual([
         record.id,
       ]);
       await expect(
-        backend.leases.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 'late')]),
+        current.backend.leases.acknowledge([finish(acquired, TaskResultStatus.SUCCESSFUL, 'late')]),
       ).resolves.toEqual(['stale']);
-      await expect(backend.tasks.getResult(record.id)).resolves.toMatchObject({
+      await expect(current.backend.tasks.getResult(record.id)).resolves.toMatchObject({
         status: TaskResultStatus.FAILED,
       });
     });
 
     it('leaves a task whose lease is still valid alone', async () => {
-      await backend.tasks.enqueue(newRecord(alias));
-      await acquireOne();
-      const report = await runMaintenancePass(backend);
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      await current.acquireOne();
+      const report = await runMaintenancePass(current.backend);
       expect(report.reaped).toBe(0);
       expect(report.failedSteps).toEqual([]);
     });

@@ -1,62 +1,52 @@
 import { InvalidBackendConfigError } from '../../core/errors/invalid-backend-config.error';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
-import type { TaskBackend } from '../../core/task-backend.interface';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
 import { waitFor } from './wait-for';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { decideCancel } from '../../lifecycle/cancel-decision';
 import type { ContractRunner } from './contract-runner';
-import { finish, newRecord, type ContractSettings, type SectionSubject } from './contract-subject';
+import { sectionCase } from './section-case';
+import { finish, newRecord, type SectionSubject } from './contract-subject';
 
 /**
  * How long tasks are kept: waiting ones however long, finished ones by retention and resultTtl.
  * Part of describeBackendContract, run on every backend.
  */
 export function describeRetention(t: ContractRunner, subject: () => SectionSubject): void {
-  const { describe, it, expect, beforeEach } = t;
-  let backend: TaskBackend;
-  let alias: string;
-  const build = (overrides?: Partial<ContractSettings>) => subject().build(overrides);
-
-  beforeEach(async () => {
-    ({ backend, alias } = subject());
-  });
-
-  const acquireOne = async (queues = ['default'], workerId = 'host:1-0') => {
-    const acquired = await backend.leases.acquire(queues, { workerId, timeoutMs: 0 });
-    expect(acquired).toHaveLength(1);
-    return acquired[0];
-  };
+  const { describe, it, expect } = t;
+  const current = sectionCase(t, subject);
 
   describe('waiting', () => {
     it('keeps a task however long it waits, ready or deferred, through maintenance passes', async () => {
       // A wait several times 3 * leaseTtl + resultTtl, the life a task's data once had.
-      backend = await build({ leaseTtl: 50, resultTtl: 100 });
-      alias = backend.alias;
-      const ready = await backend.tasks.enqueue(newRecord(alias, { args: ['waited'] }));
-      const deferred = await backend.tasks.enqueue(
-        newRecord(alias, { args: ['deferred'], runAfter: new Date(Date.now() + 600) }),
+      current.backend = await current.build({ leaseTtl: 50, resultTtl: 100 });
+      current.alias = current.backend.alias;
+      const ready = await current.backend.tasks.enqueue(
+        newRecord(current.alias, { args: ['waited'] }),
+      );
+      const deferred = await current.backend.tasks.enqueue(
+        newRecord(current.alias, { args: ['deferred'], runAfter: new Date(Date.now() + 600) }),
       );
       const waitedUntil = Date.now() + 1200;
       while (Date.now() < waitedUntil) {
-        await runMaintenancePass(backend);
+        await runMaintenancePass(current.backend);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await runMaintenancePass(backend);
-      const leased = await backend.leases.acquire(['default'], {
+      await runMaintenancePass(current.backend);
+      const leased = await current.backend.leases.acquire(['default'], {
         workerId: 'w',
         max: 2,
         timeoutMs: 0,
       });
       expect(leased.map((r) => r.args[0]).sort()).toEqual(['deferred', 'waited']);
-      await backend.leases.acknowledge(
+      await current.backend.leases.acknowledge(
         leased.map((r) => finish(r, TaskResultStatus.SUCCESSFUL, r.args[0])),
       );
-      await expect(backend.tasks.getResult(ready.id)).resolves.toMatchObject({
+      await expect(current.backend.tasks.getResult(ready.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
         returnValue: 'waited',
       });
-      await expect(backend.tasks.getResult(deferred.id)).resolves.toMatchObject({
+      await expect(current.backend.tasks.getResult(deferred.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     });
@@ -66,9 +56,9 @@ export function describeRetention(t: ContractRunner, subject: () => SectionSubje
     const finishOneByOne = async (count: number, status: TaskResultStatus): Promise<string[]> => {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
-        const record = await backend.tasks.enqueue(newRecord(alias));
-        const leased = await acquireOne();
-        await backend.leases.acknowledge([finish(leased, status, i)]);
+        const record = await current.backend.tasks.enqueue(newRecord(current.alias));
+        const leased = await current.acquireOne();
+        await current.backend.leases.acknowledge([finish(leased, status, i)]);
         ids.push(record.id);
         // Results of one status are ordered by when they were stored.
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -77,57 +67,65 @@ export function describeRetention(t: ContractRunner, subject: () => SectionSubje
     };
 
     it('keeps the newest results of a status up to its count, and each status to its own age', async () => {
-      backend = await build({
+      current.backend = await current.build({
         retention: { successful: { maxCount: 2 }, failed: { maxAgeMs: 1 } },
       });
-      alias = backend.alias;
+      current.alias = current.backend.alias;
       const successful = await finishOneByOne(3, TaskResultStatus.SUCCESSFUL);
       const failed = await finishOneByOne(2, TaskResultStatus.FAILED);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      expect((await runMaintenancePass(backend)).trimmed).toBeGreaterThanOrEqual(3);
-      await expect(backend.tasks.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
+      expect((await runMaintenancePass(current.backend)).trimmed).toBeGreaterThanOrEqual(3);
+      await expect(current.backend.tasks.getResult(successful[0])).rejects.toThrow(
+        TaskResultDoesNotExist,
+      );
       for (const id of successful.slice(1)) {
-        await expect(backend.tasks.getResult(id)).resolves.toMatchObject({
+        await expect(current.backend.tasks.getResult(id)).resolves.toMatchObject({
           status: TaskResultStatus.SUCCESSFUL,
         });
       }
       for (const id of failed) {
-        await expect(backend.tasks.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
+        await expect(current.backend.tasks.getResult(id)).rejects.toThrow(TaskResultDoesNotExist);
       }
-      const { counts } = (await backend.reads.telemetry(60_000)).queues.default;
+      const { counts } = (await current.backend.reads.telemetry(60_000)).queues.default;
       expect([counts.successful, counts.failed]).toEqual([2, 0]);
     });
 
     it('trims cancelled tasks to their own limit, like every final status', async () => {
-      backend = await build({ retention: { cancelled: { maxCount: 1 } } });
-      alias = backend.alias;
+      current.backend = await current.build({ retention: { cancelled: { maxCount: 1 } } });
+      current.alias = current.backend.alias;
       const cancelled: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const { id } = await backend.tasks.enqueue(newRecord(alias));
-        await backend.control.cancel(id, decideCancel);
+        const { id } = await current.backend.tasks.enqueue(newRecord(current.alias));
+        await current.backend.control.cancel(id, decideCancel);
         cancelled.push(id);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      await runMaintenancePass(backend);
-      await expect(backend.tasks.getResult(cancelled[0])).rejects.toThrow(TaskResultDoesNotExist);
-      await expect(backend.tasks.getResult(cancelled[1])).resolves.toMatchObject({
+      await runMaintenancePass(current.backend);
+      await expect(current.backend.tasks.getResult(cancelled[0])).rejects.toThrow(
+        TaskResultDoesNotExist,
+      );
+      await expect(current.backend.tasks.getResult(cancelled[1])).resolves.toMatchObject({
         status: TaskResultStatus.CANCELLED,
       });
-      expect((await backend.reads.telemetry(60_000)).queues.default.counts.cancelled).toBe(1);
+      expect((await current.backend.reads.telemetry(60_000)).queues.default.counts.cancelled).toBe(
+        1,
+      );
     });
 
     it("applies a queue's own limits before the status's", async () => {
-      backend = await build({
+      current.backend = await current.build({
         retention: {
           successful: { maxCount: 5 },
           queues: { default: { successful: { maxCount: 1 } } },
         },
       });
-      alias = backend.alias;
+      current.alias = current.backend.alias;
       const successful = await finishOneByOne(2, TaskResultStatus.SUCCESSFUL);
-      await runMaintenancePass(backend);
-      await expect(backend.tasks.getResult(successful[0])).rejects.toThrow(TaskResultDoesNotExist);
-      await expect(backend.tasks.getResult(successful[1])).resolves.toMatchObject({
+      await runMaintenancePass(current.backend);
+      await expect(current.backend.tasks.getResult(successful[0])).rejects.toThrow(
+        TaskResultDoesNotExist,
+      );
+      await expect(current.backend.tasks.getResult(successful[1])).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
     });
@@ -138,7 +136,7 @@ export function describeRetention(t: ContractRunner, subject: () => SectionSubje
         { done: { maxCount: 1 } },
         { queues: { nowhere: { failed: { maxAgeMs: 1 } } } },
       ]) {
-        const refused = await build({ retention }).catch((e: unknown) => e);
+        const refused = await current.build({ retention }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(InvalidBackendConfigError);
         expect((refused as Error).message).toMatch(/option "retention/);
       }
@@ -147,23 +145,25 @@ export function describeRetention(t: ContractRunner, subject: () => SectionSubje
 
   describe('results', () => {
     it('expire after resultTtl', async () => {
-      backend = await build({ resultTtl: 300 });
-      alias = backend.alias;
-      await backend.tasks.enqueue(newRecord(alias));
-      const done = finish(await acquireOne(), TaskResultStatus.SUCCESSFUL, 1);
-      await backend.leases.acknowledge([done]);
-      await expect(backend.tasks.getResult(done.id)).resolves.toMatchObject({ id: done.id });
+      current.backend = await current.build({ resultTtl: 300 });
+      current.alias = current.backend.alias;
+      await current.backend.tasks.enqueue(newRecord(current.alias));
+      const done = finish(await current.acquireOne(), TaskResultStatus.SUCCESSFUL, 1);
+      await current.backend.leases.acknowledge([done]);
+      await expect(current.backend.tasks.getResult(done.id)).resolves.toMatchObject({
+        id: done.id,
+      });
       await waitFor(
         async () => {
-          await runMaintenancePass(backend);
-          return backend.tasks.getResult(done.id).then(
+          await runMaintenancePass(current.backend);
+          return current.backend.tasks.getResult(done.id).then(
             () => false,
             (error: unknown) => error instanceof TaskResultDoesNotExist,
           );
         },
         { timeoutMs: 5000, intervalMs: 100, what: 'the result to expire' },
       );
-      await expect(backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
+      await expect(current.backend.reads.peek('default', 'successful', 10)).resolves.toEqual([]);
     });
   });
 }
