@@ -53,12 +53,12 @@ export class StoreGuard {
   }
 
   /** `parts` with every method of PORT_METHODS behind the checks. */
-  guard<P extends BackendParts>(parts: P): P {
-    const guarded = {} as Record<string, unknown>;
+  guard(parts: BackendParts): BackendParts {
+    const guarded = {} as Record<BackendPartName, object>;
     for (const name of Object.keys(PORT_METHODS) as BackendPartName[]) {
       guarded[name] = this.guardPart(name, parts[name]);
     }
-    return { ...parts, ...guarded };
+    return guarded as BackendParts;
   }
 
   private guardPart(name: BackendPartName, part: object): object {

@@ -1,10 +1,9 @@
 import { assertDistinctIds } from '../distinct-ids';
-import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult } from '../../core/task-result';
-import { queueNotConfigured, taskAlreadyExists } from '../../core/threadmill.messages';
+import { taskAlreadyExists } from '../../core/threadmill.messages';
 import type { MemoryImmediateRunner } from './memory-immediate-runner';
 import { copyRecord } from './memory-record-copy';
 import type { MemoryStore } from './memory-store';
@@ -13,7 +12,6 @@ import { finishedRecordSource } from '../../core/wait-for-finished';
 
 export interface MemoryEnqueuerDeps {
   readonly alias: string;
-  readonly queues: readonly string[];
   /** Runs each task inside enqueue (immediate mode); null to store them. */
   readonly immediate: MemoryImmediateRunner | null;
   readonly store: MemoryStore;
@@ -63,11 +61,6 @@ export class MemoryEnqueuer {
   }
 
   private assertEnqueueable(record: TaskRecord): void {
-    if (!this.deps.store.queueStates.has(record.task.queue)) {
-      throw new InvalidTaskError(
-        queueNotConfigured(record.task.name, record.task.queue, this.deps.alias, this.deps.queues),
-      );
-    }
     this.deps.immediate?.assertRunnable(record);
   }
 

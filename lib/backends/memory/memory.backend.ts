@@ -83,7 +83,6 @@ export class MemoryBackend extends PartsBackend implements ExecutingBackend {
     const queueControl = new MemoryQueueControl(alias, this.queues, store, workAdded);
     const enqueuer = new MemoryEnqueuer({
       alias,
-      queues: this.queues,
       immediate: settings.immediate ? this.immediate : null,
       store,
       uniqueKeys,

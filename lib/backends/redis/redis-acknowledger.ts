@@ -1,8 +1,5 @@
-import { InvalidTaskError } from '../../core/errors/invalid-task.error';
-import { isRetry } from '../../core/retry-policy';
 import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { retryNotReady } from '../../core/threadmill.messages';
 import type { RedisAliasContext } from './redis-alias-context';
 import { groupFinished } from './redis-finished-groups';
 import type { RedisPoolHeartbeat } from './redis-pool-heartbeat';
@@ -48,10 +45,6 @@ export class RedisAcknowledger {
 
   async retry(records: readonly TaskRecord[]): Promise<RetryOutcome[]> {
     if (records.length === 0) return [];
-    for (const record of records) {
-      if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
-      this.context.guard.queueOf(record);
-    }
     // Each runAfter was set on this process's clock: the wait left is read as the call goes.
     const { connection, replicas } = this.context;
     const sent = await connection.run(() =>

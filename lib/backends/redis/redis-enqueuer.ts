@@ -55,11 +55,10 @@ export class RedisEnqueuer {
   }
 
   /**
-   * One task, in one script call with the other enqueues of this tick;
-   * checked first on its own, so a task the alias cannot take fails alone.
+   * One task, in one script call with the other enqueues of this tick (the
+   * guard has checked it on its own, so a task the alias cannot take fails alone).
    */
   enqueue(record: TaskRecord): Promise<TaskRecord> {
-    this.context.guard.queueOf(record);
     return this.coalescer.enqueue(record);
   }
 

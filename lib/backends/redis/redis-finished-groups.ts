@@ -1,4 +1,3 @@
-import { assertFinished } from '../../core/finished-record';
 import { finishedSegment } from '../../core/queue-segment';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
@@ -13,7 +12,7 @@ import type { AcknowledgeGroup } from './redis-script-types';
  * label per group that its stored ids are announced with. `order[k]` is the
  * index in `records` of the k-th record across the groups.
  *
- * @throws InvalidTaskError for a record that has not finished.
+ * Every record has finished: the guard refuses any other before a call gets here.
  * @internal
  */
 export function groupFinished(
@@ -29,7 +28,6 @@ export function groupFinished(
   // A batch is mostly one group: a record like the one before it joins its group unlooked-up.
   let last: { queue: string; status: TaskResultStatus; name: string; at: number } | null = null;
   records.forEach((record, index) => {
-    assertFinished(record);
     const queue = queueOf(record);
     const { status } = record;
     const { name } = record.task;

@@ -1,6 +1,5 @@
 import type { Transaction } from 'better-sqlite3';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-import { assertFinished } from '../../core/finished-record';
 import { holdsLease } from '../../core/holds-lease';
 import type {
   AcknowledgeAndAcquireResult,
@@ -85,7 +84,6 @@ export class SqliteHeldTasks {
   /** Stores the results of the tasks whose lease is still held. */
   acknowledge(records: readonly TaskRecord[]): AcknowledgeOutcome[] {
     if (records.length === 0) return [];
-    for (const record of records) assertFinished(record);
     return this.connection.guard(() => this.acknowledgeTx.immediate(records, Date.now()));
   }
 
@@ -95,7 +93,6 @@ export class SqliteHeldTasks {
     queues: readonly string[],
     options: AcquireOptions,
   ): AcknowledgeAndAcquireResult {
-    for (const record of finished) assertFinished(record);
     // Stopping: what finished is still stored, nothing new is leased.
     const stopping = this.connection.closed || options.signal?.aborted === true;
     // Outcomes are not held back by an idle queue: the caller waits for work with acquire.
