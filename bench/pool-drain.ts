@@ -137,8 +137,9 @@ export class PoolDrain {
 
 /**
  * A Threadmill pool started through a build's sample CLI (`node <entry>
- * worker --backend benchpool --processes P --threads T --exit-empty`, with
- * REDIS_URL and THREADMILL_ALIAS in its environment), counted in that build's key layout.
+ * worker --processes P --threads T --exit-empty`, with REDIS_URL and
+ * THREADMILL_ALIAS in its environment: the sample's only backend, so no flag
+ * names it in any build), counted in that build's key layout.
  */
 export function sampleCliSystem(
   name: string,
@@ -158,8 +159,6 @@ export function sampleCliSystem(
         process.execPath,
         entry,
         'worker',
-        '--backend',
-        THREADMILL_POOL_ALIAS,
         '--processes',
         String(processes),
         '--threads',

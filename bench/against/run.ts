@@ -59,7 +59,7 @@ export interface AgainstReport {
  * (enqueue, enqueueMany) and Task, which the enqueue figures go through,
  * booted by the NestFactory of the `@nestjs/core` the build resolves. For the pool figure, also `npm run
  * build:sample` writing sample-dist/sample/src/worker.js, a CLI with `worker
- * --backend --processes --threads --exit-empty` that reads REDIS_URL and
+ * --processes --threads --exit-empty` that reads REDIS_URL and
  * THREADMILL_ALIAS and runs `sample.echo`; without build:sample the pool
  * figure is left out. Its dist/backends/redis/redis-keys.js, if present, says
  * where the pool figure counts its queue; else the current layout is assumed.

@@ -1,13 +1,17 @@
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { TaskControlService } from '../task/task-control.service';
 
 /** The `cancel` options as commander hands them over. */
-export interface CancelCommandOptions {
-  backend?: string;
-}
+export type CancelCommandOptions = AliasFlags;
 
 /**
  * `threadmill cancel <id>`: cancel a task and print what happened as JSON
@@ -22,7 +26,7 @@ export interface CancelCommandOptions {
   argsDescription: { id: 'a result id as enqueue printed it' },
   description: 'Cancel a task: a waiting one never runs, a running one is asked to stop.',
 })
-export class CancelCommand extends CommandRunner {
+export class CancelCommand extends AliasedCommand {
   constructor(
     private readonly control: TaskControlService,
     private readonly output: CommandOutputWriter,
@@ -32,15 +36,15 @@ export class CancelCommand extends CommandRunner {
 
   async run([id]: string[], options: CancelCommandOptions = {}): Promise<void> {
     try {
-      const { outcome, result } = await this.control.cancel(id, { backend: options.backend });
+      const { outcome, result } = await this.control.cancel(id, { alias: aliasFlag(options) });
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
     } catch (error) {
       return this.output.refused(error);
     }
   }
 
-  @BackendOption('the task was enqueued on')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('the task was enqueued on')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

@@ -41,3 +41,12 @@ export const unknownCommand = (name: string, commands: readonly string[]): strin
   `unknown command ${shown(name)} (commands: ${shownList(commands)}).`;
 
 export const usageLine = (message: string): string => `error: ${message}\n`;
+
+/** `--alias` and its deprecated name `--backend` name different backends. */
+export const aliasFlagsDisagree = (alias: string, backend: string): string =>
+  `--alias ${shown(alias)} and --backend ${shown(backend)} name different backends: ` +
+  '--backend is the old name of --alias; give --alias alone.';
+
+/** `--backend` was given where the flag is now `--alias`. */
+export const backendFlagDeprecated = (): string =>
+  '--backend is now --alias (same value); --backend is read until 0.4.0.';

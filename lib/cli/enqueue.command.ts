@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { ExitCode } from '../core/exit-code';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { TaskWaitTimeoutError } from '../core/errors/task-wait-timeout.error';
@@ -22,7 +28,7 @@ import {
 } from './parse-option.util';
 
 /** The `enqueue` options as commander hands them over. */
-export interface EnqueueCommandOptions {
+export interface EnqueueCommandOptions extends AliasFlags {
   args?: unknown[];
   priority?: number;
   queue?: string;
@@ -30,7 +36,6 @@ export interface EnqueueCommandOptions {
   delay?: number;
   count?: number;
   key?: string;
-  backend?: string;
   wait?: boolean;
   timeout?: number;
 }
@@ -61,7 +66,7 @@ const FINAL_EXIT_CODES: Partial<Record<TaskResultStatus, ExitCode>> = {
   },
   description: 'Enqueue a task by name and print the new result id(s).',
 })
-export class EnqueueCommand extends CommandRunner {
+export class EnqueueCommand extends AliasedCommand {
   private readonly logger = new Logger('Enqueue');
 
   constructor(
@@ -72,16 +77,16 @@ export class EnqueueCommand extends CommandRunner {
   }
 
   async run([name]: string[], options: EnqueueCommandOptions = {}): Promise<void> {
-    const overrides: TaskOverrides = {
-      priority: options.priority,
-      queue: options.queue,
-      runAfter: options.runAfter,
-      delayMs: options.delay,
-      key: options.key,
-      backend: options.backend,
-    };
     const argsList = Array.from({ length: options.count ?? 1 }, () => options.args ?? []);
     try {
+      const overrides: TaskOverrides = {
+        priority: options.priority,
+        queue: options.queue,
+        runAfter: options.runAfter,
+        delayMs: options.delay,
+        key: options.key,
+        alias: aliasFlag(options),
+      };
       if (options.timeout !== undefined && !options.wait) {
         throw new InvalidCommandOptionError(timeoutNeedsWait());
       }
@@ -179,9 +184,9 @@ export class EnqueueCommand extends CommandRunner {
     return parseWholeNumber('--timeout', value, 1);
   }
 
-  @BackendOption('', "the task's")
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('', "the task's")
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }
 

@@ -1,10 +1,10 @@
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import { manualTarget } from '../core/control.messages';
 import type { FinishedTaskFilter } from '../task/task-control.service';
+import type { AliasFlags } from './alias-flag';
 
 /** The bulk options of `retry` and `remove` as commander hands them over. */
-export interface FinishedFilterOptions {
-  backend?: string;
+export interface FinishedFilterOptions extends AliasFlags {
   queue?: string;
   task?: string;
   status?: FinishedTaskFilter['status'];

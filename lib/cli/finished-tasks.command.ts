@@ -1,6 +1,6 @@
-import { CommandRunner, Option } from 'nest-commander';
+import { Option } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import { AliasFlag, parseAliasFlag, AliasedCommand } from './alias-flag';
 import { parseName } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
 import type { FinishedTaskFilter } from '../task/task-control.service';
@@ -13,7 +13,7 @@ import { invalidOptionValue } from './command.messages';
  *
  * @internal
  */
-export abstract class FinishedTasksCommand extends CommandRunner {
+export abstract class FinishedTasksCommand extends AliasedCommand {
   @Option({
     flags: '--queue <queue>',
     description: 'Instead of one id: every task of this queue in the --status given.',
@@ -27,9 +27,9 @@ export abstract class FinishedTasksCommand extends CommandRunner {
     return parseName('--task', value);
   }
 
-  @BackendOption('the task was enqueued on')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('the task was enqueued on')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 
   /** `value` when it is one of `statuses`; the command line is wrong otherwise. */

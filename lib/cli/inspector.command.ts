@@ -1,19 +1,23 @@
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import { DEFAULT_BACKEND_ALIAS } from '../core/threadmill.constants';
 import { inspectorNeedsTerminal, unknownBackend } from '../core/threadmill.messages';
 
 /** The `inspector` options as commander hands them over. */
-export interface InspectorCommandOptions {
-  backend?: string;
-}
+export type InspectorCommandOptions = AliasFlags;
 
 /**
- * `threadmill inspector [--backend alias]`: a live terminal UI over the
+ * `threadmill inspector [--alias alias]`: a live terminal UI over the
  * queues and tasks of the configured backends. It only reads.
  *
  * @internal
@@ -23,7 +27,7 @@ export interface InspectorCommandOptions {
   description:
     'Watch queues and tasks live in a terminal UI (needs the optional peers ink and react).',
 })
-export class InspectorCommand extends CommandRunner {
+export class InspectorCommand extends AliasedCommand {
   constructor(
     private readonly backends: BackendRegistry,
     private readonly output: CommandOutputWriter,
@@ -33,11 +37,16 @@ export class InspectorCommand extends CommandRunner {
 
   async run(_params: string[], options: InspectorCommandOptions = {}): Promise<void> {
     const { aliases } = this.backends;
-    // Without --backend: "default" when configured, else the first alias; the
+    // Without --alias: "default" when configured, else the first alias; the
     // selector in the UI reaches the others either way.
-    const alias =
-      options.backend ??
-      (aliases.includes(DEFAULT_BACKEND_ALIAS) ? DEFAULT_BACKEND_ALIAS : aliases[0]);
+    let alias: string | undefined;
+    try {
+      alias =
+        aliasFlag(options) ??
+        (aliases.includes(DEFAULT_BACKEND_ALIAS) ? DEFAULT_BACKEND_ALIAS : aliases[0]);
+    } catch (error) {
+      return this.output.refused(error);
+    }
     if (alias === undefined || !aliases.includes(alias)) {
       return this.output.usageError(unknownBackend(alias ?? DEFAULT_BACKEND_ALIAS, aliases));
     }
@@ -55,8 +64,8 @@ export class InspectorCommand extends CommandRunner {
     }
   }
 
-  @BackendOption('to show first', '"default", or the first configured')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('to show first', '"default", or the first configured')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

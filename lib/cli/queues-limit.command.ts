@@ -1,7 +1,13 @@
-import { Option, SubCommand, CommandRunner } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { parseWholeNumber } from './parse-option.util';
 import { InvalidCommandOptionError } from '../core/errors/invalid-command-option.error';
@@ -11,8 +17,7 @@ import { QueueService } from '../queue/queue.service';
 import { invalidOptionValue } from './command.messages';
 
 /** The `queues limit` options as commander hands them over. */
-export interface QueuesLimitCommandOptions {
-  backend?: string;
+export interface QueuesLimitCommandOptions extends AliasFlags {
   concurrency?: number;
   rate?: QueueRateLimit;
   clear?: boolean;
@@ -31,7 +36,7 @@ export interface QueuesLimitCommandOptions {
   description:
     'Limit how many tasks of a queue run at once and start per window across every worker pool, or lift its limits.',
 })
-export class QueuesLimitCommand extends CommandRunner {
+export class QueuesLimitCommand extends AliasedCommand {
   constructor(
     private readonly queues: QueueService,
     private readonly backends: BackendRegistry,
@@ -49,18 +54,18 @@ export class QueuesLimitCommand extends CommandRunner {
       if (given === (options.clear === true)) {
         throw new InvalidCommandOptionError(limitOptionsMissing());
       }
-      await this.queues.setLimits(queue, given ? limits : null, { backend: options.backend });
+      await this.queues.setLimits(queue, given ? limits : null, { alias: aliasFlag(options) });
     } catch (error) {
       this.output.refused(error);
       return;
     }
-    const alias = options.backend ?? this.backends.defaultAlias;
+    const alias = aliasFlag(options) ?? this.backends.defaultAlias;
     this.output.line(queueLimitsSet(queue, alias, given ? limits : null));
   }
 
-  @BackendOption('of the queue')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('of the queue')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 
   @Option({

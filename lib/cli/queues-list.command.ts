@@ -1,13 +1,18 @@
-import { Option, SubCommand, CommandRunner } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { QueueService } from '../queue/queue.service';
 import { queueTable } from './queue-table';
 
 /** The `queues list` options as commander hands them over. */
-export interface QueuesListCommandOptions {
-  backend?: string;
+export interface QueuesListCommandOptions extends AliasFlags {
   json?: boolean;
 }
 
@@ -21,7 +26,7 @@ export interface QueuesListCommandOptions {
   name: 'list',
   description: 'Print every queue of a backend with its counts and state (active or paused).',
 })
-export class QueuesListCommand extends CommandRunner {
+export class QueuesListCommand extends AliasedCommand {
   constructor(
     private readonly queues: QueueService,
     private readonly output: CommandOutputWriter,
@@ -31,7 +36,7 @@ export class QueuesListCommand extends CommandRunner {
 
   async run(_args: string[], options: QueuesListCommandOptions = {}): Promise<void> {
     try {
-      const queues = await this.queues.list({ backend: options.backend });
+      const queues = await this.queues.list({ alias: aliasFlag(options) });
       if (options.json) this.output.line(JSON.stringify(queues, null, 2));
       else for (const line of queueTable(queues)) this.output.line(line);
     } catch (error) {
@@ -39,9 +44,9 @@ export class QueuesListCommand extends CommandRunner {
     }
   }
 
-  @BackendOption('whose queues are listed')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('whose queues are listed')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 
   @Option({ flags: '--json', description: 'Print JSON (an array, one object per queue).' })

@@ -1,15 +1,19 @@
-import { SubCommand, CommandRunner } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { queuePaused } from '../core/control.messages';
 import { QueueService } from '../queue/queue.service';
 
 /** The `queues pause` options as commander hands them over. */
-export interface QueuesPauseCommandOptions {
-  backend?: string;
-}
+export type QueuesPauseCommandOptions = AliasFlags;
 
 /**
  * `threadmill queues pause <queue>`: no pool of the backend starts a task of
@@ -25,7 +29,7 @@ export interface QueuesPauseCommandOptions {
   description:
     'Stop every worker pool from starting tasks of a queue (running ones finish; enqueues are stored) until it is resumed.',
 })
-export class QueuesPauseCommand extends CommandRunner {
+export class QueuesPauseCommand extends AliasedCommand {
   constructor(
     private readonly queues: QueueService,
     private readonly backends: BackendRegistry,
@@ -36,15 +40,15 @@ export class QueuesPauseCommand extends CommandRunner {
 
   async run([queue]: string[], options: QueuesPauseCommandOptions = {}): Promise<void> {
     try {
-      await this.queues.pause(queue, { backend: options.backend });
+      await this.queues.pause(queue, { alias: aliasFlag(options) });
     } catch (error) {
       return this.output.refused(error);
     }
-    this.output.line(queuePaused(queue, options.backend ?? this.backends.defaultAlias));
+    this.output.line(queuePaused(queue, aliasFlag(options) ?? this.backends.defaultAlias));
   }
 
-  @BackendOption('of the queue')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('of the queue')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

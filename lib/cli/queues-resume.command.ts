@@ -1,15 +1,19 @@
-import { SubCommand, CommandRunner } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { queueResumed } from '../core/control.messages';
 import { QueueService } from '../queue/queue.service';
 
 /** The `queues resume` options as commander hands them over. */
-export interface QueuesResumeCommandOptions {
-  backend?: string;
-}
+export type QueuesResumeCommandOptions = AliasFlags;
 
 /**
  * `threadmill queues resume <queue>`: pools start the queue's tasks again,
@@ -24,7 +28,7 @@ export interface QueuesResumeCommandOptions {
   description:
     'Let every worker pool start tasks of a paused queue again; idle workers take them at once.',
 })
-export class QueuesResumeCommand extends CommandRunner {
+export class QueuesResumeCommand extends AliasedCommand {
   constructor(
     private readonly queues: QueueService,
     private readonly backends: BackendRegistry,
@@ -35,15 +39,15 @@ export class QueuesResumeCommand extends CommandRunner {
 
   async run([queue]: string[], options: QueuesResumeCommandOptions = {}): Promise<void> {
     try {
-      await this.queues.resume(queue, { backend: options.backend });
+      await this.queues.resume(queue, { alias: aliasFlag(options) });
     } catch (error) {
       return this.output.refused(error);
     }
-    this.output.line(queueResumed(queue, options.backend ?? this.backends.defaultAlias));
+    this.output.line(queueResumed(queue, aliasFlag(options) ?? this.backends.defaultAlias));
   }
 
-  @BackendOption('of the queue')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('of the queue')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

@@ -5,6 +5,7 @@ import { notRemoved } from '../core/control.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';
 import { FinishedTasksCommand } from './finished-tasks.command';
+import { aliasFlag } from './alias-flag';
 
 /** The `remove` options as commander hands them over. */
 export type RemoveCommandOptions = FinishedFilterOptions;
@@ -34,12 +35,12 @@ export class RemoveCommand extends FinishedTasksCommand {
   async run([id]: string[], options: RemoveCommandOptions = {}): Promise<void> {
     try {
       const target = finishedTarget('remove', id, options);
-      const backend = { backend: options.backend };
+      const on = { alias: aliasFlag(options) };
       if ('filter' in target) {
-        const removed = await this.control.removeAll(target.filter, backend);
+        const removed = await this.control.removeAll(target.filter, on);
         return this.output.line(JSON.stringify({ removed }));
       }
-      const outcome = await this.control.remove(target.id, backend);
+      const outcome = await this.control.remove(target.id, on);
       this.output.line(JSON.stringify({ outcome }));
       if (outcome !== 'removed') this.output.failure(notRemoved(target.id, outcome));
     } catch (error) {

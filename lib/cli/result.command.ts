@@ -1,13 +1,17 @@
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { TaskService } from '../task/task.service';
 import { CommandOutputWriter } from './command-output.writer';
 
 /** The `result` options as commander hands them over. */
-export interface ResultCommandOptions {
-  backend?: string;
-}
+export type ResultCommandOptions = AliasFlags;
 
 /**
  * `threadmill result <id>`: print a task's current TaskResult as JSON; exit 1
@@ -21,7 +25,7 @@ export interface ResultCommandOptions {
   argsDescription: { id: 'a result id as enqueue printed it' },
   description: 'Print the TaskResult of a task as JSON.',
 })
-export class ResultCommand extends CommandRunner {
+export class ResultCommand extends AliasedCommand {
   constructor(
     private readonly tasks: TaskService,
     private readonly output: CommandOutputWriter,
@@ -31,15 +35,15 @@ export class ResultCommand extends CommandRunner {
 
   async run([id]: string[], options: ResultCommandOptions = {}): Promise<void> {
     try {
-      const result = await this.tasks.getResult(id, options.backend);
+      const result = await this.tasks.getResult(id, aliasFlag(options));
       this.output.line(JSON.stringify(result, null, 2));
     } catch (error) {
       return this.output.refused(error);
     }
   }
 
-  @BackendOption('the task was enqueued on')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('the task was enqueued on')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

@@ -5,6 +5,7 @@ import { notRetried } from '../core/control.messages';
 import { TaskControlService } from '../task/task-control.service';
 import { finishedTarget, type FinishedFilterOptions } from './finished-filter-options';
 import { FinishedTasksCommand } from './finished-tasks.command';
+import { aliasFlag } from './alias-flag';
 
 /** The `retry` options as commander hands them over. */
 export type RetryCommandOptions = FinishedFilterOptions;
@@ -35,12 +36,12 @@ export class RetryCommand extends FinishedTasksCommand {
   async run([id]: string[], options: RetryCommandOptions = {}): Promise<void> {
     try {
       const target = finishedTarget('retry', id, options);
-      const backend = { backend: options.backend };
+      const on = { alias: aliasFlag(options) };
       if ('filter' in target) {
-        const retried = await this.control.retryAll(target.filter, backend);
+        const retried = await this.control.retryAll(target.filter, on);
         return this.output.line(JSON.stringify({ retried }));
       }
-      const { outcome, result } = await this.control.retry(target.id, backend);
+      const { outcome, result } = await this.control.retry(target.id, on);
       this.output.line(JSON.stringify({ outcome, result }, null, 2));
       if (outcome !== 'retried') this.output.failure(notRetried(target.id, outcome));
     } catch (error) {

@@ -1,6 +1,12 @@
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  aliasFlag,
+  parseAliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { parseJsonArray, parseName, parseWholeNumber } from './parse-option.util';
 import { scheduleCommandNeedsTiming } from '../schedule/schedule.messages';
@@ -8,13 +14,12 @@ import type { ScheduleOptions } from '../core/schedule-options.interface';
 import { ScheduleService } from '../schedule/schedule.service';
 
 /** The `schedules add` options as commander hands them over. */
-export interface SchedulesAddCommandOptions {
+export interface SchedulesAddCommandOptions extends AliasFlags {
   cron?: string;
   every?: number;
   args?: unknown[];
   timezone?: string;
   queue?: string;
-  backend?: string;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface SchedulesAddCommandOptions {
   },
   description: 'Add a schedule (or replace the one with this id) and print its next tick.',
 })
-export class SchedulesAddCommand extends CommandRunner {
+export class SchedulesAddCommand extends AliasedCommand {
   constructor(
     private readonly schedules: ScheduleService,
     private readonly output: CommandOutputWriter,
@@ -45,10 +50,12 @@ export class SchedulesAddCommand extends CommandRunner {
       return this.output.usageError(scheduleCommandNeedsTiming());
     }
     const schedule: ScheduleOptions = { task };
-    for (const key of ['cron', 'every', 'args', 'timezone', 'queue', 'backend'] as const) {
+    for (const key of ['cron', 'every', 'args', 'timezone', 'queue'] as const) {
       if (options[key] !== undefined) Object.assign(schedule, { [key]: options[key] });
     }
     try {
+      const alias = aliasFlag(options);
+      if (alias !== undefined) schedule.alias = alias;
       const added = await this.schedules.add(id, schedule);
       this.output.line(`${added.id}\t${added.nextTickAt?.toISOString() ?? 'paused'}`);
     } catch (error) {
@@ -93,8 +100,8 @@ export class SchedulesAddCommand extends CommandRunner {
     return parseName('--queue', value);
   }
 
-  @BackendOption('that stores the schedule and its tasks', "the task's")
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('that stores the schedule and its tasks', "the task's")
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

@@ -1,14 +1,18 @@
-import { CommandRunner, SubCommand } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import type { ScheduleInfo } from '../schedule/schedule-info';
 import { ScheduleService } from '../schedule/schedule.service';
 
 /** The `schedules list` options as commander hands them over. */
-export interface SchedulesListCommandOptions {
-  backend?: string;
-}
+export type SchedulesListCommandOptions = AliasFlags;
 
 /**
  * The columns of `schedules list`, one schedule a line, tab-separated; `app`
@@ -36,7 +40,7 @@ const COLUMNS = [
   name: 'list',
   description: 'List the schedules with their next tick, last tick, its task status and app.',
 })
-export class SchedulesListCommand extends CommandRunner {
+export class SchedulesListCommand extends AliasedCommand {
   constructor(
     private readonly schedules: ScheduleService,
     private readonly output: CommandOutputWriter,
@@ -46,7 +50,7 @@ export class SchedulesListCommand extends CommandRunner {
 
   async run(_params: string[], options: SchedulesListCommandOptions = {}): Promise<void> {
     try {
-      const schedules = await this.schedules.list({ backend: options.backend });
+      const schedules = await this.schedules.list({ alias: aliasFlag(options) });
       this.output.line(COLUMNS.join('\t'));
       for (const schedule of schedules) this.output.line(listLine(schedule).join('\t'));
     } catch (error) {
@@ -54,9 +58,9 @@ export class SchedulesListCommand extends CommandRunner {
     }
   }
 
-  @BackendOption('whose schedules are listed')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('whose schedules are listed')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }
 

@@ -1,15 +1,19 @@
-import { CommandRunner, SubCommand } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { scheduleNotFound } from '../schedule/schedule.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { ScheduleService } from '../schedule/schedule.service';
 
 /** The `schedules remove` options as commander hands them over. */
-export interface SchedulesRemoveCommandOptions {
-  backend?: string;
-}
+export type SchedulesRemoveCommandOptions = AliasFlags;
 
 /**
  * `threadmill schedules remove <id>`: remove a schedule; exit 1 when none has
@@ -23,7 +27,7 @@ export interface SchedulesRemoveCommandOptions {
   argsDescription: { id: 'the schedule id' },
   description: 'Remove a schedule.',
 })
-export class SchedulesRemoveCommand extends CommandRunner {
+export class SchedulesRemoveCommand extends AliasedCommand {
   constructor(
     private readonly schedules: ScheduleService,
     private readonly backends: BackendRegistry,
@@ -34,18 +38,18 @@ export class SchedulesRemoveCommand extends CommandRunner {
 
   async run([id]: string[], options: SchedulesRemoveCommandOptions = {}): Promise<void> {
     try {
-      if (await this.schedules.remove(id, { backend: options.backend })) {
+      if (await this.schedules.remove(id, { alias: aliasFlag(options) })) {
         return this.output.line(id);
       }
-      const alias = options.backend ?? this.backends.defaultAlias;
+      const alias = aliasFlag(options) ?? this.backends.defaultAlias;
       this.output.failure(scheduleNotFound(id, alias));
     } catch (error) {
       return this.output.refused(error);
     }
   }
 
-  @BackendOption('that stores the schedule')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('that stores the schedule')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

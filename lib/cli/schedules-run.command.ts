@@ -1,13 +1,17 @@
-import { CommandRunner, SubCommand } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { ScheduleService } from '../schedule/schedule.service';
 
 /** The `schedules run` options as commander hands them over. */
-export interface SchedulesRunCommandOptions {
-  backend?: string;
-}
+export type SchedulesRunCommandOptions = AliasFlags;
 
 /**
  * `threadmill schedules run <id>`: enqueue one run of a schedule's task now,
@@ -21,7 +25,7 @@ export interface SchedulesRunCommandOptions {
   argsDescription: { id: 'the schedule id' },
   description: "Enqueue one run of a schedule's task now and print its id.",
 })
-export class SchedulesRunCommand extends CommandRunner {
+export class SchedulesRunCommand extends AliasedCommand {
   constructor(
     private readonly schedules: ScheduleService,
     private readonly output: CommandOutputWriter,
@@ -31,15 +35,15 @@ export class SchedulesRunCommand extends CommandRunner {
 
   async run([id]: string[], options: SchedulesRunCommandOptions = {}): Promise<void> {
     try {
-      const result = await this.schedules.trigger(id, { backend: options.backend });
+      const result = await this.schedules.trigger(id, { alias: aliasFlag(options) });
       this.output.line(result.id);
     } catch (error) {
       return this.output.refused(error);
     }
   }
 
-  @BackendOption('that stores the schedule')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('that stores the schedule')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 }

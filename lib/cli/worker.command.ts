@@ -1,9 +1,15 @@
 import { availableParallelism } from 'node:os';
 
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 
 import { BackendRegistry } from '../backends/backend.registry';
-import { BackendOption, parseBackendOption } from './backend-option';
+import {
+  AliasFlag,
+  parseAliasFlag,
+  aliasFlag,
+  type AliasFlags,
+  AliasedCommand,
+} from './alias-flag';
 import { CommandOutputWriter } from './command-output.writer';
 import { parseName, parseWholeNumber, parseWholeNumberInRange } from './parse-option.util';
 import { DEFAULT_UNKNOWN_TASK_GRACE_MS } from '../lifecycle/unknown-task';
@@ -23,8 +29,7 @@ import {
 import { WorkerLauncher } from '../worker/worker.launcher';
 
 /** The `worker` options as commander hands them over (defaults not yet applied). */
-export interface WorkerCommandOptions {
-  backend?: string;
+export interface WorkerCommandOptions extends AliasFlags {
   queues?: string[];
   processes?: number;
   threads?: number;
@@ -53,7 +58,7 @@ export const defaultProcesses = (): number => Math.max(1, availableParallelism()
     'Run the worker pool: a main process that maintains the store and child processes that run the queued tasks.',
   options: { isDefault: true },
 })
-export class WorkerCommand extends CommandRunner {
+export class WorkerCommand extends AliasedCommand {
   constructor(
     private readonly backends: BackendRegistry,
     private readonly launcher: WorkerLauncher,
@@ -69,7 +74,12 @@ export class WorkerCommand extends CommandRunner {
       const commands = this.command.parent?.commands.map((command) => command.name()) ?? [];
       return this.output.usageError(unknownCommand(params[0], commands));
     }
-    const alias = options.backend ?? this.backends.defaultAlias;
+    let alias: string;
+    try {
+      alias = aliasFlag(options) ?? this.backends.defaultAlias;
+    } catch (error) {
+      return this.output.refused(error);
+    }
     const backend = this.backends.find(alias);
     if (!backend) {
       return this.output.usageError(workerBackendNotConfigured(alias, this.backends.aliases));
@@ -83,7 +93,7 @@ export class WorkerCommand extends CommandRunner {
       return this.output.usageError(workerQueueNotConfigured(unknown, alias, backend.queues));
     }
     const resolved: WorkerOptions = {
-      backend: alias,
+      alias: alias,
       queues: [...new Set(queues)],
       processes: options.processes ?? defaultProcesses(),
       threads: options.threads ?? DEFAULT_THREADS,
@@ -99,9 +109,9 @@ export class WorkerCommand extends CommandRunner {
     await this.launcher.launch(backend, resolved);
   }
 
-  @BackendOption('whose queues are consumed')
-  parseBackend(value: string): string {
-    return parseBackendOption(value);
+  @AliasFlag('whose queues are consumed')
+  parseAlias(value: string): string {
+    return parseAliasFlag(value);
   }
 
   @Option({

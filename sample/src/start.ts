@@ -14,7 +14,7 @@ import { sampleConfig } from './sample.config';
  */
 const commands: Record<string, string[]> = {
   web: [join(__dirname, 'main.js')],
-  worker: [join(__dirname, 'worker.js'), 'worker', '--backend', sampleConfig.alias],
+  worker: [join(__dirname, 'worker.js'), 'worker', '--alias', sampleConfig.alias],
 };
 
 const children = new Map<string, ChildProcess>();

@@ -79,7 +79,7 @@ describe('chaos: cancels racing prefetched starts', () => {
   it('cancel a task a child has prefetched, while its slot is busy: it never starts after cancel() answered, and ends CANCELLED', async () => {
     const stage = scenario.stage('prefetched-cancel');
     const pool = scenario.startPool(
-      ['--backend', stage.alias, '--processes', '1', '--threads', '1', '--prefetch', '1'],
+      ['--alias', stage.alias, '--processes', '1', '--threads', '1', '--prefetch', '1'],
       stage.env,
     );
     const rounds = 8;
@@ -130,16 +130,7 @@ describe('chaos: cancels racing prefetched starts', () => {
 
   it('2 pools × 4 slots, prefetch 1, 300 tasks, cancels at random: no task starts after its cancel answered', async () => {
     const stage = scenario.stage('cancel-race');
-    const args = [
-      '--backend',
-      stage.alias,
-      '--processes',
-      '1',
-      '--threads',
-      '4',
-      '--prefetch',
-      '1',
-    ];
+    const args = ['--alias', stage.alias, '--processes', '1', '--threads', '4', '--prefetch', '1'];
     const pools = [scenario.startPool(args, stage.env), scenario.startPool(args, stage.env)];
     const records = Array.from({ length: 300 }, (_, i) =>
       stampRecord(stage, 100 + ((i * 37) % 200)),

@@ -273,7 +273,7 @@ export async function cliEnqueue(
   started: RunningCli[],
 ): Promise<{ code: number | null; output: string }> {
   const cli = startCli(
-    ['enqueue', CHAOS_TASK, '--args', JSON.stringify([stage.journal, 0]), '--backend', stage.alias],
+    ['enqueue', CHAOS_TASK, '--args', JSON.stringify([stage.journal, 0]), '--alias', stage.alias],
     { ...stage.env, THREADMILL_LOG_LEVEL: 'warn' },
     started,
   );

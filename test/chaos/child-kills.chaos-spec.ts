@@ -69,7 +69,7 @@ describe('chaos: kill -9 of worker children', () => {
     const ids = records.map((r) => r.id);
 
     const pool = scenario.startPool(
-      ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
+      ['--alias', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
       { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
     );
     await waitFor(() => pool.liveChildren().length > 0, {

@@ -100,7 +100,7 @@ describe('chaos: two pools whose clocks are 20 minutes apart', () => {
     const { alias, backend, journal } = stage;
     const flakyJournal = `${journal}.flaky`;
     const env = { ...stage.env, THREADMILL_LEASE_TTL_MS: String(LEASE_TTL_MS) };
-    const args = ['--backend', alias, '--processes', '1', '--threads', String(THREADS)];
+    const args = ['--alias', alias, '--processes', '1', '--threads', String(THREADS)];
     const pools: Record<'ahead' | 'behind', RunningPool> = {
       ahead: scenario.startPool(args, { ...env, ...skewedClock('+10m') }),
       behind: scenario.startPool(args, { ...env, ...skewedClock('-10m') }),
@@ -150,7 +150,7 @@ describe('chaos: two pools whose clocks are 20 minutes apart', () => {
         [
           'enqueue',
           'chaos.record',
-          '--backend',
+          '--alias',
           alias,
           '--args',
           JSON.stringify([journal, 0]),

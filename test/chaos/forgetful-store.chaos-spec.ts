@@ -81,16 +81,7 @@ describe('chaos: a Redis that keeps nothing on disk', () => {
     const journal = join(journalDir, 'forgotten.log');
     const healthPort = await freePort();
     const pool = startPool(
-      [
-        '--backend',
-        alias,
-        '--processes',
-        '2',
-        '--threads',
-        '8',
-        '--health-port',
-        String(healthPort),
-      ],
+      ['--alias', alias, '--processes', '2', '--threads', '8', '--health-port', String(healthPort)],
       {
         REDIS_URL: redis.url,
         THREADMILL_ALIAS: alias,

@@ -129,7 +129,7 @@ describe('chaos: Redis at `maxmemory` (`noeviction`), filled by waiting tasks an
 
       const startedAt = Date.now();
       const pool = scenario.startPool(
-        ['--backend', stage.alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
+        ['--alias', stage.alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
         { ...stage.env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500', THREADMILL_LOG_LEVEL: 'log' },
       );
       const drainedAt = await settledAt(backend, DRAIN_WITHIN_MS);

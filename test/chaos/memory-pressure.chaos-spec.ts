@@ -46,7 +46,7 @@ async function usedMemory(admin: Redis): Promise<number> {
 }
 
 function poolArgs(alias: string): string[] {
-  return ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)];
+  return ['--alias', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)];
 }
 
 describe('chaos: Redis reaches maxmemory under a running pool (noeviction)', () => {

@@ -52,16 +52,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     await backend.tasks.enqueueMany(neighbours);
     const healthPort = await freePort();
     const pool = scenario.startPool(
-      [
-        '--backend',
-        alias,
-        '--processes',
-        '1',
-        '--threads',
-        '4',
-        '--health-port',
-        String(healthPort),
-      ],
+      ['--alias', alias, '--processes', '1', '--threads', '4', '--health-port', String(healthPort)],
       env,
     );
     const neighbourIds = neighbours.map((r) => r.id);
@@ -119,7 +110,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     const spin = fixtureRecord(stage.alias, 'fixture.spin');
     await stage.backend.tasks.enqueue(spin);
     const pool = scenario.startPool(
-      ['--backend', stage.alias, '--processes', '1', '--threads', '2'],
+      ['--alias', stage.alias, '--processes', '1', '--threads', '2'],
       stage.env,
     );
     await waitFor(async () => (await statuses(stage, [spin.id]))[0] === TaskResultStatus.RUNNING, {
@@ -150,10 +141,7 @@ describe('chaos: tasks that misbehave beyond a try/catch', () => {
     const neighbours = Array.from({ length: 3 }, () => chaosRecord(alias, journal, 300));
     const backlog = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
     await backend.tasks.enqueueMany([...neighbours, rejection, ...backlog]);
-    const pool = scenario.startPool(
-      ['--backend', alias, '--processes', '1', '--threads', '4'],
-      env,
-    );
+    const pool = scenario.startPool(['--alias', alias, '--processes', '1', '--threads', '4'], env);
     expect(await settled(backend, 60_000)).toBe(true);
     expect(pool.output()).toContain(
       `Task "fixture.leaveRejection" (${rejection.id}) left a promise rejection that nothing handled`,

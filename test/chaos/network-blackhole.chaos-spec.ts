@@ -181,7 +181,7 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
     // The pool and the producer reach Redis only through the proxy; the audit's `backend`
     // does not.
     const pool = scenario.startPool(
-      ['--backend', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
+      ['--alias', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)],
       { ...stage.env, REDIS_URL: proxy.url },
     );
     producerBackend = new RedisBackend(
@@ -195,7 +195,7 @@ describe('chaos: the network to Redis is blackholed for 20 s', () => {
     );
     // On a queue nobody enqueues on: it only watches, and recovers pools it takes for dead.
     const watcher = scenario.startPool(
-      ['--backend', alias, '--queues', 'emails', '--processes', '1', '--threads', '1'],
+      ['--alias', alias, '--queues', 'emails', '--processes', '1', '--threads', '1'],
       stage.env,
     );
     await waitFor(

@@ -36,14 +36,7 @@ describe('chaos: kill -9 of a whole pool', () => {
     const ids = records.map((r) => r.id);
     await backend.tasks.enqueueMany(records);
     const env = { ...stage.env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' };
-    const args = [
-      '--backend',
-      alias,
-      '--processes',
-      String(PROCESSES),
-      '--threads',
-      String(THREADS),
-    ];
+    const args = ['--alias', alias, '--processes', String(PROCESSES), '--threads', String(THREADS)];
 
     const first = scenario.startPool(args, env);
     const atKill = await waitFor(

@@ -44,7 +44,7 @@ describe('chaos: --prefetch', () => {
     const ids = records.map((r) => r.id);
     await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
-      ['--backend', alias, '--processes', '1', '--threads', '1', '--prefetch', String(PREFETCH)],
+      ['--alias', alias, '--processes', '1', '--threads', '1', '--prefetch', String(PREFETCH)],
       { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
     );
     await waitFor(
@@ -98,7 +98,7 @@ describe('chaos: --prefetch', () => {
     const ids = records.map((r) => r.id);
     await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
-      ['--backend', alias, '--processes', '1', '--threads', '2', '--prefetch', '2'],
+      ['--alias', alias, '--processes', '1', '--threads', '2', '--prefetch', '2'],
       { ...env, THREADMILL_MAINTENANCE_INTERVAL_MS: '500' },
     );
     const killed: number[] = [];
@@ -143,7 +143,7 @@ describe('chaos: --prefetch', () => {
     const ids = records.map((r) => r.id);
     await backend.tasks.enqueueMany(records);
     const pool = scenario.startPool(
-      ['--backend', alias, '--processes', '1', '--threads', '1', '--prefetch', '1', '--exit-empty'],
+      ['--alias', alias, '--processes', '1', '--threads', '1', '--prefetch', '1', '--exit-empty'],
       env,
     );
     expect((await pool.exited).code).toBe(0);
@@ -175,7 +175,7 @@ describe('chaos: --prefetch', () => {
     }
     // A second pool runs them, once each.
     const second = scenario.startPool(
-      ['--backend', stage.alias, '--threads', String(PREFETCH), '--exit-empty'],
+      ['--alias', stage.alias, '--threads', String(PREFETCH), '--exit-empty'],
       stage.env,
     );
     expect((await second.exited).code).toBe(0);

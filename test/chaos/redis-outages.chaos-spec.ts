@@ -117,7 +117,7 @@ describe('chaos: Redis goes away under a running pool', () => {
       storeRules,
     );
     const pool = startPool(
-      ['--backend', alias, '--processes', '2', '--threads', '8'],
+      ['--alias', alias, '--processes', '2', '--threads', '8'],
       {
         REDIS_URL: redis.url,
         THREADMILL_ALIAS: alias,

@@ -122,7 +122,7 @@ describe('chaos: Redis Sentinel fails over under a running pool', () => {
     );
     backends.push(backend);
     const pool = startPool(
-      ['--backend', alias, '--processes', '2', '--threads', '8'],
+      ['--alias', alias, '--processes', '2', '--threads', '8'],
       {
         REDIS_SENTINELS: group.nodes.join(','),
         REDIS_SENTINEL_NAME: SENTINEL_PRIMARY,

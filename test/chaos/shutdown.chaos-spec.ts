@@ -18,7 +18,7 @@ describe('chaos: SIGTERM during a burst', () => {
     const records = Array.from({ length: TASKS }, () => chaosRecord(alias, journal, TASK_MS));
     const ids = records.map((r) => r.id);
     await backend.tasks.enqueueMany(records);
-    const args = ['--backend', alias, '--processes', '2', '--threads', '8'];
+    const args = ['--alias', alias, '--processes', '2', '--threads', '8'];
 
     const first = scenario.startPool(args, env);
     // Mid-burst: both children busy and a good part of the work done.

@@ -69,7 +69,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
     await redis.del(keys.task(wrongType.id));
     await redis.set(keys.task(wrongType.id), 'a string where a hash belongs');
 
-    const pool = stage.start(['worker', '--backend', alias, '--processes', '1', '--threads', '2']);
+    const pool = stage.start(['worker', '--alias', alias, '--processes', '1', '--threads', '2']);
     const all = [notJson, huge, noFields, wrongType, ...good];
     const done = await waitFor(
       async () => {
@@ -129,7 +129,7 @@ describe('bad input (e2e: real CLI and Redis)', () => {
   it.each([
     ['task', (name: string) => ['enqueue', name]],
     ['queue', (name: string) => ['enqueue', 'sample.echo', '--queue', name]],
-    ['alias', (name: string) => ['enqueue', 'sample.echo', '--backend', name]],
+    ['alias', (name: string) => ['enqueue', 'sample.echo', '--alias', name]],
   ])(
     'a queue, task or alias name with a newline is printed escaped in the refusal: %s',
     async (_what, command) => {

@@ -41,7 +41,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     const sleeper = readyRecord(stage.alias, { name: 'sample.sleep', args: [60_000] });
     const next = readyRecord(stage.alias, { name: 'sample.echo', args: ['next'] });
     await stage.backend.tasks.enqueueMany([sleeper, next]);
-    stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
+    stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '1']);
     await waitFor(async () => (await statusOf(sleeper.id)) === TaskResultStatus.RUNNING, {
       timeoutMs: 30_000,
       what: 'the sleep running',
@@ -80,7 +80,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
     await stage.backend.tasks.enqueueMany([stubborn, neighbour]);
     const pool = stage.start([
       'worker',
-      '--backend',
+      '--alias',
       stage.alias,
       '--processes',
       '1',
@@ -127,7 +127,7 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
       result: { id: waiting.id, status: 'CANCELLED' },
     });
 
-    const pool = stage.start(['worker', '--backend', stage.alias, '--exit-empty']);
+    const pool = stage.start(['worker', '--alias', stage.alias, '--exit-empty']);
     await expect(pool.exited).resolves.toMatchObject({ code: 0 });
     await expect(stage.backend.tasks.getResult(other.id)).resolves.toMatchObject({
       status: TaskResultStatus.SUCCESSFUL,

@@ -18,7 +18,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
     alias = stage.alias;
   });
 
-  /** Runs a command to its end; its only backend is the test's alias (no `--backend` needed). */
+  /** Runs a command to its end; its only backend is the test's alias (no `--alias` needed). */
   const run = stage.command;
 
   describe('0: success', () => {
@@ -42,6 +42,15 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const shown = await run(['result', ids[0]]);
       expect(shown.code).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ id: ids[0], status: 'READY' });
+    });
+
+    it('reads --backend, the old name of --alias, with a deprecation warning', async () => {
+      const listed = await run(['queues', 'list', '--backend', alias]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain('default');
+      expect(listed.stderr).toContain(
+        'DeprecationWarning: --backend is now --alias (same value); --backend is read until 0.4.0.',
+      );
     });
 
     it('enqueue stores a name this app does not register, for the worker that does, and says so', async () => {
@@ -90,12 +99,13 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       ]);
       // `queues` alone lists them.
       await expect(run(['queues'])).resolves.toMatchObject({ code: 0, stdout: table.stdout });
-      const resumed = await run(['queues', 'resume', 'default', '--backend', alias]);
+      const resumed = await run(['queues', 'resume', 'default', '--alias', alias]);
       expect(resumed).toMatchObject({ code: 0, stdout: expect.stringContaining('Resumed queue') });
       const json = await run(['queues', 'list', '--json']);
       expect(JSON.parse(json.stdout)).toEqual([
         {
           queue: 'default',
+          alias,
           backend: alias,
           counts: { ready: 3, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
           state: { paused: false, limits: null },
@@ -242,7 +252,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       ['a queue not configured', ['worker', '--queues', 'nope'], 'queue "nope" is not configured'],
       [
         'a backend not configured',
-        ['result', 'x', '--backend', 'nope'],
+        ['result', 'x', '--alias', 'nope'],
         'backend "nope" is configured',
       ],
       ['a queue to pause not configured', ['queues', 'pause', 'nope'], 'has no queue "nope"'],
@@ -250,8 +260,13 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       ['a queue to pause not named', ['queues', 'pause'], "missing required argument 'queue'"],
       [
         'a backend of queues list not configured',
-        ['queues', 'list', '--backend', 'nope'],
+        ['queues', 'list', '--alias', 'nope'],
         'backend "nope" is configured',
+      ],
+      [
+        '--alias and its deprecated name --backend naming different backends',
+        ['queues', 'list', '--alias', 'one', '--backend', 'two'],
+        '--alias "one" and --backend "two" name different backends',
       ],
       [
         'a unique key with a character ids cannot have',

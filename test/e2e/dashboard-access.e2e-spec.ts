@@ -121,7 +121,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
       expect((await dashboard.backend.tasks.getResult(id)).status).toBe(TaskResultStatus.READY);
       const state = await dashboard.app
         .get(QueueService)
-        .state('default', { backend: dashboard.alias });
+        .state('default', { alias: dashboard.alias });
       expect(state).toEqual({ paused: false, limits: null });
     });
 
@@ -139,7 +139,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
         expect([what, answer.status]).toEqual([what, 403]);
       }
       expect(
-        (await dashboard.app.get(QueueService).state('loud', { backend: dashboard.alias })).paused,
+        (await dashboard.app.get(QueueService).state('loud', { alias: dashboard.alias })).paused,
       ).toBe(false);
       const own = { origin: dashboard.origin, 'sec-fetch-site': 'same-origin' };
       expect((await admin('POST', route, { body: {}, headers: own })).status).toBe(200);

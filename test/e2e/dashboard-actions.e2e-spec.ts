@@ -152,7 +152,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
         task: 'GreetingTasks.greet',
         cron: '0 3 * * *',
         args: ['night'],
-        backend: admin.dashboard.alias,
+        alias: admin.dashboard.alias,
       });
       const schedules = await admin.call<{ id: string; args: unknown }[]>(
         'GET',

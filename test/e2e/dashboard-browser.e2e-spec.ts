@@ -48,7 +48,7 @@ describe('dashboard in a browser (e2e: Express, Redis, a real pool)', () => {
     // Paused before the pool starts: the first test watches it drain once resumed.
     await backend.control.pauseQueue('default');
     pool = startCli(
-      ['worker', '--backend', alias, '--processes', '1', '--threads', '4'],
+      ['worker', '--alias', alias, '--processes', '1', '--threads', '4'],
       { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias, THREADMILL_LOG_LEVEL: 'debug' },
       started,
     );

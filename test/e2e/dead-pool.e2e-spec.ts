@@ -58,7 +58,7 @@ describe('dead-pool recovery (e2e: kill -9 a whole pool, start another)', () => 
       // A short tolerance: this is about what recovery does, not how long it waits.
       [
         'worker',
-        ...['--backend', alias, '--processes', '2', '--threads', '4'],
+        ...['--alias', alias, '--processes', '2', '--threads', '4'],
         ...['--heartbeat-tolerance', String(3 * STAGE_MAINTENANCE_INTERVAL_MS)],
       ],
       { THREADMILL_LOG_LEVEL: 'warn' },

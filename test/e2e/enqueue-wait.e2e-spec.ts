@@ -13,7 +13,7 @@ describe('enqueue --wait (e2e: real CLI, pool and Redis)', () => {
   const stage = cliStage();
 
   const startPool = () =>
-    stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '2']);
+    stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '2']);
 
   const printed = (stdout: string): TaskRecord => JSON.parse(stdout) as TaskRecord;
 

@@ -88,7 +88,7 @@ describe('health and the sample web app (e2e: real HTTP, pool and Redis)', () =>
     pool = start(
       WORKER,
       [
-        ...['worker', '--backend', alias, '--processes', '1', '--queues', 'default'],
+        ...['worker', '--alias', alias, '--processes', '1', '--queues', 'default'],
         ...['--health-port', String(poolHealthPort)],
       ],
       {},

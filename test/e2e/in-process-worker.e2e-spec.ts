@@ -110,7 +110,7 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
     stage.start(
       [
         'worker',
-        ...['--backend', alias, '--processes', '1', '--threads', '2'],
+        ...['--alias', alias, '--processes', '1', '--threads', '2'],
         ...['--heartbeat-tolerance', String(HEARTBEAT_TOLERANCE_MS)],
       ],
       { THREADMILL_LOG_LEVEL: 'warn' },
@@ -181,7 +181,7 @@ describe('the in-process worker (e2e: a web app that runs its own tasks)', () =>
 
     // The pool's main process and its child boot the same module: only the child's slots run it.
     const drained = await stage.command(
-      ['worker', '--backend', alias, '--processes', '1', '--exit-empty', '--verbose'],
+      ['worker', '--alias', alias, '--processes', '1', '--exit-empty', '--verbose'],
       { THREADMILL_LOG_LEVEL: 'debug' },
       IN_PROCESS_CLI,
     );

@@ -53,7 +53,7 @@ function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl(
   const url = redisUrl === null ? '' : `REDIS_URL=${redisUrl} `;
   const env = `${url}THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
   const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
-  return `${env} ${cli} inspector --backend ${alias}; echo "EXIT:$?"`;
+  return `${env} ${cli} inspector --alias ${alias}; echo "EXIT:$?"`;
 }
 
 /**
@@ -175,7 +175,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(screen).toMatch(/^EXIT:0$/m);
     // The alternate screen is gone: the shell's own screen is back, the UI is not.
     expect(screen).not.toContain('Threadmill inspector');
-    expect(screen).toContain('inspector --backend');
+    expect(screen).toContain('inspector --alias');
   });
 
   // A million ready tasks must not slow the first screen. Filling a

@@ -27,7 +27,7 @@ describe('queue limits (e2e: 3 real pools on Redis)', () => {
 
   /** A pool of one child with 8 slots, resolved once its child is ready. */
   async function startPool(): Promise<RunningCli> {
-    const pool = stage.start(['worker', '--backend', alias, '--processes', '1', '--threads', '8']);
+    const pool = stage.start(['worker', '--alias', alias, '--processes', '1', '--threads', '8']);
     await waitFor(() => pool.liveChildren().length === 1, {
       timeoutMs: 60_000,
       what: 'the pool child to be ready',

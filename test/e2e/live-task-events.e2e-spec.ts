@@ -56,7 +56,7 @@ describe('live task events from every process (e2e: real pool and Redis)', () =>
         .get(TaskEvents)
         .on('progressed', (result) => void heard.progressed.push(result), { allProcesses: true });
       await subscription.ready;
-      stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
+      stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '1']);
       const task = readyRecord(stage.alias, { name: 'fixture.progress', args: [3] });
       await stage.backend.tasks.enqueue(task);
 

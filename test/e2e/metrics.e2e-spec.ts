@@ -58,7 +58,7 @@ describe('metrics of a worker pool (e2e: real pools, HTTP and Redis)', () => {
 
   function startPool(port: number): ReturnType<typeof stage.start> {
     return stage.start([
-      ...['worker', '--backend', stage.alias, '--queues', 'default'],
+      ...['worker', '--alias', stage.alias, '--queues', 'default'],
       ...['--processes', '2', '--threads', '2', '--max-tasks', '3', '--health-port', String(port)],
     ]);
   }

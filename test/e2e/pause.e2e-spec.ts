@@ -25,7 +25,7 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
   async function startPool(): Promise<RunningCli> {
     const pool = stage.start([
       'worker',
-      '--backend',
+      '--alias',
       stage.alias,
       '--processes',
       '1',

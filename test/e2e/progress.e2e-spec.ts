@@ -16,7 +16,7 @@ describe('task progress (e2e: real CLI, pool and Redis)', () => {
     const task = readyRecord(stage.alias, { name: 'fixture.progress', args: [30] });
     await stage.backend.tasks.enqueue(task);
     expect((await stage.backend.tasks.getResult(task.id)).progress).toBeUndefined();
-    stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
+    stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '1']);
     const midway = await waitFor(
       async () => {
         const record = await stage.backend.tasks.getResult(task.id);

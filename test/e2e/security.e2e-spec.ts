@@ -87,7 +87,7 @@ describe('security (e2e: real CLI and Redis)', () => {
       await backend.tasks.enqueueMany([...hostile, good]);
       const pool = startPool(
         // No grace: a name no pool registers fails at its first lease.
-        ['--backend', alias, '--processes', '1', '--threads', '4', '--unknown-task-grace', '0'],
+        ['--alias', alias, '--processes', '1', '--threads', '4', '--unknown-task-grace', '0'],
         { REDIS_URL: testRedisUrl(), THREADMILL_ALIAS: alias },
         pools,
       );
@@ -189,7 +189,7 @@ describe('security (e2e: real CLI and Redis)', () => {
         const before = Array.from({ length: 20 }, () => chaosRecord(alias, journal, 10));
         await backend.tasks.enqueueMany(before);
         const pool = startPool(
-          ['--backend', alias, '--processes', '1', '--threads', '4'],
+          ['--alias', alias, '--processes', '1', '--threads', '4'],
           // The pool trusts the test's CA the standard Node way.
           { REDIS_URL: url, THREADMILL_ALIAS: alias, NODE_EXTRA_CA_CERTS: certFile },
           pools,

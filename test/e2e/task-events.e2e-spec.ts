@@ -51,7 +51,7 @@ describe('events of finished tasks from every process (e2e: real pool and Redis)
         .get(TaskEvents)
         .on('finished', (result) => void heard.all.push(result), { allProcesses: true });
       await subscription.ready;
-      stage.start(['worker', '--backend', stage.alias, '--processes', '1', '--threads', '1']);
+      stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '1']);
       const echo = readyRecord(stage.alias, { name: 'sample.echo', args: ['hello'] });
       const sleep = readyRecord(stage.alias, { name: 'sample.sleep', args: [1] });
       await stage.backend.tasks.enqueueMany([sleep, echo]);

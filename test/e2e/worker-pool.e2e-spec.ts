@@ -42,7 +42,7 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     stage.start(args, env);
 
   function startWorker(args: string[], env: Record<string, string> = {}): RunningCli {
-    return startCli(['worker', '--backend', alias, ...args], env);
+    return startCli(['worker', '--alias', alias, ...args], env);
   }
 
   const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
@@ -308,14 +308,14 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
       return { code, out: cli.output() };
     };
     const [enqueued, ...usage] = await Promise.all([
-      run(['enqueue', 'sample.echo', '--args', '[1,"a"]', '--count', '3', '--backend', alias]),
-      run(['worker', '--backend', alias, '--queues', 'default', 'nope']),
-      run(['worker', '--backend', alias, '--processes', 'two']),
-      run(['worker', '--backend', 'no-such-alias']),
-      run(['enqueue', 'sample.echo', '--backend', alias, '--args', '{bad']),
-      run(['enqueue', 'sample.echo', '--backend', alias, '--run-after', 'tomorrow']),
-      run(['enqueue', 'sample.echo', '--backend', alias, '--priority', '101']),
-      run(['enqueue', 'sample.echo', '--backend', alias, '--queue', 'no.such.queue']),
+      run(['enqueue', 'sample.echo', '--args', '[1,"a"]', '--count', '3', '--alias', alias]),
+      run(['worker', '--alias', alias, '--queues', 'default', 'nope']),
+      run(['worker', '--alias', alias, '--processes', 'two']),
+      run(['worker', '--alias', 'no-such-alias']),
+      run(['enqueue', 'sample.echo', '--alias', alias, '--args', '{bad']),
+      run(['enqueue', 'sample.echo', '--alias', alias, '--run-after', 'tomorrow']),
+      run(['enqueue', 'sample.echo', '--alias', alias, '--priority', '101']),
+      run(['enqueue', 'sample.echo', '--alias', alias, '--queue', 'no.such.queue']),
     ]);
     expect(enqueued.code).toBe(0);
     const ids = enqueued.out.trim().split('\n');
@@ -335,8 +335,8 @@ describe('threadmill worker (e2e: real CLI, processes, signals and Redis)', () =
     usage.forEach((u, i) => expect(u.out).toContain(named[i]));
 
     const [found, missing] = await Promise.all([
-      run(['result', ids[0], '--backend', alias]),
-      run(['result', randomUUID(), '--backend', alias]),
+      run(['result', ids[0], '--alias', alias]),
+      run(['result', randomUUID(), '--alias', alias]),
     ]);
     expect(found.code).toBe(0);
     expect(JSON.parse(found.out)).toMatchObject({ id: ids[0], status: 'READY', args: [1, 'a'] });

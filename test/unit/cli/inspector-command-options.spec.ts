@@ -6,7 +6,10 @@ const documentedRows = () => documentedOptionRows('### `inspector` options');
 
 describe('inspector command options', () => {
   it('are exactly the documented flags, one @Option parser each', () => {
-    expect(optionMetadata().map((meta) => meta.flags)).toEqual(['--backend <alias>']);
+    expect(optionMetadata().map((meta) => meta.flags)).toEqual([
+      '--alias <alias>',
+      '--backend <alias>',
+    ]);
   });
 
   it('are listed in the docs table with the same flags and descriptions', () => {

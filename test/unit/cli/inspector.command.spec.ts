@@ -24,9 +24,9 @@ describe('inspector command', () => {
   );
   afterAll(() => registry.closeAll());
 
-  it('is a usage error that lists the configured aliases when --backend names another', async () => {
+  it('is a usage error that lists the configured aliases when --alias names another', async () => {
     const output = new RecordingOutput();
-    await new InspectorCommand(registry, output).run([], { backend: 'nope' });
+    await new InspectorCommand(registry, output).run([], { alias: 'nope' });
     expect(output.usageErrors).toEqual([
       expect.stringContaining(
         'No Threadmill backend "nope" is configured (configured: "default", "audit")',
@@ -39,16 +39,16 @@ describe('inspector command', () => {
     const isTTY = process.stdin.isTTY;
     process.stdin.isTTY = false;
     try {
-      await new InspectorCommand(registry, output).run([], { backend: 'audit' });
+      await new InspectorCommand(registry, output).run([], { alias: 'audit' });
     } finally {
       process.stdin.isTTY = isTTY;
     }
     expect(output.usageErrors).toEqual([expect.stringContaining('run it in a terminal')]);
   });
 
-  it('parses --backend as a non-empty name', () => {
+  it('parses --alias as a non-empty name', () => {
     const command = new InspectorCommand(registry, new RecordingOutput());
-    expect(command.parseBackend('audit')).toBe('audit');
-    expect(() => command.parseBackend(' ')).toThrow(/--backend/);
+    expect(command.parseAlias('audit')).toBe('audit');
+    expect(() => command.parseAlias(' ')).toThrow(/--alias/);
   });
 });

@@ -7,7 +7,7 @@ const documentedRows = () => documentedOptionRows('### `worker` options');
 describe('worker command options', () => {
   it('are the pool flags, the liveness timeout and the health port, one @Option parser each', () => {
     expect(optionMetadata().map((meta) => meta.flags.split(' ')[0])).toEqual([
-      '--backend',
+      '--alias',
       '--queues',
       '--processes',
       '--threads',
@@ -19,6 +19,7 @@ describe('worker command options', () => {
       '--heartbeat-tolerance',
       '--unknown-task-grace',
       '--health-port',
+      '--backend',
     ]);
   });
 
