@@ -36,7 +36,7 @@ export class BackendRegistry implements OnApplicationShutdown {
 
   /**
    * The alias used where none is named (a task without `backend`, a command
-   * without `--backend`): the only one configured, else `default`.
+   * without `--alias`): the only one configured, else `default`.
    */
   get defaultAlias(): string {
     return this.backends.size === 1 ? this.aliases[0] : DEFAULT_BACKEND_ALIAS;

@@ -9,9 +9,9 @@ export const streamListenerFailed = (kind: string): string =>
 export const dashboardActionLine = (event: {
   readonly who: string | undefined;
   readonly action: string;
-  readonly backend: string;
+  readonly alias: string;
   readonly target: string;
   readonly count: number;
 }): string =>
   `Dashboard: ${event.who ?? 'an unidentified user'} did ${event.action} on ${event.target} ` +
-  `(backend ${shown(event.backend)}): ${event.count} affected.`;
+  `(backend ${shown(event.alias)}): ${event.count} affected.`;

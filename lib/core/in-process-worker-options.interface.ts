@@ -1,3 +1,4 @@
+import type { AliasOption } from './alias-option.interface';
 /**
  * The `inProcessWorker` option of ThreadmillModule: task slots in the app's
  * own process, with the leases, heartbeat, recovery and graceful stop of a
@@ -10,9 +11,7 @@
  * ```
  * @publicApi
  */
-export interface InProcessWorkerOptions {
-  /** Backend alias whose queues it consumes (`--backend`). Default: the default backend. */
-  backend?: string;
+export interface InProcessWorkerOptions extends AliasOption {
   /**
    * Queues in priority order: a task is taken from a later queue only when
    * the earlier ones are empty (`--queues`). Default: all of the backend's.

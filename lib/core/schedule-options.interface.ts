@@ -1,3 +1,4 @@
+import type { AliasOption } from './alias-option.interface';
 /**
  * What happens to ticks no maintenance pass enqueued in time (every worker
  * pool stopped, or the store unreachable).
@@ -65,9 +66,7 @@ export interface TaskSchedule extends ScheduleTiming {
  *
  * @publicApi
  */
-export interface ScheduleOptions extends ScheduleTiming {
+export interface ScheduleOptions extends ScheduleTiming, AliasOption {
   /** The stable name of the task each tick enqueues. */
   task: string;
-  /** Alias of the backend that stores the schedule and its tasks. Default: the task's. */
-  backend?: string;
 }

@@ -36,6 +36,8 @@ export interface DashboardActionEvent {
   /** `cancel`, `retry`, `remove`, `pause`, `resume`, `limits` or `run` (a schedule). */
   readonly action: string;
   /** The backend alias acted on. */
+  readonly alias: string;
+  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
   readonly backend: string;
   /** What it acted on, in words: `task <id>`, `queue "emails"`, `failed tasks of queue "emails"`. */
   readonly target: string;

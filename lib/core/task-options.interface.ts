@@ -1,3 +1,4 @@
+import type { AliasOption } from './alias-option.interface';
 import type { TaskSchedule } from './schedule-options.interface';
 import type { UniqueMode } from './unique-key';
 
@@ -54,15 +55,13 @@ export interface TaskUniqueOptions extends UniqueOverrides {
  *
  * @publicApi
  */
-export interface TaskOptions {
+export interface TaskOptions extends AliasOption {
   /** Stable name stored with every enqueued task. Default: `ClassName.methodName`. */
   name?: string;
   /** Queue the task is enqueued on. Default: `'default'`. */
   queue?: string;
   /** Whole number from -100 to 100; higher runs first. Default: 0. */
   priority?: number;
-  /** Alias of the backend that stores the task. Default: `'default'`. */
-  backend?: string;
   /** When true, the method receives a `TaskContext` as its first argument. */
   takesContext?: boolean;
   /**
@@ -118,10 +117,9 @@ export interface TaskOptions {
  *
  * @publicApi
  */
-export interface TaskOverrides {
+export interface TaskOverrides extends AliasOption {
   priority?: number;
   queue?: string;
-  backend?: string;
   /**
    * Earliest time the task may run, on this process's clock; needs a backend
    * that supports deferral. The task waits as long as is left of it when the

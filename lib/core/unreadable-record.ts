@@ -12,7 +12,7 @@ export const UNREADABLE_TASK_NAME = '(unreadable)';
  */
 export function unreadableRecord(
   id: string,
-  where: { queue: string; backend: string },
+  where: { queue: string; alias: string },
   at: Date,
   errors: readonly TaskErrorRecord[],
   workerIds: readonly string[] = [],
@@ -24,7 +24,7 @@ export function unreadableRecord(
       queue: where.queue,
       priority: 0,
       runAfter: null,
-      backend: where.backend,
+      backend: where.alias,
     },
     status: TaskResultStatus.FAILED,
     enqueuedAt: at,

@@ -16,9 +16,9 @@ export class DashboardActionLog {
   ) {}
 
   /** Emits the action and returns its count. */
-  record(request: unknown, action: string, backend: string, target: string, count: number): number {
+  record(request: unknown, action: string, alias: string, target: string, count: number): number {
     const who = this.settings.options.identify?.(request);
-    this.stream.emit('dashboardAction', { who, action, backend, target, count });
+    this.stream.emit('dashboardAction', { who, action, alias, backend: alias, target, count });
     return count;
   }
 }

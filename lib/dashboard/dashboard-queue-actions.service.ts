@@ -30,10 +30,10 @@ export class DashboardQueueActions {
     queue: string,
     paused: boolean,
   ): Promise<{ paused: boolean }> {
-    const backend = this.backends.get(alias).alias;
-    if (paused) await this.queues.pause(queue, { backend });
-    else await this.queues.resume(queue, { backend });
-    this.log.record(request, paused ? 'pause' : 'resume', backend, `queue ${shown(queue)}`, 1);
+    const known = this.backends.get(alias).alias;
+    if (paused) await this.queues.pause(queue, { alias: known });
+    else await this.queues.resume(queue, { alias: known });
+    this.log.record(request, paused ? 'pause' : 'resume', known, `queue ${shown(queue)}`, 1);
     return { paused };
   }
 
@@ -44,9 +44,9 @@ export class DashboardQueueActions {
     queue: string,
     limits: QueueLimits | null,
   ): Promise<{ limits: QueueLimits | null }> {
-    const backend = this.backends.get(alias).alias;
-    await this.queues.setLimits(queue, limits, { backend });
-    this.log.record(request, 'limits', backend, `queue ${shown(queue)} (${limitsWord(limits)})`, 1);
+    const known = this.backends.get(alias).alias;
+    await this.queues.setLimits(queue, limits, { alias: known });
+    this.log.record(request, 'limits', known, `queue ${shown(queue)} (${limitsWord(limits)})`, 1);
     return { limits };
   }
 
@@ -56,9 +56,9 @@ export class DashboardQueueActions {
     alias: string | undefined,
     id: string,
   ): Promise<{ taskId: string }> {
-    const backend = this.backends.get(alias).alias;
-    const result = await this.schedules.trigger(id, { backend });
-    this.log.record(request, 'run', backend, `schedule ${shown(id)} (task ${result.id})`, 1);
+    const known = this.backends.get(alias).alias;
+    const result = await this.schedules.trigger(id, { alias: known });
+    this.log.record(request, 'run', known, `schedule ${shown(id)} (task ${result.id})`, 1);
     return { taskId: result.id };
   }
 }

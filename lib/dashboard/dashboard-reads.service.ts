@@ -69,7 +69,7 @@ export class DashboardReads {
   /** The alias's schedules; none for a backend that stores none. */
   async schedules(alias: string | undefined): Promise<ScheduleView[]> {
     const backend = this.backends.get(alias);
-    const infos = await this.scheduleService.list({ backend: backend.alias });
+    const infos = await this.scheduleService.list({ alias: backend.alias });
     return infos.map((info) => ({
       ...info,
       args: this.settings.hiddenParts(info.task).has('args') ? { redacted: true } : info.args,

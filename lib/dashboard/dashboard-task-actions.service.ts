@@ -97,10 +97,10 @@ export class DashboardTaskActions {
     };
   }
 
-  private async actOn(backend: string, action: BulkAction, id: string): Promise<string> {
-    if (action === 'cancel') return (await this.control.cancel(id, { backend })).outcome;
-    if (action === 'retry') return (await this.control.retry(id, { backend })).outcome;
-    return this.control.remove(id, { backend });
+  private async actOn(alias: string, action: BulkAction, id: string): Promise<string> {
+    if (action === 'cancel') return (await this.control.cancel(id, { alias })).outcome;
+    if (action === 'retry') return (await this.control.retry(id, { alias })).outcome;
+    return this.control.remove(id, { alias });
   }
 
   private changed(action: BulkAction, outcome: string): boolean {
@@ -130,7 +130,7 @@ export class DashboardTaskActions {
     if (queue === undefined || taskName === undefined) {
       // One filter alone: TaskControlService sweeps it.
       const filter = queue !== undefined ? { queue } : { taskName: taskName as string };
-      return this.control.cancelWaiting(filter, { backend: backend.alias });
+      return this.control.cancelWaiting(filter, { alias: backend.alias });
     }
     let count = 0;
     for (const segment of WAITING) {
@@ -172,8 +172,8 @@ export class DashboardTaskActions {
       ...(target.task !== undefined && { task: target.task }),
     };
     return action === 'retry'
-      ? this.control.retryAll(filter, { backend: backend.alias })
-      : this.control.removeAll(filter, { backend: backend.alias });
+      ? this.control.retryAll(filter, { alias: backend.alias })
+      : this.control.removeAll(filter, { alias: backend.alias });
   }
 
   private describe(action: BulkAction, target: BulkTarget): string {

@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 /**
  * Limits that turn the indicator down when any queue crosses them. Each is
  * checked per queue; leave one out to not check it.
@@ -20,9 +21,7 @@ export interface HealthThresholds {
  *
  * @publicApi
  */
-export interface ThreadmillHealthOptions {
-  /** Backend alias to check. Default: the only configured alias, else `'default'`. */
-  backend?: string;
+export interface ThreadmillHealthOptions extends AliasOption {
   /** How long the backend may take to answer. Default 1000 ms. */
   timeoutMs?: number;
   /** Window of the rates (ingress, egress, failed). Default 60 000 ms. */

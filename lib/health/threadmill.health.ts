@@ -18,6 +18,7 @@ import { promiseTimeout } from '../utils/promise-timeout.util';
 import { InProcessWorker } from '../worker/in-process/in-process.worker';
 import { assessPoolHealth } from '../worker/pool/worker-health.server';
 import type { HealthThresholds, ThreadmillHealthOptions } from './health-thresholds.interface';
+import { aliasOption } from '../utils/alias-option.util';
 
 type TerminusModule = typeof import('@nestjs/terminus');
 
@@ -70,7 +71,7 @@ export class ThreadmillHealthIndicator {
     options: ThreadmillHealthOptions = {},
   ): Promise<HealthIndicatorResult> {
     const registry = this.moduleRef.get(BackendRegistry, { strict: false });
-    const alias = options.backend ?? registry.defaultAlias;
+    const alias = aliasOption(options, 'ThreadmillHealth.isHealthy') ?? registry.defaultAlias;
     const session = this.indicatorService().check(key);
     const backend = registry.get(alias);
     const timeoutMs = options.timeoutMs ?? 1000;

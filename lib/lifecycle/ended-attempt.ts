@@ -21,7 +21,7 @@ export function endAttempt(
   ended: AbandonedAttempt,
   error: TaskErrorRecord,
   at: Date,
-  backend: string,
+  alias: string,
 ): TaskRecord {
   if (ended.record === null) {
     // Its last error says why it cannot run again.
@@ -29,7 +29,7 @@ export function endAttempt(
       CorruptTaskDataError.name,
       corruptTaskData(ended.id, 'its stored data cannot be read'),
     );
-    return unreadableRecord(ended.id, { queue: ended.queue, backend }, at, [error, unreadable]);
+    return unreadableRecord(ended.id, { queue: ended.queue, alias }, at, [error, unreadable]);
   }
   return nextAttempt(ended.record, error, at);
 }

@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 import type { QueueCounts } from '../core/backend-telemetry.interface';
 import type { QueueLimits } from '../core/queue-limits';
 
@@ -22,6 +23,8 @@ export interface QueueState {
 export interface QueueSummary {
   queue: string;
   /** The backend alias the queue belongs to. */
+  alias: string;
+  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
   backend: string;
   counts: QueueCounts;
   state: QueueState;
@@ -32,7 +35,4 @@ export interface QueueSummary {
  *
  * @publicApi
  */
-export interface QueueTargetOptions {
-  /** The backend alias; the only one configured, else `default`, when absent. */
-  backend?: string;
-}
+export type QueueTargetOptions = AliasOption;

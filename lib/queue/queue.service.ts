@@ -4,6 +4,7 @@ import { hasLimits, type QueueLimits } from '../core/queue-limits';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { BackendRegistry } from '../backends/backend.registry';
 import type { QueueState, QueueSummary, QueueTargetOptions } from './queue-state.interface';
+import { aliasOption } from '../utils/alias-option.util';
 
 /** The telemetry window `list` asks for; only its counts are reported, which no window changes. */
 const COUNTS_WINDOW_MS = 60_000;
@@ -108,6 +109,7 @@ export class QueueService {
     const paused = new Set(pausedQueues);
     return backend.queues.map((queue) => ({
       queue,
+      alias: backend.alias,
       backend: backend.alias,
       counts: telemetry.queues[queue].counts,
       state: { paused: paused.has(queue), limits: limits[queue] ?? null },
@@ -115,7 +117,7 @@ export class QueueService {
   }
 
   private backendOf(options: QueueTargetOptions): TaskBackend {
-    return this.backends.get(options.backend ?? this.backends.defaultAlias);
+    return this.backends.get(aliasOption(options, 'QueueService') ?? this.backends.defaultAlias);
   }
 
   private knownQueueOf(queue: string, options: QueueTargetOptions): TaskBackend {

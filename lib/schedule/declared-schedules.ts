@@ -11,7 +11,7 @@ import { resolveSchedule, type ScheduleDefinition } from './schedule-definition'
 export interface DeclaredSchedule {
   readonly id: string;
   /** The alias of the backend that stores it: the task's. */
-  readonly backend: string;
+  readonly alias: string;
   readonly definition: ScheduleDefinition;
 }
 
@@ -44,7 +44,7 @@ export class DeclaredSchedules implements OnApplicationBootstrap {
 
   /** The declared schedules a backend stores. */
   forBackend(alias: string): DeclaredSchedule[] {
-    return this.all().filter((schedule) => schedule.backend === alias);
+    return this.all().filter((schedule) => schedule.alias === alias);
   }
 
   private resolve(): DeclaredSchedule[] {
@@ -61,14 +61,14 @@ export class DeclaredSchedules implements OnApplicationBootstrap {
           throw new InvalidTaskError(duplicateScheduleId(id, first, task.place));
         }
         places.set(id, task.place);
-        declared.push({ id, backend, definition });
+        declared.push({ id, alias: backend, definition });
       });
     }
     return declared;
   }
 
   private backendOf(task: TaskDefinition, definition: ScheduleDefinition): string {
-    const alias = task.options.backend ?? this.backends.defaultAlias;
+    const alias = task.options.alias ?? this.backends.defaultAlias;
     const backend = this.backends.find(alias);
     if (!backend) {
       throw new InvalidTaskError(backendNotConfigured(task.name, alias, this.backends.aliases));

@@ -12,6 +12,8 @@ import type { ScheduleDefinition } from './schedule-definition';
 export interface ScheduleInfo {
   readonly id: string;
   /** The alias of the backend that stores it and its tasks. */
+  readonly alias: string;
+  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
   readonly backend: string;
   readonly task: string;
   readonly cron?: string;
@@ -48,13 +50,14 @@ export interface ScheduleInfo {
 export function scheduleInfo(
   stored: StoredSchedule,
   definition: ScheduleDefinition,
-  backend: string,
+  alias: string,
   lastStatus: TaskResultStatus | null,
 ): ScheduleInfo {
   const { rule } = definition;
   return {
     id: stored.id,
-    backend,
+    alias,
+    backend: alias,
     task: definition.task,
     ...('cron' in rule ? { cron: rule.cron, timezone: rule.timezone } : { every: rule.every }),
     args: definition.args,

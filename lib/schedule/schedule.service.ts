@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 import { Injectable, type LoggerService } from '@nestjs/common';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { TaskResultDoesNotExist } from '../core/errors/task-result-does-not-exist.error';
@@ -27,15 +28,14 @@ import { scheduleInfo, type ScheduleInfo } from './schedule-info';
 import { syncDeclared } from './schedule-sync';
 import { ScheduleTicker } from './schedule-ticker';
 import { TickSequence } from './tick-sequence';
+import { aliasOption } from '../utils/alias-option.util';
 
 /**
  * Which backend's schedules a call is about. Default: the app's default backend.
  *
  * @publicApi
  */
-export interface ScheduleLookup {
-  backend?: string;
-}
+export type ScheduleLookup = AliasOption;
 
 /** What a worker pool's main process does with schedules (see MaintenanceSchedule). */
 export interface PoolSchedules {
@@ -84,7 +84,10 @@ export class ScheduleService {
       throw new InvalidTaskError(scheduleTaskNotRegistered(id, options.task, this.registry.names));
     }
     const definition = resolveSchedule(id, options.task, options, 'ScheduleService.add');
-    const alias = options.backend ?? task.options.backend ?? this.backends.defaultAlias;
+    const alias =
+      aliasOption(options, 'ScheduleService.add') ??
+      task.options.alias ??
+      this.backends.defaultAlias;
     const { backend, store } = this.storeOf(alias);
     const queue = definition.queue ?? task.options.queue;
     if (!backend.queues.includes(queue)) {
@@ -106,7 +109,7 @@ export class ScheduleService {
         nextTickMs,
       });
     }
-    return this.get(id, { backend: alias });
+    return this.get(id, { alias: alias });
   }
 
   /** Removes a schedule (declared ones come back when a pool starts with them). Whether it was stored. */
@@ -143,7 +146,7 @@ export class ScheduleService {
    */
   async trigger(id: string, lookup: ScheduleLookup = {}): Promise<TaskResult> {
     const info = await this.get(id, lookup);
-    const { store } = this.storeOf(info.backend);
+    const { store } = this.storeOf(info.alias);
     const tickAt = new Date(await store.scheduleClock());
     return this.tasks.enqueueScheduled(
       info.task,
@@ -184,7 +187,7 @@ export class ScheduleService {
         await this.tasks.enqueueScheduled(
           definition.task,
           definition.args,
-          this.overridesOf({ ...definition, backend: backend.alias }, taskId),
+          this.overridesOf({ ...definition, alias: backend.alias }, taskId),
           { id: scheduleId, tickAt: new Date(tickMs) },
         );
       },
@@ -211,12 +214,12 @@ export class ScheduleService {
   }
 
   private overridesOf(
-    target: { backend: string; queue?: string; priority?: number },
+    target: { alias: string; queue?: string; priority?: number },
     id: string,
-  ): { id: string; backend: string; queue?: string; priority?: number } {
+  ): { id: string; alias: string; queue?: string; priority?: number } {
     return {
       id,
-      backend: target.backend,
+      alias: target.alias,
       ...(target.queue === undefined ? {} : { queue: target.queue }),
       ...(target.priority === undefined ? {} : { priority: target.priority }),
     };
@@ -234,7 +237,7 @@ export class ScheduleService {
       const { id: storedId, definition: text, origin, app } = stored;
       await store.putSchedule({ id: storedId, definition: text, origin, app, paused, nextTickMs });
     }
-    return this.get(id, { backend: alias });
+    return this.get(id, { alias: alias });
   }
 
   private async storedOf(id: string, alias: string): Promise<StoredSchedule> {
@@ -263,7 +266,7 @@ export class ScheduleService {
   }
 
   private aliasOf(lookup: ScheduleLookup): string {
-    return lookup.backend ?? this.backends.defaultAlias;
+    return aliasOption(lookup, 'ScheduleService') ?? this.backends.defaultAlias;
   }
 
   private storeOf(alias: string): { backend: TaskBackend; store: ScheduleStore } {

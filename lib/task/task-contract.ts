@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 import type { TaskBackoff, TaskOptions, UniqueOverrides } from '../core/task-options.interface';
 import type { ResolvedTaskOptions, TaskTarget } from './task-definition';
 import { resolveTaskOptions } from './task-options.resolver';
@@ -8,15 +9,13 @@ import { resolveTaskOptions } from './task-options.resolver';
  *
  * @publicApi
  */
-export interface TaskContractOptions<A extends readonly unknown[]> {
+export interface TaskContractOptions<A extends readonly unknown[]> extends AliasOption {
   /** Stable name stored with every enqueued task; the worker's `@Task` runs it by this name. */
   name: string;
   /** Queue the task is enqueued on. Default: `'default'`. */
   queue?: string;
   /** Whole number from -100 to 100; higher runs first. Default: 0. */
   priority?: number;
-  /** Alias of the backend that stores the task. Default: the app's default backend. */
-  backend?: string;
   /** Tries after the first (whole number, 0 to 100). Default: 0. */
   retries?: number;
   /** Wait between attempts. Default: exponential from 1 s, at most 1 hour, with jitter. */
@@ -43,6 +42,7 @@ export const CONTRACT_OPTION_KEYS = [
   'name',
   'queue',
   'priority',
+  'alias',
   'backend',
   'retries',
   'backoff',

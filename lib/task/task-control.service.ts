@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 import { Injectable } from '@nestjs/common';
 import { invalidFinishedFilter, invalidCancelFilter } from '../core/control.messages';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
@@ -19,6 +20,7 @@ import { BackendRegistry } from '../backends/backend.registry';
 import { holderAnswer } from './holder-answer';
 import { sweepSegment } from './segment-sweep';
 import { decideCancel } from '../lifecycle/cancel-decision';
+import { aliasOption } from '../utils/alias-option.util';
 
 /** What `cancel` did, and the task as it stands after it. */
 export interface TaskCancellation<T = unknown> {
@@ -35,9 +37,7 @@ export interface TaskCancellation<T = unknown> {
 /** Which waiting tasks `cancelWaiting` cancels: those of a queue, or of a task name (in every queue). */
 export type WaitingTaskFilter = { queue: string } | { taskName: string };
 
-export interface CancelWaitingOptions {
-  /** The backend alias; default: the only configured, else `'default'`. */
-  backend?: string;
+export interface CancelWaitingOptions extends AliasOption {
   /** Tasks read per call to the store (default 100). */
   batchSize?: number;
 }
@@ -57,10 +57,7 @@ export interface FinishedTaskFilter {
   status: 'FAILED' | 'CANCELLED' | 'SUCCESSFUL';
 }
 
-export interface ManualControlOptions {
-  /** The backend alias; default: the only configured, else `'default'`. */
-  backend?: string;
-}
+export type ManualControlOptions = AliasOption;
 
 const DEFAULT_BATCH = 100;
 const WAITING_SEGMENTS: readonly QueueSegment[] = ['ready', 'deferred'];
@@ -100,7 +97,7 @@ export class TaskControlService {
     id: string,
     options: ManualControlOptions = {},
   ): Promise<TaskCancellation<T>> {
-    const alias = options.backend ?? this.backends.defaultAlias;
+    const alias = this.aliasOf(options);
     const { outcome, record } = await holderAnswer(this.backends.get(alias), id);
     return { outcome, result: new TaskResult<T>(record, this.backends.sourceFor(alias)) };
   }
@@ -118,7 +115,7 @@ export class TaskControlService {
     filter: WaitingTaskFilter,
     options: CancelWaitingOptions = {},
   ): Promise<number> {
-    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    const backend = this.backends.get(this.aliasOf(options));
     const batch = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH));
     const queues = 'queue' in filter ? [filter.queue] : backend.queues;
     const taskName = 'taskName' in filter ? filter.taskName : null;
@@ -153,7 +150,7 @@ export class TaskControlService {
    * @throws UnknownBackendError when no backend has this alias.
    */
   async retry<T = unknown>(id: string, options: ManualControlOptions = {}): Promise<TaskRetry<T>> {
-    const alias = options.backend ?? this.backends.defaultAlias;
+    const alias = this.aliasOf(options);
     const backend = this.backends.get(alias);
     const record = await backend.tasks.getResult(id);
     const done = await this.retryRecord(backend, record);
@@ -179,7 +176,7 @@ export class TaskControlService {
    * @throws UnknownBackendError when no backend has this alias.
    */
   async remove(id: string, options: ManualControlOptions = {}): Promise<RemoveOutcome> {
-    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    const backend = this.backends.get(this.aliasOf(options));
     const record = await backend.tasks.getResult(id);
     if (!FINISHED_STATUSES.has(record.status)) return 'not-final';
     if (await backend.control.removeFinished(record)) return 'removed';
@@ -229,7 +226,7 @@ export class TaskControlService {
     options: CancelWaitingOptions,
     act: (backend: TaskBackend, record: TaskRecord) => Promise<boolean>,
   ): Promise<number> {
-    const backend = this.backends.get(options.backend ?? this.backends.defaultAlias);
+    const backend = this.backends.get(this.aliasOf(options));
     assertKnownQueue(backend.alias, backend.queues, filter.queue);
     const handled = new Set<string>();
     const where = {
@@ -267,5 +264,9 @@ export class TaskControlService {
       if (error instanceof TaskResultDoesNotExist) return null;
       throw error;
     }
+  }
+
+  private aliasOf(options: AliasOption): string {
+    return aliasOption(options, 'TaskControlService') ?? this.backends.defaultAlias;
   }
 }

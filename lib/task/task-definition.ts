@@ -11,7 +11,7 @@ export interface ResolvedTaskOptions {
   readonly queue: string;
   readonly priority: number;
   /** Absent when the task names none: the app's default backend (BackendRegistry.defaultAlias). */
-  readonly backend?: string;
+  readonly alias?: string;
   readonly takesContext: boolean;
   /** Absent when the task sets none (fail once). */
   readonly retries?: number;

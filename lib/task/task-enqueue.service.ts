@@ -13,6 +13,7 @@ import { taskTracer } from '../telemetry/task-tracer';
 import { enqueueInSlices } from './enqueue-slices';
 import type { TaskTarget } from './task-definition';
 import { buildTaskRecord } from './task-record.builder';
+import { aliasOption } from '../utils/alias-option.util';
 
 /**
  * The one way a task gets stored, whichever call TaskService took: the
@@ -53,7 +54,7 @@ export class TaskEnqueueService {
       {
         taskName: target.name,
         queue: overrides.queue ?? target.options.queue,
-        backend: backend.alias,
+        alias: backend.alias,
         count: argsList.length,
       },
       (traceContext) => this.store<T>(target, backend, argsList, overrides, tick, traceContext),
@@ -98,7 +99,8 @@ export class TaskEnqueueService {
   }
 
   private backendFor(target: TaskTarget, overrides: TaskOverrides): TaskBackend {
-    const alias = overrides.backend ?? target.options.backend ?? this.backends.defaultAlias;
+    const alias =
+      aliasOption(overrides, 'using(...)') ?? target.options.alias ?? this.backends.defaultAlias;
     const backend = this.backends.find(alias);
     if (!backend) {
       throw new InvalidTaskError(backendNotConfigured(target.name, alias, this.backends.aliases));

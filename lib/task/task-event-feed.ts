@@ -1,3 +1,4 @@
+import type { AliasOption } from '../core/alias-option.interface';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   LIVE_TASK_EVENTS,
@@ -8,6 +9,7 @@ import type { TaskBackend } from '../core/task-backend.interface';
 import { recordWithProgress } from '../core/task-progress';
 import { TaskResult, type TaskRecordSource } from '../core/task-result';
 import { BackendRegistry } from '../backends/backend.registry';
+import { aliasOption } from '../utils/alias-option.util';
 
 /**
  * The events heard from every process that shares a backend: `'finished'`
@@ -32,9 +34,7 @@ export type CrossProcessListener = (result: TaskResult) => void | Promise<void>;
  *
  * @publicApi
  */
-export interface TaskEventFilter {
-  /** The backend alias whose tasks to hear. Default: the only one configured, else `'default'`. */
-  backend?: string;
+export interface TaskEventFilter extends AliasOption {
   /** Only tasks of this stable name, e.g. `'MailTasks.sendWelcome'`. Default: all. */
   task?: string;
 }
@@ -74,7 +74,7 @@ export class TaskEventFeed {
     listener: CrossProcessListener,
     filter: TaskEventFilter = {},
   ): Promise<() => Promise<void>> {
-    const alias = filter.backend ?? this.backends.defaultAlias;
+    const alias = aliasOption(filter, 'TaskEvents') ?? this.backends.defaultAlias;
     const backend = this.backends.get(alias);
     const source = this.backends.sourceFor(alias);
     const hear = (task: HeardTask): void => {

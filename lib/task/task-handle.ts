@@ -4,6 +4,8 @@ import type { TaskResult } from '../core/task-result';
 import type { WaitForResultOptions } from '../core/wait-for-finished';
 import type { ManualControlOptions, TaskCancellation } from './task-control.service';
 import type { TaskTarget } from './task-definition';
+import { aliasOption } from '../utils/alias-option.util';
+import type { AliasOption } from '../core/alias-option.interface';
 
 /** What a handle needs from the service; keeps the two files free of a cycle. */
 export interface TaskEnqueuer {
@@ -12,11 +14,8 @@ export interface TaskEnqueuer {
     argsList: readonly (readonly unknown[])[],
     overrides: TaskOverrides,
   ): Promise<EnqueuedTaskResult<R>[]>;
-  getResult<R>(id: string, backend?: string): Promise<TaskResult<R>>;
-  waitForResult<R>(
-    id: string,
-    options: WaitForResultOptions & { backend?: string },
-  ): Promise<TaskResult<R>>;
+  getResult<R>(id: string, alias?: string): Promise<TaskResult<R>>;
+  waitForResult<R>(id: string, options: WaitForResultOptions & AliasOption): Promise<TaskResult<R>>;
   cancel<R>(id: string, options: ManualControlOptions): Promise<TaskCancellation<R>>;
 }
 
@@ -48,7 +47,7 @@ export class TaskHandle<A extends readonly unknown[] = readonly unknown[], R = u
   /**
    * A handle whose enqueues use these per-call overrides (merged over this handle's).
    *
-   * @param overrides priority, queue, backend, runAfter, id, key and the rest of TaskOverrides.
+   * @param overrides priority, queue, alias, runAfter, id, key and the rest of TaskOverrides.
    */
   using(overrides: TaskOverrides): TaskHandle<A, R> {
     return new TaskHandle(this.enqueuer, this.target, { ...this.overrides, ...overrides });
@@ -82,7 +81,7 @@ export class TaskHandle<A extends readonly unknown[] = readonly unknown[], R = u
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
   getResult(id: string): Promise<TaskResult<R>> {
-    return this.enqueuer.getResult<R>(id, this.backend());
+    return this.enqueuer.getResult<R>(id, this.alias());
   }
 
   /**
@@ -96,7 +95,7 @@ export class TaskHandle<A extends readonly unknown[] = readonly unknown[], R = u
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
   waitForResult(id: string, options: WaitForResultOptions = {}): Promise<TaskResult<R>> {
-    return this.enqueuer.waitForResult<R>(id, { ...options, backend: this.backend() });
+    return this.enqueuer.waitForResult<R>(id, { ...options, alias: this.alias() });
   }
 
   /**
@@ -107,11 +106,11 @@ export class TaskHandle<A extends readonly unknown[] = readonly unknown[], R = u
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    */
   cancel(id: string): Promise<TaskCancellation<R>> {
-    return this.enqueuer.cancel<R>(id, { backend: this.backend() });
+    return this.enqueuer.cancel<R>(id, { alias: this.alias() });
   }
 
   /** The alias the task's runs are stored on; undefined for the app's default. */
-  private backend(): string | undefined {
-    return this.overrides.backend ?? this.target().options.backend;
+  private alias(): string | undefined {
+    return aliasOption(this.overrides, 'using(...)') ?? this.target().options.alias;
   }
 }

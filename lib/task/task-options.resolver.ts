@@ -14,6 +14,7 @@ import {
 import { isValidName } from '../core/validate-name.util';
 import type { ResolvedTaskOptions } from './task-definition';
 import { checkTaskUnique } from './task-uniqueness';
+import { aliasOption } from '../utils/alias-option.util';
 
 /**
  * A task's options with their defaults, each checked, whether `@Task` or
@@ -33,9 +34,9 @@ export function resolveTaskOptions(
   if (!isValidName(name)) throw new InvalidTaskError(invalidName('task', name));
   const queue = options.queue ?? DEFAULT_QUEUE;
   if (!isValidName(queue)) throw new InvalidTaskError(invalidName('queue', queue));
-  const { backend } = options;
-  if (backend !== undefined && !isValidName(backend)) {
-    throw new InvalidTaskError(invalidName('backend alias', backend));
+  const alias = aliasOption(options, `Task ${name}`);
+  if (alias !== undefined && !isValidName(alias)) {
+    throw new InvalidTaskError(invalidName('backend alias', alias));
   }
   const priority = options.priority ?? 0;
   if (!Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
@@ -60,7 +61,7 @@ export function resolveTaskOptions(
     name,
     queue,
     priority,
-    ...(backend === undefined ? {} : { backend }),
+    ...(alias === undefined ? {} : { alias }),
     takesContext,
     ...(options.retries === undefined ? {} : { retries: options.retries }),
     ...(options.backoff === undefined ? {} : { backoff: { ...options.backoff } }),

@@ -18,6 +18,8 @@ import { TaskHandle, type TaskEnqueuer } from './task-handle';
 import type { TaskArgs, TaskClass, TaskMethodName, TaskReturn } from './task-method.types';
 import { TaskEnqueueService } from './task-enqueue.service';
 import { TaskRegistry } from './task.registry';
+import { aliasOption } from '../utils/alias-option.util';
+import type { AliasOption } from '../core/alias-option.interface';
 
 /**
  * Enqueues tasks and reads their results. Arguments are checked by the
@@ -66,7 +68,7 @@ export class TaskService implements TaskEnqueuer {
    * @param task a contract (`defineTask`), or the provider class that declares the task.
    * @param method the `@Task` method's name, with a class.
    * @param args the arguments (without the TaskContext).
-   * @param overrides priority, queue, backend, runAfter or delayMs, retry policy, id and unique key.
+   * @param overrides priority, queue, alias, runAfter or delayMs, retry policy, id and unique key.
    * @throws InvalidTaskError naming the task when the method is no task, an option is invalid,
    *   an argument would not survive a JSON round trip or the arguments exceed the backend's
    *   maxPayloadBytes (default 1 MiB).
@@ -185,16 +187,16 @@ export class TaskService implements TaskEnqueuer {
    * The current state of a task.
    *
    * @param id the id of an enqueued task.
-   * @param backend the alias it was enqueued on; default: the only configured, else `'default'`.
+   * @param alias the backend alias it was enqueued on; default: the only configured, else `'default'`.
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    * @throws UnknownBackendError when no backend has this alias.
    */
   async getResult<T = unknown>(
     id: string,
-    backend: string = this.backends.defaultAlias,
+    alias: string = this.backends.defaultAlias,
   ): Promise<TaskResult<T>> {
-    const record = await this.backends.get(backend).tasks.getResult(id);
-    return new TaskResult<T>(record, this.backends.sourceFor(backend));
+    const record = await this.backends.get(alias).tasks.getResult(id);
+    return new TaskResult<T>(record, this.backends.sourceFor(alias));
   }
 
   /**
@@ -204,16 +206,16 @@ export class TaskService implements TaskEnqueuer {
    * its results table on a short interval while anyone waits).
    *
    * @param id the id of an enqueued task.
-   * @param options `timeoutMs` (absent: wait until final) and the `backend` alias (default as getResult's).
+   * @param options `timeoutMs` (absent: wait until final) and the backend `alias` (default as getResult's).
    * @throws TaskWaitTimeoutError when `timeoutMs` passes first: the task goes on.
    * @throws TaskResultDoesNotExist for an unknown or expired id.
    * @throws UnknownBackendError when no backend has this alias.
    */
   async waitForResult<T = unknown>(
     id: string,
-    options: WaitForResultOptions & { backend?: string } = {},
+    options: WaitForResultOptions & AliasOption = {},
   ): Promise<TaskResult<T>> {
-    const alias = options.backend ?? this.backends.defaultAlias;
+    const alias = aliasOption(options, 'TaskService.waitForResult') ?? this.backends.defaultAlias;
     const source = this.backends.sourceFor(alias);
     const record = await waitForFinished(source, id, options);
     return new TaskResult<T>(record, source);

@@ -10,7 +10,7 @@ import { formatTraceparent, parseTraceparent } from './w3c-trace-context';
 export interface EnqueueTarget {
   readonly taskName: string;
   readonly queue: string;
-  readonly backend: string;
+  readonly alias: string;
   readonly count: number;
 }
 
@@ -89,7 +89,7 @@ export class TaskTracer {
           [MessagingAttribute.operationType]: 'send',
           [MessagingAttribute.operationName]: 'send',
           [MessagingAttribute.taskName]: target.taskName,
-          [MessagingAttribute.backend]: target.backend,
+          [MessagingAttribute.backend]: target.alias,
           ...(target.count === 1 ? {} : { [MessagingAttribute.batchCount]: target.count }),
         },
       },

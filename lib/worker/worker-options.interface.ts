@@ -5,7 +5,7 @@
  */
 export interface WorkerOptions {
   /** Backend alias whose queues are consumed. */
-  readonly backend: string;
+  readonly alias: string;
   /** Queues in priority order: a task is taken from a later queue only when the earlier ones are empty. */
   readonly queues: readonly string[];
   /** Child processes, each with its own Nest application context. */

@@ -5,7 +5,7 @@ export const workerOptions = (
   alias: string,
   overrides: Partial<WorkerOptions> = {},
 ): WorkerOptions => ({
-  backend: alias,
+  alias: alias,
   queues: ['default'],
   processes: 1,
   threads: 1,

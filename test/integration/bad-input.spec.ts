@@ -108,7 +108,7 @@ describe('bad input (public API, real Redis)', () => {
     const enqueue = (value: unknown, overrides = {}) =>
       tasks
         .task(BadInputTasks, 'echo')
-        .using({ backend: alias, ...overrides })
+        .using({ alias: alias, ...overrides })
         .enqueue(value);
 
     it.each([
@@ -152,7 +152,7 @@ describe('bad input (public API, real Redis)', () => {
     it('refuses a bulk as a whole when one payload is over the limit', async () => {
       await expect(
         tasks.enqueueMany(BadInputTasks, 'echo', [['small'], ['x'.repeat(5 * KIB)]], {
-          backend: alias,
+          alias: alias,
         }),
       ).rejects.toThrow(InvalidTaskError);
     });
@@ -185,14 +185,14 @@ describe('bad input (public API, real Redis)', () => {
     );
 
     it('a task name no key layout can hold (by name, as the CLI enqueues)', async () => {
-      await expect(tasks.enqueueByName('bad {nope}', [[1]], { backend: alias })).rejects.toThrow(
+      await expect(tasks.enqueueByName('bad {nope}', [[1]], { alias: alias })).rejects.toThrow(
         'The task name "bad {nope}" is invalid',
       );
     });
 
     it('a queue not configured, for a name this app does not register', async () => {
       await expect(
-        tasks.enqueueByName('bad.nope', [[1]], { backend: alias, queue: 'nope' }),
+        tasks.enqueueByName('bad.nope', [[1]], { alias: alias, queue: 'nope' }),
       ).rejects.toThrow('Task "bad.nope": queue "nope" is not configured');
     });
 
@@ -225,10 +225,7 @@ describe('bad input (public API, real Redis)', () => {
     }).compile();
     await moduleRef.init();
     try {
-      const handle = moduleRef
-        .get(TaskService)
-        .task(BadInputTasks, 'echo')
-        .using({ backend: alias });
+      const handle = moduleRef.get(TaskService).task(BadInputTasks, 'echo').using({ alias: alias });
       await expect(handle.enqueue('x'.repeat(KIB * KIB))).rejects.toThrow(
         /over the limit of 1048576 bytes/,
       );
@@ -344,7 +341,7 @@ describe('bad input (public API, real Redis)', () => {
         try {
           const result = await moduleRef
             .get(ThreadmillHealthIndicator)
-            .isHealthy('threadmill', { backend: alias, timeoutMs: 3000 });
+            .isHealthy('threadmill', { alias: alias, timeoutMs: 3000 });
           expect(result.threadmill.status).toBe('down');
           const shown = JSON.stringify(result);
           expect(shown).toMatch(/WRONGPASS|invalid password|NOAUTH/i);

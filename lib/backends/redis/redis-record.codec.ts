@@ -261,13 +261,7 @@ export class RedisRecordCodec {
     workerIds: readonly string[],
     error?: TaskErrorRecord,
   ): TaskRecord {
-    return unreadableRecord(
-      id,
-      { queue, backend: this.alias },
-      at,
-      error ? [error] : [],
-      workerIds,
-    );
+    return unreadableRecord(id, { queue, alias: this.alias }, at, error ? [error] : [], workerIds);
   }
 
   /**

@@ -55,7 +55,7 @@ export class SqliteRows {
       this.logger.error(`task ${row.id} of "${this.alias}" failed: ${error.message}`);
       this.sql.deleteTask.run(row.seq);
       this.storeResult(
-        unreadableRecord(row.id, { queue: row.queue, backend: this.alias }, new Date(now), [
+        unreadableRecord(row.id, { queue: row.queue, alias: this.alias }, new Date(now), [
           { className: error.name, traceback: error.stack ?? error.message },
         ]),
         row.queue,

@@ -133,7 +133,7 @@ export class InProcessPool {
    * is one the backend refuses.
    */
   async run(): Promise<void> {
-    const { backend, queues, threads } = this.options;
+    const { alias: backend, queues, threads } = this.options;
     this.deps.logger.log(inProcessWorkerStarted(backend, queues, threads, this.deps.poolId));
     try {
       await this.maintenance.open((work) => Promise.race([work, this.stopping]));

@@ -16,6 +16,7 @@ import {
   DEFAULT_THREADS,
   heartbeatTolerance,
 } from '../worker.constants';
+import { aliasOption } from '../../utils/alias-option.util';
 
 /** The in-process worker's backend and its options as a pool's, checked and with their defaults. */
 export interface InProcessWorkerConfig {
@@ -37,7 +38,7 @@ export function resolveInProcessWorker(
   backends: BackendRegistry,
 ): InProcessWorkerConfig {
   const asked: InProcessWorkerOptions = setting === true ? {} : setting;
-  const alias = asked.backend ?? backends.defaultAlias;
+  const alias = aliasOption(asked, 'inProcessWorker') ?? backends.defaultAlias;
   const backend = backends.find(alias);
   if (!backend) {
     throw new InvalidBackendConfigError(
@@ -62,7 +63,7 @@ export function resolveInProcessWorker(
   return {
     backend,
     options: {
-      backend: alias,
+      alias: alias,
       queues: [...new Set(queues)],
       processes: 1,
       threads: wholeNumber('threads', asked.threads, DEFAULT_THREADS, 1),

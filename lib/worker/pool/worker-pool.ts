@@ -97,7 +97,7 @@ export class WorkerPool {
 
   /** Resolves when the pool stopped (signal) or drained (`--exit-empty`). */
   async run(): Promise<void> {
-    const { backend, processes, threads, queues } = this.options;
+    const { alias: backend, processes, threads, queues } = this.options;
     this.deps.logger.log(poolStarted(process.pid, backend, queues, processes, threads));
     const finished = new Promise<void>((resolve) => (this.finish = resolve));
     const journals = (this.journals = new JournalFolder(this.deps.journalRoot, this.deps.logger));
@@ -212,7 +212,7 @@ export class WorkerPool {
     // A child that found the store damaged, at work or booting, stops the pool before its
     // tasks are recovered (an urgent stop releases them) and before it could be replaced.
     if (foundStoreDamaged(state, code)) {
-      const { backend } = this.options;
+      const { alias: backend } = this.options;
       this.deps.storeCorrupt?.(new StoreCorruptError(poolStoppedStoreCorrupt(backend, state.pid)));
     }
     // A child that exited by itself settled everything first; one that crashed may have more leases.

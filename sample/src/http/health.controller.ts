@@ -22,7 +22,7 @@ export class HealthController {
     return this.health.check([
       () =>
         this.threadmill.isHealthy('threadmill', {
-          backend: sampleConfig.alias,
+          alias: sampleConfig.alias,
           thresholds: sampleConfig.healthThresholds,
         }),
     ]);
@@ -34,7 +34,7 @@ export class HealthController {
     return this.health.check([
       () =>
         this.threadmill.isHealthy('threadmill', {
-          backend: sampleConfig.alias,
+          alias: sampleConfig.alias,
           requireMaintenance: false,
         }),
     ]);

@@ -49,7 +49,7 @@ export class TasksController {
     }
     try {
       const [result] = await this.tasks.enqueueByName(name, [args], {
-        backend: sampleConfig.alias,
+        alias: sampleConfig.alias,
         ...overrides,
       });
       return { id: result.id, created: result.created };
@@ -67,7 +67,7 @@ export class TasksController {
   @HttpCode(HttpStatus.OK)
   async cancel(@Param('id') id: string): Promise<{ outcome: CancelOutcome; result: TaskRecord }> {
     try {
-      const { outcome, result } = await this.control.cancel(id, { backend: sampleConfig.alias });
+      const { outcome, result } = await this.control.cancel(id, { alias: sampleConfig.alias });
       return { outcome, result: result.toRecord() };
     } catch (error) {
       if (error instanceof TaskResultDoesNotExist) throw new NotFoundException(error.message);

@@ -63,17 +63,17 @@ describe('ThreadmillHealthIndicator', () => {
     beforeEach(() => boot(testRedisUrl(), { maintenanceInterval: 100 }));
 
     it('is down and says so while no maintenance pass ever ran', async () => {
-      const result = await indicator.isHealthy('queue', { backend: alias });
+      const result = await indicator.isHealthy('queue', { alias: alias });
       expect(result.queue.status).toBe('down');
       expect(result.queue.message).toContain('no maintenance heartbeat was ever written');
       expect(result.queue.heartbeatAgeMs).toBeNull();
     });
 
     it('is up after a maintenance pass, with every queue counted', async () => {
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias, queue: 'emails' });
       await runMaintenancePass(backend);
-      const result = await indicator.isHealthy('queue', { backend: alias });
+      const result = await indicator.isHealthy('queue', { alias: alias });
       expect(result.queue).toMatchObject({
         status: 'up',
         backend: alias,
@@ -91,7 +91,7 @@ describe('ThreadmillHealthIndicator', () => {
       const beat = (await backend.reads.maintenanceHeartbeat())!.getTime();
       await waitFor(() => Date.now() - beat > 150, { what: 'the heartbeat to age' });
       const result = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         maxHeartbeatAgeMs: 100,
       });
       expect(result.queue.status).toBe('down');
@@ -100,21 +100,21 @@ describe('ThreadmillHealthIndicator', () => {
 
     it('defaults the heartbeat limit to three maintenance intervals, at least 3 s', async () => {
       await runMaintenancePass(backend);
-      const result = await indicator.isHealthy('queue', { backend: alias });
+      const result = await indicator.isHealthy('queue', { alias: alias });
       expect(result.queue.status).toBe('up');
     });
 
     it('turns down when a queue crosses a threshold, naming queue and limit', async () => {
       await runMaintenancePass(backend);
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias });
       const within = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         thresholds: { maxReady: 2 },
       });
       expect(within.queue.status).toBe('up');
       const over = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         thresholds: { maxReady: 1, maxFailedInWindow: 0 },
       });
       expect(over.queue.status).toBe('down');
@@ -125,10 +125,10 @@ describe('ThreadmillHealthIndicator', () => {
     it('reports a paused queue in its details, up, its backlog not held to maxReady', async () => {
       await runMaintenancePass(backend);
       await backend.control.pauseQueue('emails');
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
-      await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias, queue: 'emails' });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias, queue: 'emails' });
+      await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias, queue: 'emails' });
       const result = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         thresholds: { maxReady: 1 },
       });
       expect(result.queue).toMatchObject({
@@ -137,7 +137,7 @@ describe('ThreadmillHealthIndicator', () => {
       });
       await backend.control.resumeQueue('emails');
       const resumed = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         thresholds: { maxReady: 1 },
       });
       expect(resumed.queue.status).toBe('down');
@@ -146,7 +146,7 @@ describe('ThreadmillHealthIndicator', () => {
 
     it('can leave the maintenance check out, for a web app probe', async () => {
       const result = await indicator.isHealthy('queue', {
-        backend: alias,
+        alias: alias,
         requireMaintenance: false,
       });
       expect(result.queue.status).toBe('up');
@@ -157,7 +157,7 @@ describe('ThreadmillHealthIndicator', () => {
     const port = await freePort();
     await boot(`redis://user:s3cret-pass@127.0.0.1:${port}`, { connectTimeout: 200 });
     const started = Date.now();
-    const result = await indicator.isHealthy('queue', { backend: alias, timeoutMs: 500 });
+    const result = await indicator.isHealthy('queue', { alias: alias, timeoutMs: 500 });
     expect(Date.now() - started).toBeLessThan(2000);
     expect(result.queue.status).toBe('down');
     expect(result.queue.message).toContain(`Backend "${alias}" did not answer`);
@@ -176,9 +176,9 @@ describe('ThreadmillHealthIndicator', () => {
       const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       try {
-        await tasks.enqueue(HealthTasks, 'noop', [], { backend: alias });
+        await tasks.enqueue(HealthTasks, 'noop', [], { alias: alias });
         await runMaintenancePass(backend);
-        const degraded = await indicator.isHealthy('queue', { backend: alias });
+        const degraded = await indicator.isHealthy('queue', { alias: alias });
         expect(degraded.queue).toMatchObject({
           status: 'up',
           warnings: [
@@ -193,7 +193,7 @@ describe('ThreadmillHealthIndicator', () => {
           () => runMaintenancePass(backend).then(() => backend.storeCondition?.()?.dataLost),
           { what: 'the backend to reconnect and find the data gone' },
         );
-        const down = await indicator.isHealthy('queue', { backend: alias });
+        const down = await indicator.isHealthy('queue', { alias: alias });
         expect(down.queue.status).toBe('down');
         expect(down.queue.message).toMatch(
           new RegExp(`^Threadmill backend "${alias}": the data in Redis at .* is gone\\.`),

@@ -139,7 +139,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
         const backend = moduleRef.get<TaskBackend>(getBackendToken(alias));
         const tasks = moduleRef.get(TaskService);
         const enqueued = await Promise.all(
-          [1, 2, 3].map((n) => tasks.enqueue(InProcessTasks, 'double', [n], { backend: alias })),
+          [1, 2, 3].map((n) => tasks.enqueue(InProcessTasks, 'double', [n], { alias: alias })),
         );
         const results = await Promise.all(enqueued.map((e) => e.wait({ timeoutMs: 10_000 })));
         expect(results.map((r) => r.returnValue)).toEqual([
@@ -168,7 +168,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
           async () => {
             const result = await moduleRef
               .get(ThreadmillHealthIndicator)
-              .isHealthy('threadmill', { backend: alias });
+              .isHealthy('threadmill', { alias: alias });
             return result.threadmill.inProcessWorker?.done === 3 ? result.threadmill : null;
           },
           { what: 'the health check counting the 3 tasks' },
@@ -212,7 +212,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
     app = moduleRef;
     const enqueued = await moduleRef
       .get(TaskService)
-      .enqueue(InProcessTasks, 'double', [21], { backend: alias });
+      .enqueue(InProcessTasks, 'double', [21], { alias: alias });
     expect((await enqueued.wait({ timeoutMs: 10_000 })).returnValue).toEqual({
       n: 42,
       pid: process.pid,
@@ -262,7 +262,7 @@ describe('the in-process worker (ThreadmillModule inProcessWorker)', () => {
       const backend = moduleRef.get<TaskBackend>(getBackendToken(alias));
       const enqueued = await moduleRef
         .get(TaskService)
-        .enqueue(InProcessTasks, 'double', [1], { backend: alias });
+        .enqueue(InProcessTasks, 'double', [1], { alias: alias });
       // A pass of the test's own: had the worker started, its beat would precede it.
       await runMaintenancePass(backend);
       expect(await backend.pools.list()).toEqual([]);

@@ -53,12 +53,14 @@ describe('QueueService', () => {
     await expect(queues.list()).resolves.toEqual([
       {
         queue: 'default',
+        alias: 'default',
         backend: 'default',
         counts: { ready: 0, running: 0, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
         state: { paused: false, limits: null },
       },
       {
         queue: 'loud',
+        alias: 'default',
         backend: 'default',
         counts: { ready: 1, running: 1, deferred: 0, successful: 0, failed: 0, cancelled: 0 },
         state: { paused: true, limits: null },
@@ -67,25 +69,56 @@ describe('QueueService', () => {
   });
 
   it('pauses a queue of the named backend only, and resumes it', async () => {
-    await queues.pause('default', { backend: 'other' });
-    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({
+    await queues.pause('default', { alias: 'other' });
+    await expect(queues.state('default', { alias: 'other' })).resolves.toEqual({
       paused: true,
       limits: null,
     });
     await expect(queues.state('default')).resolves.toEqual({ paused: false, limits: null });
-    expect((await queues.list({ backend: 'other' })).map((q) => [q.queue, q.state])).toEqual([
+    expect((await queues.list({ alias: 'other' })).map((q) => [q.queue, q.state])).toEqual([
       ['default', { paused: true, limits: null }],
       ['reports', { paused: false, limits: { concurrency: 2 } }],
     ]);
-    await queues.resume('default', { backend: 'other' });
-    await expect(queues.state('default', { backend: 'other' })).resolves.toEqual({
+    await queues.resume('default', { alias: 'other' });
+    await expect(queues.state('default', { alias: 'other' })).resolves.toEqual({
       paused: false,
       limits: null,
     });
   });
 
+  it('reads the deprecated option backend as alias, with a deprecation warning once', async () => {
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await queues.pause('reports', { backend: 'other' });
+      await queues.resume('reports', { backend: 'other' });
+      await queues.pause('reports', { backend: 'other' });
+      expect(emitWarning.mock.calls).toEqual([
+        [
+          'QueueService: the option "backend" is now named "alias" (same value); "backend" is read until 0.4.0.',
+          { type: 'DeprecationWarning', code: 'THREADMILL_BACKEND_OPTION' },
+        ],
+      ]);
+    } finally {
+      emitWarning.mockRestore();
+    }
+    await expect(queues.state('reports', { alias: 'other' })).resolves.toMatchObject({
+      paused: true,
+    });
+  });
+
+  it('refuses alias and backend naming different backends', async () => {
+    await expect(queues.pause('default', { alias: 'default', backend: 'other' })).rejects.toThrow(
+      new UnknownBackendError(
+        'QueueService sets alias "default" and backend "other", its deprecated name: keep alias alone.',
+      ),
+    );
+    await expect(queues.state('default', { alias: 'other' })).resolves.toMatchObject({
+      paused: false,
+    });
+  });
+
   it('sets limits at run time over the configured ones, and lifts them with null or {}', async () => {
-    const other = { backend: 'other' };
+    const other = { alias: 'other' };
     await queues.setLimits('reports', { rateLimit: { max: 10, perMs: 1000 } }, other);
     await expect(queues.state('reports', other)).resolves.toEqual({
       paused: false,
@@ -125,7 +158,7 @@ describe('QueueService', () => {
   });
 
   it('refuses an unknown backend alias', async () => {
-    await expect(queues.pause('default', { backend: 'nope' })).rejects.toThrow(UnknownBackendError);
-    await expect(queues.list({ backend: 'nope' })).rejects.toThrow(/"default", "other"/);
+    await expect(queues.pause('default', { alias: 'nope' })).rejects.toThrow(UnknownBackendError);
+    await expect(queues.list({ alias: 'nope' })).rejects.toThrow(/"default", "other"/);
   });
 });

@@ -31,7 +31,7 @@ class LiveListener {
     this.enqueued.push(result.id);
   }
 
-  @OnTaskEvent('started', { task: 'GreetingTasks.greet', backend: 'default' })
+  @OnTaskEvent('started', { task: 'GreetingTasks.greet', alias: 'default' })
   onStarted(result: TaskResult): void {
     this.started.push(result.id);
   }
@@ -74,7 +74,7 @@ describe('hearing enqueued, started and progressed from every process (memory ba
       TASK_EVENT_LISTENER_METADATA,
       LiveListener.prototype.onStarted,
     ) as unknown;
-    expect(metadata).toEqual({ event: 'started', task: 'GreetingTasks.greet', backend: 'default' });
+    expect(metadata).toEqual({ event: 'started', task: 'GreetingTasks.greet', alias: 'default' });
     const greet = await tasks.enqueue(GreetingTasks, 'greet', ['Ada']);
     const shout = await tasks.enqueue(GreetingTasks, 'shout', ['Bo', 1]);
     await lease();
@@ -130,7 +130,7 @@ describe('hearing enqueued, started and progressed from every process (memory ba
   it('rejects ready for an unknown backend, and refuses allProcesses without the module', async () => {
     const subscription = events.on('enqueued', () => undefined, {
       allProcesses: true,
-      backend: 'nope',
+      alias: 'nope',
     });
     await expect(subscription.ready).rejects.toBeInstanceOf(UnknownBackendError);
     const byHand = new TaskEvents();

@@ -129,7 +129,7 @@ describe('TaskService unique keys', () => {
     it('holds a window key past the end of a task that ran at once', async () => {
       const handle = tasks
         .task(WelcomeTasks, 'send')
-        .using({ backend: 'nodefer', unique: { mode: 'window', ttlMs: 60_000 } });
+        .using({ alias: 'nodefer', unique: { mode: 'window', ttlMs: 60_000 } });
       const first = await handle.enqueue('5');
       expect(first.status).toBe(TaskResultStatus.SUCCESSFUL);
       const second = await handle.enqueue('5');
@@ -184,7 +184,7 @@ describe('TaskService unique keys', () => {
 
     it('refuses debounce on a backend that cannot defer, and with delayMs or runAfter', async () => {
       await refused(
-        tasks.task(WelcomeTasks, 'digest').using({ backend: 'nodefer' }).enqueue('1', 'n'),
+        tasks.task(WelcomeTasks, 'digest').using({ alias: 'nodefer' }).enqueue('1', 'n'),
         /backend "nodefer" does not support deferral/,
       );
       await refused(

@@ -18,7 +18,7 @@ const options = (name: string): ResolvedTaskOptions => ({
   name,
   queue: 'default',
   priority: 0,
-  backend: 'default',
+  alias: 'default',
   takesContext: false,
 });
 

@@ -257,7 +257,7 @@ describe('TaskService', () => {
 
     it('refuses a backend alias that is not configured', async () => {
       await refuses(
-        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { backend: 'elsewhere' }),
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { alias: 'elsewhere' }),
         'Task "GreetingTasks.greet": backend "elsewhere" is not configured (configured: "default", "nodefer").',
       );
     });
@@ -265,7 +265,7 @@ describe('TaskService', () => {
     it('refuses runAfter on a backend that cannot defer', async () => {
       await refuses(
         tasks.enqueue(GreetingTasks, 'greet', ['Ada'], {
-          backend: 'nodefer',
+          alias: 'nodefer',
           runAfter: new Date(Date.now() + 1000),
         }),
         'Task "GreetingTasks.greet": backend "nodefer" does not support runAfter.',
@@ -321,7 +321,7 @@ describe('TaskService', () => {
         'Task "GreetingTasks.greet": set delayMs or runAfter, not both',
       );
       await refuses(
-        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { backend: 'nodefer', delayMs: 0 }),
+        tasks.enqueue(GreetingTasks, 'greet', ['Ada'], { alias: 'nodefer', delayMs: 0 }),
         'Task "GreetingTasks.greet": backend "nodefer" does not support delayMs.',
       );
     });
@@ -366,14 +366,14 @@ describe('TaskService', () => {
         outcome: 'cancelled',
         result: { status: TaskResultStatus.CANCELLED },
       });
-      const handle = tasks.task(GreetingTasks, 'greet').using({ backend: 'nodefer' });
+      const handle = tasks.task(GreetingTasks, 'greet').using({ alias: 'nodefer' });
       const queued = await tasks.task(GreetingTasks, 'greet').enqueue('Grace');
       // The handle's backend holds no such task: the cancel goes there, not to the default.
       await expect(handle.cancel(queued.id)).rejects.toThrow(TaskResultDoesNotExist);
       const { outcome, result } = await tasks.task(GreetingTasks, 'greet').cancel(queued.id);
       expect(outcome).toBe('cancelled');
       expect(result.status).toBe(TaskResultStatus.CANCELLED);
-      await expect(tasks.cancel(queued.id, { backend: 'elsewhere' })).rejects.toThrow(
+      await expect(tasks.cancel(queued.id, { alias: 'elsewhere' })).rejects.toThrow(
         UnknownBackendError,
       );
     });

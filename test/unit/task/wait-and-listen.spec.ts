@@ -78,7 +78,7 @@ describe('waiting for a result and hearing finished tasks (memory backend, in a 
     const timedOut = tasks.waitForResult(enqueued.id, { timeoutMs: 10 });
     await expect(timedOut).rejects.toBeInstanceOf(TaskWaitTimeoutError);
     await expect(tasks.waitForResult('no-such-id')).rejects.toBeInstanceOf(TaskResultDoesNotExist);
-    await expect(tasks.waitForResult(enqueued.id, { backend: 'nope' })).rejects.toBeInstanceOf(
+    await expect(tasks.waitForResult(enqueued.id, { alias: 'nope' })).rejects.toBeInstanceOf(
       UnknownBackendError,
     );
     const waiting = enqueued.wait();

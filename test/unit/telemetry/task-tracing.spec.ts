@@ -274,9 +274,7 @@ describe('tracing with @opentelemetry/api', () => {
 
     it('nests the attempt under the enqueue on an immediate backend, which runs it at once', async () => {
       register();
-      await inRequest(() =>
-        tasks.enqueueByName('traced.work', [[false]], { backend: 'immediate' }),
-      );
+      await inRequest(() => tasks.enqueueByName('traced.work', [[false]], { alias: 'immediate' }));
       expect(spanNamed('process default').parentSpanContext?.spanId).toBe(
         spanNamed('send default').spanContext().spanId,
       );

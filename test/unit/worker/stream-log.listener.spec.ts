@@ -91,6 +91,7 @@ describe('StreamLogListener', () => {
     stream.emit('dashboardAction', {
       who: 'ada',
       action: 'retry',
+      alias: 'default',
       backend: 'default',
       target: 'failed tasks of queue "emails"',
       count: 3,
@@ -98,6 +99,7 @@ describe('StreamLogListener', () => {
     stream.emit('dashboardAction', {
       who: undefined,
       action: 'pause',
+      alias: 'default',
       backend: 'default',
       target: 'queue "emails"',
       count: 1,
