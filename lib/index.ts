@@ -17,6 +17,7 @@ export type { QueueSegment } from './core/queue-segment';
 export type { CancelOutcome } from './core/ports/control-store.port';
 export type { LiveTaskEventName } from './core/live-task-feed';
 export type { WaitForResultOptions } from './core/wait-for-finished';
+export type { AliasOption } from './core/alias-option.interface';
 export { TaskContext } from './core/task-context';
 export { currentTaskContext } from './core/current-task';
 export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from './core/task-progress';
