@@ -1,4 +1,4 @@
-import { ENQUEUE_SLICE } from '../core/enqueue-coalescer';
+import { ENQUEUE_SLICE } from '../backends/enqueue-coalescer';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
 

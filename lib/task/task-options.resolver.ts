@@ -1,4 +1,4 @@
-import { isValidTimeoutMs } from '../core/attempt-control';
+import { isValidTimeoutMs } from '../core/timeout-ms';
 import { invalidHardStopAfterMs, invalidTimeoutMs } from '../core/control.messages';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { retryPolicyProblem } from '../core/retry-policy';

@@ -1,6 +1,6 @@
 // From each module, not the '../core' barrel: a name read through the
 // barrel is a getter call, and this runs once per task enqueued.
-import { isValidTimeoutMs } from '../core/attempt-control';
+import { isValidTimeoutMs } from '../core/timeout-ms';
 import { invalidTimeoutMs, timeoutNotBelowLease } from '../core/control.messages';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { retryPolicyProblem } from '../core/retry-policy';

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { unknownTaskUnleased } from '../lifecycle/unknown-task';
-import { AttemptControl } from '../core/attempt-control';
+import { AttemptControl } from './attempt-control';
 import { announceEndedAttempt } from '../core/attempt-outcome';
 import type { ProgressEntry } from '../core/attempt-progress';
 import { CancelHook } from '../core/cancel-hook';

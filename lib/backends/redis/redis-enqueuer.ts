@@ -1,7 +1,7 @@
 import { assertDistinctIds } from '../distinct-ids';
 import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { ReplicasBehindError } from '../../core/errors/replicas-behind.error';
-import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../enqueue-coalescer';
 import { delayUntil } from '../run-after';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskRecord } from '../../core/task-record.interface';

@@ -1,7 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import { assertDistinctIds } from '../distinct-ids';
-import { EnqueueCoalescer, type EnqueueOutcome } from '../../core/enqueue-coalescer';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../enqueue-coalescer';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
 import type { TaskRecord } from '../../core/task-record.interface';

@@ -1,4 +1,4 @@
-import type { TaskRecord } from './task-record.interface';
+import type { TaskRecord } from '../core/task-record.interface';
 
 /**
  * Tasks per store call of an enqueue. A call is one atomic step in the store

@@ -1,4 +1,4 @@
-import { EnqueueCoalescer, type EnqueueOutcome } from '../../../lib/core/enqueue-coalescer';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../../../lib/backends/enqueue-coalescer';
 import { BackendUnavailableError } from '../../../lib/core/errors/backend-unavailable.error';
 import { TaskAlreadyExistsError } from '../../../lib/core/errors/task-already-exists.error';
 import type { TaskRecord } from '../../../lib/core/task-record.interface';

@@ -1,13 +1,8 @@
-import { CancelHook } from './cancel-hook';
-import { TaskCancelledError } from './errors/task-cancelled.error';
-import { TaskTimeoutError } from './errors/task-timeout.error';
-import type { TaskRecord } from './task-record.interface';
-import { taskCancelled, taskTimedOut } from './control.messages';
-
-/** A whole number of milliseconds above 0: what `timeoutMs` accepts. */
-export function isValidTimeoutMs(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
+import { CancelHook } from '../core/cancel-hook';
+import { TaskCancelledError } from '../core/errors/task-cancelled.error';
+import { TaskTimeoutError } from '../core/errors/task-timeout.error';
+import type { TaskRecord } from '../core/task-record.interface';
+import { taskCancelled, taskTimedOut } from '../core/control.messages';
 
 /**
  * The one controller of an attempt, behind its `TaskContext.signal`, which
