@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { SqliteBackend } from '../../../../lib/backends/sqlite/sqlite.backend';
-import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-schema';
+import { SQLITE_SCHEMA_VERSION } from '../../../../lib/backends/sqlite/sqlite-migrations';
 import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
 import { storedProgress } from '../../../../lib/core/task-progress';
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
