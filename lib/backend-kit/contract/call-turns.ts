@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { TaskBackend } from '../../core/task-backend.interface';
-import type { CallRecord } from './interleaving-model';
+import type { CallRecord } from './interleaving-replay';
 
 /** The backend methods whose calls take turns: every one that reads or changes a task. */
 /** The store calls that take turns, by part and method, each with the name the model replays. */

@@ -19,13 +19,12 @@ import {
   maintained,
   paused,
   removed,
-  replay,
   retried,
   taskOf,
   type Model,
-  type ModelOperation,
   type ModelStatus,
 } from './interleaving-model';
+import { replay, type ModelOperation } from './interleaving-replay';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { decideCancel } from '../../lifecycle/cancel-decision';
 
