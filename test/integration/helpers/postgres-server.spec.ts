@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+import { Client } from 'pg';
+
+import { createTestSchema } from '../../helpers/postgres-schema';
+import { startPostgresServer, type PostgresServerHandle } from '../../helpers/postgres-server';
+import { testPostgresUrl } from '../../helpers/test-postgres-url';
+
+// The Postgres the suites run on: a private cluster of Debian's binaries
+// (started here even when PG_URL points elsewhere), the run's own, and the
+// schema each test isolates itself in.
+
+/** Runs `fn` on a connection to `url`, closed whatever happens. */
+async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether 127.0.0.1 may listen on the port right now. */
+async function portIsFree(port: number): Promise<boolean> {
+  const server = createServer();
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return listening;
+}
+
+/** The schemas of these names that exist on `url`. */
+async function existingSchemas(url: string, names: readonly string[]): Promise<string[]> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ nspname: string }>(
+      'SELECT nspname FROM pg_namespace WHERE nspname = ANY($1) ORDER BY nspname',
+      [names],
+    );
+    return rows.map((row) => row.nspname);
+  });
+}
+
+describe('startPostgresServer', () => {
+  let server: PostgresServerHandle | undefined;
+
+  afterEach(async () => {
+    await server?.remove();
+    server = undefined;
+  });
+
+  it('starts a private cluster on 127.0.0.1 that answers through pg, with the settings asked for', async () => {
+    server = await startPostgresServer({ fast: false, settings: { application_name: "it's" } });
+    expect(server.url).toBe(`postgres://postgres@127.0.0.1:${server.port}/postgres`);
+    expect(server.url).not.toBe(process.env.PG_URL);
+    const row = await withClient(server.url, async (client) => {
+      const { rows } = await client.query<{ one: number; listen: string; fsync: string }>(
+        "SELECT 1 AS one, current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync, current_setting('application_name') AS name",
+      );
+      return rows[0];
+    });
+    expect(row).toEqual({ one: 1, listen: '127.0.0.1', fsync: 'on', name: "it's" });
+  });
+
+  it('keeps a committed row across an immediate stop and a start on the same port, fast as it is', async () => {
+    server = await startPostgresServer();
+    const { url } = server;
+    await withClient(url, async (client) => {
+      await client.query('CREATE TABLE kept (id int PRIMARY KEY)');
+      await client.query('INSERT INTO kept VALUES (42)');
+    });
+    await server.stop({ mode: 'immediate' });
+    await expect(withClient(url, (client) => client.query('SELECT 1'))).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    await server.start();
+    const after = await withClient(url, async (client) => {
+      const kept = await client.query<{ id: number }>('SELECT id FROM kept');
+      const fsync = await client.query<{ fsync: string }>(
+        "SELECT current_setting('fsync') AS fsync",
+      );
+      return { rows: kept.rows, fsync: fsync.rows[0]?.fsync };
+    });
+    expect(after).toEqual({ rows: [{ id: 42 }], fsync: 'off' });
+  });
+
+  it('removes its folder and frees its port, running or not', async () => {
+    const running = await startPostgresServer();
+    server = running;
+    await running.remove();
+    expect(existsSync(running.dir)).toBe(false);
+    expect(await portIsFree(running.port)).toBe(true);
+
+    const stopped = await startPostgresServer();
+    server = stopped;
+    await stopped.stop();
+    await stopped.remove();
+    expect(existsSync(stopped.dir)).toBe(false);
+    server = undefined;
+  });
+
+  it('fails with the log when its port is taken, and leaves nothing behind', async () => {
+    server = await startPostgresServer();
+    const failure = await startPostgresServer({ port: server.port }).then(
+      () => new Error('a second cluster started on a taken port'),
+      (error: unknown) => error as Error,
+    );
+    expect(failure.message).toMatch(/could not start server[\s\S]*Address already in use/);
+    const failedDir = /-D (\S+)\/data/.exec(failure.message)?.[1];
+    expect(failedDir).toMatch(/threadmill-postgres-/);
+    expect(failedDir).not.toBe(server.dir);
+    expect(existsSync(failedDir ?? '')).toBe(false);
+    const one = await withClient(server.url, (client) => client.query('SELECT 1 AS one'));
+    expect(one.rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe("the run's Postgres", () => {
+  it('answers through testPostgresUrl()', async () => {
+    const one = await withClient(testPostgresUrl(), async (client) => {
+      const { rows } = await client.query<{ one: number }>('SELECT 1 AS one');
+      return rows[0]?.one;
+    });
+    expect(one).toBe(1);
+  });
+
+  it('gives each test a schema of its own, and drops only that one', async () => {
+    const url = testPostgresUrl();
+    const mine = await createTestSchema();
+    const neighbour = await createTestSchema();
+    try {
+      expect(mine.name).toMatch(/^t_[0-9a-f]{32}$/);
+      expect(mine.name).not.toBe(neighbour.name);
+      expect(mine.url).toBe(url);
+      await withClient(url, (client) => client.query(`CREATE TABLE ${mine.name}.tasks (id int)`));
+      expect(await existingSchemas(url, [mine.name, neighbour.name])).toEqual(
+        [mine.name, neighbour.name].sort(),
+      );
+
+      await mine.drop();
+      await mine.drop();
+      expect(await existingSchemas(url, [mine.name, neighbour.name])).toEqual([neighbour.name]);
+    } finally {
+      await neighbour.drop();
+    }
+    expect(await existingSchemas(url, [neighbour.name])).toEqual([]);
+  });
+});
