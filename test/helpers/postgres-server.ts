@@ -51,19 +51,22 @@ export interface PostgresServerHandle {
   remove(): Promise<void>;
 }
 
-/** The newest installed major version's bin folder that has initdb and pg_ctl. */
-export function postgresBinDir(): string {
-  const versions = existsSync(DEBIAN_POSTGRES_ROOT)
-    ? readdirSync(DEBIAN_POSTGRES_ROOT)
+/**
+ * The bin folder of the newest major version under `root` (Debian's layout,
+ * `<root>/<version>/bin`) that has both initdb and pg_ctl.
+ */
+export function postgresBinDir(root: string = DEBIAN_POSTGRES_ROOT): string {
+  const versions = existsSync(root)
+    ? readdirSync(root)
         .filter((name) => /^\d+(\.\d+)?$/.test(name))
         .sort((a, b) => Number(b) - Number(a))
     : [];
   for (const version of versions) {
-    const bin = join(DEBIAN_POSTGRES_ROOT, version, 'bin');
+    const bin = join(root, version, 'bin');
     if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return bin;
   }
   throw new Error(
-    `no PostgreSQL server binaries (initdb, pg_ctl) under ${DEBIAN_POSTGRES_ROOT}/<version>/bin: ` +
+    `no PostgreSQL server binaries (initdb and pg_ctl) under ${root}/<version>/bin: ` +
       'install them with `apt-get install -y postgresql`, or set PG_URL to a Postgres the tests may use',
   );
 }

@@ -1,10 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { Client } from 'pg';
 
 import { createTestSchema } from '../../helpers/postgres-schema';
-import { startPostgresServer, type PostgresServerHandle } from '../../helpers/postgres-server';
+import {
+  postgresBinDir,
+  startPostgresServer,
+  type PostgresServerHandle,
+} from '../../helpers/postgres-server';
 import { testPostgresUrl } from '../../helpers/test-postgres-url';
 
 // The Postgres the suites run on: a private cluster of Debian's binaries
@@ -115,6 +121,29 @@ describe('startPostgresServer', () => {
     expect(existsSync(failedDir ?? '')).toBe(false);
     const one = await withClient(server.url, (client) => client.query('SELECT 1 AS one'));
     expect(one.rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('postgresBinDir', () => {
+  const root = mkdtempSync(join(tmpdir(), 'threadmill-postgres-bins-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  /** Debian's layout: `<root>/<version>/bin/<tool>`, empty files standing for the binaries. */
+  const install = (version: string, tools: readonly string[]) => {
+    mkdirSync(join(root, version, 'bin'), { recursive: true });
+    for (const tool of tools) writeFileSync(join(root, version, 'bin', tool), '');
+  };
+
+  it('says how to install the binaries when there are none', () => {
+    expect(() => postgresBinDir(root)).toThrow(/apt-get install -y postgresql/);
+    expect(() => postgresBinDir(join(root, 'missing'))).toThrow(/apt-get install -y postgresql/);
+  });
+
+  it('takes the newest major version that has both initdb and pg_ctl', () => {
+    install('9.6', ['initdb', 'pg_ctl']);
+    install('15', ['initdb', 'pg_ctl']);
+    install('17', ['initdb']);
+    expect(postgresBinDir(root)).toBe(join(root, '15', 'bin'));
   });
 });
 
