@@ -47,7 +47,7 @@ export interface PostgresServerHandle {
   start(): Promise<void>;
   /** Stops it and waits until it is gone. */
   stop(options?: PostgresStopOptions): Promise<void>;
-  /** Stops it if it runs, then deletes its folder: nothing of it is left. */
+  /** Stops it if it runs, then deletes its folder: nothing of it is left. Again, does nothing. */
   remove(): Promise<void>;
 }
 
@@ -169,6 +169,7 @@ export async function startPostgresServer(
     start: () => pgCtl('start', '-w', '-t', '60', '-l', logFile),
     stop: ({ mode = 'fast' } = {}) => pgCtl('stop', '-w', '-t', '60', '-m', mode),
     async remove() {
+      if (!existsSync(dir)) return; // removed already
       if (await runs()) await handle.stop({ mode: 'immediate' });
       rmSync(dir, { recursive: true, force: true });
     },

@@ -54,35 +54,46 @@ describe('startPostgresServer', () => {
   let server: PostgresServerHandle | undefined;
 
   afterEach(async () => {
-    await server?.remove();
+    const started = server;
     server = undefined;
+    await started?.remove();
   });
 
-  it('starts a private cluster on 127.0.0.1 that answers through pg, with the settings asked for', async () => {
-    server = await startPostgresServer({ fast: false, settings: { application_name: "it's" } });
-    expect(server.url).toBe(`postgres://postgres@127.0.0.1:${server.port}/postgres`);
-    expect(server.url).not.toBe(process.env.PG_URL);
-    const row = await withClient(server.url, async (client) => {
+  it('starts a private cluster on 127.0.0.1 with the settings asked for; remove() leaves nothing', async () => {
+    const started = await startPostgresServer({
+      fast: false,
+      settings: { application_name: "it's" },
+    });
+    server = started;
+    expect(started.url).toBe(`postgres://postgres@127.0.0.1:${started.port}/postgres`);
+    expect(started.url).not.toBe(process.env.PG_URL);
+    const row = await withClient(started.url, async (client) => {
       const { rows } = await client.query<{ one: number; listen: string; fsync: string }>(
-        "SELECT 1 AS one, current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync, current_setting('application_name') AS name",
+        `SELECT 1 AS one, current_setting('listen_addresses') AS listen,
+                current_setting('fsync') AS fsync, current_setting('application_name') AS name`,
       );
       return rows[0];
     });
     expect(row).toEqual({ one: 1, listen: '127.0.0.1', fsync: 'on', name: "it's" });
+
+    await started.remove();
+    expect(existsSync(started.dir)).toBe(false);
+    expect(await portIsFree(started.port)).toBe(true);
   });
 
-  it('keeps a committed row across an immediate stop and a start on the same port, fast as it is', async () => {
-    server = await startPostgresServer();
-    const { url } = server;
+  it('keeps a committed row across an immediate stop and a start, fast as it is; remove() after a stop leaves nothing', async () => {
+    const started = await startPostgresServer();
+    server = started;
+    const { url } = started;
     await withClient(url, async (client) => {
       await client.query('CREATE TABLE kept (id int PRIMARY KEY)');
       await client.query('INSERT INTO kept VALUES (42)');
     });
-    await server.stop({ mode: 'immediate' });
+    await started.stop({ mode: 'immediate' });
     await expect(withClient(url, (client) => client.query('SELECT 1'))).rejects.toThrow(
       /ECONNREFUSED/,
     );
-    await server.start();
+    await started.start();
     const after = await withClient(url, async (client) => {
       const kept = await client.query<{ id: number }>('SELECT id FROM kept');
       const fsync = await client.query<{ fsync: string }>(
@@ -91,36 +102,29 @@ describe('startPostgresServer', () => {
       return { rows: kept.rows, fsync: fsync.rows[0]?.fsync };
     });
     expect(after).toEqual({ rows: [{ id: 42 }], fsync: 'off' });
-  });
 
-  it('removes its folder and frees its port, running or not', async () => {
-    const running = await startPostgresServer();
-    server = running;
-    await running.remove();
-    expect(existsSync(running.dir)).toBe(false);
-    expect(await portIsFree(running.port)).toBe(true);
-
-    const stopped = await startPostgresServer();
-    server = stopped;
-    await stopped.stop();
-    await stopped.remove();
-    expect(existsSync(stopped.dir)).toBe(false);
-    server = undefined;
+    await started.stop();
+    await started.remove();
+    expect(existsSync(started.dir)).toBe(false);
   });
 
   it('fails with the log when its port is taken, and leaves nothing behind', async () => {
-    server = await startPostgresServer();
-    const failure = await startPostgresServer({ port: server.port }).then(
-      () => new Error('a second cluster started on a taken port'),
-      (error: unknown) => error as Error,
-    );
-    expect(failure.message).toMatch(/could not start server[\s\S]*Address already in use/);
-    const failedDir = /-D (\S+)\/data/.exec(failure.message)?.[1];
-    expect(failedDir).toMatch(/threadmill-postgres-/);
-    expect(failedDir).not.toBe(server.dir);
-    expect(existsSync(failedDir ?? '')).toBe(false);
-    const one = await withClient(server.url, (client) => client.query('SELECT 1 AS one'));
-    expect(one.rows).toEqual([{ one: 1 }]);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const failure = await startPostgresServer({ port }).then(
+        () => new Error('a cluster started on a taken port'),
+        (error: unknown) => error as Error,
+      );
+      expect(failure.message).toMatch(/could not start server[\s\S]*Address already in use/);
+      const failedDir = /-D (\S+)\/data/.exec(failure.message)?.[1];
+      expect(failedDir).toMatch(/threadmill-postgres-/);
+      expect(existsSync(failedDir ?? '')).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
 
