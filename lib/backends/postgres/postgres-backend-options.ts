@@ -1,0 +1,89 @@
+import type { BackendConfig } from '../../core/backend-config.interface';
+import type { QueueLimits } from '../../core/queue-limits';
+import type { Retention } from '../../core/retention';
+import type { BackendOptions } from '../backend-options.interface';
+import { BackendConfigReader, shownValue } from '../backend-config.reader';
+
+/** The options of PostgresBackend besides the ones every backend has. */
+const POSTGRES_OWN_OPTIONS = ['schema', 'poolSize'];
+
+/** A schema name used unquoted in every statement: lower case, digits and `_`, at most 63 bytes. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * `options` of a Postgres backend alias. Durations are milliseconds; the
+ * common ones mean what they mean for every backend (BackendOptions).
+ *
+ * @publicApi
+ */
+export interface PostgresBackendOptions extends BackendOptions {
+  /**
+   * The schema every table lives in, created if missing. Several aliases may
+   * share one schema (each row carries its alias). Default `threadmill`.
+   */
+  schema?: string;
+  /** Connections of this process's pool (one more listens for wake-ups). Default 10. */
+  poolSize?: number;
+}
+
+/** The settings resolved from every option, plus the url and the queues. @internal */
+export interface PostgresBackendSettings extends Required<
+  Omit<PostgresBackendOptions, 'retention'>
+> {
+  retention: Retention;
+  url: string;
+  /** The url without its password, for messages. */
+  target: string;
+  queues: string[];
+  /** The configured limits by queue, seeded into the store. */
+  limits: Readonly<Record<string, QueueLimits>>;
+}
+
+/** `url` with any password replaced, so it can be shown in a message or a log line. */
+function targetOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/**
+ * Validates an alias's config and fills in defaults. Throws
+ * `InvalidBackendConfigError` naming the alias and the option.
+ *
+ * @internal
+ */
+export function resolvePostgresBackendSettings(
+  alias: string,
+  config: BackendConfig,
+): PostgresBackendSettings {
+  const reader = new BackendConfigReader(alias, config, 'PostgresBackend', POSTGRES_OWN_OPTIONS);
+  if (typeof config.url !== 'string' || config.url.trim() === '') {
+    reader.fail('url', 'is required: use postgres://user:password@host:5432/database');
+  }
+  const url = (config.url as string).trim();
+  if (!/^postgres(ql)?:\/\//i.test(url)) {
+    reader.fail(
+      'url',
+      `must be a postgres:// or postgresql:// url, got ${shownValue(targetOf(url))}`,
+    );
+  }
+  const schema = reader.raw('schema') ?? 'threadmill';
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    reader.fail(
+      'schema',
+      `must be 1-63 lower-case letters, digits or "_", not starting with a digit, got ${shownValue(schema)}`,
+    );
+  }
+  return {
+    ...reader.common(),
+    schema: schema as string,
+    poolSize: reader.wholeNumber('poolSize', 10, 1),
+    url,
+    target: targetOf(url),
+    queues: reader.queues,
+  };
+}

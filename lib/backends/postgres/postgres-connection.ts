@@ -1,0 +1,191 @@
+import type { LoggerService } from '@nestjs/common';
+import type { ClientConfig, CustomTypesConfig, Pool, PoolClient, QueryResultRow } from 'pg';
+import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { backendClosed } from '../../core/threadmill.messages';
+import type { PostgresBackendSettings } from './postgres-backend-options';
+import type { PostgresDriver } from './postgres-driver';
+import { isConnectionLoss, isRunAgain, postgresFailure } from './postgres-errors';
+import { lockKey } from './postgres-names';
+import { migrate } from './postgres-schema';
+
+/** How often a transaction that lost a deadlock is run again before its error is thrown. */
+const RUNS = 5;
+/** pg's type id of `bigint`: ms times and counts, all within Number's safe range. */
+const INT8 = 20;
+
+/** A feed a notification belongs to: sent only while that feed has a live listener. */
+export type FeedName = 'finished' | 'live';
+
+/** One transaction, as the parts write in it. */
+export interface PostgresTx {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  /** Sent when the transaction commits; a `feed` one only while a listener of it is live. */
+  notify(channel: string, payload: string, feed?: FeedName): void;
+  /** Runs once the transaction committed (this process's own wake-ups). */
+  afterCommit(run: () => void): void;
+}
+
+/**
+ * One PostgresBackend's pool of connections, its schema migrated before the
+ * first call (`ready`). Every call runs through it, so a closed backend or a
+ * pg failure is a typed error (postgresFailure). A transaction runs again
+ * when it lost a deadlock; its notifications go with its COMMIT, after a
+ * shared lock on the alias's feed lock taken with its BEGIN: a subscriber
+ * takes that lock exclusively to write its listener row, so no transaction
+ * that checked for listeners before the row commits after the subscribe.
+ *
+ * @internal
+ */
+export class PostgresConnection {
+  readonly pool: Pool;
+  readonly ready: Promise<void>;
+  readonly types: CustomTypesConfig;
+  /** The lock a subscriber takes exclusively and every writing transaction shares. */
+  readonly feedLockKey: string;
+  private isClosed = false;
+
+  constructor(
+    private readonly alias: string,
+    private readonly settings: PostgresBackendSettings,
+    private readonly logger: LoggerService,
+    driver: PostgresDriver,
+  ) {
+    this.feedLockKey = lockKey('feeds', settings.schema, alias);
+    this.types = {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary'): ((value: string) => unknown) =>
+        oid === INT8
+          ? (value: string) => Number(value)
+          : (driver.types.getTypeParser(oid, format) as (
+              value: string,
+            ) => unknown)) as CustomTypesConfig['getTypeParser'],
+    };
+    this.pool = new driver.Pool({ ...this.clientConfig(), max: settings.poolSize });
+    // An idle connection the server dropped: the pool replaces it; the next call reports any outage.
+    this.pool.on('error', (error) => {
+      logger.warn(`Postgres connection of "${alias}" lost while idle: ${error.message}`);
+    });
+    this.ready = this.migrate();
+    // Reported to the first call that awaits it, not as an unhandled rejection.
+    this.ready.catch(() => undefined);
+  }
+
+  /** How every connection of this backend (the pool's and the listener's) connects. */
+  clientConfig(): ClientConfig {
+    return { connectionString: this.settings.url, types: this.types };
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  get schema(): string {
+    return this.settings.schema;
+  }
+
+  /** One statement outside a transaction (reads, and writes that are one statement). */
+  async query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+    this.assertOpen();
+    try {
+      await this.ready;
+      return (await this.pool.query<R>(text, values)).rows;
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  /** Runs `work` in one transaction, again (whole) when it lost a deadlock. */
+  async transaction<T>(work: (tx: PostgresTx) => Promise<T>, feedLock = true): Promise<T> {
+    this.assertOpen();
+    for (let run = 1; ; run++) {
+      try {
+        await this.ready;
+        return await this.runOnce(work, feedLock);
+      } catch (error) {
+        if (run < RUNS && isRunAgain(error)) continue;
+        throw this.failure(error);
+      }
+    }
+  }
+
+  /** A pg failure as the caller sees it (postgresFailure). */
+  failure(error: unknown): unknown {
+    return postgresFailure(this.alias, this.settings.target, error);
+  }
+
+  assertOpen(): void {
+    if (this.isClosed) throw new BackendUnavailableError(backendClosed(this.alias));
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    await this.pool.end();
+  }
+
+  private async runOnce<T>(work: (tx: PostgresTx) => Promise<T>, feedLock: boolean): Promise<T> {
+    const client = await this.pool.connect();
+    const notices: [channel: string, payload: string, feed: string][] = [];
+    const after: (() => void)[] = [];
+    let broken: Error | undefined;
+    try {
+      await client.query(
+        feedLock ? `BEGIN; SELECT pg_advisory_xact_lock_shared(${this.feedLockKey})` : 'BEGIN',
+      );
+      const tx: PostgresTx = {
+        query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+          (await client.query<R>(text, values)).rows,
+        notify: (channel, payload, feed) => notices.push([channel, payload, feed ?? '']),
+        afterCommit: (run) => after.push(run),
+      };
+      const result = await work(tx);
+      await client.query(`${this.noticeStatement(client, notices)}COMMIT`);
+      for (const run of after) run();
+      return result;
+    } catch (error) {
+      if (isConnectionLoss(error)) broken = error as Error;
+      else broken = await this.rollback(client, error);
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Rolls back after `error`; the error to release the client with when it cannot. */
+  private async rollback(client: PoolClient, error: unknown): Promise<Error | undefined> {
+    try {
+      await client.query('ROLLBACK');
+      return undefined;
+    } catch (rollbackError) {
+      this.logger.warn(
+        `Rollback on "${this.alias}" failed after ${String(error)}: ${String(rollbackError)}; ` +
+          'the connection is closed.',
+      );
+      return rollbackError as Error;
+    }
+  }
+
+  /** The statement that sends `notices` before COMMIT, feed ones only to a live listener. */
+  private noticeStatement(client: PoolClient, notices: readonly string[][]): string {
+    if (notices.length === 0) return '';
+    const rows = notices
+      .map((row) => `(${row.map((value) => client.escapeLiteral(value)).join(', ')})`)
+      .join(', ');
+    const alias = client.escapeLiteral(this.alias);
+    return `SELECT pg_notify(n.c, n.p) FROM (VALUES ${rows}) AS n(c, p, f)
+      WHERE n.f = '' OR EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
+        WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${Date.now()});`;
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await migrate(client, this.alias, this.settings.schema);
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

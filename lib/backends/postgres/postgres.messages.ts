@@ -1,0 +1,35 @@
+/**
+ * What the Postgres backend says to a user: a missing driver, a server it
+ * cannot use, a full disk, a schema written by a newer release. Each names
+ * the backend and its target, and what to do.
+ */
+import { shown } from '../../core/shown';
+
+export const postgresDriverMissing = (alias: string): string =>
+  `Threadmill backend ${shown(alias)} uses PostgresBackend, but the optional peer dependency pg ` +
+  `is not installed. Run \`npm install pg@8\`, or configure this alias with another backend.`;
+
+export const postgresUnavailable = (alias: string, target: string, reason: string): string =>
+  `Threadmill backend ${shown(alias)} cannot use Postgres at ${target} (${reason}). Check that ` +
+  `the server runs and accepts connections from this machine, and that the url's user, ` +
+  `password and database are right.`;
+
+export const postgresFull = (alias: string, target: string, reason: string): string =>
+  `Threadmill backend ${shown(alias)}: the disk of Postgres at ${target} is full (${reason}), so ` +
+  `the write was refused and nothing of it was stored. Retry once space is freed: free disk ` +
+  `space on the server, or keep less (a shorter resultTtl, fewer waiting tasks).`;
+
+export const postgresSchemaTooNew = (
+  alias: string,
+  schema: string,
+  found: number,
+  known: number,
+): string =>
+  `Threadmill backend ${shown(alias)}: the Postgres schema ${shown(schema)} is at version ` +
+  `${found}, written by a newer release of @threadmill/nestjs (this one knows versions up to ` +
+  `${known}). Upgrade @threadmill/nestjs in this app to the release the other apps of this ` +
+  `database run, or give this alias another schema.`;
+
+export const postgresListenerLost = (alias: string, reason: string): string =>
+  `Threadmill backend ${shown(alias)}: the connection that listens for wake-ups and feeds ` +
+  `was lost (${reason}); connecting again.`;
