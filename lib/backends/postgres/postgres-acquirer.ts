@@ -1,0 +1,174 @@
+import type { Logger } from '@nestjs/common';
+import type { AcquireOptions } from '../../core/ports/lease-store.port';
+import type { StoreRules } from '../../core/ports/store-rules.port';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { serializeRecord } from '../../core/task-serializer';
+import type { PostgresBackendSettings } from './postgres-backend-options';
+import type { PostgresConnection, PostgresTx } from './postgres-connection';
+import type { PostgresListener } from './postgres-listener';
+import type { PostgresNotices } from './postgres-notices';
+import type { PostgresQueueLimits } from './postgres-queue-limits';
+import type { PostgresRows } from './postgres-rows';
+import type { PostgresTaskStatements, TaskRow } from './postgres-task-statements';
+import { PostgresWaiter } from './postgres-waiter';
+
+/**
+ * Longest an idle acquire waits without a wake-up before it looks again:
+ * a safety net for a notification lost with the listening connection.
+ */
+const SAFETY_POLL_MS = 5000;
+
+/**
+ * How a PostgresBackend leases ready tasks, and how its idle consumers wait
+ * for them: on the alias's work channel (LISTEN), which every step that
+ * makes a task ready notifies with its COMMIT, so an idle consumer costs no
+ * query until there is work. Rows are taken FOR UPDATE SKIP LOCKED: two
+ * leases never wait for each other, nor take the same task.
+ *
+ * @internal
+ */
+export class PostgresAcquirer {
+  private readonly waiter = new PostgresWaiter();
+  /** When the last take found a rate-limited queue full: ms until its window admits a start. */
+  private limitWaitMs = 0;
+  private listening = false;
+
+  constructor(
+    private readonly alias: string,
+    private readonly settings: PostgresBackendSettings,
+    private readonly connection: PostgresConnection,
+    private readonly sql: PostgresTaskStatements,
+    private readonly rows: PostgresRows,
+    private readonly queueState: PostgresQueueLimits,
+    private readonly notices: PostgresNotices,
+    private readonly listener: PostgresListener,
+    private readonly rules: StoreRules,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Leases up to `max` tasks, waiting for work until `timeoutMs`, an abort or close. */
+  async acquire(queues: readonly string[], options: AcquireOptions): Promise<TaskRecord[]> {
+    const { workerId, signal } = options;
+    const max = maxOf(options);
+    const deadline = Date.now() + Math.max(0, options.timeoutMs);
+    for (;;) {
+      if (this.connection.closed || signal?.aborted) return [];
+      const waiting = deadline - Date.now() > 0;
+      // LISTEN before the try: a task made ready after it is notified, never missed.
+      if (waiting) await this.listenForWork();
+      const since = this.waiter.generation;
+      const taken = await this.connection.transaction((tx) =>
+        this.take(tx, queues, workerId, max, Date.now(), options.poolId ?? null),
+      );
+      if (taken.length > 0) return taken;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return [];
+      const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
+      await this.waiter.wait(Math.min(remaining, SAFETY_POLL_MS, limitWaitMs), since, signal);
+    }
+  }
+
+  /** Idle consumers of this process look again now. */
+  workAdded(): void {
+    this.waiter.notify();
+  }
+
+  /** Ends every idle wait. */
+  close(): void {
+    this.waiter.close();
+  }
+
+  /**
+   * Inside a transaction: lease up to `max` of the first queue that is not
+   * paused, whose limits leave room (at most that room) and has ready tasks;
+   * unreadable rows are failed, never returned.
+   */
+  async take(
+    tx: PostgresTx,
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    now: number,
+    poolId: string | null,
+  ): Promise<TaskRecord[]> {
+    this.limitWaitMs = 0;
+    for (const queue of queues) {
+      const { limits } = await this.queueState.enter(tx, queue);
+      let most = max;
+      if (limits) {
+        const room = await this.queueState.room(tx, queue, limits, now);
+        if (room.room === 0) {
+          if (room.waitMs > 0) {
+            this.limitWaitMs = Math.min(this.limitWaitMs || Infinity, room.waitMs);
+          }
+          continue;
+        }
+        most = Math.min(max, room.room);
+      }
+      const taken = await this.takeFrom(tx, queue, workerId, most, now, poolId);
+      if (limits) await this.queueState.started(tx, queue, limits, taken.length, now);
+      if (taken.length > 0) {
+        this.notices.live(tx, 'started', taken);
+        return taken;
+      }
+    }
+    return [];
+  }
+
+  private async takeFrom(
+    tx: PostgresTx,
+    queue: string,
+    workerId: string,
+    most: number,
+    now: number,
+    poolId: string | null,
+  ): Promise<TaskRecord[]> {
+    const taken: TaskRecord[] = [];
+    // Unreadable rows are failed and leave the queue, so each round takes what is left to take.
+    while (taken.length < most) {
+      const rows = await tx.query<TaskRow>(this.sql.selectReady, [
+        this.alias,
+        queue,
+        most - taken.length,
+      ]);
+      if (rows.length === 0) break;
+      const leased: TaskRecord[] = [];
+      for (const row of rows) {
+        const stored = await this.rows.read(tx, row, now);
+        if (stored) leased.push(this.rules.leased(stored, workerId, new Date(now)));
+      }
+      if (leased.length > 0) {
+        await tx.query(this.sql.markRunning, [
+          this.alias,
+          now + this.settings.leaseTtl,
+          poolId,
+          leased.map((record) => record.id),
+          leased.map((record) => record.workerIds.length),
+          leased.map(serializeRecord),
+        ]);
+      }
+      taken.push(...leased);
+    }
+    return taken;
+  }
+
+  /** LISTENs on the work channel; a failure leaves the wait to its safety poll. */
+  private async listenForWork(): Promise<void> {
+    if (this.listening) return;
+    try {
+      await this.listener.listen(this.notices.channel('work'), () => this.waiter.notify());
+      this.listening = true;
+    } catch (error) {
+      this.logger.warn(
+        `Idle consumers of "${this.alias}" poll every ${SAFETY_POLL_MS} ms until the listener ` +
+          `connects: ${String(error)}`,
+      );
+    }
+  }
+}
+
+/** The most tasks one acquire takes: `max`, a whole number of at least 1 (default 1). */
+export function maxOf(options: AcquireOptions): number {
+  const requested = options.max ?? 1;
+  return Number.isFinite(requested) ? Math.max(1, Math.trunc(requested)) : 1;
+}

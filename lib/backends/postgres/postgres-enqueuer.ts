@@ -1,0 +1,214 @@
+import type { StoreRules } from '../../core/ports/store-rules.port';
+import { EnqueueCoalescer, type EnqueueOutcome } from '../enqueue-coalescer';
+import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResult, type TaskRecordSource } from '../../core/task-result';
+import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
+import { taskAlreadyExists } from '../../core/threadmill.messages';
+import { assertDistinctIds } from '../distinct-ids';
+import { delayUntil } from '../run-after';
+import type { PostgresConnection, PostgresTx } from './postgres-connection';
+import type { PostgresNotices } from './postgres-notices';
+import { readyScore } from './postgres-rows';
+import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
+import type { PostgresUniqueKeys } from './postgres-unique-keys';
+
+/**
+ * How a PostgresBackend stores new tasks, a batch in one transaction: all or
+ * none (enqueueMany, refused whole when an id is taken), or each (single
+ * enqueues gathered by EnqueueCoalescer), where a refusal refuses only its
+ * own record. An id is inserted first (ON CONFLICT DO NOTHING waits for a
+ * transaction that holds it) and only then checked against the results, so
+ * an id finishing at the same moment is never stored twice.
+ *
+ * @internal
+ */
+export class PostgresEnqueuer {
+  private readonly coalescer = new EnqueueCoalescer(async (records) => this.enqueueEach(records));
+
+  /** @param results where the TaskResult of an id already taken reads from (the backend). */
+  constructor(
+    private readonly alias: string,
+    private readonly connection: PostgresConnection,
+    private readonly sql: PostgresTaskStatements,
+    private readonly uniqueKeys: PostgresUniqueKeys,
+    private readonly notices: PostgresNotices,
+    private readonly results: TaskRecordSource,
+    private readonly rules: StoreRules,
+  ) {}
+
+  /** One task, in one transaction with the other enqueues of this tick. */
+  enqueue(record: TaskRecord): Promise<TaskRecord> {
+    return this.coalescer.enqueue(record);
+  }
+
+  /** Stores the records, all or none; per record what was stored or the key's holder. */
+  async enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]> {
+    if (records.length === 0) return [];
+    assertDistinctIds(records);
+    this.coalescer.flush();
+    return this.connection.transaction(async (tx) => {
+      const now = Date.now();
+      if (!records.some((record) => record.task.unique)) {
+        await this.store(tx, records, now, true);
+        await this.made(tx, records, now);
+        return [...records];
+      }
+      return this.storeKeyed(tx, records, now);
+    });
+  }
+
+  /** Per record, in order, what a lone enqueue of it would return or throw. */
+  private async enqueueEach(records: readonly TaskRecord[]): Promise<EnqueueOutcome[]> {
+    return this.connection.transaction(async (tx) => {
+      const now = Date.now();
+      const outcomes: EnqueueOutcome[] = [];
+      const made: TaskRecord[] = [];
+      for (const record of records) {
+        if (!record.task.unique) {
+          const [refusal] = await this.store(tx, [record], now, false);
+          outcomes.push(refusal ?? record);
+          if (!refusal) made.push(record);
+          continue;
+        }
+        // A refusal undoes only its own record's writes.
+        await tx.query('SAVEPOINT keyed');
+        try {
+          outcomes.push((await this.storeKeyed(tx, [record], now))[0]);
+          await tx.query('RELEASE SAVEPOINT keyed');
+        } catch (refusal) {
+          if (!(refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError))
+            throw refusal;
+          await tx.query('ROLLBACK TO SAVEPOINT keyed');
+          outcomes.push(refusal);
+        }
+      }
+      await this.made(tx, made, now);
+      return outcomes;
+    });
+  }
+
+  /** Rows of unique keys that no longer hold, at most `max`; how many went. */
+  forgetFreeKeys(max: number): Promise<number> {
+    return this.uniqueKeys.forgetFree(max, Date.now());
+  }
+
+  /**
+   * A batch with unique keys: its keys locked, every id checked first, then
+   * the keys decided as if the records came one by one, then the writes.
+   */
+  private async storeKeyed(
+    tx: PostgresTx,
+    records: readonly TaskRecord[],
+    now: number,
+  ): Promise<TaskRecord[]> {
+    const keys = records.flatMap((record) => record.task.unique?.key ?? []);
+    await this.uniqueKeys.lock(tx, keys);
+    for (const record of records) await this.assertIdFree(tx, record.id, now);
+    const holds = await this.uniqueKeys.holds(tx, keys, now);
+    const plan = this.rules.planUnique(this.alias, records, (key) => holds.get(key), now);
+    const made: TaskRecord[] = [];
+    for (const write of plan.writes) {
+      if (write.kind === 'replace') {
+        await this.uniqueKeys.replace(tx, write.record, now);
+        continue;
+      }
+      await this.store(tx, [write.record], now, true);
+      made.push(write.record);
+      if (write.taken) await this.uniqueKeys.take(tx, write.record.id, write.taken);
+    }
+    // A holder returned or replaced is no new task: only those made are counted and announced.
+    await this.made(tx, made, now);
+    return plan.returned;
+  }
+
+  /**
+   * Inserts the records (ready, or deferred until runAfter). Per record the
+   * refusal of a taken id (null when stored); with `throwing`, the first is
+   * thrown instead, which rolls the transaction back.
+   */
+  private async store(
+    tx: PostgresTx,
+    records: readonly TaskRecord[],
+    now: number,
+    throwing: boolean,
+  ): Promise<(TaskAlreadyExistsError | null)[]> {
+    const waits = records.map((record) => delayUntil(record.task.runAfter, now));
+    const inserted = await tx.query<{ id: string }>(this.sql.insertTasks, [
+      this.alias,
+      records.map((record) => record.id),
+      records.map((record) => record.task.queue),
+      records.map((record) => record.task.name),
+      waits.map((wait) => (wait > 0 ? 'deferred' : 'ready')),
+      records.map(readyScore),
+      waits.map((wait) => (wait > 0 ? now + wait : null)),
+      records.map((record) => record.workerIds.length),
+      records.map(serializeRecord),
+    ]);
+    const stored = new Set(inserted.map((row) => row.id));
+    const refusals: (TaskAlreadyExistsError | null)[] = [];
+    for (const record of records) {
+      let refusal: TaskAlreadyExistsError | null = null;
+      if (!stored.has(record.id)) {
+        refusal = await this.refusalOf(tx, record.id, now);
+      } else {
+        // A result of the same id that is still kept refuses it too: the inserted row goes.
+        const result = await tx.query<DataRow>(this.sql.selectResult, [this.alias, record.id, now]);
+        if (result.length > 0) {
+          await tx.query(this.sql.deleteTask, [this.alias, record.id]);
+          refusal = this.alreadyExists(result[0]);
+        }
+      }
+      if (refusal && throwing) throw refusal;
+      refusals.push(refusal);
+    }
+    this.notices.work(
+      tx,
+      records.flatMap((record, i) =>
+        waits[i] <= 0 && refusals[i] === null ? [record.task.queue] : [],
+      ),
+    );
+    return refusals;
+  }
+
+  /** Throws TaskAlreadyExistsError when `id` is live or a result still kept. */
+  private async assertIdFree(tx: PostgresTx, id: string, now: number): Promise<void> {
+    const refusal = await this.refusalOf(tx, id, now);
+    if (refusal) throw refusal;
+  }
+
+  private async refusalOf(
+    tx: PostgresTx,
+    id: string,
+    now: number,
+  ): Promise<TaskAlreadyExistsError | null> {
+    const [live] = await tx.query<DataRow>(this.sql.selectTask, [this.alias, id]);
+    const [stored] = live
+      ? [live]
+      : await tx.query<DataRow>(this.sql.selectResult, [this.alias, id, now]);
+    return stored ? this.alreadyExists(stored) : null;
+  }
+
+  private alreadyExists(row: DataRow): TaskAlreadyExistsError {
+    const existing = deserializeRecord(row.id, row.data);
+    return new TaskAlreadyExistsError(
+      taskAlreadyExists(row.id, this.alias, existing.status),
+      new TaskResult(existing, this.results),
+    );
+  }
+
+  /** The tasks an enqueue made: counted as ingress (a row per queue and second) and announced. */
+  private async made(tx: PostgresTx, records: readonly TaskRecord[], now: number): Promise<void> {
+    if (records.length === 0) return;
+    const perQueue = new Map<string, number>();
+    for (const { task } of records) perQueue.set(task.queue, (perQueue.get(task.queue) ?? 0) + 1);
+    await tx.query(this.sql.countIngress, [
+      this.alias,
+      Math.floor(now / 1000),
+      [...perQueue.keys()],
+      [...perQueue.values()],
+    ]);
+    this.notices.live(tx, 'enqueued', records);
+  }
+}

@@ -1,0 +1,125 @@
+import type { Logger } from '@nestjs/common';
+import type { BackendTelemetry } from '../../core/backend-telemetry.interface';
+import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
+import { isFinishedSegment, type QueueSegment } from '../../core/queue-segment';
+import { recordWithProgress } from '../../core/task-progress';
+import type { TaskRecord } from '../../core/task-record.interface';
+import { deserializeRecord } from '../../core/task-serializer';
+import { taskResultDoesNotExist } from '../../core/threadmill.messages';
+import type { PostgresBackendSettings } from './postgres-backend-options';
+import type { PostgresConnection } from './postgres-connection';
+import type { PostgresReadStatements } from './postgres-read-statements';
+import { META_MAINTENANCE_HEARTBEAT } from './postgres-schema';
+import type { DataRow } from './postgres-task-statements';
+
+/**
+ * What callers and operators read of a PostgresBackend: a segment's tasks,
+ * counts and rates, one task's result, the maintenance heartbeat. Each is
+ * one statement (one snapshot), taking no lock.
+ *
+ * @internal
+ */
+export class PostgresReads {
+  constructor(
+    private readonly alias: string,
+    private readonly settings: PostgresBackendSettings,
+    private readonly connection: PostgresConnection,
+    private readonly sql: PostgresReadStatements,
+    private readonly logger: Logger,
+  ) {}
+
+  async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
+    const now = Date.now();
+    const limit = count > 0 ? Math.trunc(count) : null;
+    const rows = isFinishedSegment(segment)
+      ? await this.connection.query<DataRow>(this.sql.peekResults, [
+          this.alias,
+          queue,
+          segment.toUpperCase(),
+          now - this.settings.retention.longestMaxAgeMs,
+          now,
+          limit,
+        ])
+      : await this.connection.query<DataRow>(this.sql.peekTasks[segment], [
+          this.alias,
+          queue,
+          limit,
+        ]);
+    const records: TaskRecord[] = [];
+    for (const row of rows) {
+      try {
+        records.push(recordWithProgress(deserializeRecord(row.id, row.data), row.progress));
+      } catch (error) {
+        // Peek only reads: the consumer that acquires this task fails it properly.
+        this.logger.warn(`peek skipped task ${row.id} of "${this.alias}": ${String(error)}`);
+      }
+    }
+    return records;
+  }
+
+  async telemetry(intervalMs: number): Promise<BackendTelemetry> {
+    const now = Date.now();
+    const since = now - this.settings.retention.longestMaxAgeMs;
+    const [tasks, results, ingress] = await Promise.all([
+      this.connection.query<{ queue: string; ready: number; running: number; deferred: number }>(
+        this.sql.countTasks,
+        [this.alias],
+      ),
+      this.connection.query<{ queue: string; status: string; kept: number; in_window: number }>(
+        this.sql.countResults,
+        [this.alias, since, now, now - intervalMs],
+      ),
+      this.connection.query<{ queue: string; ingress: number }>(this.sql.countIngress, [
+        this.alias,
+        now - intervalMs,
+      ]),
+    ]);
+    const telemetry: BackendTelemetry = { queues: {} };
+    for (const queue of this.settings.queues) {
+      const live = tasks.find((row) => row.queue === queue);
+      const finished = (status: string) =>
+        results.find((row) => row.queue === queue && row.status === status);
+      const kept = (status: string) => finished(status)?.kept ?? 0;
+      const inWindow = (status: string) => finished(status)?.in_window ?? 0;
+      telemetry.queues[queue] = {
+        counts: {
+          ready: live?.ready ?? 0,
+          running: live?.running ?? 0,
+          deferred: live?.deferred ?? 0,
+          successful: kept('SUCCESSFUL'),
+          failed: kept('FAILED'),
+          cancelled: kept('CANCELLED'),
+        },
+        rates: {
+          intervalMs,
+          ingress: ingress.find((row) => row.queue === queue)?.ingress ?? 0,
+          egress: inWindow('SUCCESSFUL') + inWindow('FAILED') + inWindow('CANCELLED'),
+          failed: inWindow('FAILED'),
+        },
+      };
+    }
+    return telemetry;
+  }
+
+  async getResult(id: string): Promise<TaskRecord> {
+    const [row] = await this.connection.query<DataRow>(this.sql.selectTaskOrResult, [
+      this.alias,
+      id,
+      Date.now(),
+    ]);
+    if (!row) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
+    return recordWithProgress(deserializeRecord(id, row.data), row.progress);
+  }
+
+  async maintenanceHeartbeat(): Promise<Date | null> {
+    const [row] = await this.connection.query<{ value: string }>(this.sql.readMeta, [
+      this.alias,
+      META_MAINTENANCE_HEARTBEAT,
+    ]);
+    return row === undefined ? null : new Date(Number(row.value));
+  }
+
+  async ping(): Promise<void> {
+    await this.connection.query('SELECT 1');
+  }
+}

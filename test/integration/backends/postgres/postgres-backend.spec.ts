@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+
+import { Client } from 'pg';
+
+import { newRecord } from '../../../../lib/backend-kit';
+import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
+import { POSTGRES_SCHEMA_VERSION } from '../../../../lib/backends/postgres/postgres-schema';
+import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
+import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
+import { UnsupportedStoreError } from '../../../../lib/core/errors/unsupported-store.error';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
+import { freePort } from '../../../helpers/free-port';
+import { testAlias } from '../../../helpers/test-alias';
+import { testPostgresUrl } from '../../../helpers/test-postgres-url';
+
+describe('PostgresBackend (Postgres specifics)', () => {
+  let admin: Client;
+  let schema: string;
+  let alias: string;
+  const backends: PostgresBackend[] = [];
+
+  const open = (options: Record<string, unknown> = {}, url = testPostgresUrl()) => {
+    const backend = new PostgresBackend(
+      alias,
+      { backend: PostgresBackend, url, options: { schema, ...options } },
+      storeRules,
+    );
+    backends.push(backend);
+    return backend;
+  };
+
+  beforeAll(async () => {
+    admin = new Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  beforeEach(() => {
+    schema = `tm_${randomBytes(6).toString('hex')}`;
+    alias = testAlias();
+  });
+
+  afterEach(async () => {
+    for (const backend of backends.splice(0)) await backend.close();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  describe('migrations', () => {
+    it('migrates a fresh schema once when five instances start at once, and each works', async () => {
+      const started = Array.from({ length: 5 }, () => open());
+      await Promise.all(started.map((backend) => backend.ping()));
+      const { rows } = await admin.query<{ version: number }>(
+        `SELECT version FROM ${schema}.threadmill_migrations ORDER BY version`,
+      );
+      expect(rows.map((row) => row.version)).toEqual(
+        Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => i + 1),
+      );
+      const records = started.map(() => newRecord(alias));
+      await Promise.all(started.map((backend, i) => backend.tasks.enqueue(records[i])));
+      const leased = await Promise.all(
+        started.map((backend, i) =>
+          backend.leases.acquire(['default'], { workerId: `host:${i}-0`, timeoutMs: 0 }),
+        ),
+      );
+      expect(
+        leased
+          .flat()
+          .map((record) => record.id)
+          .sort(),
+      ).toEqual(records.map((record) => record.id).sort());
+      const [first] = leased.flat();
+      await started[4].leases.acknowledge([
+        { ...first, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() },
+      ]);
+      await expect(started[0].tasks.getResult(first.id)).resolves.toMatchObject({
+        status: TaskResultStatus.SUCCESSFUL,
+      });
+    });
+
+    it('opens a schema it migrated before without migrating it again', async () => {
+      await open().ping();
+      await open().ping();
+      const { rows } = await admin.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM ${schema}.threadmill_migrations`,
+      );
+      expect(rows[0].count).toBe(POSTGRES_SCHEMA_VERSION);
+    });
+
+    it('refuses a schema newer than the code, naming both versions, and changes nothing', async () => {
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.query(
+        `CREATE TABLE ${schema}.threadmill_migrations (version integer PRIMARY KEY,
+           applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const newer = POSTGRES_SCHEMA_VERSION + 1;
+      await admin.query(`INSERT INTO ${schema}.threadmill_migrations (version) VALUES ($1)`, [
+        newer,
+      ]);
+      const backend = open();
+      const refused = await backend.tasks.enqueue(newRecord(alias)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UnsupportedStoreError);
+      expect((refused as Error).message).toContain(`"${schema}" is at version ${newer}`);
+      expect((refused as Error).message).toContain(
+        `knows versions up to ${POSTGRES_SCHEMA_VERSION}`,
+      );
+      await expect(backend.ping()).rejects.toBeInstanceOf(UnsupportedStoreError);
+      const { rows } = await admin.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1`,
+        [schema],
+      );
+      expect(rows.map((row) => row.table_name)).toEqual(['threadmill_migrations']);
+    });
+  });
+
+  describe('configuration', () => {
+    const refusal = (options: Record<string, unknown>, url?: string): unknown => {
+      try {
+        open(options, url);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+
+    it.each([
+      [
+        'an unknown option',
+        { poolsize: 3 },
+        undefined,
+        /option "poolsize" is not an option of PostgresBackend/,
+      ],
+      [
+        'a schema that is no plain name',
+        { schema: 'Bad-Schema' },
+        undefined,
+        /option "schema" must be 1-63 lower-case/,
+      ],
+      ['a schema that is not a string', { schema: 7 }, undefined, /option "schema" must be/],
+      [
+        'a pool of no connection',
+        { poolSize: 0 },
+        undefined,
+        /option "poolSize" must be a whole number of at least 1/,
+      ],
+      [
+        'a url of another store',
+        {},
+        'redis://127.0.0.1:6379',
+        /option "url" must be a postgres:\/\/ or postgresql:\/\/ url/,
+      ],
+      ['an empty url', {}, ' ', /option "url" is required/],
+    ])('refuses %s, naming the alias and the option', (_what, options, url, message) => {
+      const refused = refusal(options, url);
+      expect(refused).toBeInstanceOf(InvalidBackendConfigError);
+      expect((refused as Error).message).toMatch(message);
+      expect((refused as Error).message).toContain(`"${alias}"`);
+    });
+
+    it('shows no password of a refused url', () => {
+      const refused = refusal({}, 'mysql://app:secret@127.0.0.1/app');
+      expect((refused as Error).message).not.toContain('secret');
+    });
+  });
+
+  it('reports a server out of reach as BackendUnavailableError, retryable, without its password', async () => {
+    const port = await freePort();
+    const backend = open({}, `postgres://postgres:secret@127.0.0.1:${port}/test`);
+    const refused = await backend.ping().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BackendUnavailableError);
+    expect((refused as BackendUnavailableError).retryable).toBe(true);
+    expect((refused as Error).message).toContain(`127.0.0.1:${port}`);
+    expect((refused as Error).message).not.toContain('secret');
+  });
+});
