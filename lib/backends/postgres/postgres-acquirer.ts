@@ -32,6 +32,7 @@ export class PostgresAcquirer {
   /** When the last take found a rate-limited queue full: ms until its window admits a start. */
   private limitWaitMs = 0;
   private listening = false;
+  private closed = false;
 
   constructor(
     private readonly alias: string,
@@ -52,7 +53,7 @@ export class PostgresAcquirer {
     const max = maxOf(options);
     const deadline = Date.now() + Math.max(0, options.timeoutMs);
     for (;;) {
-      if (this.connection.closed || signal?.aborted) return [];
+      if (this.closed || signal?.aborted) return [];
       const waiting = deadline - Date.now() > 0;
       // LISTEN before the try: a task made ready after it is notified, never missed.
       if (waiting) await this.listenForWork();
@@ -73,8 +74,9 @@ export class PostgresAcquirer {
     this.waiter.notify();
   }
 
-  /** Ends every idle wait. */
+  /** Ends every idle wait, and every acquire at its next look. */
   close(): void {
+    this.closed = true;
     this.waiter.close();
   }
 

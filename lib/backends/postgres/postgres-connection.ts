@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { ClientConfig, CustomTypesConfig, Pool, PoolClient, QueryResultRow } from 'pg';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { backendClosed } from '../../core/threadmill.messages';
 import type { PostgresBackendSettings } from './postgres-backend-options';
 import type { PostgresDriver } from './postgres-driver';
@@ -16,11 +17,18 @@ const INT8 = 20;
 /** A feed a notification belongs to: sent only while that feed has a live listener. */
 export type FeedName = 'finished' | 'live';
 
+/**
+ * When a notification is sent: always (''), while its feed has a live
+ * listener, or (`limited`, the payload a queue) while its queue has a
+ * concurrency limit, whose room a finished task frees.
+ */
+export type NoticeCondition = '' | FeedName | 'limited';
+
 /** One transaction, as the parts write in it. */
 export interface PostgresTx {
   query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
-  /** Sent when the transaction commits; a `feed` one only while a listener of it is live. */
-  notify(channel: string, payload: string, feed?: FeedName): void;
+  /** Sent when the transaction commits, if `condition` holds then. */
+  notify(channel: string, payload: string, condition?: NoticeCondition): void;
   /** Runs once the transaction committed (this process's own wake-ups). */
   afterCommit(run: () => void): void;
 }
@@ -109,6 +117,10 @@ export class PostgresConnection {
 
   /** A pg failure as the caller sees it (postgresFailure). */
   failure(error: unknown): unknown {
+    // A call under way when the backend closed meets a pool that has ended.
+    if (this.isClosed && !(error instanceof ThreadmillError)) {
+      return new BackendUnavailableError(backendClosed(this.alias), { cause: error });
+    }
     return postgresFailure(this.alias, this.settings.target, error);
   }
 
@@ -134,7 +146,7 @@ export class PostgresConnection {
       const tx: PostgresTx = {
         query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
           (await client.query<R>(text, values)).rows,
-        notify: (channel, payload, feed) => notices.push([channel, payload, feed ?? '']),
+        notify: (channel, payload, condition) => notices.push([channel, payload, condition ?? '']),
         afterCommit: (run) => after.push(run),
       };
       const result = await work(tx);
@@ -164,7 +176,7 @@ export class PostgresConnection {
     }
   }
 
-  /** The statement that sends `notices` before COMMIT, feed ones only to a live listener. */
+  /** The statement that sends `notices` before COMMIT, each only while its condition holds. */
   private noticeStatement(client: PoolClient, notices: readonly string[][]): string {
     if (notices.length === 0) return '';
     const rows = notices
@@ -172,8 +184,13 @@ export class PostgresConnection {
       .join(', ');
     const alias = client.escapeLiteral(this.alias);
     return `SELECT pg_notify(n.c, n.p) FROM (VALUES ${rows}) AS n(c, p, f)
-      WHERE n.f = '' OR EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
-        WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${Date.now()});`;
+      WHERE CASE n.f
+        WHEN '' THEN true
+        WHEN 'limited' THEN EXISTS (SELECT 1 FROM ${this.schema}.threadmill_queue_limits q
+          WHERE q.alias = ${alias} AND q.queue = n.p AND q.limits NOT LIKE '0 %')
+        ELSE EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
+          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${Date.now()})
+      END;`;
   }
 
   private async migrate(): Promise<void> {

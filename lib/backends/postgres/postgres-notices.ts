@@ -79,6 +79,11 @@ export class PostgresNotices {
     tx.afterCommit(() => this.workAdded(distinct));
   }
 
+  /** A running task of `queue` ended: a concurrency limit's room freed, if it has one. */
+  freed(tx: PostgresTx, queue: string): void {
+    tx.notify(this.channels.work, queue, 'limited');
+  }
+
   finished(tx: PostgresTx, records: readonly TaskRecord[]): void {
     const items: FinishedNotice[] = records.map(({ id, task, status }) => ({
       id,

@@ -77,7 +77,8 @@ export class PostgresRows {
       stored.workerIds.length,
       serializeRecord(stored),
     ]);
-    if (!deferred) this.notices.work(tx, [row.queue]);
+    if (deferred) this.notices.freed(tx, row.queue);
+    else this.notices.work(tx, [row.queue]);
   }
 
   /**
@@ -86,6 +87,7 @@ export class PostgresRows {
    */
   async finish(tx: PostgresTx, record: TaskRecord, row: TaskRow, now: number): Promise<void> {
     await tx.query(this.sql.deleteTask, [this.alias, row.id]);
+    this.notices.freed(tx, row.queue);
     await this.storeResult(tx, record, row.queue, now, finishedProgress(record) ?? row.progress);
   }
 
