@@ -26,6 +26,8 @@ import type { PostgresUniqueKeys } from './postgres-unique-keys';
  */
 export class PostgresEnqueuer {
   private readonly coalescer = new EnqueueCoalescer(async (records) => this.enqueueEach(records));
+  /** The last enqueue transaction asked for; the next one starts once it settled. */
+  private tail: Promise<void> = Promise.resolve();
 
   /** @param results where the TaskResult of an id already taken reads from (the backend). */
   constructor(
@@ -48,8 +50,11 @@ export class PostgresEnqueuer {
     if (records.length === 0) return [];
     assertDistinctIds(records);
     this.coalescer.flush();
+    return this.inOrder(Date.now(), (now) => this.storeMany(records, now));
+  }
+
+  private storeMany(records: readonly TaskRecord[], now: number): Promise<TaskRecord[]> {
     return this.connection.transaction(async (tx) => {
-      const now = Date.now();
       if (!records.some((record) => record.task.unique)) {
         await this.store(tx, records, now, true);
         await this.made(tx, records, now);
@@ -60,9 +65,27 @@ export class PostgresEnqueuer {
   }
 
   /** Per record, in order, what a lone enqueue of it would return or throw. */
-  private async enqueueEach(records: readonly TaskRecord[]): Promise<EnqueueOutcome[]> {
+  private enqueueEach(records: readonly TaskRecord[]): Promise<EnqueueOutcome[]> {
+    return this.inOrder(Date.now(), (now) => this.storeEach(records, now));
+  }
+
+  /**
+   * Runs the enqueue transactions of this backend one after another, in call
+   * order, as a store with one writer would: a bulk made after single
+   * enqueues is stored after them, and the ones made after it after it.
+   * `now` is the time of the call, not of a connection found or a schema
+   * migrated: what runAfter and windows are measured against.
+   */
+  private inOrder<T>(now: number, run: (now: number) => Promise<T>): Promise<T> {
+    const mine = this.tail.then(() => run(now));
+    // The next waits for this one to settle; its outcome, error included, is its caller's.
+    const settled = (): void => undefined;
+    this.tail = mine.then(settled, settled);
+    return mine;
+  }
+
+  private storeEach(records: readonly TaskRecord[], now: number): Promise<EnqueueOutcome[]> {
     return this.connection.transaction(async (tx) => {
-      const now = Date.now();
       const outcomes: EnqueueOutcome[] = [];
       const made: TaskRecord[] = [];
       for (const record of records) {
