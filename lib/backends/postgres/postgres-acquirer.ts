@@ -1,10 +1,14 @@
 import type { Logger } from '@nestjs/common';
-import type { AcquireOptions } from '../../core/ports/lease-store.port';
+import type {
+  AcknowledgeAndAcquireResult,
+  AcquireOptions,
+} from '../../core/ports/lease-store.port';
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { serializeRecord } from '../../core/task-serializer';
 import type { PostgresBackendSettings } from './postgres-backend-options';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
+import type { PostgresLeaseCall } from './postgres-lease-call';
 import type { PostgresListener } from './postgres-listener';
 import type { PostgresNotices } from './postgres-notices';
 import type { PostgresQueueLimits } from './postgres-queue-limits';
@@ -43,6 +47,7 @@ export class PostgresAcquirer {
     private readonly queueState: PostgresQueueLimits,
     private readonly notices: PostgresNotices,
     private readonly listener: PostgresListener,
+    private readonly call: PostgresLeaseCall,
     private readonly rules: StoreRules,
     private readonly logger: Logger,
   ) {}
@@ -58,15 +63,34 @@ export class PostgresAcquirer {
       // LISTEN before the try: a task made ready after it is notified, never missed.
       if (waiting) await this.listenForWork();
       const since = this.waiter.generation;
-      const taken = await this.connection.transaction((tx) =>
-        this.take(tx, queues, workerId, max, Date.now(), options.poolId ?? null),
-      );
-      if (taken.length > 0) return taken;
+      const taken = await this.leaseNow([], queues, workerId, max, options.poolId ?? null);
+      if (taken.acquired.length > 0) return taken.acquired;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
       const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
       await this.waiter.wait(Math.min(remaining, SAFETY_POLL_MS, limitWaitMs), since, signal);
     }
+  }
+
+  /**
+   * Stores `finished`, then leases up to `max` (none when 0) without waiting,
+   * in one round trip (threadmill_lease); in a transaction of TypeScript
+   * steps instead when a ready task's data is no JSON Postgres reads.
+   */
+  async leaseNow(
+    finished: readonly TaskRecord[],
+    queues: readonly string[],
+    workerId: string,
+    max: number,
+    poolId: string | null,
+  ): Promise<AcknowledgeAndAcquireResult> {
+    const leased = await this.call.lease(finished, queues, workerId, max, poolId);
+    this.limitWaitMs = leased.waitMs;
+    if (!leased.fellBack) return { acknowledged: leased.acknowledged, acquired: leased.acquired };
+    const acquired = await this.connection.transaction((tx) =>
+      this.take(tx, queues, workerId, max, Date.now(), poolId),
+    );
+    return { acknowledged: leased.acknowledged, acquired };
   }
 
   /** Idle consumers of this process look again now. */
@@ -83,7 +107,8 @@ export class PostgresAcquirer {
   /**
    * Inside a transaction: lease up to `max` of the first queue that is not
    * paused, whose limits leave room (at most that room) and has ready tasks;
-   * unreadable rows are failed, never returned.
+   * unreadable rows are failed, never returned. The same steps as
+   * threadmill_lease, taken one statement at a time in TypeScript.
    */
   async take(
     tx: PostgresTx,

@@ -90,14 +90,18 @@ export class PostgresConnection {
     return this.settings.schema;
   }
 
-  /** One statement outside a transaction (reads, and writes that are one statement). */
+  /** One statement, its own transaction (reads, and writes that are one statement). */
   async query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
     this.assertOpen();
-    try {
-      await this.ready;
-      return (await this.pool.query<R>(text, values)).rows;
-    } catch (error) {
-      throw this.failure(error);
+    for (let run = 1; ; run++) {
+      try {
+        await this.ready;
+        return (await this.pool.query<R>(text, values)).rows;
+      } catch (error) {
+        // A statement that lost a deadlock was rolled back whole: running it again is safe.
+        if (run < RUNS && isRunAgain(error)) continue;
+        throw this.failure(error);
+      }
     }
   }
 

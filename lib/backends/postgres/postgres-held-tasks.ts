@@ -50,23 +50,13 @@ export class PostgresHeldTasks {
   ): Promise<AcknowledgeAndAcquireResult> {
     // Stopping: what finished is still stored, nothing new is leased.
     const stopping = this.connection.closed || options.signal?.aborted === true;
-    return this.connection.transaction(async (tx) => {
-      const now = Date.now();
-      const acknowledged = await inIdOrder(finished, (record) =>
-        this.acknowledgeOne(tx, record, now),
-      );
-      const acquired = stopping
-        ? []
-        : await this.acquirer.take(
-            tx,
-            queues,
-            options.workerId,
-            maxOf(options),
-            now,
-            options.poolId ?? null,
-          );
-      return { acknowledged, acquired };
-    });
+    return this.acquirer.leaseNow(
+      finished,
+      queues,
+      options.workerId,
+      stopping ? 0 : maxOf(options),
+      options.poolId ?? null,
+    );
   }
 
   /** Each entry's progress while its attempt still holds its task; per entry whether it did. */
@@ -161,7 +151,7 @@ async function inIdOrder<T>(
 ): Promise<T[]> {
   const order = records
     .map((_, i) => i)
-    .sort((a, b) => records[a].id.localeCompare(records[b].id, 'en') || a - b);
+    .sort((a, b) => compareIds(records[a].id, records[b].id) || a - b);
   const outcomes = new Array<T>(records.length);
   for (const i of order) outcomes[i] = await apply(records[i]);
   return outcomes;
@@ -173,4 +163,9 @@ async function inIdOrder<T>(
  */
 function notHeld(stored: DataRow | undefined, record: TaskRecord): 'already-stored' | 'stale' {
   return stored?.data === serializeRecord(record) ? 'already-stored' : 'stale';
+}
+
+/** Ids by code point, the order the lease function locks them in (COLLATE "C"). */
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

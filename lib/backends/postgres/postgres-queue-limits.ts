@@ -36,11 +36,13 @@ export class PostgresQueueLimits {
     private readonly rules: StoreRules,
   ) {}
 
-  private pauseKey(queue: string): string {
+  /** The queue's pause lock (a lease shares it, a pause takes it whole). */
+  pauseKey(queue: string): string {
     return lockKey('pause', this.connection.schema, this.alias, queue);
   }
 
-  private limitKey(queue: string): string {
+  /** The queue's limit lock, which the leases of a limited queue take one at a time. */
+  limitKey(queue: string): string {
     return lockKey('limit', this.connection.schema, this.alias, queue);
   }
 

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
+import { leaseFunction } from './postgres-lease-function';
 import { migrationLockKey } from './postgres-names';
 import { postgresSchemaTooNew } from './postgres.messages';
 
@@ -30,12 +31,12 @@ import { postgresSchemaTooNew } from './postgres.messages';
  */
 
 /**
- * MIGRATIONS[n] moves a schema from version n to n + 1; `$S` stands for the
- * schema. Entries are append-only: a released one is never edited.
+ * MIGRATIONS[n] moves schema `s` from version n to n + 1. Entries are
+ * append-only: a released one is never edited.
  */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE $S.threadmill_tasks (
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  (s) => `
+  CREATE TABLE ${s}.threadmill_tasks (
     alias       text    NOT NULL,
     id          text    NOT NULL,
     seq         bigint  GENERATED ALWAYS AS IDENTITY,
@@ -51,16 +52,16 @@ const MIGRATIONS: readonly string[] = [
     data        text    NOT NULL,
     PRIMARY KEY (alias, id)
   );
-  CREATE INDEX threadmill_tasks_ready ON $S.threadmill_tasks (alias, queue, score, seq)
+  CREATE INDEX threadmill_tasks_ready ON ${s}.threadmill_tasks (alias, queue, score, seq)
     WHERE state = 'ready';
-  CREATE INDEX threadmill_tasks_deferred ON $S.threadmill_tasks (alias, queue, run_at, seq)
+  CREATE INDEX threadmill_tasks_deferred ON ${s}.threadmill_tasks (alias, queue, run_at, seq)
     WHERE state = 'deferred';
-  CREATE INDEX threadmill_tasks_running ON $S.threadmill_tasks (alias, queue, lease_until, seq)
+  CREATE INDEX threadmill_tasks_running ON ${s}.threadmill_tasks (alias, queue, lease_until, seq)
     WHERE state = 'running';
-  CREATE INDEX threadmill_tasks_pool ON $S.threadmill_tasks (alias, pool, seq)
+  CREATE INDEX threadmill_tasks_pool ON ${s}.threadmill_tasks (alias, pool, seq)
     WHERE state = 'running' AND pool IS NOT NULL;
 
-  CREATE TABLE $S.threadmill_results (
+  CREATE TABLE ${s}.threadmill_results (
     alias       text   NOT NULL,
     id          text   NOT NULL,
     seq         bigint GENERATED ALWAYS AS IDENTITY,
@@ -74,26 +75,26 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, id)
   );
   CREATE INDEX threadmill_results_history
-    ON $S.threadmill_results (alias, queue, status, finished_at, seq);
-  CREATE INDEX threadmill_results_expiry ON $S.threadmill_results (alias, expires_at);
+    ON ${s}.threadmill_results (alias, queue, status, finished_at, seq);
+  CREATE INDEX threadmill_results_expiry ON ${s}.threadmill_results (alias, expires_at);
 
-  CREATE TABLE $S.threadmill_ingress_counts (
+  CREATE TABLE ${s}.threadmill_ingress_counts (
     alias  text   NOT NULL,
     queue  text   NOT NULL,
     second bigint NOT NULL,
     count  bigint NOT NULL,
     PRIMARY KEY (alias, queue, second)
   );
-  CREATE INDEX threadmill_ingress_counts_age ON $S.threadmill_ingress_counts (alias, second);
+  CREATE INDEX threadmill_ingress_counts_age ON ${s}.threadmill_ingress_counts (alias, second);
 
-  CREATE TABLE $S.threadmill_meta (
+  CREATE TABLE ${s}.threadmill_meta (
     alias text NOT NULL,
     key   text NOT NULL,
     value text NOT NULL,
     PRIMARY KEY (alias, key)
   );
 
-  CREATE TABLE $S.threadmill_pools (
+  CREATE TABLE ${s}.threadmill_pools (
     alias    text   NOT NULL,
     pool     text   NOT NULL,
     deadline bigint NOT NULL,
@@ -101,9 +102,9 @@ const MIGRATIONS: readonly string[] = [
     info     text,
     PRIMARY KEY (alias, pool)
   );
-  CREATE INDEX threadmill_pools_deadline ON $S.threadmill_pools (alias, deadline);
+  CREATE INDEX threadmill_pools_deadline ON ${s}.threadmill_pools (alias, deadline);
 
-  CREATE TABLE $S.threadmill_schedules (
+  CREATE TABLE ${s}.threadmill_schedules (
     alias        text    NOT NULL,
     id           text    NOT NULL,
     definition   text    NOT NULL,
@@ -115,10 +116,10 @@ const MIGRATIONS: readonly string[] = [
     last_task_id text,
     PRIMARY KEY (alias, id)
   );
-  CREATE INDEX threadmill_schedules_due ON $S.threadmill_schedules (alias, next_tick)
+  CREATE INDEX threadmill_schedules_due ON ${s}.threadmill_schedules (alias, next_tick)
     WHERE next_tick IS NOT NULL;
 
-  CREATE TABLE $S.threadmill_unique_keys (
+  CREATE TABLE ${s}.threadmill_unique_keys (
     alias      text NOT NULL,
     key        text NOT NULL,
     holder     text NOT NULL,
@@ -127,13 +128,13 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, key)
   );
 
-  CREATE TABLE $S.threadmill_paused_queues (
+  CREATE TABLE ${s}.threadmill_paused_queues (
     alias text NOT NULL,
     queue text NOT NULL,
     PRIMARY KEY (alias, queue)
   );
 
-  CREATE TABLE $S.threadmill_cancels (
+  CREATE TABLE ${s}.threadmill_cancels (
     alias        text   NOT NULL,
     pool         text   NOT NULL,
     id           text   NOT NULL,
@@ -142,20 +143,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, pool, id)
   );
 
-  CREATE TABLE $S.threadmill_queue_limits (
+  CREATE TABLE ${s}.threadmill_queue_limits (
     alias  text NOT NULL,
     queue  text NOT NULL,
     limits text NOT NULL,
     PRIMARY KEY (alias, queue)
   );
-  CREATE TABLE $S.threadmill_queue_starts (
+  CREATE TABLE ${s}.threadmill_queue_starts (
     alias text   NOT NULL,
     queue text   NOT NULL,
     at    bigint NOT NULL
   );
-  CREATE INDEX threadmill_queue_starts_window ON $S.threadmill_queue_starts (alias, queue, at);
+  CREATE INDEX threadmill_queue_starts_window ON ${s}.threadmill_queue_starts (alias, queue, at);
 
-  CREATE TABLE $S.threadmill_roles (
+  CREATE TABLE ${s}.threadmill_roles (
     alias      text   NOT NULL,
     role       text   NOT NULL,
     holder     text   NOT NULL,
@@ -163,13 +164,14 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (alias, role)
   );
 
-  CREATE TABLE $S.threadmill_feed_listeners (
+  CREATE TABLE ${s}.threadmill_feed_listeners (
     alias      text   NOT NULL,
     feed       text   NOT NULL CHECK (feed IN ('finished', 'live')),
     listener   text   NOT NULL,
     expires_at bigint NOT NULL,
     PRIMARY KEY (alias, feed, listener)
   );
+  ${leaseFunction(s)};
   `,
 ];
 
@@ -214,7 +216,7 @@ export async function migrate(client: PoolClient, alias: string, schema: string)
     throw new UnsupportedStoreError(postgresSchemaTooNew(alias, schema, found, MIGRATIONS.length));
   }
   for (let version = found; version < MIGRATIONS.length; version++) {
-    await client.query(MIGRATIONS[version].replaceAll('$S', schema));
+    await client.query(MIGRATIONS[version](schema));
     await client.query(`INSERT INTO ${schema}.threadmill_migrations (version) VALUES ($1)`, [
       version + 1,
     ]);

@@ -15,6 +15,7 @@ import { PostgresEnqueuer } from './postgres-enqueuer';
 import { PostgresFeeds } from './postgres-feeds';
 import { PostgresFinishedTasks } from './postgres-finished-tasks';
 import { PostgresHeldTasks } from './postgres-held-tasks';
+import { PostgresLeaseCall } from './postgres-lease-call';
 import { PostgresListener } from './postgres-listener';
 import { PostgresListing } from './postgres-listing';
 import { PostgresMaintenance } from './postgres-maintenance';
@@ -107,6 +108,7 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
       queueState,
       notices,
       listener,
+      new PostgresLeaseCall(alias, settings, connection, tasks, rows, queueState, notices),
       rules,
       logger,
     ));
