@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+
+import { Client } from 'pg';
+
+import { newRecord } from '../../../../lib/backend-kit';
+import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
+import { storeRules } from '../../../../lib/lifecycle/store-rules';
+import { testAlias } from '../../../helpers/test-alias';
+import { testPostgresUrl } from '../../../helpers/test-postgres-url';
+
+// threadmill_lease mirrors lifecycle rules in SQL: these pin it to the rules as TypeScript writes them.
+describe('PostgresBackend threadmill_lease (the lease in one round trip)', () => {
+  let admin: Client;
+  let schema: string;
+  let alias: string;
+  let backend: PostgresBackend;
+
+  const lease = (max = 1, workerId = 'host:1-0'): Promise<TaskRecord[]> =>
+    backend.leases.acquire(['default'], { workerId, max, timeoutMs: 0 });
+  /** Writes a task's stored data as something else: what a damaged row or another writer leaves. */
+  const overwrite = (id: string, data: string) =>
+    admin.query(`UPDATE ${schema}.threadmill_tasks SET data = $3 WHERE alias = $1 AND id = $2`, [
+      alias,
+      id,
+      data,
+    ]);
+
+  beforeAll(async () => {
+    admin = new Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  beforeEach(() => {
+    schema = `tm_${randomBytes(6).toString('hex')}`;
+    alias = testAlias();
+    backend = new PostgresBackend(
+      alias,
+      { backend: PostgresBackend, url: testPostgresUrl(), options: { schema } },
+      storeRules,
+    );
+  });
+
+  afterEach(async () => {
+    await backend.close();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  it('leases a task as StoreRules.leased makes it, on its first attempt and on a later one', async () => {
+    const enqueued = await backend.tasks.enqueue(
+      newRecord(alias, { args: [1, 'two', { three: 3 }] }),
+    );
+    const [first] = await lease(1, 'host:1-0');
+    expect(first).toEqual(storeRules.leased(enqueued, 'host:1-0', first.lastAttemptedAt!));
+    await expect(backend.tasks.getResult(first.id)).resolves.toEqual(first);
+
+    await backend.leases.release([first]);
+    const released = await backend.tasks.getResult(first.id);
+    const [second] = await lease(1, 'host:2-0');
+    expect(second).toEqual(storeRules.leased(released, 'host:2-0', second.lastAttemptedAt!));
+    expect(second.startedAt).toEqual(first.startedAt);
+    expect(second.workerIds).toEqual(['host:1-0', 'host:2-0']);
+  });
+
+  it('stores outcomes and leases the next task in the same call, as acknowledge and acquire do', async () => {
+    const [a, b] = await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias)]);
+    const [leasedA] = await lease();
+    const done = { ...leasedA, status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() };
+    const result = await backend.leases.acknowledgeAndAcquire([done, done], ['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
+    expect(result.acknowledged).toEqual(['acknowledged', 'already-stored']);
+    expect(result.acquired.map((record) => record.id)).toEqual([b.id]);
+    expect(result.acquired[0]).toEqual(
+      storeRules.leased(b, 'host:1-0', result.acquired[0].lastAttemptedAt!),
+    );
+    await expect(backend.tasks.getResult(a.id)).resolves.toMatchObject({
+      status: TaskResultStatus.SUCCESSFUL,
+    });
+  });
+
+  it('leases in TypeScript when a ready task holds no JSON, failing that task and taking the next', async () => {
+    const [damaged, sound] = await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias)]);
+    await overwrite(damaged.id, 'not json at all');
+    const taken = await lease(2);
+    expect(taken.map((record) => record.id)).toEqual([sound.id]);
+    const failed = await backend.tasks.getResult(damaged.id);
+    expect(failed.status).toBe(TaskResultStatus.FAILED);
+    expect(failed.errors.map((error) => error.className)).toEqual(['CorruptTaskDataError']);
+  });
+
+  it('fails a leased task whose JSON is not a task record, and returns the others', async () => {
+    const [foreign, sound] = await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias)]);
+    await overwrite(foreign.id, '{"id": "someone else\'s", "shape": true}');
+    const taken = await lease(2);
+    expect(taken.map((record) => record.id)).toEqual([sound.id]);
+    await expect(backend.tasks.getResult(foreign.id)).resolves.toMatchObject({
+      status: TaskResultStatus.FAILED,
+    });
+  });
+
+  it("leases a task whose arguments Postgres's JSON cannot hold (a NUL character) as TypeScript does", async () => {
+    const nul = await backend.tasks.enqueue(newRecord(alias, { args: ['a\u0000b'] }));
+    const [taken] = await lease();
+    expect(taken).toEqual(storeRules.leased(nul, 'host:1-0', taken.lastAttemptedAt!));
+    expect(taken.args).toEqual(['a\u0000b']);
+  });
+});
