@@ -58,16 +58,24 @@ export class PostgresFeedTransport<T> implements TaskFeedTransport<T> {
         );
       }
     });
-    await this.connection.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.connection.feedLockKey]);
-      await tx.query(this.sql.forgetLapsed, [this.alias, this.feed, Date.now()]);
-      await tx.query(this.sql.mark, [
-        this.alias,
-        this.feed,
-        this.listenerId,
-        Date.now() + MARK_TTL_MS,
-      ]);
-    }, false);
+    try {
+      await this.connection.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.connection.feedLockKey]);
+        await tx.query(this.sql.forgetLapsed, [this.alias, this.feed, Date.now()]);
+        await tx.query(this.sql.mark, [
+          this.alias,
+          this.feed,
+          this.listenerId,
+          Date.now() + MARK_TTL_MS,
+        ]);
+      }, false);
+    } catch (error) {
+      // Not listening after all: the channel goes with the failed open.
+      await this.listener.unlisten(this.channel).catch((unlistenError: unknown) => {
+        this.logger.warn(`Could not stop listening on ${this.channel}: ${String(unlistenError)}`);
+      });
+      throw error;
+    }
     this.renewal = setInterval(() => {
       this.connection
         .query(this.sql.mark, [this.alias, this.feed, this.listenerId, Date.now() + MARK_TTL_MS])
