@@ -79,7 +79,8 @@ export class PostgresConnection {
 
   /** How every connection of this backend (the pool's and the listener's) connects. */
   clientConfig(): ClientConfig {
-    return { connectionString: this.settings.url, types: this.types };
+    // Keep-alive probes find a connection a dead network dropped, the listener's above all.
+    return { connectionString: this.settings.url, types: this.types, keepAlive: true };
   }
 
   get closed(): boolean {

@@ -170,18 +170,21 @@ export class PostgresEnqueuer {
       records.map(serializeRecord),
     ]);
     const stored = new Set(inserted.map((row) => row.id));
+    // A result of the same id that is still kept refuses a record too: its inserted row goes.
+    const kept = new Map<string, DataRow>();
+    if (stored.size > 0) {
+      const rows = await tx.query<DataRow>(this.sql.selectResults, [this.alias, [...stored], now]);
+      for (const row of rows) kept.set(row.id, row);
+    }
     const refusals: (TaskAlreadyExistsError | null)[] = [];
     for (const record of records) {
       let refusal: TaskAlreadyExistsError | null = null;
+      const result = kept.get(record.id);
       if (!stored.has(record.id)) {
         refusal = await this.refusalOf(tx, record.id, now);
-      } else {
-        // A result of the same id that is still kept refuses it too: the inserted row goes.
-        const result = await tx.query<DataRow>(this.sql.selectResult, [this.alias, record.id, now]);
-        if (result.length > 0) {
-          await tx.query(this.sql.deleteTask, [this.alias, record.id]);
-          refusal = this.alreadyExists(result[0]);
-        }
+      } else if (result) {
+        await tx.query(this.sql.deleteTask, [this.alias, record.id]);
+        refusal = this.alreadyExists(result);
       }
       if (refusal && throwing) throw refusal;
       refusals.push(refusal);

@@ -46,6 +46,7 @@ export class PostgresTaskStatements {
   readonly deleteTask: string;
   readonly upsertResult: string;
   readonly selectResult: string;
+  readonly selectResults: string;
   readonly updateProgress: string;
 
   constructor(s: string) {
@@ -101,6 +102,9 @@ export class PostgresTaskStatements {
     this.selectResult = `
       SELECT id, data, progress FROM ${s}.threadmill_results
       WHERE alias = $1 AND id = $2 AND expires_at > $3`;
+    this.selectResults = `
+      SELECT id, data, progress FROM ${s}.threadmill_results
+      WHERE alias = $1 AND id = ANY($2::text[]) AND expires_at > $3`;
     // Held by that very attempt: running, with as many worker ids (one per lease) as its number.
     this.updateProgress = `
       UPDATE ${s}.threadmill_tasks SET progress = $3
