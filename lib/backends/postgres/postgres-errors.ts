@@ -3,7 +3,7 @@ import { StoreFullError } from '../../core/errors/store-full.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { postgresFull, postgresUnavailable } from './postgres.messages';
 
-/** SQLSTATEs of a server that shut down or dropped the session (admin, crash, immediate). */
+/** SQLSTATEs of a server that shut down or dropped the connection (admin, crash, immediate). */
 const TERMINATED = new Set(['57P01', '57P02', '57P03']);
 /** Node socket errors of a server out of reach. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
@@ -35,7 +35,7 @@ export function isConnectionLoss(error: unknown): boolean {
 
 /**
  * What a pg failure means for the caller, mapped in this one place:
- * - the server out of reach, the session ended (57P01/57P02/57P03,
+ * - the server out of reach, the connection ended (57P01/57P02/57P03,
  *   ECONNREFUSED, ECONNRESET, 'Connection terminated') or a statement
  *   timeout (57014): BackendUnavailableError, retryable;
  * - a full disk (53100): StoreFullError, retryable (the transaction rolled
