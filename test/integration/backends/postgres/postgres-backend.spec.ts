@@ -4,6 +4,7 @@ import { Client } from 'pg';
 
 import { newRecord } from '../../../../lib/backend-kit';
 import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
+import { channelName } from '../../../../lib/backends/postgres/postgres-names';
 import { POSTGRES_SCHEMA_VERSION } from '../../../../lib/backends/postgres/postgres-schema';
 import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
 import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
@@ -13,6 +14,7 @@ import { storeRules } from '../../../../lib/lifecycle/store-rules';
 import { freePort } from '../../../helpers/free-port';
 import { testAlias } from '../../../helpers/test-alias';
 import { testPostgresUrl } from '../../../helpers/test-postgres-url';
+import { waitFor } from '../../../helpers/wait-for';
 
 describe('PostgresBackend (Postgres specifics)', () => {
   let admin: Client;
@@ -164,6 +166,34 @@ describe('PostgresBackend (Postgres specifics)', () => {
       const refused = refusal({}, 'mysql://app:secret@127.0.0.1/app');
       expect((refused as Error).message).not.toContain('secret');
     });
+  });
+
+  it('wakes an idle acquire at once after its listening connection was terminated and made again', async () => {
+    const consumer = open();
+    const producer = open();
+    await producer.ping();
+    const listening = async (): Promise<number[]> => {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE query = $1`,
+        [`LISTEN "${channelName(schema, alias, 'work')}"`],
+      );
+      return rows.map((row) => row.pid);
+    };
+    const waiting = consumer.leases.acquire(['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 20_000,
+    });
+    await waitFor(async () => (await listening()).length === 1, { what: 'the consumer listening' });
+    const [lost] = await listening();
+    await admin.query('SELECT pg_terminate_backend($1)', [lost]);
+    await waitFor(async () => (await listening()).some((pid) => pid !== lost), {
+      what: 'the listening connection made again',
+    });
+    const task = await producer.tasks.enqueue(newRecord(alias));
+    const enqueuedAt = Date.now();
+    await expect(waiting).resolves.toMatchObject([{ id: task.id }]);
+    // Well inside the 5 s safety poll: the notification woke it.
+    expect(Date.now() - enqueuedAt).toBeLessThan(2000);
   });
 
   it('reports a server out of reach as BackendUnavailableError, retryable, without its password', async () => {
