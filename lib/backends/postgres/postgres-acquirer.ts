@@ -62,13 +62,18 @@ export class PostgresAcquirer {
       const waiting = deadline - Date.now() > 0;
       // LISTEN before the try: a task made ready after it is notified, never missed.
       if (waiting) await this.listenForWork();
-      const since = this.waiter.generation;
+      const since = this.waiter.generation(queues);
       const taken = await this.leaseNow([], queues, workerId, max, options.poolId ?? null);
       if (taken.acquired.length > 0) return taken.acquired;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
       const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
-      await this.waiter.wait(Math.min(remaining, SAFETY_POLL_MS, limitWaitMs), since, signal);
+      await this.waiter.wait(
+        Math.min(remaining, SAFETY_POLL_MS, limitWaitMs),
+        queues,
+        since,
+        signal,
+      );
     }
   }
 
@@ -93,9 +98,9 @@ export class PostgresAcquirer {
     return { acknowledged: leased.acknowledged, acquired };
   }
 
-  /** Idle consumers of this process look again now. */
-  workAdded(): void {
-    this.waiter.notify();
+  /** Idle consumers of this process of `queues` (of every queue when none are named) look again now. */
+  workAdded(queues?: readonly string[]): void {
+    this.waiter.notify(queues);
   }
 
   /** Ends every idle wait, and every acquire at its next look. */
@@ -183,7 +188,10 @@ export class PostgresAcquirer {
   private async listenForWork(): Promise<void> {
     if (this.listening) return;
     try {
-      await this.listener.listen(this.notices.channel('work'), () => this.waiter.notify());
+      // The payload is the queue that got work.
+      await this.listener.listen(this.notices.channel('work'), (queue) =>
+        this.waiter.notify([queue]),
+      );
       this.listening = true;
     } catch (error) {
       this.logger.warn(

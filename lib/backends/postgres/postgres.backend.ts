@@ -85,7 +85,7 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
     const s = settings.schema;
     const guard = (this.guard = new StoreGuard(alias, this.queues));
     const connection = (this.connection = new PostgresConnection(alias, settings, logger, driver));
-    const notices = new PostgresNotices(s, alias, () => acquirer.workAdded());
+    const notices = new PostgresNotices(s, alias, (queues) => acquirer.workAdded(queues));
     const listener = (this.listener = new PostgresListener(alias, connection, driver, logger, () =>
       acquirer.workAdded(),
     ));
