@@ -27,6 +27,8 @@ export interface QueueEntry {
  * @internal
  */
 export class PostgresQueueLimits {
+  private readonly keys = new Map<string, string>();
+
   constructor(
     private readonly alias: string,
     private readonly queues: readonly string[],
@@ -38,12 +40,23 @@ export class PostgresQueueLimits {
 
   /** The queue's pause lock (a lease shares it, a pause takes it whole). */
   pauseKey(queue: string): string {
-    return lockKey('pause', this.connection.schema, this.alias, queue);
+    return this.keyOf('pause', queue);
   }
 
   /** The queue's limit lock, which the leases of a limited queue take one at a time. */
   limitKey(queue: string): string {
-    return lockKey('limit', this.connection.schema, this.alias, queue);
+    return this.keyOf('limit', queue);
+  }
+
+  /** A queue's lock key, hashed once per queue and kind (every lease asks). */
+  private keyOf(kind: 'pause' | 'limit', queue: string): string {
+    const name = `${kind}\n${queue}`;
+    let key = this.keys.get(name);
+    if (key === undefined) {
+      key = lockKey(kind, this.connection.schema, this.alias, queue);
+      this.keys.set(name, key);
+    }
+    return key;
   }
 
   /** The configured limits, stored for each queue the store has none for. */
