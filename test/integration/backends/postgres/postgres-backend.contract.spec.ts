@@ -1,23 +1,7 @@
-import { randomBytes } from 'node:crypto';
-
-import { Client } from 'pg';
-
 import { describeBackendContract } from '../../../../lib/backend-kit';
 import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
-import { testPostgresUrl } from '../../../helpers/test-postgres-url';
-
-// One plain client for cleanup only; every backend opens its own connections.
-let admin: Client;
-
-beforeAll(async () => {
-  admin = new Client({ connectionString: testPostgresUrl() });
-  await admin.connect();
-});
-
-afterAll(async () => {
-  await admin.end();
-});
+import { createTestSchema } from '../../../helpers/postgres-schema';
 
 // Jest's own functions, passed as any other runner's would be.
 const runner = { describe, it, expect, beforeEach, afterEach };
@@ -25,20 +9,32 @@ const runner = { describe, it, expect, beforeEach, afterEach };
 // A schema of its own per test, dropped afterwards: nothing one test stores can leak into another.
 describeBackendContract(runner, 'PostgresBackend', async (settings) => {
   const { alias, queues, ...options } = settings;
-  const schema = `tm_${randomBytes(6).toString('hex')}`;
+  const schema = await createTestSchema();
   const open = () =>
     new PostgresBackend(
       alias,
-      { backend: PostgresBackend, url: testPostgresUrl(), queues, options: { ...options, schema } },
+      {
+        backend: PostgresBackend,
+        url: schema.url,
+        queues,
+        options: { ...options, schema: schema.name },
+      },
       storeRules,
     );
-  const backend = open();
+  let backend: PostgresBackend;
+  try {
+    backend = open();
+  } catch (refused) {
+    // A configuration the backend refuses leaves nothing in the schema: it goes at once.
+    await schema.drop();
+    throw refused;
+  }
   return {
     backend,
     reopen: async () => open(),
     cleanup: async () => {
       await backend.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await schema.drop();
     },
   };
 });

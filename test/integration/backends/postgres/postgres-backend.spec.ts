@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { Client } from 'pg';
 
 import { newRecord } from '../../../../lib/backend-kit';
@@ -13,11 +11,13 @@ import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 import { freePort } from '../../../helpers/free-port';
 import { testAlias } from '../../../helpers/test-alias';
+import { createTestSchema, type TestSchema } from '../../../helpers/postgres-schema';
 import { testPostgresUrl } from '../../../helpers/test-postgres-url';
 import { waitFor } from '../../../helpers/wait-for';
 
 describe('PostgresBackend (Postgres specifics)', () => {
   let admin: Client;
+  let created: TestSchema;
   let schema: string;
   let alias: string;
   const backends: PostgresBackend[] = [];
@@ -41,14 +41,15 @@ describe('PostgresBackend (Postgres specifics)', () => {
     await admin.end();
   });
 
-  beforeEach(() => {
-    schema = `tm_${randomBytes(6).toString('hex')}`;
+  beforeEach(async () => {
+    created = await createTestSchema();
+    schema = created.name;
     alias = testAlias();
   });
 
   afterEach(async () => {
     for (const backend of backends.splice(0)) await backend.close();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await created.drop();
   });
 
   describe('migrations', () => {
@@ -93,7 +94,6 @@ describe('PostgresBackend (Postgres specifics)', () => {
     });
 
     it('refuses a schema newer than the code, naming both versions, and changes nothing', async () => {
-      await admin.query(`CREATE SCHEMA ${schema}`);
       await admin.query(
         `CREATE TABLE ${schema}.threadmill_migrations (version integer PRIMARY KEY,
            applied_at timestamptz NOT NULL DEFAULT now())`,

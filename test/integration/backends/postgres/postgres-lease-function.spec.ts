@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { Client } from 'pg';
 
 import { newRecord } from '../../../../lib/backend-kit';
@@ -8,11 +6,13 @@ import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 import { testAlias } from '../../../helpers/test-alias';
+import { createTestSchema, type TestSchema } from '../../../helpers/postgres-schema';
 import { testPostgresUrl } from '../../../helpers/test-postgres-url';
 
 // threadmill_lease mirrors lifecycle rules in SQL: these pin it to the rules as TypeScript writes them.
 describe('PostgresBackend threadmill_lease (the lease in one round trip)', () => {
   let admin: Client;
+  let created: TestSchema;
   let schema: string;
   let alias: string;
   let backend: PostgresBackend;
@@ -36,8 +36,9 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
     await admin.end();
   });
 
-  beforeEach(() => {
-    schema = `tm_${randomBytes(6).toString('hex')}`;
+  beforeEach(async () => {
+    created = await createTestSchema();
+    schema = created.name;
     alias = testAlias();
     backend = new PostgresBackend(
       alias,
@@ -48,7 +49,7 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
 
   afterEach(async () => {
     await backend.close();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await created.drop();
   });
 
   it('leases a task as StoreRules.leased makes it, on its first attempt and on a later one', async () => {
