@@ -62,6 +62,7 @@ export class PostgresAcquirer {
       const waiting = deadline - Date.now() > 0;
       // LISTEN before the try: a task made ready after it is notified, never missed.
       if (waiting) await this.listenForWork();
+      if (this.closed) return [];
       const since = this.waiter.generation(queues);
       const taken = await this.leaseNow([], queues, workerId, max, options.poolId ?? null);
       if (taken.acquired.length > 0) return taken.acquired;

@@ -1,5 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Client, Notification } from 'pg';
+import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { backendClosed } from '../../core/threadmill.messages';
 import type { PostgresConnection } from './postgres-connection';
 import type { PostgresDriver } from './postgres-driver';
 import { postgresListenerLost } from './postgres.messages';
@@ -87,7 +89,7 @@ export class PostgresListener {
     }
     if (this.closed) {
       await client.end();
-      this.connection.assertOpen();
+      throw new BackendUnavailableError(backendClosed(this.alias));
     }
     this.client = client;
     return client;
