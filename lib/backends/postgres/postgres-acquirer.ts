@@ -1,14 +1,11 @@
 import type { Logger } from '@nestjs/common';
-import type {
-  AcknowledgeAndAcquireResult,
-  AcquireOptions,
-} from '../../core/ports/lease-store.port';
+import type { AcquireOptions } from '../../core/ports/lease-store.port';
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { serializeRecord } from '../../core/task-serializer';
 import type { PostgresBackendSettings } from './postgres-backend-options';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
-import type { PostgresLeaseCall } from './postgres-lease-call';
+import type { LeaseOutcome, PostgresLeaseCall } from './postgres-lease-call';
 import type { PostgresListener } from './postgres-listener';
 import type { PostgresNotices } from './postgres-notices';
 import type { PostgresQueueLimits } from './postgres-queue-limits';
@@ -33,8 +30,6 @@ const SAFETY_POLL_MS = 5000;
  */
 export class PostgresAcquirer {
   private readonly waiter = new PostgresWaiter();
-  /** When the last take found a rate-limited queue full: ms until its window admits a start. */
-  private limitWaitMs = 0;
   private listening = false;
   private closed = false;
 
@@ -68,7 +63,8 @@ export class PostgresAcquirer {
       if (taken.acquired.length > 0) return taken.acquired;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return [];
-      const limitWaitMs = this.limitWaitMs > 0 ? this.limitWaitMs : Infinity;
+      // A full rate window admits again at a known time: no need to wait past it.
+      const limitWaitMs = taken.waitMs > 0 ? taken.waitMs : Infinity;
       await this.waiter.wait(
         Math.min(remaining, SAFETY_POLL_MS, limitWaitMs),
         queues,
@@ -89,14 +85,13 @@ export class PostgresAcquirer {
     workerId: string,
     max: number,
     poolId: string | null,
-  ): Promise<AcknowledgeAndAcquireResult> {
+  ): Promise<LeaseOutcome> {
     const leased = await this.call.lease(finished, queues, workerId, max, poolId);
-    this.limitWaitMs = leased.waitMs;
-    if (!leased.fellBack) return { acknowledged: leased.acknowledged, acquired: leased.acquired };
-    const acquired = await this.connection.transaction((tx) =>
+    if (!leased.fellBack) return leased;
+    const taken = await this.connection.transaction((tx) =>
       this.take(tx, queues, workerId, max, Date.now(), poolId),
     );
-    return { acknowledged: leased.acknowledged, acquired };
+    return { acknowledged: leased.acknowledged, ...taken };
   }
 
   /** Idle consumers of this process of `queues` (of every queue when none are named) look again now. */
@@ -123,17 +118,15 @@ export class PostgresAcquirer {
     max: number,
     now: number,
     poolId: string | null,
-  ): Promise<TaskRecord[]> {
-    this.limitWaitMs = 0;
+  ): Promise<{ acquired: TaskRecord[]; waitMs: number }> {
+    let waitMs = 0;
     for (const queue of queues) {
       const { limits } = await this.queueState.enter(tx, queue);
       let most = max;
       if (limits) {
         const room = await this.queueState.room(tx, queue, limits, now);
         if (room.room === 0) {
-          if (room.waitMs > 0) {
-            this.limitWaitMs = Math.min(this.limitWaitMs || Infinity, room.waitMs);
-          }
+          if (room.waitMs > 0) waitMs = Math.min(waitMs || Infinity, room.waitMs);
           continue;
         }
         most = Math.min(max, room.room);
@@ -142,10 +135,10 @@ export class PostgresAcquirer {
       if (limits) await this.queueState.started(tx, queue, limits, taken.length, now);
       if (taken.length > 0) {
         this.notices.live(tx, 'started', taken);
-        return taken;
+        return { acquired: taken, waitMs: 0 };
       }
     }
-    return [];
+    return { acquired: [], waitMs };
   }
 
   private async takeFrom(

@@ -50,13 +50,14 @@ export class PostgresHeldTasks {
   ): Promise<AcknowledgeAndAcquireResult> {
     // Stopping: what finished is still stored, nothing new is leased.
     const stopping = this.connection.closed || options.signal?.aborted === true;
-    return this.acquirer.leaseNow(
+    const { acknowledged, acquired } = await this.acquirer.leaseNow(
       finished,
       queues,
       options.workerId,
       stopping ? 0 : maxOf(options),
       options.poolId ?? null,
     );
+    return { acknowledged, acquired };
   }
 
   /** Each entry's progress while its attempt still holds its task; per entry whether it did. */

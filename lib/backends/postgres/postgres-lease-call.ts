@@ -20,12 +20,16 @@ interface LeaseRow {
   wait_ms: number | null;
 }
 
-/** What one call stored and leased. */
-export interface LeaseCallResult {
+/** What one lease stored and leased. */
+export interface LeaseOutcome {
   acknowledged: AcknowledgeOutcome[];
   acquired: TaskRecord[];
-  /** When a rate-limited queue was full: ms until its window admits a start; else 0. */
+  /** When nothing was leased because a rate-limited queue was full: ms until its window admits a start; else 0. */
   waitMs: number;
+}
+
+/** What one call stored and leased. */
+export interface LeaseCallResult extends LeaseOutcome {
   /** A ready task's data was no JSON Postgres reads: nothing leased, lease in TypeScript. */
   fellBack: boolean;
 }
