@@ -31,9 +31,7 @@ export class PostgresReadStatements {
   readonly pageTasks: Record<TaskState, { first: string; after: string }>;
   /** $1 alias, $2 queue, $3 name or null, $4 rows, $5 status, $6 since, $7 now, then $8 score, $9 tie. */
   readonly pageResults: { first: string; after: string };
-  readonly countTasks: string;
-  readonly countResults: string;
-  readonly countIngress: string;
+  readonly counts: string;
   readonly ingressBuckets: string;
   readonly resultBuckets: string;
   readonly sampleResults: string;
@@ -79,24 +77,22 @@ export class PostgresReadStatements {
         ${after ? `AND (finished_at, seq) < ($8::bigint, $9::bigint)` : ''}
       ORDER BY finished_at DESC, seq DESC LIMIT $4`;
     this.pageResults = { first: pageResult(false), after: pageResult(true) };
-    this.countTasks = `
-      SELECT queue,
-        count(*) FILTER (WHERE state = 'ready') AS ready,
-        count(*) FILTER (WHERE state = 'running') AS running,
-        count(*) FILTER (WHERE state = 'deferred') AS deferred
-      FROM ${s}.threadmill_tasks WHERE alias = $1 GROUP BY queue`;
-    // $2 the oldest finish kept, $3 now, $4 the window's start.
-    this.countResults = `
-      SELECT queue, status, count(*) AS kept,
-        count(*) FILTER (WHERE finished_at >= $4) AS in_window
+    // One statement, so one snapshot: a task acknowledged meanwhile is counted once.
+    // $2 the oldest finish kept, $3 now, $4 the window's start. Rows: (queue, what, count, in_window).
+    this.counts = `
+      SELECT queue, state AS what, count(*) AS count, 0::bigint AS in_window
+      FROM ${s}.threadmill_tasks WHERE alias = $1 GROUP BY queue, state
+      UNION ALL
+      SELECT queue, status, count(*), count(*) FILTER (WHERE finished_at >= $4)
       FROM ${s}.threadmill_results
       WHERE alias = $1 AND finished_at >= $2 AND expires_at > $3
-      GROUP BY queue, status`;
-    // A second the window covers in part counts in proportion.
-    this.countIngress = `
-      SELECT queue, round(sum(count * least(1.0, (second * 1000 + 1000 - $2::bigint) / 1000.0)))::bigint AS ingress
+      GROUP BY queue, status
+      UNION ALL
+      -- A second the window covers in part counts in proportion.
+      SELECT queue, 'ingress',
+        round(sum(count * least(1.0, (second * 1000 + 1000 - $4::bigint) / 1000.0)))::bigint, 0
       FROM ${s}.threadmill_ingress_counts
-      WHERE alias = $1 AND second >= floor($2::bigint / 1000.0)
+      WHERE alias = $1 AND second >= floor($4::bigint / 1000.0)
       GROUP BY queue`;
     // $2 queue, $3 start, $4 end, $5 bucketMs.
     this.ingressBuckets = `

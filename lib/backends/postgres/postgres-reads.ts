@@ -12,6 +12,16 @@ import type { PostgresReadStatements } from './postgres-read-statements';
 import { META_MAINTENANCE_HEARTBEAT } from './postgres-schema';
 import type { DataRow } from './postgres-task-statements';
 
+/** One count of a queue: tasks in a state, results of a status, or its ingress. */
+interface CountRow {
+  queue: string;
+  /** A task state, a final status, or `ingress`. */
+  what: string;
+  count: number;
+  /** Results finished within the telemetry window. */
+  in_window: number;
+}
+
 /**
  * What callers and operators read of a PostgresBackend: a segment's tasks,
  * counts and rates, one task's result, the maintenance heartbeat. Each is
@@ -59,40 +69,29 @@ export class PostgresReads {
 
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
     const now = Date.now();
-    const since = now - this.settings.retention.longestMaxAgeMs;
-    const [tasks, results, ingress] = await Promise.all([
-      this.connection.query<{ queue: string; ready: number; running: number; deferred: number }>(
-        this.sql.countTasks,
-        [this.alias],
-      ),
-      this.connection.query<{ queue: string; status: string; kept: number; in_window: number }>(
-        this.sql.countResults,
-        [this.alias, since, now, now - intervalMs],
-      ),
-      this.connection.query<{ queue: string; ingress: number }>(this.sql.countIngress, [
-        this.alias,
-        now - intervalMs,
-      ]),
+    const rows = await this.connection.query<CountRow>(this.sql.counts, [
+      this.alias,
+      now - this.settings.retention.longestMaxAgeMs,
+      now,
+      now - intervalMs,
     ]);
     const telemetry: BackendTelemetry = { queues: {} };
     for (const queue of this.settings.queues) {
-      const live = tasks.find((row) => row.queue === queue);
-      const finished = (status: string) =>
-        results.find((row) => row.queue === queue && row.status === status);
-      const kept = (status: string) => finished(status)?.kept ?? 0;
-      const inWindow = (status: string) => finished(status)?.in_window ?? 0;
+      const of = (what: string) => rows.find((row) => row.queue === queue && row.what === what);
+      const count = (what: string) => of(what)?.count ?? 0;
+      const inWindow = (what: string) => of(what)?.in_window ?? 0;
       telemetry.queues[queue] = {
         counts: {
-          ready: live?.ready ?? 0,
-          running: live?.running ?? 0,
-          deferred: live?.deferred ?? 0,
-          successful: kept('SUCCESSFUL'),
-          failed: kept('FAILED'),
-          cancelled: kept('CANCELLED'),
+          ready: count('ready'),
+          running: count('running'),
+          deferred: count('deferred'),
+          successful: count('SUCCESSFUL'),
+          failed: count('FAILED'),
+          cancelled: count('CANCELLED'),
         },
         rates: {
           intervalMs,
-          ingress: ingress.find((row) => row.queue === queue)?.ingress ?? 0,
+          ingress: count('ingress'),
           egress: inWindow('SUCCESSFUL') + inWindow('FAILED') + inWindow('CANCELLED'),
           failed: inWindow('FAILED'),
         },
