@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { newRecord } from '../../../../lib/backend-kit';
 import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
 import { channelName } from '../../../../lib/backends/postgres/postgres-names';
-import { POSTGRES_SCHEMA_VERSION } from '../../../../lib/backends/postgres/postgres-schema';
+import { POSTGRES_SCHEMA_VERSION } from '../../../../lib/backends/postgres/postgres-migrations';
 import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
 import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
 import { UnsupportedStoreError } from '../../../../lib/core/errors/unsupported-store.error';
