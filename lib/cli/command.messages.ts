@@ -23,12 +23,12 @@ export const workerQueueNotConfigured = (
   `--queues: queue ${shown(queue)} is not configured for backend ${shown(alias)} (configured: ${shownList(queues)}).`;
 
 export const workerBackendNotConfigured = (alias: string, aliases: readonly string[]): string =>
-  `--backend: no backend ${shown(alias)} is configured (configured: ${shownList(aliases)}).`;
+  `--alias: no backend ${shown(alias)} is configured (configured: ${shownList(aliases)}).`;
 
 export const workerBackendNotShared = (alias: string, backendClass: string): string =>
-  `--backend: backend ${shown(alias)} (${backendClass}) keeps its tasks inside one process, so the ` +
+  `--alias: backend ${shown(alias)} (${backendClass}) keeps its tasks inside one process, so the ` +
   `worker pool's children, which are processes of their own, cannot see them. Serve a pool ` +
-  `from a RedisBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
+  `from a RedisBackend, a PostgresBackend or a SqliteBackend; run tasks on a MemoryBackend in process (TaskRunner).`;
 
 export const waitNeedsOneTask = (count: number): string =>
   `--wait waits for one task, but --count asks for ${count}: enqueue them without --wait and ` +

@@ -6,7 +6,7 @@ import type { QueueLimits } from '../core/queue-limits';
 import type { TaskResultStatus } from '../core/task-result-status.enum';
 
 /** Which store an alias keeps its tasks in, as the page names it. */
-export type BackendKind = 'redis' | 'sqlite' | 'memory' | 'other';
+export type BackendKind = 'redis' | 'sqlite' | 'postgres' | 'memory' | 'other';
 
 /** What the page learns first: the aliases, whether it may act, how often it refreshes. */
 export interface DashboardMeta {

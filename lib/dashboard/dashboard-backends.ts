@@ -10,10 +10,11 @@ import { DASHBOARD_SETTINGS, type DashboardSettings } from './dashboard-settings
 const KINDS: Readonly<Record<string, BackendKind>> = {
   RedisBackend: 'redis',
   SqliteBackend: 'sqlite',
+  PostgresBackend: 'postgres',
   MemoryBackend: 'memory',
 };
 
-/** The kind of a backend, its subclasses included (told by class name: SQLite's is an optional peer). */
+/** The kind of a backend, its subclasses included (told by class name: SQLite's and Postgres's are optional peers). */
 export function backendKind(backend: TaskBackend): BackendKind {
   for (let proto: unknown = Object.getPrototypeOf(backend); proto;) {
     const name = (proto as { constructor?: { name?: string } }).constructor?.name ?? '';

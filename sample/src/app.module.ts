@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { ThreadmillModule, redisBackendConfigFromEnv, type BackendConfig } from '../../lib';
+import { PostgresBackend } from '../../lib/backends/postgres';
 import { SqliteBackend } from '../../lib/backends/sqlite';
 import { ThreadmillCommandsModule } from '../../lib/cli';
 import { sampleConfig } from './sample.config';
@@ -8,7 +9,10 @@ import { GreetingService } from './tasks/greeting.service';
 import { GreetingTasks } from './tasks/greeting.tasks';
 import { SampleTasks } from './tasks/sample.tasks';
 
-/** Redis when the environment names one (a single server, a cluster or Sentinel), else a local SQLite file. */
+/**
+ * Redis when the environment names one (a single server, a cluster or Sentinel), else the
+ * Postgres of DATABASE_URL, else a local SQLite file.
+ */
 function backendConfig(): BackendConfig {
   const queues = [...sampleConfig.queues];
   const options = {
@@ -17,6 +21,15 @@ function backendConfig(): BackendConfig {
       maintenanceInterval: sampleConfig.maintenanceInterval,
     }),
   };
+  if (sampleConfig.store === 'postgres') {
+    const schema = sampleConfig.postgresSchema;
+    return {
+      backend: PostgresBackend,
+      url: sampleConfig.databaseUrl,
+      queues,
+      options: { ...options, ...(schema !== undefined && { schema }) },
+    };
+  }
   return sampleConfig.store === 'redis'
     ? redisBackendConfigFromEnv({
         queues,
@@ -31,7 +44,7 @@ function backendConfig(): BackendConfig {
 }
 
 /**
- * The sample app: one backend (Redis, or SQLite without REDIS_URL; alias from THREADMILL_ALIAS, default
+ * The sample app: one backend (Redis, Postgres with DATABASE_URL, or SQLite without either; alias from THREADMILL_ALIAS, default
  * `default`; Redis key prefix from THREADMILL_REDIS_PREFIX; app name from THREADMILL_APP) with the
  * queues `default` and `emails`, the sample tasks, and the
  * `threadmill` commands (worker, enqueue, result) for the CLI entry.

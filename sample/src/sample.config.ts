@@ -8,8 +8,10 @@ import type { LogLevel } from '@nestjs/common';
  *
  * - `REDIS_URL` (a single Redis), `REDIS_CLUSTER_NODES` (comma-separated `host:port`
  *   seeds of a Redis Cluster) or `REDIS_SENTINELS` (comma-separated `host:port` sentinels,
- *   with `REDIS_SENTINEL_NAME`, default `mymaster`); with none, the sample needs no Redis
- *   and keeps its tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default `.threadmill-data/sample.db`)
+ *   with `REDIS_SENTINEL_NAME`, default `mymaster`); else `DATABASE_URL` (a Postgres the tasks
+ *   are kept in, in the schema `THREADMILL_PG_SCHEMA`, default `threadmill`); with none, the sample
+ *   needs no server and keeps its tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default
+ *   `.threadmill-data/sample.db`). With both a Redis and `DATABASE_URL` set, Redis stores the tasks.
  * - `THREADMILL_WAIT_FOR_REPLICAS`: `count:timeoutMs` (e.g. `1:1000`), the Redis backend's
  *   waitForReplicas (default: off)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
@@ -24,10 +26,9 @@ import type { LogLevel } from '@nestjs/common';
  *   this file as JSON lines (read by sample/src/tracing/tracing.ts, before this file loads)
  */
 export const sampleConfig = {
-  store:
-    process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES || process.env.REDIS_SENTINELS
-      ? 'redis'
-      : 'sqlite',
+  store: sampleStore(),
+  databaseUrl: process.env.DATABASE_URL || undefined,
+  postgresSchema: process.env.THREADMILL_PG_SCHEMA || undefined,
   sqliteFile:
     process.env.THREADMILL_SQLITE_FILE || join(process.cwd(), '.threadmill-data', 'sample.db'),
   alias: process.env.THREADMILL_ALIAS || 'default',
@@ -45,6 +46,14 @@ export const sampleConfig = {
   },
   logLevels: logLevelsUpTo(process.env.THREADMILL_LOG_LEVEL || 'log'),
 } as const;
+
+/** Where the tasks are kept: a Redis the environment names, else its Postgres, else a SQLite file. */
+function sampleStore(): 'redis' | 'postgres' | 'sqlite' {
+  if (process.env.REDIS_URL || process.env.REDIS_CLUSTER_NODES || process.env.REDIS_SENTINELS) {
+    return 'redis';
+  }
+  return process.env.DATABASE_URL ? 'postgres' : 'sqlite';
+}
 
 function optionalNumber(value: string | undefined): number | undefined {
   return value === undefined || value === '' ? undefined : Number(value);

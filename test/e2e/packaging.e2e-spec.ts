@@ -31,7 +31,14 @@ const run = promisify(execFile);
 const repo = join(__dirname, '..', '..');
 
 /** The optional peers: importing the main entry point must load none of them. */
-const OPTIONAL_PEERS = ['nest-commander', '@nestjs/terminus', 'better-sqlite3', 'ink', 'react'];
+const OPTIONAL_PEERS = [
+  'nest-commander',
+  '@nestjs/terminus',
+  'better-sqlite3',
+  'pg',
+  'ink',
+  'react',
+];
 
 function filesEndingWith(dir: string, suffix: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })

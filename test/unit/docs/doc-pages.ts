@@ -120,6 +120,7 @@ export const PACKAGE_ENTRY_POINTS: Readonly<Record<string, string>> = {
   '@threadmill/nestjs/cli': 'lib/cli/index.ts',
   '@threadmill/nestjs/dashboard': 'lib/dashboard/index.ts',
   '@threadmill/nestjs/health': 'lib/health/index.ts',
+  '@threadmill/nestjs/postgres': 'lib/backends/postgres/index.ts',
   '@threadmill/nestjs/sqlite': 'lib/backends/sqlite/index.ts',
   '@threadmill/nestjs/testing': 'lib/testing/index.ts',
 };
