@@ -4,6 +4,7 @@ import { BackendUnavailableError } from '../../core/errors/backend-unavailable.e
 import { ThreadmillError } from '../../core/errors/threadmill.error';
 import { backendClosed } from '../../core/threadmill.messages';
 import type { PostgresBackendSettings } from './postgres-backend-options';
+import { PostgresClock, SERVER_MS } from './postgres-clock';
 import type { PostgresDriver } from './postgres-driver';
 import { isConnectionLoss, isRunAgain, postgresFailure } from './postgres-errors';
 import { lockKey } from './postgres-names';
@@ -50,6 +51,8 @@ export class PostgresConnection {
   readonly types: CustomTypesConfig;
   /** The lock a subscriber takes exclusively and every writing transaction shares. */
   readonly feedLockKey: string;
+  /** The server's clock, measured with the migration (PostgresClock). */
+  readonly clock: PostgresClock;
   private isClosed = false;
 
   constructor(
@@ -68,6 +71,11 @@ export class PostgresConnection {
             ) => unknown)) as CustomTypesConfig['getTypeParser'],
     };
     this.pool = new driver.Pool({ ...this.clientConfig(), max: settings.poolSize });
+    this.clock = new PostgresClock(alias, logger, async () =>
+      this.isClosed
+        ? null
+        : ((await this.pool.query<{ ms: number }>(SERVER_MS)).rows[0]?.ms ?? null),
+    );
     // An idle connection the server dropped: the pool replaces it; the next call reports any outage.
     this.pool.on('error', (error) => {
       logger.warn(`Postgres connection of "${alias}" lost while idle: ${error.message}`);
@@ -89,6 +97,20 @@ export class PostgresConnection {
 
   get schema(): string {
     return this.settings.schema;
+  }
+
+  /**
+   * The server's time now (ms since the epoch, PostgresClock), once the
+   * clock is measured: no round trip of its own.
+   */
+  async storeNow(): Promise<number> {
+    this.assertOpen();
+    try {
+      await this.ready;
+    } catch (error) {
+      throw this.failure(error);
+    }
+    return this.clock.now();
   }
 
   /** One statement, its own transaction (reads, and writes that are one statement). */
@@ -194,7 +216,7 @@ export class PostgresConnection {
         WHEN 'limited' THEN EXISTS (SELECT 1 FROM ${this.schema}.threadmill_queue_limits q
           WHERE q.alias = ${alias} AND q.queue = n.p AND q.limits NOT LIKE '0 %')
         ELSE EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
-          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${Date.now()})
+          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${this.clock.now()})
       END;`;
   }
 
@@ -203,6 +225,9 @@ export class PostgresConnection {
     let broken: Error | undefined;
     try {
       await migrate(client, this.alias, this.settings.schema);
+      await this.clock.measure(
+        async () => (await client.query<{ ms: number }>(SERVER_MS)).rows[0].ms,
+      );
     } catch (error) {
       broken = error as Error;
       throw error;
