@@ -89,7 +89,7 @@ export class PostgresAcquirer {
     const leased = await this.call.lease(finished, queues, workerId, max, poolId);
     if (!leased.fellBack) return leased;
     const taken = await this.connection.transaction((tx) =>
-      this.take(tx, queues, workerId, max, Date.now(), poolId),
+      this.take(tx, queues, workerId, max, this.connection.clock.now(), poolId),
     );
     return { acknowledged: leased.acknowledged, ...taken };
   }

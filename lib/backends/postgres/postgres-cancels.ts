@@ -27,7 +27,7 @@ export class PostgresCancels {
   async cancel(id: string, decide: CancelRule): Promise<CancelResult> {
     const { alias } = this;
     return this.connection.transaction(async (tx): Promise<CancelResult> => {
-      const now = Date.now();
+      const now = this.connection.clock.now();
       const [row] = await tx.query<StateRow>(this.sql.selectTask, [alias, id]);
       if (!row) {
         const [result] = await tx.query<DataRow>(this.tasks.selectResult, [alias, id, now]);

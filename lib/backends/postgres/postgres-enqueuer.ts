@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import { EnqueueCoalescer, type EnqueueOutcome } from '../enqueue-coalescer';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
@@ -13,6 +15,12 @@ import type { PostgresNotices } from './postgres-notices';
 import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
+
+/** When an enqueue was called: on this process's monotonic clock, and on its wall clock. */
+interface EnqueueCall {
+  readonly mono: number;
+  readonly wallMs: number;
+}
 
 /**
  * How a PostgresBackend stores new tasks, a batch in one transaction: all or
@@ -50,47 +58,51 @@ export class PostgresEnqueuer {
     if (records.length === 0) return [];
     assertDistinctIds(records);
     this.coalescer.flush();
-    return this.inOrder(Date.now(), (now) => this.storeMany(records, now));
+    return this.inOrder((call) => this.storeMany(records, call));
   }
 
-  private storeMany(records: readonly TaskRecord[], now: number): Promise<TaskRecord[]> {
+  private storeMany(records: readonly TaskRecord[], call: EnqueueCall): Promise<TaskRecord[]> {
     return this.connection.transaction(async (tx) => {
+      const now = this.connection.clock.at(call.mono);
       if (!records.some((record) => record.task.unique)) {
-        await this.store(tx, records, now, true);
+        await this.store(tx, records, now, true, call.wallMs);
         await this.made(tx, records, now);
         return [...records];
       }
-      return this.storeKeyed(tx, records, now);
+      return this.storeKeyed(tx, records, now, call.wallMs);
     });
   }
 
   /** Per record, in order, what a lone enqueue of it would return or throw. */
   private enqueueEach(records: readonly TaskRecord[]): Promise<EnqueueOutcome[]> {
-    return this.inOrder(Date.now(), (now) => this.storeEach(records, now));
+    return this.inOrder((call) => this.storeEach(records, call));
   }
 
   /**
    * Runs the enqueue transactions of this backend one after another, in call
    * order, as a store with one writer would: a bulk made after single
    * enqueues is stored after them, and the ones made after it after it.
-   * `now` is the time of the call, not of a connection found or a schema
-   * migrated: what runAfter and windows are measured against.
+   * Each runs at the time of its call, not of a connection found or a
+   * schema migrated: the server's time then (PostgresClock.at), and this
+   * process's wall clock then, which the records' runAfter were set on.
    */
-  private inOrder<T>(now: number, run: (now: number) => Promise<T>): Promise<T> {
-    const mine = this.tail.then(() => run(now));
+  private inOrder<T>(run: (call: EnqueueCall) => Promise<T>): Promise<T> {
+    const call: EnqueueCall = { mono: performance.now(), wallMs: Date.now() };
+    const mine = this.tail.then(() => run(call));
     // The next waits for this one to settle; its outcome, error included, is its caller's.
     const settled = (): void => undefined;
     this.tail = mine.then(settled, settled);
     return mine;
   }
 
-  private storeEach(records: readonly TaskRecord[], now: number): Promise<EnqueueOutcome[]> {
+  private storeEach(records: readonly TaskRecord[], call: EnqueueCall): Promise<EnqueueOutcome[]> {
     return this.connection.transaction(async (tx) => {
+      const now = this.connection.clock.at(call.mono);
       const outcomes: EnqueueOutcome[] = [];
       const made: TaskRecord[] = [];
       for (const record of records) {
         if (!record.task.unique) {
-          const [refusal] = await this.store(tx, [record], now, false);
+          const [refusal] = await this.store(tx, [record], now, false, call.wallMs);
           outcomes.push(refusal ?? record);
           if (!refusal) made.push(record);
           continue;
@@ -98,7 +110,7 @@ export class PostgresEnqueuer {
         // A refusal undoes only its own record's writes.
         await tx.query('SAVEPOINT keyed');
         try {
-          outcomes.push((await this.storeKeyed(tx, [record], now))[0]);
+          outcomes.push((await this.storeKeyed(tx, [record], now, call.wallMs))[0]);
           await tx.query('RELEASE SAVEPOINT keyed');
         } catch (refusal) {
           if (!(refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError))
@@ -114,7 +126,7 @@ export class PostgresEnqueuer {
 
   /** Rows of unique keys that no longer hold, at most `max`; how many went. */
   forgetFreeKeys(max: number): Promise<number> {
-    return this.uniqueKeys.forgetFree(max, Date.now());
+    return this.uniqueKeys.forgetFree(max);
   }
 
   /**
@@ -125,6 +137,7 @@ export class PostgresEnqueuer {
     tx: PostgresTx,
     records: readonly TaskRecord[],
     now: number,
+    callerNow: number,
   ): Promise<TaskRecord[]> {
     const keys = records.flatMap((record) => record.task.unique?.key ?? []);
     await this.uniqueKeys.lock(tx, keys);
@@ -134,10 +147,10 @@ export class PostgresEnqueuer {
     const made: TaskRecord[] = [];
     for (const write of plan.writes) {
       if (write.kind === 'replace') {
-        await this.uniqueKeys.replace(tx, write.record, now);
+        await this.uniqueKeys.replace(tx, write.record, now, callerNow);
         continue;
       }
-      await this.store(tx, [write.record], now, true);
+      await this.store(tx, [write.record], now, true, callerNow);
       made.push(write.record);
       if (write.taken) await this.uniqueKeys.take(tx, write.record.id, write.taken);
     }
@@ -156,8 +169,11 @@ export class PostgresEnqueuer {
     records: readonly TaskRecord[],
     now: number,
     throwing: boolean,
+    callerNow: number,
   ): Promise<(TaskAlreadyExistsError | null)[]> {
-    const waits = records.map((record) => delayUntil(record.task.runAfter, now));
+    // Each runAfter was set on the enqueuer's clock: its wait left at the call, read on that
+    // clock (`callerNow`), is added to the server's time of the call (`now`).
+    const waits = records.map((record) => delayUntil(record.task.runAfter, callerNow));
     const inserted = await tx.query<{ id: string }>(this.sql.insertTasks, [
       this.alias,
       records.map((record) => record.id),

@@ -61,13 +61,9 @@ export class PostgresFeedTransport<T> implements TaskFeedTransport<T> {
     try {
       await this.connection.transaction(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.connection.feedLockKey]);
-        await tx.query(this.sql.forgetLapsed, [this.alias, this.feed, Date.now()]);
-        await tx.query(this.sql.mark, [
-          this.alias,
-          this.feed,
-          this.listenerId,
-          Date.now() + MARK_TTL_MS,
-        ]);
+        const now = this.connection.clock.now();
+        await tx.query(this.sql.forgetLapsed, [this.alias, this.feed, now]);
+        await tx.query(this.sql.mark, [this.alias, this.feed, this.listenerId, now + MARK_TTL_MS]);
       }, false);
     } catch (error) {
       // Not listening after all: the channel goes with the failed open.
@@ -77,8 +73,10 @@ export class PostgresFeedTransport<T> implements TaskFeedTransport<T> {
       throw error;
     }
     this.renewal = setInterval(() => {
+      // The clock was measured before the open's transaction: it reads without a round trip.
+      const until = this.connection.clock.now() + MARK_TTL_MS;
       this.connection
-        .query(this.sql.mark, [this.alias, this.feed, this.listenerId, Date.now() + MARK_TTL_MS])
+        .query(this.sql.mark, [this.alias, this.feed, this.listenerId, until])
         .catch((error: unknown) => {
           // The next renewal tries again; the row outlives two missed ones.
           this.logger.warn(`Could not renew the ${this.feed} listener row: ${String(error)}`);

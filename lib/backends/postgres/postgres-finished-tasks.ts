@@ -25,7 +25,7 @@ export class PostgresFinishedTasks {
 
   async retry(finished: TaskRecord, retried: TaskRecord): Promise<boolean> {
     return this.connection.transaction(async (tx) => {
-      const now = Date.now();
+      const now = this.connection.clock.now();
       if (!(await this.takeOut(tx, finished, now))) return false;
       await tx.query(this.sql.insertReady, [
         this.alias,
@@ -44,7 +44,7 @@ export class PostgresFinishedTasks {
 
   async remove(finished: TaskRecord): Promise<boolean> {
     return this.connection.transaction(async (tx) => {
-      if (!(await this.takeOut(tx, finished, Date.now()))) return false;
+      if (!(await this.takeOut(tx, finished, this.connection.clock.now()))) return false;
       const key = finished.task.unique?.key;
       if (key !== undefined) await this.uniqueKeys.release(tx, key, finished.id);
       return true;

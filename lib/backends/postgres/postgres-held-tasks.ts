@@ -38,7 +38,7 @@ export class PostgresHeldTasks {
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     if (records.length === 0) return [];
     return this.connection.transaction((tx) =>
-      inIdOrder(records, (record) => this.acknowledgeOne(tx, record, Date.now())),
+      inIdOrder(records, (record) => this.acknowledgeOne(tx, record, this.connection.clock.now())),
     );
   }
 
@@ -86,7 +86,7 @@ export class PostgresHeldTasks {
     if (records.length === 0) return [];
     return this.connection.transaction((tx) =>
       inIdOrder(records, async (record): Promise<RetryOutcome> => {
-        const now = Date.now();
+        const now = this.connection.clock.now();
         const row = await this.running(tx, record.id);
         if (!row) {
           const [stored] = await tx.query<DataRow>(this.sql.selectTask, [this.alias, record.id]);
@@ -103,7 +103,7 @@ export class PostgresHeldTasks {
     if (records.length === 0) return 0;
     const held = await this.connection.transaction((tx) =>
       inIdOrder(records, async (record): Promise<number> => {
-        const now = Date.now();
+        const now = this.connection.clock.now();
         const row = await this.running(tx, record.id);
         if (!row) return 0;
         const stored = await this.rows.read(tx, row, now);

@@ -66,7 +66,8 @@ export class PostgresLeaseCall {
     max: number,
     poolId: string | null,
   ): Promise<LeaseCallResult> {
-    const now = Date.now();
+    // The server's time, read without a round trip: the call stays one statement.
+    const now = await this.connection.storeNow();
     const reply = await this.connection.query<LeaseRow>(this.call, [
       this.alias,
       queues,
@@ -83,7 +84,8 @@ export class PostgresLeaseCall {
       finished.map(finishedProgress),
       finished.map((record) => record.status),
       finished.map((record) => record.task.name),
-      finished.map((record) => record.finishedAt?.getTime() ?? null),
+      // Null: each result is dated by the server's clock (`now`), as retention and windows read it.
+      finished.map(() => null),
       now + this.settings.retention.longestMaxAgeMs,
       this.notices.channel('finished'),
       this.notices.channel('live'),
@@ -125,7 +127,7 @@ export class PostgresLeaseCall {
   /** Leased tasks whose record is not ours to read: failed, so none stalls a consumer. */
   private async failUnreadable(ids: readonly string[]): Promise<void> {
     await this.connection.transaction(async (tx) => {
-      const now = Date.now();
+      const now = await this.connection.storeNow();
       for (const id of ids) {
         const [row] = await tx.query<TaskRow>(this.tasks.selectRunning, [this.alias, id]);
         if (row) await this.rows.read(tx, row, now);

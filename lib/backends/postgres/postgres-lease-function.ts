@@ -9,11 +9,11 @@
  *   2 queues text[]; 3 pause_keys bigint[], 4 limit_keys bigint[]: each queue's
  *     pause and limit advisory locks (PostgresQueueLimits), in the order of queues;
  *   5 feed_key bigint: the alias's feed lock, shared as every writing transaction does;
- *   6 worker text; 7 max integer (0 leases nothing); 8 now bigint (ms, the caller's clock);
+ *   6 worker text; 7 max integer (0 leases nothing); 8 now bigint (ms, the server's clock: PostgresClock);
  *   9 lease_until bigint; 10 pool text (null: a lease without a pool);
  *   11 ids text[]: the finished records, 12 data text[] their serialized records,
  *   13 progress text[] the progress each carries (finishedProgress, or null),
- *   14 statuses text[], 15 names text[], 16 finished_at bigint[] (null: now);
+ *   14 statuses text[], 15 names text[], 16 finished_at bigint[] (null: now; the caller sends nulls);
  *   17 expires_at bigint: when their results expire;
  *   18 finished_channel, 19 live_channel, 20 work_channel text (channelName).
  *

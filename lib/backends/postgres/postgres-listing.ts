@@ -35,7 +35,7 @@ export class PostgresListing {
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const plan = planListing(this.alias, this.settings.queues, query);
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     const base = [this.alias, plan.queue, plan.taskName ?? null, plan.scan + 1];
     const after = plan.after ? [plan.after.score, integerTie(plan.after)] : [];
     const range = plan.after ? 'after' : 'first';
@@ -61,7 +61,7 @@ export class PostgresListing {
   }
 
   async activity(query: ActivityQuery): Promise<BackendActivity> {
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     const buckets = ActivityBuckets.plan(query, now);
     const perBucket = buckets.samplesPerBucket(this.settings.queues.length);
     const queues: Record<string, QueueActivity> = {};

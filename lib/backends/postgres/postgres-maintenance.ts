@@ -34,7 +34,9 @@ export interface PostgresMaintenanceDeps {
  * runMaintenancePass decides; this applies). Each step reads, decides and
  * writes in one transaction, its rows locked FOR UPDATE SKIP LOCKED: a row
  * a worker is acknowledging at that moment is left to it, so no lease
- * changes between the decision and its write.
+ * changes between the decision and its write. Every time compared is the
+ * server's (PostgresClock), so a pool on a host whose clock is off ends no
+ * lease early and runs no deferred task early.
  *
  * @internal
  */
@@ -84,7 +86,7 @@ export class PostgresMaintenance implements MaintenanceStore {
   async promoteDue(max: number): Promise<number> {
     const { alias, settings, connection, notices } = this.deps;
     return connection.transaction(async (tx) => {
-      const now = Date.now();
+      const now = connection.clock.now();
       let budget = max;
       for (const queue of settings.queues) {
         if (budget <= 0) break;
@@ -104,7 +106,7 @@ export class PostgresMaintenance implements MaintenanceStore {
   async endExpiredLeases(max: number, end: EndAttempt): Promise<number> {
     const { alias, settings, connection } = this.deps;
     return connection.transaction(async (tx) => {
-      const now = Date.now();
+      const now = connection.clock.now();
       let budget = max;
       for (const queue of settings.queues) {
         if (budget <= 0) break;
@@ -120,7 +122,7 @@ export class PostgresMaintenance implements MaintenanceStore {
     const { alias, connection, pools } = this.deps;
     const rows = await connection.query<{ pool: string }>(pools.selectLapsedPools, [
       alias,
-      Date.now(),
+      await connection.storeNow(),
       max,
     ]);
     return rows.map((row) => row.pool).filter((poolId) => poolId !== ownPoolId);
@@ -133,7 +135,7 @@ export class PostgresMaintenance implements MaintenanceStore {
   ): Promise<{ ended: number; forgotten: boolean }> {
     const { alias, connection, pools } = this.deps;
     return connection.transaction(async (tx) => {
-      const now = Date.now();
+      const now = connection.clock.now();
       const rows = await tx.query<TaskRow>(pools.selectPoolTasks, [alias, poolId, max]);
       for (const row of rows) await this.apply(tx, row, now, end);
       const [left] = await tx.query<{ held: number }>(pools.countPoolTasks, [alias, poolId]);
@@ -153,7 +155,7 @@ export class PostgresMaintenance implements MaintenanceStore {
       alias,
       queue,
       status,
-      Date.now() - limit.maxAgeMs,
+      (await connection.storeNow()) - limit.maxAgeMs,
       limit.maxCount ?? null,
       TRIM_BATCH,
     ]);
@@ -162,7 +164,7 @@ export class PostgresMaintenance implements MaintenanceStore {
 
   async trimCounts(): Promise<number> {
     const { alias, connection, settings } = this.deps;
-    const now = Date.now();
+    const now = await connection.storeNow();
     const [row] = await connection.query<{ trimmed: number }>(this.sql.trimOld, [
       alias,
       now - settings.retention.longestMaxAgeMs,
@@ -178,15 +180,16 @@ export class PostgresMaintenance implements MaintenanceStore {
 
   async markPass(): Promise<void> {
     const { alias, connection, writeMeta } = this.deps;
-    await connection.query(writeMeta, [alias, META_MAINTENANCE_HEARTBEAT, String(Date.now())]);
+    const now = await connection.storeNow();
+    await connection.query(writeMeta, [alias, META_MAINTENANCE_HEARTBEAT, String(now)]);
   }
 
   /** One held task's attempt ended as decided: back for its next attempt, or stored final. */
   private async apply(tx: PostgresTx, row: TaskRow, now: number, end: EndAttempt): Promise<void> {
     const { rows } = this.deps;
     const decided = end({ id: row.id, queue: row.queue, record: rows.decode(row) });
-    // The decision read this process's clock after `now`: its wait is counted from the decision.
-    if (isRetry(decided)) await rows.storeRetry(tx, decided, row, Date.now());
+    // The decision's runAfter is on this process's clock: storeRetry reads its wait left on it.
+    if (isRetry(decided)) await rows.storeRetry(tx, decided, row, this.deps.connection.clock.now());
     else await rows.finish(tx, decided, row, now);
   }
 }

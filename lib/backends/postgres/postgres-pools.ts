@@ -20,7 +20,7 @@ export class PostgresPools implements PoolStore {
   ) {}
 
   async beat(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     await this.connection.query(this.sql.beatPool, [
       this.alias,
       poolId,
@@ -35,7 +35,7 @@ export class PostgresPools implements PoolStore {
       const [row] = await tx.query<{ held: number }>(this.sql.countPoolTasks, [this.alias, poolId]);
       // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
       if ((row?.held ?? 0) > 0)
-        await tx.query(this.sql.lapsePool, [this.alias, poolId, Date.now()]);
+        await tx.query(this.sql.lapsePool, [this.alias, poolId, this.connection.clock.now()]);
       else await tx.query(this.sql.deletePool, [this.alias, poolId]);
     }, false);
   }
@@ -52,11 +52,12 @@ export class PostgresPools implements PoolStore {
       info: row.info,
       held: row.held,
     }));
-    return poolStatuses(stored, Date.now());
+    // Deadlines are on the server's clock; the times shown are on this process's.
+    return poolStatuses(stored, await this.connection.storeNow(), Date.now());
   }
 
   async claimRole(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     const rows = await this.connection.query(this.sql.claimRole, [
       this.alias,
       role,

@@ -39,7 +39,7 @@ export class PostgresReads {
   ) {}
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     const limit = count > 0 ? Math.trunc(count) : null;
     const rows = isFinishedSegment(segment)
       ? await this.connection.query<DataRow>(this.sql.peekResults, [
@@ -68,7 +68,7 @@ export class PostgresReads {
   }
 
   async telemetry(intervalMs: number): Promise<BackendTelemetry> {
-    const now = Date.now();
+    const now = await this.connection.storeNow();
     const rows = await this.connection.query<CountRow>(this.sql.counts, [
       this.alias,
       now - this.settings.retention.longestMaxAgeMs,
@@ -104,18 +104,21 @@ export class PostgresReads {
     const [row] = await this.connection.query<DataRow>(this.sql.selectTaskOrResult, [
       this.alias,
       id,
-      Date.now(),
+      await this.connection.storeNow(),
     ]);
     if (!row) throw new TaskResultDoesNotExist(taskResultDoesNotExist(id, this.alias));
     return recordWithProgress(deserializeRecord(id, row.data), row.progress);
   }
 
+  /** The last pass, on this process's clock: its age on the server's, back from this one's now. */
   async maintenanceHeartbeat(): Promise<Date | null> {
     const [row] = await this.connection.query<{ value: string }>(this.sql.readMeta, [
       this.alias,
       META_MAINTENANCE_HEARTBEAT,
     ]);
-    return row === undefined ? null : new Date(Number(row.value));
+    if (row === undefined) return null;
+    const age = Math.max(0, this.connection.clock.now() - Number(row.value));
+    return new Date(Date.now() - age);
   }
 
   async ping(): Promise<void> {

@@ -64,9 +64,14 @@ export class PostgresRows {
     }
   }
 
-  /** A held task back to deferred (or ready when due) as `retry` stores it. */
+  /**
+   * A held task back to deferred (or ready when due) as `retry` stores it.
+   * Its runAfter was set on this process's clock (the worker's backoff, or
+   * the decision of this process's maintenance pass): the wait left is read
+   * on that clock now, and added to the server's `now`.
+   */
   async storeRetry(tx: PostgresTx, record: TaskRecord, row: TaskRow, now: number): Promise<void> {
-    const wait = delayUntil(record.task.runAfter, now);
+    const wait = delayUntil(record.task.runAfter, Date.now());
     const deferred = wait > 0;
     const stored = withCancelOf(record, row);
     await tx.query(this.sql.markRetry, [
@@ -91,7 +96,12 @@ export class PostgresRows {
     await this.storeResult(tx, record, row.queue, now, finishedProgress(record) ?? row.progress);
   }
 
-  /** A final record stored as a result, kept as long as the longest retention, and announced. */
+  /**
+   * A final record stored as a result, kept as long as the longest
+   * retention, and announced. Dated (finished_at, what retention and the
+   * windows read) by the server's `now`, not by the record's finishedAt,
+   * which the worker read on its own clock.
+   */
   async storeResult(
     tx: PostgresTx,
     record: TaskRecord,
@@ -106,7 +116,7 @@ export class PostgresRows {
       queue,
       record.task.name,
       record.status,
-      record.finishedAt?.getTime() ?? now,
+      now,
       now + this.settings.retention.longestMaxAgeMs,
       progress,
       serializeRecord(record),

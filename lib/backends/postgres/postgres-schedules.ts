@@ -61,8 +61,9 @@ export class PostgresSchedules implements ScheduleStore {
     };
   }
 
-  async scheduleClock(): Promise<number> {
-    return Date.now();
+  /** The server's clock (PostgresClock), which every schedule cursor is on. */
+  scheduleClock(): Promise<number> {
+    return this.connection.storeNow();
   }
 
   async putSchedule(entry: ScheduleEntry): Promise<void> {
@@ -93,7 +94,7 @@ export class PostgresSchedules implements ScheduleStore {
   }
 
   async dueSchedules(max: number): Promise<{ nowMs: number; due: StoredSchedule[] }> {
-    const nowMs = Date.now();
+    const nowMs = await this.connection.storeNow();
     const rows = await this.connection.query<ScheduleRow>(this.sql.selectDue, [
       this.alias,
       nowMs,

@@ -99,9 +99,13 @@ export class PostgresUniqueKeys {
     ]);
   }
 
-  /** A waiting task's row given `record` (debounce): its new data, due time and score. */
-  async replace(tx: PostgresTx, record: TaskRecord, now: number): Promise<void> {
-    const wait = delayUntil(record.task.runAfter, now);
+  /**
+   * A waiting task's row given `record` (debounce): its new data, due time
+   * and score. The record is the enqueuer's: its runAfter's wait left at
+   * `callerNow` (the enqueuer's clock) is added to the server's `now`.
+   */
+  async replace(tx: PostgresTx, record: TaskRecord, now: number, callerNow: number): Promise<void> {
+    const wait = delayUntil(record.task.runAfter, callerNow);
     await tx.query(this.sql.replaceWaiting, [
       this.alias,
       record.id,
@@ -122,8 +126,9 @@ export class PostgresUniqueKeys {
   }
 
   /** Rows of keys that no longer hold, at most `max` looked at; how many went. */
-  async forgetFree(max: number, now: number): Promise<number> {
+  async forgetFree(max: number): Promise<number> {
     return this.connection.transaction(async (tx) => {
+      const now = this.connection.clock.now();
       const rows = await tx.query<{ key: string }>(this.sql.selectFree, [this.alias, now, max]);
       if (rows.length === 0) return 0;
       const keys = rows.map((row) => row.key);
