@@ -22,6 +22,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
       expect(admin.lastAction()).toEqual({
         who: 'ada',
         action: 'cancel',
+        alias: admin.dashboard.alias,
         backend: admin.dashboard.alias,
         target: `task ${waiting.id}`,
         count: 1,
@@ -117,7 +118,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
 
     it('pauses, resumes and limits a queue, and runs a schedule now', async () => {
       const queues = admin.dashboard.app.get(QueueService);
-      const target = { backend: admin.dashboard.alias };
+      const target = { alias: admin.dashboard.alias };
       expect(
         (await admin.call('POST', `/api/queues/loud/pause?${admin.alias()}`, { body: {} })).body,
       ).toEqual({
