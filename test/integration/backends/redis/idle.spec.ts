@@ -59,8 +59,9 @@ describe('RedisBackend idle consumers (no busy polling)', () => {
 
   it('costs a handful of commands while a consumer waits 3 s on an empty queue', async () => {
     const backend = fixture.backend();
-    // Warm up: connect, load the script, open the blocking connection.
-    await backend.leases.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 200 });
+    // Warm up: connect, load the script, open the blocking connection (a wait long enough for
+    // it to connect on a loaded machine, or the measured wait below would open it).
+    await backend.leases.acquire(['default', 'emails'], { workerId: 'w', timeoutMs: 1000 });
     // Then a look that finds work, so the wait below does not follow a look that found none.
     await backend.tasks.enqueue(readyRecord(backend.alias));
     const [warmUp] = await backend.leases.acquire(['default', 'emails'], {
