@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,6 +47,33 @@ export class SmallDisk {
   fill(leaveBytes = 0): string {
     const path = join(this.dir, `filler-${++this.fillers}`);
     writeFileSync(path, Buffer.alloc(Math.max(0, this.free() - leaveBytes)));
+    return path;
+  }
+
+  /**
+   * Writes a file until the file system refuses more (ENOSPC), in ever smaller
+   * chunks down to one page: for a disk another process writes to meanwhile,
+   * whose free space changes between a look and a write. Its path, to free it.
+   */
+  fillUp(): string {
+    const path = join(this.dir, `filler-${++this.fillers}`);
+    const fd = openSync(path, 'w');
+    try {
+      for (let chunk = 1024 * 1024; chunk >= 4096; chunk /= 4) {
+        const bytes = Buffer.alloc(chunk);
+        // Bounded: the disk is finite, and each pass ends at the first refusal.
+        for (;;) {
+          try {
+            writeSync(fd, bytes);
+          } catch (error) {
+            if ((error as { code?: string }).code === 'ENOSPC') break;
+            throw error;
+          }
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
     return path;
   }
 

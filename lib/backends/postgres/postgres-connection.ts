@@ -128,13 +128,21 @@ export class PostgresConnection {
     }
   }
 
-  /** Runs `work` in one transaction, again (whole) when it lost a deadlock. */
-  async transaction<T>(work: (tx: PostgresTx) => Promise<T>, feedLock = true): Promise<T> {
+  /**
+   * Runs `work` in one transaction, again (whole) when it lost a deadlock.
+   * A connection lost while its COMMIT was under way leaves the outcome
+   * unknown: `commitLost` names the error then (else it is a lost connection).
+   */
+  async transaction<T>(
+    work: (tx: PostgresTx) => Promise<T>,
+    feedLock = true,
+    commitLost?: (cause: unknown) => ThreadmillError,
+  ): Promise<T> {
     this.assertOpen();
     for (let run = 1; ; run++) {
       try {
         await this.ready;
-        return await this.runOnce(work, feedLock);
+        return await this.runOnce(work, feedLock, commitLost);
       } catch (error) {
         if (run < RUNS && isRunAgain(error)) continue;
         throw this.failure(error);
@@ -161,11 +169,16 @@ export class PostgresConnection {
     await this.pool.end();
   }
 
-  private async runOnce<T>(work: (tx: PostgresTx) => Promise<T>, feedLock: boolean): Promise<T> {
-    const client = await this.pool.connect();
+  private async runOnce<T>(
+    work: (tx: PostgresTx) => Promise<T>,
+    feedLock: boolean,
+    commitLost?: (cause: unknown) => ThreadmillError,
+  ): Promise<T> {
+    const { client, lost, release } = await this.checkout();
     const notices: [channel: string, payload: string, feed: string][] = [];
     const after: (() => void)[] = [];
     let broken: Error | undefined;
+    let committing = false;
     try {
       await client.query(
         feedLock ? `BEGIN; SELECT pg_advisory_xact_lock_shared(${this.feedLockKey})` : 'BEGIN',
@@ -177,16 +190,46 @@ export class PostgresConnection {
         afterCommit: (run) => after.push(run),
       };
       const result = await work(tx);
+      committing = true;
       await client.query(`${this.noticeStatement(client, notices)}COMMIT`);
       for (const run of after) run();
       return result;
     } catch (error) {
-      if (isConnectionLoss(error)) broken = error as Error;
-      else broken = await this.rollback(client, error);
+      const gone = isConnectionLoss(error) || lost() !== undefined;
+      broken = gone ? (lost() ?? (error as Error)) : await this.rollback(client, error);
+      // The server may have committed before the connection went: nobody can tell.
+      if (committing && gone && commitLost) throw commitLost(error);
       throw error;
     } finally {
-      client.release(broken);
+      release(broken);
     }
+  }
+
+  /**
+   * A connection of the pool, held until `release`. A connection that fails
+   * between two statements emits 'error' with no query to hand it to, and
+   * pg's pool listens only to idle ones: unheard, that event would end the
+   * process. Heard here, it is `lost()`, and the connection is discarded.
+   */
+  private async checkout(): Promise<{
+    client: PoolClient;
+    lost: () => Error | undefined;
+    release: (error?: Error) => void;
+  }> {
+    const client = await this.pool.connect();
+    let lostWith: Error | undefined;
+    const heard = (error: Error): void => {
+      lostWith ??= error;
+    };
+    client.on('error', heard);
+    return {
+      client,
+      lost: () => lostWith,
+      release: (error) => {
+        client.removeListener('error', heard);
+        client.release(error ?? lostWith);
+      },
+    };
   }
 
   /** Rolls back after `error`; the error to release the client with when it cannot. */
@@ -221,7 +264,7 @@ export class PostgresConnection {
   }
 
   private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
     let broken: Error | undefined;
     try {
       await migrate(client, this.alias, this.settings.schema);
@@ -232,7 +275,7 @@ export class PostgresConnection {
       broken = error as Error;
       throw error;
     } finally {
-      client.release(broken);
+      release(broken);
     }
   }
 }

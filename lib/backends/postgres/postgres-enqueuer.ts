@@ -2,12 +2,13 @@ import { performance } from 'node:perf_hooks';
 
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import { EnqueueCoalescer, type EnqueueOutcome } from '../enqueue-coalescer';
+import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult, type TaskRecordSource } from '../../core/task-result';
 import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
-import { taskAlreadyExists } from '../../core/threadmill.messages';
+import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import { assertDistinctIds } from '../distinct-ids';
 import { delayUntil } from '../run-after';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
@@ -62,14 +63,30 @@ export class PostgresEnqueuer {
   }
 
   private storeMany(records: readonly TaskRecord[], call: EnqueueCall): Promise<TaskRecord[]> {
-    return this.connection.transaction(async (tx) => {
-      const now = this.connection.clock.at(call.mono);
-      if (!records.some((record) => record.task.unique)) {
-        await this.store(tx, records, now, true, call.wallMs);
-        await this.made(tx, records, now);
-        return [...records];
-      }
-      return this.storeKeyed(tx, records, now, call.wallMs);
+    return this.connection.transaction(
+      async (tx) => {
+        const now = this.connection.clock.at(call.mono);
+        if (!records.some((record) => record.task.unique)) {
+          await this.store(tx, records, now, true, call.wallMs);
+          await this.made(tx, records, now);
+          return [...records];
+        }
+        return this.storeKeyed(tx, records, now, call.wallMs);
+      },
+      true,
+      (cause) => this.outcomeUnknown(records, cause),
+    );
+  }
+
+  /** The error of an enqueue whose COMMIT went out and whose connection was lost before its reply. */
+  private outcomeUnknown(
+    records: readonly TaskRecord[],
+    cause: unknown,
+  ): EnqueueOutcomeUnknownError {
+    const ids = records.map((record) => record.id);
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
+      cause,
     });
   }
 
@@ -95,33 +112,52 @@ export class PostgresEnqueuer {
     return mine;
   }
 
-  private storeEach(records: readonly TaskRecord[], call: EnqueueCall): Promise<EnqueueOutcome[]> {
-    return this.connection.transaction(async (tx) => {
-      const now = this.connection.clock.at(call.mono);
-      const outcomes: EnqueueOutcome[] = [];
-      const made: TaskRecord[] = [];
-      for (const record of records) {
-        if (!record.task.unique) {
-          const [refusal] = await this.store(tx, [record], now, false, call.wallMs);
-          outcomes.push(refusal ?? record);
-          if (!refusal) made.push(record);
-          continue;
-        }
-        // A refusal undoes only its own record's writes.
-        await tx.query('SAVEPOINT keyed');
-        try {
-          outcomes.push((await this.storeKeyed(tx, [record], now, call.wallMs))[0]);
-          await tx.query('RELEASE SAVEPOINT keyed');
-        } catch (refusal) {
-          if (!(refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError))
-            throw refusal;
-          await tx.query('ROLLBACK TO SAVEPOINT keyed');
-          outcomes.push(refusal);
-        }
+  private async storeEach(
+    records: readonly TaskRecord[],
+    call: EnqueueCall,
+  ): Promise<EnqueueOutcome[]> {
+    try {
+      return await this.connection.transaction(
+        (tx) => this.storeEachIn(tx, records, call),
+        true,
+        (cause) => this.outcomeUnknown(records, cause),
+      );
+    } catch (error) {
+      if (!(error instanceof EnqueueOutcomeUnknownError) || records.length === 1) throw error;
+      // Each caller is told of its own task, as its lone enqueue would have been.
+      return records.map((record) => this.outcomeUnknown([record], error.cause));
+    }
+  }
+
+  private async storeEachIn(
+    tx: PostgresTx,
+    records: readonly TaskRecord[],
+    call: EnqueueCall,
+  ): Promise<EnqueueOutcome[]> {
+    const now = this.connection.clock.at(call.mono);
+    const outcomes: EnqueueOutcome[] = [];
+    const made: TaskRecord[] = [];
+    for (const record of records) {
+      if (!record.task.unique) {
+        const [refusal] = await this.store(tx, [record], now, false, call.wallMs);
+        outcomes.push(refusal ?? record);
+        if (!refusal) made.push(record);
+        continue;
       }
-      await this.made(tx, made, now);
-      return outcomes;
-    });
+      // A refusal undoes only its own record's writes.
+      await tx.query('SAVEPOINT keyed');
+      try {
+        outcomes.push((await this.storeKeyed(tx, [record], now, call.wallMs))[0]);
+        await tx.query('RELEASE SAVEPOINT keyed');
+      } catch (refusal) {
+        if (!(refusal instanceof TaskAlreadyExistsError || refusal instanceof UniqueKeyHeldError))
+          throw refusal;
+        await tx.query('ROLLBACK TO SAVEPOINT keyed');
+        outcomes.push(refusal);
+      }
+    }
+    await this.made(tx, made, now);
+    return outcomes;
   }
 
   /** Rows of unique keys that no longer hold, at most `max`; how many went. */

@@ -1,7 +1,7 @@
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { StoreFullError } from '../../core/errors/store-full.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
-import { postgresFull, postgresUnavailable } from './postgres.messages';
+import { postgresFull, postgresStatementTimeout, postgresUnavailable } from './postgres.messages';
 
 /** SQLSTATEs of a server that shut down or dropped the connection (admin, crash, immediate). */
 const TERMINATED = new Set(['57P01', '57P02', '57P03']);
@@ -37,7 +37,8 @@ export function isConnectionLoss(error: unknown): boolean {
  * What a pg failure means for the caller, mapped in this one place:
  * - the server out of reach, the connection ended (57P01/57P02/57P03,
  *   ECONNREFUSED, ECONNRESET, 'Connection terminated') or a statement
- *   timeout (57014): BackendUnavailableError, retryable;
+ *   cancelled by statement_timeout (57014, saying so): BackendUnavailableError,
+ *   retryable;
  * - a full disk (53100): StoreFullError, retryable (the transaction rolled
  *   back whole);
  * - a Threadmill error: as it is;
@@ -52,7 +53,12 @@ export function postgresFailure(alias: string, target: string, error: unknown): 
   if (code === '53100') {
     return new StoreFullError(postgresFull(alias, target, reason), { cause: error });
   }
-  if (code === '57014' || isConnectionLoss(error)) {
+  if (code === '57014') {
+    return new BackendUnavailableError(postgresStatementTimeout(alias, target, reason), {
+      cause: error,
+    });
+  }
+  if (isConnectionLoss(error)) {
     return new BackendUnavailableError(postgresUnavailable(alias, target, reason), {
       cause: error,
     });

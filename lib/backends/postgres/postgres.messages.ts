@@ -14,6 +14,12 @@ export const postgresUnavailable = (alias: string, target: string, reason: strin
   `the server runs and accepts connections from this machine, and that the url's user, ` +
   `password and database are right.`;
 
+export const postgresStatementTimeout = (alias: string, target: string, reason: string): string =>
+  `Threadmill backend ${shown(alias)}: Postgres at ${target} cancelled a statement that ran past ` +
+  `its statement_timeout (${reason}), and rolled back its transaction: nothing of it was stored. ` +
+  `Retry it. If it keeps happening, look for a session that holds a lock on the schema's tables ` +
+  `(pg_locks, pg_stat_activity), or raise statement_timeout for this app's role.`;
+
 export const postgresFull = (alias: string, target: string, reason: string): string =>
   `Threadmill backend ${shown(alias)}: the disk of Postgres at ${target} is full (${reason}), so ` +
   `the write was refused and nothing of it was stored. Retry once space is freed: free disk ` +

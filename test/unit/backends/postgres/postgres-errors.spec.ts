@@ -30,6 +30,13 @@ describe('postgresFailure', () => {
     },
   );
 
+  it('says a statement cancelled by statement_timeout (57014) stored nothing and where to look', () => {
+    const mapped = postgresFailure('jobs', target, pgError('57014', 'canceling statement'));
+    expect(mapped).toBeInstanceOf(BackendUnavailableError);
+    expect((mapped as Error).message).toMatch(/statement_timeout .*nothing of it was stored/);
+    expect((mapped as Error).message).toContain('pg_locks');
+  });
+
   it('maps a full disk (53100) to StoreFullError', () => {
     const mapped = postgresFailure('jobs', target, pgError('53100', 'could not extend file'));
     expect(mapped).toBeInstanceOf(StoreFullError);
