@@ -29,6 +29,8 @@ export function isConnectionLoss(error: unknown): boolean {
   return (
     message.includes('Connection terminated') ||
     message.includes('connection timeout') ||
+    // pg's query_timeout (commandTimeout): the connection still owes that reply, so it goes too.
+    message.includes('Query read timeout') ||
     message.includes('Client has encountered a connection error')
   );
 }
