@@ -18,6 +18,7 @@ describe('postgresFailure', () => {
     ['ECONNRESET', 'read ECONNRESET'],
     [undefined, 'Connection terminated unexpectedly'],
     [undefined, 'Query read timeout'],
+    [undefined, 'timeout exceeded when trying to connect'],
     ['57014', 'canceling statement due to statement timeout'],
   ])(
     'maps %s (%s) to a retryable BackendUnavailableError naming alias and target',
