@@ -23,8 +23,8 @@ const TASK_MS = 200;
 /** Concurrent callers of enqueue, each pausing between its tasks: more than the slots run. */
 const CALLERS = 6;
 const CALLER_PAUSE_MS = 100;
-/** Tasks waiting when the blackhole starts. */
-const BACKLOG = 40;
+/** Tasks enqueued at once just before the blackhole, so some wait when it starts. */
+const BACKLOG = 60;
 const BLACKHOLE_MS = 15_000;
 /** How long the callers go on enqueuing new tasks after the restore. */
 const AFTER_MS = 2_000;
@@ -138,12 +138,12 @@ describe('chaos: the network to Postgres is blackholed for 15 s', () => {
     const children = pool.liveChildren();
     const run = (producer = startProducer(stage.backendAt(proxied), alias, journal));
     await waitFor(
-      async () => {
-        const { counts } = (await backend.reads.telemetry(1000)).queues.default;
-        return counts.running > 0 && counts.ready >= BACKLOG;
-      },
-      { timeoutMs: 30_000, what: 'a backlog with tasks running' },
+      async () => (await backend.reads.telemetry(1000)).queues.default.counts.running > 0,
+      { timeoutMs: 30_000, what: 'tasks running' },
     );
+    // A backlog, so acquires under way when the path goes silent lease tasks.
+    const backlog = Array.from({ length: BACKLOG }, () => chaosRecord(alias, journal, TASK_MS));
+    await backend.tasks.enqueueMany(backlog);
     const atStart = (await backend.reads.telemetry(1000)).queues.default.counts;
     const blackholedAt = Date.now();
     proxy.blackhole();
@@ -161,7 +161,7 @@ describe('chaos: the network to Postgres is blackholed for 15 s', () => {
     await pause(Math.max(0, restoredAt + AFTER_MS - Date.now()));
     await run.stop();
     const settled = await settledAt(backend, 40_000);
-    const result = await audit(backend, run.ids, journal);
+    const result = await audit(backend, [...run.ids, ...backlog.map((r) => r.id)], journal);
 
     const duringOutage = run.failures.filter((f) => f.sentAt < restoredAt);
     const unknown = duringOutage.filter((f) => f.name === EnqueueOutcomeUnknownError.name);

@@ -179,8 +179,10 @@ describe('chaos: Postgres goes away under a running pool', () => {
       }
     };
     const run = await produce(stage.backend, stage, TASKS / 4, terminate);
-    // The producer's, the pool parent's and both children's connections, each round.
-    expect(Math.min(...terminated)).toBeGreaterThanOrEqual(4);
+    // The producer's, the pool parent's and both children's connections at first; then
+    // whatever was made again since (a connection is made again only once it is needed).
+    expect(terminated[0]).toBeGreaterThanOrEqual(4);
+    expect(Math.min(...terminated)).toBeGreaterThanOrEqual(1);
     expect(run.acknowledged.length).toBe(TASKS);
     await auditAfter(
       `pg_terminate_backend of every connection, ${TERMINATIONS} rounds ${TERMINATE_EVERY_MS} ms apart`,

@@ -5,7 +5,7 @@ import type { BackendOptions } from '../backend-options.interface';
 import { BackendConfigReader, shownValue } from '../backend-config.reader';
 
 /** The options of PostgresBackend besides the ones every backend has. */
-const POSTGRES_OWN_OPTIONS = ['schema', 'poolSize'];
+const POSTGRES_OWN_OPTIONS = ['schema', 'poolSize', 'commandTimeout'];
 
 /** A schema name used unquoted in every statement: lower case, digits and `_`, at most 63 bytes. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -24,6 +24,13 @@ export interface PostgresBackendOptions extends BackendOptions {
   schema?: string;
   /** Connections of this process's pool (one more listens for wake-ups). Default 10. */
   poolSize?: number;
+  /**
+   * How long a statement, or a new connection, waits for the server before
+   * it fails (BackendUnavailableError; an enqueue whose COMMIT it was,
+   * EnqueueOutcomeUnknownError) and its connection is dropped, so a network
+   * gone silent is never waited out. Migrations are not bound by it. Default 10000.
+   */
+  commandTimeout?: number;
 }
 
 /** The settings resolved from every option, plus the url and the queues. @internal */
@@ -82,6 +89,7 @@ export function resolvePostgresBackendSettings(
     ...reader.common(),
     schema: schema as string,
     poolSize: reader.wholeNumber('poolSize', 10, 1),
+    commandTimeout: reader.milliseconds('commandTimeout', 10_000),
     url,
     target: targetOf(url),
     queues: reader.queues,

@@ -59,7 +59,7 @@ export class PostgresConnection {
     private readonly alias: string,
     private readonly settings: PostgresBackendSettings,
     private readonly logger: LoggerService,
-    driver: PostgresDriver,
+    private readonly driver: PostgresDriver,
   ) {
     this.feedLockKey = lockKey('feeds', settings.schema, alias);
     this.types = {
@@ -85,10 +85,18 @@ export class PostgresConnection {
     this.ready.catch(() => undefined);
   }
 
-  /** How every connection of this backend (the pool's and the listener's) connects. */
-  clientConfig(): ClientConfig {
+  /**
+   * How every connection of this backend (the pool's and the listener's)
+   * connects; `bounded: false` for the migration's, whose statements may
+   * rightly wait longer than commandTimeout (another instance's migration).
+   */
+  clientConfig(bounded = true): ClientConfig {
     // Keep-alive probes find a connection a dead network dropped, the listener's above all.
-    return { connectionString: this.settings.url, types: this.types, keepAlive: true };
+    const config = { connectionString: this.settings.url, types: this.types, keepAlive: true };
+    const timeout = this.settings.commandTimeout;
+    return bounded
+      ? { ...config, query_timeout: timeout, connectionTimeoutMillis: timeout }
+      : config;
   }
 
   get closed(): boolean {
@@ -264,18 +272,24 @@ export class PostgresConnection {
   }
 
   private async migrate(): Promise<void> {
-    const { client, release } = await this.checkout();
-    let broken: Error | undefined;
+    const client = new this.driver.Client(this.clientConfig(false));
+    // Heard so a connection lost between two statements fails the migration, not the process.
+    client.on('error', (error) => {
+      this.logger.warn(`Migration connection of "${this.alias}" lost: ${error.message}`);
+    });
     try {
+      await client.connect();
       await migrate(client, this.alias, this.settings.schema);
       await this.clock.measure(
         async () => (await client.query<{ ms: number }>(SERVER_MS)).rows[0].ms,
       );
-    } catch (error) {
-      broken = error as Error;
-      throw error;
     } finally {
-      release(broken);
+      // A failure leaves the migration's transaction open: ending the connection rolls it back.
+      await client.end().catch((error: unknown) => {
+        this.logger.debug?.(
+          `Closing the migration connection of "${this.alias}": ${String(error)}`,
+        );
+      });
     }
   }
 }

@@ -29,6 +29,10 @@ export function isConnectionLoss(error: unknown): boolean {
   return (
     message.includes('Connection terminated') ||
     message.includes('connection timeout') ||
+    // pg's query_timeout (commandTimeout): the connection still owes that reply, so it goes too.
+    message.includes('Query read timeout') ||
+    // pg's pool found no connection free within commandTimeout (each held by a silent server).
+    message.includes('timeout exceeded when trying to connect') ||
     message.includes('Client has encountered a connection error')
   );
 }

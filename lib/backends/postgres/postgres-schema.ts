@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import { MIGRATIONS } from './postgres-migrations';
 import { migrationLockKey } from './postgres-names';
@@ -52,7 +52,7 @@ export const META_MAINTENANCE_HEARTBEAT = 'maintenance_heartbeat';
  *
  * @throws UnsupportedStoreError when the schema is newer than this code.
  */
-export async function migrate(client: PoolClient, alias: string, schema: string): Promise<number> {
+export async function migrate(client: ClientBase, alias: string, schema: string): Promise<number> {
   // A failure leaves the transaction open: the caller closes the connection, which rolls it back.
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [migrationLockKey(schema)]);

@@ -149,6 +149,12 @@ describe('PostgresBackend (Postgres specifics)', () => {
         /option "poolSize" must be a whole number of at least 1/,
       ],
       [
+        'a command timeout of no time',
+        { commandTimeout: 0 },
+        undefined,
+        /option "commandTimeout" must be a positive whole number of milliseconds/,
+      ],
+      [
         'a url of another store',
         {},
         'redis://127.0.0.1:6379',

@@ -10,6 +10,9 @@ import { createTestSchema, type TestSchema } from '../../../helpers/postgres-sch
 import { testAlias } from '../../../helpers/test-alias';
 import { testPostgresUrl } from '../../../helpers/test-postgres-url';
 
+/** Short, so a statement that outlives it is quick to make; every other statement here is far quicker. */
+const COMMAND_TIMEOUT_MS = 1000;
+
 describe('PostgresConnection', () => {
   let admin: Client;
   let schema: TestSchema;
@@ -30,7 +33,7 @@ describe('PostgresConnection', () => {
     const settings = resolvePostgresBackendSettings(alias, {
       backend: PostgresBackend,
       url: testPostgresUrl(),
-      options: { schema: schema.name },
+      options: { schema: schema.name, commandTimeout: COMMAND_TIMEOUT_MS },
     });
     connection = new PostgresConnection(alias, settings, new Logger(), loadPostgresDriver(alias));
     await connection.ready;
@@ -55,6 +58,15 @@ describe('PostgresConnection', () => {
     });
     await expect(attempt).rejects.toBeInstanceOf(BackendUnavailableError);
     await expect(attempt).rejects.toThrow(/cannot use Postgres/);
+    expect(await connection.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('fails a statement with no reply within commandTimeout, typed, drops its connection, and the next call works', async () => {
+    const startedAt = Date.now();
+    const slow = connection.query('SELECT pg_sleep(5)');
+    await expect(slow).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(slow).rejects.toThrow(/Query read timeout/);
+    expect(Date.now() - startedAt).toBeLessThan(4000);
     expect(await connection.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 });

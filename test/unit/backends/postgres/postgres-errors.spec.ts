@@ -17,6 +17,8 @@ describe('postgresFailure', () => {
     ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'],
     ['ECONNRESET', 'read ECONNRESET'],
     [undefined, 'Connection terminated unexpectedly'],
+    [undefined, 'Query read timeout'],
+    [undefined, 'timeout exceeded when trying to connect'],
     ['57014', 'canceling statement due to statement timeout'],
   ])(
     'maps %s (%s) to a retryable BackendUnavailableError naming alias and target',
