@@ -13,6 +13,7 @@ export type {
   QueueStats,
 } from './core/backend-telemetry.interface';
 export type { TaskBackend } from './core/task-backend.interface';
+export type { TaskTransaction } from './core/task-transaction';
 export type { QueueSegment } from './core/queue-segment';
 export type { CancelOutcome } from './core/ports/control-store.port';
 export type { LiveTaskEventName } from './core/live-task-feed';

@@ -1,7 +1,11 @@
 import { BackendUnavailableError } from '../core/errors/backend-unavailable.error';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { assertFinished } from '../core/finished-record';
-import { PORT_METHODS, type BackendPartName } from '../core/ports/port-methods';
+import {
+  OPTIONAL_PORT_METHODS,
+  PORT_METHODS,
+  type BackendPartName,
+} from '../core/ports/port-methods';
 import { isRetry } from '../core/retry-policy';
 import type { TaskBackend } from '../core/task-backend.interface';
 import type { TaskRecord } from '../core/task-record.interface';
@@ -33,6 +37,8 @@ export class StoreGuard {
     this.checks = {
       'tasks.enqueue': (args) => this.queueOf(args[0] as TaskRecord),
       'tasks.enqueueMany': (args) => records(args).forEach((r) => this.queueOf(r)),
+      'tasks.enqueueInTransaction': (args) =>
+        (args[1] as readonly TaskRecord[]).forEach((r) => this.queueOf(r)),
       'leases.acknowledge': (args) => records(args).forEach(assertFinished),
       'leases.acknowledgeAndAcquire': (args) => records(args).forEach(assertFinished),
       'leases.retry': (args) => records(args).forEach((r) => this.assertRetry(r)),
@@ -52,7 +58,7 @@ export class StoreGuard {
     if (this.isClosed) throw new BackendUnavailableError(backendClosed(this.alias));
   }
 
-  /** `parts` with every method of PORT_METHODS behind the checks. */
+  /** `parts` with every method of PORT_METHODS, and those of OPTIONAL_PORT_METHODS it has, behind the checks. */
   guard(parts: BackendParts): BackendParts {
     const guarded = {} as Record<BackendPartName, object>;
     for (const name of Object.keys(PORT_METHODS) as BackendPartName[]) {
@@ -63,7 +69,9 @@ export class StoreGuard {
 
   private guardPart(name: BackendPartName, part: object): object {
     const guarded: Record<string, unknown> = Object.create(part) as Record<string, unknown>;
-    for (const method of PORT_METHODS[name] as readonly string[]) {
+    const optional = (OPTIONAL_PORT_METHODS[name] ?? []) as readonly string[];
+    const present = optional.filter((method) => method in part);
+    for (const method of [...(PORT_METHODS[name] as readonly string[]), ...present]) {
       const call = (part as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
       const check = this.checks[`${name}.${method}`];
       // A refusal is a rejected promise like any failure of the store. The store's own promise

@@ -1,5 +1,6 @@
 import type { AliasOption } from './alias-option.interface';
 import type { TaskSchedule } from './schedule-options.interface';
+import type { TaskTransaction } from './task-transaction';
 import type { UniqueMode } from './unique-key';
 
 /**
@@ -160,4 +161,13 @@ export interface TaskOverrides extends AliasOption {
   key?: string;
   /** Mode and ttlMs of the key for this call. */
   unique?: UniqueOverrides;
+  /**
+   * The app's open transaction (an adapter of `@threadmill/nestjs/postgres`
+   * over its ORM's handle): the tasks are written in it, so they exist only
+   * if it commits, and no worker sees them before. The ids are known at
+   * once. Needs a PostgresBackend whose tables are in the app's database
+   * (TransactionNotSupportedError otherwise). All or none, whatever the
+   * number of argument lists.
+   */
+  transaction?: TaskTransaction;
 }

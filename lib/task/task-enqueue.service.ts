@@ -6,11 +6,14 @@ import { EventStream } from '../core/event-stream';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { isExecutingBackend } from '../core/task-executor.interface';
 import type { TaskOverrides } from '../core/task-options.interface';
-import type { ScheduledTick, TaskTraceContext } from '../core/task-record.interface';
+import type { ScheduledTick, TaskRecord, TaskTraceContext } from '../core/task-record.interface';
+import type { TaskTransaction } from '../core/task-transaction';
+import { TransactionNotSupportedError } from '../core/errors/transaction-not-supported.error';
+import { transactionNotSupported } from '../core/transaction.messages';
 import { backendNotConfigured, idNeedsOneTask, partialEnqueue } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
 import { taskTracer } from '../telemetry/task-tracer';
-import { enqueueInSlices } from './enqueue-slices';
+import { enqueueInSlices, type SlicedEnqueue } from './enqueue-slices';
 import type { TaskTarget } from './task-definition';
 import { buildTaskRecord } from './task-record.builder';
 import { aliasOption } from '../utils/alias-option.util';
@@ -73,7 +76,9 @@ export class TaskEnqueueService {
     const records = argsList.map((args) =>
       buildTaskRecord(target, backend, args, overrides, now, tick, traceContext),
     );
-    const { stored, failure } = await enqueueInSlices(backend, records);
+    const { stored, failure } = await (overrides.transaction
+      ? this.storeInTransaction(target, backend, overrides.transaction, records)
+      : enqueueInSlices(backend, records));
     const source = this.backends.sourceFor(backend.alias);
     // A key's holder comes back in place of the record sent, under its own id.
     const results = stored.map(
@@ -96,6 +101,25 @@ export class TaskEnqueueService {
       results,
       { cause: failure },
     );
+  }
+
+  /**
+   * All the records in the app's transaction, in one call: whatever their
+   * number, they commit or roll back with it, so slices would promise
+   * nothing more.
+   */
+  private async storeInTransaction(
+    target: TaskTarget,
+    backend: TaskBackend,
+    transaction: TaskTransaction,
+    records: readonly TaskRecord[],
+  ): Promise<SlicedEnqueue> {
+    if (!backend.tasks.enqueueInTransaction) {
+      throw new TransactionNotSupportedError(
+        transactionNotSupported(target.name, backend.alias, backend.constructor.name),
+      );
+    }
+    return { stored: await backend.tasks.enqueueInTransaction(transaction, records) };
   }
 
   private backendFor(target: TaskTarget, overrides: TaskOverrides): TaskBackend {

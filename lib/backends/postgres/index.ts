@@ -2,3 +2,11 @@
 // peer pg.
 export { PostgresBackend } from './postgres.backend';
 export type { PostgresBackendOptions } from './postgres-backend-options';
+export { pgTransaction, type PgQueryable } from './transactions/pg-transaction';
+export {
+  typeormTransaction,
+  type TypeOrmEntityManagerLike,
+  type TypeOrmQueryRunnerLike,
+} from './transactions/typeorm-transaction';
+export { knexTransaction, type KnexTransactionLike } from './transactions/knex-transaction';
+export { kyselyTransaction, type KyselyTransactionLike } from './transactions/kysely-transaction';

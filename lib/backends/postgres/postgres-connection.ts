@@ -262,13 +262,22 @@ export class PostgresConnection {
       .join(', ');
     const alias = client.escapeLiteral(this.alias);
     return `SELECT pg_notify(n.c, n.p) FROM (VALUES ${rows}) AS n(c, p, f)
-      WHERE CASE n.f
+      ${this.noticeFilter(alias, String(this.clock.now()))};`;
+  }
+
+  /**
+   * Which notices of `n(c, p, f)` (channel, payload, NoticeCondition) are
+   * sent: each only while its condition holds. `alias` and `now` are SQL
+   * expressions, literals or parameters.
+   */
+  noticeFilter(alias: string, now: string): string {
+    return `WHERE CASE n.f
         WHEN '' THEN true
         WHEN 'limited' THEN EXISTS (SELECT 1 FROM ${this.schema}.threadmill_queue_limits q
           WHERE q.alias = ${alias} AND q.queue = n.p AND q.limits NOT LIKE '0 %')
         ELSE EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
-          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${this.clock.now()})
-      END;`;
+          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${now})
+      END`;
   }
 
   private async migrate(): Promise<void> {

@@ -11,6 +11,8 @@ import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
 import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import { assertDistinctIds } from '../distinct-ids';
 import { delayUntil } from '../run-after';
+import type { TaskTransaction } from '../../core/task-transaction';
+import type { PostgresAppTransaction } from './postgres-app-transaction';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
 import type { PostgresNotices } from './postgres-notices';
 import { readyScore } from './postgres-rows';
@@ -47,6 +49,7 @@ export class PostgresEnqueuer {
     private readonly notices: PostgresNotices,
     private readonly results: TaskRecordSource,
     private readonly rules: StoreRules,
+    private readonly app: PostgresAppTransaction,
   ) {}
 
   /** One task, in one transaction with the other enqueues of this tick. */
@@ -62,17 +65,26 @@ export class PostgresEnqueuer {
     return this.inOrder((call) => this.storeMany(records, call));
   }
 
+  /**
+   * Stores the records inside the app's open transaction, all or none, as
+   * enqueueMany does in one of its own: not in the order of this backend's
+   * own enqueues, since the app's commit decides when they count.
+   */
+  async enqueueInTransaction(
+    transaction: TaskTransaction,
+    records: readonly TaskRecord[],
+  ): Promise<TaskRecord[]> {
+    if (records.length === 0) return [];
+    assertDistinctIds(records);
+    const call: EnqueueCall = { mono: performance.now(), wallMs: Date.now() };
+    return this.app.run(this.alias, transaction, records.length > 1, (tx) =>
+      this.writeMany(tx, records, call),
+    );
+  }
+
   private storeMany(records: readonly TaskRecord[], call: EnqueueCall): Promise<TaskRecord[]> {
     return this.connection.transaction(
-      async (tx) => {
-        const now = this.connection.clock.at(call.mono);
-        if (!records.some((record) => record.task.unique)) {
-          await this.store(tx, records, now, true, call.wallMs);
-          await this.made(tx, records, now);
-          return [...records];
-        }
-        return this.storeKeyed(tx, records, now, call.wallMs);
-      },
+      (tx) => this.writeMany(tx, records, call),
       true,
       (cause) => this.outcomeUnknown(records, cause),
     );
@@ -88,6 +100,21 @@ export class PostgresEnqueuer {
     return new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
       cause,
     });
+  }
+
+  /** The writes of an all-or-none batch; a refusal is thrown, and the caller undoes them. */
+  private async writeMany(
+    tx: PostgresTx,
+    records: readonly TaskRecord[],
+    call: EnqueueCall,
+  ): Promise<TaskRecord[]> {
+    const now = this.connection.clock.at(call.mono);
+    if (!records.some((record) => record.task.unique)) {
+      await this.store(tx, records, now, true, call.wallMs);
+      await this.made(tx, records, now);
+      return [...records];
+    }
+    return this.storeKeyed(tx, records, now, call.wallMs);
   }
 
   /** Per record, in order, what a lone enqueue of it would return or throw. */

@@ -44,10 +44,11 @@ export class PostgresUniqueKeys {
   ): Promise<Map<string, StoredKeyHold>> {
     const holds = new Map<string, StoredKeyHold>();
     if (keys.length === 0) return holds;
-    const rows = await tx.query<{ key: string; holder: string; window_end: number | null }>(
-      this.sql.selectHolds,
-      [this.alias, keys],
-    );
+    const rows = await tx.query<{
+      key: string;
+      holder: string;
+      window_end: number | string | null;
+    }>(this.sql.selectHolds, [this.alias, keys]);
     if (rows.length === 0) return holds;
     const ids = rows.map((row) => row.holder);
     const holders = new Map<string, HolderRow>();
@@ -73,7 +74,9 @@ export class PostgresUniqueKeys {
         else if (found.state === 'running') state = 'running';
         else state = holder.workerIds.length === 0 ? 'fresh' : 'started';
       }
-      holds.set(row.key, { holderId: row.holder, windowEnd: row.window_end, holder, state });
+      // A bigint: a number on the backend's own connections, a string on an app's (TaskTransaction).
+      const windowEnd = row.window_end === null ? null : Number(row.window_end);
+      holds.set(row.key, { holderId: row.holder, windowEnd, holder, state });
     }
     return holds;
   }

@@ -6,6 +6,7 @@ import { finishedRecordSource } from '../../core/wait-for-finished';
 import { PartsBackend } from '../parts-backend';
 import { StoreGuard } from '../store-guard';
 import { PostgresAcquirer } from './postgres-acquirer';
+import { PostgresAppTransaction } from './postgres-app-transaction';
 import { resolvePostgresBackendSettings } from './postgres-backend-options';
 import { PostgresCancels } from './postgres-cancels';
 import { PostgresConnection } from './postgres-connection';
@@ -130,6 +131,7 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
       notices,
       finishedRecordSource(this),
       rules,
+      new PostgresAppTransaction(connection, logger),
     );
     const held = new PostgresHeldTasks(alias, connection, tasks, rows, acquirer, notices, rules);
     const readSql = new PostgresReadStatements(s);
@@ -151,6 +153,8 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
         enqueueMany: (records) => enqueuer.enqueueMany(records),
+        enqueueInTransaction: (transaction, records) =>
+          enqueuer.enqueueInTransaction(transaction, records),
         getResult: (id) => reads.getResult(id),
       },
       leases: {

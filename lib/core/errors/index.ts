@@ -33,3 +33,5 @@ export * from './metrics-not-enabled.error';
 export * from './dashboard-access-rule-missing.error';
 export * from './invalid-dashboard-option.error';
 export * from './invalid-query.error';
+export * from './transaction-not-supported.error';
+export * from './transaction-not-open.error';

@@ -5,7 +5,7 @@ export type BackendPartName =
   'tasks' | 'leases' | 'control' | 'reads' | 'feeds' | 'pools' | 'schedules' | 'maintenance';
 
 type MethodsOf<T> = {
-  [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never;
+  [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? K : never;
 }[keyof T];
 
 /** Every method of each part, in the order docs/architecture.md lists them. */
@@ -63,6 +63,16 @@ export const PORT_METHODS = {
     'markPass',
   ],
 } as const satisfies PortMethods;
+
+/**
+ * The methods a backend may leave out, by part: the guard wraps them where
+ * a backend has them, and the architecture page describes them too.
+ */
+export const OPTIONAL_PORT_METHODS: {
+  readonly [P in BackendPartName]?: readonly (keyof TaskBackend[P])[];
+} = {
+  tasks: ['enqueueInTransaction'],
+};
 
 type Unlisted = {
   [P in BackendPartName]: Exclude<MethodsOf<TaskBackend[P]>, (typeof PORT_METHODS)[P][number]>;

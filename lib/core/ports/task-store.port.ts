@@ -1,4 +1,5 @@
 import type { TaskRecord } from '../task-record.interface';
+import type { TaskTransaction } from '../task-transaction';
 
 /**
  * What an app that enqueues uses: store new tasks, read one back. The task
@@ -26,6 +27,17 @@ export interface TaskStore {
    * return, the records decided as if sent one by one.
    */
   enqueueMany(records: readonly TaskRecord[]): Promise<TaskRecord[]>;
+  /**
+   * Stores the records as `enqueueMany` does, all or none, but inside the
+   * app's open transaction: they commit or roll back with it, and their
+   * announcements go out with its commit. A refusal undoes only this call's
+   * writes and leaves the transaction usable. Only a store in the app's own
+   * database has it (Postgres); the task layer refuses the call elsewhere.
+   */
+  enqueueInTransaction?(
+    transaction: TaskTransaction,
+    records: readonly TaskRecord[],
+  ): Promise<TaskRecord[]>;
   /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
   getResult(id: string): Promise<TaskRecord>;
 }
