@@ -8,27 +8,28 @@ const SAVEPOINT = 'threadmill_enqueue';
 
 /**
  * Runs a part's writes inside the app's open transaction (TaskTransaction)
- * instead of one of the pool's. The feed lock is shared first, as the
- * pool's transactions take it with their BEGIN; the notifications go last,
- * in the transaction, so Postgres delivers them at its commit and never for
- * a rollback. This process's idle consumers learn of new work from those
- * notifications too, since nothing tells when the app commits. A call that
- * writes several records does so under a savepoint, so a refusal (an id or
- * a key taken) undoes only its own writes; a single record is refused
- * before it writes anything. Nothing is run again on a deadlock: the
- * transaction is the app's, and so is the decision.
+ * instead of one of the pool's. The notifications go last, in the
+ * transaction, so Postgres delivers them at its commit and never for a
+ * rollback; this process's idle consumers learn of new work from them too,
+ * since nothing tells when the app commits. The feed lock the pool's
+ * transactions share is not taken: held for as long as the app's
+ * transaction lasts, it would stall every feed's subscribe, and every
+ * writer queued behind that. So a feed's notifications are sent whether or
+ * not it has a listener, and none opened before the commit misses one. A
+ * call that writes several records does so under a savepoint, so a refusal
+ * (an id or a key taken) undoes only its own writes; a single record is
+ * refused before it writes anything. Nothing is run again on a deadlock:
+ * the transaction is the app's, and so is the decision.
  *
  * @internal
  */
 export class PostgresAppTransaction {
   private readonly notify: string;
-  private readonly feedLock: string;
 
   constructor(
     private readonly connection: PostgresConnection,
     private readonly logger: LoggerService,
   ) {
-    this.feedLock = `SELECT pg_advisory_xact_lock_shared(${connection.feedLockKey})`;
     this.notify = `SELECT pg_notify(n.c, n.p)
       FROM unnest($1::text[], $2::text[], $3::text[]) AS n(c, p, f)
       ${connection.noticeFilter('$4', '$5')}`;
@@ -51,17 +52,18 @@ export class PostgresAppTransaction {
     const tx: PostgresTx = {
       query: async <R extends QueryResultRow>(text: string, values: unknown[] = []) =>
         (await transaction.query(text, values)) as R[],
-      notify: (channel, payload, condition) => notices.push([channel, payload, condition ?? '']),
+      // A feed's notice goes unconditionally: its listeners are not locked out until the commit.
+      notify: (channel, payload, condition = '') =>
+        notices.push([channel, payload, condition === 'limited' ? condition : '']),
       // The app's commit is unseen here: the notifications sent with it wake this process too.
       afterCommit: () => undefined,
     };
+    let result: T;
     try {
-      await tx.query(several ? `SAVEPOINT ${SAVEPOINT}` : this.feedLock);
-      if (several) await tx.query(this.feedLock);
+      if (several) await tx.query(`SAVEPOINT ${SAVEPOINT}`);
     } catch (error) {
       throw this.connection.failure(error);
     }
-    let result: T;
     try {
       result = await work(tx);
       if (notices.length > 0) {

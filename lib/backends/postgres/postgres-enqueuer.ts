@@ -6,15 +6,16 @@ import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-un
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
 import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
 import type { TaskRecord } from '../../core/task-record.interface';
-import { TaskResult, type TaskRecordSource } from '../../core/task-result';
-import { deserializeRecord, serializeRecord } from '../../core/task-serializer';
-import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
+import type { TaskRecordSource } from '../../core/task-result';
+import { serializeRecord } from '../../core/task-serializer';
+import { enqueueOutcomeUnknown } from '../../core/threadmill.messages';
 import { assertDistinctIds } from '../distinct-ids';
 import { delayUntil } from '../run-after';
 import type { TaskTransaction } from '../../core/task-transaction';
 import type { PostgresAppTransaction } from './postgres-app-transaction';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
 import type { PostgresNotices } from './postgres-notices';
+import { PostgresTakenIds } from './postgres-taken-ids';
 import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
@@ -37,6 +38,7 @@ interface EnqueueCall {
  */
 export class PostgresEnqueuer {
   private readonly coalescer = new EnqueueCoalescer(async (records) => this.enqueueEach(records));
+  private readonly taken: PostgresTakenIds;
   /** The last enqueue transaction asked for; the next one starts once it settled. */
   private tail: Promise<void> = Promise.resolve();
 
@@ -47,10 +49,12 @@ export class PostgresEnqueuer {
     private readonly sql: PostgresTaskStatements,
     private readonly uniqueKeys: PostgresUniqueKeys,
     private readonly notices: PostgresNotices,
-    private readonly results: TaskRecordSource,
+    results: TaskRecordSource,
     private readonly rules: StoreRules,
     private readonly app: PostgresAppTransaction,
-  ) {}
+  ) {
+    this.taken = new PostgresTakenIds(alias, sql, results);
+  }
 
   /** One task, in one transaction with the other enqueues of this tick. */
   enqueue(record: TaskRecord): Promise<TaskRecord> {
@@ -78,7 +82,7 @@ export class PostgresEnqueuer {
     assertDistinctIds(records);
     const call: EnqueueCall = { mono: performance.now(), wallMs: Date.now() };
     return this.app.run(this.alias, transaction, records.length > 1, (tx) =>
-      this.writeMany(tx, records, call),
+      this.writeMany(tx, records, call, true),
     );
   }
 
@@ -102,19 +106,23 @@ export class PostgresEnqueuer {
     });
   }
 
-  /** The writes of an all-or-none batch; a refusal is thrown, and the caller undoes them. */
+  /**
+   * The writes of an all-or-none batch; a refusal is thrown, and the caller
+   * undoes them. `apart`: the ingress is counted outside `tx` (made).
+   */
   private async writeMany(
     tx: PostgresTx,
     records: readonly TaskRecord[],
     call: EnqueueCall,
+    apart = false,
   ): Promise<TaskRecord[]> {
     const now = this.connection.clock.at(call.mono);
     if (!records.some((record) => record.task.unique)) {
       await this.store(tx, records, now, true, call.wallMs);
-      await this.made(tx, records, now);
+      await this.made(tx, records, now, apart);
       return [...records];
     }
-    return this.storeKeyed(tx, records, now, call.wallMs);
+    return this.storeKeyed(tx, records, now, call.wallMs, apart);
   }
 
   /** Per record, in order, what a lone enqueue of it would return or throw. */
@@ -201,10 +209,11 @@ export class PostgresEnqueuer {
     records: readonly TaskRecord[],
     now: number,
     callerNow: number,
+    apart = false,
   ): Promise<TaskRecord[]> {
     const keys = records.flatMap((record) => record.task.unique?.key ?? []);
     await this.uniqueKeys.lock(tx, keys);
-    for (const record of records) await this.assertIdFree(tx, record.id, now);
+    for (const record of records) await this.taken.assertFree(tx, record.id, now);
     const holds = await this.uniqueKeys.holds(tx, keys, now);
     const plan = this.rules.planUnique(this.alias, records, (key) => holds.get(key), now);
     const made: TaskRecord[] = [];
@@ -218,7 +227,7 @@ export class PostgresEnqueuer {
       if (write.taken) await this.uniqueKeys.take(tx, write.record.id, write.taken);
     }
     // A holder returned or replaced is no new task: only those made are counted and announced.
-    await this.made(tx, made, now);
+    await this.made(tx, made, now, apart);
     return plan.returned;
   }
 
@@ -260,10 +269,10 @@ export class PostgresEnqueuer {
       let refusal: TaskAlreadyExistsError | null = null;
       const result = kept.get(record.id);
       if (!stored.has(record.id)) {
-        refusal = await this.refusalOf(tx, record.id, now);
+        refusal = await this.taken.refusalOf(tx, record.id, now);
       } else if (result) {
         await tx.query(this.sql.deleteTask, [this.alias, record.id]);
-        refusal = this.alreadyExists(result);
+        refusal = this.taken.alreadyExists(result);
       }
       if (refusal && throwing) throw refusal;
       refusals.push(refusal);
@@ -277,43 +286,31 @@ export class PostgresEnqueuer {
     return refusals;
   }
 
-  /** Throws TaskAlreadyExistsError when `id` is live or a result still kept. */
-  private async assertIdFree(tx: PostgresTx, id: string, now: number): Promise<void> {
-    const refusal = await this.refusalOf(tx, id, now);
-    if (refusal) throw refusal;
-  }
-
-  private async refusalOf(
+  /**
+   * The tasks an enqueue made: counted as ingress (a row per queue and
+   * second) and announced. `apart` counts them on a connection of the
+   * backend's own, at once: in the app's transaction the count's row would
+   * stay locked until its commit, holding up every enqueue of that queue
+   * and second, so a rolled-back transaction's tasks are counted too.
+   */
+  private async made(
     tx: PostgresTx,
-    id: string,
+    records: readonly TaskRecord[],
     now: number,
-  ): Promise<TaskAlreadyExistsError | null> {
-    const [live] = await tx.query<DataRow>(this.sql.selectTask, [this.alias, id]);
-    const [stored] = live
-      ? [live]
-      : await tx.query<DataRow>(this.sql.selectResult, [this.alias, id, now]);
-    return stored ? this.alreadyExists(stored) : null;
-  }
-
-  private alreadyExists(row: DataRow): TaskAlreadyExistsError {
-    const existing = deserializeRecord(row.id, row.data);
-    return new TaskAlreadyExistsError(
-      taskAlreadyExists(row.id, this.alias, existing.status),
-      new TaskResult(existing, this.results),
-    );
-  }
-
-  /** The tasks an enqueue made: counted as ingress (a row per queue and second) and announced. */
-  private async made(tx: PostgresTx, records: readonly TaskRecord[], now: number): Promise<void> {
+    apart = false,
+  ): Promise<void> {
     if (records.length === 0) return;
     const perQueue = new Map<string, number>();
     for (const { task } of records) perQueue.set(task.queue, (perQueue.get(task.queue) ?? 0) + 1);
-    await tx.query(this.sql.countIngress, [
+    const count = [
       this.alias,
       Math.floor(now / 1000),
       [...perQueue.keys()],
       [...perQueue.values()],
-    ]);
+    ];
+    await (apart
+      ? this.connection.query(this.sql.countIngress, count)
+      : tx.query(this.sql.countIngress, count));
     this.notices.live(tx, 'enqueued', records);
   }
 }

@@ -4,6 +4,7 @@ import { newRecord } from '../../../../../lib/backend-kit';
 import { PostgresBackend, pgTransaction } from '../../../../../lib/backends/postgres';
 import { TaskAlreadyExistsError } from '../../../../../lib/core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../../../../lib/core/errors/task-result-does-not-exist.error';
+import type { TaskTransaction } from '../../../../../lib/core/task-transaction';
 import { storeRules } from '../../../../../lib/lifecycle/store-rules';
 import { createTestSchema, type TestSchema } from '../../../../helpers/postgres-schema';
 import { testAlias } from '../../../../helpers/test-alias';
@@ -58,6 +59,31 @@ describe('PostgresBackend.tasks.enqueueInTransaction', () => {
     await backend.close();
     await pool.end();
     await created.drop();
+  });
+
+  it('writes one task in three statements, a bulk under a savepoint in five', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const statements: string[] = [];
+      const inner = pgTransaction(client);
+      const counted: TaskTransaction = {
+        source: inner.source,
+        query: (text, values) => {
+          statements.push(text.trim().split(/\s+/)[0]);
+          return inner.query(text, values);
+        },
+      };
+      await backend.tasks.enqueueInTransaction!(counted, [newRecord(alias)]);
+      expect(statements).toHaveLength(3);
+      statements.length = 0;
+      await backend.tasks.enqueueInTransaction!(counted, [newRecord(alias), newRecord(alias)]);
+      expect(statements).toHaveLength(5);
+      expect([statements[0], statements[4]]).toEqual(['SAVEPOINT', 'RELEASE']);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
   });
 
   it('undoes the whole batch on a refused id, and the app transaction goes on', async () => {
