@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { PORT_METHODS, type BackendPartName } from '../../../lib/core/ports/port-methods';
+import {
+  OPTIONAL_PORT_METHODS,
+  PORT_METHODS,
+  type BackendPartName,
+} from '../../../lib/core/ports/port-methods';
 
 const page = readFileSync(join(__dirname, '../../../docs/architecture.md'), 'utf8');
 
@@ -21,7 +25,9 @@ function portRows(): Map<string, { what: string; usedBy: string }> {
 describe('docs/architecture.md, the storage ports', () => {
   const rows = portRows();
   const methods = (Object.keys(PORT_METHODS) as BackendPartName[]).flatMap((part) =>
-    PORT_METHODS[part].map((method) => `${part}.${method}`),
+    [...PORT_METHODS[part], ...(OPTIONAL_PORT_METHODS[part] ?? [])].map(
+      (method) => `${part}.${String(method)}`,
+    ),
   );
 
   it('describes every method of every part, with who uses it', () => {
