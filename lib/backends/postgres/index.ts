@@ -10,3 +10,11 @@ export {
 } from './transactions/typeorm-transaction';
 export { knexTransaction, type KnexTransactionLike } from './transactions/knex-transaction';
 export { kyselyTransaction, type KyselyTransactionLike } from './transactions/kysely-transaction';
+export {
+  drizzleTransaction,
+  type DrizzleTransactionLike,
+} from './transactions/drizzle-transaction';
+export {
+  mikroOrmTransaction,
+  type MikroOrmEntityManagerLike,
+} from './transactions/mikro-orm-transaction';

@@ -1,6 +1,7 @@
 import { TransactionNotOpenError } from '../../../core/errors/transaction-not-open.error';
 import type { TaskTransaction } from '../../../core/task-transaction';
 import { transactionNotOpen } from '../../../core/transaction.messages';
+import { questionMarkBindings } from './question-mark-bindings';
 
 /** What the Knex adapter needs of a transaction (Knex 3, the `pg` client). */
 export interface KnexTransactionLike {
@@ -10,7 +11,6 @@ export interface KnexTransactionLike {
 
 const FIX =
   'Pass the `trx` that `knex.transaction(async (trx) => ...)` gives, not the knex instance.';
-const PARAMETER = /\$(\d+)/g;
 
 /**
  * The app's Knex transaction (`trx`), for an enqueue's `transaction`
@@ -36,11 +36,7 @@ export function knexTransaction(trx: KnexTransactionLike): TaskTransaction {
   return {
     source: 'Knex',
     query: async (text, values) => {
-      const bindings: unknown[] = [];
-      const sql = text.replace(PARAMETER, (_, n: string) => {
-        bindings.push(values[Number(n) - 1]);
-        return '?';
-      });
+      const { sql, bindings } = questionMarkBindings(text, values);
       return ((await trx.raw(sql, bindings)) as { rows: Record<string, unknown>[] }).rows;
     },
   };

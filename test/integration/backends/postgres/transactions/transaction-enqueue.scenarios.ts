@@ -108,7 +108,21 @@ export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): vo
       harness = await connect(url, created.name);
     });
 
+    /** Those a failed test left open, ended so that their connections close. */
+    const open = new Set<AppTransaction>();
+    const begin = async (): Promise<AppTransaction> => {
+      const tx = await harness.begin();
+      open.add(tx);
+      const ended = (end: () => Promise<void>) => async (): Promise<void> => {
+        open.delete(tx);
+        await end();
+      };
+      return { ...tx, commit: ended(tx.commit), rollback: ended(tx.rollback) };
+    };
+
     afterEach(async () => {
+      await Promise.allSettled([...open].map((tx) => tx.rollback()));
+      open.clear();
       await harness.close();
       await worker.close();
       await moduleRef.close();
@@ -124,7 +138,7 @@ export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): vo
       worker.leases.acquire(['default'], { workerId: 'host:1-0', timeoutMs: 0 });
 
     it('leaves no task when the transaction rolls back', async () => {
-      const tx = await harness.begin();
+      const tx = await begin();
       await tx.insertUser('u1');
       const result = await tasks.enqueue(Welcome, ['u1'], { alias, transaction: tx.transaction });
       expect(result.id).toEqual(expect.any(String));
@@ -137,7 +151,7 @@ export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): vo
     });
 
     it('shows no worker the task before the commit; the commit wakes one that waits', async () => {
-      const tx = await harness.begin();
+      const tx = await begin();
       await tx.insertUser('u2');
       const result = await tasks.enqueue(Welcome, ['u2'], { alias, transaction: tx.transaction });
       await expect(acquireNow()).resolves.toEqual([]);
@@ -159,7 +173,7 @@ export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): vo
     });
 
     it('commits a bulk and a unique key together with the app', async () => {
-      const tx = await harness.begin();
+      const tx = await begin();
       await tx.insertUser('u3');
       const bulk = await tasks.enqueueMany(Welcome, [['a'], ['b'], ['c']], {
         alias,
@@ -183,7 +197,7 @@ export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): vo
 
     it('refuses a taken id and leaves the transaction usable', async () => {
       const taken = await tasks.enqueue(Welcome, ['first'], { alias, id: 'welcome-u4' });
-      const tx = await harness.begin();
+      const tx = await begin();
       await tx.insertUser('u4');
       const refusal: unknown = await tasks
         .enqueue(Welcome, ['again'], { alias, id: 'welcome-u4', transaction: tx.transaction })
