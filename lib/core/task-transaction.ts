@@ -4,8 +4,9 @@
  * transaction's connection, so what the enqueue writes commits or rolls
  * back with the app's rows. Made from an ORM's transaction handle by the
  * adapters of `@threadmill/nestjs/postgres` (`pgTransaction`,
- * `typeormTransaction`, `knexTransaction`, `kyselyTransaction`), and passed
- * as the `transaction` override of an enqueue.
+ * `typeormTransaction`, `knexTransaction`, `kyselyTransaction`,
+ * `drizzleTransaction`, `mikroOrmTransaction`), and passed as the
+ * `transaction` override of an enqueue.
  *
  * @example
  * ```ts
@@ -14,7 +15,7 @@
  * @publicApi
  */
 export interface TaskTransaction {
-  /** What the handle came from, for messages: `pg`, `TypeORM`, `Knex`, `Kysely`. */
+  /** What the handle came from, for messages: `pg`, `TypeORM`, `Knex`, `Kysely`, ... */
   readonly source: string;
   /**
    * Runs one statement in the transaction; its rows. `values` are the
