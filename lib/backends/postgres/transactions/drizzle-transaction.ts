@@ -26,7 +26,7 @@ const PARAMETER = /\$(\d+)/;
 
 /**
  * The app's Drizzle transaction (`tx`), for an enqueue's `transaction`
- * override, on node-postgres or postgres.js. Each `$n` of a statement
+ * override (tested on node-postgres). Each `$n` of a statement
  * becomes one parameter of Drizzle's, an array staying one value.
  *
  * @param tx the transaction.
