@@ -18,3 +18,4 @@ export {
   mikroOrmTransaction,
   type MikroOrmEntityManagerLike,
 } from './transactions/mikro-orm-transaction';
+export { prismaTransaction, type PrismaTransactionLike } from './transactions/prisma-transaction';

@@ -30,9 +30,10 @@ export class PostgresAppTransaction {
     private readonly connection: PostgresConnection,
     private readonly logger: LoggerService,
   ) {
-    this.notify = `SELECT pg_notify(n.c, n.p)
+    // A count, not pg_notify's void column, which some clients cannot read (Prisma).
+    this.notify = `SELECT count(*)::int AS sent FROM (SELECT pg_notify(n.c, n.p)
       FROM unnest($1::text[], $2::text[], $3::text[]) AS n(c, p, f)
-      ${connection.noticeFilter('$4', '$5')}`;
+      ${connection.noticeFilter('$4', '$5')}) AS sent`;
   }
 
   /** `work`'s writes in `transaction`; `several` puts them under a savepoint. */

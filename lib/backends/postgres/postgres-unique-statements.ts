@@ -21,7 +21,9 @@ export interface HolderRow {
  * @internal
  */
 export class PostgresUniqueStatements {
-  readonly lockKeys = `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k`;
+  /** A count, not the locks' void column, which some clients of an app's transaction cannot read. */
+  readonly lockKeys = `SELECT count(*)::int AS locked
+    FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k) AS l`;
   readonly selectHolds: string;
   readonly selectLiveHolders: string;
   readonly selectResultHolders: string;
