@@ -5,7 +5,7 @@
  * back with the app's rows. Made from an ORM's transaction handle by the
  * adapters of `@threadmill/nestjs/postgres` (`pgTransaction`,
  * `typeormTransaction`, `knexTransaction`, `kyselyTransaction`,
- * `drizzleTransaction`, `mikroOrmTransaction`), and passed as the
+ * `drizzleTransaction`, `mikroOrmTransaction`, `prismaTransaction`), and passed as the
  * `transaction` override of an enqueue.
  *
  * @example
