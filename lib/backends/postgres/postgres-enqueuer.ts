@@ -8,14 +8,13 @@ import { UniqueKeyHeldError } from '../../core/errors/unique-key-held.error';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { TaskRecordSource } from '../../core/task-result';
 import { serializeRecord } from '../../core/task-serializer';
-import { enqueueOutcomeUnknown } from '../../core/threadmill.messages';
 import { assertDistinctIds } from '../distinct-ids';
 import { delayUntil } from '../run-after';
 import type { TaskTransaction } from '../../core/task-transaction';
 import type { PostgresAppTransaction } from './postgres-app-transaction';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
 import type { PostgresNotices } from './postgres-notices';
-import { PostgresTakenIds } from './postgres-taken-ids';
+import { PostgresEnqueueErrors } from './postgres-enqueue-errors';
 import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
@@ -38,7 +37,7 @@ interface EnqueueCall {
  */
 export class PostgresEnqueuer {
   private readonly coalescer = new EnqueueCoalescer(async (records) => this.enqueueEach(records));
-  private readonly taken: PostgresTakenIds;
+  private readonly errors: PostgresEnqueueErrors;
   /** The last enqueue transaction asked for; the next one starts once it settled. */
   private tail: Promise<void> = Promise.resolve();
 
@@ -53,7 +52,7 @@ export class PostgresEnqueuer {
     private readonly rules: StoreRules,
     private readonly app: PostgresAppTransaction,
   ) {
-    this.taken = new PostgresTakenIds(alias, sql, results);
+    this.errors = new PostgresEnqueueErrors(alias, sql, results);
   }
 
   /** One task, in one transaction with the other enqueues of this tick. */
@@ -90,20 +89,8 @@ export class PostgresEnqueuer {
     return this.connection.transaction(
       (tx) => this.writeMany(tx, records, call),
       true,
-      (cause) => this.outcomeUnknown(records, cause),
+      (cause) => this.errors.outcomeUnknown(records, cause),
     );
-  }
-
-  /** The error of an enqueue whose COMMIT went out and whose connection was lost before its reply. */
-  private outcomeUnknown(
-    records: readonly TaskRecord[],
-    cause: unknown,
-  ): EnqueueOutcomeUnknownError {
-    const ids = records.map((record) => record.id);
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    return new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
-      cause,
-    });
   }
 
   /**
@@ -155,12 +142,12 @@ export class PostgresEnqueuer {
       return await this.connection.transaction(
         (tx) => this.storeEachIn(tx, records, call),
         true,
-        (cause) => this.outcomeUnknown(records, cause),
+        (cause) => this.errors.outcomeUnknown(records, cause),
       );
     } catch (error) {
       if (!(error instanceof EnqueueOutcomeUnknownError) || records.length === 1) throw error;
       // Each caller is told of its own task, as its lone enqueue would have been.
-      return records.map((record) => this.outcomeUnknown([record], error.cause));
+      return records.map((record) => this.errors.outcomeUnknown([record], error.cause));
     }
   }
 
@@ -213,7 +200,7 @@ export class PostgresEnqueuer {
   ): Promise<TaskRecord[]> {
     const keys = records.flatMap((record) => record.task.unique?.key ?? []);
     await this.uniqueKeys.lock(tx, keys);
-    for (const record of records) await this.taken.assertFree(tx, record.id, now);
+    for (const record of records) await this.errors.assertFree(tx, record.id, now);
     const holds = await this.uniqueKeys.holds(tx, keys, now);
     const plan = this.rules.planUnique(this.alias, records, (key) => holds.get(key), now);
     const made: TaskRecord[] = [];
@@ -269,10 +256,10 @@ export class PostgresEnqueuer {
       let refusal: TaskAlreadyExistsError | null = null;
       const result = kept.get(record.id);
       if (!stored.has(record.id)) {
-        refusal = await this.taken.refusalOf(tx, record.id, now);
+        refusal = await this.errors.refusalOf(tx, record.id, now);
       } else if (result) {
         await tx.query(this.sql.deleteTask, [this.alias, record.id]);
-        refusal = this.taken.alreadyExists(result);
+        refusal = this.errors.alreadyExists(result);
       }
       if (refusal && throwing) throw refusal;
       refusals.push(refusal);
@@ -288,10 +275,8 @@ export class PostgresEnqueuer {
 
   /**
    * The tasks an enqueue made: counted as ingress (a row per queue and
-   * second) and announced. `apart` counts them on a connection of the
-   * backend's own, at once: in the app's transaction the count's row would
-   * stay locked until its commit, holding up every enqueue of that queue
-   * and second, so a rolled-back transaction's tasks are counted too.
+   * second) and announced. `apart` counts on a connection of the backend's:
+   * in the app's transaction the row would stay locked until its commit.
    */
   private async made(
     tx: PostgresTx,

@@ -1,18 +1,21 @@
+import { EnqueueOutcomeUnknownError } from '../../core/errors/enqueue-outcome-unknown.error';
 import { TaskAlreadyExistsError } from '../../core/errors/task-already-exists.error';
+import type { TaskRecord } from '../../core/task-record.interface';
 import { TaskResult, type TaskRecordSource } from '../../core/task-result';
 import { deserializeRecord } from '../../core/task-serializer';
-import { taskAlreadyExists } from '../../core/threadmill.messages';
+import { enqueueOutcomeUnknown, taskAlreadyExists } from '../../core/threadmill.messages';
 import type { PostgresTx } from './postgres-connection';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 
 /**
- * Whether an id an enqueue brings is taken, inside the enqueue's
- * transaction: by a live task, or by a result still kept. A refusal
- * carries the stored task, read from the backend (`results`).
+ * The errors a Postgres enqueue answers with: an id it brings already
+ * taken, checked inside the enqueue's transaction (by a live task, or a
+ * result still kept; the refusal carries the stored task, read from the
+ * backend's `results`), and an outcome lost with the connection.
  *
  * @internal
  */
-export class PostgresTakenIds {
+export class PostgresEnqueueErrors {
   constructor(
     private readonly alias: string,
     private readonly sql: PostgresTaskStatements,
@@ -39,5 +42,14 @@ export class PostgresTakenIds {
       taskAlreadyExists(row.id, this.alias, existing.status),
       new TaskResult(existing, this.results),
     );
+  }
+
+  /** The error of an enqueue whose COMMIT went out and whose connection was lost before its reply. */
+  outcomeUnknown(records: readonly TaskRecord[], cause: unknown): EnqueueOutcomeUnknownError {
+    const ids = records.map((record) => record.id);
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new EnqueueOutcomeUnknownError(enqueueOutcomeUnknown(this.alias, ids, reason), ids, {
+      cause,
+    });
   }
 }
