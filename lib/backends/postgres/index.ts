@@ -1,5 +1,6 @@
 // `@threadmill/nestjs/postgres`: the Postgres backend, which needs the optional
-// peer pg.
+// peer pg, and the adapters that let an enqueue write in the app's own
+// transaction, each over its ORM's handle (they load no ORM at import).
 export { PostgresBackend } from './postgres.backend';
 export type { PostgresBackendOptions } from './postgres-backend-options';
 export { pgTransaction, type PgQueryable } from './transactions/pg-transaction';
