@@ -2,6 +2,8 @@ import { Pool } from 'pg';
 
 import { newRecord } from '../../../../../lib/backend-kit';
 import { PostgresBackend, pgTransaction } from '../../../../../lib/backends/postgres';
+import { BackendUnavailableError } from '../../../../../lib/core/errors/backend-unavailable.error';
+import { InvalidTaskError } from '../../../../../lib/core/errors/invalid-task.error';
 import { TaskAlreadyExistsError } from '../../../../../lib/core/errors/task-already-exists.error';
 import { TaskResultDoesNotExist } from '../../../../../lib/core/errors/task-result-does-not-exist.error';
 import type { TaskTransaction } from '../../../../../lib/core/task-transaction';
@@ -84,6 +86,28 @@ describe('PostgresBackend.tasks.enqueueInTransaction', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('passes the guard first: an unknown queue, then a closed backend, are refused unsent', async () => {
+    const statements: string[] = [];
+    const transaction: TaskTransaction = {
+      source: 'pg',
+      query: (text) => {
+        statements.push(text);
+        return Promise.resolve([]);
+      },
+    };
+    const stray = newRecord(alias);
+    await expect(
+      backend.tasks.enqueueInTransaction!(transaction, [
+        { ...stray, task: { ...stray.task, queue: 'nowhere' } },
+      ]),
+    ).rejects.toBeInstanceOf(InvalidTaskError);
+    await backend.close();
+    await expect(
+      backend.tasks.enqueueInTransaction!(transaction, [newRecord(alias)]),
+    ).rejects.toBeInstanceOf(BackendUnavailableError);
+    expect(statements).toEqual([]);
   });
 
   it('undoes the whole batch on a refused id, and the app transaction goes on', async () => {
