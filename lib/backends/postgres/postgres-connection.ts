@@ -265,11 +265,7 @@ export class PostgresConnection {
       ${this.noticeFilter(alias, String(this.clock.now()))};`;
   }
 
-  /**
-   * Which notices of `n(c, p, f)` (channel, payload, NoticeCondition) are
-   * sent: each only while its condition holds. `alias` and `now` are SQL
-   * expressions, literals or parameters.
-   */
+  /** Which notices of `n(c, p, f)` are sent; `alias` and `now` are SQL literals or parameters. */
   noticeFilter(alias: string, now: string): string {
     return `WHERE CASE n.f
         WHEN '' THEN true
