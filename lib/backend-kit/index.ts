@@ -91,6 +91,7 @@ export type {
   LiveTaskEventsListener,
 } from '../core/live-task-feed';
 export type { StoreCondition, StorePersistence } from '../core/store-condition';
+export type { StoreMigration } from '../core/store-migration';
 export type { Retention, ResolvedLimit, RetentionOptions } from '../core/retention';
 
 // Written once for every backend.

@@ -3,6 +3,7 @@
  * every command (as threadmill.messages.ts).
  */
 import { shown, shownList } from '../core/shown';
+import type { StoreMigration } from '../core/store-migration';
 
 export const unknownSubcommand = (
   command: string,
@@ -50,3 +51,17 @@ export const aliasFlagsDisagree = (alias: string, backend: string): string =>
 /** `--backend` was given where the flag is now `--alias`. */
 export const backendFlagDeprecated = (): string =>
   '--backend is now --alias (same value); --backend is read until 0.4.0.';
+
+/** `migrate` was given an argument: it takes none. */
+export const migrateTakesNoArgument = (word: string): string =>
+  `migrate: unexpected argument ${shown(word)}; migrate takes none (--alias names one backend).`;
+
+/** What `migrate` did to one backend's store. */
+export const storeMigrated = (alias: string, migration: StoreMigration): string =>
+  migration.from === migration.to
+    ? `Backend ${shown(alias)}: ${migration.where} is at version ${migration.to}; nothing to migrate.`
+    : `Backend ${shown(alias)}: ${migration.where} migrated from version ${migration.from} to ${migration.to}.`;
+
+/** A backend whose store keeps no schema (memory, Redis). */
+export const nothingToMigrate = (alias: string, backendClass: string): string =>
+  `Backend ${shown(alias)} (${backendClass}) keeps no schema; nothing to migrate.`;

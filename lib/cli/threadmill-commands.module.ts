@@ -19,12 +19,13 @@ import { SchedulesListCommand } from './schedules-list.command';
 import { SchedulesRemoveCommand } from './schedules-remove.command';
 import { SchedulesRunCommand } from './schedules-run.command';
 import { SchedulesCommand } from './schedules.command';
+import { MigrateCommand } from './migrate.command';
 
 /**
  * The `threadmill` commands: `worker` (the default command), `enqueue`,
  * `result`, `cancel`, `queues` (`list`, `pause`, `resume`,
- * `limit`), `schedules` and
- * `inspector`. Import it next to `ThreadmillModule.forRoot({ isGlobal: true,
+ * `limit`), `schedules`,
+ * `inspector` and `migrate`. Import it next to `ThreadmillModule.forRoot({ isGlobal: true,
  * ... })` in the module you give `runThreadmillCli`, so the
  * commands run inside your app with your tasks and providers (`isGlobal`,
  * because the commands need the TaskService, the QueueService, the TaskRunner
@@ -61,6 +62,7 @@ import { SchedulesCommand } from './schedules.command';
     SchedulesAddCommand,
     SchedulesRemoveCommand,
     SchedulesRunCommand,
+    MigrateCommand,
   ],
 })
 export class ThreadmillCommandsModule {}

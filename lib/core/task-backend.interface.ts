@@ -7,6 +7,7 @@ import type { ReadStore } from './ports/read-store.port';
 import type { ScheduleStore } from './ports/schedule-store.port';
 import type { TaskStore } from './ports/task-store.port';
 import type { StoreCondition } from './store-condition';
+import type { StoreMigration } from './store-migration';
 
 /** What a backend can do beyond the minimum; enqueue validation asks these. */
 export interface BackendFeatures {
@@ -65,6 +66,12 @@ export interface TaskBackend {
    * where the backend has nothing to say (memory, SQLite).
    */
   storeCondition?(): StoreCondition;
+  /**
+   * Brings the store's schema to the version this release uses (the
+   * `migrate` command), for a deploy that migrates before it starts the
+   * app. Absent where the store keeps no schema (memory, Redis).
+   */
+  migrate?(): Promise<StoreMigration>;
   /** Release every connection and timer. */
   close(): Promise<void>;
 }

@@ -27,7 +27,11 @@ function backendConfig(): BackendConfig {
       backend: PostgresBackend,
       url: sampleConfig.databaseUrl,
       queues,
-      options: { ...options, ...(schema !== undefined && { schema }) },
+      options: {
+        ...options,
+        ...(schema !== undefined && { schema }),
+        ...(!sampleConfig.postgresMigrate && { migrate: false }),
+      },
     };
   }
   return sampleConfig.store === 'redis'

@@ -12,6 +12,7 @@ import type { LogLevel } from '@nestjs/common';
  *   are kept in, in the schema `THREADMILL_PG_SCHEMA`, default `threadmill`); with none, the sample
  *   needs no server and keeps its tasks in a SQLite file, `THREADMILL_SQLITE_FILE` (default
  *   `.threadmill-data/sample.db`). With both a Redis and `DATABASE_URL` set, Redis stores the tasks.
+ * - `THREADMILL_PG_MIGRATE=false`: the Postgres backend does not migrate at start (`threadmill migrate` does)
  * - `THREADMILL_WAIT_FOR_REPLICAS`: `count:timeoutMs` (e.g. `1:1000`), the Redis backend's
  *   waitForReplicas (default: off)
  * - `THREADMILL_ALIAS`: the backend alias (and so the Redis hash tag) to use; default `default`
@@ -29,6 +30,7 @@ export const sampleConfig = {
   store: sampleStore(),
   databaseUrl: process.env.DATABASE_URL || undefined,
   postgresSchema: process.env.THREADMILL_PG_SCHEMA || undefined,
+  postgresMigrate: process.env.THREADMILL_PG_MIGRATE !== 'false',
   sqliteFile:
     process.env.THREADMILL_SQLITE_FILE || join(process.cwd(), '.threadmill-data', 'sample.db'),
   alias: process.env.THREADMILL_ALIAS || 'default',

@@ -238,7 +238,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       const outcome = await run(['resutl', 'abc']);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(
-        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "retry", "remove", "queues", "inspector", "schedules").',
+        'error: unknown command "resutl" (commands: "worker", "enqueue", "result", "cancel", "retry", "remove", "queues", "inspector", "schedules", "migrate").',
       );
       expect(outcome.stderr).not.toContain('Worker pool');
     });

@@ -5,7 +5,7 @@ import type { BackendOptions } from '../backend-options.interface';
 import { BackendConfigReader, shownValue } from '../backend-config.reader';
 
 /** The options of PostgresBackend besides the ones every backend has. */
-const POSTGRES_OWN_OPTIONS = ['schema', 'poolSize', 'commandTimeout'];
+const POSTGRES_OWN_OPTIONS = ['schema', 'poolSize', 'commandTimeout', 'migrate', 'listenUrl'];
 
 /** A schema name used unquoted in every statement: lower case, digits and `_`, at most 63 bytes. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -31,6 +31,19 @@ export interface PostgresBackendOptions extends BackendOptions {
    * gone silent is never waited out. Migrations are not bound by it. Default 10000.
    */
   commandTimeout?: number;
+  /**
+   * Whether the backend migrates its schema at start (under an advisory
+   * lock, so instances starting at once migrate it once). With `false` it
+   * only checks the version and refuses a schema that is behind, naming
+   * `threadmill migrate`, which the deploy runs instead. Default `true`.
+   */
+  migrate?: boolean;
+  /**
+   * Where the one connection that LISTENs for wake-ups and feeds connects,
+   * when `url` leads through a pooler in transaction mode (PgBouncer), which
+   * cannot keep a LISTEN: the same database, directly. Default `url`.
+   */
+  listenUrl?: string;
 }
 
 /** The settings resolved from every option, plus the url and the queues. @internal */
@@ -41,6 +54,8 @@ export interface PostgresBackendSettings extends Required<
   url: string;
   /** The url without its password, for messages. */
   target: string;
+  /** listenUrl without its password. */
+  listenTarget: string;
   queues: string[];
   /** The configured limits by queue, seeded into the store. */
   limits: Readonly<Record<string, QueueLimits>>;
@@ -78,6 +93,13 @@ export function resolvePostgresBackendSettings(
       `must be a postgres:// or postgresql:// url, got ${shownValue(targetOf(url))}`,
     );
   }
+  const listenUrl = reader.raw('listenUrl') ?? url;
+  if (typeof listenUrl !== 'string' || !/^postgres(ql)?:\/\//i.test(listenUrl.trim())) {
+    reader.fail(
+      'listenUrl',
+      `must be a postgres:// or postgresql:// url (the database of url, reached directly), got ${shownValue(typeof listenUrl === 'string' ? targetOf(listenUrl) : listenUrl)}`,
+    );
+  }
   const schema = reader.raw('schema') ?? 'threadmill';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
     reader.fail(
@@ -90,8 +112,11 @@ export function resolvePostgresBackendSettings(
     schema: schema as string,
     poolSize: reader.wholeNumber('poolSize', 10, 1),
     commandTimeout: reader.milliseconds('commandTimeout', 10_000),
+    migrate: reader.flag('migrate', true),
+    listenUrl: (listenUrl as string).trim(),
     url,
     target: targetOf(url),
+    listenTarget: targetOf((listenUrl as string).trim()),
     queues: reader.queues,
   };
 }

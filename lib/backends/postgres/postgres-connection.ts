@@ -1,14 +1,22 @@
 import type { LoggerService } from '@nestjs/common';
-import type { ClientConfig, CustomTypesConfig, Pool, PoolClient, QueryResultRow } from 'pg';
+import type {
+  ClientBase,
+  ClientConfig,
+  CustomTypesConfig,
+  Pool,
+  PoolClient,
+  QueryResultRow,
+} from 'pg';
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
+import type { StoreMigration } from '../../core/store-migration';
 import { backendClosed } from '../../core/threadmill.messages';
 import type { PostgresBackendSettings } from './postgres-backend-options';
 import { PostgresClock, SERVER_MS } from './postgres-clock';
 import type { PostgresDriver } from './postgres-driver';
 import { isConnectionLoss, isRunAgain, postgresFailure } from './postgres-errors';
 import { lockKey } from './postgres-names';
-import { migrate } from './postgres-schema';
+import { PostgresStartup } from './postgres-startup';
 
 /** How often a transaction that lost a deadlock is run again before its error is thrown. */
 const RUNS = 5;
@@ -47,13 +55,13 @@ export interface PostgresTx {
  */
 export class PostgresConnection {
   readonly pool: Pool;
-  readonly ready: Promise<void>;
   readonly types: CustomTypesConfig;
   /** The lock a subscriber takes exclusively and every writing transaction shares. */
   readonly feedLockKey: string;
   /** The server's clock, measured with the migration (PostgresClock). */
   readonly clock: PostgresClock;
   private isClosed = false;
+  private readonly startup: PostgresStartup;
 
   constructor(
     private readonly alias: string,
@@ -80,19 +88,41 @@ export class PostgresConnection {
     this.pool.on('error', (error) => {
       logger.warn(`Postgres connection of "${alias}" lost while idle: ${error.message}`);
     });
-    this.ready = this.migrate();
-    // Reported to the first call that awaits it, not as an unhandled rejection.
-    this.ready.catch(() => undefined);
+    this.startup = new PostgresStartup(alias, settings, this.clock, (work) =>
+      this.withClient(work),
+    );
+  }
+
+  /** Settles once the schema is migrated (or checked) and the clock measured (PostgresStartup). */
+  get ready(): Promise<void> {
+    return this.isClosed ? Promise.resolve() : this.startup.ready();
+  }
+
+  /** Migrates the schema now (the `migrate` command). */
+  async migrateSchema(): Promise<StoreMigration> {
+    this.assertOpen();
+    try {
+      return await this.startup.migrate();
+    } catch (error) {
+      throw this.failure(error);
+    }
   }
 
   /**
-   * How every connection of this backend (the pool's and the listener's)
-   * connects; `bounded: false` for the migration's, whose statements may
-   * rightly wait longer than commandTimeout (another instance's migration).
+   * How a connection of this backend connects: the pool's to `url`, the
+   * listener's to `listenUrl`; `bounded: false` for the migration's, whose
+   * statements may rightly wait longer than commandTimeout (another
+   * instance's migration).
    */
-  clientConfig(bounded = true): ClientConfig {
-    // Keep-alive probes find a connection a dead network dropped, the listener's above all.
-    const config = { connectionString: this.settings.url, types: this.types, keepAlive: true };
+  clientConfig({ listener = false, bounded = true } = {}): ClientConfig {
+    const config = {
+      connectionString: listener ? this.settings.listenUrl : this.settings.url,
+      types: this.types,
+      // Keep-alive probes find a connection a dead network dropped, the listener's above all.
+      keepAlive: true,
+      // Names the process in pg_stat_activity, unless the url or PGAPPNAME names it otherwise.
+      fallback_application_name: `threadmill pid ${process.pid}`,
+    };
     const timeout = this.settings.commandTimeout;
     return bounded
       ? { ...config, query_timeout: timeout, connectionTimeoutMillis: timeout }
@@ -158,13 +188,14 @@ export class PostgresConnection {
     }
   }
 
-  /** A pg failure as the caller sees it (postgresFailure). */
-  failure(error: unknown): unknown {
+  /** A pg failure as the caller sees it (postgresFailure), naming listenUrl for the listener's. */
+  failure(error: unknown, listener = false): unknown {
     // A call under way when the backend closed meets a pool that has ended.
     if (this.isClosed && !(error instanceof ThreadmillError)) {
       return new BackendUnavailableError(backendClosed(this.alias), { cause: error });
     }
-    return postgresFailure(this.alias, this.settings.target, error);
+    const target = listener ? this.settings.listenTarget : this.settings.target;
+    return postgresFailure(this.alias, target, error);
   }
 
   assertOpen(): void {
@@ -276,18 +307,16 @@ export class PostgresConnection {
       END`;
   }
 
-  private async migrate(): Promise<void> {
-    const client = new this.driver.Client(this.clientConfig(false));
-    // Heard so a connection lost between two statements fails the migration, not the process.
+  /** Runs `work` on a connection of its own (the start's), unbounded by commandTimeout. */
+  private async withClient<T>(work: (client: ClientBase) => Promise<T>): Promise<T> {
+    const client = new this.driver.Client(this.clientConfig({ bounded: false }));
+    // Heard so a connection lost between two statements fails the start, not the process.
     client.on('error', (error) => {
       this.logger.warn(`Migration connection of "${this.alias}" lost: ${error.message}`);
     });
     try {
       await client.connect();
-      await migrate(client, this.alias, this.settings.schema);
-      await this.clock.measure(
-        async () => (await client.query<{ ms: number }>(SERVER_MS)).rows[0].ms,
-      );
+      return await work(client);
     } finally {
       // A failure leaves the migration's transaction open: ending the connection rolls it back.
       await client.end().catch((error: unknown) => {

@@ -1,12 +1,31 @@
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
 import { StoreFullError } from '../../core/errors/store-full.error';
 import { ThreadmillError } from '../../core/errors/threadmill.error';
-import { postgresFull, postgresStatementTimeout, postgresUnavailable } from './postgres.messages';
+import {
+  postgresFull,
+  postgresStatementTimeout,
+  postgresUnavailable,
+  type PostgresRefusal,
+} from './postgres.messages';
 
 /** SQLSTATEs of a server that shut down or dropped the connection (admin, crash, immediate). */
 const TERMINATED = new Set(['57P01', '57P02', '57P03']);
 /** Node socket errors of a server out of reach. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+/** Codes of a connection that could not be made, each with what its message tells to check. */
+const REFUSALS: ReadonlyMap<string, PostgresRefusal> = new Map([
+  ['ECONNREFUSED', 'unreachable'],
+  ['ENOTFOUND', 'unreachable'],
+  ['EAI_AGAIN', 'unreachable'],
+  ['ETIMEDOUT', 'unreachable'],
+  ['EHOSTUNREACH', 'unreachable'],
+  ['ENETUNREACH', 'unreachable'],
+  // invalid_password, invalid_authorization_specification (no pg_hba.conf entry, no such role).
+  ['28P01', 'auth'],
+  ['28000', 'auth'],
+  // invalid_catalog_name: the url's database does not exist.
+  ['3D000', 'database'],
+]);
 /** SQLSTATEs a transaction may be run again for: a deadlock or serialization failure. */
 const RUN_AGAIN = new Set(['40P01', '40001']);
 
@@ -43,6 +62,9 @@ export function isConnectionLoss(error: unknown): boolean {
  *   ECONNREFUSED, ECONNRESET, 'Connection terminated') or a statement
  *   cancelled by statement_timeout (57014, saying so): BackendUnavailableError,
  *   retryable;
+ * - a connection refused for its user, password (28P01, 28000) or database
+ *   (3D000): BackendUnavailableError too (as Redis's refused password), its
+ *   message saying what to check;
  * - a full disk (53100): StoreFullError, retryable (the transaction rolled
  *   back whole);
  * - a Threadmill error: as it is;
@@ -62,8 +84,9 @@ export function postgresFailure(alias: string, target: string, error: unknown): 
       cause: error,
     });
   }
-  if (isConnectionLoss(error)) {
-    return new BackendUnavailableError(postgresUnavailable(alias, target, reason), {
+  const refusal = code === undefined ? undefined : REFUSALS.get(code);
+  if (refusal !== undefined || isConnectionLoss(error)) {
+    return new BackendUnavailableError(postgresUnavailable(alias, target, reason, refusal), {
       cause: error,
     });
   }

@@ -11,7 +11,8 @@ const RECONNECT_MS = 1000;
 
 /**
  * The one connection of a PostgresBackend that LISTENs (not from the pool:
- * a pooled connection is handed to others between calls). Connected for the
+ * a pooled connection is handed to others between calls), to `listenUrl`
+ * (a pooler in transaction mode would hand its session to others too). Connected for the
  * first channel, it keeps every channel asked for and connects again when
  * lost, LISTENing to them all again; `onRestored` then runs, since what was
  * notified while it was away is gone (idle consumers look again at once).
@@ -72,7 +73,7 @@ export class PostgresListener {
   private async open(): Promise<Client> {
     this.connection.assertOpen();
     await this.connection.ready;
-    const client = new this.driver.Client(this.connection.clientConfig());
+    const client = new this.driver.Client(this.connection.clientConfig({ listener: true }));
     client.on('notification', (message: Notification) =>
       this.handlers.get(message.channel)?.(message.payload ?? ''),
     );
@@ -85,7 +86,7 @@ export class PostgresListener {
       await client.end().catch((endError: unknown) => {
         this.logger.warn(`Closing a failed listener of "${this.alias}": ${String(endError)}`);
       });
-      throw this.connection.failure(error);
+      throw this.connection.failure(error, true);
     }
     if (this.closed) {
       await client.end();

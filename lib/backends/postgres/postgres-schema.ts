@@ -2,7 +2,7 @@ import type { ClientBase } from 'pg';
 import { UnsupportedStoreError } from '../../core/errors/unsupported-store.error';
 import { MIGRATIONS } from './postgres-migrations';
 import { migrationLockKey } from './postgres-names';
-import { postgresSchemaTooNew } from './postgres.messages';
+import { postgresSchemaBehind, postgresSchemaTooNew } from './postgres.messages';
 
 /**
  * The Postgres backend's tables (built by postgres-migrations.ts), and the
@@ -77,4 +77,41 @@ export async function migrate(client: ClientBase, alias: string, schema: string)
   }
   await client.query('COMMIT');
   return found;
+}
+
+/**
+ * The version `schema` is at, without changing it: 0 when it has no
+ * migrations table (or does not exist).
+ */
+export async function schemaVersion(client: ClientBase, schema: string): Promise<number> {
+  const { rows } = await client.query<{ present: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AS present',
+    [`${schema}.threadmill_migrations`],
+  );
+  if (!rows[0]?.present) return 0;
+  const found = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${schema}.threadmill_migrations`,
+  );
+  return found.rows[0]?.version ?? 0;
+}
+
+/**
+ * Checks that `schema` is at POSTGRES_SCHEMA_VERSION, for a backend told not
+ * to migrate at start (option `migrate: false`): the deploy runs
+ * `threadmill migrate` instead.
+ *
+ * @throws UnsupportedStoreError when it is behind (naming the command) or newer than this code.
+ */
+export async function checkSchema(
+  client: ClientBase,
+  alias: string,
+  schema: string,
+): Promise<void> {
+  const found = await schemaVersion(client, schema);
+  if (found > MIGRATIONS.length) {
+    throw new UnsupportedStoreError(postgresSchemaTooNew(alias, schema, found, MIGRATIONS.length));
+  }
+  if (found < MIGRATIONS.length) {
+    throw new UnsupportedStoreError(postgresSchemaBehind(alias, schema, found, MIGRATIONS.length));
+  }
 }

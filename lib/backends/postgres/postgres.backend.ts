@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { BackendConfig } from '../../core/backend-config.interface';
 import type { StoreRules } from '../../core/ports/store-rules.port';
+import type { StoreMigration } from '../../core/store-migration';
 import type { BackendFeatures, TaskBackend } from '../../core/task-backend.interface';
 import { finishedRecordSource } from '../../core/wait-for-finished';
 import { PartsBackend } from '../parts-backend';
@@ -69,7 +70,8 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
   private readonly acquirer: PostgresAcquirer;
   private readonly transports: PostgresFeeds;
   private readonly probe: PostgresReads;
-  private readonly seeded: Promise<void>;
+  private readonly seed: () => Promise<void>;
+  private seeded: Promise<void>;
 
   constructor(
     readonly alias: string,
@@ -113,7 +115,8 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
       rules,
       logger,
     ));
-    this.seeded = queueState.seed(settings.limits);
+    this.seed = () => queueState.seed(settings.limits);
+    this.seeded = this.seed();
     // Reported to the first call that awaits it.
     this.seeded.catch(() => undefined);
     const uniqueKeys = new PostgresUniqueKeys(
@@ -148,7 +151,7 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
       listener,
       logger,
     ));
-    const seeded = <T>(run: () => Promise<T>): Promise<T> => this.seeded.then(run);
+    const seeded = <T>(run: () => Promise<T>): Promise<T> => this.seedLimits().then(run);
     this.expose(guard, {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
@@ -212,6 +215,32 @@ export class PostgresBackend extends PartsBackend implements TaskBackend {
   async ping(): Promise<void> {
     this.guard.assertOpen();
     await this.probe.ping();
+  }
+
+  /**
+   * Migrates the schema now (`threadmill migrate`), for a deploy that
+   * migrates before the apps start (option `migrate: false`).
+   *
+   * @throws UnsupportedStoreError when the schema is newer than this release.
+   * @throws BackendUnavailableError when Postgres cannot be reached.
+   */
+  async migrate(): Promise<StoreMigration> {
+    this.guard.assertOpen();
+    const migration = await this.connection.migrateSchema();
+    await this.seedLimits();
+    return migration;
+  }
+
+  /**
+   * The configured limits, seeded into the store once; again after a seed
+   * that failed (the server was down, or the schema behind, at start).
+   */
+  private seedLimits(): Promise<void> {
+    const seeded = this.seeded;
+    return seeded.catch(() => {
+      if (this.seeded === seeded) this.seeded = this.seed();
+      return this.seeded;
+    });
   }
 
   async close(): Promise<void> {

@@ -30,6 +30,8 @@ import { SqliteStatements } from './sqlite-statements';
 export class SqliteConnection {
   readonly db: Database;
   readonly sql: SqliteStatements;
+  /** The schema version the file was at when this connection opened (and migrated) it. */
+  readonly foundVersion: number;
   private isClosed = false;
 
   /**
@@ -57,6 +59,7 @@ export class SqliteConnection {
         logger.warn(sqliteEmptyFileInitialised(alias, settings.filename));
       }
       this.sql = new SqliteStatements(db);
+      this.foundVersion = foundVersion;
     } catch (error) {
       db?.close();
       throw sqliteFailure(alias, settings.filename, error);

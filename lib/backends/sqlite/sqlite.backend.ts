@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { StoreRules } from '../../core/ports/store-rules.port';
+import type { StoreMigration } from '../../core/store-migration';
+import { SQLITE_SCHEMA_VERSION } from './sqlite-migrations';
 import { PartsBackend } from '../parts-backend';
 
 import type { BackendConfig } from '../../core/backend-config.interface';
@@ -67,6 +69,7 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
   private readonly acquirer: SqliteAcquirer;
   private readonly transports: SqliteFeeds;
   private readonly probe: SqliteReads;
+  private readonly filename: string;
 
   constructor(
     readonly alias: string,
@@ -78,6 +81,7 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
     this.queues = settings.queues;
     this.maintenanceIntervalMs = settings.maintenanceInterval;
     this.leaseTtlMs = settings.leaseTtl;
+    this.filename = settings.filename;
     const logger = new Logger(SqliteBackend.name);
     const guard = new StoreGuard(alias, this.queues);
     this.guard = guard;
@@ -188,6 +192,20 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
   async ping(): Promise<void> {
     this.guard.assertOpen();
     this.probe.ping();
+  }
+
+  /**
+   * Reports the migration of the file, which opening it does (in one
+   * immediate transaction, so processes opening it at once migrate it
+   * once): the version it was at then, and the one it is at now.
+   */
+  async migrate(): Promise<StoreMigration> {
+    this.guard.assertOpen();
+    return {
+      from: this.connection.foundVersion,
+      to: SQLITE_SCHEMA_VERSION,
+      where: `file ${this.filename}`,
+    };
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { QueuesLimitCommand } from '../../../lib/cli/queues-limit.command';
 import { QueuesResumeCommand } from '../../../lib/cli/queues-resume.command';
 import { ResultCommand } from '../../../lib/cli/result.command';
 import { SchedulesAddCommand } from '../../../lib/cli/schedules-add.command';
+import { MigrateCommand } from '../../../lib/cli/migrate.command';
 import { commandOptions, documentedOptionRows } from '../../helpers/command-options';
 import { REPO, codeBlocks, docPages, handWrittenPages, readPage } from './doc-pages';
 
@@ -119,6 +120,7 @@ describe('README.md and docs/', () => {
     ['### `queues resume` options', QueuesResumeCommand],
     ['### `queues limit` options', QueuesLimitCommand],
     ['### `schedules add` options', SchedulesAddCommand],
+    ['### `migrate` options', MigrateCommand],
   ] as const)('list %s as the command declares them', (heading, command) => {
     expect(documentedOptionRows(heading)).toEqual(
       commandOptions(command).map((meta) => [meta.flags, meta.description ?? '']),

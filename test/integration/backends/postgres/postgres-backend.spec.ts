@@ -116,6 +116,41 @@ describe('PostgresBackend (Postgres specifics)', () => {
       );
       expect(rows.map((row) => row.table_name)).toEqual(['threadmill_migrations']);
     });
+
+    it('with migrate: false, refuses a schema behind it, naming the command, until migrate() ran', async () => {
+      const backend = new PostgresBackend(
+        alias,
+        {
+          backend: PostgresBackend,
+          url: testPostgresUrl(),
+          queues: [{ name: 'default', concurrency: 2 }],
+          options: { schema, migrate: false },
+        },
+        storeRules,
+      );
+      backends.push(backend);
+      const refused = await backend.tasks.enqueue(newRecord(alias)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UnsupportedStoreError);
+      expect((refused as Error).message).toContain(
+        `"${schema}" is at version 0, and this release needs version ${POSTGRES_SCHEMA_VERSION}`,
+      );
+      expect((refused as Error).message).toContain(`threadmill migrate --alias "${alias}"`);
+      const { rows } = await admin.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM information_schema.tables WHERE table_schema = $1`,
+        [schema],
+      );
+      expect(rows[0].count).toBe(0);
+
+      await expect(backend.migrate()).resolves.toMatchObject({
+        from: 0,
+        to: POSTGRES_SCHEMA_VERSION,
+      });
+      await backend.tasks.enqueue(newRecord(alias));
+      // The configured limits were seeded once the schema was there.
+      expect(await backend.control.queueLimits()).toMatchObject({ default: { concurrency: 2 } });
+      await expect(backend.migrate()).resolves.toMatchObject({ from: POSTGRES_SCHEMA_VERSION });
+      await expect(open({ migrate: false }).ping()).resolves.toBeUndefined();
+    });
   });
 
   describe('configuration', () => {
@@ -161,6 +196,13 @@ describe('PostgresBackend (Postgres specifics)', () => {
         /option "url" must be a postgres:\/\/ or postgresql:\/\/ url/,
       ],
       ['an empty url', {}, ' ', /option "url" is required/],
+      [
+        'a listenUrl of another store',
+        { listenUrl: 'redis://127.0.0.1:6379' },
+        undefined,
+        /option "listenUrl" must be a postgres:\/\/ or postgresql:\/\/ url/,
+      ],
+      ['a migrate that is not a boolean', { migrate: 'no' }, undefined, /option "migrate"/],
     ])('refuses %s, naming the alias and the option', (_what, options, url, message) => {
       const refused = refusal(options, url);
       expect(refused).toBeInstanceOf(InvalidBackendConfigError);

@@ -39,6 +39,26 @@ describe('postgresFailure', () => {
     expect((mapped as Error).message).toContain('pg_locks');
   });
 
+  it.each([
+    [
+      'ECONNREFUSED',
+      'connect ECONNREFUSED 127.0.0.1:5432',
+      "server runs at the url's host and port",
+    ],
+    ['ENOTFOUND', 'getaddrinfo ENOTFOUND db', "server runs at the url's host and port"],
+    ['28P01', 'password authentication failed for user "app"', 'pg_hba.conf'],
+    ['28000', 'no pg_hba.conf entry for host "10.0.0.2"', "Check the url's user and password"],
+    ['3D000', 'database "app" does not exist', 'Create the database'],
+  ])(
+    'maps a connection refused with %s to BackendUnavailableError saying what to check',
+    (code, message, check) => {
+      const mapped = postgresFailure('jobs', target, pgError(code, message));
+      expect(mapped).toBeInstanceOf(BackendUnavailableError);
+      expect((mapped as Error).message).toContain(target);
+      expect((mapped as Error).message).toContain(check);
+    },
+  );
+
   it('maps a full disk (53100) to StoreFullError', () => {
     const mapped = postgresFailure('jobs', target, pgError('53100', 'could not extend file'));
     expect(mapped).toBeInstanceOf(StoreFullError);
