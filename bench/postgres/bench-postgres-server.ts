@@ -82,6 +82,15 @@ export class BenchPostgresServer {
     this.created.delete(name);
   }
 
+  /** Sessions connected to a database: none should be left once its library disconnected. */
+  async sessions(database: string): Promise<number> {
+    const { rows } = await this.admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+      [database],
+    );
+    return rows[0].n;
+  }
+
   /** The WAL's current position, in bytes from its start. */
   async walBytes(): Promise<number> {
     const { rows } = await this.admin.query<{ b: string }>(
