@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 
 import { startPostgresServer, type PostgresServerHandle } from '../../test/helpers/postgres-server';
+import { markAdmin } from './postgres-cost-meter';
 import { processCpuTicks, TICKS_PER_SECOND } from './proc-stat';
 
 /**
@@ -37,6 +38,7 @@ export class BenchPostgresServer {
     const handle = given ? null : await startPostgresServer({ settings: SETTINGS });
     const baseUrl = given ?? handle!.url;
     const admin = new Client({ connectionString: baseUrl });
+    markAdmin(admin);
     try {
       await admin.connect();
     } catch (error) {

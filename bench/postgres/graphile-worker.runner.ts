@@ -64,7 +64,8 @@ export class GraphileWorkerRunner implements PostgresQueueRunner {
    * fetches are not in the figure (as the other runners connect first).
    */
   async prepareDrain(n: number, slots: number): Promise<PreparedDrain> {
-    const counter = new StartedCounter(n, () => this.empty());
+    const before = await this.waiting();
+    const counter = new StartedCounter(n, async () => (await this.waiting()) <= before - n);
     let open: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const runner = await this.worker(slots, async () => {
@@ -120,13 +121,13 @@ export class GraphileWorkerRunner implements PostgresQueueRunner {
     });
   }
 
-  /** Whether no job is left: graphile-worker deletes a job once it completed. */
-  private async empty(): Promise<boolean> {
+  /** Jobs not yet completed: graphile-worker deletes a job once it completed. */
+  private waiting(): Promise<number> {
     return this.utils.withPgClient(async (client) => {
       const { rows } = await client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM graphile_worker._private_jobs',
       );
-      return rows[0].n === 0;
+      return rows[0].n;
     });
   }
 }

@@ -55,11 +55,13 @@ export class PgBossRunner implements PostgresQueueRunner {
 
   async prepareDrain(n: number, slots: number): Promise<PreparedDrain> {
     const boss = this.boss;
+    let claimed = 0;
     let done = 0;
-    // Each slot fetches one job, completes it, and stops when none is left
-    // (the queue was filled before the drain, so an empty fetch means drained).
+    // Each slot fetches one job and completes it, until `n` are claimed (a
+    // backlog figure leaves more waiting) or none is left.
     const slot = async (): Promise<void> => {
-      for (;;) {
+      while (claimed < n) {
+        claimed++;
         const jobs = await boss.fetch(QUEUE);
         if (jobs.length === 0) return;
         await boss.complete(
