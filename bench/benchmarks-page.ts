@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { howEachFigureIsTaken } from './figure-methods';
 import { bullet, paragraph } from './markdown-prose';
 import { missedTargetReasons } from './missed-targets';
+import { postgresSection } from './postgres/postgres-page';
 import { renderTable, type BenchMeta, type BenchReport, type ReportedRow } from './report';
 import { SCRIPT_SHAPES_HEADING, whyTheScriptsAreShaped } from './script-shapes';
 
@@ -55,6 +56,7 @@ export function renderBenchmarksPage(report: BenchReport): string {
     '',
     ...resultNotes(figures),
     '',
+    ...(report.postgres ? [...postgresSection(report.postgres), ''] : []),
     '## How each figure is taken',
     '',
     ...howEachFigureIsTaken(config, figures),
