@@ -22,7 +22,7 @@ import type { BenchConfig } from './bench-config';
 import { BENCHMARKS_PAGE, LATEST_JSON, writeBenchmarksPage } from './benchmarks-page';
 import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
-import { Cleanup, cleanUpOnSignals, log } from './cleanup';
+import { Cleanup, cleanUpOnCrash, cleanUpOnSignals, log } from './cleanup';
 import { CostMeter, RoundTripCounter } from './metrics';
 import { buildDashboardPage, copyLuaAssets, findProjectRoot } from './project-paths';
 import type { QueueRunner } from './queue-runner.interface';
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
   const dirty = gitDirty(root);
   const cleanup = new Cleanup();
   cleanUpOnSignals(cleanup);
+  cleanUpOnCrash(cleanup);
 
   try {
     const loadBefore = loadavg();

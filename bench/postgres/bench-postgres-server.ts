@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client } from 'pg';
 
 import { startPostgresServer, type PostgresServerHandle } from '../../test/helpers/postgres-server';
 import { markAdmin } from './postgres-cost-meter';
 import { processCpuTicks, TICKS_PER_SECOND } from './proc-stat';
+
+/** How long a drop waits for a library's sessions to end, and how often it looks. */
+const SESSIONS_GONE_MS = 10_000;
+const SESSIONS_POLL_MS = 20;
 
 /**
  * Settings of the private cluster. fsync off (the helper's default): we
@@ -77,9 +82,19 @@ export class BenchPostgresServer {
     return { name, url: url.toString() };
   }
 
-  /** Drops a database this run created, ending any session still on it. */
+  /**
+   * Drops a database this run created. Its library has closed its
+   * connections by now, but a session can outlive the client's end by a
+   * moment: ending it by force would surface in the library as a lost
+   * connection (pg-boss's pool, with no listener left, throws it), so the
+   * drop first waits a bounded time for them to go.
+   */
   async dropDatabase(name: string): Promise<void> {
     if (!this.created.has(name)) throw new Error(`${name} was not created by this benchmark run`);
+    const deadline = performance.now() + SESSIONS_GONE_MS;
+    while ((await this.sessions(name)) > 0 && performance.now() < deadline) {
+      await sleep(SESSIONS_POLL_MS);
+    }
     await this.admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     this.created.delete(name);
   }
