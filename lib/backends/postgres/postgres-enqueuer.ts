@@ -19,6 +19,31 @@ import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
 
+/**
+ * The records in order, cut into runs: consecutive records without a unique
+ * key and of distinct ids form one run (one insert stores them as storing
+ * each alone would), and each keyed record is a run of its own. A repeated
+ * id starts a new run, so the second is refused by the first as it would be
+ * one after the other.
+ */
+function plainRuns(records: readonly TaskRecord[]): { plain: boolean; records: TaskRecord[] }[] {
+  const runs: { plain: boolean; records: TaskRecord[] }[] = [];
+  let ids = new Set<string>();
+  for (const record of records) {
+    const last = runs.at(-1);
+    if (record.task.unique) {
+      runs.push({ plain: false, records: [record] });
+    } else if (last?.plain && !ids.has(record.id)) {
+      last.records.push(record);
+      ids.add(record.id);
+    } else {
+      runs.push({ plain: true, records: [record] });
+      ids = new Set([record.id]);
+    }
+  }
+  return runs;
+}
+
 /** When an enqueue was called: on this process's monotonic clock, and on its wall clock. */
 interface EnqueueCall {
   readonly mono: number;
@@ -159,13 +184,17 @@ export class PostgresEnqueuer {
     const now = this.connection.clock.at(call.mono);
     const outcomes: EnqueueOutcome[] = [];
     const made: TaskRecord[] = [];
-    for (const record of records) {
-      if (!record.task.unique) {
-        const [refusal] = await this.store(tx, [record], now, false, call.wallMs);
-        outcomes.push(refusal ?? record);
-        if (!refusal) made.push(record);
+    for (const run of plainRuns(records)) {
+      if (run.plain) {
+        // Records without a key, ids distinct: one insert for the run, refusals per record.
+        const refusals = await this.store(tx, run.records, now, false, call.wallMs);
+        run.records.forEach((record, i) => {
+          outcomes.push(refusals[i] ?? record);
+          if (!refusals[i]) made.push(record);
+        });
         continue;
       }
+      const [record] = run.records;
       // A refusal undoes only its own record's writes.
       await tx.query('SAVEPOINT keyed');
       try {
@@ -233,23 +262,26 @@ export class PostgresEnqueuer {
     // Each runAfter was set on the enqueuer's clock: its wait left at the call, read on that
     // clock (`callerNow`), is added to the server's time of the call (`now`).
     const waits = records.map((record) => delayUntil(record.task.runAfter, callerNow));
-    const inserted = await tx.query<{ id: string }>(this.sql.insertTasks, [
-      this.alias,
-      records.map((record) => record.id),
-      records.map((record) => record.task.queue),
-      records.map((record) => record.task.name),
-      waits.map((wait) => (wait > 0 ? 'deferred' : 'ready')),
-      records.map(readyScore),
-      waits.map((wait) => (wait > 0 ? now + wait : null)),
-      records.map((record) => record.workerIds.length),
-      records.map(serializeRecord),
-    ]);
+    const inserted = await tx.query<{ id: string; data: string | null; progress: string | null }>(
+      this.sql.insertTasks,
+      [
+        this.alias,
+        records.map((record) => record.id),
+        records.map((record) => record.task.queue),
+        records.map((record) => record.task.name),
+        waits.map((wait) => (wait > 0 ? 'deferred' : 'ready')),
+        records.map(readyScore),
+        waits.map((wait) => (wait > 0 ? now + wait : null)),
+        records.map((record) => record.workerIds.length),
+        records.map(serializeRecord),
+        now,
+      ],
+    );
     const stored = new Set(inserted.map((row) => row.id));
     // A result of the same id that is still kept refuses a record too: its inserted row goes.
     const kept = new Map<string, DataRow>();
-    if (stored.size > 0) {
-      const rows = await tx.query<DataRow>(this.sql.selectResults, [this.alias, [...stored], now]);
-      for (const row of rows) kept.set(row.id, row);
+    for (const { id, data, progress } of inserted) {
+      if (data !== null) kept.set(id, { id, data, progress });
     }
     const refusals: (TaskAlreadyExistsError | null)[] = [];
     for (const record of records) {
