@@ -69,6 +69,7 @@ export class BullmqPostgresRunner implements PostgresQueueRunner {
         await finished;
       },
       close: () => worker.close(),
+      finished: () => done,
     };
   }
 

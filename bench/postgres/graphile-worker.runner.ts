@@ -78,6 +78,7 @@ export class GraphileWorkerRunner implements PostgresQueueRunner {
         await counter.finished();
       },
       close: () => runner.stop(),
+      finished: () => counter.count,
     };
   }
 

@@ -57,10 +57,11 @@ export class PgBossRunner implements PostgresQueueRunner {
     const boss = this.boss;
     let claimed = 0;
     let done = 0;
+    let stopped = false;
     // Each slot fetches one job and completes it, until `n` are claimed (a
     // backlog figure leaves more waiting) or none is left.
     const slot = async (): Promise<void> => {
-      while (claimed < n) {
+      while (claimed < n && !stopped) {
         claimed++;
         const jobs = await boss.fetch(QUEUE);
         if (jobs.length === 0) return;
@@ -74,9 +75,12 @@ export class PgBossRunner implements PostgresQueueRunner {
     return {
       run: async () => {
         await Promise.all(Array.from({ length: slots }, slot));
-        if (done !== n) throw new Error(`pg-boss drained ${done} of ${n} jobs`);
+        if (done !== n && !stopped) throw new Error(`pg-boss drained ${done} of ${n} jobs`);
       },
-      close: async () => undefined,
+      close: async () => {
+        stopped = true;
+      },
+      finished: () => done,
     };
   }
 

@@ -21,6 +21,8 @@ export interface PostgresBenchConfig {
   heavySlots: number;
   /** How long the vacuum horizon is held while slices of `drainTasks` are filled and drained. */
   horizonHoldMs: number;
+  /** A drain still running after this long is cut short and measured by what it finished. */
+  drainLimitMs: number;
   /** Threadmill's pool (the sample CLI on Postgres): processes, threads, tasks drained. */
   pool: { processes: number; threads: number; tasks: number } | null;
 }
@@ -42,6 +44,7 @@ export const POSTGRES_FULL: PostgresBenchConfig = {
   backlogSlice: 10_000,
   heavySlots: 100,
   horizonHoldMs: 60_000,
+  drainLimitMs: 60_000,
   pool: { processes: 1, threads: 100, tasks: 50_000 },
 };
 
@@ -62,5 +65,6 @@ export const POSTGRES_QUICK: PostgresBenchConfig = {
   backlogSlice: 2000,
   heavySlots: 100,
   horizonHoldMs: 15_000,
+  drainLimitMs: 15_000,
   pool: { processes: 1, threads: 100, tasks: 5000 },
 };

@@ -51,7 +51,11 @@ export async function runPostgresBench(
     new PgBossRunner(versions['pg-boss']),
     new GraphileWorkerRunner(versions['graphile-worker']),
   ];
-  const scenarios = new PostgresScenarios(server, new PostgresCostMeter(server, counter));
+  const scenarios = new PostgresScenarios(
+    server,
+    new PostgresCostMeter(server, counter),
+    config.drainLimitMs,
+  );
   cleanup.add(async () => {
     for (const runner of runners) await scenarios.release(runner);
   });

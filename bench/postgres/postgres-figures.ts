@@ -35,6 +35,8 @@ export interface PostgresRow {
   met: boolean | null;
   /** The 100-slot drain's stretch figure (2× the best peer): reported, not judged. */
   stretchMet?: boolean | null;
+  /** Libraries with a drain of this row cut short at the time limit. */
+  cutShort?: string[];
 }
 
 /** The backlog and held-horizon rows: at least this share of the plain drain. */
@@ -89,6 +91,8 @@ interface RowSpec {
   better: 'higher' | 'lower';
   value(r: PostgresRunnerResults): Cell;
   cost?(r: PostgresRunnerResults): PerTaskCost | null;
+  /** The drains behind the value, to tell which were cut short. */
+  samples?(r: PostgresRunnerResults): readonly PostgresSample[];
   /** 'peers': ahead of every peer; 'share': at least KEEPS_RATE_SHARE; 'drain': ≥ best, stretch 2×; none: reported. */
   judge?: 'peers' | 'share' | 'drain';
 }
@@ -106,6 +110,7 @@ function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
     better: 'higher',
     value: (r) => medianRate(samples(r)),
     cost: (r) => perTaskCost(samples(r)),
+    samples: (r) => samples(r) ?? [],
     judge,
   });
   const heavy = c.heavySlots;
@@ -153,6 +158,7 @@ function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
       value: (r) =>
         ratioOf(medianRate(r.backlog[c.backlogLarge]), medianRate(r.backlog[c.backlogSmall])),
       cost: (r) => perTaskCost(r.backlog[c.backlogLarge]),
+      samples: (r) => [...(r.backlog[c.backlogLarge] ?? []), ...(r.backlog[c.backlogSmall] ?? [])],
       judge: 'share',
     },
     {
@@ -162,6 +168,7 @@ function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
       better: 'higher',
       value: (r) => ratioOf(heldRate(r), medianRate(r.drain[heavy])),
       cost: (r) => perTaskCost(r.heldHorizon?.slices),
+      samples: (r) => r.heldHorizon?.slices ?? [],
       judge: 'share',
     },
     {
@@ -210,7 +217,11 @@ export function buildPostgresRows(
             : null;
       if (spec.cost) costs[name] = r ? spec.cost(r) : null;
     }
-    return judge(spec, values, spec.cost ? costs : undefined);
+    const row = judge(spec, values, spec.cost ? costs : undefined);
+    const cut = Object.entries(results).flatMap(([name, r]) =>
+      spec.samples?.(r).some((sample) => sample.cutShort) ? [name] : [],
+    );
+    return cut.length ? { ...row, cutShort: cut } : row;
   });
 }
 
@@ -219,10 +230,7 @@ function judge(
   values: Record<string, Cell>,
   costs?: Record<string, PerTaskCost | null>,
 ): PostgresRow {
-  const ours =
-    typeof values[POSTGRES_THREADMILL] === 'number'
-      ? (values[POSTGRES_THREADMILL])
-      : null;
+  const ours = typeof values[POSTGRES_THREADMILL] === 'number' ? values[POSTGRES_THREADMILL] : null;
   const peers = POSTGRES_PEERS.flatMap((name) =>
     typeof values[name] === 'number' ? [{ name, value: values[name] }] : [],
   );

@@ -68,7 +68,7 @@ function howTaken(meta: PostgresMeta, c: PostgresBenchConfig): string[] {
     '**Each library with its defaults**: its own schema, pool and wake-ups. BullMQ is told to lay out its schema (`migrate: true`, which it asks to be said). Completed jobs are kept where the library keeps them (BullMQ, pg-boss) and deleted where it deletes them (graphile-worker).',
     "**pg-boss's drains**: its worker (`work()`) waits out its polling interval (2 s by default, 0.5 s at least) after every batch it fetched, full or not, so through it one slot drains one batch per interval; the drain rows run each slot as a loop of pg-boss's own `fetch` and `complete`, the calls its worker makes, without that wait. Its pickup row goes through `work()` with its default polling (2 s), each fetch taking up to 1000 jobs so 200/s do not outrun it.",
     "**graphile-worker's drains**: its worker starts untimed and each slot holds its first job until the timed drain begins, as the other libraries connect before theirs; a drain ends when its jobs are deleted (graphile-worker deletes a completed job).",
-    `**Drains**: ${countLabel(c.drainTasks)} no-op tasks stored in bulk, then drained by ${c.drainSlots.join(', ')} concurrent slots in this process, timed to the last outcome stored; medians of ${c.reps}. The pool row is Threadmill's worker pool (the sample CLI with \`DATABASE_URL\`, --exit-empty, ${c.pool ? `${countLabel(c.pool.tasks)} tasks` : 'not run'}), timed from outside; the peers have no pool of processes to run (\`n/a\`).`,
+    `**Drains**: ${countLabel(c.drainTasks)} no-op tasks stored in bulk, then drained by ${c.drainSlots.join(', ')} concurrent slots in this process, timed to the last outcome stored; medians of ${c.reps}. A drain still running after ${c.drainLimitMs / 1000} s is cut there and measured by what it finished, so one slow library cannot hold the run up; the notes under the table name each. The pool row is Threadmill's worker pool (the sample CLI with \`DATABASE_URL\`, --exit-empty, ${c.pool ? `${countLabel(c.pool.tasks)} tasks` : 'not run'}), timed from outside; the peers have no pool of processes to run (\`n/a\`).`,
     `**Pickup**: one task every ${1000 / c.latencyRate} ms to an idle consumer of ${c.latencySlots} slot, ${c.latencyCount} of them; from just before the enqueue call to the handler's start. A run that did not see every task it sent within 5 s of the last is shown as \`–\`.`,
     `**Backlog**: slices of ${countLabel(c.backlogSlice)} drained at ${c.heavySlots} slots with ${countLabel(c.backlogLarge)} more waiting, over the same with ${countLabel(c.backlogSmall)} waiting.`,
     `**Held horizon**: another session opens \`BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1;\` and keeps it open ${Math.round(c.horizonHoldMs / 1000)} s while slices of ${countLabel(c.drainTasks)} are stored and drained at ${c.heavySlots} slots; their rate over the plain ${c.heavySlots}-slot drain.`,
@@ -82,6 +82,7 @@ export function postgresSection(report: PostgresReport): string[] {
   const judged = rows.filter((row) => row.met !== null);
   const missed = judged.filter((row) => row.met === false);
   const reasons = missedPostgresTargets(rows).flatMap(bullet);
+  const cut = rows.filter((row) => row.cutShort?.length);
   return [
     '## Postgres',
     '',
@@ -100,7 +101,10 @@ export function postgresSection(report: PostgresReport): string[] {
     ...paragraph(
       `Threadmill / best peer is Threadmill's figure over the best peer's of the row (named). \`–\`: not measured; \`n/a\`: the library has nothing to measure there. ` +
         `Targets met: ${judged.length - missed.length} of ${judged.length}` +
-        (missed.length ? `; missed: ${missed.map((row) => row.label).join(', ')}.` : '.'),
+        (missed.length ? `; missed: ${missed.map((row) => row.label).join(', ')}.` : '.') +
+        (cut.length
+          ? ` Cut short at ${config.drainLimitMs / 1000} s (the rate is what finished by then): ${cut.map((row) => `${row.label} (${row.cutShort?.join(', ')})`).join('; ')}.`
+          : ''),
     ),
     ...(reasons.length
       ? ['', 'What holds the missed targets back, by this run’s figures:', '', ...reasons]

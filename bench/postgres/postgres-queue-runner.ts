@@ -5,7 +5,13 @@ import type { RunningConsumer, TaskStartListener } from '../queue-runner.interfa
 /** A drain readied untimed: `run` is the timed part. */
 export interface PreparedDrain {
   run(): Promise<void>;
+  /** Stops the drain's consumers, finished or not. */
   close(): Promise<void>;
+  /**
+   * Tasks finished so far: a drain that outlasts its time limit is cut
+   * there and measured by this. A runner without it is always waited for.
+   */
+  finished?(): number;
 }
 
 /**
@@ -50,7 +56,8 @@ const SETTLED_LIMIT_MS = 60_000;
  * stored outcome, as Threadmill's drain is).
  */
 export class StartedCounter {
-  private count = 0;
+  /** Tasks started so far. */
+  count = 0;
   private reached: () => void = () => undefined;
   private readonly all: Promise<void>;
 

@@ -13,6 +13,8 @@ import type { PostgresQueueRunner } from './postgres-queue-runner';
 export interface PostgresSample {
   tasks: number;
   cost: PostgresWindowCost;
+  /** The drain outlasted its time limit: `tasks` is what it finished by then. */
+  cutShort?: true;
 }
 
 export type PostgresEnqueueMode = 'sequential' | 'concurrent' | 'bulk';
@@ -34,9 +36,11 @@ const LATENCY_GRACE_MS = 5000;
 export class PostgresScenarios {
   private readonly databases = new Map<PostgresQueueRunner, string>();
 
+  /** @param drainLimitMs how long a drain may take before it is cut short (see measureDrain). */
   constructor(
     private readonly server: BenchPostgresServer,
     private readonly meter: PostgresCostMeter,
+    private readonly drainLimitMs: number,
   ) {}
 
   /** Disconnects the runner, drops its database, and connects it to a new empty one. */
@@ -182,6 +186,12 @@ export class PostgresScenarios {
     };
   }
 
+  /**
+   * A library that drains some figure far slower than the rest would hold
+   * the whole run up: a drain still running after drainLimitMs is cut there
+   * and measured by the tasks it finished (a runner that cannot count them
+   * is waited for).
+   */
   private async measureDrain(
     runner: PostgresQueueRunner,
     tasks: number,
@@ -189,8 +199,24 @@ export class PostgresScenarios {
   ): Promise<PostgresSample> {
     const drain = await runner.prepareDrain(tasks, slots);
     try {
-      const { cost } = await this.meter.measure(() => drain.run());
-      return { tasks, cost };
+      const limited = drain.finished !== undefined;
+      const { result: late, cost } = await this.meter.measure(async () => {
+        const run = drain.run().then(() => false);
+        if (!limited) return run;
+        const timer = new AbortController();
+        const limit = sleep(this.drainLimitMs, true, { signal: timer.signal }).catch(() => false);
+        try {
+          return await Promise.race([run, limit]);
+        } finally {
+          timer.abort();
+        }
+      });
+      if (!late) return { tasks, cost };
+      const finished = drain.finished?.() ?? 0;
+      console.error(
+        `${runner.name}: drain of ${tasks} at ${slots} slots cut short after ${this.drainLimitMs / 1000} s, ${finished} finished`,
+      );
+      return { tasks: finished, cost, cutShort: true };
     } finally {
       await drain.close();
     }
