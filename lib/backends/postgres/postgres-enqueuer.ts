@@ -15,34 +15,10 @@ import type { PostgresAppTransaction } from './postgres-app-transaction';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
 import type { PostgresNotices } from './postgres-notices';
 import { PostgresEnqueueErrors } from './postgres-enqueue-errors';
+import { plainRuns } from './postgres-enqueue-runs';
 import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
-
-/**
- * The records in order, cut into runs: consecutive records without a unique
- * key and of distinct ids form one run (one insert stores them as storing
- * each alone would), and each keyed record is a run of its own. A repeated
- * id starts a new run, so the second is refused by the first as it would be
- * one after the other.
- */
-function plainRuns(records: readonly TaskRecord[]): { plain: boolean; records: TaskRecord[] }[] {
-  const runs: { plain: boolean; records: TaskRecord[] }[] = [];
-  let ids = new Set<string>();
-  for (const record of records) {
-    const last = runs.at(-1);
-    if (record.task.unique) {
-      runs.push({ plain: false, records: [record] });
-    } else if (last?.plain && !ids.has(record.id)) {
-      last.records.push(record);
-      ids.add(record.id);
-    } else {
-      runs.push({ plain: true, records: [record] });
-      ids = new Set([record.id]);
-    }
-  }
-  return runs;
-}
 
 /** When an enqueue was called: on this process's monotonic clock, and on its wall clock. */
 interface EnqueueCall {
