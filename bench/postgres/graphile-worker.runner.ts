@@ -8,6 +8,7 @@ import {
 } from 'graphile-worker';
 
 import {
+  fillInBatches,
   inParallel,
   type RunningConsumer,
   type TaskStartListener,
@@ -19,7 +20,8 @@ import {
 } from './postgres-queue-runner';
 
 const TASK = 'noop';
-const FILL_BATCH = 1000;
+/** Bulk adds outstanding while filling (untimed), as the other runners fill. */
+const FILL_IN_FLIGHT = 4;
 /** graphile-worker logs each worker's start and stop at info level: not the benchmark's output. */
 const quiet = new Logger(() => () => undefined);
 
@@ -55,7 +57,9 @@ export class GraphileWorkerRunner implements PostgresQueueRunner {
   }
 
   async fill(n: number): Promise<void> {
-    await this.enqueueBulk(n, FILL_BATCH);
+    await fillInBatches(n, FILL_IN_FLIGHT, (size) =>
+      this.utils.addJobs(Array.from({ length: size }, () => ({ identifier: TASK, payload: {} }))),
+    );
   }
 
   /**

@@ -41,7 +41,7 @@ function rateReason(row: PostgresRow): string | null {
   );
 }
 
-function pickupReason(row: PostgresRow, rows: Rows): string | null {
+function pickupReason(row: PostgresRow, rows: Rows, rate: number): string | null {
   const ours = num(row.values[POSTGRES_THREADMILL]);
   const peer = row.bestPeer;
   const theirs = peer === null ? null : num(row.values[peer]);
@@ -49,18 +49,27 @@ function pickupReason(row: PostgresRow, rows: Rows): string | null {
   if (ours === null || theirs === null || peer === null) return null;
   const ourEnqueue = enqueue?.[POSTGRES_THREADMILL];
   const peerEnqueue = enqueue?.[peer];
+  const oneSlot = num(rows.get('drain.1')?.values[POSTGRES_THREADMILL]);
   return (
     `${fixed(ours, 2)} against ${peer}’s ${fixed(theirs, 2)} ms, from the enqueue call to the ` +
     `handler’s start.` +
     (ourEnqueue && peerEnqueue
-      ? ` A sequential enqueue took ${fixed(ourEnqueue.roundTrips, 2)} statements for ours and ` +
-        `${fixed(peerEnqueue.roundTrips, 2)} for ${peer}’s; the pickup then waits for the wake-up ` +
-        `(LISTEN/NOTIFY for both) and the lease’s own statement.`
+      ? ` A lone enqueue took ${fixed(ourEnqueue.roundTrips, 2)} statements for ours (a ` +
+        `transaction: its lock, the insert, the ingress count, the notice with the commit) and ` +
+        `${fixed(peerEnqueue.roundTrips, 2)} for ${peer}’s.`
+      : '') +
+    (oneSlot !== null && oneSlot < rate
+      ? ` One slot drained ${Math.round(oneSlot)} tasks/s in this run, below the ${rate}/s sent: ` +
+        `the consumer falls behind and the pickups wait in line.`
       : '')
   );
 }
 
-function keepsRateReason(row: PostgresRow, rows: Rows): string | null {
+function keepsRateReason(why: string) {
+  return (row: PostgresRow, rows: Rows): string | null => keptRate(row, rows, why);
+}
+
+function keptRate(row: PostgresRow, rows: Rows, why: string): string | null {
   const share = num(row.values[POSTGRES_THREADMILL]);
   const under = row.costs?.[POSTGRES_THREADMILL];
   const plain = rows.get('drain.100')?.costs?.[POSTGRES_THREADMILL];
@@ -71,8 +80,7 @@ function keepsRateReason(row: PostgresRow, rows: Rows): string | null {
       : '';
   return (
     `${fixed(share, 2)} of the plain drain.${db} statements per task ` +
-    `${fixed(under.roundTrips, 2)} against ${fixed(plain.roundTrips, 2)}: the same statements, ` +
-    `each reading more (index entries of rows no longer visible, which vacuum may not remove yet).`
+    `${fixed(under.roundTrips, 2)} against ${fixed(plain.roundTrips, 2)}: the same statements; ${why}.`
   );
 }
 
@@ -95,22 +103,25 @@ function lifetimeReason(field: 'dbCpuMicros' | 'walBytes', unit: string) {
 }
 
 const REASONS: Record<string, (row: PostgresRow, rows: Rows) => string | null> = {
-  'latency.p50': pickupReason,
-  'latency.p95': pickupReason,
-  'latency.p99': pickupReason,
-  backlog: keepsRateReason,
-  heldHorizon: keepsRateReason,
+  backlog: keepsRateReason('each reads more of a larger table and its indexes'),
+  heldHorizon: keepsRateReason(
+    'each reads more (index entries of rows no longer visible, which vacuum may not remove yet)',
+  ),
   dbCpu: lifetimeReason('dbCpuMicros', 'µs'),
   wal: lifetimeReason('walBytes', 'B'),
 };
 
-/** One bullet per missed target (label first), in table order. */
-export function missedPostgresTargets(rows: readonly PostgresRow[]): string[] {
+/** One bullet per missed target (label first), in table order; `rate`: the pickup figure's tasks/s. */
+export function missedPostgresTargets(rows: readonly PostgresRow[], rate: number): string[] {
   const byKey = new Map(rows.map((row) => [row.key, row]));
+  const pickup = (row: PostgresRow, all: Rows) => pickupReason(row, all, rate);
   return rows
     .filter((row) => row.met === false)
     .flatMap((row) => {
-      const reason = (REASONS[row.key] ?? rateReason)(row, byKey);
+      const reason = (row.key.startsWith('latency.') ? pickup : (REASONS[row.key] ?? rateReason))(
+        row,
+        byKey,
+      );
       return reason === null ? [] : [`**${row.label}**: ${reason}`];
     });
 }

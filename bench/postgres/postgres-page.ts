@@ -81,7 +81,7 @@ export function postgresSection(report: PostgresReport): string[] {
   const { meta, config, rows } = report;
   const judged = rows.filter((row) => row.met !== null);
   const missed = judged.filter((row) => row.met === false);
-  const reasons = missedPostgresTargets(rows).flatMap(bullet);
+  const reasons = missedPostgresTargets(rows, config.latencyRate).flatMap(bullet);
   const cut = rows.filter((row) => row.cutShort?.length);
   return [
     '## Postgres',

@@ -121,7 +121,7 @@ describe('buildPostgresRows', () => {
       '| figure | Threadmill | BullMQ | pg-boss | graphile-worker | Threadmill / best peer | target | result |',
     );
     expect(table).toContain('met; stretch met');
-    const reasons = missedPostgresTargets(rows);
+    const reasons = missedPostgresTargets(rows, config.latencyRate);
     expect(reasons.some((reason) => reason.startsWith('**pickup p50'))).toBe(true);
     expect(reasons.find((reason) => reason.includes('vacuum horizon'))).toMatch(
       /of the plain drain/,
