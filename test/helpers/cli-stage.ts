@@ -56,6 +56,8 @@ export interface CliStage<B extends TaskBackend = TaskBackend> {
   appContext(providers: Provider[]): Promise<INestApplicationContext>;
   /** How many processes listen to `feed` of the alias across processes now. */
   feedListeners(feed: StageFeed): Promise<number>;
+  /** How many cancel requests of the alias wait for their pool to handle them. */
+  pendingCancels(): Promise<number>;
 }
 
 interface StageState {
@@ -181,6 +183,26 @@ export function cliStage(
         `SELECT count(*)::int AS n FROM ${schema!.name}.threadmill_feed_listeners
          WHERE alias = $1 AND feed = $2`,
         [alias, feed],
+      );
+      return row.n;
+    },
+    async pendingCancels() {
+      const { alias, redis, schema } = now();
+      if (redis) {
+        let pending = 0;
+        let cursor = '0';
+        do {
+          const pattern = `${new RedisKeys(alias).cancelsPrefix}*`;
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          for (const key of keys) pending += await redis.zcard(key);
+          cursor = next;
+        } while (cursor !== '0');
+        return pending;
+      }
+      const row = await queryOne<{ n: number }>(
+        schema!.url,
+        `SELECT count(*)::int AS n FROM ${schema!.name}.threadmill_cancels WHERE alias = $1`,
+        [alias],
       );
       return row.n;
     },
