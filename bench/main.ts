@@ -22,7 +22,7 @@ import type { BenchConfig } from './bench-config';
 import { BENCHMARKS_PAGE, LATEST_JSON, writeBenchmarksPage } from './benchmarks-page';
 import { BEE_QUEUE, BULLMQ, buildFigures, SQLITE, THREADMILL, type PoolResults } from './figures';
 import { BullmqRunner } from './bullmq.runner';
-import { Cleanup, cleanUpOnSignals, log } from './cleanup';
+import { Cleanup, cleanUpOnCrash, cleanUpOnSignals, log } from './cleanup';
 import { CostMeter, RoundTripCounter } from './metrics';
 import { buildDashboardPage, copyLuaAssets, findProjectRoot } from './project-paths';
 import type { QueueRunner } from './queue-runner.interface';
@@ -36,6 +36,10 @@ import {
   type BenchReport,
   type ReportedRow,
 } from './report';
+import { POSTGRES_FULL, POSTGRES_QUICK } from './postgres/postgres-bench-config';
+import { runPostgresBench } from './postgres/postgres-bench';
+import { buildPostgresRows } from './postgres/postgres-figures';
+import { renderPostgresTable } from './postgres/postgres-page';
 import { HELP, isAgainstRun, parseArgs, wantsHelp } from './run-args';
 import { git, gitCommit, gitDirty, osName, ownVersion, packageVersion } from './run-info';
 import { Scenarios } from './scenarios';
@@ -83,6 +87,10 @@ async function writePageFromJson(root: string, file: string): Promise<void> {
     results?: Record<string, Partial<RunnerResults>>;
     pool?: PoolResults;
   };
+  if (report.postgres) {
+    const { config: pgConfig, raw: pgRaw } = report.postgres;
+    report.postgres.rows = buildPostgresRows(pgConfig, pgRaw.results, pgRaw.pool);
+  }
   if (raw.results && raw.pool) {
     const results = Object.fromEntries(
       Object.entries(raw.results).map(([name, stored]) => [name, completeResults(stored)]),
@@ -113,6 +121,7 @@ async function main(): Promise<void> {
   const dirty = gitDirty(root);
   const cleanup = new Cleanup();
   cleanUpOnSignals(cleanup);
+  cleanUpOnCrash(cleanup);
 
   try {
     const loadBefore = loadavg();
@@ -128,7 +137,8 @@ async function main(): Promise<void> {
     cleanup.add(async () => counter.uninstall());
 
     const runners: QueueRunner[] = [];
-    const wants = (name: string): boolean => args.only === null || args.only === name.toLowerCase();
+    const wants = (name: string): boolean =>
+      args.redis && (args.only === null || args.only === name.toLowerCase());
     if (wants(THREADMILL)) {
       copyLuaAssets(root);
       buildDashboardPage(root);
@@ -172,12 +182,22 @@ async function main(): Promise<void> {
     // child and Redis need both cores of a 2-core machine, so this process's
     // leftover work shows. BullMQ's pool, limited by its child's own CPU, barely moved.
     const pool: PoolResults = {};
-    if (args.pool) {
+    if (args.pool && args.redis) {
       const { PoolBench } = await import('./pool.runner');
       Object.assign(pool, await new PoolBench(server, config, root, log, cleanup).run(args.only));
     }
     const scenarios = new Scenarios(server, new CostMeter(server, counter));
     const results = args.inProcess ? await new Suite(scenarios, config, log).run(runners) : {};
+
+    const postgres = args.postgres
+      ? await runPostgresBench(
+          root,
+          config.mode === 'quick' ? POSTGRES_QUICK : POSTGRES_FULL,
+          args.pool,
+          log,
+          cleanup,
+        )
+      : undefined;
 
     const rows = reportedFigures(config, results, pool);
     const cpuModel = cpus()[0]?.model.trim() ?? 'unknown';
@@ -217,7 +237,15 @@ async function main(): Promise<void> {
       `node ${meta.node}, redis ${meta.redis}, bullmq ${meta.bullmq}${beeQueue ? `, bee-queue ${beeQueue}` : ''}${sqlite ? `, sqlite ${sqlite.sqlite}` : ''}, ${meta.cpus}, load ${meta.loadAverageBefore.join(' ')} → ${meta.loadAverageAfter.join(' ')}\n`,
     );
     console.log(renderTable(rows));
-    const report: BenchReport = { meta, config, figures: rows, raw: { results, pool } };
+    if (postgres)
+      console.log(`\nPostgres ${postgres.meta.server}\n\n${renderPostgresTable(postgres.rows)}`);
+    const report: BenchReport = {
+      meta,
+      config,
+      figures: rows,
+      raw: { results, pool },
+      ...(postgres && { postgres }),
+    };
     writeJson(args.out, report);
     log(`results written to ${relative(root, args.out)}`);
     if (args.page !== null) {

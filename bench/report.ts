@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import type { BenchConfig } from './bench-config';
+import type { PostgresReport } from './postgres/postgres-page';
 
 /** Which way a figure improves. */
 export type Better = 'higher' | 'lower';
@@ -170,6 +171,8 @@ export interface BenchReport {
   config: BenchConfig;
   figures: ReportedRow[];
   raw?: unknown;
+  /** The Postgres rows, when the run had them. */
+  postgres?: PostgresReport;
 }
 
 /** Whether a report is of a whole full run: only such a run may stand for the benchmark. */

@@ -15,17 +15,28 @@ export interface Args {
   page: string | null;
   /** `--from-json <file>`: no run, only docs/benchmarks.md rewritten from that report. */
   fromJson: string | null;
+  /** The Redis and SQLite rows (all but `--only postgres`). */
+  redis: boolean;
+  /** The Postgres rows (all but `--no-postgres` and `--only` another library). */
+  postgres: boolean;
 }
 
 const USAGE =
-  'use --quick, --only <threadmill|bullmq|bee-queue|sqlite>, --pool, --no-pool, --pool-only, --out <file>, --from-json <file>, --against <ref> [--rounds N], --help';
+  'use --quick, --only <threadmill|bullmq|bee-queue|sqlite|postgres>, --no-postgres, --pool, --no-pool, --pool-only, --out <file>, --from-json <file>, --against <ref> [--rounds N], --help';
+
+/** `--only postgres`: the Postgres rows alone. */
+export const POSTGRES_ONLY = 'postgres';
 
 /** What `npm run bench -- --help` prints. */
 export const HELP = `npm run bench [-- options]
 
-Threadmill against BullMQ and Bee-Queue (and Threadmill on SQLite), one run on a private redis-server.
-  --quick              small sizes, a run of about a minute (the pool figure only with --pool)
-  --only <name>        one library: threadmill, bullmq, bee-queue or sqlite
+Threadmill against BullMQ and Bee-Queue (and Threadmill on SQLite), one run on a private redis-server,
+then Threadmill's Postgres backend against BullMQ (Postgres), pg-boss and graphile-worker on a private
+Postgres (PG_URL to use another).
+  --quick              small sizes, a run of a few minutes (the pool figures only with --pool)
+  --only <name>        one library: threadmill, bullmq, bee-queue or sqlite; or postgres: the
+                       Postgres rows alone
+  --no-postgres        without the Postgres rows
   --pool | --no-pool   with or without the pool figures (Nest processes, seconds each)
   --pool-only          the pool figures alone
   --out <file>         where the JSON report goes
@@ -70,6 +81,7 @@ export function parseArgs(argv: readonly string[], root: string): Args {
     '--pool-only',
     '--out',
     '--from-json',
+    '--no-postgres',
   ]);
   const unknown = argv.filter((arg) => arg.startsWith('--') && !known.has(arg.split('=')[0]));
   if (unknown.length) {
@@ -79,7 +91,11 @@ export function parseArgs(argv: readonly string[], root: string): Args {
   const only = value('--only')?.toLowerCase() ?? null;
   // Only a whole full run replaces latest.json and docs/benchmarks.md: a part of one,
   // or a quick one, must not stand in for the benchmark.
-  const partial = only !== null || argv.includes('--no-pool') || argv.includes('--pool-only');
+  const partial =
+    only !== null ||
+    argv.includes('--no-pool') ||
+    argv.includes('--pool-only') ||
+    argv.includes('--no-postgres');
   const out = resolve(
     value('--out') ??
       join(
@@ -102,5 +118,11 @@ export function parseArgs(argv: readonly string[], root: string): Args {
     out,
     page: benchmarksPagePath(root, { quick, partial, out }),
     fromJson: fromJson === null ? null : resolve(fromJson),
+    redis: only !== POSTGRES_ONLY,
+    // --pool-only keeps to the Redis pool figures it always meant.
+    postgres:
+      !argv.includes('--no-postgres') &&
+      !argv.includes('--pool-only') &&
+      (only === null || only === POSTGRES_ONLY),
   };
 }

@@ -14,6 +14,14 @@
 /** How often each child of a pool reads its pool's cancel requests (one small read). */
 export const CANCEL_POLL_MS = 250;
 
+/**
+ * How long after it last held a task a child goes on reading its pool's
+ * cancel requests. Then it stops until it holds one again, so an idle pool
+ * sends no reads; the first task it leases after that reads before it
+ * starts (its view is too old to tell), which costs that task one round trip.
+ */
+export const CANCEL_IDLE_AFTER_MS = 5_000;
+
 /** Oldest a child's read of its cancel requests may be when it starts a leased task. */
 export const CANCEL_VIEW_FRESH_MS = 1_000;
 

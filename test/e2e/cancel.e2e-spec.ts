@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
-import { RedisKeys } from '../../lib/backends/redis/redis-keys';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { untilOutput } from '../helpers/cli-process';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
@@ -13,27 +12,9 @@ import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 // by the pool that holds it, a waiting task that never runs, and the
 // `cancel` command's output and exit codes.
 
-describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
+describe.each(STAGE_STORES)('cancelling tasks (e2e: real CLI and pool on %s)', (store) => {
   jest.setTimeout(60_000);
-  const stage = cliStage();
-
-  /** Every pool's cancel request set of the alias that exists. */
-  async function cancelKeys(): Promise<string[]> {
-    const found: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await stage.redis.scan(
-        cursor,
-        'MATCH',
-        `${new RedisKeys(stage.alias).cancelsPrefix}*`,
-        'COUNT',
-        1000,
-      );
-      found.push(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    return found;
-  }
+  const stage = cliStage(undefined, store);
 
   const statusOf = async (id: string): Promise<TaskResultStatus> =>
     (await stage.backend.tasks.getResult(id)).status;
@@ -71,8 +52,10 @@ describe('cancelling tasks (e2e: real CLI, pool and Redis)', () => {
       { timeoutMs: 10_000, what: 'the next task done in the freed slot' },
     );
     expect(done.returnValue).toEqual(['next']);
-    // The request was handled, so it was removed (an empty ZSET is no key).
-    await waitFor(async () => (await cancelKeys()).length === 0, { what: 'the request removed' });
+    // The request was handled, so it was removed.
+    await waitFor(async () => (await stage.pendingCancels()) === 0, {
+      what: 'the request removed',
+    });
   });
 
   it('hard-stops a task that ignores its signal: its child is replaced, the others it held are released', async () => {

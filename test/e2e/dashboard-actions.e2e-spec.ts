@@ -6,7 +6,7 @@ import type { DashboardStack } from '../helpers/dashboard-app';
 // The dashboard's actions over real HTTP, each through the services the
 // command line uses and each logged: Express on Redis and Fastify on SQLite.
 
-describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
+describe.each<DashboardStack>(['express+redis', 'fastify+sqlite', 'express+postgres'])(
   'dashboard actions (%s)',
   (stack) => {
     jest.setTimeout(20_000);

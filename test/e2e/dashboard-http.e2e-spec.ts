@@ -5,9 +5,9 @@ import { openEventStream, type Answer } from '../helpers/dashboard-client';
 import { waitFor } from '../helpers/wait-for';
 
 // The dashboard's reads and page over real HTTP, on a real Nest app: Express
-// on Redis and Fastify on SQLite, each store a real one.
+// on Redis and on Postgres, Fastify on SQLite, each store a real one.
 
-describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
+describe.each<DashboardStack>(['express+redis', 'fastify+sqlite', 'express+postgres'])(
   'dashboard reads (%s)',
   (stack) => {
     jest.setTimeout(20_000);
@@ -16,9 +16,7 @@ describe.each<DashboardStack>(['express+redis', 'fastify+sqlite'])(
     it('tells the page its aliases and whether it may act, and never a store address', async () => {
       const meta = await admin.call('GET', '/api/meta');
       expect(meta.body).toEqual({
-        aliases: [
-          { alias: admin.dashboard.alias, kind: stack.endsWith('redis') ? 'redis' : 'sqlite' },
-        ],
+        aliases: [{ alias: admin.dashboard.alias, kind: stack.split('+')[1] }],
         canAct: true,
         refreshMs: REFRESH_MS,
         csrfHeader: 'x-threadmill-dashboard',

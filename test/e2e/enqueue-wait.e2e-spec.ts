@@ -1,16 +1,16 @@
 import { ExitCode } from '../../lib/core/exit-code';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
-// `threadmill enqueue --wait` on the real CLI, a real pool and Redis: the
+// `threadmill enqueue --wait` on the real CLI, a real pool and Redis or Postgres: the
 // final result printed as JSON, and one exit code per outcome of the table.
 
-describe('enqueue --wait (e2e: real CLI, pool and Redis)', () => {
+describe.each(STAGE_STORES)('enqueue --wait (e2e: real CLI, pool and %s)', (store) => {
   jest.setTimeout(90_000);
-  const stage = cliStage();
+  const stage = cliStage(undefined, store);
 
   const startPool = () =>
     stage.start(['worker', '--alias', stage.alias, '--processes', '1', '--threads', '2']);

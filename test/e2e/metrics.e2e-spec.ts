@@ -1,11 +1,11 @@
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { freePort } from '../helpers/free-port';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 
-// Real worker pools (`threadmill worker --health-port`) on the run's Redis,
+// Real worker pools (`threadmill worker --health-port`) on the run's Redis or Postgres,
 // scraped over real HTTP as Prometheus would.
 
 /** One sample of an exposition text: its value, when a line of `name` has every label given. */
@@ -36,10 +36,10 @@ async function scrape(port: number): Promise<{ status: number; type: string; bod
   };
 }
 
-describe('metrics of a worker pool (e2e: real pools, HTTP and Redis)', () => {
+describe.each(STAGE_STORES)('metrics of a worker pool (e2e: real pools, HTTP and %s)', (store) => {
   jest.setTimeout(90_000);
   // The pools consume `default` only: the tasks on `emails` stay READY (or deferred) for the store gauges.
-  const stage = cliStage(['default', 'emails']);
+  const stage = cliStage(['default', 'emails'], store);
 
   const record = (
     name: string,

@@ -1,12 +1,12 @@
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import type { RunningCli } from '../helpers/cli-process';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 
 // Pausing a queue for every pool at once, on the real CLI, real pools and the
-// run's real Redis. Every test has its own backend alias, so its own keys.
+// run's real Redis or Postgres. Every test has its own backend alias (and schema), so its own keys.
 
 const POOLS = 3;
 /**
@@ -17,9 +17,9 @@ const POOLS = 3;
  */
 const WATCH_MS = 10_000;
 
-describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
+describe.each(STAGE_STORES)('pausing a queue (e2e: 3 real pools on %s)', (store) => {
   jest.setTimeout(120_000);
-  const stage = cliStage();
+  const stage = cliStage(undefined, store);
 
   /** A small pool (one child of 4 slots), resolved once its child is ready. */
   async function startPool(): Promise<RunningCli> {
@@ -83,7 +83,7 @@ describe('pausing a queue (e2e: 3 real pools on Redis)', () => {
     });
     const watched = await results(emails);
     const started = watched.filter((r) => r.startedAt !== null);
-    // Leased before the pause was stored (Redis's clock and ours are this host's).
+    // Leased before the pause was stored (the store's clock and ours are this host's).
     const lateStarts = started.filter((r) => r.startedAt!.getTime() > pausedAt);
     expect(lateStarts.map((r) => r.startedAt)).toEqual([]);
     expect(started.length).toBeLessThan(emails.length);

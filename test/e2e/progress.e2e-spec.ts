@@ -1,16 +1,16 @@
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
 import { decideCancel } from '../../lib/lifecycle/cancel-decision';
 
 // Task progress on the real CLI and a real pool: what a task in a pool child
 // reports through its context is read back by getResult while it runs, and
-// kept with its outcome.
+// kept with its outcome; on Redis and on Postgres.
 
-describe('task progress (e2e: real CLI, pool and Redis)', () => {
+describe.each(STAGE_STORES)('task progress (e2e: real CLI and pool on %s)', (store) => {
   jest.setTimeout(60_000);
-  const stage = cliStage();
+  const stage = cliStage(undefined, store);
 
   it("shows a pool child's progress through getResult while the task runs, and keeps the last value with its outcome", async () => {
     const task = readyRecord(stage.alias, { name: 'fixture.progress', args: [30] });

@@ -17,11 +17,13 @@ import {
   type BackendTelemetry,
   type TaskBackend,
 } from '../../lib';
+import { PostgresBackend } from '../../lib/backends/postgres';
 import { SqliteBackend } from '../../lib/backends/sqlite';
 import { ThreadmillDashboardModule, type ThreadmillDashboardOptions } from '../../lib/dashboard';
 import { DashboardAssets } from '../../lib/dashboard/dashboard-assets';
 import { Greeter, GreetingTasks } from '../fixtures/greeting.tasks';
 import { freePort } from './free-port';
+import { createTestSchema, type TestSchema } from './postgres-schema';
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
 import { testRedisUrl } from './test-redis-url';
@@ -57,9 +59,17 @@ class CountingSqliteBackend extends SqliteBackend {
   }
 }
 
+/** The real Postgres backend, counting its telemetry reads. */
+class CountingPostgresBackend extends PostgresBackend {
+  constructor(alias: string, config: BackendConfig) {
+    super(alias, config, storeRules);
+    countTelemetry(this);
+  }
+}
+
 /** Which HTTP adapter serves the app, on which store. */
 export type DashboardStack =
-  'express+redis' | 'fastify+sqlite' | 'express+memory' | 'fastify+memory';
+  'express+redis' | 'fastify+sqlite' | 'express+postgres' | 'express+memory' | 'fastify+memory';
 
 export interface DashboardApp {
   readonly app: INestApplication;
@@ -79,7 +89,8 @@ export const QUEUES = ['default', 'loud'];
 
 /**
  * A real Nest app serving the dashboard on a free loopback port, with the
- * fixture's tasks, on Express or Fastify and Redis, SQLite or memory. The
+ * fixture's tasks, on Express or Fastify and Redis, SQLite, Postgres (a
+ * schema of its own, dropped on close) or memory. The
  * page's files are read from `assetsDir` (a folder the test writes).
  */
 export async function startDashboardApp(
@@ -90,12 +101,20 @@ export async function startDashboardApp(
   const alias = testAlias();
   const folder = mkdtempSync(join(tmpdir(), 'threadmill-dashboard-'));
   const store = stack.split('+')[1];
+  const schema: TestSchema | null = store === 'postgres' ? await createTestSchema() : null;
   const config: BackendConfig =
     store === 'redis'
       ? { backend: CountingRedisBackend, url: testRedisUrl(), queues: QUEUES }
       : store === 'sqlite'
         ? { backend: CountingSqliteBackend, url: join(folder, 'tasks.db'), queues: QUEUES }
-        : { backend: MemoryBackend, queues: QUEUES };
+        : schema
+          ? {
+              backend: CountingPostgresBackend,
+              url: schema.url,
+              queues: QUEUES,
+              options: { schema: schema.name },
+            }
+          : { backend: MemoryBackend, queues: QUEUES };
   const moduleRef = await Test.createTestingModule({
     imports: [
       ThreadmillModule.forRoot({ isGlobal: true, backends: { [alias]: config } }),
@@ -117,7 +136,8 @@ export async function startDashboardApp(
     origin: `http://127.0.0.1:${port}`,
     alias,
     backend,
-    secret: store === 'redis' ? testRedisUrl() : store === 'sqlite' ? folder : '\u0000',
+    secret:
+      store === 'redis' ? testRedisUrl() : store === 'sqlite' ? folder : (schema?.url ?? '\u0000'),
     telemetryReads: () => telemetryReads.get(alias) ?? 0,
     async work(queue) {
       const runner = app.get(TaskRunner);
@@ -137,6 +157,7 @@ export async function startDashboardApp(
         await removeAliasKeys(redis, alias);
         await redis.quit();
       }
+      await schema?.drop();
       rmSync(folder, { recursive: true, force: true });
     },
   };

@@ -49,6 +49,7 @@ export const realStartControls: StartControlsFactory = (backend, poolId, shelf) 
       if (!held || !isLease(held, lease)) return false;
       return started.has(id) ? true : null;
     },
+    holding: () => deciding.size > 0 || started.size > 0 || shelf.length > 0,
   });
   return {
     async start(record, onStart) {

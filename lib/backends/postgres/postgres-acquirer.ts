@@ -17,7 +17,7 @@ import { PostgresWaiter } from './postgres-waiter';
  * Longest an idle acquire waits without a wake-up before it looks again:
  * a safety net for a notification lost with the listening connection.
  */
-const SAFETY_POLL_MS = 5000;
+export const SAFETY_POLL_MS = 5000;
 
 /**
  * How a PostgresBackend leases ready tasks, and how its idle consumers wait

@@ -15,6 +15,7 @@ import type { PostgresAppTransaction } from './postgres-app-transaction';
 import type { PostgresConnection, PostgresTx } from './postgres-connection';
 import type { PostgresNotices } from './postgres-notices';
 import { PostgresEnqueueErrors } from './postgres-enqueue-errors';
+import { plainRuns } from './postgres-enqueue-runs';
 import { readyScore } from './postgres-rows';
 import type { DataRow, PostgresTaskStatements } from './postgres-task-statements';
 import type { PostgresUniqueKeys } from './postgres-unique-keys';
@@ -159,13 +160,17 @@ export class PostgresEnqueuer {
     const now = this.connection.clock.at(call.mono);
     const outcomes: EnqueueOutcome[] = [];
     const made: TaskRecord[] = [];
-    for (const record of records) {
-      if (!record.task.unique) {
-        const [refusal] = await this.store(tx, [record], now, false, call.wallMs);
-        outcomes.push(refusal ?? record);
-        if (!refusal) made.push(record);
+    for (const run of plainRuns(records)) {
+      if (run.plain) {
+        // Records without a key, ids distinct: one insert for the run, refusals per record.
+        const refusals = await this.store(tx, run.records, now, false, call.wallMs);
+        run.records.forEach((record, i) => {
+          outcomes.push(refusals[i] ?? record);
+          if (!refusals[i]) made.push(record);
+        });
         continue;
       }
+      const [record] = run.records;
       // A refusal undoes only its own record's writes.
       await tx.query('SAVEPOINT keyed');
       try {
@@ -233,23 +238,26 @@ export class PostgresEnqueuer {
     // Each runAfter was set on the enqueuer's clock: its wait left at the call, read on that
     // clock (`callerNow`), is added to the server's time of the call (`now`).
     const waits = records.map((record) => delayUntil(record.task.runAfter, callerNow));
-    const inserted = await tx.query<{ id: string }>(this.sql.insertTasks, [
-      this.alias,
-      records.map((record) => record.id),
-      records.map((record) => record.task.queue),
-      records.map((record) => record.task.name),
-      waits.map((wait) => (wait > 0 ? 'deferred' : 'ready')),
-      records.map(readyScore),
-      waits.map((wait) => (wait > 0 ? now + wait : null)),
-      records.map((record) => record.workerIds.length),
-      records.map(serializeRecord),
-    ]);
+    const inserted = await tx.query<{ id: string; data: string | null; progress: string | null }>(
+      this.sql.insertTasks,
+      [
+        this.alias,
+        records.map((record) => record.id),
+        records.map((record) => record.task.queue),
+        records.map((record) => record.task.name),
+        waits.map((wait) => (wait > 0 ? 'deferred' : 'ready')),
+        records.map(readyScore),
+        waits.map((wait) => (wait > 0 ? now + wait : null)),
+        records.map((record) => record.workerIds.length),
+        records.map(serializeRecord),
+        now,
+      ],
+    );
     const stored = new Set(inserted.map((row) => row.id));
     // A result of the same id that is still kept refuses a record too: its inserted row goes.
     const kept = new Map<string, DataRow>();
-    if (stored.size > 0) {
-      const rows = await tx.query<DataRow>(this.sql.selectResults, [this.alias, [...stored], now]);
-      for (const row of rows) kept.set(row.id, row);
+    for (const { id, data, progress } of inserted) {
+      if (data !== null) kept.set(id, { id, data, progress });
     }
     const refusals: (TaskAlreadyExistsError | null)[] = [];
     for (const record of records) {

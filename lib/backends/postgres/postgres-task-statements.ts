@@ -46,20 +46,25 @@ export class PostgresTaskStatements {
   readonly deleteTask: string;
   readonly upsertResult: string;
   readonly selectResult: string;
-  readonly selectResults: string;
   readonly updateProgress: string;
 
   constructor(s: string) {
+    // The inserted ids, each with the result of the same id still kept (its data null when
+    // none), in one round trip: a kept result refuses the record it would repeat.
     this.insertTasks = `
-      INSERT INTO ${s}.threadmill_tasks
-        (alias, id, queue, name, state, score, run_at, attempts, data)
-      SELECT $1, t.id, t.queue, t.name, t.state, t.score, t.run_at, t.attempts, t.data
-      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-        $8::integer[], $9::text[]) WITH ORDINALITY
-        AS t(id, queue, name, state, score, run_at, attempts, data, n)
-      ORDER BY t.n
-      ON CONFLICT (alias, id) DO NOTHING
-      RETURNING id`;
+      WITH inserted AS (
+        INSERT INTO ${s}.threadmill_tasks
+          (alias, id, queue, name, state, score, run_at, attempts, data)
+        SELECT $1, t.id, t.queue, t.name, t.state, t.score, t.run_at, t.attempts, t.data
+        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+          $8::integer[], $9::text[]) WITH ORDINALITY
+          AS t(id, queue, name, state, score, run_at, attempts, data, n)
+        ORDER BY t.n
+        ON CONFLICT (alias, id) DO NOTHING
+        RETURNING id)
+      SELECT i.id, r.data, r.progress FROM inserted i
+      LEFT JOIN ${s}.threadmill_results r
+        ON r.alias = $1 AND r.id = i.id AND r.expires_at > $10`;
     this.countIngress = `
       INSERT INTO ${s}.threadmill_ingress_counts (alias, queue, second, count)
       SELECT $1, q, $2, c FROM unnest($3::text[], $4::bigint[]) AS i(q, c)
@@ -102,9 +107,6 @@ export class PostgresTaskStatements {
     this.selectResult = `
       SELECT id, data, progress FROM ${s}.threadmill_results
       WHERE alias = $1 AND id = $2 AND expires_at > $3`;
-    this.selectResults = `
-      SELECT id, data, progress FROM ${s}.threadmill_results
-      WHERE alias = $1 AND id = ANY($2::text[]) AND expires_at > $3`;
     // Held by that very attempt: running, with as many worker ids (one per lease) as its number.
     this.updateProgress = `
       UPDATE ${s}.threadmill_tasks SET progress = $3

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
+import { CANCEL_IDLE_AFTER_MS } from '../../core/cancel-delivery';
 import type { CancelRequest } from '../../core/ports/control-store.port';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { cancelPollFailed } from '../worker.messages';
@@ -17,6 +18,8 @@ export interface CancelWatchDeps {
   readonly freshMs: number;
   /** Handles `request` if this child holds its lease; true when it may be dropped. */
   readonly cancel: (request: CancelRequest) => boolean;
+  /** Whether the child holds anything a request could name (always, when left out). */
+  readonly busy?: () => boolean;
   readonly now?: () => number;
 }
 
@@ -27,7 +30,8 @@ export interface CancelWatchDeps {
  * more call, only when there are any. A request for a lease another child of
  * the pool holds is left for that child. The last read is also what the
  * child asks before it starts a leased task: whether it named the task, and
- * whether it is recent enough to answer at all.
+ * whether it is recent enough to answer at all. A child that held nothing
+ * for CANCEL_IDLE_AFTER_MS skips its reads until it holds something again.
  *
  * @internal
  */
@@ -38,6 +42,8 @@ export class CancelWatch {
   private named = new Set<string>();
   /** When the last read that succeeded was sent (this process's clock). */
   private readSentAt = Number.NEGATIVE_INFINITY;
+  /** When the child was last seen holding something (this process's clock). */
+  private busyAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: CancelWatchDeps) {}
 
@@ -48,14 +54,16 @@ export class CancelWatch {
       cancelPoll?: { everyMs: number; requestTtlMs: number; freshMs: number };
     },
     cancel: (request: CancelRequest) => boolean,
+    busy?: () => boolean,
   ): CancelWatch | null {
     const { backend, logger, poolId, cancelPoll } = child;
     if (poolId === undefined || cancelPoll === undefined) return null;
-    return new CancelWatch({ backend, logger, poolId, ...cancelPoll, cancel });
+    return new CancelWatch({ backend, logger, poolId, ...cancelPoll, cancel, busy });
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.poll(), this.deps.everyMs);
+    this.busyAt = this.now();
+    this.timer = setInterval(() => this.tick(), this.deps.everyMs);
   }
 
   stop(): void {
@@ -87,6 +95,15 @@ export class CancelWatch {
     });
     this.reading = reading;
     return reading;
+  }
+
+  /** A period's read, unless the child has held nothing for CANCEL_IDLE_AFTER_MS. */
+  private tick(): void {
+    const now = this.now();
+    if (this.deps.busy?.() ?? true) this.busyAt = now;
+    // Idle: a request could name nothing here, and mayStart reads again before a start.
+    else if (now - this.busyAt >= CANCEL_IDLE_AFTER_MS) return;
+    void this.poll();
   }
 
   /** One read and, when anything was handled or is stale, one removal. */

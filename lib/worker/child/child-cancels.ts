@@ -23,6 +23,8 @@ export interface ChildCancelsDeps {
    * started it, false when it does not hold that lease.
    */
   readonly stopRunning: (id: string, lease: string) => boolean | null;
+  /** Whether the child holds a task, running or waiting to start. */
+  readonly holding: () => boolean;
 }
 
 /**
@@ -46,7 +48,12 @@ export class ChildCancels {
   private readonly ended = new Map<string, boolean>();
 
   constructor(private readonly deps: ChildCancelsDeps) {
-    this.requests = CancelWatch.of(deps, (request) => this.handle(request));
+    this.requests = CancelWatch.of(
+      deps,
+      (request) => this.handle(request),
+      // A task ended unstarted keeps the reads going until its request is dropped.
+      () => deps.holding() || this.ended.size > 0,
+    );
   }
 
   /** Starts reading the pool's requests. */

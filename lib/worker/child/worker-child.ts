@@ -122,6 +122,7 @@ export class WorkerChild {
         return waiting && isLease(waiting.record, lease) ? this.shelf.take(id)?.record : undefined;
       },
       stopRunning: (id, lease) => this.held.stopRunning(id, lease),
+      holding: () => this.held.size > 0 || this.shelf.size > 0,
     });
   }
 

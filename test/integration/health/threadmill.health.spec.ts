@@ -5,8 +5,10 @@ import Redis from 'ioredis';
 import { Task, TaskService, ThreadmillModule, type TaskBackend } from '../../../lib';
 import { ThreadmillHealthIndicator } from '../../../lib/health';
 import { BackendRegistry } from '../../../lib/backends/backend.registry';
+import { PostgresBackend } from '../../../lib/backends/postgres/postgres.backend';
 import { RedisBackend } from '../../../lib/backends/redis/redis.backend';
 import { freePort } from '../../helpers/free-port';
+import { createTestSchema, type TestSchema } from '../../helpers/postgres-schema';
 import { removeAliasKeys } from '../../helpers/redis-cleanup';
 import { startRedisServer, type RedisServerHandle } from '../../helpers/redis-server';
 import { testAlias } from '../../helpers/test-alias';
@@ -27,15 +29,29 @@ describe('ThreadmillHealthIndicator', () => {
   let tasks: TaskService;
   let alias: string;
   let admin: Redis;
+  /** The schema of a test on Postgres, dropped after it. */
+  let schema: TestSchema | null = null;
 
-  async function boot(url: string, options: Record<string, unknown> = {}): Promise<void> {
+  async function boot(
+    url: string,
+    options: Record<string, unknown> = {},
+    store: 'redis' | 'postgres' = 'redis',
+  ): Promise<void> {
     alias = testAlias();
+    const queues = ['default', 'emails'];
+    if (store === 'postgres') schema = await createTestSchema();
+    const config = schema
+      ? {
+          backend: PostgresBackend,
+          url: schema.url,
+          queues,
+          options: { ...options, schema: schema.name },
+        }
+      : { backend: RedisBackend, url, queues, options };
     moduleRef = await Test.createTestingModule({
       imports: [
         ThreadmillModule.forRoot({
-          backends: {
-            [alias]: { backend: RedisBackend, url, queues: ['default', 'emails'], options },
-          },
+          backends: { [alias]: config },
         }),
       ],
       providers: [HealthTasks, ThreadmillHealthIndicator],
@@ -57,10 +73,12 @@ describe('ThreadmillHealthIndicator', () => {
   afterEach(async () => {
     await removeAliasKeys(admin, alias);
     await moduleRef?.close();
+    await schema?.drop();
+    schema = null;
   });
 
-  describe('with a reachable backend', () => {
-    beforeEach(() => boot(testRedisUrl(), { maintenanceInterval: 100 }));
+  describe.each(['redis', 'postgres'] as const)('with a reachable backend on %s', (store) => {
+    beforeEach(() => boot(testRedisUrl(), { maintenanceInterval: 100 }, store));
 
     it('is down and says so while no maintenance pass ever ran', async () => {
       const result = await indicator.isHealthy('queue', { alias: alias });

@@ -6,6 +6,10 @@ import { createTestSchema } from '../../../helpers/postgres-schema';
 // Jest's own functions, passed as any other runner's would be.
 const runner = { describe, it, expect, beforeEach, afterEach };
 
+// The property cases replay a hundred random programs, a round trip per store call: about
+// 20 s on a quiet machine, more beside other suites.
+jest.setTimeout(120_000);
+
 // A schema of its own per test, dropped afterwards: nothing one test stores can leak into another.
 describeBackendContract(runner, 'PostgresBackend', async (settings) => {
   const { alias, queues, ...options } = settings;

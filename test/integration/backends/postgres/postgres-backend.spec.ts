@@ -2,7 +2,7 @@ import { Client } from 'pg';
 
 import { newRecord } from '../../../../lib/backend-kit';
 import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
-import { channelName } from '../../../../lib/backends/postgres/postgres-names';
+import { channelName, migrationLockKey } from '../../../../lib/backends/postgres/postgres-names';
 import { POSTGRES_SCHEMA_VERSION } from '../../../../lib/backends/postgres/postgres-migrations';
 import { BackendUnavailableError } from '../../../../lib/core/errors/backend-unavailable.error';
 import { InvalidBackendConfigError } from '../../../../lib/core/errors/invalid-backend-config.error';
@@ -82,6 +82,34 @@ describe('PostgresBackend (Postgres specifics)', () => {
       await expect(started[0].tasks.getResult(first.id)).resolves.toMatchObject({
         status: TaskResultStatus.SUCCESSFUL,
       });
+    });
+
+    it("waits for another instance's migration longer than commandTimeout: migrations are not bound by it", async () => {
+      const watcher = new Client({ connectionString: testPostgresUrl() });
+      await watcher.connect();
+      await admin.query('BEGIN');
+      try {
+        await admin.query('SELECT pg_advisory_xact_lock($1::bigint)', [migrationLockKey(schema)]);
+        const backend = open({ commandTimeout: 300 });
+        const pinged = backend.ping();
+        // Its migration has waited for the lock past commandTimeout.
+        await waitFor(
+          async () => {
+            // Read outside admin's transaction, whose view of pg_stat_activity stays as it first read it.
+            const { rows } = await watcher.query<{ waiting: boolean }>(
+              `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+                 AND clock_timestamp() - query_start > interval '900 milliseconds') AS waiting`,
+            );
+            return rows[0].waiting;
+          },
+          { timeoutMs: 10_000, what: 'the migration to wait on the lock past commandTimeout' },
+        );
+        await admin.query('COMMIT');
+        await expect(pinged).resolves.not.toThrow();
+      } finally {
+        await admin.query('ROLLBACK');
+        await watcher.end();
+      }
     });
 
     it('opens a schema it migrated before without migrating it again', async () => {
