@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
 import type { TaskTransaction } from '../../core/task-transaction';
 import type { NoticeCondition, PostgresConnection, PostgresTx } from './postgres-connection';
+import { noticeFilter } from './postgres-notice-filter';
 
 /** Undoes one call's writes on a refusal, and leaves the app's transaction usable. */
 const SAVEPOINT = 'threadmill_enqueue';
@@ -33,7 +34,7 @@ export class PostgresAppTransaction {
     // A count, not pg_notify's void column, which some clients cannot read (Prisma).
     this.notify = `SELECT count(*)::int AS sent FROM (SELECT pg_notify(n.c, n.p)
       FROM unnest($1::text[], $2::text[], $3::text[]) AS n(c, p, f)
-      ${connection.noticeFilter('$4', '$5')}) AS sent`;
+      ${noticeFilter(connection.schema, '$4', '$5')}) AS sent`;
   }
 
   /** `work`'s writes in `transaction`; `several` puts them under a savepoint. */

@@ -12,10 +12,12 @@ import { ThreadmillError } from '../../core/errors/threadmill.error';
 import type { StoreMigration } from '../../core/store-migration';
 import { backendClosed } from '../../core/threadmill.messages';
 import type { PostgresBackendSettings } from './postgres-backend-options';
+import { checkout } from './postgres-checkout';
 import { PostgresClock, SERVER_MS } from './postgres-clock';
 import type { PostgresDriver } from './postgres-driver';
 import { isConnectionLoss, isRunAgain, postgresFailure } from './postgres-errors';
 import { lockKey } from './postgres-names';
+import { noticeStatement } from './postgres-notice-filter';
 import { PostgresStartup } from './postgres-startup';
 
 /** How often a transaction that lost a deadlock is run again before its error is thrown. */
@@ -213,7 +215,7 @@ export class PostgresConnection {
     feedLock: boolean,
     commitLost?: (cause: unknown) => ThreadmillError,
   ): Promise<T> {
-    const { client, lost, release } = await this.checkout();
+    const { client, lost, release } = await checkout(this.pool);
     const notices: [channel: string, payload: string, feed: string][] = [];
     const after: (() => void)[] = [];
     let broken: Error | undefined;
@@ -230,7 +232,9 @@ export class PostgresConnection {
       };
       const result = await work(tx);
       committing = true;
-      await client.query(`${this.noticeStatement(client, notices)}COMMIT`);
+      await client.query(
+        `${noticeStatement(client, notices, this.schema, this.alias, this.clock.now())}COMMIT`,
+      );
       for (const run of after) run();
       return result;
     } catch (error) {
@@ -242,33 +246,6 @@ export class PostgresConnection {
     } finally {
       release(broken);
     }
-  }
-
-  /**
-   * A connection of the pool, held until `release`. A connection that fails
-   * between two statements emits 'error' with no query to hand it to, and
-   * pg's pool listens only to idle ones: unheard, that event would end the
-   * process. Heard here, it is `lost()`, and the connection is discarded.
-   */
-  private async checkout(): Promise<{
-    client: PoolClient;
-    lost: () => Error | undefined;
-    release: (error?: Error) => void;
-  }> {
-    const client = await this.pool.connect();
-    let lostWith: Error | undefined;
-    const heard = (error: Error): void => {
-      lostWith ??= error;
-    };
-    client.on('error', heard);
-    return {
-      client,
-      lost: () => lostWith,
-      release: (error) => {
-        client.removeListener('error', heard);
-        client.release(error ?? lostWith);
-      },
-    };
   }
 
   /** Rolls back after `error`; the error to release the client with when it cannot. */
@@ -283,28 +260,6 @@ export class PostgresConnection {
       );
       return rollbackError as Error;
     }
-  }
-
-  /** The statement that sends `notices` before COMMIT, each only while its condition holds. */
-  private noticeStatement(client: PoolClient, notices: readonly string[][]): string {
-    if (notices.length === 0) return '';
-    const rows = notices
-      .map((row) => `(${row.map((value) => client.escapeLiteral(value)).join(', ')})`)
-      .join(', ');
-    const alias = client.escapeLiteral(this.alias);
-    return `SELECT pg_notify(n.c, n.p) FROM (VALUES ${rows}) AS n(c, p, f)
-      ${this.noticeFilter(alias, String(this.clock.now()))};`;
-  }
-
-  /** Which notices of `n(c, p, f)` are sent; `alias` and `now` are SQL literals or parameters. */
-  noticeFilter(alias: string, now: string): string {
-    return `WHERE CASE n.f
-        WHEN '' THEN true
-        WHEN 'limited' THEN EXISTS (SELECT 1 FROM ${this.schema}.threadmill_queue_limits q
-          WHERE q.alias = ${alias} AND q.queue = n.p AND q.limits NOT LIKE '0 %')
-        ELSE EXISTS (SELECT 1 FROM ${this.schema}.threadmill_feed_listeners l
-          WHERE l.alias = ${alias} AND l.feed = n.f AND l.expires_at > ${now})
-      END`;
   }
 
   /** Runs `work` on a connection of its own (the start's), unbounded by commandTimeout. */
