@@ -42,8 +42,8 @@ export function aliasFlag(options: AliasFlags): string | undefined {
 
 /**
  * A command that names a backend: it declares `--alias` itself (with what
- * the alias is for) and inherits `--backend`, the flag's name before 0.3.0,
- * read with a deprecation warning until 0.4.0.
+ * the alias is for) and inherits `--backend`, the flag's name before 0.4.0,
+ * read with a deprecation warning until 0.5.0.
  */
 export abstract class AliasedCommand extends CommandRunner {
   @Option({ flags: '--backend <alias>', description: 'Deprecated name of --alias.' })

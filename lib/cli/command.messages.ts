@@ -50,7 +50,7 @@ export const aliasFlagsDisagree = (alias: string, backend: string): string =>
 
 /** `--backend` was given where the flag is now `--alias`. */
 export const backendFlagDeprecated = (): string =>
-  '--backend is now --alias (same value); --backend is read until 0.4.0.';
+  '--backend is now --alias (same value); --backend is read until 0.5.0.';
 
 /** `migrate` was given an argument: it takes none. */
 export const migrateTakesNoArgument = (word: string): string =>

@@ -8,8 +8,8 @@ export interface AliasOption {
   /** The backend alias. Default: the only one configured, else `'default'`. */
   alias?: string;
   /**
-   * @deprecated Renamed `alias` (same value) in 0.3.0; still read, with a
-   * deprecation warning, until 0.4.0.
+   * @deprecated Renamed `alias` (same value) in 0.4.0; still read, with a
+   * deprecation warning, until 0.5.0.
    */
   backend?: string;
 }

@@ -7,4 +7,4 @@ export const aliasOptionsDisagree = (place: string, alias: string, backend: stri
 
 /** The option `backend` was given where `alias` is now the name. */
 export const backendOptionDeprecated = (place: string): string =>
-  `${place}: the option "backend" is now named "alias" (same value); "backend" is read until 0.4.0.`;
+  `${place}: the option "backend" is now named "alias" (same value); "backend" is read until 0.5.0.`;

@@ -37,7 +37,7 @@ export interface DashboardActionEvent {
   readonly action: string;
   /** The backend alias acted on. */
   readonly alias: string;
-  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
+  /** @deprecated Renamed `alias` (same value) in 0.4.0; kept until 0.5.0. */
   readonly backend: string;
   /** What it acted on, in words: `task <id>`, `queue "emails"`, `failed tasks of queue "emails"`. */
   readonly target: string;

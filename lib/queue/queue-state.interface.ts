@@ -24,7 +24,7 @@ export interface QueueSummary {
   queue: string;
   /** The backend alias the queue belongs to. */
   alias: string;
-  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
+  /** @deprecated Renamed `alias` (same value) in 0.4.0; kept until 0.5.0. */
   backend: string;
   counts: QueueCounts;
   state: QueueState;

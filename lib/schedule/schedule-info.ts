@@ -13,7 +13,7 @@ export interface ScheduleInfo {
   readonly id: string;
   /** The alias of the backend that stores it and its tasks. */
   readonly alias: string;
-  /** @deprecated Renamed `alias` (same value) in 0.3.0; kept until 0.4.0. */
+  /** @deprecated Renamed `alias` (same value) in 0.4.0; kept until 0.5.0. */
   readonly backend: string;
   readonly task: string;
   readonly cron?: string;

@@ -49,7 +49,7 @@ describe('the threadmill command line (e2e: exit codes and output)', () => {
       expect(listed.code).toBe(0);
       expect(listed.stdout).toContain('default');
       expect(listed.stderr).toContain(
-        'DeprecationWarning: --backend is now --alias (same value); --backend is read until 0.4.0.',
+        'DeprecationWarning: --backend is now --alias (same value); --backend is read until 0.5.0.',
       );
     });
 

@@ -94,7 +94,7 @@ describe('QueueService', () => {
       await queues.pause('reports', { backend: 'other' });
       expect(emitWarning.mock.calls).toEqual([
         [
-          'QueueService: the option "backend" is now named "alias" (same value); "backend" is read until 0.4.0.',
+          'QueueService: the option "backend" is now named "alias" (same value); "backend" is read until 0.5.0.',
           { type: 'DeprecationWarning', code: 'THREADMILL_BACKEND_OPTION' },
         ],
       ]);
