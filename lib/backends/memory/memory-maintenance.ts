@@ -90,13 +90,13 @@ export class MemoryMaintenance implements MaintenanceStore {
   ): Promise<{ ended: number; forgotten: boolean }> {
     const { store } = this.deps;
     const now = Date.now();
-    const ids = [...(store.poolTasks.get(poolId) ?? [])].slice(0, max);
+    const ids = store.pools.held(poolId, max);
     for (const id of ids) {
       const lease = store.leases.get(id);
       if (lease) this.endLease(id, lease, end, now);
       else store.dropLease(id);
     }
-    const forgotten = !store.poolTasks.has(poolId);
+    const forgotten = !store.pools.holds(poolId);
     if (forgotten) store.forgetPool(poolId);
     if (ids.length > 0) this.deps.workAdded();
     return { ended: ids.length, forgotten };

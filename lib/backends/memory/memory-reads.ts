@@ -57,9 +57,7 @@ export class MemoryReads {
   }
 
   pools(): PoolStatus[] {
-    const { store } = this;
-    const stored = store.pools.stored((poolId) => store.poolTasks.get(poolId)?.size ?? 0);
-    return poolStatuses(stored.slice(0, POOLS_LISTED_MAX), Date.now());
+    return poolStatuses(this.store.pools.stored().slice(0, POOLS_LISTED_MAX), Date.now());
   }
 
   /** Counts every ingress time and history entry of the window; samples the first of each bucket. */

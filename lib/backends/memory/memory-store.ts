@@ -1,7 +1,7 @@
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { TaskResultDoesNotExist } from '../../core/errors/task-result-does-not-exist.error';
 import type { AcknowledgeOutcome, RetryOutcome } from '../../core/ports/lease-store.port';
-import { finishedSegment, type FinishedSegment } from '../../core/queue-segment';
+import { finishedSegment } from '../../core/queue-segment';
 import { recordWith } from '../../core/record-with';
 import { finishedProgress } from '../../core/task-progress';
 import type { TaskRecord } from '../../core/task-record.interface';
@@ -11,21 +11,11 @@ import { delayUntil } from '../run-after';
 import type { CommonBackendSettings } from '../backend-config.reader';
 import type { MemoryFeeds } from './memory-feeds';
 import { MemoryLimits } from './memory-limits';
-import { MemoryPoolBeats } from './memory-pool-beats';
+import { MemoryPools } from './memory-pools';
 import { copyRecord } from './memory-record-copy';
-import { MemoryReadyQueue, readyScore } from './memory-ready-queue';
+import { emptyQueueState, type MemoryQueueState } from './memory-queue-state';
+import { readyScore } from './memory-ready-queue';
 import type { StoreRules } from '../../core/ports/store-rules.port';
-
-/** What one queue holds besides the task records themselves. */
-export interface MemoryQueueState {
-  readonly ready: MemoryReadyQueue;
-  /** id -> due time (ms). */
-  readonly deferred: Map<string, number>;
-  /** id -> finish time (ms), per outcome. */
-  readonly history: Record<FinishedSegment, Map<string, number>>;
-  /** Enqueue times (ms), oldest first. */
-  readonly ingress: number[];
-}
 
 /** A running task's hold on its attempt. */
 export interface MemoryLease {
@@ -54,10 +44,8 @@ export class MemoryStore {
   readonly results = new Map<string, { record: TaskRecord; expiresAt: number }>();
   /** Task id -> its progress as storeProgress stored it, until its result is dropped. */
   readonly progress = new Map<string, string>();
-  /** Each pool's heartbeat deadline (a pool past it is dead), last beat and info. */
-  readonly pools = new MemoryPoolBeats();
-  /** Pool id -> ids it holds, so recovering a dead pool costs only its own tasks. */
-  readonly poolTasks = new Map<string, Set<string>>();
+  /** Each pool's heartbeat deadline (a pool past it is dead), last beat, info and held tasks. */
+  readonly pools = new MemoryPools();
   /** Pool id -> task id -> when its cancel was requested (ms); see MemoryCancels. */
   readonly cancelRequests = new Map<string, Map<string, { at: number; lease: string }>>();
   /** Queues whose tasks are not leased until resumed. */
@@ -74,14 +62,7 @@ export class MemoryStore {
     private readonly rules: StoreRules,
   ) {
     this.limits = new MemoryLimits(settings.limits, rules);
-    for (const queue of queues) {
-      this.queueStates.set(queue, {
-        ready: new MemoryReadyQueue(),
-        deferred: new Map(),
-        history: { successful: new Map(), failed: new Map(), cancelled: new Map() },
-        ingress: [],
-      });
-    }
+    for (const queue of queues) this.queueStates.set(queue, emptyQueueState());
   }
 
   queue(name: string): MemoryQueueState {
@@ -183,11 +164,7 @@ export class MemoryStore {
     const running = this.rules.leased(ready, workerId, now);
     this.tasks.set(id, running);
     this.leases.set(id, { queue, deadline: now.getTime() + this.settings.leaseTtl, poolId });
-    if (poolId !== undefined) {
-      let held = this.poolTasks.get(poolId);
-      if (!held) this.poolTasks.set(poolId, (held = new Set()));
-      held.add(id);
-    }
+    if (poolId !== undefined) this.pools.claim(poolId, id);
     this.feeds.liveTransport.started(running);
     return copyRecord(running);
   }
@@ -273,15 +250,12 @@ export class MemoryStore {
   dropLease(id: string): void {
     const poolId = this.leases.get(id)?.poolId;
     this.leases.delete(id);
-    if (poolId === undefined) return;
-    const held = this.poolTasks.get(poolId);
-    held?.delete(id);
-    if (held?.size === 0) this.poolTasks.delete(poolId);
+    if (poolId !== undefined) this.pools.unclaim(poolId, id);
   }
 
   retirePool(poolId: string, now: number): void {
     // A pool that still holds tasks (a release that failed) lapses now, so the next pass recovers them.
-    if ((this.poolTasks.get(poolId)?.size ?? 0) > 0) this.pools.lapse(poolId, now);
+    if (this.pools.holds(poolId)) this.pools.lapse(poolId, now);
     else this.forgetPool(poolId);
   }
 
