@@ -28,6 +28,7 @@ import { describeUnknownTaskPutBacks } from './unknown-task-contract';
 import { describeLimits } from './limit-contract';
 import { describeListing } from './listing-contract';
 import { describePauses } from './pause-contract';
+import { describePoolsAndActivity } from './pool-activity-contract';
 import { describeProgress } from './progress-contract';
 import { describeRepeats } from './repeat-contract';
 import { describeRoles } from './role-contract';
@@ -147,6 +148,7 @@ export function describeBackendContract(
     describeTraceContexts(runner, () => ({ backend, alias }));
     describeRoles(runner, () => ({ backend, reopen: subjects[0]?.reopen }));
     describeListing(runner, () => ({ backend, alias }));
+    describePoolsAndActivity(runner, () => ({ backend, alias }));
     if (options.interleavings !== false) {
       describeInterleavings(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
       describeCancelStarts(runner, () => ({ backend, alias, reopen: subjects[0]?.reopen }));
