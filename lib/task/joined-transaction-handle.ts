@@ -28,7 +28,7 @@ export function joinedTaskTransaction(tx: unknown, connectionName?: string): Tas
     const handle = tx as Handle;
     if (has(handle, '$queryRawUnsafe')) return prismaTransaction(handle as never);
     if ('queryRunner' in handle && has(handle, 'getRepository')) {
-      return typeormTransaction(handle as never);
+      return typeormTransaction(handle);
     }
     if (has(handle, 'rollback') && has(handle, 'execute')) {
       return drizzleTransaction(handle as never);

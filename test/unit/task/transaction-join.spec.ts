@@ -69,7 +69,7 @@ describe('joinTransactions', () => {
       handles.push(tx);
       return { source: 'the app', query: () => Promise.resolve([]) };
     };
-    const moduleRef = await boot({ adapter: adapter as (tx: never) => TaskTransaction }, true);
+    const moduleRef = await boot({ adapter: adapter }, true);
     opened.push(moduleRef);
     const host = moduleRef.get(TransactionHost);
     const enqueue = host.withTransaction(() => moduleRef.get(TaskService).enqueue(Welcome, ['u1']));
