@@ -78,6 +78,37 @@ describe('joinTransactions', () => {
     expect(handles).toEqual([APP_HANDLE]);
   });
 
+  it("is read from forRootAsync's factory too", async () => {
+    const adapter = (): TaskTransaction => ({
+      source: 'the app',
+      query: () => Promise.resolve([]),
+    });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ClsModule.forRoot({
+          global: true,
+          plugins: [
+            new ClsPluginTransactional({
+              adapter: new NoOpTransactionalAdapter({ tx: APP_HANDLE, disableWarning: true }),
+            }),
+          ],
+        }),
+        ThreadmillModule.forRootAsync({
+          useFactory: () => ({
+            backends: { default: { backend: MemoryBackend } },
+            joinTransactions: { adapter },
+          }),
+        }),
+      ],
+    }).compile();
+    await moduleRef.init();
+    opened.push(moduleRef);
+    const enqueue = moduleRef
+      .get(TransactionHost)
+      .withTransaction(() => moduleRef.get(TaskService).enqueue(Welcome, ['u1']));
+    await expect(enqueue).rejects.toBeInstanceOf(TransactionNotSupportedError);
+  });
+
   it('refuses a handle it does not recognise when no adapter is given, storing nothing', async () => {
     const moduleRef = await boot(true, true);
     opened.push(moduleRef);
