@@ -59,6 +59,7 @@ export {
 export { ThreadmillModule, type ThreadmillModuleAsyncOptions } from './threadmill.module';
 export type { ThreadmillModuleOptions } from './threadmill-module-options.interface';
 export type { InProcessWorkerOptions } from './core/in-process-worker-options.interface';
+export type { JoinTransactionsOptions } from './core/join-transactions-options.interface';
 
 export { Task } from './task/task.decorator';
 export {

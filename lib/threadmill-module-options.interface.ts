@@ -1,4 +1,5 @@
 import type { BackendConfig } from './core/backend-config.interface';
+import type { JoinTransactionsOptions } from './core/join-transactions-options.interface';
 import type { InProcessWorkerOptions } from './core/in-process-worker-options.interface';
 import type { ThreadmillMetricsOptions } from './core/metrics-options.interface';
 
@@ -40,4 +41,14 @@ export interface ThreadmillModuleOptions {
    * child. Off by default.
    */
   inProcessWorker?: boolean | InProcessWorkerOptions;
+  /**
+   * Joins the transactions of `@nestjs-cls/transactional`: an enqueue made
+   * inside a `@Transactional()` method (or `TransactionHost.withTransaction`)
+   * writes its task in that transaction, as the `transaction` option does,
+   * and one made outside stores at once. `true` joins the plugin registered
+   * without a `connectionName`; `{ connectionName }` names another. An
+   * explicit `transaction` option wins. Off by default; needs nestjs-cls and
+   * @nestjs-cls/transactional.
+   */
+  joinTransactions?: boolean | JoinTransactionsOptions;
 }

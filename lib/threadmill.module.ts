@@ -18,6 +18,7 @@ import { TaskRegistry } from './task/task.registry';
 import { TaskControlService } from './task/task-control.service';
 import { TaskEnqueueService } from './task/task-enqueue.service';
 import { TaskService } from './task/task.service';
+import { TransactionJoin } from './task/transaction-join';
 import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,
@@ -88,6 +89,7 @@ export type ThreadmillModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & {
     TaskEvents,
     TaskEventsAdapter,
     TaskEventListenerExplorer,
+    TransactionJoin,
     TaskEnqueueService,
     TaskService,
     TaskControlService,

@@ -16,6 +16,7 @@ import { taskTracer } from '../telemetry/task-tracer';
 import { enqueueInSlices, type SlicedEnqueue } from './enqueue-slices';
 import type { TaskTarget } from './task-definition';
 import { buildTaskRecord } from './task-record.builder';
+import { TransactionJoin } from './transaction-join';
 import { aliasOption } from '../utils/alias-option.util';
 
 /**
@@ -31,6 +32,7 @@ export class TaskEnqueueService {
   constructor(
     private readonly backends: BackendRegistry,
     private readonly stream: EventStream,
+    private readonly join: TransactionJoin,
   ) {}
 
   /**
@@ -76,8 +78,10 @@ export class TaskEnqueueService {
     const records = argsList.map((args) =>
       buildTaskRecord(target, backend, args, overrides, now, tick, traceContext),
     );
-    const { stored, failure } = await (overrides.transaction
-      ? this.storeInTransaction(target, backend, overrides.transaction, records)
+    // An explicit transaction wins; else the open one of @nestjs-cls/transactional, when joined.
+    const transaction = overrides.transaction ?? this.join.current();
+    const { stored, failure } = await (transaction
+      ? this.storeInTransaction(target, backend, transaction, records)
       : enqueueInSlices(backend, records));
     const source = this.backends.sourceFor(backend.alias);
     // A key's holder comes back in place of the record sent, under its own id.

@@ -38,6 +38,8 @@ const OPTIONAL_PEERS = [
   'pg',
   'ink',
   'react',
+  'nestjs-cls',
+  '@nestjs-cls/transactional',
 ];
 
 function filesEndingWith(dir: string, suffix: string): string[] {

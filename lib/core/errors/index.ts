@@ -35,3 +35,5 @@ export * from './invalid-dashboard-option.error';
 export * from './invalid-query.error';
 export * from './transaction-not-supported.error';
 export * from './transaction-not-open.error';
+export * from './transaction-host-not-found.error';
+export * from './transaction-handle-unusable.error';
