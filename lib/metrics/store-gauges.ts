@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { Gauge, Registry } from 'prom-client';
 
 import { storeGaugesFailed } from './metrics.messages';
+import type { OutboxBacklog } from '../core/outbox-backlog';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { dueAt } from './task-times';
 import { ROLE_LEASE_SCRAPES, STORE_GAUGES_ROLE } from './metrics.constants';
@@ -19,6 +20,8 @@ interface QueueReading {
 interface BackendReading {
   readonly at: number;
   readonly queues: ReadonlyMap<string, QueueReading>;
+  /** What waits in its outbox; null for a backend without one. */
+  readonly outbox: OutboxBacklog | null;
 }
 
 export interface StoreGaugesOptions {
@@ -45,6 +48,8 @@ export interface StoreGaugesOptions {
 export class StoreGauges {
   private readonly tasks: Gauge<'backend' | 'queue' | 'state'>;
   private readonly oldestWaiting: Gauge<'backend' | 'queue'>;
+  private readonly outboxTasks: Gauge<'backend'>;
+  private readonly outboxOldest: Gauge<'backend'>;
   private readonly readings = new Map<string, BackendReading>();
   /** The update under way: the two gauges' collects of one scrape share it. */
   private updating: Promise<void> | null = null;
@@ -70,6 +75,20 @@ export class StoreGauges {
       registers,
       collect,
     });
+    this.outboxTasks = new prom.Gauge({
+      name: 'threadmill_outbox_tasks',
+      help: "Tasks in a backend's outbox in the app's Postgres, not yet moved to its store; exposed by one process only.",
+      labelNames: ['backend'],
+      registers,
+      collect,
+    });
+    this.outboxOldest = new prom.Gauge({
+      name: 'threadmill_outbox_oldest_seconds',
+      help: "How long the oldest task in a backend's outbox has waited for its relay (0 when none waits); exposed by one process only.",
+      labelNames: ['backend'],
+      registers,
+      collect,
+    });
   }
 
   /** Claims the role on every backend, reads those it holds when due, and sets the gauges. */
@@ -84,8 +103,14 @@ export class StoreGauges {
     await Promise.all(this.backends().map((backend) => this.refresh(backend)));
     this.tasks.reset();
     this.oldestWaiting.reset();
+    this.outboxTasks.reset();
+    this.outboxOldest.reset();
     const now = Date.now();
     for (const [backend, reading] of this.readings) {
+      if (reading.outbox !== null) {
+        this.outboxTasks.set({ backend }, reading.outbox.waiting);
+        this.outboxOldest.set({ backend }, (reading.outbox.oldestAgeMs ?? 0) / 1000);
+      }
       for (const [queue, counts] of reading.queues) {
         this.tasks.set({ backend, queue, state: 'ready' }, counts.ready);
         this.tasks.set({ backend, queue, state: 'running' }, counts.running);
@@ -121,10 +146,11 @@ export class StoreGauges {
 
   private async read(backend: TaskBackend): Promise<BackendReading> {
     const at = Date.now();
-    const [telemetry, heads] = await Promise.all([
+    const [telemetry, heads, outbox] = await Promise.all([
       // Only its counts are used: the rate window does not matter.
       backend.reads.telemetry(this.options.scrapeIntervalMs),
       Promise.all(backend.queues.map((queue) => backend.reads.peek(queue, 'ready', 1))),
+      backend.reads.outboxBacklog?.() ?? null,
     ]);
     const queues = new Map<string, QueueReading>();
     backend.queues.forEach((queue, i) => {
@@ -137,6 +163,6 @@ export class StoreGauges {
         headDueAt: head ? dueAt(head.enqueuedAt, head.task.runAfter) : null,
       });
     });
-    return { at, queues };
+    return { at, queues, outbox };
   }
 }

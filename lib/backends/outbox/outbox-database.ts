@@ -32,7 +32,8 @@ export class OutboxDatabase {
     this.relayLockKey = outboxRelayLockKey(settings.schema, alias);
     if ('pool' in settings.target) {
       this.ownPool = null;
-      this.pool = settings.target.pool;
+      // A pg Pool, as the option says: the type is written out only to keep pg out of the main entry.
+      this.pool = settings.target.pool as Pool;
     } else {
       this.ownPool = new this.driver.Pool({ ...this.clientConfig(), max: 2 });
       // An idle connection the server dropped: the pool replaces it; the next call reports any outage.
@@ -89,9 +90,7 @@ export class OutboxDatabase {
   private clientConfig(): ClientConfig {
     const { target } = this.settings;
     const base: ClientConfig =
-      'url' in target
-        ? { connectionString: target.url }
-        : ((target.pool as Pool & { options: ClientConfig }).options ?? {});
+      'url' in target ? { connectionString: target.url } : target.pool.options;
     return {
       ...base,
       keepAlive: true,

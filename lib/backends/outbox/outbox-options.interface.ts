@@ -1,5 +1,3 @@
-import type { Pool } from 'pg';
-
 /**
  * The outbox of a Redis-backed alias (`outbox` in its RedisBackend options):
  * the app's own Postgres, where an enqueue with a `transaction` override
@@ -24,7 +22,7 @@ export interface RedisOutboxOptions {
    * The app's pg Pool instead of `url`: its connection settings are used, and it is never
    * closed by Threadmill. The relay opens one connection of its own beside it.
    */
-  pool?: Pool;
+  pool?: OutboxPool;
   /** The schema of the outbox table (created by Threadmill's migrations). Default `threadmill`. */
   schema?: string;
   /**
@@ -42,4 +40,15 @@ export interface RedisOutboxOptions {
   batchSize?: number;
   /** Whether this process takes part in relaying (one at a time does). Default true. */
   relay?: boolean;
+}
+
+/**
+ * What the outbox uses of a pg `Pool` (written out, so that the main entry
+ * point's types need no `pg`): its connection settings and its connections.
+ *
+ * @publicApi
+ */
+export interface OutboxPool {
+  readonly options: object;
+  connect(): Promise<object>;
 }

@@ -1,7 +1,5 @@
-import type { Pool } from 'pg';
-
 import { shownValue } from '../backend-config.reader';
-import type { RedisOutboxOptions } from './outbox-options.interface';
+import type { OutboxPool, RedisOutboxOptions } from './outbox-options.interface';
 
 /** The defaults of RedisOutboxOptions. */
 export const OUTBOX_DEFAULTS = {
@@ -20,7 +18,7 @@ const OWN_FIELDS = ['url', 'pool', 'schema', 'pollInterval', 'markWindow', 'batc
 /** A validated `outbox` option, every default applied. @internal */
 export interface OutboxSettings {
   /** Where the connections go: a url, or the app's pool (its settings). */
-  readonly target: { url: string } | { pool: Pool };
+  readonly target: { url: string } | { pool: OutboxPool };
   readonly schema: string;
   readonly pollIntervalMs: number;
   readonly markWindowMs: number;
@@ -74,7 +72,7 @@ export function parseOutboxOptions(
   const relay = options.relay ?? OUTBOX_DEFAULTS.relay;
   if (typeof relay !== 'boolean') fail('outbox.relay', `must be true or false`);
   return {
-    target: url !== undefined ? { url } : { pool: pool as Pool },
+    target: url !== undefined ? { url } : { pool: pool as OutboxPool },
     schema,
     pollIntervalMs: whole('pollInterval'),
     markWindowMs: whole('markWindow'),

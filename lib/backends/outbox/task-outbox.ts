@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 
+import type { OutboxBacklog } from '../../core/outbox-backlog';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { TaskTransaction } from '../../core/task-transaction';
 import { OutboxDatabase } from './outbox-database';
@@ -7,12 +8,6 @@ import { OutboxRelay, type OutboxMover } from './outbox-relay';
 import type { OutboxSettings } from './outbox-settings';
 import { OutboxStatements } from './outbox-statements';
 import { OutboxWriter } from './outbox-writer';
-
-/** What waits in an outbox: how many tasks, and how long the oldest has (ms; null when none). */
-export interface OutboxBacklog {
-  readonly waiting: number;
-  readonly oldestAgeMs: number | null;
-}
 
 /**
  * The outbox of one alias whose store is not the app's database: the

@@ -195,6 +195,7 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         activity: (query) => activity.read(query),
         // The last pass on this process's clock, its age measured on Redis's clock.
         maintenanceHeartbeat: () => reads.maintenanceHeartbeat(),
+        ...(outbox && { outboxBacklog: () => outbox.backlog() }),
       },
       feeds: {
         subscribeFinished: async (listener) => feeds.finished.subscribe(listener),
