@@ -76,8 +76,12 @@ export class OutboxRelay {
       let pauseMs = this.settings.pollIntervalMs;
       try {
         client = await this.database.connect();
-        // A lost connection fails the call waiting on it, which the catch below reports.
-        client.on('error', () => undefined);
+        // A lost connection also fails the call waiting on it, which the catch below reports.
+        client.on('error', (error) =>
+          this.logger.debug(
+            `outbox relay connection of "${this.database.alias}": ${error.message}`,
+          ),
+        );
         if (await this.lock(client)) {
           await this.relay(client);
           pauseMs = 0;
@@ -89,7 +93,8 @@ export class OutboxRelay {
         }
       } finally {
         this.holder = false;
-        await client?.end().catch(() => undefined);
+        // Ending a connection that is gone already has nothing left to report.
+        await client?.end().catch((error: unknown) => this.logger.debug(String(error)));
       }
       if (pauseMs > 0) await this.pause(pauseMs);
     }
