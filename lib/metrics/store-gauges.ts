@@ -17,6 +17,14 @@ interface QueueReading {
   readonly headDueAt: Date | null;
 }
 
+/** The names of the store gauges, for a registry to leave when the app closes. */
+export const STORE_GAUGE_NAMES = [
+  'threadmill_queue_tasks',
+  'threadmill_queue_oldest_waiting_seconds',
+  'threadmill_outbox_tasks',
+  'threadmill_outbox_oldest_seconds',
+] as const;
+
 interface BackendReading {
   readonly at: number;
   readonly queues: ReadonlyMap<string, QueueReading>;
@@ -62,28 +70,28 @@ export class StoreGauges {
   ) {
     const collect = (): Promise<void> => this.update();
     this.tasks = new prom.Gauge({
-      name: 'threadmill_queue_tasks',
+      name: STORE_GAUGE_NAMES[0],
       help: 'Tasks in a queue of the store, by state (ready, running, deferred); exposed by one process only.',
       labelNames: ['backend', 'queue', 'state'],
       registers,
       collect,
     });
     this.oldestWaiting = new prom.Gauge({
-      name: 'threadmill_queue_oldest_waiting_seconds',
+      name: STORE_GAUGE_NAMES[1],
       help: 'How long the next task to run in a queue has been due (0 when none waits); exposed by one process only.',
       labelNames: ['backend', 'queue'],
       registers,
       collect,
     });
     this.outboxTasks = new prom.Gauge({
-      name: 'threadmill_outbox_tasks',
+      name: STORE_GAUGE_NAMES[2],
       help: "Tasks in a backend's outbox in the app's Postgres, not yet moved to its store; exposed by one process only.",
       labelNames: ['backend'],
       registers,
       collect,
     });
     this.outboxOldest = new prom.Gauge({
-      name: 'threadmill_outbox_oldest_seconds',
+      name: STORE_GAUGE_NAMES[3],
       help: "How long the oldest task in a backend's outbox has waited for its relay (0 when none waits); exposed by one process only.",
       labelNames: ['backend'],
       registers,
