@@ -121,4 +121,6 @@ export type {
   RedisBackendOptions,
   RedisSentinelOptions,
 } from './backends/redis/redis-backend-options.interface';
+export type { OutboxPool, RedisOutboxOptions } from './backends/outbox/outbox-options.interface';
+export type { OutboxBacklog } from './core/outbox-backlog';
 export { redisBackendConfigFromEnv } from './backends/redis/redis-backend-config.factory';

@@ -1,11 +1,13 @@
 import type { Cleanup } from '../cleanup';
+import { copyLuaAssets } from '../project-paths';
 import { ownVersion, packageVersion } from '../run-info';
 import { BenchPostgresServer } from './bench-postgres-server';
 import { BullmqPostgresRunner } from './bullmq-postgres.runner';
 import { GraphileWorkerRunner } from './graphile-worker.runner';
 import type { PostgresBenchConfig } from './postgres-bench-config';
 import { PostgresCostMeter, PostgresQueryCounter } from './postgres-cost-meter';
-import { buildPostgresRows } from './postgres-figures';
+import { buildPostgresRows, POSTGRES_THREADMILL } from './postgres-figures';
+import { OutboxBench } from './outbox-bench';
 import type { PostgresReport } from './postgres-page';
 import { PostgresPoolBench } from './postgres-pool';
 import type { PostgresQueueRunner } from './postgres-queue-runner';
@@ -63,6 +65,12 @@ export async function runPostgresBench(
     ? await new PostgresPoolBench(scenarios, config, root, log, cleanup).run(versions.Threadmill)
     : [];
   const results = await new PostgresSuite(scenarios, config, log).run(runners);
+  const ours = results[POSTGRES_THREADMILL];
+  if (ours) {
+    // The outbox moves into Redis: its backend loads the Lua scripts beside the compiled code.
+    copyLuaAssets(root);
+    ours.outbox = await new OutboxBench(server, config, log).run();
+  }
   return {
     meta: { server: version, privateServer: server.isPrivate, versions },
     config,

@@ -1,6 +1,7 @@
 import { median } from '../metrics';
 import { countLabel, NOT_APPLICABLE } from '../report';
 import type { PostgresBenchConfig } from './postgres-bench-config';
+import type { OutboxSample } from './outbox-bench';
 import type { PostgresSample } from './postgres-scenarios';
 import type { PostgresRunnerResults } from './postgres-suite';
 
@@ -95,6 +96,20 @@ interface RowSpec {
   samples?(r: PostgresRunnerResults): readonly PostgresSample[];
   /** 'peers': ahead of every peer; 'share': at least KEEPS_RATE_SHARE; 'drain': ≥ best, stretch 2×; none: reported. */
   judge?: 'peers' | 'share' | 'drain';
+  /** A row of Threadmill's alone (no peer has it), judged against its own target when it has one. */
+  own?: { target?: string; met?(r: PostgresRunnerResults, value: number): boolean | null };
+}
+
+/** The outbox's commit-to-Redis p99 target (ms). */
+export const OUTBOX_P99_TARGET_MS = 50;
+/** The outbox's bulk rate: at least this share of the Postgres backend's own bulk enqueue. */
+export const OUTBOX_BULK_SHARE = 0.5;
+
+function outboxFigure(
+  r: PostgresRunnerResults,
+  pick: (sample: OutboxSample) => number,
+): number | null {
+  return r.outbox?.length ? median(r.outbox.map(pick)) : null;
 }
 
 function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
@@ -150,6 +165,39 @@ function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
       value: (r) => pickup(r, `${p}Ms`),
       judge: 'peers',
     })),
+    {
+      key: 'outbox.p50',
+      label: `outbox of a Redis alias, commit to Redis p50 at ${c.latencyRate}/s`,
+      unit: 'ms',
+      better: 'lower',
+      value: (r) => outboxFigure(r, (s) => s.p50Ms),
+      own: {},
+    },
+    {
+      key: 'outbox.p99',
+      label: `outbox of a Redis alias, commit to Redis p99 at ${c.latencyRate}/s`,
+      unit: 'ms',
+      better: 'lower',
+      value: (r) => outboxFigure(r, (s) => s.p99Ms),
+      own: {
+        target: `≤ ${OUTBOX_P99_TARGET_MS} ms`,
+        met: (_r, value) => value <= OUTBOX_P99_TARGET_MS,
+      },
+    },
+    {
+      key: 'outbox.bulk',
+      label: `outbox of a Redis alias, bulks of ${c.bulkBatch} moved to Redis`,
+      unit: 'tasks/s',
+      better: 'higher',
+      value: (r) => outboxFigure(r, (s) => s.bulkPerSecond),
+      own: {
+        target: `≥ ${OUTBOX_BULK_SHARE}× Threadmill's bulk enqueue`,
+        met: (r, value) => {
+          const bulk = medianRate(r.enqueue.bulk);
+          return bulk === null ? null : value >= OUTBOX_BULK_SHARE * bulk;
+        },
+      },
+    },
     {
       key: 'backlog',
       label: `drain against ${countLabel(c.backlogLarge)} waiting / against ${countLabel(c.backlogSmall)}`,
@@ -208,9 +256,9 @@ export function buildPostgresRows(
     const costs: Record<string, PerTaskCost | null> = {};
     for (const name of [POSTGRES_THREADMILL, ...POSTGRES_PEERS]) {
       const r = results[name];
-      // The pool row is Threadmill's alone: no peer has a pool of processes.
+      // The pool and outbox rows are Threadmill's alone: no peer has a pool of processes or an outbox.
       values[name] =
-        spec.key === 'drain.pool' && name !== POSTGRES_THREADMILL
+        (spec.key === 'drain.pool' || spec.own) && name !== POSTGRES_THREADMILL
           ? NOT_APPLICABLE
           : r
             ? spec.value(r)
@@ -218,6 +266,12 @@ export function buildPostgresRows(
       if (spec.cost) costs[name] = r ? spec.cost(r) : null;
     }
     const row = judge(spec, values, spec.cost ? costs : undefined);
+    const ours = results[POSTGRES_THREADMILL];
+    const value = values[POSTGRES_THREADMILL];
+    if (spec.own?.target !== undefined) {
+      row.target = spec.own.target;
+      row.met = ours && typeof value === 'number' ? (spec.own.met?.(ours, value) ?? null) : null;
+    }
     const cut = Object.entries(results).flatMap(([name, r]) =>
       spec.samples?.(r).some((sample) => sample.cutShort) ? [name] : [],
     );

@@ -1,4 +1,5 @@
 import type { LatencySample } from '../scenarios';
+import type { OutboxSample } from './outbox-bench';
 import type { PostgresBenchConfig } from './postgres-bench-config';
 import type { PostgresQueueRunner } from './postgres-queue-runner';
 import type {
@@ -16,6 +17,8 @@ export interface PostgresRunnerResults {
   /** Slices drained against each backlog size. */
   backlog: Record<number, PostgresSample[]>;
   heldHorizon: HeldHorizonSample | null;
+  /** Threadmill's alone: a Redis alias's outbox in this Postgres (OutboxBench). */
+  outbox?: OutboxSample[];
 }
 
 type Log = (line: string) => void;

@@ -122,6 +122,11 @@ export const maintenanceStale = (alias: string, ageMs: number, maxAgeMs: number)
 export const backendUnreachable = (alias: string, reason: string): string =>
   `Backend ${shown(alias)} did not answer: ${reason}`;
 
+export const outboxStalled = (alias: string, oldestAgeMs: number, limitMs: number): string =>
+  `Backend ${shown(alias)}: the oldest task in its outbox has waited ${oldestAgeMs} ms, above ` +
+  `the limit of ${limitMs} ms, so no relay is moving it to the store: check that a process ` +
+  `with the outbox and its relay on runs, and that it reaches both the app's Postgres and the store.`;
+
 export const thresholdCrossed = (
   queue: string,
   threshold: string,

@@ -31,6 +31,12 @@ export interface ThreadmillHealthOptions extends AliasOption {
    * intervals (at least 3 s), so one slow pass does not flap the probe.
    */
   maxHeartbeatAgeMs?: number;
+  /**
+   * Longest the oldest task of the alias's outbox may wait for its relay
+   * before the check is down (a stalled relay). Only for a backend with an
+   * outbox (Redis's `outbox`). Default 60 000 ms.
+   */
+  maxOutboxAgeMs?: number;
   /** Skip the maintenance check, e.g. for a web app probe that must not depend on workers. */
   requireMaintenance?: boolean;
   thresholds?: HealthThresholds;

@@ -4,6 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 
 import { OptionalDependencyMissingError } from '../core/errors/optional-dependency-missing.error';
 import type { QueueStats } from '../core/backend-telemetry.interface';
+import type { OutboxBacklog } from '../core/outbox-backlog';
 import { inProcessWorkerUnhealthy } from '../worker/in-process/in-process-worker.messages';
 import { storeHealth } from '../core/store-condition';
 import {
@@ -11,6 +12,7 @@ import {
   maintenanceNeverRan,
   maintenanceStale,
   optionalDependencyMissing,
+  outboxStalled,
   thresholdCrossed,
 } from '../core/threadmill.messages';
 import { BackendRegistry } from '../backends/backend.registry';
@@ -31,6 +33,9 @@ const THRESHOLD_READERS: Record<keyof HealthThresholds, (stats: QueueStats) => n
   maxDeferred: (stats) => stats.counts.deferred,
   maxFailedInWindow: (stats) => stats.rates.failed,
 };
+
+/** How long the oldest outbox task may wait before its relay counts as stalled. */
+const DEFAULT_MAX_OUTBOX_AGE_MS = 60_000;
 
 /** Thresholds a paused queue is not held to: its backlog grows by design until it is resumed. */
 const PAUSE_EXEMPT: ReadonlySet<keyof HealthThresholds> = new Set(['maxReady']);
@@ -81,12 +86,14 @@ export class ThreadmillHealthIndicator {
     let heartbeat: Date | null;
     let queues: Record<string, QueueStats>;
     let pausedQueues: string[];
+    let outbox: OutboxBacklog | null;
     try {
-      [heartbeat, { queues }, pausedQueues] = await promiseTimeout(
+      [heartbeat, { queues }, pausedQueues, outbox] = await promiseTimeout(
         Promise.all([
           backend.ping().then(() => backend.reads.maintenanceHeartbeat()),
           backend.reads.telemetry(options.windowMs ?? 60_000),
           backend.control.pausedQueues(),
+          backend.reads.outboxBacklog?.() ?? null,
         ]),
         timeoutMs,
         `Backend "${alias}"`,
@@ -118,6 +125,12 @@ export class ThreadmillHealthIndicator {
     const worker = this.inProcessWorker(alias);
     if (worker !== null) Object.assign(details, { inProcessWorker: worker.details });
     const problems: string[] = [...store.down, ...(worker?.problems ?? [])];
+    if (outbox !== null) {
+      const oldestAgeMs = outbox.oldestAgeMs ?? 0;
+      Object.assign(details, { outbox: { waiting: outbox.waiting, oldestAgeMs } });
+      const limitMs = options.maxOutboxAgeMs ?? DEFAULT_MAX_OUTBOX_AGE_MS;
+      if (oldestAgeMs > limitMs) problems.push(outboxStalled(alias, oldestAgeMs, limitMs));
+    }
     if (options.requireMaintenance !== false) {
       if (heartbeatAgeMs === null) problems.push(maintenanceNeverRan(alias));
       else if (heartbeatAgeMs > maxHeartbeatAgeMs)

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { Gauge, Registry } from 'prom-client';
 
 import { storeGaugesFailed } from './metrics.messages';
+import type { OutboxBacklog } from '../core/outbox-backlog';
 import type { TaskBackend } from '../core/task-backend.interface';
 import { dueAt } from './task-times';
 import { ROLE_LEASE_SCRAPES, STORE_GAUGES_ROLE } from './metrics.constants';
@@ -16,9 +17,19 @@ interface QueueReading {
   readonly headDueAt: Date | null;
 }
 
+/** The names of the store gauges, for a registry to leave when the app closes. */
+export const STORE_GAUGE_NAMES = [
+  'threadmill_queue_tasks',
+  'threadmill_queue_oldest_waiting_seconds',
+  'threadmill_outbox_tasks',
+  'threadmill_outbox_oldest_seconds',
+] as const;
+
 interface BackendReading {
   readonly at: number;
   readonly queues: ReadonlyMap<string, QueueReading>;
+  /** What waits in its outbox; null for a backend without one. */
+  readonly outbox: OutboxBacklog | null;
 }
 
 export interface StoreGaugesOptions {
@@ -45,6 +56,8 @@ export interface StoreGaugesOptions {
 export class StoreGauges {
   private readonly tasks: Gauge<'backend' | 'queue' | 'state'>;
   private readonly oldestWaiting: Gauge<'backend' | 'queue'>;
+  private readonly outboxTasks: Gauge<'backend'>;
+  private readonly outboxOldest: Gauge<'backend'>;
   private readonly readings = new Map<string, BackendReading>();
   /** The update under way: the two gauges' collects of one scrape share it. */
   private updating: Promise<void> | null = null;
@@ -57,16 +70,30 @@ export class StoreGauges {
   ) {
     const collect = (): Promise<void> => this.update();
     this.tasks = new prom.Gauge({
-      name: 'threadmill_queue_tasks',
+      name: STORE_GAUGE_NAMES[0],
       help: 'Tasks in a queue of the store, by state (ready, running, deferred); exposed by one process only.',
       labelNames: ['backend', 'queue', 'state'],
       registers,
       collect,
     });
     this.oldestWaiting = new prom.Gauge({
-      name: 'threadmill_queue_oldest_waiting_seconds',
+      name: STORE_GAUGE_NAMES[1],
       help: 'How long the next task to run in a queue has been due (0 when none waits); exposed by one process only.',
       labelNames: ['backend', 'queue'],
+      registers,
+      collect,
+    });
+    this.outboxTasks = new prom.Gauge({
+      name: STORE_GAUGE_NAMES[2],
+      help: "Tasks in a backend's outbox in the app's Postgres, not yet moved to its store; exposed by one process only.",
+      labelNames: ['backend'],
+      registers,
+      collect,
+    });
+    this.outboxOldest = new prom.Gauge({
+      name: STORE_GAUGE_NAMES[3],
+      help: "How long the oldest task in a backend's outbox has waited for its relay (0 when none waits); exposed by one process only.",
+      labelNames: ['backend'],
       registers,
       collect,
     });
@@ -84,8 +111,14 @@ export class StoreGauges {
     await Promise.all(this.backends().map((backend) => this.refresh(backend)));
     this.tasks.reset();
     this.oldestWaiting.reset();
+    this.outboxTasks.reset();
+    this.outboxOldest.reset();
     const now = Date.now();
     for (const [backend, reading] of this.readings) {
+      if (reading.outbox !== null) {
+        this.outboxTasks.set({ backend }, reading.outbox.waiting);
+        this.outboxOldest.set({ backend }, (reading.outbox.oldestAgeMs ?? 0) / 1000);
+      }
       for (const [queue, counts] of reading.queues) {
         this.tasks.set({ backend, queue, state: 'ready' }, counts.ready);
         this.tasks.set({ backend, queue, state: 'running' }, counts.running);
@@ -121,10 +154,11 @@ export class StoreGauges {
 
   private async read(backend: TaskBackend): Promise<BackendReading> {
     const at = Date.now();
-    const [telemetry, heads] = await Promise.all([
+    const [telemetry, heads, outbox] = await Promise.all([
       // Only its counts are used: the rate window does not matter.
       backend.reads.telemetry(this.options.scrapeIntervalMs),
       Promise.all(backend.queues.map((queue) => backend.reads.peek(queue, 'ready', 1))),
+      backend.reads.outboxBacklog?.() ?? null,
     ]);
     const queues = new Map<string, QueueReading>();
     backend.queues.forEach((queue, i) => {
@@ -137,6 +171,6 @@ export class StoreGauges {
         headDueAt: head ? dueAt(head.enqueuedAt, head.task.runAfter) : null,
       });
     });
-    return { at, queues };
+    return { at, queues, outbox };
   }
 }

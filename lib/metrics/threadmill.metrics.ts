@@ -20,17 +20,17 @@ import { THREADMILL_MODULE_OPTIONS } from '../threadmill.module-definition';
 import type { ThreadmillModuleOptions } from '../threadmill-module-options.interface';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from './metrics.constants';
 import { loadPromClient, type PromClient } from './prom-client.loader';
-import { StoreGauges } from './store-gauges';
+import { STORE_GAUGE_NAMES, StoreGauges } from './store-gauges';
 import { TASK_METRIC_NAMES, TaskMetrics } from './task-metrics';
 
 const ENQUEUED = 'threadmill_tasks_enqueued_total';
-const STORE_GAUGES = ['threadmill_queue_tasks', 'threadmill_queue_oldest_waiting_seconds'];
 
 /**
  * The Prometheus metrics of the app process (the one that enqueues), on with
  * the `metrics` option of ThreadmillModule: `threadmill_tasks_enqueued_total`
  * by task and queue, and the store gauges (`threadmill_queue_tasks`,
- * `threadmill_queue_oldest_waiting_seconds`) of every configured backend,
+ * `threadmill_queue_oldest_waiting_seconds`, and the outbox's where a backend
+ * has one) of every configured backend,
  * shown by one process of the store at a time, pools included (the store
  * gauges role, see docs/metrics.md). The task counters and histograms come
  * from the worker pool's own `/metrics`; with the in-process worker on, this
@@ -158,7 +158,8 @@ export class ThreadmillMetrics implements OnModuleInit, OnApplicationShutdown {
     on.stop();
     if (on.own) return;
     const tasks = on.tasks ? Object.values(TASK_METRIC_NAMES) : [];
-    for (const name of [ENQUEUED, ...STORE_GAUGES, ...tasks]) on.registry.removeSingleMetric(name);
+    for (const name of [ENQUEUED, ...STORE_GAUGE_NAMES, ...tasks])
+      on.registry.removeSingleMetric(name);
   }
 
   private registry(): Registry {

@@ -150,6 +150,19 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
   );
   ${leaseFunction(s)};
   `,
+  // The outbox of a Redis-backed alias (lib/backends/outbox): one row per task an app wrote
+  // in its own transaction, deleted once the relay has moved it to Redis.
+  (s) => `
+  CREATE TABLE ${s}.threadmill_outbox (
+    alias      text   NOT NULL,
+    id         text   NOT NULL,
+    seq        bigint GENERATED ALWAYS AS IDENTITY,
+    written_at bigint NOT NULL,
+    request    text   NOT NULL,
+    PRIMARY KEY (alias, id)
+  );
+  CREATE INDEX threadmill_outbox_order ON ${s}.threadmill_outbox (alias, seq);
+  `,
 ];
 
 /** The schema version this code writes and reads. */

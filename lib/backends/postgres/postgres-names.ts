@@ -18,8 +18,11 @@ export function lockKey(...parts: string[]): string {
     .toString();
 }
 
-/** What a channel carries: ready work (queue names), finished tasks, live events. */
-export type ChannelKind = 'work' | 'finished' | 'live';
+/**
+ * What a channel carries: ready work (queue names), finished tasks, live
+ * events, or tasks written to a Redis alias's outbox.
+ */
+export type ChannelKind = 'work' | 'finished' | 'live' | 'outbox';
 
 /** The channel of `kind` for one alias of one schema. */
 export function channelName(schema: string, alias: string, kind: ChannelKind): string {
@@ -28,3 +31,7 @@ export function channelName(schema: string, alias: string, kind: ChannelKind): s
 
 /** The lock a migration runs under: one per schema name, so concurrent starts migrate once. */
 export const migrationLockKey = (schema: string): string => lockKey('migrate', schema);
+
+/** The session lock its holder relays a Redis alias's outbox under: one relay at a time. */
+export const outboxRelayLockKey = (schema: string, alias: string): string =>
+  lockKey('outbox-relay', schema, alias);

@@ -27,6 +27,7 @@ import { postgresSchemaBehind, postgresSchemaTooNew } from './postgres.messages'
  * | `threadmill_queue_starts` | start times within a rate-limited queue's window |
  * | `threadmill_roles` | each role's holder and the end of its lease |
  * | `threadmill_feed_listeners` | one row per process listening to a feed of an alias, until it lapses: writers notify a feed only while one is live |
+ * | `threadmill_outbox` | tasks a Redis alias's app wrote in its own transaction, by `seq`, until its outbox relay moved them (lib/backends/outbox) |
  * | `threadmill_lease()` | a function, not a table: the lease in one round trip (postgres-lease-function.ts) |
  *
  * @internal

@@ -8,6 +8,7 @@ import {
   REDIS_BACKEND_DEFAULTS,
   type RedisBackendOptions,
 } from './redis-backend-options.interface';
+import { parseOutboxOptions, type OutboxSettings } from '../outbox/outbox-settings';
 import { parseRedisTarget, type RedisTarget } from './redis-target.parser';
 
 /** How many replicas must confirm a task write, and how long to wait for them. */
@@ -45,6 +46,8 @@ export interface RedisBackendSettings {
   secrets: string[];
   /** WAIT after each task write (see RedisBackendOptions.waitForReplicas); null when off. */
   waitForReplicas: ReplicaWaitSettings | null;
+  /** The app's Postgres outbox (see RedisBackendOptions.outbox); null when off. */
+  outbox: OutboxSettings | null;
 }
 
 /** The options of RedisBackend besides the ones every backend has. */
@@ -60,6 +63,7 @@ const REDIS_OWN_OPTIONS = [
   'client',
   'waitForReplicas',
   'redisOptions',
+  'outbox',
 ];
 
 /**
@@ -124,6 +128,7 @@ export function parseRedisBackendConfig(
     maskedTarget,
     secrets: secrets.filter((secret) => secret.length > 0),
     waitForReplicas,
+    outbox: parseOutboxOptions(options.outbox, fail),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 import { DEFAULT_MAX_PAYLOAD_BYTES, THREADMILL_NAMESPACE } from '../../core/threadmill.constants';
 import type { BackendOptions } from '../backend-options.interface';
+import type { RedisOutboxOptions } from '../outbox/outbox-options.interface';
 
 /**
  * Options of a `RedisBackend` alias (`options` in its BackendConfig). Every
@@ -90,6 +91,13 @@ export interface RedisBackendOptions extends BackendOptions {
    * and passes. Default false.
    */
   requirePersistence?: boolean;
+  /**
+   * The app's Postgres, where an enqueue with a `transaction` override
+   * writes its tasks inside the app's transaction; a relay moves each
+   * committed one into Redis once, under the id the enqueue answered with.
+   * Off by default: such an enqueue is refused (TransactionNotSupportedError).
+   */
+  outbox?: RedisOutboxOptions;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-scrip
  * @internal
  */
 export class RedisEnqueueScript {
-  constructor(private readonly calls: Record<'enqueue', ScriptCall>) {}
+  constructor(private readonly calls: Record<'enqueue' | 'moveOutboxed', ScriptCall>) {}
 
   /**
    * Stores the tasks, and lists the ones refused because a task is stored
@@ -20,36 +20,9 @@ export class RedisEnqueueScript {
     sequenceKey: string,
     queues: readonly EnqueueQueueKeys[],
     groups: readonly EnqueueGroup[],
-    args: {
-      taskPrefix: string;
-      resultTtlMs: number;
-      priorityWeight: number;
-      wakeBound: number;
-      each: boolean;
-      /** Where the stored tasks are announced (RedisKeys.liveChannel). */
-      liveChannel: string;
-      /** The queues' names in the order of `queues`, separated by spaces. */
-      queueNames: string;
-    },
+    args: EnqueueArgs,
   ): Promise<EnqueueClash[]> {
-    const argv: (string | number)[] = [0, sequenceKey];
-    for (const queue of queues) {
-      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
-    }
-    argv[0] = argv.length - 1;
-    argv.push(
-      args.wakeBound,
-      args.priorityWeight,
-      args.taskPrefix,
-      args.resultTtlMs,
-      args.each ? 1 : 0,
-      args.liveChannel,
-      args.queueNames,
-    );
-    for (const group of groups) {
-      argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
-      for (let i = 0; i < group.ids.length; i++) argv.push(group.ids[i], group.data[i]);
-    }
+    const argv = enqueueArgv(sequenceKey, queues, groups, args, []);
     const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
     if (reply.length === 1) return [];
     const ids = groups.flatMap((group) => group.ids);
@@ -68,4 +41,66 @@ export class RedisEnqueueScript {
     }
     return clashes;
   }
+
+  /**
+   * Stores the tasks the outbox relay moves (moveOutboxed.lua), each
+   * refused when moved before within `marks.windowMs` or when its id is
+   * stored: either way it is in Redis. Resolves once the call was made.
+   */
+  async move(
+    marks: { movedPrefix: string; windowMs: number },
+    sequenceKey: string,
+    queues: readonly EnqueueQueueKeys[],
+    groups: readonly EnqueueGroup[],
+    args: Omit<EnqueueArgs, 'each'>,
+  ): Promise<void> {
+    const argv = enqueueArgv(sequenceKey, queues, groups, { ...args, each: true }, [
+      marks.movedPrefix,
+      marks.windowMs,
+    ]);
+    await this.calls.moveOutboxed(argv);
+  }
+}
+
+/** The fixed arguments of enqueue.lua. */
+interface EnqueueArgs {
+  taskPrefix: string;
+  resultTtlMs: number;
+  priorityWeight: number;
+  wakeBound: number;
+  each: boolean;
+  /** Where the stored tasks are announced (RedisKeys.liveChannel). */
+  liveChannel: string;
+  /** The queues' names in the order of `queues`, separated by spaces. */
+  queueNames: string;
+}
+
+/** enqueue.lua's call, laid out as its header says, `before` its own ARGV. */
+function enqueueArgv(
+  sequenceKey: string,
+  queues: readonly EnqueueQueueKeys[],
+  groups: readonly EnqueueGroup[],
+  args: EnqueueArgs,
+  before: readonly (string | number)[],
+): (string | number)[] {
+  const argv: (string | number)[] = [0, sequenceKey];
+  for (const queue of queues) {
+    argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
+  }
+  argv[0] = argv.length - 1;
+  argv.push(
+    ...before,
+    args.wakeBound,
+    args.priorityWeight,
+    args.taskPrefix,
+    args.resultTtlMs,
+    args.each ? 1 : 0,
+    args.liveChannel,
+    args.queueNames,
+  );
+  for (const group of groups) {
+    argv.push(group.queueIndex + 1, group.priority, group.delayMs ?? '', group.ids.length);
+    for (let i = 0; i < group.ids.length; i++) argv.push(group.ids[i], group.data[i]);
+  }
+  return argv;
 }

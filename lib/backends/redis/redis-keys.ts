@@ -104,6 +104,19 @@ export class RedisKeys {
     return `${this.prefix}rate:${queue}`;
   }
 
+  /**
+   * Prefix of the STRING marks of tasks the outbox relay moved, one per id,
+   * each expiring after the relay's mark window: a repeated move is refused.
+   */
+  get movedPrefix(): string {
+    return `${this.prefix}moved:`;
+  }
+
+  /** STRING mark of one moved task (see movedPrefix). */
+  moved(id: string): string {
+    return `${this.movedPrefix}${id}`;
+  }
+
   /** STRING counter of enqueued tasks: the FIFO tie-break inside a ready score. */
   get sequence(): string {
     return `${this.prefix}sequence`;

@@ -22,6 +22,18 @@ export type LuaFunctionName =
   | 'storeFinished'
   | 'wakeReady';
 
+/** One script: its file, key count, the functions it uses, and the script whose body follows its own. */
+interface ScriptEntry {
+  file: string;
+  keys: ScriptKeyCount;
+  uses?: readonly LuaFunctionName[];
+  /**
+   * A script whose body runs after this file's, in the same call: this file
+   * prepares its arguments (moveOutboxed.lua takes out moves already made).
+   */
+  continues?: string;
+}
+
 /**
  * Every Lua script, with the key count its header documents. The file name
  * carries the fixed count as a suffix (`promoteDeferred-3.lua`); variadic
@@ -34,6 +46,13 @@ export const REDIS_SCRIPTS = {
     file: 'enqueue.lua',
     keys: { fixed: 1, perItem: 4 },
     uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
+  },
+  // The outbox relay's moves: each id once, then enqueue.lua's body on what is left.
+  moveOutboxed: {
+    file: 'moveOutboxed.lua',
+    keys: { fixed: 1, perItem: 4 },
+    uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
+    continues: 'enqueue.lua',
   },
   // A batch with any unique key; per item a queue (4 keys).
   enqueueUnique: {
@@ -97,10 +116,7 @@ export const REDIS_SCRIPTS = {
   readSchedules: { file: 'readSchedules-3.lua', keys: { fixed: 3 } },
   dueSchedules: { file: 'dueSchedules-3.lua', keys: { fixed: 3 }, uses: ['storeClock'] },
   advanceSchedule: { file: 'advanceSchedule-2.lua', keys: { fixed: 2 } },
-} as const satisfies Record<
-  string,
-  { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] }
->;
+} as const satisfies Record<string, ScriptEntry>;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
@@ -137,17 +153,22 @@ function readLua(file: string): string {
  * SHA1 is noted for scriptNamed.
  */
 export function scriptSource(name: RedisScriptName): { lua: string; numberOfKeys?: number } {
-  const script: { file: string; keys: ScriptKeyCount; uses?: readonly LuaFunctionName[] } =
-    REDIS_SCRIPTS[name];
+  const script: ScriptEntry = REDIS_SCRIPTS[name];
   const { file, keys } = script;
   const functions = (script.uses ?? []).map((fn) => readLua(`${fn}.function.lua`));
-  const source = readLua(file);
-  const firstLineEnd = source.indexOf('\n');
-  const shebang = source.startsWith('#!') ? source.slice(0, firstLineEnd) : null;
-  const body = shebang === null ? source : source.slice(firstLineEnd + 1);
-  const lua = [...(shebang === null ? [] : [shebang]), ...functions, body].join('\n');
+  const { shebang, body } = splitShebang(readLua(file));
+  const continued =
+    script.continues === undefined ? [] : [splitShebang(readLua(script.continues)).body];
+  const lua = [...(shebang === null ? [] : [shebang]), ...functions, body, ...continued].join('\n');
   scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
   return 'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed };
+}
+
+/** A script's #!lua line (null when it has none) and the rest. */
+function splitShebang(source: string): { shebang: string | null; body: string } {
+  if (!source.startsWith('#!')) return { shebang: null, body: source };
+  const firstLineEnd = source.indexOf('\n');
+  return { shebang: source.slice(0, firstLineEnd), body: source.slice(firstLineEnd + 1) };
 }
 
 // ioredis adds a method per defineCommand; this is its shape. Arguments go

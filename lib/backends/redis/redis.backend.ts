@@ -34,6 +34,8 @@ import { RedisSchedules } from './redis-schedules';
 import { RedisScripts } from './redis-scripts';
 import { RedisAcknowledger } from './redis-acknowledger';
 import { RedisTelemetry } from './redis-telemetry';
+import { RedisOutboxMover } from './redis-outbox-mover';
+import { TaskOutbox } from '../outbox/task-outbox';
 
 /**
  * The Redis backend: durable priority queues with leases, one Lua script per
@@ -67,6 +69,8 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
   private readonly guard: RedisCallGuard;
   private readonly connection: RedisConnection;
   private readonly transports: RedisFeeds;
+  /** The app's Postgres outbox, when the alias has one. */
+  private readonly outbox: TaskOutbox | null;
 
   /**
    * @param alias the backend alias; its name is the hash tag of every key.
@@ -138,10 +142,23 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
     const feeds = new RedisFeeds(keys, connection, logger);
     this.transports = feeds;
     const roles = new RedisRoles(context);
+    const outbox = settings.outbox
+      ? new TaskOutbox(
+          alias,
+          settings.outbox,
+          new RedisOutboxMover(context, settings.outbox.markWindowMs),
+          logger,
+        )
+      : null;
+    this.outbox = outbox;
     this.expose(guard, {
       tasks: {
         enqueue: (record) => enqueuer.enqueue(record),
         enqueueMany: (records) => enqueuer.enqueueMany(records),
+        // Written to the app's Postgres; the outbox relay moves them here after the commit.
+        ...(outbox && {
+          enqueueInTransaction: (transaction, records) => outbox.write(transaction, records),
+        }),
         getResult: (id) => reads.getResult(id),
       },
       leases: {
@@ -178,6 +195,7 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         activity: (query) => activity.read(query),
         // The last pass on this process's clock, its age measured on Redis's clock.
         maintenanceHeartbeat: () => reads.maintenanceHeartbeat(),
+        ...(outbox && { outboxBacklog: () => outbox.backlog() }),
       },
       feeds: {
         subscribeFinished: async (listener) => feeds.finished.subscribe(listener),
@@ -205,8 +223,14 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
     return this.connection.storeCondition();
   }
 
+  /** Whether this process relays the alias's outbox now (one process at a time does). */
+  get relaysOutbox(): boolean {
+    return this.outbox?.relaying ?? false;
+  }
+
   async close(): Promise<void> {
     this.guard.close();
+    await this.outbox?.close();
     await this.transports.close();
     await this.connection.close();
   }

@@ -72,6 +72,7 @@ export const OPTIONAL_PORT_METHODS: {
   readonly [P in BackendPartName]?: readonly (keyof TaskBackend[P])[];
 } = {
   tasks: ['enqueueInTransaction'],
+  reads: ['outboxBacklog'],
 };
 
 type Unlisted = {

@@ -1,4 +1,5 @@
 import type { BackendTelemetry } from '../backend-telemetry.interface';
+import type { OutboxBacklog } from '../outbox-backlog';
 import type { QueueSegment } from '../queue-segment';
 import type { ActivityQuery, BackendActivity, TaskListQuery, TaskPage } from '../task-listing';
 import type { TaskRecord } from '../task-record.interface';
@@ -34,4 +35,9 @@ export interface ReadStore {
   activity(query: ActivityQuery): Promise<BackendActivity>;
   /** When the last maintenance pass ran, or null if none has. */
   maintenanceHeartbeat(): Promise<Date | null>;
+  /**
+   * What waits in the alias's outbox (in the app's Postgres) for its relay;
+   * only a backend configured with an outbox has it (Redis's `outbox`).
+   */
+  outboxBacklog?(): Promise<OutboxBacklog>;
 }

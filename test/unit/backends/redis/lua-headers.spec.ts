@@ -24,6 +24,7 @@ function recordingClient() {
   const calls = new Map<RedisScriptName, (string | number)[]>();
   const replies: Record<RedisScriptName, unknown> = {
     enqueue: [2],
+    moveOutboxed: [2],
     enqueueUnique: [0, 0, 0],
     forgetFreeKeys: [0, '0'],
     acquire: [2, 1, 1, 0],
@@ -102,6 +103,20 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       priorityWeight: 1,
       wakeBound: 1,
       each: false,
+      liveChannel: 'l',
+      queueNames: 'q q',
+    },
+  );
+  await scripts.enqueue.move(
+    { movedPrefix: 'm', windowMs: 1 },
+    'seq',
+    two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
+    [{ queueIndex: 0, priority: 0, delayMs: null, ids: ['i'], data: ['{}'] }],
+    {
+      taskPrefix: 'p',
+      resultTtlMs: 1,
+      priorityWeight: 1,
+      wakeBound: 1,
       liveChannel: 'l',
       queueNames: 'q q',
     },

@@ -295,3 +295,37 @@ describe('RedisBackend configuration', () => {
     });
   });
 });
+
+describe('RedisBackend outbox option', () => {
+  const parse = (outbox: unknown) =>
+    parseRedisBackendConfig('orders', {
+      backend: RedisBackend,
+      url: 'redis://localhost:6379',
+      options: { outbox },
+    });
+
+  it('is off unless given, and takes the documented defaults', () => {
+    expect(parse(undefined).outbox).toBeNull();
+    expect(parse({ url: 'postgres://app@localhost/app' }).outbox).toEqual({
+      target: { url: 'postgres://app@localhost/app' },
+      schema: 'threadmill',
+      pollIntervalMs: 10_000,
+      markWindowMs: 86_400_000,
+      batchSize: 500,
+      relay: true,
+    });
+  });
+
+  it.each([
+    [{}, /outbox.*needs exactly one of url .* and pool/],
+    [{ url: 'postgres://a/b', pool: { connect: () => null } }, /exactly one of url/],
+    [{ url: 'redis://a' }, /outbox\.url.*postgres:\/\//],
+    [{ url: 'postgres://a/b', schema: 'Bad-Name' }, /outbox\.schema/],
+    [{ url: 'postgres://a/b', pollInterval: 0 }, /outbox\.pollInterval/],
+    [{ url: 'postgres://a/b', relay: 'yes' }, /outbox\.relay/],
+    [{ url: 'postgres://a/b', polInterval: 5 }, /has polInterval; its fields are/],
+  ])('refuses %j, naming the alias and the field', (outbox, message) => {
+    expect(() => parse(outbox)).toThrow(InvalidBackendConfigError);
+    expect(() => parse(outbox)).toThrow(message);
+  });
+});

@@ -13,6 +13,7 @@ import { storeRules } from '../../../../../lib/lifecycle/store-rules';
 import { createTestSchema, type TestSchema } from '../../../../helpers/postgres-schema';
 import { testAlias } from '../../../../helpers/test-alias';
 import { testPostgresUrl } from '../../../../helpers/test-postgres-url';
+import { describeOutboxEnqueue } from './outbox-enqueue.scenarios';
 
 /** One open transaction of the app, through its ORM. */
 export interface AppTransaction {
@@ -76,11 +77,13 @@ export async function callbackTransaction<H>(
 const Welcome = defineTask<[string]>({ name: 'users.welcome' });
 
 /**
- * The scenarios every ORM's adapter passes, on the real Postgres: a task
+ * The scenarios every ORM's adapter passes, on the real Postgres (and on a
+ * Redis alias's outbox there, describeOutboxEnqueue): a task
  * enqueued in the app's transaction exists only if that transaction
  * commits, no worker sees it before, and its id is known at once.
  */
 export function describeTransactionEnqueue(orm: string, connect: ConnectOrm): void {
+  describeOutboxEnqueue(orm, connect);
   describe(`enqueue inside a ${orm} transaction, on PostgresBackend`, () => {
     let created: TestSchema;
     let alias: string;

@@ -1,0 +1,24 @@
+/**
+ * What the outbox of a Redis alias says: a refused write, the relay's
+ * failures and takeovers. Each names the alias and what to do.
+ */
+import { shown } from '../../core/shown';
+
+export const outboxIdTaken = (alias: string, ids: readonly string[]): string =>
+  `Backend ${shown(alias)}: the outbox already holds a task with id ${ids.map(shown).join(', ')}, ` +
+  `not yet moved to Redis, so nothing of this enqueue was written. Enqueue under another id, ` +
+  `or leave \`id\` out to get a new one.`;
+
+export const outboxUniqueRefused = (alias: string, name: string): string =>
+  `Task ${shown(name)} has a unique key, which the outbox of backend ${shown(alias)} cannot ` +
+  `decide inside the app's transaction: enqueue it without \`transaction\` once the ` +
+  `transaction committed.`;
+
+export const outboxRelayFailed = (alias: string, reason: string, retryMs: number): string =>
+  `The outbox relay of backend ${shown(alias)} failed (${reason}); the tasks waiting stay in ` +
+  `the outbox and are moved once it works again, tried again in ${retryMs} ms. Check that the ` +
+  `app's Postgres and Redis are reachable.`;
+
+export const outboxMoveRefused = (alias: string, count: number): string =>
+  `The outbox relay of backend ${shown(alias)} found ${count} task(s) already in Redis (moved ` +
+  `before, or their id taken by another enqueue): their rows were deleted without a second move.`;

@@ -1,0 +1,83 @@
+import type { TaskRecord } from '../../core/task-record.interface';
+import type { OutboxMover } from '../outbox/outbox-relay';
+import type { RedisAliasContext } from './redis-alias-context';
+import { enqueueGroups } from './redis-enqueuer';
+import type { EnqueueQueueKeys } from './redis-script-types';
+import { PRIORITY_WEIGHT } from './redis-task-hash';
+import { WAKE_BOUND } from './redis-scripts';
+
+/**
+ * Moves tasks from the outbox of a RedisBackend alias into Redis, in one
+ * call of moveOutboxed.lua: each id once within the mark window, stored
+ * as its enqueue would have stored it (queue, priority, deferral, and the
+ * record's own data: name, args, trace context), under the id the app got.
+ *
+ * @internal
+ */
+export class RedisOutboxMover implements OutboxMover {
+  constructor(
+    private readonly context: RedisAliasContext,
+    private readonly markWindowMs: number,
+  ) {}
+
+  async move(records: readonly TaskRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const { keys, codec, guard, connection, replicas, settings } = this.context;
+    const queueIndexes = new Map<string, number>();
+    const queueKeys: EnqueueQueueKeys[] = [];
+    const queueOf = records.map((record) => {
+      const queue = guard.queueOf(record);
+      let index = queueIndexes.get(queue);
+      if (index === undefined) {
+        index = queueKeys.length;
+        queueIndexes.set(queue, index);
+        queueKeys.push({
+          queueKey: keys.queue(queue),
+          deferredKey: keys.deferred(queue),
+          ingressPrefix: keys.ingressPrefix(queue),
+          wakeKey: keys.wake(queue),
+        });
+      }
+      return index;
+    });
+    const data = records.map((record) => codec.encodeLive(record));
+    const what = (): string => `a move of ${records.length} task(s) from the outbox`;
+    await connection.run(() =>
+      replicas.confirmed(connection.client, what, async () => {
+        try {
+          await this.context.scripts.enqueue.move(
+            { movedPrefix: keys.movedPrefix, windowMs: this.markWindowMs },
+            keys.sequence,
+            queueKeys,
+            // Delays are read now, as the call goes: the script adds them to Redis's clock.
+            enqueueGroups(records, queueOf, data, Date.now()),
+            {
+              taskPrefix: keys.taskPrefix,
+              resultTtlMs: settings.retention.longestMaxAgeMs,
+              priorityWeight: PRIORITY_WEIGHT,
+              wakeBound: WAKE_BOUND,
+              liveChannel: keys.liveChannel,
+              queueNames: [...queueIndexes.keys()].join(' '),
+            },
+          );
+        } catch (error) {
+          await this.unmarkAfterRefusal(records, error);
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /**
+   * A script that answered with an error (other than a full Redis, which
+   * refuses it before it runs) undid its stores but not its marks: they go,
+   * so the next move stores those tasks. A lost reply keeps them, as the
+   * call may have stored its tasks.
+   */
+  private async unmarkAfterRefusal(records: readonly TaskRecord[], error: unknown): Promise<void> {
+    const refused = error instanceof Error && error.name === 'ReplyError';
+    if (!refused || error.message.startsWith('OOM')) return;
+    const { keys, connection } = this.context;
+    await connection.client.del(...records.map((record) => keys.moved(record.id)));
+  }
+}
