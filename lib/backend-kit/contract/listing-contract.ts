@@ -6,11 +6,9 @@ import { recordWith } from '../../core/record-with';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { failedAttempt } from '../../lifecycle/retry-policy';
 import type { TaskListQuery } from '../../core/task-listing';
-import type { TaskRecord } from '../../core/task-record.interface';
-import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { readyRecord, type ReadyRecordFields } from './ready-record';
 import { decideCancel } from '../../lifecycle/cancel-decision';
 import type { ContractRunner } from './contract-runner';
+import { operatorReadCalls } from './operator-read-calls';
 
 /**
  * The contract of the operators' task pages: a segment read from a cursor
@@ -24,17 +22,7 @@ export function describeListing(
 ): void {
   const { describe, it, expect } = t;
   describe('listing', () => {
-    const record = (fields: ReadyRecordFields = {}): TaskRecord =>
-      readyRecord(subject().alias, { name: 'contract.echo', ...fields });
-    const acquire = (max: number, poolId?: string): Promise<TaskRecord[]> =>
-      subject().backend.leases.acquire(['default'], {
-        workerId: 'host:1-0',
-        max,
-        timeoutMs: 0,
-        poolId,
-      });
-    const succeeded = (running: TaskRecord): TaskRecord =>
-      recordWith(running, { status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() });
+    const { record, acquire, succeeded } = operatorReadCalls(subject);
 
     /** Every page of a listing (one call per page), and how many calls it took. */
     const allPages = async (

@@ -1,15 +1,12 @@
 import { InvalidQueryError } from '../../core/errors/invalid-query.error';
-import { recordWith } from '../../core/record-with';
 import type { TaskBackend } from '../../core/task-backend.interface';
 import { failedAttempt } from '../../lifecycle/retry-policy';
 import type { PoolInfo } from '../../core/task-listing';
-import type { TaskRecord } from '../../core/task-record.interface';
-import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { readyRecord, type ReadyRecordFields } from './ready-record';
 import { waitFor } from './wait-for';
 import { runMaintenancePass } from '../../lifecycle/maintenance-pass';
 import { decideCancel } from '../../lifecycle/cancel-decision';
 import type { ContractRunner } from './contract-runner';
+import { operatorReadCalls } from './operator-read-calls';
 
 /**
  * The contract of the operators' reads besides task pages: the worker pools
@@ -22,17 +19,7 @@ export function describePoolsAndActivity(
 ): void {
   const { describe, it, expect } = t;
   describe('pools and activity', () => {
-    const record = (fields: ReadyRecordFields = {}): TaskRecord =>
-      readyRecord(subject().alias, { name: 'contract.echo', ...fields });
-    const acquire = (max: number, poolId?: string): Promise<TaskRecord[]> =>
-      subject().backend.leases.acquire(['default'], {
-        workerId: 'host:1-0',
-        max,
-        timeoutMs: 0,
-        poolId,
-      });
-    const succeeded = (running: TaskRecord): TaskRecord =>
-      recordWith(running, { status: TaskResultStatus.SUCCESSFUL, finishedAt: new Date() });
+    const { record, acquire, succeeded } = operatorReadCalls(subject);
 
     it('lists the pools with their info, keeps it on a beat without, and forgets a retired or recovered pool', async () => {
       const { backend } = subject();
