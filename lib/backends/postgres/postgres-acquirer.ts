@@ -123,8 +123,11 @@ export class PostgresAcquirer {
     for (const queue of queues) {
       const { limits } = await this.queueState.enter(tx, queue);
       let most = max;
+      let at = now;
       if (limits) {
-        const room = await this.queueState.room(tx, queue, limits, now);
+        const entered = await this.queueState.room(tx, queue, limits);
+        const { room } = entered;
+        at = entered.at;
         if (room.room === 0) {
           if (room.waitMs > 0) waitMs = Math.min(waitMs || Infinity, room.waitMs);
           continue;
@@ -132,7 +135,7 @@ export class PostgresAcquirer {
         most = Math.min(max, room.room);
       }
       const taken = await this.takeFrom(tx, queue, workerId, most, now, poolId);
-      if (limits) await this.queueState.started(tx, queue, limits, taken.length, now);
+      if (limits) await this.queueState.started(tx, queue, limits, taken.length, at);
       if (taken.length > 0) {
         this.notices.live(tx, 'started', taken);
         return { acquired: taken, waitMs: 0 };

@@ -30,7 +30,9 @@
  *   - StoreRules.leased (unleased.ts leasedRecord): status RUNNING, startedAt
  *     kept or now, lastAttemptedAt now, the worker appended to workerIds;
  *   - StoreRules.limitRoom (limit-room.ts): the room a queue's concurrency
- *     leaves beside its running tasks, and its rate window beside its starts;
+ *     leaves beside its running tasks, and its rate window beside its starts
+ *     (the window is kept on the server's clock_timestamp(), read once the
+ *     queue's limit lock is held, so every pool shares one: not on `now`);
  *   - acknowledge (PostgresHeldTasks): a finished record is stored only while its
  *     task is running, in id order, else it is already stored or stale.
  * Times are epoch ms, as serializeRecord writes them.
@@ -39,7 +41,7 @@
  */
 export function leaseFunction(s: string): string {
   return `
-CREATE FUNCTION ${s}.threadmill_lease(
+CREATE OR REPLACE FUNCTION ${s}.threadmill_lease(
   p_alias text, p_queues text[], p_pause_keys bigint[], p_limit_keys bigint[], p_feed_key bigint,
   p_worker text, p_max integer, p_now bigint, p_lease_until bigint, p_pool text,
   p_ids text[], p_data text[], p_progress text[], p_statuses text[], p_names text[],
@@ -58,6 +60,7 @@ DECLARE
   conc integer;
   rate_max integer;
   per_ms bigint;
+  rate_now bigint;
   room bigint;
   wait bigint;
   least_wait bigint := 0;
@@ -121,6 +124,8 @@ BEGIN
         IF rate_max <= 0 OR per_ms <= 0 THEN rate_max := 0; END IF;
         IF conc > 0 OR rate_max > 0 THEN
           PERFORM pg_advisory_xact_lock(p_limit_keys[qi]);
+          -- One window for every pool: the server's own clock, read under the limit lock.
+          rate_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
           room := 2147483647;
           IF conc > 0 THEN
             room := conc - (SELECT count(*) FROM ${s}.threadmill_tasks t
@@ -129,11 +134,11 @@ BEGIN
           wait := 0;
           IF rate_max > 0 THEN
             DELETE FROM ${s}.threadmill_queue_starts st
-              WHERE st.alias = p_alias AND st.queue = q AND st.at <= p_now - per_ms;
+              WHERE st.alias = p_alias AND st.queue = q AND st.at <= rate_now - per_ms;
             SELECT coalesce(array_agg(st.at ORDER BY st.at), '{}') INTO starts
               FROM ${s}.threadmill_queue_starts st WHERE st.alias = p_alias AND st.queue = q;
             IF rate_max - cardinality(starts) <= 0 AND room > 0 THEN
-              wait := greatest(1, starts[cardinality(starts) - rate_max + 1] + per_ms - p_now);
+              wait := greatest(1, starts[cardinality(starts) - rate_max + 1] + per_ms - rate_now);
             END IF;
             room := least(room, rate_max - cardinality(starts));
           END IF;
@@ -171,7 +176,7 @@ BEGIN
         END LOOP;
         IF rate_max > 0 AND started > 0 THEN
           INSERT INTO ${s}.threadmill_queue_starts (alias, queue, at)
-            SELECT p_alias, q, p_now FROM generate_series(1, started);
+            SELECT p_alias, q, rate_now FROM generate_series(1, started);
         END IF;
         EXIT WHEN started > 0;
       END LOOP;

@@ -1,3 +1,5 @@
+import { enqueueFunction } from './postgres-enqueue-function';
+import { firstLeaseFunction } from './postgres-lease-function-v1';
 import { leaseFunction } from './postgres-lease-function';
 
 /**
@@ -148,6 +150,11 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
     expires_at bigint NOT NULL,
     PRIMARY KEY (alias, feed, listener)
   );
+  ${firstLeaseFunction(s)};
+  `,
+  // Enqueue in one round trip; rate windows on the server's own clock, one for every pool.
+  (s) => `
+  ${enqueueFunction(s)};
   ${leaseFunction(s)};
   `,
 ];
