@@ -134,7 +134,8 @@ export class PostgresAcquirer {
         }
         most = Math.min(max, room.room);
       }
-      const taken = await this.takeFrom(tx, queue, workerId, most, now, poolId);
+      // A limited queue's starts are dated on the clock its window is kept on.
+      const taken = await this.takeFrom(tx, queue, workerId, most, at, poolId);
       if (limits) await this.queueState.started(tx, queue, limits, taken.length, at);
       if (taken.length > 0) {
         this.notices.live(tx, 'started', taken);
