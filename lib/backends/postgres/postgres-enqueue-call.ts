@@ -24,8 +24,8 @@ interface RefusedRow {
  * Where a call runs: `alone` is its own transaction (the feed lock taken
  * in it); `tx` is a step of one of the backend's transactions, which holds
  * the feed lock; `app` a step of the app's transaction, which takes none
- * (its live events go whether or not the feed is listened to), the
- * ingress counted apart by the caller.
+ * (its live events go whether or not the feed is listened to), its
+ * ingress counted in rows of its own (threadmill_ingress_pending).
  */
 export type EnqueueCallPlace = 'alone' | 'tx' | 'app';
 
@@ -136,7 +136,7 @@ export class PostgresEnqueueCall {
       place === 'alone' ? this.connection.feedLockKey : null,
       place !== 'app',
       input.allOrNone,
-      place !== 'app',
+      place === 'app',
       records.map((record) => record.id),
       records.map((record) => record.task.queue),
       records.map((record) => record.task.name),

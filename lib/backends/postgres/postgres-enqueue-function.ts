@@ -14,7 +14,9 @@
  *   3 listened boolean: the live feed is told only while a listener of it is
  *     live (false: always, as in the app's transaction, which takes no feed lock);
  *   4 all_or_none boolean: one refusal stores none (the stored rows of this call go);
- *   5 count boolean: counts the stored tasks as ingress (false: the caller counts apart);
+ *   5 apart boolean: the stored tasks are counted as ingress in rows of their own
+ *     (threadmill_ingress_pending, a plain insert), not in the shared row of their queue and
+ *     second, which would stay locked until the app's transaction ends;
  *   6 ids, 7 queues, 8 names text[]; 9 scores bigint[]; 10 run_at bigint[] (null: ready);
  *   11 attempts integer[]; 12 data text[]: the records, in order;
  *   13 now bigint (ms, the server's clock: PostgresClock);
@@ -35,7 +37,7 @@
 export function enqueueFunction(s: string): string {
   return `
 CREATE FUNCTION ${s}.threadmill_enqueue(
-  p_alias text, p_feed_key bigint, p_listened boolean, p_all_or_none boolean, p_count boolean,
+  p_alias text, p_feed_key bigint, p_listened boolean, p_all_or_none boolean, p_apart boolean,
   p_ids text[], p_queues text[], p_names text[], p_scores bigint[], p_run_at bigint[],
   p_attempts integer[], p_data text[], p_now bigint, p_live_channel text, p_work_channel text)
 RETURNS TABLE (n integer, data text, progress text)
@@ -99,7 +101,13 @@ BEGIN
     END IF;
   END IF;
 
-  IF p_count THEN
+  IF p_apart THEN
+    INSERT INTO ${s}.threadmill_ingress_pending (alias, queue, second, count)
+    SELECT p_alias, m.queue, p_now / 1000, count(*)
+    FROM unnest(p_queues) WITH ORDINALITY AS m(queue, n)
+    WHERE NOT m.n = ANY(refused)
+    GROUP BY m.queue;
+  ELSE
     INSERT INTO ${s}.threadmill_ingress_counts AS c (alias, queue, second, count)
     SELECT p_alias, m.queue, p_now / 1000, count(*)
     FROM unnest(p_queues) WITH ORDINALITY AS m(queue, n)

@@ -46,7 +46,7 @@ export class PostgresEnqueuer {
   constructor(
     private readonly alias: string,
     private readonly connection: PostgresConnection,
-    private readonly sql: PostgresTaskStatements,
+    sql: PostgresTaskStatements,
     private readonly uniqueKeys: PostgresUniqueKeys,
     notices: PostgresNotices,
     results: TaskRecordSource,
@@ -80,9 +80,8 @@ export class PostgresEnqueuer {
    * Stores the records inside the app's open transaction, all or none, as
    * enqueueMany does in one of its own: not in the order of this backend's
    * own enqueues, since the app's commit decides when they count. Records
-   * without a key take one statement in it, their ingress counted apart at
-   * the same time (in the app's transaction the count's row would stay
-   * locked until its commit), and taken back for a refusal.
+   * without a key take one statement in it (a batch too: a refusal undoes
+   * that statement's own rows, so no savepoint is needed).
    */
   async enqueueInTransaction(
     transaction: TaskTransaction,
@@ -91,28 +90,10 @@ export class PostgresEnqueuer {
     if (records.length === 0) return [];
     assertDistinctIds(records);
     const call: EnqueueCall = { mono: performance.now(), wallMs: Date.now() };
-    if (records.some((record) => record.task.unique)) {
-      return this.app.run(this.alias, transaction, records.length > 1, (tx) =>
-        this.writeMany(tx, records, call, 'app'),
-      );
-    }
-    const input = { records, call, allOrNone: true };
-    const counted = this.countApart(records, call, 1);
-    let refusals: (TaskAlreadyExistsError | null)[];
-    try {
-      refusals = await this.app.run(this.alias, transaction, false, (tx) =>
-        this.calls.in(tx, input, 'app'),
-      );
-    } catch (error) {
-      // Taken back once counted; the caller is told the enqueue's error, of which a failed
-      // count or take-back is only a consequence (the same server out of reach).
-      await Promise.allSettled([counted.then(() => this.countApart(records, call, -1))]);
-      throw error;
-    }
-    await counted;
-    if (refusals.some(Boolean)) await this.countApart(records, call, -1);
-    throwRefused(refusals);
-    return [...records];
+    const keyed = records.some((record) => record.task.unique);
+    return this.app.run(this.alias, transaction, keyed && records.length > 1, (tx) =>
+      this.writeMany(tx, records, call, 'app'),
+    );
   }
 
   private storeMany(records: readonly TaskRecord[], call: EnqueueCall): Promise<TaskRecord[]> {
@@ -248,7 +229,6 @@ export class PostgresEnqueuer {
       made.push(write.record);
       if (write.taken) await this.uniqueKeys.take(tx, write.record.id, write.taken);
     }
-    if (place === 'app') await this.countApart(made, call, 1);
     return plan.returned;
   }
 
@@ -258,25 +238,5 @@ export class PostgresEnqueuer {
 
   private unknown(records: readonly TaskRecord[]) {
     return (cause: unknown) => this.errors.outcomeUnknown(records, cause);
-  }
-
-  /**
-   * Counts `records` as ingress (a row per queue and second), `sign` -1
-   * taking them back, on a connection of the backend's: in the app's
-   * transaction the row would stay locked until its commit.
-   */
-  private async countApart(records: readonly TaskRecord[], call: EnqueueCall, sign: 1 | -1) {
-    if (records.length === 0) return;
-    const perQueue = new Map<string, number>();
-    for (const { task } of records)
-      perQueue.set(task.queue, (perQueue.get(task.queue) ?? 0) + sign);
-    // The server's time of the call, once its clock is measured.
-    await this.connection.storeNow();
-    await this.connection.query(this.sql.countIngress, [
-      this.alias,
-      Math.floor(this.connection.clock.at(call.mono) / 1000),
-      [...perQueue.keys()],
-      [...perQueue.values()],
-    ]);
   }
 }

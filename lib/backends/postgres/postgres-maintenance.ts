@@ -42,10 +42,7 @@ export interface PostgresMaintenanceDeps {
  */
 export class PostgresMaintenance implements MaintenanceStore {
   readonly limits: MaintenanceLimits;
-  private readonly sql: Record<
-    'promote' | 'expired' | 'trimFinished' | 'trimOld' | 'trimAll',
-    string
-  >;
+  private readonly sql: Record<'promote' | 'expired' | 'trimFinished' | 'trimAll', string>;
 
   constructor(private readonly deps: PostgresMaintenanceDeps) {
     this.limits = deps.settings;
@@ -72,21 +69,22 @@ export class PostgresMaintenance implements MaintenanceStore {
               ORDER BY finished_at DESC, seq DESC LIMIT $5))
           LIMIT $6)
         RETURNING 1`,
-      trimOld: `
-        WITH ingress AS (
-          DELETE FROM ${s}.threadmill_ingress_counts WHERE (alias, queue, second) IN (
-            SELECT alias, queue, second FROM ${s}.threadmill_ingress_counts
-            WHERE alias = $1 AND second < floor($2::bigint / 1000.0) LIMIT $4)
-          RETURNING 1),
-        results AS (
-          DELETE FROM ${s}.threadmill_results WHERE alias = $1 AND id IN (
-            SELECT id FROM ${s}.threadmill_results WHERE alias = $1 AND expires_at <= $3 LIMIT $4)
-          RETURNING 1)
-        SELECT (SELECT count(*) FROM ingress) + (SELECT count(*) FROM results) AS trimmed`,
-      // trimOld and trimFinished of every queue and status ($5..$8, in parallel arrays) at
-      // once: the results of each are bounded apart, and gathered into one delete.
+      // Ingress counts older than $2 and expired results, and trimFinished of every queue and
+      // status ($5..$8, parallel arrays; none for trimCounts) at once: the results of each are
+      // bounded apart and gathered into one delete. The ingress counted apart (an app's
+      // transaction) of whole seconds past is folded into the shared rows.
       trimAll: `
-        WITH ingress AS (
+        WITH folded AS (
+          DELETE FROM ${s}.threadmill_ingress_pending
+          WHERE alias = $1 AND second < floor($3::bigint / 1000.0)
+          RETURNING queue, second, count),
+        merged AS (
+          INSERT INTO ${s}.threadmill_ingress_counts AS c (alias, queue, second, count)
+          SELECT $1, queue, second, sum(count) FROM folded
+          WHERE second >= floor($2::bigint / 1000.0)
+          GROUP BY queue, second
+          ON CONFLICT (alias, queue, second) DO UPDATE SET count = c.count + excluded.count),
+        ingress AS (
           DELETE FROM ${s}.threadmill_ingress_counts WHERE (alias, queue, second) IN (
             SELECT alias, queue, second FROM ${s}.threadmill_ingress_counts
             WHERE alias = $1 AND second < floor($2::bigint / 1000.0) LIMIT $4)
@@ -189,16 +187,8 @@ export class PostgresMaintenance implements MaintenanceStore {
     return rows.length;
   }
 
-  async trimCounts(): Promise<number> {
-    const { alias, connection, settings } = this.deps;
-    const now = await connection.storeNow();
-    const [row] = await connection.query<{ trimmed: number }>(this.sql.trimOld, [
-      alias,
-      now - settings.retention.longestMaxAgeMs,
-      now,
-      TRIM_BATCH,
-    ]);
-    return row?.trimmed ?? 0;
+  trimCounts(): Promise<number> {
+    return this.trimAll([]);
   }
 
   /** trimCounts and every trimFinished in one statement (each bounded by TRIM_BATCH). */

@@ -154,6 +154,13 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
   `,
   // Enqueue in one round trip; rate windows on the server's own clock, one for every pool.
   (s) => `
+  CREATE TABLE ${s}.threadmill_ingress_pending (
+    alias  text   NOT NULL,
+    queue  text   NOT NULL,
+    second bigint NOT NULL,
+    count  bigint NOT NULL
+  );
+  CREATE INDEX threadmill_ingress_pending_age ON ${s}.threadmill_ingress_pending (alias, second);
   ${enqueueFunction(s)};
   ${leaseFunction(s)};
   `,

@@ -23,17 +23,15 @@ export interface DataRow {
 }
 
 /**
- * The statements of a task's own lifecycle for one schema: counted as
- * ingress (threadmill_enqueue stores it), leased from its ready queue, and
- * ended (a result stored, or the row sent back ready or for its next
- * attempt), plus the
- * look-ups by id that decide whether an id is taken or an outcome stale.
+ * The statements of a task's own lifecycle for one schema (threadmill_enqueue
+ * stores it): leased from its ready queue, and ended (a result stored, or
+ * the row sent back ready or for its next attempt), plus the look-ups by id
+ * that decide whether an id is taken or an outcome stale.
  * Every one is bound to an alias (`$1`).
  *
  * @internal
  */
 export class PostgresTaskStatements {
-  readonly countIngress: string;
   /** The best ready rows of a queue not paused, locked, skipping those another lease holds. */
   readonly selectReady: string;
   readonly markRunning: string;
@@ -48,11 +46,6 @@ export class PostgresTaskStatements {
   readonly updateProgress: string;
 
   constructor(s: string) {
-    this.countIngress = `
-      INSERT INTO ${s}.threadmill_ingress_counts (alias, queue, second, count)
-      SELECT $1, q, $2, c FROM unnest($3::text[], $4::bigint[]) AS i(q, c)
-      ON CONFLICT (alias, queue, second)
-      DO UPDATE SET count = threadmill_ingress_counts.count + excluded.count`;
     this.selectReady = `
       SELECT seq, id, queue, data, progress FROM ${s}.threadmill_tasks
       WHERE alias = $1 AND queue = $2 AND state = 'ready'
