@@ -1,5 +1,6 @@
 import { median } from '../metrics';
 import { countLabel, NOT_APPLICABLE } from '../report';
+import { appTransactionFigures, type AppTransactionFigure } from './postgres-app-transaction';
 import type { PostgresBenchConfig } from './postgres-bench-config';
 import type { PostgresSample } from './postgres-scenarios';
 import type { PostgresRunnerResults } from './postgres-suite';
@@ -93,11 +94,21 @@ interface RowSpec {
   cost?(r: PostgresRunnerResults): PerTaskCost | null;
   /** The drains behind the value, to tell which were cut short. */
   samples?(r: PostgresRunnerResults): readonly PostgresSample[];
-  /** 'peers': ahead of every peer; 'share': at least KEEPS_RATE_SHARE; 'drain': ≥ best, stretch 2×; none: reported. */
-  judge?: 'peers' | 'share' | 'drain';
+  /**
+   * 'peers': ahead of every peer; 'share': at least KEEPS_RATE_SHARE; 'drain': ≥ best, stretch 2×;
+   * 'atMostOne': at most 1; none: reported.
+   */
+  judge?: 'peers' | 'share' | 'drain' | 'atMostOne';
+  /** Threadmill's alone: the peers' cells say they have nothing to measure there. */
+  ownOnly?: true;
 }
 
-function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
+function specs(
+  c: PostgresBenchConfig,
+  pool: number[],
+  appTransaction: AppTransactionFigure | null,
+): RowSpec[] {
+  const inApp = appTransaction ? appTransactionFigures(appTransaction) : null;
   const rate = (
     key: string,
     label: string,
@@ -141,6 +152,24 @@ function specs(c: PostgresBenchConfig, pool: number[]): RowSpec[] {
       unit: 'tasks/s',
       better: 'higher',
       value: () => (pool.length ? median(pool) : null),
+      ownOnly: true,
+    },
+    {
+      key: 'appTransaction.ratio',
+      label: "the app's transaction (its row) with an enqueue / without, synchronous_commit on",
+      unit: '×',
+      better: 'higher',
+      value: () => inApp?.ratio ?? null,
+      ownOnly: true,
+    },
+    {
+      key: 'appTransaction.roundTrips',
+      label: "statements an enqueue adds to the app's transaction",
+      unit: 'round trips',
+      better: 'lower',
+      value: () => inApp?.extraRoundTrips ?? null,
+      judge: 'atMostOne',
+      ownOnly: true,
     },
     ...(['p50', 'p95', 'p99'] as const).map((p): RowSpec => ({
       key: `latency.${p}`,
@@ -202,19 +231,16 @@ export function buildPostgresRows(
   config: PostgresBenchConfig,
   results: Record<string, PostgresRunnerResults>,
   pool: number[],
+  appTransaction: AppTransactionFigure | null = null,
 ): PostgresRow[] {
-  return specs(config, pool).map((spec) => {
+  return specs(config, pool, appTransaction).map((spec) => {
     const values: Record<string, Cell> = {};
     const costs: Record<string, PerTaskCost | null> = {};
     for (const name of [POSTGRES_THREADMILL, ...POSTGRES_PEERS]) {
       const r = results[name];
-      // The pool row is Threadmill's alone: no peer has a pool of processes.
+      // Threadmill's alone (its pool, the app's transaction): no peer has it to measure.
       values[name] =
-        spec.key === 'drain.pool' && name !== POSTGRES_THREADMILL
-          ? NOT_APPLICABLE
-          : r
-            ? spec.value(r)
-            : null;
+        spec.ownOnly && name !== POSTGRES_THREADMILL ? NOT_APPLICABLE : r ? spec.value(r) : null;
       if (spec.cost) costs[name] = r ? spec.cost(r) : null;
     }
     const row = judge(spec, values, spec.cost ? costs : undefined);
@@ -265,6 +291,10 @@ function judge(
     case 'share':
       row.target = `≥ ${KEEPS_RATE_SHARE}`;
       row.met = ours === null ? null : ours >= KEEPS_RATE_SHARE;
+      break;
+    case 'atMostOne':
+      row.target = '≤ 1';
+      row.met = ours === null ? null : ours <= 1;
       break;
   }
   return row;
