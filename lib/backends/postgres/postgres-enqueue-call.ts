@@ -143,7 +143,7 @@ export class PostgresEnqueueCall {
       records.map(readyScore),
       runAt,
       records.map((record) => record.workerIds.length),
-      records.map(serializeRecord),
+      JSON.stringify(records.map(serializeRecord)),
       now,
       this.notices.channel('live'),
       this.notices.channel('work'),
@@ -173,8 +173,8 @@ export class PostgresEnqueueCall {
     input: EnqueueCallInput,
     refusals: readonly (TaskAlreadyExistsError | null)[],
   ): string[] {
-    const stored = (i: number): boolean =>
-      refusals[i] === null && !(input.allOrNone && refusals.some(Boolean));
+    const none = input.allOrNone && refusals.some(Boolean);
+    const stored = (i: number): boolean => !none && refusals[i] === null;
     const queues = new Set<string>();
     input.records.forEach((record, i) => {
       if (stored(i) && delayUntil(record.task.runAfter, input.call.wallMs) <= 0) {
