@@ -89,7 +89,12 @@ async function writePageFromJson(root: string, file: string): Promise<void> {
   };
   if (report.postgres) {
     const { config: pgConfig, raw: pgRaw } = report.postgres;
-    report.postgres.rows = buildPostgresRows(pgConfig, pgRaw.results, pgRaw.pool);
+    report.postgres.rows = buildPostgresRows(
+      pgConfig,
+      pgRaw.results,
+      pgRaw.pool,
+      pgRaw.appTransaction ?? null,
+    );
   }
   if (raw.results && raw.pool) {
     const results = Object.fromEntries(

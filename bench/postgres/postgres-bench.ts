@@ -5,6 +5,7 @@ import { BenchPostgresServer } from './bench-postgres-server';
 import { BullmqPostgresRunner } from './bullmq-postgres.runner';
 import { GraphileWorkerRunner } from './graphile-worker.runner';
 import type { PostgresBenchConfig } from './postgres-bench-config';
+import { PostgresAppTransactionBench } from './postgres-app-transaction';
 import { PostgresCostMeter, PostgresQueryCounter } from './postgres-cost-meter';
 import { buildPostgresRows, POSTGRES_THREADMILL } from './postgres-figures';
 import { OutboxBench } from './outbox-bench';
@@ -53,11 +54,8 @@ export async function runPostgresBench(
     new PgBossRunner(versions['pg-boss']),
     new GraphileWorkerRunner(versions['graphile-worker']),
   ];
-  const scenarios = new PostgresScenarios(
-    server,
-    new PostgresCostMeter(server, counter),
-    config.drainLimitMs,
-  );
+  const meter = new PostgresCostMeter(server, counter);
+  const scenarios = new PostgresScenarios(server, meter, config.drainLimitMs);
   cleanup.add(async () => {
     for (const runner of runners) await scenarios.release(runner);
   });
@@ -71,10 +69,17 @@ export async function runPostgresBench(
     copyLuaAssets(root);
     ours.outbox = await new OutboxBench(server, config, log).run();
   }
+  const appTransaction = await new PostgresAppTransactionBench(server, meter).run(
+    config.sequentialTasks,
+  );
+  log(
+    `postgres app transaction: ${Math.round(appTransaction.transactions / appTransaction.withEnqueue.seconds)} tx/s with an enqueue, ` +
+      `${Math.round(appTransaction.transactions / appTransaction.without.seconds)} without`,
+  );
   return {
     meta: { server: version, privateServer: server.isPrivate, versions },
     config,
-    rows: buildPostgresRows(config, results, poolRates),
-    raw: { results, pool: poolRates },
+    rows: buildPostgresRows(config, results, poolRates, appTransaction),
+    raw: { results, pool: poolRates, appTransaction },
   };
 }

@@ -54,9 +54,8 @@ function pickupReason(row: PostgresRow, rows: Rows, rate: number): string | null
     `${fixed(ours, 2)} against ${peer}’s ${fixed(theirs, 2)} ms, from the enqueue call to the ` +
     `handler’s start.` +
     (ourEnqueue && peerEnqueue
-      ? ` A lone enqueue took ${fixed(ourEnqueue.roundTrips, 2)} statements for ours (a ` +
-        `transaction: its lock, the insert, the ingress count, the notice with the commit) and ` +
-        `${fixed(peerEnqueue.roundTrips, 2)} for ${peer}’s.`
+      ? ` A lone enqueue took ${fixed(ourEnqueue.roundTrips, 2)} statements for ours (one ` +
+        `call of threadmill_enqueue) and ${fixed(peerEnqueue.roundTrips, 2)} for ${peer}’s.`
       : '') +
     (oneSlot !== null && oneSlot < rate
       ? ` One slot drained ${Math.round(oneSlot)} tasks/s in this run, below the ${rate}/s sent: ` +
@@ -102,7 +101,18 @@ function lifetimeReason(field: 'dbCpuMicros' | 'walBytes', unit: string) {
   };
 }
 
+/** What the enqueue added to the app's transaction, beside the statements of the transaction alone. */
+function inAppReason(row: PostgresRow): string | null {
+  const extra = num(row.values[POSTGRES_THREADMILL]);
+  if (extra === null) return null;
+  return (
+    `${fixed(extra, 2)} statements a transaction: the enqueue's call of threadmill_enqueue in ` +
+    `the app's transaction, and the ingress count the backend makes apart on its own connection.`
+  );
+}
+
 const REASONS: Record<string, (row: PostgresRow, rows: Rows) => string | null> = {
+  'appTransaction.roundTrips': inAppReason,
   backlog: keepsRateReason('each reads more of a larger table and its indexes'),
   heldHorizon: keepsRateReason(
     'each reads more (index entries of rows no longer visible, which vacuum may not remove yet)',

@@ -8,6 +8,7 @@ import {
   type PostgresRow,
 } from './postgres-figures';
 import { missedPostgresTargets } from './postgres-missed-targets';
+import type { AppTransactionFigure } from './postgres-app-transaction';
 import type { PostgresRunnerResults } from './postgres-suite';
 
 /** Who and where, for the Postgres rows. */
@@ -25,7 +26,12 @@ export interface PostgresReport {
   meta: PostgresMeta;
   config: PostgresBenchConfig;
   rows: PostgresRow[];
-  raw: { results: Record<string, PostgresRunnerResults>; pool: number[] };
+  raw: {
+    results: Record<string, PostgresRunnerResults>;
+    pool: number[];
+    /** Absent from a report written before the row was measured. */
+    appTransaction?: AppTransactionFigure | null;
+  };
 }
 
 const COLUMNS = [POSTGRES_THREADMILL, ...POSTGRES_PEERS];
@@ -70,6 +76,7 @@ function howTaken(meta: PostgresMeta, c: PostgresBenchConfig): string[] {
     "**graphile-worker's drains**: its worker starts untimed and each slot holds its first job until the timed drain begins, as the other libraries connect before theirs; a drain ends when its jobs are deleted (graphile-worker deletes a completed job).",
     `**Drains**: ${countLabel(c.drainTasks)} no-op tasks stored in bulk, then drained by ${c.drainSlots.join(', ')} concurrent slots in this process, timed to the last outcome stored; medians of ${c.reps}. A drain still running after ${c.drainLimitMs / 1000} s is cut there and measured by what it finished, so one slow library cannot hold the run up; the notes under the table name each. The pool row is Threadmill's worker pool (the sample CLI with \`DATABASE_URL\`, --exit-empty, ${c.pool ? `${countLabel(c.pool.tasks)} tasks` : 'not run'}), timed from outside; the peers have no pool of processes to run (\`n/a\`).`,
     `**Pickup**: one task every ${1000 / c.latencyRate} ms to an idle consumer of ${c.latencySlots} slot, ${c.latencyCount} of them; from just before the enqueue call to the handler's start. A run that did not see every task it sent within 5 s of the last is shown as \`–\`.`,
+    `**The app's transaction**: Threadmill alone (the peers' cells \`n/a\`): one client of the app's, \`synchronous_commit = on\`, runs ${c.sequentialTasks} transactions one after another, each \`BEGIN\`, an insert of the app's own row, \`COMMIT\`; then the same with one enqueue (the \`transaction\` option through the \`pg\` adapter) before the \`COMMIT\`, each in a fresh database. The ratio is the second's transactions/s over the first's; the statements added are every statement of the window over the transactions, the backend's own connections' included (the ingress count it makes apart, beside the app's).`,
     `**Backlog**: slices of ${countLabel(c.backlogSlice)} drained at ${c.heavySlots} slots with ${countLabel(c.backlogLarge)} more waiting, over the same with ${countLabel(c.backlogSmall)} waiting.`,
     `**Held horizon**: another session opens \`BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1;\` and keeps it open ${Math.round(c.horizonHoldMs / 1000)} s while slices of ${countLabel(c.drainTasks)} are stored and drained at ${c.heavySlots} slots; their rate over the plain ${c.heavySlots}-slot drain.`,
     `**Outbox**: a Redis alias (a private redis-server) with its outbox in a fresh database, its relay in this process: ${c.latencyCount} transactions of one task each, one every ${1000 / c.latencyRate} ms, timed from each commit's return to the task's \`enqueued\` event on the live feed (published by the move); then ${countLabel(c.enqueueTasks)} tasks in transactions of ${countLabel(c.bulkBatch)} committed back to back, timed from the first commit to the last task in Redis. Medians of ${c.reps}.`,

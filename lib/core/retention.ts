@@ -39,6 +39,13 @@ export interface ResolvedLimit {
 export const statusKey = (status: TaskResultStatus): Lowercase<TaskResultStatus> =>
   status.toLowerCase() as Lowercase<TaskResultStatus>;
 
+/** One queue and final status with the limit its finished tasks are trimmed to. */
+export interface RetentionEntry {
+  queue: string;
+  status: TaskResultStatus;
+  limit: ResolvedLimit;
+}
+
 /**
  * The retention of one backend, resolved for every queue and final status:
  * the one rule the trimming step of every backend applies. A queue's limit
@@ -74,11 +81,7 @@ export class Retention {
   }
 
   /** Every queue and final status with its limit, as the trimming step walks them. */
-  *limits(queues: readonly string[]): Iterable<{
-    queue: string;
-    status: TaskResultStatus;
-    limit: ResolvedLimit;
-  }> {
+  *limits(queues: readonly string[]): Iterable<RetentionEntry> {
     for (const queue of queues) {
       for (const status of FINISHED_STATUSES) {
         yield { queue, status, limit: this.limitFor(queue, status) };

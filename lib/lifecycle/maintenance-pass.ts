@@ -55,9 +55,15 @@ export async function runMaintenancePass(
     },
     trim: async () => {
       // One rule for every backend: each queue and final status to its own limit.
-      let trimmed = await store.trimCounts();
-      for (const { queue, status, limit } of retention.limits(queues)) {
-        trimmed += await store.trimFinished(queue, status, limit);
+      const entries = [...retention.limits(queues)];
+      let trimmed = 0;
+      if (store.trimAll) {
+        trimmed = await store.trimAll(entries);
+      } else {
+        trimmed = await store.trimCounts();
+        for (const { queue, status, limit } of entries) {
+          trimmed += await store.trimFinished(queue, status, limit);
+        }
       }
       // Keys freed by tasks that finished or were trimmed: the key index stays bounded.
       await store.forgetFreeKeys(batchSize);

@@ -12,12 +12,11 @@ import { waitFor } from '../helpers/wait-for';
 
 const POOLS = 3;
 /**
- * How early a start may look on Postgres: each pool keeps the rate window on
- * its own reading of the server's clock, off by at most half a round trip
- * (PostgresClock), so two pools' starts may be that much closer than on one
- * clock. Redis keeps every window on its one clock: none there.
+ * How early a start may look: none on either store, since every pool's rate
+ * window is kept on the store's one clock (Redis's, or Postgres's
+ * clock_timestamp() under the queue's limit lock), and a start is dated on it.
  */
-const CLOCK_ERROR_MS = { redis: 0, postgres: 25 };
+const CLOCK_ERROR_MS = { redis: 0, postgres: 0 };
 /** Samples of the running tasks a run must take to mean anything: a Postgres read costs more than a ZCARD. */
 const MIN_SAMPLES = { redis: 100, postgres: 50 };
 

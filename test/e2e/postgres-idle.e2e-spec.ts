@@ -21,14 +21,13 @@ const WINDOW_MS = 10_000;
 const REPORT_LAG_MS = 1_000;
 /** The pool's maintenance interval here: a pass, a beat and a schedule tick each. */
 const MAINTENANCE_MS = 5_000;
-const QUEUES = ['default', 'emails'];
 /**
  * Transactions of one maintenance period with no work: the pool's beat, the
- * schedule tick, promote, reap, lapsed pools, the ingress and expired-result
- * trim, one retention trim per queue and final status (SUCCESSFUL, FAILED,
- * CANCELLED), forgetting free unique keys and the pass's own mark.
+ * schedule tick, promote, reap, lapsed pools, one trim (ingress counts,
+ * expired results and the retention of every queue and final status in one
+ * statement), forgetting free unique keys and the pass's own mark.
  */
-const PER_PASS = 8 + QUEUES.length * 3;
+const PER_PASS = 8;
 /** Each process re-reads the server's clock once a minute (3 round trips): the parent and the child. */
 const CLOCK_READS = 2 * 3;
 /** Autovacuum may look at the new database once (its own transaction). */

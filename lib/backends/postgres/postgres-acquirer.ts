@@ -123,16 +123,20 @@ export class PostgresAcquirer {
     for (const queue of queues) {
       const { limits } = await this.queueState.enter(tx, queue);
       let most = max;
+      let at = now;
       if (limits) {
-        const room = await this.queueState.room(tx, queue, limits, now);
+        const entered = await this.queueState.room(tx, queue, limits);
+        const { room } = entered;
+        at = entered.at;
         if (room.room === 0) {
           if (room.waitMs > 0) waitMs = Math.min(waitMs || Infinity, room.waitMs);
           continue;
         }
         most = Math.min(max, room.room);
       }
-      const taken = await this.takeFrom(tx, queue, workerId, most, now, poolId);
-      if (limits) await this.queueState.started(tx, queue, limits, taken.length, now);
+      // A limited queue's starts are dated on the clock its window is kept on.
+      const taken = await this.takeFrom(tx, queue, workerId, most, at, poolId);
+      if (limits) await this.queueState.started(tx, queue, limits, taken.length, at);
       if (taken.length > 0) {
         this.notices.live(tx, 'started', taken);
         return { acquired: taken, waitMs: 0 };

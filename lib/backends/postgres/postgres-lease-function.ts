@@ -30,7 +30,16 @@
  *   - StoreRules.leased (unleased.ts leasedRecord): status RUNNING, startedAt
  *     kept or now, lastAttemptedAt now, the worker appended to workerIds;
  *   - StoreRules.limitRoom (limit-room.ts): the room a queue's concurrency
- *     leaves beside its running tasks, and its rate window beside its starts;
+ *     leaves beside its running tasks, and its rate window beside its starts.
+ *     The window is kept on the server's clock_timestamp(), read once the
+ *     queue's limit lock is held, not on `now`: every pool shares one window
+ *     whatever its reading of the clock. A limited queue's leases are dated
+ *     on that time (startedAt, lastAttemptedAt), as the window counts them.
+ * Per task it takes a handful of statements, each by an index: the
+ * finished row deleted and its result stored; the best ready rows read and
+ * locked in one statement, their data read as JSON (only that is guarded,
+ * so the block holds no writes), each updated by its key.
+ * Plans: the defaults, as a custom plan keeps the ready rows' LIMIT known.
  *   - acknowledge (PostgresHeldTasks): a finished record is stored only while its
  *     task is running, in id order, else it is already stored or stale.
  * Times are epoch ms, as serializeRecord writes them.
@@ -39,25 +48,27 @@
  */
 export function leaseFunction(s: string): string {
   return `
-CREATE FUNCTION ${s}.threadmill_lease(
+CREATE OR REPLACE FUNCTION ${s}.threadmill_lease(
   p_alias text, p_queues text[], p_pause_keys bigint[], p_limit_keys bigint[], p_feed_key bigint,
   p_worker text, p_max integer, p_now bigint, p_lease_until bigint, p_pool text,
   p_ids text[], p_data text[], p_progress text[], p_statuses text[], p_names text[],
   p_finished_at bigint[], p_expires_at bigint,
   p_finished_channel text, p_live_channel text, p_work_channel text)
 RETURNS TABLE (kind text, n integer, id text, data text, progress text, wait_ms bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql
+AS $fn$
 #variable_conflict use_column
 DECLARE
   i integer;
   qi integer;
   q text;
   held record;
-  ready record;
   lim text;
   conc integer;
   rate_max integer;
   per_ms bigint;
+  rate_now bigint;
+  lease_now bigint;
   room bigint;
   wait bigint;
   least_wait bigint := 0;
@@ -65,6 +76,14 @@ DECLARE
   started integer;
   most integer;
   leased_json jsonb;
+  acks integer[];
+  picked_ids text[];
+  picked_data text[];
+  picked_progress text[];
+  picked_names text[];
+  listened_finished boolean;
+  listened_live boolean;
+  leased_attempts integer[] := '{}';
   leased_ids text[] := '{}';
   leased_data text[] := '{}';
   leased_progress text[] := '{}';
@@ -76,14 +95,26 @@ DECLARE
   item jsonb;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(p_feed_key);
+  -- Each feed's events are built only while it has a live listener.
+  listened_finished := cardinality(p_ids) > 0 AND EXISTS (SELECT 1
+    FROM ${s}.threadmill_feed_listeners fl
+    WHERE fl.alias = p_alias AND fl.feed = 'finished' AND fl.expires_at > p_now);
+  listened_live := p_max > 0 AND EXISTS (SELECT 1 FROM ${s}.threadmill_feed_listeners fl
+    WHERE fl.alias = p_alias AND fl.feed = 'live' AND fl.expires_at > p_now);
 
   -- Acknowledge, in id order (rows locked in one order), each only while its task runs.
-  FOR i IN SELECT o.n FROM unnest(p_ids) WITH ORDINALITY AS o(id, n) ORDER BY o.id COLLATE "C", o.n LOOP
-    SELECT t.queue, t.progress INTO held FROM ${s}.threadmill_tasks t
-      WHERE t.alias = p_alias AND t.id = p_ids[i] AND t.state = 'running' FOR UPDATE;
+  IF cardinality(p_ids) > 1 THEN
+    SELECT array_agg(o.n ORDER BY o.id COLLATE "C", o.n) INTO acks
+      FROM unnest(p_ids) WITH ORDINALITY AS o(id, n);
+  ELSE
+    acks := CASE WHEN cardinality(p_ids) = 1 THEN '{1}'::integer[] ELSE '{}' END;
+  END IF;
+  FOREACH i IN ARRAY acks LOOP
+    DELETE FROM ${s}.threadmill_tasks t
+      WHERE t.alias = p_alias AND t.id = p_ids[i] AND t.state = 'running'
+      RETURNING t.queue, t.progress INTO held;
     kind := 'outcome'; n := i; id := p_ids[i]; progress := NULL; wait_ms := NULL;
     IF FOUND THEN
-      DELETE FROM ${s}.threadmill_tasks t WHERE t.alias = p_alias AND t.id = p_ids[i];
       INSERT INTO ${s}.threadmill_results AS r
         (alias, id, queue, name, status, finished_at, expires_at, progress, data)
       VALUES (p_alias, p_ids[i], held.queue, p_names[i], p_statuses[i],
@@ -93,8 +124,10 @@ BEGIN
         queue = excluded.queue, name = excluded.name, status = excluded.status,
         finished_at = excluded.finished_at, expires_at = excluded.expires_at,
         progress = excluded.progress, data = excluded.data;
-      finished := finished || jsonb_build_object('id', p_ids[i], 'name', p_names[i],
-        'queue', held.queue, 'status', p_statuses[i]);
+      IF listened_finished THEN
+        finished := finished || jsonb_build_object('id', p_ids[i], 'name', p_names[i],
+          'queue', held.queue, 'status', p_statuses[i]);
+      END IF;
       freed := array_append(freed, held.queue);
       data := 'acknowledged';
     ELSIF EXISTS (SELECT 1 FROM ${s}.threadmill_results r WHERE r.alias = p_alias
@@ -106,13 +139,13 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 
-  -- Lease: undone whole when a task's data is no JSON (the caller then leases in TypeScript).
+  -- Lease: nothing leased when a task's data is no JSON (the caller then leases in TypeScript).
   IF p_max > 0 THEN
-    BEGIN
       FOR qi IN 1 .. coalesce(array_length(p_queues, 1), 0) LOOP
         q := p_queues[qi];
         PERFORM pg_advisory_xact_lock_shared(p_pause_keys[qi]);
         most := p_max;
+        lease_now := p_now;
         SELECT l.limits INTO lim FROM ${s}.threadmill_queue_limits l
           WHERE l.alias = p_alias AND l.queue = q;
         conc := coalesce(split_part(lim, ' ', 1)::integer, 0);
@@ -121,6 +154,10 @@ BEGIN
         IF rate_max <= 0 OR per_ms <= 0 THEN rate_max := 0; END IF;
         IF conc > 0 OR rate_max > 0 THEN
           PERFORM pg_advisory_xact_lock(p_limit_keys[qi]);
+          -- One window for every pool: the server's own clock, read under the limit lock.
+          rate_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+          -- Its starts are dated on that clock too, as the window counts them.
+          lease_now := rate_now;
           room := 2147483647;
           IF conc > 0 THEN
             room := conc - (SELECT count(*) FROM ${s}.threadmill_tasks t
@@ -129,11 +166,11 @@ BEGIN
           wait := 0;
           IF rate_max > 0 THEN
             DELETE FROM ${s}.threadmill_queue_starts st
-              WHERE st.alias = p_alias AND st.queue = q AND st.at <= p_now - per_ms;
+              WHERE st.alias = p_alias AND st.queue = q AND st.at <= rate_now - per_ms;
             SELECT coalesce(array_agg(st.at ORDER BY st.at), '{}') INTO starts
               FROM ${s}.threadmill_queue_starts st WHERE st.alias = p_alias AND st.queue = q;
             IF rate_max - cardinality(starts) <= 0 AND room > 0 THEN
-              wait := greatest(1, starts[cardinality(starts) - rate_max + 1] + per_ms - p_now);
+              wait := greatest(1, starts[cardinality(starts) - rate_max + 1] + per_ms - rate_now);
             END IF;
             room := least(room, rate_max - cardinality(starts));
           END IF;
@@ -145,43 +182,56 @@ BEGIN
           END IF;
           most := least(p_max, room);
         END IF;
-        started := 0;
-        FOR ready IN SELECT t.id, t.data, t.progress, t.name FROM ${s}.threadmill_tasks t
+        SELECT array_agg(r.id ORDER BY r.score, r.seq), array_agg(r.data ORDER BY r.score, r.seq),
+            array_agg(r.progress ORDER BY r.score, r.seq), array_agg(r.name ORDER BY r.score, r.seq)
+          INTO picked_ids, picked_data, picked_progress, picked_names
+          FROM (SELECT t.id, t.data, t.progress, t.name, t.score, t.seq
+            FROM ${s}.threadmill_tasks t
             WHERE t.alias = p_alias AND t.queue = q AND t.state = 'ready'
               AND NOT EXISTS (SELECT 1 FROM ${s}.threadmill_paused_queues pq
                 WHERE pq.alias = p_alias AND pq.queue = q)
-            ORDER BY t.score, t.seq LIMIT most FOR UPDATE SKIP LOCKED LOOP
-          leased_json := ready.data::jsonb;
-          leased_json := jsonb_set(leased_json, '{status}', '"RUNNING"');
-          leased_json := jsonb_set(leased_json, '{startedAt}', coalesce(
-            nullif(leased_json -> 'startedAt', 'null'::jsonb), to_jsonb(p_now)));
-          leased_json := jsonb_set(leased_json, '{lastAttemptedAt}', to_jsonb(p_now));
-          leased_json := jsonb_set(leased_json, '{workerIds}',
-            coalesce(leased_json -> 'workerIds', '[]'::jsonb) || jsonb_build_array(p_worker));
+            ORDER BY t.score, t.seq LIMIT most FOR UPDATE SKIP LOCKED) r;
+        started := coalesce(cardinality(picked_ids), 0);
+        CONTINUE WHEN started = 0;
+        -- Only the reading is guarded (no writes in the block, so no subtransaction id).
+        BEGIN
+          FOR i IN 1 .. started LOOP
+            leased_json := picked_data[i]::jsonb;
+            leased_json := leased_json || jsonb_build_object('status', 'RUNNING',
+              'startedAt', coalesce(nullif(leased_json -> 'startedAt', 'null'::jsonb), to_jsonb(lease_now)),
+              'lastAttemptedAt', lease_now,
+              'workerIds', coalesce(leased_json -> 'workerIds', '[]'::jsonb) || to_jsonb(p_worker));
+            leased_data := array_append(leased_data, leased_json::text);
+            leased_attempts := array_append(leased_attempts,
+              jsonb_array_length(leased_json -> 'workerIds'));
+          END LOOP;
+        EXCEPTION WHEN invalid_text_representation OR untranslatable_character
+            OR character_not_in_repertoire OR invalid_parameter_value THEN
+          fell_back := true;
+          leased_data := '{}';
+          least_wait := 0;
+          EXIT;
+        END;
+        -- Row by row, each by its key: a join with the arrays could be planned as a scan.
+        FOR i IN 1 .. started LOOP
           UPDATE ${s}.threadmill_tasks t SET state = 'running', lease_until = p_lease_until,
-              pool = p_pool, attempts = jsonb_array_length(leased_json -> 'workerIds'),
-              data = leased_json::text
-            WHERE t.alias = p_alias AND t.id = ready.id;
-          leased_ids := array_append(leased_ids, ready.id);
-          leased_data := array_append(leased_data, leased_json::text);
-          leased_progress := array_append(leased_progress, ready.progress);
-          live := live || jsonb_build_object('event', 'started', 'id', ready.id, 'queue', q,
-            'name', ready.name);
-          started := started + 1;
+              pool = p_pool, attempts = leased_attempts[i], data = leased_data[i]
+            WHERE t.alias = p_alias AND t.id = picked_ids[i];
         END LOOP;
-        IF rate_max > 0 AND started > 0 THEN
-          INSERT INTO ${s}.threadmill_queue_starts (alias, queue, at)
-            SELECT p_alias, q, p_now FROM generate_series(1, started);
+        leased_ids := picked_ids;
+        leased_progress := picked_progress;
+        IF listened_live THEN
+          FOR i IN 1 .. started LOOP
+            live := live || jsonb_build_object('event', 'started', 'id', picked_ids[i],
+              'queue', q, 'name', picked_names[i]);
+          END LOOP;
         END IF;
-        EXIT WHEN started > 0;
+        IF rate_max > 0 THEN
+          INSERT INTO ${s}.threadmill_queue_starts (alias, queue, at)
+            SELECT p_alias, q, rate_now FROM generate_series(1, started);
+        END IF;
+        EXIT;
       END LOOP;
-    EXCEPTION WHEN invalid_text_representation OR untranslatable_character
-        OR character_not_in_repertoire OR invalid_parameter_value THEN
-      fell_back := true;
-      leased_ids := '{}';
-      live := '{}';
-      least_wait := 0;
-    END;
   END IF;
 
   FOR i IN 1 .. cardinality(leased_ids) LOOP
@@ -199,12 +249,13 @@ BEGIN
   END IF;
 
   -- A finished task of a queue with a concurrency limit frees room: its idle consumers look again.
-  PERFORM pg_notify(p_work_channel, fq) FROM (SELECT DISTINCT unnest(freed) AS fq) f
-    WHERE EXISTS (SELECT 1 FROM ${s}.threadmill_queue_limits l
-      WHERE l.alias = p_alias AND l.queue = f.fq AND l.limits NOT LIKE '0 %');
+  IF cardinality(freed) > 0 THEN
+    PERFORM pg_notify(p_work_channel, fq) FROM (SELECT DISTINCT unnest(freed) AS fq) f
+      WHERE EXISTS (SELECT 1 FROM ${s}.threadmill_queue_limits l
+        WHERE l.alias = p_alias AND l.queue = f.fq AND l.limits NOT LIKE '0 %');
+  END IF;
   -- The feeds, each only while a listener of it is live, in payloads under 8,000 bytes.
-  IF cardinality(finished) > 0 AND EXISTS (SELECT 1 FROM ${s}.threadmill_feed_listeners fl
-      WHERE fl.alias = p_alias AND fl.feed = 'finished' AND fl.expires_at > p_now) THEN
+  IF cardinality(finished) > 0 THEN
     chunk := NULL;
     FOREACH item IN ARRAY finished LOOP
       IF chunk IS NOT NULL AND octet_length(chunk) + octet_length(item::text) > 7000 THEN
@@ -215,8 +266,7 @@ BEGIN
     END LOOP;
     PERFORM pg_notify(p_finished_channel, '[' || chunk || ']');
   END IF;
-  IF cardinality(live) > 0 AND EXISTS (SELECT 1 FROM ${s}.threadmill_feed_listeners fl
-      WHERE fl.alias = p_alias AND fl.feed = 'live' AND fl.expires_at > p_now) THEN
+  IF cardinality(live) > 0 THEN
     chunk := NULL;
     FOREACH item IN ARRAY live LOOP
       IF chunk IS NOT NULL AND octet_length(chunk) + octet_length(item::text) > 7000 THEN

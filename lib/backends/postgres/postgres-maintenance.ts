@@ -3,7 +3,7 @@ import type {
   MaintenanceLimits,
   MaintenanceStore,
 } from '../../core/ports/maintenance-store.port';
-import type { ResolvedLimit } from '../../core/retention';
+import type { ResolvedLimit, RetentionEntry } from '../../core/retention';
 import { isRetry } from '../../core/retry-policy';
 import type { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { PostgresBackendSettings } from './postgres-backend-options';
@@ -42,7 +42,7 @@ export interface PostgresMaintenanceDeps {
  */
 export class PostgresMaintenance implements MaintenanceStore {
   readonly limits: MaintenanceLimits;
-  private readonly sql: Record<'promote' | 'expired' | 'trimFinished' | 'trimOld', string>;
+  private readonly sql: Record<'promote' | 'expired' | 'trimFinished' | 'trimAll', string>;
 
   constructor(private readonly deps: PostgresMaintenanceDeps) {
     this.limits = deps.settings;
@@ -69,15 +69,40 @@ export class PostgresMaintenance implements MaintenanceStore {
               ORDER BY finished_at DESC, seq DESC LIMIT $5))
           LIMIT $6)
         RETURNING 1`,
-      trimOld: `
-        WITH ingress AS (
+      // Ingress counts older than $2 and expired results, and trimFinished of every queue and
+      // status ($5..$8, parallel arrays; none for trimCounts) at once: the results of each are
+      // bounded apart and gathered into one delete. The ingress counted apart (an app's
+      // transaction) of whole seconds past is folded into the shared rows.
+      trimAll: `
+        WITH folded AS (
+          DELETE FROM ${s}.threadmill_ingress_pending
+          WHERE alias = $1 AND second < floor($3::bigint / 1000.0)
+          RETURNING queue, second, count),
+        merged AS (
+          INSERT INTO ${s}.threadmill_ingress_counts AS c (alias, queue, second, count)
+          SELECT $1, queue, second, sum(count) FROM folded
+          WHERE second >= floor($2::bigint / 1000.0)
+          GROUP BY queue, second
+          ON CONFLICT (alias, queue, second) DO UPDATE SET count = c.count + excluded.count),
+        ingress AS (
           DELETE FROM ${s}.threadmill_ingress_counts WHERE (alias, queue, second) IN (
             SELECT alias, queue, second FROM ${s}.threadmill_ingress_counts
             WHERE alias = $1 AND second < floor($2::bigint / 1000.0) LIMIT $4)
           RETURNING 1),
         results AS (
           DELETE FROM ${s}.threadmill_results WHERE alias = $1 AND id IN (
-            SELECT id FROM ${s}.threadmill_results WHERE alias = $1 AND expires_at <= $3 LIMIT $4)
+            (SELECT id FROM ${s}.threadmill_results WHERE alias = $1 AND expires_at <= $3 LIMIT $4)
+            UNION ALL
+            SELECT x.id FROM unnest($5::text[], $6::text[], $7::bigint[], $8::integer[])
+              AS l(queue, status, cutoff, keep)
+            CROSS JOIN LATERAL (
+              SELECT id FROM ${s}.threadmill_results
+              WHERE alias = $1 AND queue = l.queue AND status = l.status
+                AND (finished_at < l.cutoff OR id NOT IN (
+                  SELECT id FROM ${s}.threadmill_results
+                  WHERE alias = $1 AND queue = l.queue AND status = l.status
+                  ORDER BY finished_at DESC, seq DESC LIMIT l.keep))
+              LIMIT $4) x)
           RETURNING 1)
         SELECT (SELECT count(*) FROM ingress) + (SELECT count(*) FROM results) AS trimmed`,
     };
@@ -162,14 +187,23 @@ export class PostgresMaintenance implements MaintenanceStore {
     return rows.length;
   }
 
-  async trimCounts(): Promise<number> {
+  trimCounts(): Promise<number> {
+    return this.trimAll([]);
+  }
+
+  /** trimCounts and every trimFinished in one statement (each bounded by TRIM_BATCH). */
+  async trimAll(entries: readonly RetentionEntry[]): Promise<number> {
     const { alias, connection, settings } = this.deps;
     const now = await connection.storeNow();
-    const [row] = await connection.query<{ trimmed: number }>(this.sql.trimOld, [
+    const [row] = await connection.query<{ trimmed: number }>(this.sql.trimAll, [
       alias,
       now - settings.retention.longestMaxAgeMs,
       now,
       TRIM_BATCH,
+      entries.map((entry) => entry.queue),
+      entries.map((entry) => entry.status),
+      entries.map((entry) => now - entry.limit.maxAgeMs),
+      entries.map((entry) => entry.limit.maxCount),
     ]);
     return row?.trimmed ?? 0;
   }

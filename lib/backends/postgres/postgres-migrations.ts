@@ -1,3 +1,5 @@
+import { enqueueFunction } from './postgres-enqueue-function';
+import { firstLeaseFunction } from './postgres-lease-function-v1';
 import { leaseFunction } from './postgres-lease-function';
 
 /**
@@ -148,6 +150,18 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
     expires_at bigint NOT NULL,
     PRIMARY KEY (alias, feed, listener)
   );
+  ${firstLeaseFunction(s)};
+  `,
+  // Enqueue in one round trip; rate windows on the server's own clock, one for every pool.
+  (s) => `
+  CREATE TABLE ${s}.threadmill_ingress_pending (
+    alias  text   NOT NULL,
+    queue  text   NOT NULL,
+    second bigint NOT NULL,
+    count  bigint NOT NULL
+  );
+  CREATE INDEX threadmill_ingress_pending_age ON ${s}.threadmill_ingress_pending (alias, second);
+  ${enqueueFunction(s)};
   ${leaseFunction(s)};
   `,
   // The outbox of a Redis-backed alias (lib/backends/outbox): one row per task an app wrote

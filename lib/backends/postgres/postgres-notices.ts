@@ -79,6 +79,11 @@ export class PostgresNotices {
     tx.afterCommit(() => this.workAdded(distinct));
   }
 
+  /** Tasks of `queues` became ready and were announced (a call that notifies itself): wakes this process's. */
+  wake(queues: readonly string[]): void {
+    if (queues.length > 0) this.workAdded(queues);
+  }
+
   /** A running task of `queue` ended: a concurrency limit's room freed, if it has one. */
   freed(tx: PostgresTx, queue: string): void {
     tx.notify(this.channels.work, queue, 'limited');

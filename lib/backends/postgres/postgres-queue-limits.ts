@@ -125,9 +125,18 @@ export class PostgresQueueLimits {
     return { limits: row?.limits ? decodeLimits(row.limits) : null };
   }
 
-  /** Inside a lease of a limited queue: its limit lock taken, what it may start now. */
-  async room(tx: PostgresTx, queue: string, limits: QueueLimits, now: number): Promise<LimitRoom> {
-    await tx.query(this.sql.lockExclusive, [this.limitKey(queue)]);
+  /**
+   * Inside a lease of a limited queue: its limit lock taken, what it may
+   * start now, and when that is (`at`): the server's clock read under the
+   * lock, which every pool's rate window is kept on.
+   */
+  async room(
+    tx: PostgresTx,
+    queue: string,
+    limits: QueueLimits,
+  ): Promise<{ room: LimitRoom; at: number }> {
+    const [locked] = await tx.query<{ ms: number }>(this.sql.lockLimit, [this.limitKey(queue)]);
+    const at = locked.ms;
     let running = 0;
     if (limits.concurrency !== undefined) {
       const [row] = await tx.query<{ running: number }>(this.sql.countRunning, [this.alias, queue]);
@@ -135,16 +144,16 @@ export class PostgresQueueLimits {
     }
     let starts: number[] = [];
     if (limits.rateLimit) {
-      await tx.query(this.sql.trimStarts, [this.alias, queue, now - limits.rateLimit.perMs]);
+      await tx.query(this.sql.trimStarts, [this.alias, queue, at - limits.rateLimit.perMs]);
       const rows = await tx.query<{ at: number }>(this.sql.selectStarts, [this.alias, queue]);
       starts = rows.map((row) => row.at);
     }
-    return this.rules.limitRoom(limits, running, starts, now);
+    return { room: this.rules.limitRoom(limits, running, starts, at), at };
   }
 
-  /** Inside the lease: `count` starts of a rate-limited `queue` at `now`. */
-  async started(tx: PostgresTx, queue: string, limits: QueueLimits, count: number, now: number) {
+  /** Inside the lease: `count` starts of a rate-limited `queue` at `at` (room's). */
+  async started(tx: PostgresTx, queue: string, limits: QueueLimits, count: number, at: number) {
     if (!limits.rateLimit || count === 0) return;
-    await tx.query(this.sql.insertStarts, [this.alias, queue, now, count]);
+    await tx.query(this.sql.insertStarts, [this.alias, queue, at, count]);
   }
 }

@@ -10,6 +10,9 @@ export class PostgresQueueStatements {
   /** The queue's pause lock (shared by a lease, exclusive for a pause) and its stored limits. */
   readonly enterQueue: string;
   readonly lockExclusive = `SELECT pg_advisory_xact_lock($1::bigint)`;
+  /** The queue's limit lock, and then the server's clock (ms), which every pool's rate window is on. */
+  readonly lockLimit = `SELECT pg_advisory_xact_lock($1::bigint) AS locked,
+    floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms`;
   readonly insertPaused: string;
   readonly deletePaused: string;
   readonly selectPaused: string;

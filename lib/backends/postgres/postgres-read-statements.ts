@@ -40,6 +40,9 @@ export class PostgresReadStatements {
   readonly selectTaskOrResult: string;
 
   constructor(s: string) {
+    // Ingress: the shared rows, and those of enqueues in an app's transaction not folded in yet.
+    const ingress = `(SELECT alias, queue, second, count FROM ${s}.threadmill_ingress_counts
+      UNION ALL SELECT alias, queue, second, count FROM ${s}.threadmill_ingress_pending) AS ingress`;
     const peekTask = (state: TaskState) => `
       SELECT id, data, progress FROM ${s}.threadmill_tasks
       WHERE alias = $1 AND queue = $2 AND state = '${state}'
@@ -91,13 +94,13 @@ export class PostgresReadStatements {
       -- A second the window covers in part counts in proportion.
       SELECT queue, 'ingress',
         round(sum(count * least(1.0, (second * 1000 + 1000 - $4::bigint) / 1000.0)))::bigint, 0
-      FROM ${s}.threadmill_ingress_counts
+      FROM ${ingress}
       WHERE alias = $1 AND second >= floor($4::bigint / 1000.0)
       GROUP BY queue`;
     // $2 queue, $3 start, $4 end, $5 bucketMs.
     this.ingressBuckets = `
       SELECT floor((second * 1000 - $3::bigint) / $5::float8)::bigint AS bucket, sum(count)::bigint AS count
-      FROM ${s}.threadmill_ingress_counts
+      FROM ${ingress}
       WHERE alias = $1 AND queue = $2
         AND second >= ceil($3::bigint / 1000.0) AND second < ceil($4::bigint / 1000.0)
       GROUP BY 1`;

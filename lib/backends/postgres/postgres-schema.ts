@@ -17,6 +17,7 @@ import { postgresSchemaBehind, postgresSchemaTooNew } from './postgres.messages'
  * | `threadmill_tasks` | unfinished tasks; `state` ready (by `score`, then `seq`), deferred (by `run_at`) or running (by `lease_until`), each with a partial index in that order |
  * | `threadmill_results` | finished tasks (result and history), by `finished_at`, until `expires_at`: apart, so a long history never slows the hot path |
  * | `threadmill_ingress_counts` | tasks enqueued per queue and second (ingress rate) |
+ * | `threadmill_ingress_pending` | the same, a row per enqueue in an app's transaction (a plain insert: no row locked until the app commits); the maintenance pass folds them into the counts |
  * | `threadmill_meta` | per-alias values such as the maintenance heartbeat |
  * | `threadmill_pools` | worker pools by heartbeat deadline, with their last beat and info |
  * | `threadmill_schedules` | schedules: definition, origin, app, paused, the cursor `next_tick` and the last tick |
@@ -29,6 +30,7 @@ import { postgresSchemaBehind, postgresSchemaTooNew } from './postgres.messages'
  * | `threadmill_feed_listeners` | one row per process listening to a feed of an alias, until it lapses: writers notify a feed only while one is live |
  * | `threadmill_outbox` | tasks a Redis alias's app wrote in its own transaction, by `seq`, until its outbox relay moved them (lib/backends/outbox) |
  * | `threadmill_lease()` | a function, not a table: the lease in one round trip (postgres-lease-function.ts) |
+ * | `threadmill_enqueue()` | a function: an enqueue in one round trip (postgres-enqueue-function.ts) |
  *
  * @internal
  */

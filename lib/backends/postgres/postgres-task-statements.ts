@@ -23,18 +23,15 @@ export interface DataRow {
 }
 
 /**
- * The statements of a task's own lifecycle for one schema: stored (and
- * counted as ingress), leased from its ready queue, and ended (a result
- * stored, or the row sent back ready or for its next attempt), plus the
- * look-ups by id that decide whether an id is taken or an outcome stale.
+ * The statements of a task's own lifecycle for one schema (threadmill_enqueue
+ * stores it): leased from its ready queue, and ended (a result stored, or
+ * the row sent back ready or for its next attempt), plus the look-ups by id
+ * that decide whether an id is taken or an outcome stale.
  * Every one is bound to an alias (`$1`).
  *
  * @internal
  */
 export class PostgresTaskStatements {
-  /** New rows from parallel arrays; ON CONFLICT leaves a taken id alone (RETURNING tells). */
-  readonly insertTasks: string;
-  readonly countIngress: string;
   /** The best ready rows of a queue not paused, locked, skipping those another lease holds. */
   readonly selectReady: string;
   readonly markRunning: string;
@@ -49,27 +46,6 @@ export class PostgresTaskStatements {
   readonly updateProgress: string;
 
   constructor(s: string) {
-    // The inserted ids, each with the result of the same id still kept (its data null when
-    // none), in one round trip: a kept result refuses the record it would repeat.
-    this.insertTasks = `
-      WITH inserted AS (
-        INSERT INTO ${s}.threadmill_tasks
-          (alias, id, queue, name, state, score, run_at, attempts, data)
-        SELECT $1, t.id, t.queue, t.name, t.state, t.score, t.run_at, t.attempts, t.data
-        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-          $8::integer[], $9::text[]) WITH ORDINALITY
-          AS t(id, queue, name, state, score, run_at, attempts, data, n)
-        ORDER BY t.n
-        ON CONFLICT (alias, id) DO NOTHING
-        RETURNING id)
-      SELECT i.id, r.data, r.progress FROM inserted i
-      LEFT JOIN ${s}.threadmill_results r
-        ON r.alias = $1 AND r.id = i.id AND r.expires_at > $10`;
-    this.countIngress = `
-      INSERT INTO ${s}.threadmill_ingress_counts (alias, queue, second, count)
-      SELECT $1, q, $2, c FROM unnest($3::text[], $4::bigint[]) AS i(q, c)
-      ON CONFLICT (alias, queue, second)
-      DO UPDATE SET count = threadmill_ingress_counts.count + excluded.count`;
     this.selectReady = `
       SELECT seq, id, queue, data, progress FROM ${s}.threadmill_tasks
       WHERE alias = $1 AND queue = $2 AND state = 'ready'

@@ -1,5 +1,5 @@
 import type { TaskResultStatus } from '../task-result-status.enum';
-import type { Retention, ResolvedLimit } from '../retention';
+import type { Retention, ResolvedLimit, RetentionEntry } from '../retention';
 import type { TaskRecord } from '../task-record.interface';
 
 /** A task whose attempt ended without an acknowledge, as the store read it. */
@@ -74,6 +74,12 @@ export interface MaintenanceStore {
   trimFinished(queue: string, status: TaskResultStatus, limit: ResolvedLimit): Promise<number>;
   /** Enqueue counts (ingress) older than the longest retention; how many went. */
   trimCounts(): Promise<number>;
+  /**
+   * Optional: trimCounts and trimFinished of every entry in one step (one
+   * statement), each entry bounded as its own trimFinished is; how many went.
+   * The pass calls it in place of those where a store has it.
+   */
+  trimAll?(entries: readonly RetentionEntry[]): Promise<number>;
   /**
    * Unique keys that no longer hold (their task final or gone, no window
    * left) dropped from the key index, among at most `max` looked at; how many went.

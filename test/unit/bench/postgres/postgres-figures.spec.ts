@@ -115,6 +115,31 @@ describe('buildPostgresRows', () => {
     expect(p50.met).toBeNull();
   });
 
+  it("judges the statements an enqueue adds to the app's transaction against at most one", () => {
+    const window = (seconds: number, roundTrips: number): PostgresWindowCost => ({
+      seconds,
+      clientCpuMicros: 0,
+      dbCpuMicros: null,
+      walBytes: 0,
+      roundTrips,
+    });
+    const judged = (roundTrips: number) =>
+      buildPostgresRows(config, { Threadmill: results(1000, 5) }, [], {
+        transactions: 100,
+        withEnqueue: window(0.5, roundTrips),
+        without: window(0.4, 300),
+      });
+    const added = row(judged(400), 'appTransaction.roundTrips');
+    expect(added).toMatchObject({ target: '≤ 1', met: true });
+    expect(added.values).toMatchObject({ Threadmill: 1, BullMQ: 'n/a' });
+    expect(row(judged(400), 'appTransaction.ratio').values.Threadmill).toBeCloseTo(0.8);
+    const missed = judged(500);
+    expect(row(missed, 'appTransaction.roundTrips').met).toBe(false);
+    expect(missedPostgresTargets(missed, config.latencyRate).join('\n')).toContain(
+      '2.00 statements a transaction',
+    );
+  });
+
   it('renders a table with a column per library and says why a missed target missed', () => {
     const table = renderPostgresTable(rows);
     expect(table.split('\n')[0]).toBe(
