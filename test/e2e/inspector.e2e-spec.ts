@@ -6,18 +6,18 @@ import { promisify } from 'node:util';
 import Redis from 'ioredis';
 
 import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { errorToRecord } from '../../lib/core/task-serializer';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
 import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
 import { TmuxSession } from '../helpers/tmux-session';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The real `threadmill inspector` (the sample app's CLI, run from source) in a
-// real terminal (tmux, 160x48) against the real Redis of the run.
+// real terminal (tmux, 160x48) against the run's real Redis or Postgres.
 
 const ROOT = join(__dirname, '..', '..');
 const QUEUE = 'default';
@@ -46,14 +46,15 @@ function taskRecord(
 }
 
 /**
- * The command line that starts the inspector, then prints how it exited.
- * `redisUrl` null: REDIS_URL is already set in the terminal.
+ * The command line that starts the inspector with `env` (the store's
+ * variables; none when the terminal already has them), then prints how it exited.
  */
-function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl()): string {
-  const url = redisUrl === null ? '' : `REDIS_URL=${redisUrl} `;
-  const env = `${url}THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
+function inspectorCommand(alias: string, env: Record<string, string>): string {
+  const vars = Object.entries({ ...env, THREADMILL_ALIAS: alias, THREADMILL_LOG_LEVEL: 'warn' })
+    .map(([name, value]) => `${name}='${value}'`)
+    .join(' ');
   const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
-  return `${env} ${cli} inspector --alias ${alias}; echo "EXIT:$?"`;
+  return `env ${vars} ${cli} inspector --alias ${alias}; echo "EXIT:$?"`;
 }
 
 /**
@@ -62,34 +63,21 @@ function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl(
  */
 const wholeFrame = (screen: string): boolean => screen.includes('╯');
 
-describe('threadmill inspector (e2e, tmux)', () => {
+describe.each(STAGE_STORES)('threadmill inspector (e2e, tmux, on %s)', (store) => {
   // Each test boots the sample app from source in a terminal, on 2 shared cores.
   jest.setTimeout(120_000);
+  const stage = cliStage([QUEUE, 'emails'], store);
   let alias: string;
-  let backend: RedisBackend;
-  let redis: Redis;
+  let backend: TaskBackend;
   let terminal: TmuxSession | undefined;
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(
-      alias,
-      {
-        backend: RedisBackend,
-        url: testRedisUrl(),
-        queues: [QUEUE, 'emails'],
-      },
-      storeRules,
-    );
-    redis = new Redis(testRedisUrl());
+    ({ alias, backend } = stage);
   });
 
   afterEach(async () => {
     await terminal?.kill();
     terminal = undefined;
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
   });
 
   it('shows every tab, a failed task with its error, and quits on q with the terminal restored', async () => {
@@ -129,7 +117,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     const failedId = byName('Reports.daily').id;
 
     terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
-    await terminal.type(inspectorCommand(alias));
+    await terminal.type(inspectorCommand(alias, stage.env()));
 
     // Opens on Ready, counts on every tab.
     let screen = await terminal.until((s) => s.includes(waiting.id), 'the ready task', 60_000);
@@ -198,7 +186,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
 
     terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
     const launched = Date.now();
-    await terminal.type(inspectorCommand(alias));
+    await terminal.type(inspectorCommand(alias, stage.env()));
     // The clock starts at the inspector's first frame (the app booted, Ink
     // drew), before any read of the backend: what follows is the cost of the
     // reads and of drawing them, which is what a big queue could slow down.
@@ -221,6 +209,23 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(after).toMatch(/^EXIT:0$/m);
     expect(after).not.toContain('Threadmill inspector');
   });
+});
+
+// A Redis server of each test's own: what the inspector says when that Redis goes or refuses it.
+describe('threadmill inspector (e2e, tmux): a Redis that goes away or refuses', () => {
+  // Each test boots the sample app from source in a terminal, on 2 shared cores.
+  jest.setTimeout(120_000);
+  let alias: string;
+  let terminal: TmuxSession | undefined;
+
+  beforeEach(() => {
+    alias = testAlias();
+  });
+
+  afterEach(async () => {
+    await terminal?.kill();
+    terminal = undefined;
+  });
 
   it('says plainly that Redis is unreachable, keeps retrying, and recovers when it is back', async () => {
     // A Redis of this test's own, so stopping it disturbs nobody.
@@ -239,7 +244,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
       const before = taskRecord(alias, 'Before.outage');
       await own.tasks.enqueue(before);
       terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
-      await terminal.type(inspectorCommand(alias, server.url));
+      await terminal.type(inspectorCommand(alias, { REDIS_URL: server.url }));
       await terminal.until((s) => s.includes(before.id), 'the task before the outage', 60_000);
 
       await server.stop();
@@ -308,7 +313,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
         cwd: ROOT,
         env: { REDIS_URL: `redis://inspector:${escaped}@127.0.0.1:${server.port}` },
       });
-      await terminal.type(inspectorCommand(alias, null));
+      await terminal.type(inspectorCommand(alias, {}));
 
       const screen = await until(
         (s) => s.includes('WRONGPASS') && wholeFrame(s),
