@@ -1,104 +1,52 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import Redis from 'ioredis';
-
-import { RedisBackend } from '../../lib/backends/redis/redis.backend';
+import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { errorToRecord } from '../../lib/core/task-serializer';
-import { removeAliasKeys } from '../helpers/redis-cleanup';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server';
-import { testAlias } from '../helpers/test-alias';
-import { testRedisUrl } from '../helpers/test-redis-url';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
+import {
+  INSPECTOR_QUEUE,
+  INSPECTOR_ROOT,
+  inspectorCommand,
+  inspectorTask,
+  wholeFrame,
+} from '../helpers/inspector-terminal';
 import { TmuxSession } from '../helpers/tmux-session';
-import { storeRules } from '../../lib/lifecycle/store-rules';
 
 // The real `threadmill inspector` (the sample app's CLI, run from source) in a
-// real terminal (tmux, 160x48) against the real Redis of the run.
-
-const ROOT = join(__dirname, '..', '..');
-const QUEUE = 'default';
+// real terminal (tmux, 160x48) against the run's real Redis or Postgres. What
+// it says when its Redis goes away or refuses it: inspector-redis-faults.e2e-spec.ts.
 
 class ReportFailedError extends Error {
   override readonly name = 'ReportFailedError';
 }
 
-function taskRecord(
-  alias: string,
-  name: string,
-  { priority = 0, runAfter = null }: { priority?: number; runAfter?: Date | null } = {},
-): TaskRecord {
-  return {
-    id: randomUUID(),
-    task: { name, queue: QUEUE, priority, runAfter, backend: alias },
-    status: TaskResultStatus.READY,
-    enqueuedAt: new Date(),
-    startedAt: null,
-    finishedAt: null,
-    lastAttemptedAt: null,
-    args: ['2026-11-29'],
-    errors: [],
-    workerIds: [],
-  };
-}
-
-/**
- * The command line that starts the inspector, then prints how it exited.
- * `redisUrl` null: REDIS_URL is already set in the terminal.
- */
-function inspectorCommand(alias: string, redisUrl: string | null = testRedisUrl()): string {
-  const url = redisUrl === null ? '' : `REDIS_URL=${redisUrl} `;
-  const env = `${url}THREADMILL_ALIAS=${alias} THREADMILL_LOG_LEVEL=warn`;
-  const cli = 'node -r ./test/helpers/transpile-register.js sample/src/worker.ts';
-  return `${env} ${cli} inspector --alias ${alias}; echo "EXIT:$?"`;
-}
-
-/**
- * Whether a capture holds a whole frame, down to the panes' bottom border:
- * tmux can capture one mid-draw, before its lower rows are written.
- */
-const wholeFrame = (screen: string): boolean => screen.includes('╯');
-
-describe('threadmill inspector (e2e, tmux)', () => {
+describe.each(STAGE_STORES)('threadmill inspector (e2e, tmux, on %s)', (store) => {
   // Each test boots the sample app from source in a terminal, on 2 shared cores.
   jest.setTimeout(120_000);
+  const stage = cliStage([INSPECTOR_QUEUE, 'emails'], store);
   let alias: string;
-  let backend: RedisBackend;
-  let redis: Redis;
+  let backend: TaskBackend;
   let terminal: TmuxSession | undefined;
 
   beforeEach(() => {
-    alias = testAlias();
-    backend = new RedisBackend(
-      alias,
-      {
-        backend: RedisBackend,
-        url: testRedisUrl(),
-        queues: [QUEUE, 'emails'],
-      },
-      storeRules,
-    );
-    redis = new Redis(testRedisUrl());
+    ({ alias, backend } = stage);
   });
 
   afterEach(async () => {
     await terminal?.kill();
     terminal = undefined;
-    await backend.close();
-    await removeAliasKeys(redis, alias);
-    await redis.quit();
   });
 
   it('shows every tab, a failed task with its error, and quits on q with the terminal restored', async () => {
     // Three tasks go first (priority 10) so acquire takes exactly these.
     const first = ['Reports.daily', 'Mail.send', 'Images.resize'].map((name) =>
-      taskRecord(alias, name, { priority: 10 }),
+      inspectorTask(alias, name, { priority: 10 }),
     );
     await backend.tasks.enqueueMany(first);
-    const running = await backend.leases.acquire([QUEUE], {
+    const running = await backend.leases.acquire([INSPECTOR_QUEUE], {
       workerId: 'e2e-host:4242-0',
       max: 3,
       timeoutMs: 0,
@@ -121,15 +69,15 @@ describe('threadmill inspector (e2e, tmux)', () => {
         returnValue: 'sent',
       },
     ]);
-    const waiting = taskRecord(alias, 'Billing.invoice');
-    const deferred = taskRecord(alias, 'Billing.remind', {
+    const waiting = inspectorTask(alias, 'Billing.invoice');
+    const deferred = inspectorTask(alias, 'Billing.remind', {
       runAfter: new Date(Date.now() + 3_600_000),
     });
     await backend.tasks.enqueueMany([waiting, deferred]);
     const failedId = byName('Reports.daily').id;
 
-    terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
-    await terminal.type(inspectorCommand(alias));
+    terminal = await TmuxSession.start({ width: 160, height: 48, cwd: INSPECTOR_ROOT });
+    await terminal.type(inspectorCommand(alias, stage.env()));
 
     // Opens on Ready, counts on every tab.
     let screen = await terminal.until((s) => s.includes(waiting.id), 'the ready task', 60_000);
@@ -189,16 +137,16 @@ describe('threadmill inspector (e2e, tmux)', () => {
     let firstId = '';
     for (let done = 0; done < total; done += chunk) {
       const records = Array.from({ length: chunk }, () => ({
-        ...taskRecord(alias, 'Bulk.fill'),
+        ...inspectorTask(alias, 'Bulk.fill'),
         enqueuedAt,
       }));
       if (done === 0) firstId = records[0].id;
       await backend.tasks.enqueueMany(records);
     }
 
-    terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
+    terminal = await TmuxSession.start({ width: 160, height: 48, cwd: INSPECTOR_ROOT });
     const launched = Date.now();
-    await terminal.type(inspectorCommand(alias));
+    await terminal.type(inspectorCommand(alias, stage.env()));
     // The clock starts at the inspector's first frame (the app booted, Ink
     // drew), before any read of the backend: what follows is the cost of the
     // reads and of drawing them, which is what a big queue could slow down.
@@ -221,137 +169,11 @@ describe('threadmill inspector (e2e, tmux)', () => {
     expect(after).toMatch(/^EXIT:0$/m);
     expect(after).not.toContain('Threadmill inspector');
   });
+});
 
-  it('says plainly that Redis is unreachable, keeps retrying, and recovers when it is back', async () => {
-    // A Redis of this test's own, so stopping it disturbs nobody.
-    let server: RedisServerHandle | undefined = await startRedisServer();
-    const port = server.port;
-    const own = new RedisBackend(
-      alias,
-      {
-        backend: RedisBackend,
-        url: server.url,
-        queues: [QUEUE],
-      },
-      storeRules,
-    );
-    try {
-      const before = taskRecord(alias, 'Before.outage');
-      await own.tasks.enqueue(before);
-      terminal = await TmuxSession.start({ width: 160, height: 48, cwd: ROOT });
-      await terminal.type(inspectorCommand(alias, server.url));
-      await terminal.until((s) => s.includes(before.id), 'the task before the outage', 60_000);
-
-      await server.stop();
-      server = undefined;
-      const screen = await terminal.until(
-        (s) => s.includes(`did not answer`),
-        'the unreachable message',
-      );
-      expect(screen).toMatch(/Retrying every 2 s \(q quits\)\. Backend "t-[^"]+" did not answer/);
-      expect(screen).not.toMatch(/^\s+at /m);
-
-      // Back on the same port, empty (no persistence): one new task.
-      server = await startRedisServer([], port);
-      const after = taskRecord(alias, 'After.outage');
-      await own.tasks.enqueue(after);
-      await terminal.until((s) => !s.includes('did not answer'), 'the message to go', 30_000);
-      await terminal.press('r');
-      await terminal.until((s) => s.includes(after.id), 'the task after the outage');
-      await terminal.press('q');
-      await terminal.until((s) => /^EXIT:0$/m.test(s), 'a clean exit');
-    } finally {
-      await own.close();
-      await server?.stop();
-    }
-  });
-
-  it('names a refused password on screen with the URL masked, never shows the password, and recovers', async () => {
-    // A Redis of this test's own that wants a password; the inspector logs in as a
-    // user that does not exist yet. Characters a URL must escape, so that neither
-    // the password nor its escaped form may show.
-    const server = await startRedisServer();
-    const ADMIN_PASSWORD = 'Adm1n-of-this-test';
-    const PASSWORD = 'S3cret/0f@the%inspector';
-    const escaped = encodeURIComponent(PASSWORD);
-    const setup = new Redis(server.url);
-    await setup.config('SET', 'requirepass', ADMIN_PASSWORD);
-    await setup.quit();
-    const admin = new Redis(`redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`);
-    const own = new RedisBackend(
-      alias,
-      {
-        backend: RedisBackend,
-        url: `redis://:${ADMIN_PASSWORD}@127.0.0.1:${server.port}`,
-        queues: [QUEUE],
-      },
-      storeRules,
-    );
-    // Every screen read, so the last assertion covers all of them.
-    const screens: string[] = [];
-    const until = (accept: (s: string) => boolean, what: string, timeoutMs?: number) =>
-      terminal!.until(
-        (s) => {
-          screens.push(s);
-          return accept(s);
-        },
-        what,
-        timeoutMs,
-      );
-    try {
-      const waiting = taskRecord(alias, 'Behind.the.password');
-      await own.tasks.enqueue(waiting);
-      // The URL is in the terminal's environment: typed, it would stay on the screen.
-      terminal = await TmuxSession.start({
-        width: 160,
-        height: 48,
-        cwd: ROOT,
-        env: { REDIS_URL: `redis://inspector:${escaped}@127.0.0.1:${server.port}` },
-      });
-      await terminal.type(inspectorCommand(alias, null));
-
-      const screen = await until(
-        (s) => s.includes('WRONGPASS') && wholeFrame(s),
-        'the refused password',
-        60_000,
-      );
-      // The status rows, between the header and the panes, read as one message.
-      const rows = screen.split('\n');
-      const status = rows
-        .slice(
-          1,
-          rows.findIndex((row) => row.includes('╭')),
-        )
-        .map((row) => row.trim())
-        .join(' ');
-      expect(status).toContain(
-        `⚠ Retrying every 2 s (q quits). Backend "${alias}" did not answer: ` +
-          `Threadmill backend "${alias}" cannot use Redis at redis://inspector:***@127.0.0.1:${server.port}: ` +
-          'WRONGPASS invalid username-password pair or user is disabled. ' +
-          'Check that Redis runs and that the URL, credentials and network are right.',
-      );
-      expect(screen).toContain('loading…');
-
-      // The user is created: the inspector's next retry gets in, and the message goes.
-      await admin.acl('SETUSER', 'inspector', 'on', `>${PASSWORD}`, '~*', '+@all');
-      await until((s) => s.includes(waiting.id), 'the task once the password is accepted', 30_000);
-      await until((s) => !s.includes('WRONGPASS'), 'the message to go');
-      await terminal.press('q');
-      const after = await until((s) => /^EXIT:0$/m.test(s), 'a clean exit');
-      // What the backend logged meanwhile is printed once the screen is closed, masked too.
-      expect(after.replace(/\n/g, '')).toContain(
-        `main connection to redis://inspector:***@127.0.0.1:${server.port} failed: WRONGPASS`,
-      );
-
-      expect(screens.length).toBeGreaterThan(0);
-      const leaked = screens.filter((s) => s.includes(PASSWORD) || s.includes(escaped));
-      expect(leaked).toEqual([]);
-    } finally {
-      await own.close();
-      await admin.quit();
-      await server.stop();
-    }
-  });
+describe('threadmill inspector (e2e): loading', () => {
+  // A process that transpiles the library at start, on 2 shared cores.
+  jest.setTimeout(60_000);
 
   it('is the only part of the library that loads Ink and React, and only when it runs', async () => {
     // A real process, so require.cache is Node's own and not Jest's registry.
@@ -365,7 +187,7 @@ describe('threadmill inspector (e2e, tmux)', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['-r', './test/helpers/transpile-register.js', '-e', probe],
-      { cwd: ROOT, encoding: 'utf8' },
+      { cwd: INSPECTOR_ROOT, encoding: 'utf8' },
     );
     expect(JSON.parse(stdout)).toEqual([]);
   });

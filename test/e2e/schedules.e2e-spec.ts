@@ -1,13 +1,13 @@
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
-import { cliStage } from '../helpers/cli-stage';
+import { cliStage, STAGE_STORES } from '../helpers/cli-stage';
 import { waitFor } from '../helpers/wait-for';
 
-// `threadmill schedules` on the real CLI against Redis: what each subcommand
-// prints where and exits with, and a real pool ticking a schedule added by it.
+// `threadmill schedules` on the real CLI against the run's Redis or Postgres: what each
+// subcommand prints where and exits with, and a real pool ticking a schedule added by it.
 
-describe('threadmill schedules (e2e)', () => {
+describe.each(STAGE_STORES)('threadmill schedules (e2e on %s)', (store) => {
   jest.setTimeout(120_000);
-  const stage = cliStage();
+  const stage = cliStage(undefined, store);
 
   /** Runs one command to its end on the alias of the test. */
   const run = (args: readonly string[]) => stage.command(args);

@@ -9,7 +9,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 // it, in order, on restore. Dropping the bytes instead would leave each
 // connection out of step with the other end, which a real network never does.
 
-export type ProxyMode = 'forward' | 'blackhole';
+/** `replies-held`: what clients send goes through, what the target sends back is held. */
+export type ProxyMode = 'forward' | 'blackhole' | 'replies-held';
 
 /** What the blackhole holds right now, in bytes, per direction. */
 export interface HeldBytes {
@@ -26,7 +27,8 @@ class Direction {
   private heldEnd = false;
   private heldBytes = 0;
 
-  constructor(private readonly mode: () => ProxyMode) {}
+  /** `passes`: whether the path lets this direction's bytes through now. */
+  constructor(private readonly passes: () => boolean) {}
 
   get bytes(): number {
     return this.heldBytes;
@@ -34,7 +36,7 @@ class Direction {
 
   /** A chunk from the source: written now, or held. */
   data(to: Socket | null, chunk: Buffer): void {
-    if (to && this.mode() === 'forward') {
+    if (to && this.passes()) {
       to.write(chunk);
       return;
     }
@@ -46,7 +48,7 @@ class Direction {
   end(to: Socket | null): void {
     if (this.ended) return;
     this.ended = true;
-    if (to && this.mode() === 'forward') to.end();
+    if (to && this.passes()) to.end();
     else this.heldEnd = true;
   }
 
@@ -69,8 +71,8 @@ class Link {
     readonly client: Socket,
     mode: () => ProxyMode,
   ) {
-    this.toTarget = new Direction(mode);
-    this.toClient = new Direction(mode);
+    this.toTarget = new Direction(() => mode() !== 'blackhole');
+    this.toClient = new Direction(() => mode() === 'forward');
   }
 
   destroy(): void {
@@ -86,7 +88,9 @@ class Link {
  * stays open and nothing goes through in either direction, an end or a close
  * included; a new connection is accepted (the client sees it connected) but
  * reaches the target only on restore. `restore` delivers everything held, in
- * order, then forwards again.
+ * order, then forwards again. `replies-held` lets every request reach the
+ * target and holds its replies: a call the target carried out whose reply
+ * its client never sees, once the client gives up on it and hangs up.
  */
 export class BlackholeProxy {
   private current: ProxyMode = 'forward';
@@ -150,6 +154,11 @@ export class BlackholeProxy {
     this.current = 'blackhole';
   }
 
+  /** From now on what clients send reaches the target, and nothing comes back, until restore. */
+  holdReplies(): void {
+    this.current = 'replies-held';
+  }
+
   /** Delivers everything held, in order, on every connection, and forwards again. */
   restore(): void {
     if (this.current === 'forward') return;
@@ -182,8 +191,8 @@ export class BlackholeProxy {
       link.toTarget.end(link.target);
       this.forgetWhenBothClosed(link);
     });
-    // Opened now only while the path is up: a blackholed SYN reaches nobody until it is back.
-    if (this.current === 'forward') this.connectTarget(link);
+    // Opened now only while requests get through: a blackholed SYN reaches nobody until it is back.
+    if (this.current !== 'blackhole') this.connectTarget(link);
   }
 
   private connectTarget(link: Link): void {

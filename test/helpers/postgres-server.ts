@@ -26,6 +26,11 @@ export interface PostgresServerOptions {
   readonly fast?: boolean;
   /** More postgresql.conf settings, e.g. `{ max_connections: 200 }`; they win over the above. */
   readonly settings?: Readonly<Record<string, string | number>>;
+  /**
+   * Where the WAL goes (initdb --waldir: pg_wal becomes a link to it), e.g.
+   * a small disk of its own, with segments of `walSegmentMb` (initdb's 16 when left out).
+   */
+  readonly wal?: { readonly dir: string; readonly segmentMb?: number };
 }
 
 export interface PostgresStopOptions {
@@ -187,6 +192,8 @@ export async function startPostgresServer(
       '--encoding=UTF8',
       '--locale=C',
       ...(fast ? ['--no-sync'] : []),
+      ...(options.wal ? [`--waldir=${options.wal.dir}`] : []),
+      ...(options.wal?.segmentMb ? [`--wal-segsize=${options.wal.segmentMb}`] : []),
     ]);
     appendFileSync(
       join(dataDir, 'postgresql.conf'),

@@ -18,7 +18,18 @@ export interface CrashRecoveryDeps {
   readonly queues: readonly string[];
   /** Tasks the recovery stored final: how many, and how many of them FAILED. */
   readonly counted: (done: number, failed: number) => void;
+  /** How long after a crash the running tasks are searched again for its leases (ms). */
+  readonly lateSearchMs?: number;
 }
+
+/**
+ * A store may still be running a lease call of a child that was killed (a
+ * SQL server notices the closed connection only when it sends the reply, so
+ * the lease commits after the death): the crashed child's leases are
+ * searched again this long after the first search, and any found then was
+ * never received, so is given back.
+ */
+export const LATE_LEASE_SEARCH_MS = 1000;
 
 /** One dead child's tasks to recover. */
 export interface DeadChild {
@@ -81,8 +92,15 @@ export class CrashRecovery {
   }
 
   private async run(child: DeadChild): Promise<void> {
+    const seen = await this.recoverNow(child);
+    if (child.searchLeases) await this.searchLate(child, seen);
+  }
+
+  /** Recovers what the journal and a first search find; the ids it handled. */
+  private async recoverNow(child: DeadChild): Promise<ReadonlySet<string>> {
     const { pid, held, cause, release } = child;
     const { backend, logger } = this.deps;
+    const seen = new Set(held);
     try {
       const byId = new Map<string, TaskRecord>();
       const found = await Promise.allSettled(held.map((id) => backend.tasks.getResult(id)));
@@ -90,6 +108,7 @@ export class CrashRecovery {
         if (outcome.status === 'fulfilled') byId.set(outcome.value.id, outcome.value);
       }
       const unstarted = await this.unreported(child, byId);
+      for (const id of [...byId.keys(), ...unstarted.map((r) => r.id)]) seen.add(id);
       const live = this.takeUnstarted(child, byId, unstarted);
       const stop = child.hardStopped ?? null;
       const stopped = live.filter((r) => r.id === stop?.id);
@@ -105,13 +124,13 @@ export class CrashRecovery {
       const unleased = unstarted.length > 0 ? await backend.leases.unlease(unstarted) : 0;
       if (running.length === 0) {
         if (unleased > 0) logger.warn(crashRecovered(pid, { unleased }));
-        return;
+        return seen;
       }
       if (release) {
         logger.warn(
           crashRecovered(pid, { unleased, released: await backend.leases.release(running) }),
         );
-        return;
+        return seen;
       }
       const { failed, retried } = await this.endAttempts(running, (r) =>
         childCrashed(r.id, r.task.name, pid, cause),
@@ -119,6 +138,26 @@ export class CrashRecovery {
       logger.warn(crashRecovered(pid, { failed, retried, unleased }));
     } catch (error) {
       logger.error(crashRecoveryFailed(pid, held, error));
+    }
+    return seen;
+  }
+
+  /**
+   * The leases of the crashed child that its store committed after the first
+   * search (`seen` holds what that recovery handled): never received, so
+   * never started, and given back to their queues.
+   */
+  private async searchLate(child: DeadChild, seen: ReadonlySet<string>): Promise<void> {
+    const { backend, logger } = this.deps;
+    await new Promise((resolve) =>
+      setTimeout(resolve, this.deps.lateSearchMs ?? LATE_LEASE_SEARCH_MS),
+    );
+    try {
+      const late = (await this.leasedTo(child.pid)).filter((r) => !seen.has(r.id));
+      if (late.length === 0) return;
+      logger.warn(crashRecovered(child.pid, { unleased: await backend.leases.unlease(late) }));
+    } catch (error) {
+      logger.error(crashRecoveryFailed(child.pid, [], error));
     }
   }
 
