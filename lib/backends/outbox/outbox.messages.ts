@@ -19,6 +19,15 @@ export const outboxRelayFailed = (alias: string, reason: string, retryMs: number
   `the outbox and are moved once it works again, tried again in ${retryMs} ms. Check that the ` +
   `app's Postgres and Redis are reachable.`;
 
+export const outboxRowsParked = (
+  alias: string,
+  rows: readonly { id: string; reason: string }[],
+): string =>
+  `The outbox relay of backend ${shown(alias)} set ${rows.length} task(s) aside that it can never ` +
+  `move as written (${rows.map((row) => `${shown(row.id)}: ${row.reason}`).join('; ')}); the ` +
+  `tasks behind them move on. Fix the cause (add the queue to the alias), then clear their ` +
+  `\`parked\` column to move them, or delete their rows.`;
+
 export const outboxMoveRefused = (alias: string, count: number): string =>
   `The outbox relay of backend ${shown(alias)} found ${count} task(s) already in Redis (moved ` +
   `before, or their id taken by another enqueue): their rows were deleted without a second move.`;

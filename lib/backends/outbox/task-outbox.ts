@@ -49,14 +49,16 @@ export class TaskOutbox {
     const rows = await this.database.withClient(
       async (client) =>
         (
-          await client.query<{ count: number; age: string | null }>(this.statements.backlog, [
-            this.database.alias,
-          ])
+          await client.query<{ count: number; age: string | null; parked: number }>(
+            this.statements.backlog,
+            [this.database.alias],
+          )
         ).rows,
     );
     const age = rows[0]?.age;
     return {
       waiting: rows[0]?.count ?? 0,
+      parked: rows[0]?.parked ?? 0,
       oldestAgeMs: age === null || age === undefined ? null : Math.max(0, Number(age)),
     };
   }

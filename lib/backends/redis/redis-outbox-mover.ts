@@ -1,3 +1,4 @@
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { OutboxMover } from '../outbox/outbox-relay';
 import type { RedisAliasContext } from './redis-alias-context';
@@ -19,6 +20,16 @@ export class RedisOutboxMover implements OutboxMover {
     private readonly context: RedisAliasContext,
     private readonly markWindowMs: number,
   ) {}
+
+  unmovable(record: TaskRecord): string | null {
+    try {
+      this.context.guard.queueOf(record);
+      return null;
+    } catch (error) {
+      if (error instanceof InvalidTaskError) return error.message;
+      throw error;
+    }
+  }
 
   async move(records: readonly TaskRecord[]): Promise<void> {
     if (records.length === 0) return;
