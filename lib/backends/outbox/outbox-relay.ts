@@ -24,6 +24,8 @@ export interface OutboxMover {
   move(records: readonly TaskRecord[]): Promise<void>;
   /** Why the store can never take `record` as it is (its queue is not on the alias); null when it can. */
   unmovable(record: TaskRecord): string | null;
+  /** The id holding the task moved under `id` (its own, or its key's holder's); null while not moved. */
+  movedHolder(id: string): Promise<string | null>;
 }
 
 /**

@@ -9,10 +9,10 @@ export const outboxIdTaken = (alias: string, ids: readonly string[]): string =>
   `not yet moved to Redis, so nothing of this enqueue was written. Enqueue under another id, ` +
   `or leave \`id\` out to get a new one.`;
 
-export const outboxUniqueRefused = (alias: string, name: string): string =>
-  `Task ${shown(name)} has a unique key, which the outbox of backend ${shown(alias)} cannot ` +
-  `decide inside the app's transaction: enqueue it without \`transaction\` once the ` +
-  `transaction committed.`;
+export const outboxMoveTimeout = (alias: string, id: string, waitedMs: number): string =>
+  `Task ${shown(id)} of backend ${shown(alias)} was not moved from the outbox into Redis within ` +
+  `${waitedMs} ms, so who holds its unique key is not known yet: check that its transaction ` +
+  `committed and that a relay runs (health's \`outbox\`), then call \`settled()\` again.`;
 
 export const outboxRelayFailed = (alias: string, reason: string, retryMs: number): string =>
   `The outbox relay of backend ${shown(alias)} failed (${reason}); the tasks waiting stay in ` +
