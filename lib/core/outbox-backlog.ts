@@ -8,6 +8,11 @@
 export interface OutboxBacklog {
   /** Rows waiting. */
   readonly waiting: number;
+  /**
+   * Rows the relay set aside, never to be moved as they are: their queue is
+   * not on the alias, or their request cannot be read (see docs/transactions.md).
+   */
+  readonly parked: number;
   /** How long the oldest has waited (ms, on the database's clock); null when none does. */
   readonly oldestAgeMs: number | null;
 }

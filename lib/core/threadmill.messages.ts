@@ -127,6 +127,11 @@ export const outboxStalled = (alias: string, oldestAgeMs: number, limitMs: numbe
   `the limit of ${limitMs} ms, so no relay is moving it to the store: check that a process ` +
   `with the outbox and its relay on runs, and that it reaches both the app's Postgres and the store.`;
 
+export const outboxParked = (alias: string, parked: number): string =>
+  `Backend ${shown(alias)}: its relay set ${parked} task(s) of its outbox aside, which it can ` +
+  `never move as written (their queue is not on the alias, or their request cannot be read): ` +
+  `their rows keep the reason in \`parked\`; fix it and clear \`parked\`, or delete the rows.`;
+
 export const thresholdCrossed = (
   queue: string,
   threshold: string,

@@ -12,6 +12,7 @@ import {
   maintenanceNeverRan,
   maintenanceStale,
   optionalDependencyMissing,
+  outboxParked,
   outboxStalled,
   thresholdCrossed,
 } from '../core/threadmill.messages';
@@ -127,7 +128,12 @@ export class ThreadmillHealthIndicator {
     const problems: string[] = [...store.down, ...(worker?.problems ?? [])];
     if (outbox !== null) {
       const oldestAgeMs = outbox.oldestAgeMs ?? 0;
-      Object.assign(details, { outbox: { waiting: outbox.waiting, oldestAgeMs } });
+      Object.assign(details, {
+        outbox: { waiting: outbox.waiting, oldestAgeMs, parked: outbox.parked },
+      });
+      // Set aside for good: no restart moves them, so a warning, not down.
+      if (outbox.parked > 0)
+        details.warnings = [...details.warnings, outboxParked(alias, outbox.parked)];
       const limitMs = options.maxOutboxAgeMs ?? DEFAULT_MAX_OUTBOX_AGE_MS;
       if (oldestAgeMs > limitMs) problems.push(outboxStalled(alias, oldestAgeMs, limitMs));
     }

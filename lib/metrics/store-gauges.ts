@@ -23,6 +23,7 @@ export const STORE_GAUGE_NAMES = [
   'threadmill_queue_oldest_waiting_seconds',
   'threadmill_outbox_tasks',
   'threadmill_outbox_oldest_seconds',
+  'threadmill_outbox_parked_tasks',
 ] as const;
 
 interface BackendReading {
@@ -58,6 +59,7 @@ export class StoreGauges {
   private readonly oldestWaiting: Gauge<'backend' | 'queue'>;
   private readonly outboxTasks: Gauge<'backend'>;
   private readonly outboxOldest: Gauge<'backend'>;
+  private readonly outboxParked: Gauge<'backend'>;
   private readonly readings = new Map<string, BackendReading>();
   /** The update under way: the two gauges' collects of one scrape share it. */
   private updating: Promise<void> | null = null;
@@ -97,6 +99,13 @@ export class StoreGauges {
       registers,
       collect,
     });
+    this.outboxParked = new prom.Gauge({
+      name: STORE_GAUGE_NAMES[4],
+      help: "Tasks in a backend's outbox its relay set aside, as it can never move them as written; exposed by one process only.",
+      labelNames: ['backend'],
+      registers,
+      collect,
+    });
   }
 
   /** Claims the role on every backend, reads those it holds when due, and sets the gauges. */
@@ -113,11 +122,13 @@ export class StoreGauges {
     this.oldestWaiting.reset();
     this.outboxTasks.reset();
     this.outboxOldest.reset();
+    this.outboxParked.reset();
     const now = Date.now();
     for (const [backend, reading] of this.readings) {
       if (reading.outbox !== null) {
         this.outboxTasks.set({ backend }, reading.outbox.waiting);
         this.outboxOldest.set({ backend }, (reading.outbox.oldestAgeMs ?? 0) / 1000);
+        this.outboxParked.set({ backend }, reading.outbox.parked);
       }
       for (const [queue, counts] of reading.queues) {
         this.tasks.set({ backend, queue, state: 'ready' }, counts.ready);

@@ -85,8 +85,15 @@ export class TaskEnqueueService {
       : enqueueInSlices(backend, records));
     const source = this.backends.sourceFor(backend.alias);
     // A key's holder comes back in place of the record sent, under its own id.
-    const results = stored.map(
-      (record, i) => new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
+    // Through an outbox, a unique key is decided at the move: such a handle is pending until then.
+    const awaitMoved =
+      transaction && backend.tasks.awaitMoved
+        ? backend.tasks.awaitMoved.bind(backend.tasks)
+        : undefined;
+    const results = stored.map((record, i) =>
+      awaitMoved && record.task.unique !== undefined
+        ? new EnqueuedTaskResult<T>(record, source, false, awaitMoved)
+        : new EnqueuedTaskResult<T>(record, source, record.id === records[i].id),
     );
     // An immediate backend already announced the enqueue before running the task.
     if (

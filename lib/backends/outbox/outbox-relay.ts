@@ -1,13 +1,14 @@
 import type { Logger } from '@nestjs/common';
 import type { Client } from 'pg';
 
+import { CorruptTaskDataError } from '../../core/errors/corrupt-task-data.error';
 import { deserializeRecord } from '../../core/task-serializer';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { withinMs } from '../../utils/sleep.util';
 import type { OutboxDatabase } from './outbox-database';
 import type { OutboxSettings } from './outbox-settings';
 import type { OutboxStatements } from './outbox-statements';
-import { outboxRelayFailed } from './outbox.messages';
+import { outboxRelayFailed, outboxRowsParked } from './outbox.messages';
 
 /** Longest wait before a failed relay tries again. */
 const RETRY_MS = 1000;
@@ -21,6 +22,10 @@ const RETRY_MS = 1000;
  */
 export interface OutboxMover {
   move(records: readonly TaskRecord[]): Promise<void>;
+  /** Why the store can never take `record` as it is (its queue is not on the alias); null when it can. */
+  unmovable(record: TaskRecord): string | null;
+  /** The id holding the task moved under `id` (its own, or its key's holder's); null while not moved. */
+  movedHolder(id: string): Promise<string | null>;
 }
 
 /**
@@ -35,6 +40,9 @@ export interface OutboxMover {
  * (OutboxMover) and the row deleted. Rows go in the order they were
  * written among those committed when read; one that commits late is found
  * by the next read, as every read takes the oldest rows still there.
+ * A row no move can take (its request unreadable, its queue not on the
+ * alias) is set aside (`parked`, with why) instead of blocking the rows
+ * behind it; the backlog counts it, and it stays until someone clears it.
  *
  * @internal
  */
@@ -129,9 +137,40 @@ export class OutboxRelay {
       this.settings.batchSize,
     ]);
     if (rows.length === 0) return 0;
-    await this.mover.move(rows.map((row) => deserializeRecord(row.id, row.request)));
-    await client.query(this.statements.delete, [alias, rows.map((row) => row.id)]);
+    const movable: TaskRecord[] = [];
+    const parked: { id: string; reason: string }[] = [];
+    for (const row of rows) {
+      const { record, reason } = this.read(row.id, row.request);
+      if (record !== null) movable.push(record);
+      else parked.push({ id: row.id, reason });
+    }
+    if (parked.length > 0) {
+      await client.query(this.statements.park, [
+        alias,
+        parked.map((row) => row.id),
+        parked.map((row) => row.reason),
+      ]);
+      this.logger.warn(outboxRowsParked(alias, parked));
+    }
+    await this.mover.move(movable);
+    await client.query(this.statements.delete, [alias, movable.map((record) => record.id)]);
     return rows.length;
+  }
+
+  /** The row's record, or why no move can ever take it. */
+  private read(
+    id: string,
+    request: string,
+  ): { record: TaskRecord; reason?: never } | { record: null; reason: string } {
+    let record: TaskRecord;
+    try {
+      record = deserializeRecord(id, request);
+    } catch (error) {
+      if (error instanceof CorruptTaskDataError) return { record: null, reason: error.message };
+      throw error;
+    }
+    const reason = this.mover.unmovable(record);
+    return reason === null ? { record } : { record: null, reason };
   }
 
   /** Until a notification, a stop, or `ms`. */

@@ -18,11 +18,17 @@ export class OutboxStatements {
    * $1 alias, $2 ids, $3 requests, $4 channel.
    */
   readonly write: string;
-  /** The oldest rows of an alias, in the order they were written. $1 alias, $2 how many. */
+  /** The oldest rows of an alias not set aside, in the order they were written. $1 alias, $2 how many. */
   readonly oldest: string;
+  /**
+   * Sets rows aside that no move can take, each with why: the relay reads
+   * past them, and they stay until someone clears `parked`.
+   * $1 alias, $2 ids, $3 reasons.
+   */
+  readonly park: string;
   /** Deletes moved rows, or one call's when some of its ids were taken. $1 alias, $2 ids. */
   readonly delete: string;
-  /** Rows waiting and the oldest one's age (ms, on the server's clock). $1 alias. */
+  /** Rows waiting, the oldest one's age (ms, on the server's clock), and rows set aside. $1 alias. */
   readonly backlog: string;
 
   constructor(schema: string) {
@@ -35,9 +41,14 @@ export class OutboxStatements {
       )
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM written) AS ids,
         (SELECT count(*)::int FROM (SELECT pg_notify($4, '')) AS n) AS notified`;
-    this.oldest = `SELECT id, request FROM ${table} WHERE alias = $1 ORDER BY seq LIMIT $2`;
+    this.oldest = `SELECT id, request FROM ${table}
+      WHERE alias = $1 AND parked IS NULL ORDER BY seq LIMIT $2`;
+    this.park = `UPDATE ${table} AS o SET parked = p.reason
+      FROM unnest($2::text[], $3::text[]) AS p(id, reason) WHERE o.alias = $1 AND o.id = p.id`;
     this.delete = `DELETE FROM ${table} WHERE alias = $1 AND id = ANY($2::text[])`;
-    this.backlog = `SELECT count(*)::int AS count, ${SERVER_MS} - min(written_at) AS age
+    this.backlog = `SELECT count(*) FILTER (WHERE parked IS NULL)::int AS count,
+        ${SERVER_MS} - min(written_at) FILTER (WHERE parked IS NULL) AS age,
+        count(*) FILTER (WHERE parked IS NOT NULL)::int AS parked
       FROM ${table} WHERE alias = $1`;
   }
 }

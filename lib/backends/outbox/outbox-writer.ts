@@ -4,7 +4,7 @@ import { serializeRecord } from '../../core/task-serializer';
 import type { TaskRecord } from '../../core/task-record.interface';
 import type { TaskTransaction } from '../../core/task-transaction';
 import type { OutboxDatabase } from './outbox-database';
-import { outboxIdTaken, outboxUniqueRefused } from './outbox.messages';
+import { outboxIdTaken } from './outbox.messages';
 import type { OutboxStatements } from './outbox-statements';
 
 /**
@@ -23,14 +23,13 @@ export class OutboxWriter {
 
   /**
    * The records, as written; all or none. A taken id undoes this call's rows
-   * only, so the app's transaction stays usable.
+   * only, so the app's transaction stays usable. A unique key is written
+   * with its record and decided when the relay moves it.
    *
-   * @throws InvalidTaskError when an id is in the outbox already, or a record has a unique key.
+   * @throws InvalidTaskError when an id is in the outbox already.
    */
   async write(transaction: TaskTransaction, records: readonly TaskRecord[]): Promise<TaskRecord[]> {
     const { alias } = this.database;
-    const keyed = records.find((record) => record.task.unique !== undefined);
-    if (keyed) throw new InvalidTaskError(outboxUniqueRefused(alias, keyed.task.name));
     if (records.length === 0) return [];
     assertDistinctIds(records);
     // The table exists before the app's transaction first writes to it.

@@ -9,15 +9,24 @@ export const outboxIdTaken = (alias: string, ids: readonly string[]): string =>
   `not yet moved to Redis, so nothing of this enqueue was written. Enqueue under another id, ` +
   `or leave \`id\` out to get a new one.`;
 
-export const outboxUniqueRefused = (alias: string, name: string): string =>
-  `Task ${shown(name)} has a unique key, which the outbox of backend ${shown(alias)} cannot ` +
-  `decide inside the app's transaction: enqueue it without \`transaction\` once the ` +
-  `transaction committed.`;
+export const outboxMoveTimeout = (alias: string, id: string, waitedMs: number): string =>
+  `Task ${shown(id)} of backend ${shown(alias)} was not moved from the outbox into Redis within ` +
+  `${waitedMs} ms, so who holds its unique key is not known yet: check that its transaction ` +
+  `committed and that a relay runs (health's \`outbox\`), then call \`settled()\` again.`;
 
 export const outboxRelayFailed = (alias: string, reason: string, retryMs: number): string =>
   `The outbox relay of backend ${shown(alias)} failed (${reason}); the tasks waiting stay in ` +
   `the outbox and are moved once it works again, tried again in ${retryMs} ms. Check that the ` +
   `app's Postgres and Redis are reachable.`;
+
+export const outboxRowsParked = (
+  alias: string,
+  rows: readonly { id: string; reason: string }[],
+): string =>
+  `The outbox relay of backend ${shown(alias)} set ${rows.length} task(s) aside that it can never ` +
+  `move as written (${rows.map((row) => `${shown(row.id)}: ${row.reason}`).join('; ')}); the ` +
+  `tasks behind them move on. Fix the cause (add the queue to the alias), then clear their ` +
+  `\`parked\` column to move them, or delete their rows.`;
 
 export const outboxMoveRefused = (alias: string, count: number): string =>
   `The outbox relay of backend ${shown(alias)} found ${count} task(s) already in Redis (moved ` +

@@ -177,6 +177,11 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
   );
   CREATE INDEX threadmill_outbox_order ON ${s}.threadmill_outbox (alias, seq);
   `,
+  // Why the relay set an outbox row aside (its queue is not on the alias, or its request cannot
+  // be read): such a row is never moved, so it must not hold back the rows written after it.
+  (s) => `
+  ALTER TABLE ${s}.threadmill_outbox ADD COLUMN parked text;
+  `,
 ];
 
 /** The schema version this code writes and reads. */

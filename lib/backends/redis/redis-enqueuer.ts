@@ -191,23 +191,7 @@ export class RedisEnqueuer {
     const { keys, settings } = this.context;
     // Delays are read now, as the call goes: the script adds them to Redis's clock.
     const now = Date.now();
-    const items = records.map((record, i): UniqueEnqueueItem => {
-      const { unique } = record.task;
-      return {
-        queueIndex: call.queueOf[i],
-        priority: record.task.priority,
-        delayMs: delayUntil(record.task.runAfter, now) || null,
-        id: record.id,
-        data: call.data[i],
-        unique: unique
-          ? {
-              key: unique.key,
-              mode: unique.mode,
-              windowTtlMs: unique.mode === 'window' ? (unique.ttlMs ?? null) : null,
-            }
-          : null,
-      };
-    });
+    const items = uniqueItems(records, call.queueOf, call.data, now);
     const { connection, replicas } = this.context;
     const reply = await connection.run(
       () =>
@@ -280,4 +264,30 @@ export function enqueueGroups(
     group.data.push(data[i]);
   });
   return groups;
+}
+
+/** The records as enqueueUnique.lua's items, their delays left at `now`. */
+export function uniqueItems(
+  records: readonly TaskRecord[],
+  queueOf: readonly number[],
+  data: readonly string[],
+  now: number,
+): UniqueEnqueueItem[] {
+  return records.map((record, i) => {
+    const { unique } = record.task;
+    return {
+      queueIndex: queueOf[i],
+      priority: record.task.priority,
+      delayMs: delayUntil(record.task.runAfter, now) || null,
+      id: record.id,
+      data: data[i],
+      unique: unique
+        ? {
+            key: unique.key,
+            mode: unique.mode,
+            windowTtlMs: unique.mode === 'window' ? (unique.ttlMs ?? null) : null,
+          }
+        : null,
+    };
+  });
 }

@@ -1,7 +1,9 @@
+import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import type { TaskRecord } from '../../core/task-record.interface';
+import { TaskResultStatus } from '../../core/task-result-status.enum';
 import type { OutboxMover } from '../outbox/outbox-relay';
 import type { RedisAliasContext } from './redis-alias-context';
-import { enqueueGroups } from './redis-enqueuer';
+import { enqueueGroups, uniqueItems } from './redis-enqueuer';
 import type { EnqueueQueueKeys } from './redis-script-types';
 import { PRIORITY_WEIGHT } from './redis-task-hash';
 import { WAKE_BOUND } from './redis-scripts';
@@ -20,8 +22,44 @@ export class RedisOutboxMover implements OutboxMover {
     private readonly markWindowMs: number,
   ) {}
 
+  unmovable(record: TaskRecord): string | null {
+    try {
+      this.context.guard.queueOf(record);
+      return null;
+    } catch (error) {
+      if (error instanceof InvalidTaskError) return error.message;
+      throw error;
+    }
+  }
+
+  /**
+   * Consecutive records alike in having a unique key go in one call, in
+   * their order: keyless ones through moveOutboxed.lua, keyed ones through
+   * moveOutboxedUnique.lua, whose marks record what each key decided.
+   */
   async move(records: readonly TaskRecord[]): Promise<void> {
-    if (records.length === 0) return;
+    let start = 0;
+    while (start < records.length) {
+      const keyed = records[start].task.unique !== undefined;
+      let end = start + 1;
+      while (end < records.length && (records[end].task.unique !== undefined) === keyed) end++;
+      await this.moveRun(records.slice(start, end), keyed);
+      start = end;
+    }
+  }
+
+  /**
+   * The id holding the task moved under `id`, once its move decided it: its
+   * own, or the holder of its unique key. Null while not moved (or not yet
+   * decided), and once its mark expired.
+   */
+  async movedHolder(id: string): Promise<string | null> {
+    const { keys, connection } = this.context;
+    const holder = await connection.run(() => connection.client.get(keys.moved(id)));
+    return holder === null || holder === '' ? null : holder;
+  }
+
+  private async moveRun(records: readonly TaskRecord[], keyed: boolean): Promise<void> {
     const { keys, codec, guard, connection, replicas, settings } = this.context;
     const queueIndexes = new Map<string, number>();
     const queueKeys: EnqueueQueueKeys[] = [];
@@ -41,25 +79,41 @@ export class RedisOutboxMover implements OutboxMover {
       return index;
     });
     const data = records.map((record) => codec.encodeLive(record));
+    const marks = { movedPrefix: keys.movedPrefix, windowMs: this.markWindowMs };
+    const common = {
+      taskPrefix: keys.taskPrefix,
+      resultTtlMs: settings.retention.longestMaxAgeMs,
+      priorityWeight: PRIORITY_WEIGHT,
+      wakeBound: WAKE_BOUND,
+      liveChannel: keys.liveChannel,
+      queueNames: [...queueIndexes.keys()].join(' '),
+    };
     const what = (): string => `a move of ${records.length} task(s) from the outbox`;
+    // Delays are read now, as the call goes: the script adds them to Redis's clock.
+    const call = (now: number): Promise<void> =>
+      keyed
+        ? this.context.scripts.unique.move(
+            marks,
+            { sequenceKey: keys.sequence, uniqueKeysKey: keys.uniqueKeys },
+            queueKeys,
+            uniqueItems(records, queueOf, data, now),
+            {
+              ...common,
+              windowPrefix: keys.uniqueWindowPrefix,
+              runningStatus: TaskResultStatus.RUNNING,
+            },
+          )
+        : this.context.scripts.enqueue.move(
+            marks,
+            keys.sequence,
+            queueKeys,
+            enqueueGroups(records, queueOf, data, now),
+            common,
+          );
     await connection.run(() =>
       replicas.confirmed(connection.client, what, async () => {
         try {
-          await this.context.scripts.enqueue.move(
-            { movedPrefix: keys.movedPrefix, windowMs: this.markWindowMs },
-            keys.sequence,
-            queueKeys,
-            // Delays are read now, as the call goes: the script adds them to Redis's clock.
-            enqueueGroups(records, queueOf, data, Date.now()),
-            {
-              taskPrefix: keys.taskPrefix,
-              resultTtlMs: settings.retention.longestMaxAgeMs,
-              priorityWeight: PRIORITY_WEIGHT,
-              wakeBound: WAKE_BOUND,
-              liveChannel: keys.liveChannel,
-              queueNames: [...queueIndexes.keys()].join(' '),
-            },
-          );
+          await call(Date.now());
         } catch (error) {
           await this.unmarkAfterRefusal(records, error);
           throw error;

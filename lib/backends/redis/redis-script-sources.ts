@@ -32,6 +32,12 @@ interface ScriptEntry {
    * prepares its arguments (moveOutboxed.lua takes out moves already made).
    */
   continues?: string;
+  /**
+   * A script whose body this file calls as `continued()` (defined before
+   * this file's body, in the same call): this file prepares its arguments
+   * and reads its reply (moveOutboxedUnique.lua records each move's outcome).
+   */
+  calls?: string;
 }
 
 /**
@@ -53,6 +59,13 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1, perItem: 4 },
     uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
     continues: 'enqueue.lua',
+  },
+  // The outbox relay's moves of tasks with unique keys: each id once, decided by enqueueUnique.lua.
+  moveOutboxedUnique: {
+    file: 'moveOutboxedUnique.lua',
+    keys: { fixed: 2, perItem: 4 },
+    uses: ['storeClock', 'countEnqueued', 'publishLive'],
+    calls: 'enqueueUnique.lua',
   },
   // A batch with any unique key; per item a queue (4 keys).
   enqueueUnique: {
@@ -159,7 +172,17 @@ export function scriptSource(name: RedisScriptName): { lua: string; numberOfKeys
   const { shebang, body } = splitShebang(readLua(file));
   const continued =
     script.continues === undefined ? [] : [splitShebang(readLua(script.continues)).body];
-  const lua = [...(shebang === null ? [] : [shebang]), ...functions, body, ...continued].join('\n');
+  const called =
+    script.calls === undefined
+      ? []
+      : [`local function continued()\n${splitShebang(readLua(script.calls)).body}\nend`];
+  const lua = [
+    ...(shebang === null ? [] : [shebang]),
+    ...functions,
+    ...called,
+    body,
+    ...continued,
+  ].join('\n');
   scriptsBySha.set(createHash('sha1').update(lua).digest('hex'), file);
   return 'perItem' in keys ? { lua } : { lua, numberOfKeys: keys.fixed };
 }

@@ -14,73 +14,44 @@ import type {
  * @internal
  */
 export class RedisUniqueScripts {
-  constructor(private readonly calls: Record<'enqueueUnique' | 'forgetFreeKeys', ScriptCall>) {}
+  constructor(
+    private readonly calls: Record<
+      'enqueueUnique' | 'forgetFreeKeys' | 'moveOutboxedUnique',
+      ScriptCall
+    >,
+  ) {}
 
   /**
    * Stores the tasks as their keys decide, all or none, or with `each` a
    * refusal refusing only its record; see UniqueEnqueueReply.
    */
   async enqueue(
-    keys: { sequenceKey: string; uniqueKeysKey: string },
+    keys: UniqueEnqueueKeys,
     queues: readonly EnqueueQueueKeys[],
     items: readonly UniqueEnqueueItem[],
-    args: {
-      taskPrefix: string;
-      windowPrefix: string;
-      resultTtlMs: number;
-      priorityWeight: number;
-      wakeBound: number;
-      runningStatus: string;
-      each: boolean;
-      /** Where the tasks made are announced (RedisKeys.liveChannel). */
-      liveChannel: string;
-      /** The queues' names in the order of `queues`, separated by spaces. */
-      queueNames: string;
-    },
+    args: UniqueEnqueueArgs,
   ): Promise<UniqueEnqueueReply> {
-    const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
-    for (const queue of queues) {
-      argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
-    }
-    argv[0] = argv.length - 1;
-    argv.push(
-      args.wakeBound,
-      args.priorityWeight,
-      args.taskPrefix,
-      args.resultTtlMs,
-      args.windowPrefix,
-      args.runningStatus,
-      args.each ? 1 : 0,
-      args.liveChannel,
-      args.queueNames,
-    );
-    for (const item of items) {
-      argv.push(
-        item.queueIndex + 1,
-        item.priority,
-        item.delayMs ?? '',
-        item.id,
-        item.data,
-        item.unique?.key ?? '',
-        item.unique?.mode ?? '',
-        item.unique?.windowTtlMs ?? '',
-      );
-    }
-    const reply = (await this.calls.enqueueUnique(argv)) as (string | number | null)[];
-    if (reply[0] === -1) {
-      const id = reply[1] as string;
-      const index = items.findIndex((item) => item.id === id);
-      return { kind: 'clash', clash: { index, id, fields: reply.slice(2) as (string | null)[] } };
-    }
-    if (reply[0] === -2) {
-      return {
-        kind: 'windowGone',
-        key: reply[1] as string,
-        holderId: reply[2] as string,
-        windowEndMs: Number(reply[3]),
-      };
-    }
-    return { kind: 'done', outcomes: readOutcomes(reply, items.length) };
+    const reply = (await this.calls.enqueueUnique(argvOf(keys, queues, items, args))) as (
+      string | number | null
+    )[];
+    return readReply(reply, items);
+  }
+
+  /**
+   * Stores tasks the outbox relay moves, as `enqueue` with `each` would,
+   * leaving out those moved before (within the mark window); each moved
+   * id's mark then holds the id its key decided on (moveOutboxedUnique.lua).
+   */
+  async move(
+    marks: { movedPrefix: string; windowMs: number },
+    keys: UniqueEnqueueKeys,
+    queues: readonly EnqueueQueueKeys[],
+    items: readonly UniqueEnqueueItem[],
+    args: Omit<UniqueEnqueueArgs, 'each'>,
+  ): Promise<void> {
+    const argv = argvOf(keys, queues, items, { ...args, each: true });
+    argv.splice(Number(argv[0]) + 1, 0, marks.movedPrefix, marks.windowMs);
+    await this.calls.moveOutboxedUnique(argv);
   }
 
   /**
@@ -133,4 +104,83 @@ function readOutcomes(reply: readonly (string | number | null)[], count: number)
     }
   }
   return outcomes;
+}
+
+/** Keys of a unique enqueue besides its queues'. */
+interface UniqueEnqueueKeys {
+  sequenceKey: string;
+  uniqueKeysKey: string;
+}
+
+/** ARGV of a unique enqueue before its items. */
+interface UniqueEnqueueArgs {
+  taskPrefix: string;
+  windowPrefix: string;
+  resultTtlMs: number;
+  priorityWeight: number;
+  wakeBound: number;
+  runningStatus: string;
+  each: boolean;
+  /** Where the tasks made are announced (RedisKeys.liveChannel). */
+  liveChannel: string;
+  /** The queues' names in the order of `queues`, separated by spaces. */
+  queueNames: string;
+}
+
+/** enqueueUnique.lua's arguments, its key count first, laid out as its header says. */
+function argvOf(
+  keys: UniqueEnqueueKeys,
+  queues: readonly EnqueueQueueKeys[],
+  items: readonly UniqueEnqueueItem[],
+  args: UniqueEnqueueArgs,
+): (string | number)[] {
+  const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
+  for (const queue of queues) {
+    argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
+  }
+  argv[0] = argv.length - 1;
+  argv.push(
+    args.wakeBound,
+    args.priorityWeight,
+    args.taskPrefix,
+    args.resultTtlMs,
+    args.windowPrefix,
+    args.runningStatus,
+    args.each ? 1 : 0,
+    args.liveChannel,
+    args.queueNames,
+  );
+  for (const item of items) {
+    argv.push(
+      item.queueIndex + 1,
+      item.priority,
+      item.delayMs ?? '',
+      item.id,
+      item.data,
+      item.unique?.key ?? '',
+      item.unique?.mode ?? '',
+      item.unique?.windowTtlMs ?? '',
+    );
+  }
+  return argv;
+}
+
+function readReply(
+  reply: readonly (string | number | null)[],
+  items: readonly UniqueEnqueueItem[],
+): UniqueEnqueueReply {
+  if (reply[0] === -1) {
+    const id = reply[1] as string;
+    const index = items.findIndex((item) => item.id === id);
+    return { kind: 'clash', clash: { index, id, fields: reply.slice(2) as (string | null)[] } };
+  }
+  if (reply[0] === -2) {
+    return {
+      kind: 'windowGone',
+      key: reply[1] as string,
+      holderId: reply[2] as string,
+      windowEndMs: Number(reply[3]),
+    };
+  }
+  return { kind: 'done', outcomes: readOutcomes(reply, items.length) };
 }

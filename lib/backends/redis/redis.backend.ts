@@ -158,6 +158,7 @@ export class RedisBackend extends PartsBackend implements TaskBackend {
         // Written to the app's Postgres; the outbox relay moves them here after the commit.
         ...(outbox && {
           enqueueInTransaction: (transaction, records) => outbox.write(transaction, records),
+          awaitMoved: (id, timeoutMs) => outbox.awaitMoved(id, timeoutMs),
         }),
         getResult: (id) => reads.getResult(id),
       },

@@ -17,6 +17,7 @@ export * from './store-full.error';
 export * from './store-corrupt.error';
 export * from './backend-command.error';
 export * from './enqueue-outcome-unknown.error';
+export * from './outbox-move-timeout.error';
 export * from './replicas-behind.error';
 export * from './task-already-exists.error';
 export * from './unsupported-store.error';

@@ -71,7 +71,7 @@ export const PORT_METHODS = {
 export const OPTIONAL_PORT_METHODS: {
   readonly [P in BackendPartName]?: readonly (keyof TaskBackend[P])[];
 } = {
-  tasks: ['enqueueInTransaction'],
+  tasks: ['enqueueInTransaction', 'awaitMoved'],
   reads: ['outboxBacklog'],
 };
 

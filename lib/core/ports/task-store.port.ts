@@ -31,13 +31,22 @@ export interface TaskStore {
    * Stores the records as `enqueueMany` does, all or none, but inside the
    * app's open transaction: they commit or roll back with it, and their
    * announcements go out with its commit. A refusal undoes only this call's
-   * writes and leaves the transaction usable. Only a store in the app's own
-   * database has it (Postgres); the task layer refuses the call elsewhere.
+   * writes and leaves the transaction usable. A store in the app's own
+   * database (Postgres) has it, and a Redis alias with an outbox, which
+   * writes the records as they are and decides their unique keys only as
+   * they move (see `awaitMoved`); the task layer refuses the call elsewhere.
    */
   enqueueInTransaction?(
     transaction: TaskTransaction,
     records: readonly TaskRecord[],
   ): Promise<TaskRecord[]>;
+  /**
+   * For a store whose `enqueueInTransaction` decides unique keys later (a
+   * Redis alias's outbox, at the move): the id holding the task written
+   * under `id`, once moved (its own, or its key's holder's). Throws
+   * OutboxMoveTimeoutError when it was not moved within `timeoutMs`.
+   */
+  awaitMoved?(id: string, timeoutMs: number): Promise<string>;
   /** The stored task; throws `TaskResultDoesNotExist` for an unknown or expired id. */
   getResult(id: string): Promise<TaskRecord>;
 }

@@ -93,7 +93,43 @@ describe("the outbox's backlog, in health and metrics", () => {
     const moved = await check(0);
     expect(moved.threadmill).toMatchObject({
       status: 'up',
-      outbox: { waiting: 0, oldestAgeMs: 0 },
+      outbox: { waiting: 0, oldestAgeMs: 0, parked: 0 },
+    });
+  });
+
+  it('sets aside a task it can never move, moves the ones behind it, and warns in health', async () => {
+    const table = `${schema.name}.threadmill_outbox`;
+    const { rows } = await app.query<{ id: string }>(`SELECT id FROM ${table} ORDER BY seq`);
+    const [retired, kept] = rows.map((row) => row.id);
+    // The first task's queue is gone from the alias's config, and a row no writer could read.
+    await app.query(
+      `UPDATE ${table} SET request = jsonb_set(request::jsonb, '{task,queue}', '"retired"')::text
+        WHERE id = $1`,
+      [retired],
+    );
+    await app.query(
+      `INSERT INTO ${table} (alias, id, written_at, request) VALUES ($1, 'garbled', 0, 'not json')`,
+      [alias],
+    );
+    relay = new RedisBackend(alias, config(true), storeRules);
+    await waitFor(async () => (await backend.reads.outboxBacklog!()).waiting === 0, {
+      what: 'the movable tasks moved',
+    });
+    await expect(backend.tasks.getResult(kept)).resolves.toMatchObject({ args: ['b'] });
+    const parked = await app.query<{ id: string; parked: string }>(
+      `SELECT id, parked FROM ${table} ORDER BY seq`,
+    );
+    expect(parked.rows).toEqual([
+      { id: retired, parked: expect.stringMatching(/"retired"/) },
+      { id: 'garbled', parked: expect.stringMatching(/not JSON/) },
+    ]);
+    const health = await check(60_000);
+    expect(health.threadmill).toMatchObject({
+      status: 'up',
+      outbox: { waiting: 0, parked: 2 },
+      warnings: expect.arrayContaining([
+        expect.stringMatching(/set 2 task\(s\) of its outbox aside/),
+      ]),
     });
   });
 
@@ -106,6 +142,7 @@ describe("the outbox's backlog, in health and metrics", () => {
     });
     const text = await registry.metrics();
     expect(text).toContain(`threadmill_outbox_tasks{backend="${alias}"} 2`);
+    expect(text).toContain(`threadmill_outbox_parked_tasks{backend="${alias}"} 0`);
     expect(text).toMatch(
       new RegExp(`threadmill_outbox_oldest_seconds\\{backend="${alias}"\\} [0-9.e-]+`),
     );

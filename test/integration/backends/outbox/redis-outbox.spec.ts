@@ -224,17 +224,4 @@ describe('the outbox of a Redis alias', () => {
     // No relay runs here: the three rows wait.
     await expect(outboxRows()).resolves.toBe(3);
   });
-
-  it('refuses a unique key inside the transaction, writing nothing', async () => {
-    await app.query('BEGIN');
-    await tasks.enqueue(Welcome, ['plain'], { alias, transaction: pgTransaction(app) });
-    const refusal: unknown = await tasks
-      .enqueue(Welcome, ['u1'], { alias, key: 'welcome:u1', transaction: pgTransaction(app) })
-      .catch((error: unknown) => error);
-    expect(refusal).toMatchObject({ code: 'INVALID_TASK' });
-    expect(String(refusal)).toMatch(/unique key/);
-    await app.query('COMMIT');
-    // No relay runs here: the plain task's row waits, alone.
-    await expect(outboxRows()).resolves.toBe(1);
-  });
 });

@@ -25,6 +25,7 @@ function recordingClient() {
   const replies: Record<RedisScriptName, unknown> = {
     enqueue: [2],
     moveOutboxed: [2],
+    moveOutboxedUnique: [0],
     enqueueUnique: [0, 0, 0],
     forgetFreeKeys: [0, '0'],
     acquire: [2, 1, 1, 0],
@@ -134,6 +135,22 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
       wakeBound: 1,
       runningStatus: 'RUNNING',
       each: false,
+      liveChannel: 'l',
+      queueNames: 'q q',
+    },
+  );
+  await scripts.unique.move(
+    { movedPrefix: 'm', windowMs: 1 },
+    { sequenceKey: 'seq', uniqueKeysKey: 'u' },
+    two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
+    two(item),
+    {
+      taskPrefix: 'p',
+      windowPrefix: 'w',
+      resultTtlMs: 1,
+      priorityWeight: 1,
+      wakeBound: 1,
+      runningStatus: 'RUNNING',
       liveChannel: 'l',
       queueNames: 'q q',
     },
@@ -391,6 +408,7 @@ describe('Lua script headers', () => {
     for (const file of [
       'enqueue.lua',
       'enqueueUnique.lua',
+      'moveOutboxedUnique.lua',
       'storeProgress.lua',
       'putSchedule-2.lua',
       'storeQueueLimits-5.lua',
