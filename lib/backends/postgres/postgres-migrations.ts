@@ -1,5 +1,4 @@
 import { enqueueFunction } from './postgres-enqueue-function';
-import { firstLeaseFunction } from './postgres-lease-function-v1';
 import { leaseFunction } from './postgres-lease-function';
 
 /**
@@ -150,9 +149,8 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
     expires_at bigint NOT NULL,
     PRIMARY KEY (alias, feed, listener)
   );
-  ${firstLeaseFunction(s)};
   `,
-  // Enqueue in one round trip; rate windows on the server's own clock, one for every pool.
+  // The enqueue and lease functions, one round trip each; rate windows on the server's own clock.
   (s) => `
   CREATE TABLE ${s}.threadmill_ingress_pending (
     alias  text   NOT NULL,
