@@ -5,11 +5,10 @@ import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
-import { type RunningCli } from '../helpers/cli-process';
-import { cliStage, STAGE_MAINTENANCE_INTERVAL_MS, STAGE_STORES } from '../helpers/cli-stage';
+import { STAGE_MAINTENANCE_INTERVAL_MS, STAGE_STORES } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
 import { waitFor } from '../helpers/wait-for';
-import { storedRecords, untilStatus as untilStatusOf } from '../helpers/task-status';
+import { workerStage } from '../helpers/worker-stage';
 
 // The real `threadmill` CLI (test/helpers/cli-process.ts), real processes,
 // real signals, and the run's real Redis or Postgres.
@@ -32,28 +31,14 @@ describe.each(STAGE_STORES)(
   (store) => {
     // Real processes on 2 shared cores: generous per test, though each takes seconds.
     jest.setTimeout(60_000);
-    const stage = cliStage(undefined, store);
+    const w = workerStage(store);
+    const { startCli, startWorker, results, untilStatus } = w;
     let alias: string;
     let backend: TaskBackend;
 
     beforeEach(() => {
-      ({ alias, backend } = stage);
+      ({ alias, backend } = w);
     });
-
-    const startCli = (args: string[], env: Record<string, string> = {}): RunningCli =>
-      stage.start(args, env);
-
-    function startWorker(args: string[], env: Record<string, string> = {}): RunningCli {
-      return startCli(['worker', '--alias', alias, ...args], env);
-    }
-
-    const results = (records: readonly TaskRecord[]): Promise<TaskRecord[]> =>
-      storedRecords(backend, records);
-    const untilStatus = (
-      records: readonly TaskRecord[],
-      status: TaskResultStatus,
-      timeoutMs?: number,
-    ): Promise<TaskRecord[]> => untilStatusOf(backend, records, status, timeoutMs);
 
     it('drains 500 tasks over 2 queues with --processes 2 --threads 8 --exit-empty, in queue order', async () => {
       const first = Array.from({ length: 250 }, (_, i) =>
@@ -232,75 +217,6 @@ describe.each(STAGE_STORES)(
       expect(a.pid).not.toBe(b.pid);
       expect(a.startedAtMs).toBeLessThan(b.finishedAtMs);
       expect(b.startedAtMs).toBeLessThan(a.finishedAtMs);
-    });
-
-    it('contains a task that throws a string, one that never settles and one that exits its process', async () => {
-      const cli = startWorker(['--processes', '1', '--threads', '3'], {
-        THREADMILL_LEASE_TTL_MS: '1500',
-        THREADMILL_MAINTENANCE_INTERVAL_MS: '250',
-      });
-      const throwsString = taskRecord(alias, 'fixture.throwString', ['plain words']);
-      const hangs = taskRecord(alias, 'fixture.hang', []);
-      await backend.tasks.enqueueMany([throwsString, hangs]);
-
-      const [thrown] = await untilStatus([throwsString], TaskResultStatus.FAILED);
-      expect(thrown.errors[0].traceback).toContain('plain words');
-      const [hung] = await untilStatus([hangs], TaskResultStatus.FAILED, 15_000);
-      expect(hung.errors.map((e) => e.className)).toEqual(['AcknowledgementTimeout']);
-
-      const exits = taskRecord(alias, 'fixture.exit', [3]);
-      await backend.tasks.enqueueMany([exits]);
-      const [exited] = await untilStatus([exits], TaskResultStatus.FAILED);
-      expect(exited.errors.map((e) => e.className)).toEqual(['WorkerCrashed']);
-      expect(exited.errors[0].traceback).toContain('exit code 3');
-
-      const after = taskRecord(alias, 'sample.echo', ['still running']);
-      await backend.tasks.enqueueMany([after]);
-      const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
-      expect(done.returnValue).toEqual(['still running']);
-      expect(cli.process.exitCode).toBeNull();
-    });
-
-    it('fails an attempt at its timeout through its signal, retries it, and frees its slot', async () => {
-      const cli = startWorker(['--processes', '1', '--threads', '1'], {
-        THREADMILL_MAINTENANCE_INTERVAL_MS: '100',
-      });
-      const plain = taskRecord(alias, 'fixture.untilAborted', []);
-      const limited: TaskRecord = {
-        ...plain,
-        task: { ...plain.task, timeoutMs: 200, retries: 1, backoff: { type: 'fixed', delayMs: 0 } },
-      };
-      const after = taskRecord(alias, 'sample.echo', ['after the timeout']);
-      await backend.tasks.enqueueMany([limited, after]);
-      const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED);
-      expect(timedOut.errors.map((e) => e.className)).toEqual([
-        'TaskTimeoutError',
-        'TaskTimeoutError',
-      ]);
-      expect(timedOut.errors[0].traceback).toContain('ran past its timeoutMs (200 ms)');
-      // One slot: the echo runs only because a timed-out attempt gave its slot back.
-      const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
-      expect(done.returnValue).toEqual(['after the timeout']);
-      expect(cli.process.exitCode).toBeNull();
-    });
-
-    it('a task with timeoutMs: 3000 that awaits forever and ignores its signal: fails TaskTimeoutError at its limit, its slot given back', async () => {
-      const cli = startWorker(['--processes', '1', '--threads', '1']);
-      const plain = taskRecord(alias, 'fixture.hang', []);
-      const limited: TaskRecord = { ...plain, task: { ...plain.task, timeoutMs: 3000 } };
-      const after = taskRecord(alias, 'sample.echo', ['after the time limit']);
-      await backend.tasks.enqueueMany([limited, after]);
-      const [timedOut] = await untilStatus([limited], TaskResultStatus.FAILED, 15_000);
-      expect(timedOut.errors.map((e) => e.className)).toEqual(['TaskTimeoutError']);
-      expect(timedOut.errors[0].traceback).toContain('ran past its timeoutMs (3000 ms)');
-      // Recorded within max(1 s, 5% of timeoutMs) after the limit; slack for a loaded machine.
-      const overMs = timedOut.finishedAt!.getTime() - timedOut.startedAt!.getTime() - 3000;
-      expect(overMs).toBeLessThan(1000 + 1000);
-      // One slot: the echo runs only because the child holding the hung attempt was replaced.
-      const [done] = await untilStatus([after], TaskResultStatus.SUCCESSFUL);
-      expect(done.returnValue).toEqual(['after the time limit']);
-      expect(cli.output()).toContain('past its timeoutMs, ignoring its signal');
-      expect(cli.process.exitCode).toBeNull();
     });
 
     it('enqueues and reads results from the command line, and exits 2 on usage errors', async () => {
