@@ -2,8 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Client } from 'pg';
-
 import { PostgresBackend } from '../../lib/backends/postgres/postgres.backend';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 import {
@@ -49,21 +47,6 @@ export function postgresPoolEnv(
     REDIS_CLUSTER_NODES: '',
     REDIS_SENTINELS: '',
   };
-}
-
-/** Runs `sql` as the superuser on a connection of its own, closed whatever happens; its rows. */
-export async function adminQuery<R extends Record<string, unknown>>(
-  url: string,
-  sql: string,
-  values: unknown[] = [],
-): Promise<R[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -5,7 +5,8 @@ import { StoreFullError } from '../../lib/core/errors/store-full.error';
 import { SmallDisk } from '../helpers/small-disk';
 import { waitFor } from '../helpers/wait-for';
 import { audit, auditLine, chaosRecord, report, settled } from './chaos-harness';
-import { adminQuery, postgresChaosScenario } from './postgres-chaos-harness';
+import { postgresQuery } from '../helpers/postgres-query';
+import { postgresChaosScenario } from './postgres-chaos-harness';
 
 // The disk under Postgres's tables fills up under a running pool and a busy
 // producer. The tables live in a tablespace on a small file system of their
@@ -43,13 +44,13 @@ describe('chaos: the disk under Postgres fills up under a running pool', () => {
     const owner = serverOwner();
     if (owner) chownSync(disk.dir, owner.uid, owner.gid);
     const { url } = scenario.server();
-    await adminQuery(url, `CREATE TABLESPACE ${TABLESPACE} LOCATION '${disk.dir}'`);
+    await postgresQuery(url, `CREATE TABLESPACE ${TABLESPACE} LOCATION '${disk.dir}'`);
     // Every table and index a backend's migration makes from now on goes on the small disk.
-    await adminQuery(url, `ALTER DATABASE postgres SET default_tablespace = ${TABLESPACE}`);
+    await postgresQuery(url, `ALTER DATABASE postgres SET default_tablespace = ${TABLESPACE}`);
     const stage = await scenario.stage('full-disk');
     const { alias, backend, journal } = stage;
     await backend.reads.telemetry(1000);
-    const [placed] = await adminQuery<{ spcname: string }>(
+    const [placed] = await postgresQuery<{ spcname: string }>(
       url,
       `SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace
        JOIN pg_namespace n ON n.oid = c.relnamespace

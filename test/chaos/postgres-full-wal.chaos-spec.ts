@@ -23,7 +23,8 @@ import {
   startPool,
   type RunningPool,
 } from './chaos-harness';
-import { adminQuery, postgresPoolEnv } from './postgres-chaos-harness';
+import { postgresQuery } from '../helpers/postgres-query';
+import { postgresPoolEnv } from './postgres-chaos-harness';
 
 // The disk under Postgres's WAL fills up under a running pool and a busy
 // producer. pg_wal lives on a small file system of its own (a tmpfs:
@@ -108,8 +109,8 @@ describe('chaos: the disk under Postgres WAL fills up under a running pool', () 
       const fullAt = Date.now();
       await waitFor(
         async () => {
-          await adminQuery(server!.url, 'SELECT pg_switch_wal()').catch(() => undefined);
-          return adminQuery(server!.url, 'SELECT 1').then(
+          await postgresQuery(server!.url, 'SELECT pg_switch_wal()').catch(() => undefined);
+          return postgresQuery(server!.url, 'SELECT 1').then(
             () => false,
             () => true,
           );

@@ -1,4 +1,5 @@
-import { adminQuery, postgresChaosScenario } from './postgres-chaos-harness';
+import { postgresQuery } from '../helpers/postgres-query';
+import { postgresChaosScenario } from './postgres-chaos-harness';
 import { runOutage } from './outage-scenario';
 
 // The outages (outage-scenario.ts) on a Postgres cluster of this file's own:
@@ -48,7 +49,7 @@ describe('chaos: Postgres goes away under a running pool', () => {
         failsEnqueues: false,
         async disrupt() {
           for (let round = 0; round < TERMINATIONS; round++) {
-            const rows = await adminQuery<{ ended: boolean }>(
+            const rows = await postgresQuery<{ ended: boolean }>(
               url,
               `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
                WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,

@@ -1,7 +1,6 @@
 import { Module, type INestApplicationContext, type Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Redis from 'ioredis';
-import { Client } from 'pg';
 
 import type { BackendConfig } from '../../lib/core/backend-config.interface';
 import { PostgresBackend } from '../../lib/backends/postgres/postgres.backend';
@@ -11,6 +10,7 @@ import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import { storeRules } from '../../lib/lifecycle/store-rules';
 import { ThreadmillModule } from '../../lib/threadmill.module';
 import { runCli, startCli, type CliOutcome, type RunningCli } from './cli-process';
+import { postgresQuery } from './postgres-query';
 import { createTestSchema, type TestSchema } from './postgres-schema';
 import { removeAliasKeys } from './redis-cleanup';
 import { testAlias } from './test-alias';
@@ -65,17 +65,6 @@ interface StageState {
   backend: TaskBackend;
   redis: Redis | null;
   schema: TestSchema | null;
-}
-
-/** One SQL statement's first row on a connection of its own, closed whatever happens. */
-async function queryOne<R>(url: string, sql: string, values: unknown[]): Promise<R> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows[0] as R;
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -178,7 +167,7 @@ export function cliStage(
         return Number(subscribers);
       }
       // A listening process keeps a row per feed live; closing the feed deletes it.
-      const row = await queryOne<{ n: number }>(
+      const [row] = await postgresQuery<{ n: number }>(
         schema!.url,
         `SELECT count(*)::int AS n FROM ${schema!.name}.threadmill_feed_listeners
          WHERE alias = $1 AND feed = $2`,
@@ -199,7 +188,7 @@ export function cliStage(
         } while (cursor !== '0');
         return pending;
       }
-      const row = await queryOne<{ n: number }>(
+      const [row] = await postgresQuery<{ n: number }>(
         schema!.url,
         `SELECT count(*)::int AS n FROM ${schema!.name}.threadmill_cancels WHERE alias = $1`,
         [alias],

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { Client } from 'pg';
-
+import { postgresQuery } from './postgres-query';
 import { testPostgresUrl } from './test-postgres-url';
 
 /**
@@ -18,17 +17,6 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-/** Runs one statement on a connection of its own, closed whatever happens. */
-async function execute(url: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Creates a schema of a new unique name on `url` (the run's Postgres unless
  * given). `CREATE SCHEMA` without `IF NOT EXISTS`: a name already taken fails
@@ -36,14 +24,14 @@ async function execute(url: string, sql: string): Promise<void> {
  */
 export async function createTestSchema(url: string = testPostgresUrl()): Promise<TestSchema> {
   const name = `t_${randomUUID().replaceAll('-', '')}`;
-  await execute(url, `CREATE SCHEMA "${name}"`);
+  await postgresQuery(url, `CREATE SCHEMA "${name}"`);
   let dropped = false;
   return {
     name,
     url,
     async drop() {
       if (dropped) return;
-      await execute(url, `DROP SCHEMA "${name}" CASCADE`);
+      await postgresQuery(url, `DROP SCHEMA "${name}" CASCADE`);
       dropped = true;
     },
   };

@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
 
+import { checkout } from '../postgres/postgres-checkout';
 import { loadPostgresDriver, type PostgresDriver } from '../postgres/postgres-driver';
 import { channelName, outboxRelayLockKey } from '../postgres/postgres-names';
 import { migrate } from '../postgres/postgres-schema';
@@ -64,14 +65,14 @@ export class OutboxDatabase {
 
   /** `work` on a connection of the pool; one that failed is closed instead of reused. */
   async withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let failed = true;
+    const held = await checkout(this.pool);
     try {
-      const result = await work(client);
-      failed = false;
+      const result = await work(held.client);
+      held.release();
       return result;
-    } finally {
-      client.release(failed);
+    } catch (error) {
+      held.release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
     }
   }
 
