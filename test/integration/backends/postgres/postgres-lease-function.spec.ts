@@ -27,6 +27,26 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
       data,
     ]);
 
+  /**
+   * The statements the backend's clients send while `work` runs: node-postgres
+   * sends each as a round trip of its own (no pipelining). The admin's are not counted.
+   */
+  const statementsOf = async (work: () => Promise<unknown>): Promise<string[]> => {
+    const sent: string[] = [];
+    const original = Client.prototype.query;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const [text] = args as [string | { text: string }];
+      if (this !== admin) sent.push(typeof text === 'string' ? text : text.text);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      await work();
+    } finally {
+      Client.prototype.query = original;
+    }
+    return sent;
+  };
+
   beforeAll(async () => {
     admin = new Client({ connectionString: testPostgresUrl() });
     await admin.connect();
@@ -84,6 +104,25 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
     await expect(backend.tasks.getResult(a.id)).resolves.toMatchObject({
       status: TaskResultStatus.SUCCESSFUL,
     });
+  });
+
+  it('acknowledges alone in one statement (threadmill_lease leasing nothing), for 1 record and for 10', async () => {
+    await backend.tasks.enqueueMany(Array.from({ length: 11 }, () => newRecord(alias)));
+    const [one, ...ten] = (await lease(11)).map((record) => ({
+      ...record,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+    }));
+    for (const batch of [[one], ten]) {
+      let outcomes: unknown;
+      const sent = await statementsOf(async () => {
+        outcomes = await backend.leases.acknowledge(batch);
+      });
+      expect(sent).toEqual([expect.stringContaining('.threadmill_lease(')]);
+      expect(outcomes).toEqual(batch.map(() => 'acknowledged'));
+    }
+    await expect(backend.reads.peek('default', 'successful', 20)).resolves.toHaveLength(11);
+    await expect(backend.reads.peek('default', 'ready', 20)).resolves.toEqual([]);
   });
 
   it('leases in TypeScript when a ready task holds no JSON, failing that task and taking the next', async () => {
