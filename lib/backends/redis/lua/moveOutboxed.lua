@@ -18,9 +18,11 @@
   relay has taken one since, as a relay frozen between reading its rows and
   moving them would otherwise store again tasks the newer one moved and
   deleted once their marks expired. A generation above the one recorded is
-  recorded.
+  recorded (a relay takes its own by INCR of KEYS[1], so only a Redis that
+  lost the key sees one).
 
-  KEYS[1] the outbox relay's generation (STRING), taken out before enqueue.lua reads KEYS
+  KEYS[1] outbox relay generation (STRING) the newest a relay took (INCR, with the lock) or a
+    move carried; taken out before enqueue.lua reads KEYS
   Then enqueue.lua's KEYS from its KEYS[1] (here KEYS[2]):
   KEYS[2] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Variadic KEYS: then 4 per queue, queue q (from 1) uses

@@ -16,9 +16,12 @@
 
   The move is fenced as moveOutboxed.lua's: refused whole (an error reply,
   nothing written) when a newer relay has taken a generation since this
-  one's relay took ARGV[3]; a generation above the one recorded is recorded.
+  one's relay took ARGV[3]; a generation above the one recorded is recorded
+  (a relay takes its own by INCR of KEYS[1], so only a Redis that lost the
+  key sees one).
 
-  KEYS[1] the outbox relay's generation (STRING), taken out before enqueueUnique.lua reads KEYS
+  KEYS[1] outbox relay generation (STRING) the newest a relay took (INCR, with the lock) or a
+    move carried; taken out before enqueueUnique.lua reads KEYS
   Then enqueueUnique.lua's KEYS from its KEYS[1] (here KEYS[2]):
   KEYS[2] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   KEYS[3] unique key index (HASH) field = unique key, value = id of the task that took it
