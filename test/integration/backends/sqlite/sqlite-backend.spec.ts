@@ -34,8 +34,10 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(second.tasks.getResult(running.id)).resolves.toMatchObject({
         status: TaskResultStatus.RUNNING,
       });
-      expect((await second.reads.peek('default', 'ready', 0)).map((r) => r.id)).toEqual([ready.id]);
-      expect((await second.reads.peek('default', 'deferred', 0)).map((r) => r.id)).toEqual([
+      expect((await second.reads.peek('default', 'ready', 100)).map((r) => r.id)).toEqual([
+        ready.id,
+      ]);
+      expect((await second.reads.peek('default', 'deferred', 100)).map((r) => r.id)).toEqual([
         deferred.id,
       ]);
       const [next] = await second.leases.acquire(['default'], { workerId: 'w2', timeoutMs: 0 });
@@ -50,7 +52,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       await expect(backend.tasks.enqueueMany([newRecord(sqlite.alias), stray])).rejects.toThrow(
         /queue "nowhere" is not configured/,
       );
-      await expect(backend.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'ready', 100)).resolves.toEqual([]);
     });
   });
 
@@ -71,7 +73,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
       const failed = await backend.tasks.getResult(broken.id);
       expect(failed.status).toBe(TaskResultStatus.FAILED);
       expect(failed.errors.map((e) => e.className)).toEqual(['CorruptTaskDataError']);
-      expect((await backend.reads.peek('default', 'failed', 0)).map((r) => r.id)).toEqual([
+      expect((await backend.reads.peek('default', 'failed', 100)).map((r) => r.id)).toEqual([
         broken.id,
       ]);
     });
@@ -226,7 +228,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
           signal: controller.signal,
         }),
       ).resolves.toEqual([]);
-      await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+      await expect(backend.reads.peek('default', 'ready', 100)).resolves.toHaveLength(1);
     });
   });
 });

@@ -125,7 +125,7 @@ describe('SqliteBackend (SQLite specifics)', () => {
         new SqliteBackend(otherAlias, { backend: SqliteBackend, url: sqlite.filename }, storeRules),
       );
       const record = await mine.tasks.enqueue(newRecord(sqlite.alias));
-      await expect(other.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(other.reads.peek('default', 'ready', 100)).resolves.toEqual([]);
       await expect(
         other.leases.acquire(['default'], { workerId: 'w', timeoutMs: 0 }),
       ).resolves.toEqual([]);

@@ -168,8 +168,8 @@ describe('SqliteBackend across processes', () => {
       await expect(backend.tasks.getResult(ids[0])).resolves.toMatchObject({ task: { unique } });
     }
     const waiting = [
-      ...(await backend.reads.peek('default', 'ready', 0)),
-      ...(await backend.reads.peek('default', 'deferred', 0)),
+      ...(await backend.reads.peek('default', 'ready', 100)),
+      ...(await backend.reads.peek('default', 'deferred', 100)),
     ];
     expect(waiting).toHaveLength(modes.length);
   });
@@ -184,7 +184,7 @@ describe('SqliteBackend across processes', () => {
     await exited(producer);
 
     const reopened = open();
-    const ready = await reopened.reads.peek('default', 'ready', 0);
+    const ready = await reopened.reads.peek('default', 'ready', 100);
     expect(ready.map((record) => record.id)).toEqual(ids);
   });
 
@@ -199,7 +199,7 @@ describe('SqliteBackend across processes', () => {
     await nextMessage(holder, isMessage('locked'), { ...STARTUP, what: 'the lock' });
     // Without the busy timeout this would fail at once with SQLITE_BUSY (next test).
     await backend.tasks.enqueue(newRecord(alias));
-    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+    await expect(backend.reads.peek('default', 'ready', 100)).resolves.toHaveLength(1);
   });
 
   it('lets an idle consumer wait without the write lock while another process holds it', async () => {
@@ -228,8 +228,8 @@ describe('SqliteBackend across processes', () => {
     });
     await killChild(holder);
     // Nothing half-written: the failed enqueue left no trace, and the next one works.
-    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+    await expect(backend.reads.peek('default', 'ready', 100)).resolves.toEqual([]);
     await backend.tasks.enqueue(newRecord(alias));
-    await expect(backend.reads.peek('default', 'ready', 0)).resolves.toHaveLength(1);
+    await expect(backend.reads.peek('default', 'ready', 100)).resolves.toHaveLength(1);
   });
 });
