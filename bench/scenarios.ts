@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
-import { type CostMeter, percentile, type WindowCost } from './metrics';
+import type { CostMeter, WindowCost } from './metrics';
+import { pacedPickup, type LatencySample } from './paced-pickup';
 import type { ProgressSample } from './progress-figures';
 import type { QueueRunner } from './queue-runner.interface';
 import type { BenchRedisServer } from './redis-server';
@@ -41,15 +40,6 @@ export interface SchedulePassSample {
 
 /** The commands a script call arrives as; their `usec` holds the commands the script ran. */
 const SCRIPT_COMMANDS = ['evalsha', 'eval'] as const;
-
-export interface LatencySample {
-  sent: number;
-  seen: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
 
 /**
  * The benchmark's scenarios, each starting from an empty private Redis (and an
@@ -157,39 +147,7 @@ export class Scenarios {
     slots: number,
   ): Promise<LatencySample> {
     await this.reset(runner);
-    const sentAt = new Float64Array(count);
-    const latencies: number[] = [];
-    let allSeen: () => void = () => undefined;
-    const seen = new Promise<void>((resolve) => (allSeen = resolve));
-    const consumer = await runner.startConsumer(slots, (seq) => {
-      latencies.push(performance.now() - sentAt[seq]);
-      if (latencies.length === count) allSeen();
-    });
-    try {
-      await sleep(300); // let the consumer settle into its idle wait
-      const interval = 1000 / ratePerSecond;
-      const start = performance.now();
-      for (let seq = 0; seq < count; seq++) {
-        const due = start + seq * interval;
-        const wait = due - performance.now();
-        if (wait > 1) await sleep(wait);
-        sentAt[seq] = performance.now();
-        void runner
-          .enqueueOne(seq)
-          .catch((error: unknown) => console.error('enqueue failed', error));
-      }
-      await Promise.race([seen, sleep(5000)]);
-    } finally {
-      await consumer.stop();
-    }
-    return {
-      sent: count,
-      seen: latencies.length,
-      p50Ms: percentile(latencies, 50),
-      p95Ms: percentile(latencies, 95),
-      p99Ms: percentile(latencies, 99),
-      maxMs: percentile(latencies, 100),
-    };
+    return pacedPickup(runner, ratePerSecond, count, slots);
   }
 
   /** Latencies of `waits` waits for a result, from an empty store (see QueueRunner.measureWaits). */

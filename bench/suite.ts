@@ -1,13 +1,13 @@
 import type { BenchConfig } from './bench-config';
 import type { CliStartSample } from './cli-start';
 import type { WindowCost } from './metrics';
+import type { LatencySample } from './paced-pickup';
 import type { ProgressSample } from './progress-figures';
 import type { QueueRunner } from './queue-runner.interface';
 import type {
   BacklogSamples,
   DrainSample,
   EnqueueMode,
-  LatencySample,
   SchedulePassSample,
   Scenarios,
 } from './scenarios';

@@ -1,9 +1,11 @@
 /*
  * The outbox relay as a model: apps write outbox rows in their own
  * transactions, which commit or roll back in any order; relays, one at a
- * time by a session advisory lock, read the committed rows, move them into
- * Redis in one atomic script that keeps a moved-id mark per task, then
- * delete the rows on the connection that holds the lock. Spin explores
+ * time by a session advisory lock, take a generation (the fencing token)
+ * once they hold the lock, read the committed rows, move them into Redis in
+ * one atomic script that refuses the move of a relay older than the newest
+ * generation and keeps a moved-id mark per task, then delete the rows on
+ * the connection that holds the lock. Spin explores
  * every interleaving of these steps and checks, in every state reached:
  *
  *   - each task is stored in Redis at most once;
@@ -22,16 +24,23 @@
  *   - A read takes every committed row (the code takes the oldest rows, a
  *     batch at a time, in the order they were written; a row that commits
  *     late is older than rows already moved and is taken by a later read).
+ *   - The generation: Redis issues it (INCR) to a relay that has just taken
+ *     the lock, before its first read, and a move carrying an older one is
+ *     refused; so only whether a relay took the last one issued matters,
+ *     and `newest` holds that relay. (The script also records a generation
+ *     above the one it has, which only a Redis that lost its data sees.)
  *   - A move's script either stores every task it is given that has no
  *     mark, marking each, or refuses before writing anything (an error
- *     reply), after which the relay removes the marks of that call; both
- *     are one step.
- *   - The mark window: a mark expires only once its row was deleted and no
- *     relay holds the task in hand (read, its move still to come). The
- *     window, a day by default, outlasts both a relay's redelivery and a
- *     move in flight; a relay frozen longer than the window between its
- *     read and its move could store a task again, and the model does not
- *     let it (MUTANT_SHORT_MARK shows what follows).
+ *     reply): the fence's, when a newer relay took a generation, or any
+ *     other, after which the relay removes the marks of that call (none
+ *     were set; the fence's refusal removes none, as they are the newer
+ *     relay's); each is one step, and a refused relay drops its lock.
+ *   - The mark window: a mark expires at any time once its row was deleted,
+ *     however long a relay holds the task in hand (read, its move still to
+ *     come, frozen for days): the fence refuses that relay's move. The
+ *     window still has to outlast the time from a task's first move to its
+ *     row's delete, for the move a relay that died in between leaves to the
+ *     next one (MUTANT_SHORT_MARK shows what follows).
  *   - Waiting: a relay that found nothing keeps the lock and waits for a
  *     commit's notification (the safety poll finds nothing the
  *     notification would not).
@@ -39,7 +48,9 @@
  * Mutants, for `spin -D<name>`: MUTANT_NO_MARK moves without the mark;
  * MUTANT_HIGH_WATER reads only rows written after the last one it moved,
  * so a row that commits late is skipped; MUTANT_SHORT_MARK lets a mark
- * expire before its row is deleted.
+ * expire before its row is deleted; MUTANT_NO_FENCE moves without checking
+ * the generation, so a relay replaced between its read and its move stores
+ * again a task the newer relay moved, once its mark expired.
  */
 
 #define TASKS 3
@@ -58,6 +69,7 @@ byte written = 0;    /* rows written so far: the next row's seq */
 byte stored[TASKS];  /* how many times Redis stored each task */
 bool mark[TASKS];    /* Redis's moved-id mark of each task */
 byte holder = 0;     /* the relay holding the advisory lock (1-based), 0: none */
+byte newest = 0;     /* the relay that took the newest generation (1-based), 0: none yet */
 byte faults = 0;
 byte visible = 0;    /* committed rows not deleted */
 byte commits = 0;    /* commits so far: each notifies the relay's channel */
@@ -65,8 +77,6 @@ byte settled = 0;    /* apps whose transaction has ended */
 bool batch[RELAYS * TASKS]; /* what each relay holds in hand: read, not yet deleted or dropped */
 
 #define B(t) batch[(r - 1) * TASKS + t]
-/* Whether any relay holds task t in hand (written for RELAYS 2). */
-#define HELD(t) (batch[t] || batch[TASKS + t])
 
 proctype App(byte t) {
   atomic { row[t] = OPEN; seq[t] = written; written++ };
@@ -93,11 +103,18 @@ proctype App(byte t) {
 #define MOVABLE(t) (B(t) && !mark[t])
 #endif
 
-/* When a mark may expire: once its row is deleted and no relay holds it in hand, or for the mutant at any time. */
+/* Whether the fence refuses relay r's move: a newer relay took a generation, or for the mutant never. */
+#ifdef MUTANT_NO_FENCE
+#define FENCED (false)
+#else
+#define FENCED (newest != r)
+#endif
+
+/* When a mark may expire: once its row is deleted, or for the mutant at any time. */
 #ifdef MUTANT_SHORT_MARK
 #define EXPIRES(t) (mark[t])
 #else
-#define EXPIRES(t) (mark[t] && row[t] == DELETED && !HELD(t))
+#define EXPIRES(t) (mark[t] && row[t] == DELETED)
 #endif
 
 proctype Relay(byte r) {
@@ -112,6 +129,8 @@ restart:
   from = 0;
 end_idle:
   atomic { holder == 0 -> holder = r };
+  /* its generation, newer than every one taken before, before its first read */
+  newest = r;
 holding:
   /* read: the committed rows, one snapshot */
   atomic {
@@ -137,6 +156,7 @@ holding:
   /* move: one script, every unmarked task stored and marked, or refused before any write */
   if
   :: atomic {
+       !FENCED ->
        t = 0;
        do
        :: t < TASKS ->
@@ -154,7 +174,7 @@ holding:
        t = 0;
        refused = false
      }
-  :: refused = true
+  :: refused = true /* the fence's refusal (the only move left once FENCED), or any error reply */
   fi;
   if
   :: refused -> goto release /* the marks of a refused call are removed; none were set */

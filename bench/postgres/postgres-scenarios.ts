@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client } from 'pg';
 
-import { percentile } from '../metrics';
-import type { LatencySample } from '../scenarios';
+import { pacedPickup, type LatencySample } from '../paced-pickup';
 import type { BenchPostgresServer } from './bench-postgres-server';
 import type { PostgresCostMeter, PostgresWindowCost } from './postgres-cost-meter';
 import { markAdmin } from './postgres-cost-meter';
@@ -26,7 +25,6 @@ export interface HeldHorizonSample {
 }
 
 /** Wait after the last pickup send for the stragglers (pg-boss polls every 2 s by default). */
-const LATENCY_GRACE_MS = 5000;
 
 /**
  * The Postgres scenarios, each starting from a fresh database of the
@@ -152,38 +150,7 @@ export class PostgresScenarios {
     slots: number,
   ): Promise<LatencySample> {
     await this.fresh(runner);
-    const sentAt = new Float64Array(count);
-    const latencies: number[] = [];
-    let allSeen: () => void = () => undefined;
-    const seen = new Promise<void>((resolve) => (allSeen = resolve));
-    const consumer = await runner.startConsumer(slots, (seq) => {
-      latencies.push(performance.now() - sentAt[seq]);
-      if (latencies.length === count) allSeen();
-    });
-    try {
-      await sleep(300); // let the consumer settle into its idle wait
-      const interval = 1000 / ratePerSecond;
-      const start = performance.now();
-      for (let seq = 0; seq < count; seq++) {
-        const wait = start + seq * interval - performance.now();
-        if (wait > 1) await sleep(wait);
-        sentAt[seq] = performance.now();
-        void runner
-          .enqueueOne(seq)
-          .catch((error: unknown) => console.error('enqueue failed', error));
-      }
-      await Promise.race([seen, sleep(LATENCY_GRACE_MS)]);
-    } finally {
-      await consumer.stop();
-    }
-    return {
-      sent: count,
-      seen: latencies.length,
-      p50Ms: percentile(latencies, 50),
-      p95Ms: percentile(latencies, 95),
-      p99Ms: percentile(latencies, 99),
-      maxMs: percentile(latencies, 100),
-    };
+    return pacedPickup(runner, ratePerSecond, count, slots);
   }
 
   /**

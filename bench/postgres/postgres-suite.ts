@@ -1,4 +1,4 @@
-import type { LatencySample } from '../scenarios';
+import type { LatencySample } from '../paced-pickup';
 import type { OutboxSample } from './outbox-bench';
 import type { PostgresBenchConfig } from './postgres-bench-config';
 import type { PostgresQueueRunner } from './postgres-queue-runner';

@@ -1,6 +1,8 @@
 import { BackendUnavailableError } from '../core/errors/backend-unavailable.error';
+import { InvalidQueryError } from '../core/errors/invalid-query.error';
 import { InvalidTaskError } from '../core/errors/invalid-task.error';
 import { assertFinished } from '../core/finished-record';
+import { invalidPeekCount } from '../core/listing.messages';
 import {
   OPTIONAL_PORT_METHODS,
   PORT_METHODS,
@@ -15,6 +17,8 @@ import { backendClosed, queueNotConfigured, retryNotReady } from '../core/thread
 export type BackendParts = Pick<TaskBackend, BackendPartName>;
 
 type Check = (args: readonly unknown[]) => void;
+/** A call whose answer is known before the store: that answer, or undefined to ask the store. */
+type Shortcut = (args: readonly unknown[]) => unknown;
 
 /**
  * What stands in front of every backend, written once: each call of each
@@ -27,6 +31,7 @@ export class StoreGuard {
   private isClosed = false;
   protected readonly queueSet: ReadonlySet<string>;
   private readonly checks: Partial<Record<`${BackendPartName}.${string}`, Check>>;
+  private readonly shortcuts: Partial<Record<`${BackendPartName}.${string}`, Shortcut>>;
 
   constructor(
     protected readonly alias: string,
@@ -42,6 +47,11 @@ export class StoreGuard {
       'leases.acknowledge': (args) => records(args).forEach(assertFinished),
       'leases.acknowledgeAndAcquire': (args) => records(args).forEach(assertFinished),
       'leases.retry': (args) => records(args).forEach((r) => this.assertRetry(r)),
+      'reads.peek': (args) => assertPeekCount(args[2]),
+    };
+    this.shortcuts = {
+      // Nothing asked, nothing read: every store answers a count of 0 alike.
+      'reads.peek': (args) => (args[2] === 0 ? [] : undefined),
     };
   }
 
@@ -74,11 +84,14 @@ export class StoreGuard {
     for (const method of [...(PORT_METHODS[name] as readonly string[]), ...present]) {
       const call = (part as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
       const check = this.checks[`${name}.${method}`];
+      const shortcut = this.shortcuts[`${name}.${method}`];
       // A refusal is a rejected promise like any failure of the store. The store's own promise
       // is returned as it is: no promise of the guard's on the path every task takes.
       guarded[method] = (...args: unknown[]): Promise<unknown> => {
         const refusal = this.refusalOf(check, args);
-        return refusal ? Promise.reject(refusal) : call.apply(part, args);
+        if (refusal) return Promise.reject(refusal);
+        const known = shortcut?.(args);
+        return known === undefined ? call.apply(part, args) : Promise.resolve(known);
       };
     }
     return guarded;
@@ -109,5 +122,11 @@ export class StoreGuard {
   private assertRetry(record: TaskRecord): void {
     if (!isRetry(record)) throw new InvalidTaskError(retryNotReady(record.id, record.status));
     this.queueOf(record);
+  }
+}
+
+function assertPeekCount(count: unknown): void {
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw new InvalidQueryError(invalidPeekCount(count));
   }
 }

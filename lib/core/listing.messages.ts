@@ -8,6 +8,10 @@ export const invalidListLimit = (value: unknown, max: number): string =>
   `listTasks: limit must be a whole number from 1 to ${max} (got ${String(value)}). ` +
   `Ask for the rest with the page's \`next\` cursor.`;
 
+export const invalidPeekCount = (value: unknown): string =>
+  `peek: count must be a whole number, 0 or more (got ${String(value)}); 0 reads nothing. ` +
+  `Page through a long segment with listTasks.`;
+
 export const invalidListSegment = (value: unknown, segments: readonly string[]): string =>
   `listTasks: segment must be one of ${shownList(segments)} ` + `(got ${JSON.stringify(value)}).`;
 

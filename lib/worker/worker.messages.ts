@@ -101,6 +101,11 @@ export const crashRecoveryFailed = (pid: number, ids: readonly string[], error: 
   `Could not recover ${ids.length} task(s) of worker child ${pid} (${describe(error)}); ` +
   `a maintenance pass fails them when their lease expires.`;
 
+export const childSessionsNotEnded = (pid: number, error: unknown): string =>
+  `Could not end the store sessions of dead worker child ${pid} (${describe(error)}); ` +
+  `its leases are searched again after a fixed delay instead, and one committed later ` +
+  `stays RUNNING until its lease expires.`;
+
 export const shutdownRequested = (cause: string, urgent: boolean): string =>
   urgent
     ? `Urgent stop (${cause}): releasing unfinished tasks back to their queues.`

@@ -59,7 +59,8 @@ describe.each(STAGE_STORES)('queue limits (e2e: 3 real pools on %s)', (store) =>
   it('concurrency 5 over 24 slots: never more than 5 running, and 5 at a time', async () => {
     await backend.control.setQueueLimits('emails', { concurrency: 5 });
     await Promise.all(Array.from({ length: POOLS }, () => startPool()));
-    const tasks = sleeps(200, 20);
+    // 40 ms each, 5 at a time: at least 1.6 s of run, long enough for the samples below on a busy machine.
+    const tasks = sleeps(200, 40);
     await backend.tasks.enqueueMany(tasks);
     // The running set, sampled throughout the run: every lease enters it, every end leaves it.
     const samples: number[] = [];

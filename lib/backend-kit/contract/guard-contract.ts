@@ -1,4 +1,5 @@
 import { BackendUnavailableError } from '../../core/errors/backend-unavailable.error';
+import { InvalidQueryError } from '../../core/errors/invalid-query.error';
 import { InvalidTaskError } from '../../core/errors/invalid-task.error';
 import { PORT_METHODS, type BackendPartName } from '../../core/ports/port-methods';
 import type { TaskBackend } from '../../core/task-backend.interface';
@@ -47,6 +48,18 @@ export function describeGuard(t: ContractRunner, subject: () => GuardSubject): v
       const fine = readyRecord(alias);
       await expect(backend.tasks.enqueueMany([fine, stray])).rejects.toThrow(InvalidTaskError);
       await expect(backend.tasks.getResult(fine.id)).rejects.toThrow();
+    });
+
+    it('reads nothing for a peek of 0 tasks and refuses a count that is no whole number', async () => {
+      const { backend, alias } = subject();
+      await backend.tasks.enqueueMany([readyRecord(alias), readyRecord(alias)]);
+      await expect(backend.reads.peek('default', 'ready', 0)).resolves.toEqual([]);
+      await expect(backend.reads.peek('default', 'ready', 1)).resolves.toHaveLength(1);
+      for (const count of [-1, 1.5, Number.NaN, Infinity]) {
+        await expect(backend.reads.peek('default', 'ready', count)).rejects.toThrow(
+          InvalidQueryError,
+        );
+      }
     });
 
     it('refuses to retry a record that is not a retry (READY and due later)', async () => {

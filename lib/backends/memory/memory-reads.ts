@@ -38,7 +38,6 @@ export class MemoryReads {
   }
 
   peek(queue: string, segment: QueueSegment, count: number): TaskRecord[] {
-    if (count <= 0) return [];
     // Every id when some may be skipped (a result past its TTL): the count is of records found.
     const ids = this.listing.ids(queue, segment, segment === 'ready' ? count : Infinity);
     const now = Date.now();

@@ -8,6 +8,7 @@ import { withinMs } from '../../utils/sleep.util';
 import type { OutboxDatabase } from './outbox-database';
 import type { OutboxSettings } from './outbox-settings';
 import type { OutboxStatements } from './outbox-statements';
+import { OutboxRelayFencedError } from './outbox-relay-fenced.error';
 import { outboxRelayFailed, outboxRowsParked } from './outbox.messages';
 
 /** Longest wait before a failed relay tries again. */
@@ -21,7 +22,17 @@ const RETRY_MS = 1000;
  * @internal
  */
 export interface OutboxMover {
-  move(records: readonly TaskRecord[]): Promise<void>;
+  /**
+   * The fencing token of a relay that has just taken the lock: a generation
+   * above every one taken before, by any process.
+   */
+  takeGeneration(): Promise<number>;
+  /**
+   * Moves the records in the name of the relay that took `generation`.
+   *
+   * @throws OutboxRelayFencedError, nothing stored, when a relay took a newer one since.
+   */
+  move(records: readonly TaskRecord[], generation: number): Promise<void>;
   /** Why the store can never take `record` as it is (its queue is not on the alias); null when it can. */
   unmovable(record: TaskRecord): string | null;
   /** The id holding the task moved under `id` (its own, or its key's holder's); null while not moved. */
@@ -40,6 +51,13 @@ export interface OutboxMover {
  * (OutboxMover) and the row deleted. Rows go in the order they were
  * written among those committed when read; one that commits late is found
  * by the next read, as every read takes the oldest rows still there.
+ * Each time it takes the lock, a relay takes a generation (a fencing
+ * token, before its first read), and every move carries it: the store
+ * refuses the move of a relay another has replaced since (its lock
+ * connection lost, or its process paused between a read and the move, for
+ * however long), so rows the newer relay moved and deleted are not stored
+ * again once their marks expired. A relay so refused drops its lock
+ * connection and tries for the lock again.
  * A row no move can take (its request unreadable, its queue not on the
  * alias) is set aside (`parked`, with why) instead of blocking the rows
  * behind it; the backlog counts it, and it stays until someone clears it.
@@ -90,9 +108,15 @@ export class OutboxRelay {
           pauseMs = 0;
         }
       } catch (error) {
-        pauseMs = Math.min(RETRY_MS, this.settings.pollIntervalMs);
-        if (!this.stopping) {
-          this.logger.warn(outboxRelayFailed(this.database.alias, String(error), pauseMs));
+        if (error instanceof OutboxRelayFencedError) {
+          // Replaced: back to trying for the lock at once, which the newer relay holds, if alive.
+          pauseMs = 0;
+          this.logger.warn(error.message);
+        } else {
+          pauseMs = Math.min(RETRY_MS, this.settings.pollIntervalMs);
+          if (!this.stopping) {
+            this.logger.warn(outboxRelayFailed(this.database.alias, String(error), pauseMs));
+          }
         }
       } finally {
         this.holder = false;
@@ -114,18 +138,20 @@ export class OutboxRelay {
   /** Holds the lock: moves until stopped or a call fails. */
   private async relay(client: Client): Promise<void> {
     this.holder = true;
+    // Taken after the lock and before any read: a relay that took the lock earlier has a lower one.
+    const generation = await this.mover.takeGeneration();
     await this.database.ready();
     client.on('notification', () => this.signal());
     await client.query(`LISTEN ${this.database.channel}`);
     while (!this.stopping) {
       this.woken = false;
-      const moved = await this.pass(client);
+      const moved = await this.pass(client, generation);
       if (moved < this.settings.batchSize) await this.pause(this.settings.pollIntervalMs);
     }
   }
 
   /** One batch, oldest first: moved, then deleted. How many rows it took. */
-  private async pass(client: Client): Promise<number> {
+  private async pass(client: Client, generation: number): Promise<number> {
     const { alias } = this.database;
     const { rows } = await client.query<{ id: string; request: string }>(this.statements.oldest, [
       alias,
@@ -147,7 +173,7 @@ export class OutboxRelay {
       ]);
       this.logger.warn(outboxRowsParked(alias, parked));
     }
-    await this.mover.move(movable);
+    await this.mover.move(movable, generation);
     await client.query(this.statements.delete, [alias, movable.map((record) => record.id)]);
     return rows.length;
   }

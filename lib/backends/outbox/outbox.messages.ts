@@ -31,3 +31,10 @@ export const outboxRowsParked = (
 export const outboxMoveRefused = (alias: string, count: number): string =>
   `The outbox relay of backend ${shown(alias)} found ${count} task(s) already in Redis (moved ` +
   `before, or their id taken by another enqueue): their rows were deleted without a second move.`;
+
+export const outboxRelayFenced = (alias: string, generation: number, newer: number): string =>
+  `The outbox relay of backend ${shown(alias)} was replaced by a newer one: its move carried ` +
+  `generation ${generation}, and a relay that took the lock since has generation ${newer} (this ` +
+  `one's lock connection was lost, or its process was paused). Redis stored nothing of the move; ` +
+  `this process dropped its lock and tries for it again. If it recurs, look for what pauses the ` +
+  `process (long GC pauses, CPU starvation, SIGSTOP) or drops its Postgres connection.`;

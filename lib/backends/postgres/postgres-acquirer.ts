@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { AcquireOptions } from '../../core/ports/lease-store.port';
+import type { AcknowledgeOutcome, AcquireOptions } from '../../core/ports/lease-store.port';
 import type { StoreRules } from '../../core/ports/store-rules.port';
 import type { TaskRecord } from '../../core/task-record.interface';
 import { serializeRecord } from '../../core/task-serializer';
@@ -92,6 +92,15 @@ export class PostgresAcquirer {
       this.take(tx, queues, workerId, max, this.connection.clock.now(), poolId),
     );
     return { acknowledged: leased.acknowledged, ...taken };
+  }
+
+  /**
+   * Stores `finished` alone, in one round trip: threadmill_lease with max 0
+   * leases nothing (no worker, no queue), so it never falls back.
+   */
+  async store(finished: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
+    const stored = await this.call.lease(finished, [], '', 0, null);
+    return stored.acknowledged;
   }
 
   /** Idle consumers of this process of `queues` (of every queue when none are named) look again now. */

@@ -16,7 +16,7 @@ import { checkout } from './postgres-checkout';
 import { PostgresClock, SERVER_MS } from './postgres-clock';
 import type { PostgresDriver } from './postgres-driver';
 import { isConnectionLoss, isRunAgain, postgresFailure } from './postgres-errors';
-import { lockKey } from './postgres-names';
+import { lockKey, sessionName } from './postgres-names';
 import { noticeStatement } from './postgres-notice-filter';
 import { PostgresStartup } from './postgres-startup';
 
@@ -123,7 +123,7 @@ export class PostgresConnection {
       // Keep-alive probes find a connection a dead network dropped, the listener's above all.
       keepAlive: true,
       // Names the process in pg_stat_activity, unless the url or PGAPPNAME names it otherwise.
-      fallback_application_name: `threadmill pid ${process.pid}`,
+      fallback_application_name: sessionName(process.pid),
     };
     const timeout = this.settings.commandTimeout;
     return bounded

@@ -21,6 +21,8 @@ import type { DataRow, PostgresTaskStatements, TaskRow } from './postgres-task-s
  * call is one transaction, and changes a task only while its row is still
  * running, read FOR UPDATE (compare-and-set: of two callers, one wins).
  * Records are taken in id order, so two calls never deadlock on their rows.
+ * Results are stored by threadmill_lease (PostgresAcquirer), one statement
+ * whatever their number, with or without a lease.
  *
  * @internal
  */
@@ -35,11 +37,10 @@ export class PostgresHeldTasks {
     private readonly rules: StoreRules,
   ) {}
 
+  /** Stores results in one round trip, as acknowledgeAndTake does, leasing nothing. */
   async acknowledge(records: readonly TaskRecord[]): Promise<AcknowledgeOutcome[]> {
     if (records.length === 0) return [];
-    return this.connection.transaction((tx) =>
-      inIdOrder(records, (record) => this.acknowledgeOne(tx, record, this.connection.clock.now())),
-    );
+    return this.acquirer.store(records);
   }
 
   /** Stores what finished (at least one record), then leases without waiting for work. */
@@ -122,21 +123,6 @@ export class PostgresHeldTasks {
       }),
     );
     return held.reduce((sum, one) => sum + one, 0);
-  }
-
-  /** Inside a transaction: acknowledge one result if its task is still running. */
-  private async acknowledgeOne(
-    tx: PostgresTx,
-    record: TaskRecord,
-    now: number,
-  ): Promise<AcknowledgeOutcome> {
-    const row = await this.running(tx, record.id);
-    if (!row) {
-      const [stored] = await tx.query<DataRow>(this.sql.selectResult, [this.alias, record.id, now]);
-      return notHeld(stored, record);
-    }
-    await this.rows.finish(tx, record, row, now);
-    return 'acknowledged';
   }
 
   private async running(tx: PostgresTx, id: string): Promise<TaskRow | undefined> {

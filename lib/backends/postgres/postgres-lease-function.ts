@@ -2,7 +2,8 @@
  * `threadmill_lease`: the hot path in one round trip. It stores the
  * outcomes a worker finished, then leases up to `max` of the best ready
  * tasks of the first queue (in the order given) that is not paused, whose
- * limits leave room and has any; one statement, so one transaction.
+ * limits leave room and has any; one statement, so one transaction. With
+ * `max` 0 it only stores them: a stand-alone acknowledge.
  *
  * Arguments (positional):
  *   1 alias text;
@@ -34,14 +35,17 @@
  *     The window is kept on the server's clock_timestamp(), read once the
  *     queue's limit lock is held, not on `now`: every pool shares one window
  *     whatever its reading of the clock. A limited queue's leases are dated
- *     on that time (startedAt, lastAttemptedAt), as the window counts them.
+ *     on that time (startedAt, lastAttemptedAt), as the window counts them;
+ *   - acknowledge: a finished record is stored only while its task is
+ *     running, in id order, else it is already stored or stale; its result
+ *     dated `now`, kept until `expires_at`, with its own progress or else
+ *     the row's; no unique key is touched (a key's hold reads its holder's
+ *     state, final once stored).
  * Per task it takes a handful of statements, each by an index: the
  * finished row deleted and its result stored; the best ready rows read and
  * locked in one statement, their data read as JSON (only that is guarded,
  * so the block holds no writes), each updated by its key.
  * Plans: the defaults, as a custom plan keeps the ready rows' LIMIT known.
- *   - acknowledge (PostgresHeldTasks): a finished record is stored only while its
- *     task is running, in id order, else it is already stored or stale.
  * Times are epoch ms, as serializeRecord writes them.
  *
  * @internal

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The names the Postgres backend derives from its schema and alias, built
- * in this one place: advisory lock keys and LISTEN/NOTIFY channels. Both
- * come from a hash, so any schema and alias (up to 200 characters, any
- * script) give a valid key and a channel within Postgres's 63-byte limit.
+ * The names the Postgres backend uses, built in this one place: advisory
+ * lock keys and LISTEN/NOTIFY channels, derived from its schema and alias,
+ * and the name a process's sessions carry. Keys and channels come from a
+ * hash, so any schema and alias (up to 200 characters, any script) give a
+ * valid key and a channel within Postgres's 63-byte limit.
  *
  * @internal
  */
@@ -35,3 +36,10 @@ export const migrationLockKey = (schema: string): string => lockKey('migrate', s
 /** The session lock its holder relays a Redis alias's outbox under: one relay at a time. */
 export const outboxRelayLockKey = (schema: string, alias: string): string =>
   lockKey('outbox-relay', schema, alias);
+
+/**
+ * The application_name of process `pid`'s sessions (the fallback its pool
+ * sets, unless the url or PGAPPNAME names them otherwise): how a pool finds
+ * a dead child's sessions in pg_stat_activity.
+ */
+export const sessionName = (pid: number): string => `threadmill pid ${pid}`;

@@ -3,21 +3,27 @@ import type { PoolStore } from '../../core/ports/pool-store.port';
 import type { PoolInfo, PoolStatus } from '../../core/task-listing';
 import type { PostgresConnection } from './postgres-connection';
 import type { PoolRow, PostgresPoolStatements } from './postgres-pool-statements';
+import { PostgresSessions } from './postgres-sessions';
 
 /**
  * The heartbeats of a PostgresBackend's worker pools: a live pool's deadline
  * moves on (its info stored with the beat), a stopped pool is forgotten. The
  * maintenance pass recovers the tasks of a pool whose deadline lapsed. Roles
- * are leased the same way, each claim one statement.
+ * are leased the same way, each claim one statement. A dead process's
+ * sessions are ended on the server (PostgresSessions).
  *
  * @internal
  */
 export class PostgresPools implements PoolStore {
+  private readonly sessions: PostgresSessions;
+
   constructor(
     private readonly alias: string,
     private readonly connection: PostgresConnection,
     private readonly sql: PostgresPoolStatements,
-  ) {}
+  ) {
+    this.sessions = new PostgresSessions(connection);
+  }
 
   async beat(poolId: string, ttlMs: number, info?: PoolInfo): Promise<void> {
     const now = await this.connection.storeNow();
@@ -66,5 +72,9 @@ export class PostgresPools implements PoolStore {
       now,
     ]);
     return rows.length > 0;
+  }
+
+  endSessionsOf(pid: number, waitMs: number): Promise<boolean> {
+    return this.sessions.endSessionsOf(pid, waitMs);
   }
 }

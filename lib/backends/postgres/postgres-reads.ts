@@ -40,7 +40,6 @@ export class PostgresReads {
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
     const now = await this.connection.storeNow();
-    const limit = count > 0 ? Math.trunc(count) : null;
     const rows = isFinishedSegment(segment)
       ? await this.connection.query<DataRow>(this.sql.peekResults, [
           this.alias,
@@ -48,12 +47,12 @@ export class PostgresReads {
           segment.toUpperCase(),
           now - this.settings.retention.longestMaxAgeMs,
           now,
-          limit,
+          count,
         ])
       : await this.connection.query<DataRow>(this.sql.peekTasks[segment], [
           this.alias,
           queue,
-          limit,
+          count,
         ]);
     const records: TaskRecord[] = [];
     for (const row of rows) {

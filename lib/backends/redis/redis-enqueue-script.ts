@@ -1,5 +1,10 @@
 import type { ScriptCall } from './redis-script-sources';
-import type { EnqueueClash, EnqueueGroup, EnqueueQueueKeys } from './redis-script-types';
+import type {
+  EnqueueClash,
+  EnqueueGroup,
+  EnqueueQueueKeys,
+  OutboxFence,
+} from './redis-script-types';
 
 /**
  * The typed call of enqueue.lua (tasks without unique keys), laid out as
@@ -45,9 +50,12 @@ export class RedisEnqueueScript {
   /**
    * Stores the tasks the outbox relay moves (moveOutboxed.lua), each
    * refused when moved before within `marks.windowMs` or when its id is
-   * stored: either way it is in Redis. Resolves once the call was made.
+   * stored: either way it is in Redis. Resolves once the call was made;
+   * rejects with the script's FENCED reply when a newer relay than
+   * `fence.generation` has taken the lock.
    */
   async move(
+    fence: OutboxFence,
     marks: { movedPrefix: string; windowMs: number },
     sequenceKey: string,
     queues: readonly EnqueueQueueKeys[],
@@ -57,7 +65,11 @@ export class RedisEnqueueScript {
     const argv = enqueueArgv(sequenceKey, queues, groups, { ...args, each: true }, [
       marks.movedPrefix,
       marks.windowMs,
+      fence.generation,
     ]);
+    // The generation key goes first: the script takes it out before enqueue.lua reads KEYS.
+    argv.splice(1, 0, fence.generationKey);
+    argv[0] = Number(argv[0]) + 1;
     await this.calls.moveOutboxed(argv);
   }
 }

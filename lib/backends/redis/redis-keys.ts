@@ -117,6 +117,15 @@ export class RedisKeys {
     return `${this.movedPrefix}${id}`;
   }
 
+  /**
+   * STRING: the outbox relay's fencing token, the highest generation issued
+   * to a relay (INCR as it takes the lock) or seen in a move. A move carrying
+   * a lower one comes from a relay another has replaced, and is refused whole.
+   */
+  get outboxGeneration(): string {
+    return `${this.prefix}outbox-generation`;
+  }
+
   /** STRING counter of enqueued tasks: the FIFO tie-break inside a ready score. */
   get sequence(): string {
     return `${this.prefix}sequence`;

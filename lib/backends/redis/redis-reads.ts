@@ -18,7 +18,6 @@ export class RedisReads {
 
   async peek(queue: string, segment: QueueSegment, count: number): Promise<TaskRecord[]> {
     this.context.guard.assertQueue(queue);
-    if (count <= 0) return [];
     return this.context.connection.run(async () => {
       // History is scored by Redis's time: what is within resultTtl is measured on it too.
       const finished = isFinishedSegment(segment);

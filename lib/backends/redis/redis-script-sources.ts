@@ -53,17 +53,17 @@ export const REDIS_SCRIPTS = {
     keys: { fixed: 1, perItem: 4 },
     uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
   },
-  // The outbox relay's moves: each id once, then enqueue.lua's body on what is left.
+  // The outbox relay's moves, fenced: each id once, then enqueue.lua's body on what is left.
   moveOutboxed: {
     file: 'moveOutboxed.lua',
-    keys: { fixed: 1, perItem: 4 },
+    keys: { fixed: 2, perItem: 4 },
     uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
     continues: 'enqueue.lua',
   },
-  // The outbox relay's moves of tasks with unique keys: each id once, decided by enqueueUnique.lua.
+  // The outbox relay's fenced moves of tasks with unique keys: each id once, decided by enqueueUnique.lua.
   moveOutboxedUnique: {
     file: 'moveOutboxedUnique.lua',
-    keys: { fixed: 2, perItem: 4 },
+    keys: { fixed: 3, perItem: 4 },
     uses: ['storeClock', 'countEnqueued', 'publishLive'],
     calls: 'enqueueUnique.lua',
   },

@@ -91,6 +91,14 @@ export interface EnqueueQueueKeys {
   wakeKey: string;
 }
 
+/** The fencing token an outbox move carries, and the key it is checked against. */
+export interface OutboxFence {
+  /** RedisKeys.outboxGeneration. */
+  generationKey: string;
+  /** The generation the moving relay took with the lock. */
+  generation: number;
+}
+
 /** Consecutive new tasks of one queue, priority and delay: two arguments per task. */
 export interface EnqueueGroup {
   /** Index into the queues passed with the groups. */

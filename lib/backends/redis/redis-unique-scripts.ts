@@ -1,6 +1,7 @@
 import type { ScriptCall } from './redis-script-sources';
 import type {
   EnqueueQueueKeys,
+  OutboxFence,
   UniqueEnqueueItem,
   UniqueEnqueueOutcome,
   UniqueEnqueueReply,
@@ -41,8 +42,11 @@ export class RedisUniqueScripts {
    * Stores tasks the outbox relay moves, as `enqueue` with `each` would,
    * leaving out those moved before (within the mark window); each moved
    * id's mark then holds the id its key decided on (moveOutboxedUnique.lua).
+   * Rejects with the script's FENCED reply when a newer relay than
+   * `fence.generation` has taken the lock.
    */
   async move(
+    fence: OutboxFence,
     marks: { movedPrefix: string; windowMs: number },
     keys: UniqueEnqueueKeys,
     queues: readonly EnqueueQueueKeys[],
@@ -50,7 +54,10 @@ export class RedisUniqueScripts {
     args: Omit<UniqueEnqueueArgs, 'each'>,
   ): Promise<void> {
     const argv = argvOf(keys, queues, items, { ...args, each: true });
-    argv.splice(Number(argv[0]) + 1, 0, marks.movedPrefix, marks.windowMs);
+    argv.splice(Number(argv[0]) + 1, 0, marks.movedPrefix, marks.windowMs, fence.generation);
+    // The generation key goes first: the script takes it out before enqueueUnique.lua reads KEYS.
+    argv.splice(1, 0, fence.generationKey);
+    argv[0] = Number(argv[0]) + 1;
     await this.calls.moveOutboxedUnique(argv);
   }
 

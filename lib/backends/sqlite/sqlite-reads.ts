@@ -29,7 +29,6 @@ export class SqliteReads {
   peek(queue: string, segment: QueueSegment, count: number): TaskRecord[] {
     const { reads } = this.connection.sql;
     const now = Date.now();
-    const limit = count > 0 ? Math.trunc(count) : -1;
     const rows = this.connection.guard(() =>
       isFinishedSegment(segment)
         ? reads.peekResults.all(
@@ -38,9 +37,9 @@ export class SqliteReads {
             segment.toUpperCase(),
             now - this.settings.retention.longestMaxAgeMs,
             now,
-            limit,
+            count,
           )
-        : reads.peekTasks[segment].all(this.alias, queue, now, limit),
+        : reads.peekTasks[segment].all(this.alias, queue, now, count),
     );
     const records: TaskRecord[] = [];
     for (const row of rows) {

@@ -183,6 +183,8 @@ export class SqliteBackend extends PartsBackend implements TaskBackend {
         retire: async (poolId) => pools.retire(poolId),
         list: async () => pools.list(),
         claimRole: async (role, holder, ttlMs) => pools.claimRole(role, holder, ttlMs),
+        // A process writes the file itself: once it is dead, none of its transactions can commit.
+        endSessionsOf: () => Promise.resolve(true),
       },
       schedules: new SqliteSchedules(alias, connection),
       maintenance,

@@ -28,4 +28,16 @@ export interface PoolStore {
    * runs out, so another takes over (the store gauges of the metrics).
    */
   claimRole(role: string, holder: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Ends every session the dead process `pid` of this machine still has on
+   * the store, and resolves true once none is left: each call it had under
+   * way has then committed or rolled back, so nothing of it can land later.
+   * False when the store cannot tell that process's sessions apart (they
+   * are not named as this library names them), or some were still there
+   * after `waitMs`. Only a store whose calls can outlive their caller has
+   * it (Postgres: a server finishes a statement before it notices the
+   * closed connection); one where nothing of a dead process can land later
+   * resolves true at once (SQLite).
+   */
+  endSessionsOf?(pid: number, waitMs: number): Promise<boolean>;
 }

@@ -73,6 +73,7 @@ export const OPTIONAL_PORT_METHODS: {
 } = {
   tasks: ['enqueueInTransaction', 'awaitMoved'],
   reads: ['outboxBacklog'],
+  pools: ['endSessionsOf'],
   maintenance: ['trimAll'],
 };
 

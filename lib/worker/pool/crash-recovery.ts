@@ -4,7 +4,8 @@ import type { TaskBackend } from '../../core/task-backend.interface';
 import type { TaskErrorRecord, TaskRecord } from '../../core/task-record.interface';
 import { cancelledRecord } from '../../lifecycle/cancelled-record';
 import { TaskResultStatus } from '../../core/task-result-status.enum';
-import { crashRecovered, crashRecoveryFailed } from '../worker.messages';
+import { childSessionsNotEnded, crashRecovered, crashRecoveryFailed } from '../worker.messages';
+import { sleep } from '../../utils/sleep.util';
 import { partOutcomes } from '../../core/retry-policy';
 import { childCrashed, endAttempt, timeLimitOverrun } from '../../lifecycle/ended-attempt';
 import type { HardStop } from '../worker-ipc';
@@ -18,18 +19,28 @@ export interface CrashRecoveryDeps {
   readonly queues: readonly string[];
   /** Tasks the recovery stored final: how many, and how many of them FAILED. */
   readonly counted: (done: number, failed: number) => void;
-  /** How long after a crash the running tasks are searched again for its leases (ms). */
+  /**
+   * How long after the first search the running tasks are searched again
+   * for a crashed child's leases (ms), where its store cannot end its sessions.
+   */
   readonly lateSearchMs?: number;
 }
 
 /**
  * A store may still be running a lease call of a child that was killed (a
  * SQL server notices the closed connection only when it sends the reply, so
- * the lease commits after the death): the crashed child's leases are
- * searched again this long after the first search, and any found then was
- * never received, so is given back.
+ * the lease commits after the death). The crashed child's leases are
+ * searched again once its store ended its sessions (`pools.endSessionsOf`),
+ * so nothing of it can commit any more; where the store cannot (it has no
+ * such method, or the app names its Postgres connections itself), this long
+ * after the first search instead: a bound a slower call outlives, its lease
+ * then left RUNNING until its TTL. Any lease found by that search was never
+ * received, so is given back.
  */
 export const LATE_LEASE_SEARCH_MS = 1000;
+
+/** How long a store is given to end a crashed child's sessions before the timed search is relied on. */
+export const SESSIONS_END_WAIT_MS = 10_000;
 
 /** One dead child's tasks to recover. */
 export interface DeadChild {
@@ -92,8 +103,26 @@ export class CrashRecovery {
   }
 
   private async run(child: DeadChild): Promise<void> {
+    // Ended beside the first search: the late one waits for both.
+    const ended = child.searchLeases ? this.sessionsEnded(child.pid) : null;
     const seen = await this.recoverNow(child);
-    if (child.searchLeases) await this.searchLate(child, seen);
+    if (ended === null) return;
+    if (!(await ended)) await sleep(this.deps.lateSearchMs ?? LATE_LEASE_SEARCH_MS);
+    await this.searchLate(child, seen);
+  }
+
+  /**
+   * Whether the store ended every session of the dead child `pid`, so no
+   * call of it can commit any more; false where it cannot tell.
+   */
+  private async sessionsEnded(pid: number): Promise<boolean> {
+    const { backend, logger } = this.deps;
+    try {
+      return (await backend.pools.endSessionsOf?.(pid, SESSIONS_END_WAIT_MS)) ?? false;
+    } catch (error) {
+      logger.warn(childSessionsNotEnded(pid, error));
+      return false;
+    }
   }
 
   /** Recovers what the journal and a first search find; the ids it handled. */
@@ -149,9 +178,6 @@ export class CrashRecovery {
    */
   private async searchLate(child: DeadChild, seen: ReadonlySet<string>): Promise<void> {
     const { backend, logger } = this.deps;
-    await new Promise((resolve) =>
-      setTimeout(resolve, this.deps.lateSearchMs ?? LATE_LEASE_SEARCH_MS),
-    );
     try {
       const late = (await this.leasedTo(child.pid)).filter((r) => !seen.has(r.id));
       if (late.length === 0) return;

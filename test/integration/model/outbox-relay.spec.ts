@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { verifyModel } from '../../helpers/spin-model';
 
 // model/outbox-relay.pml checked by Debian's spin: each committed task moved
-// into Redis once, no rolled-back one, none lost, whatever relay dies or
-// loses its lock; and mutants of it that those checks must catch.
+// into Redis once, no rolled-back one, none lost, whatever relay dies, loses
+// its lock or stalls past the marks' expiry; and mutants of it that those
+// checks must catch.
 
 const MODEL = join(__dirname, '../../../model/outbox-relay.pml');
 const verify = (defines: string[] = []) => verifyModel(MODEL, defines);
@@ -28,6 +29,12 @@ describe('the outbox relay model (spin)', () => {
     const { errors, report } = await verify(['MUTANT_HIGH_WATER']);
     expect(errors).toBeGreaterThan(0);
     expect(report).toContain('assertion violated ((row[t]==4)&&(stored[t]==1))');
+  });
+
+  it('catches a move without the fence (a relay replaced between its read and its move stores again)', async () => {
+    const { errors, report } = await verify(['MUTANT_NO_FENCE']);
+    expect(errors).toBeGreaterThan(0);
+    expect(report).toContain('assertion violated (stored[t]<=1)');
   });
 
   it('catches a mark that expires while its task can still be moved again', async () => {

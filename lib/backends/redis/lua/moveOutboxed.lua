@@ -13,36 +13,59 @@
   lost with the connection needs no undo: the relay sends the call again,
   and the marks refuse what the first one stored.
 
-  KEYS as enqueue.lua's:
-  KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
+  The move is fenced: it carries the generation its relay took with the
+  lock, and is refused whole (an error reply, nothing written) when a newer
+  relay has taken one since, as a relay frozen between reading its rows and
+  moving them would otherwise store again tasks the newer one moved and
+  deleted once their marks expired. A generation above the one recorded is
+  recorded (a relay takes its own by INCR of KEYS[1], so only a Redis that
+  lost the key sees one).
+
+  KEYS[1] outbox relay generation (STRING) the newest a relay took (INCR, with the lock) or a
+    move carried; taken out before enqueue.lua reads KEYS
+  Then enqueue.lua's KEYS from its KEYS[1] (here KEYS[2]):
+  KEYS[2] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
   Variadic KEYS: then 4 per queue, queue q (from 1) uses
-  KEYS[4q-2] ready queue (ZSET)
-  KEYS[4q-1] deferred set (ZSET)
-  KEYS[4q] ingress counts (HASH) of the queue, one per hour
-  KEYS[4q+1] wake-up tokens (LIST) of the queue
+  KEYS[4q-1] ready queue (ZSET)
+  KEYS[4q] deferred set (ZSET)
+  KEYS[4q+1] ingress counts (HASH) of the queue, one per hour
+  KEYS[4q+2] wake-up tokens (LIST) of the queue
 
   Derived keys: a moved task's mark = ARGV[1] .. id (STRING, expires after
   ARGV[2]), same hash tag as KEYS; enqueue.lua's own
 
   ARGV[1] moved-mark prefix (string)
   ARGV[2] mark window (ms): how long a mark refuses a repeated move
-  Then enqueue.lua's ARGV from its ARGV[1] (here ARGV[3]), with its ARGV[5] (each) 1:
-  ARGV[8] pub/sub channel of the alias's live events (string), enqueue.lua's ARGV[6]
+  ARGV[3] the moving relay's generation (integer, from 1)
+  Then enqueue.lua's ARGV from its ARGV[1] (here ARGV[4]), with its ARGV[5] (each) 1:
+  ARGV[9] pub/sub channel of the alias's live events (string), enqueue.lua's ARGV[6]
 
   Publishes as enqueue.lua does, for the tasks it stores: once on enqueue.lua's
-  ARGV[6] (ARGV[8] here), the pub/sub channel of the alias's live events
-  Publishes once on ARGV[8] when it stored tasks and someone listens:
+  ARGV[6] (ARGV[9] here), the pub/sub channel of the alias's live events
+  Publishes once on ARGV[9] when it stored tasks and someone listens:
   [enqueued, [[id, queue, name], ...] ] (see publishLive)
 
   Returns what enqueue.lua returns for the tasks not refused here (their
   positions counted among those); {0} when every task was moved before
-  Errors as enqueue.lua's; a task marked here whose store then failed keeps
-  its mark (the relay deletes the marks of a call that answered with an error)
+  Errors "FENCED <generation> <newer>" when KEYS[1] holds a newer generation
+  than ARGV[3]: nothing written, no mark made (the relay must not remove the
+  marks of its tasks, which are the newer relay's). Otherwise as enqueue.lua's;
+  a task marked here whose store then failed keeps its mark (the relay deletes
+  the marks of a call that answered with such an error)
 ]]
 
 do
+  local generationKey = table.remove(KEYS, 1)
   local markPrefix = table.remove(ARGV, 1)
   local windowMs = table.remove(ARGV, 1)
+  local generation = table.remove(ARGV, 1)
+  local newest = redis.call('GET', generationKey)
+  if newest and tonumber(newest) > tonumber(generation) then
+    return redis.error_reply('FENCED ' .. generation .. ' ' .. newest)
+  end
+  if not newest or tonumber(newest) < tonumber(generation) then
+    redis.call('SET', generationKey, generation)
+  end
   local firstGroup = 8
   local last = #ARGV
   local read = firstGroup

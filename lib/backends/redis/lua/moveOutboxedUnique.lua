@@ -14,14 +14,22 @@
   already), the holder's when the key was held (or replaced, in debounce
   mode), the holder's too when a window holds the key whose task is gone.
 
-  KEYS as enqueueUnique.lua's:
-  KEYS[1] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
-  KEYS[2] unique key index (HASH) field = unique key, value = id of the task that took it
+  The move is fenced as moveOutboxed.lua's: refused whole (an error reply,
+  nothing written) when a newer relay has taken a generation since this
+  one's relay took ARGV[3]; a generation above the one recorded is recorded
+  (a relay takes its own by INCR of KEYS[1], so only a Redis that lost the
+  key sees one).
+
+  KEYS[1] outbox relay generation (STRING) the newest a relay took (INCR, with the lock) or a
+    move carried; taken out before enqueueUnique.lua reads KEYS
+  Then enqueueUnique.lua's KEYS from its KEYS[1] (here KEYS[2]):
+  KEYS[2] sequence (STRING) counter of enqueued tasks, the FIFO tie-break
+  KEYS[3] unique key index (HASH) field = unique key, value = id of the task that took it
   Variadic KEYS: then 4 per queue, queue q (from 1) uses
-  KEYS[4q-1] ready queue (ZSET)
-  KEYS[4q] deferred set (ZSET)
-  KEYS[4q+1] ingress counts (HASH) of the queue, one per hour
-  KEYS[4q+2] wake-up tokens (LIST) of the queue
+  KEYS[4q] ready queue (ZSET)
+  KEYS[4q+1] deferred set (ZSET)
+  KEYS[4q+2] ingress counts (HASH) of the queue, one per hour
+  KEYS[4q+3] wake-up tokens (LIST) of the queue
 
   Derived keys: a moved task's mark = ARGV[1] .. id (STRING, value = the id
   holding it once decided, expires after ARGV[2]), same hash tag as KEYS;
@@ -29,21 +37,34 @@
 
   ARGV[1] moved-mark prefix (string)
   ARGV[2] mark window (ms): how long a mark refuses a repeated move
-  Then enqueueUnique.lua's ARGV from its ARGV[1] (here ARGV[3]), with its ARGV[7] (each) 1:
-  ARGV[10] pub/sub channel of the alias's live events (string), enqueueUnique.lua's ARGV[8]
+  ARGV[3] the moving relay's generation (integer, from 1)
+  Then enqueueUnique.lua's ARGV from its ARGV[1] (here ARGV[4]), with its ARGV[7] (each) 1:
+  ARGV[11] pub/sub channel of the alias's live events (string), enqueueUnique.lua's ARGV[8]
 
   Publishes as enqueueUnique.lua does, for the tasks it makes (not a holder returned or replaced)
-  Publishes once on ARGV[10] when it made tasks and someone listens:
+  Publishes once on ARGV[11] when it made tasks and someone listens:
   [enqueued, [[id, queue, name], ...] ] (see publishLive)
 
   Returns what enqueueUnique.lua returns with each for the tasks not
   refused here; {0} when every task was moved before
-  Errors as enqueueUnique.lua's; marks made here whose store then failed stay
-  (the relay deletes the marks of a call that answered with an error)
+  Errors "FENCED <generation> <newer>" when KEYS[1] holds a newer generation
+  than ARGV[3]: nothing written, no mark made (the relay must not remove the
+  marks of its tasks, which are the newer relay's). Otherwise as
+  enqueueUnique.lua's; marks made here whose store then failed stay (the
+  relay deletes the marks of a call that answered with such an error)
 ]]
 
+local generationKey = table.remove(KEYS, 1)
 local markPrefix = table.remove(ARGV, 1)
 local windowMs = table.remove(ARGV, 1)
+local generation = table.remove(ARGV, 1)
+local newest = redis.call('GET', generationKey)
+if newest and tonumber(newest) > tonumber(generation) then
+  return redis.error_reply('FENCED ' .. generation .. ' ' .. newest)
+end
+if not newest or tonumber(newest) < tonumber(generation) then
+  redis.call('SET', generationKey, generation)
+end
 local FIRST, PER = 10, 8
 local last = #ARGV
 local write = FIRST

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 
 import { newRecord } from '../../../../lib/backend-kit';
 import { PostgresBackend } from '../../../../lib/backends/postgres/postgres.backend';
+import { SERVER_MS } from '../../../../lib/backends/postgres/postgres-clock';
 import type { TaskRecord } from '../../../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../../../lib/core/task-result-status.enum';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
@@ -26,6 +27,26 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
       id,
       data,
     ]);
+
+  /**
+   * The statements the backend's clients send while `work` runs: node-postgres
+   * sends each as a round trip of its own (no pipelining). The admin's are not counted.
+   */
+  const statementsOf = async (work: () => Promise<unknown>): Promise<string[]> => {
+    const sent: string[] = [];
+    const original = Client.prototype.query;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const [text] = args as [string | { text: string }];
+      if (this !== admin) sent.push(typeof text === 'string' ? text : text.text);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      await work();
+    } finally {
+      Client.prototype.query = original;
+    }
+    return sent;
+  };
 
   beforeAll(async () => {
     admin = new Client({ connectionString: testPostgresUrl() });
@@ -84,6 +105,55 @@ describe('PostgresBackend threadmill_lease (the lease in one round trip)', () =>
     await expect(backend.tasks.getResult(a.id)).resolves.toMatchObject({
       status: TaskResultStatus.SUCCESSFUL,
     });
+  });
+
+  it('acknowledges alone in one statement (threadmill_lease leasing nothing), for 1 record and for 10', async () => {
+    await backend.tasks.enqueueMany(Array.from({ length: 11 }, () => newRecord(alias)));
+    const [one, ...ten] = (await lease(11)).map((record) => ({
+      ...record,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt: new Date(),
+    }));
+    for (const batch of [[one], ten]) {
+      let outcomes: unknown;
+      const sent = await statementsOf(async () => {
+        outcomes = await backend.leases.acknowledge(batch);
+      });
+      expect(sent).toEqual([expect.stringContaining('.threadmill_lease(')]);
+      expect(outcomes).toEqual(batch.map(() => 'acknowledged'));
+    }
+    await expect(backend.reads.peek('default', 'successful', 20)).resolves.toHaveLength(11);
+    await expect(backend.reads.peek('default', 'ready', 20)).resolves.toEqual([]);
+  });
+
+  it('dates results by the server clock and keeps them resultTtl, alone as with a lease', async () => {
+    await backend.tasks.enqueueMany([newRecord(alias), newRecord(alias), newRecord(alias)]);
+    // Finished an hour ago by the worker's clock: the store dates a result on its own.
+    const finishedAt = new Date(Date.now() - 3_600_000);
+    const [alone, withLease] = (await lease(2)).map((record) => ({
+      ...record,
+      status: TaskResultStatus.SUCCESSFUL,
+      finishedAt,
+    }));
+    const serverMs = async () => (await admin.query<{ ms: string }>(SERVER_MS)).rows[0].ms;
+    const before = Number(await serverMs());
+    await backend.leases.acknowledge([alone]);
+    await backend.leases.acknowledgeAndAcquire([withLease], ['default'], {
+      workerId: 'host:1-0',
+      timeoutMs: 0,
+    });
+    const after = Number(await serverMs());
+    const { rows } = await admin.query<{ finished_at: string; expires_at: string }>(
+      `SELECT finished_at, expires_at FROM ${schema}.threadmill_results WHERE alias = $1`,
+      [alias],
+    );
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      // The backend reads the server's clock without a round trip: within a second of it.
+      expect(Number(row.finished_at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Number(row.finished_at)).toBeLessThanOrEqual(after + 1000);
+      expect(Number(row.expires_at) - Number(row.finished_at)).toBe(24 * 3_600_000);
+    }
   });
 
   it('leases in TypeScript when a ready task holds no JSON, failing that task and taking the next', async () => {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 import { Cluster, Redis } from 'ioredis';
+import { Client } from 'pg';
 
 import { redisBackendConfigFromEnv } from '../../../../lib/backends/redis/redis-backend-config.factory';
 import { RedisKeys } from '../../../../lib/backends/redis/redis-keys';
@@ -14,6 +15,10 @@ import { startRedisServer, type RedisServerHandle } from '../../../helpers/redis
 import { testAlias } from '../../../helpers/test-alias';
 import { waitFor } from '../../../helpers/wait-for';
 import { readyRecord, succeeded } from './redis-fixture';
+import { pgTransaction } from '../../../../lib/backends/postgres';
+import type { TaskRecord } from '../../../../lib/core/task-record.interface';
+import { createTestSchema } from '../../../helpers/postgres-schema';
+import { testPostgresUrl } from '../../../helpers/test-postgres-url';
 import { runMaintenancePass } from '../../../../lib/lifecycle/maintenance-pass';
 import { storeRules } from '../../../../lib/lifecycle/store-rules';
 
@@ -169,6 +174,48 @@ describe('RedisBackend on a 3-master Redis Cluster', () => {
     for (const backend of pair) await backend.close();
     await expect(clientOwned.ping()).resolves.toBe('PONG');
     await clientOwned.quit();
+  }, 20_000);
+
+  it("moves an outbox's tasks, keyed or not, with its relay's generation, on the alias's shard", async () => {
+    const alias = testAlias();
+    aliases.push(alias);
+    const keys = new RedisKeys(alias);
+    const schema = await createTestSchema();
+    const app = new Client({ connectionString: testPostgresUrl() });
+    await app.connect();
+    const outbox = { url: testPostgresUrl(), schema: schema.name, pollInterval: 100 };
+    const backend = new RedisBackend(
+      alias,
+      { backend: RedisBackend, queues: ['default'], options: { clusterNodes: seeds, outbox } },
+      storeRules,
+    );
+    backends.push(backend);
+    try {
+      const plain = readyRecord(alias);
+      const record = readyRecord(alias);
+      const keyed: TaskRecord = {
+        ...record,
+        task: { ...record.task, unique: { key: 'k', mode: 'unfinished' } },
+      };
+      await app.query('BEGIN');
+      await backend.tasks.enqueueInTransaction!(pgTransaction(app), [plain, keyed]);
+      await app.query('COMMIT');
+      await waitFor(async () => (await admin.zcard(keys.queue('default'))) === 2, {
+        what: 'both tasks moved',
+      });
+      await expect(admin.get(keys.outboxGeneration)).resolves.toBe('1');
+      await expect(admin.get(keys.moved(keyed.id))).resolves.toBe(keyed.id);
+      const slots = new Set(
+        await Promise.all(
+          (await aliasKeys(admin, alias)).map((key) => probe.cluster('KEYSLOT', key)),
+        ),
+      );
+      expect(slots.size).toBe(1);
+    } finally {
+      await backend.close();
+      await app.end();
+      await schema.drop();
+    }
   }, 20_000);
 
   it('runs its #!lua scripts by EVALSHA, and refuses a cluster with one master that evicts', async () => {

@@ -109,6 +109,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     },
   );
   await scripts.enqueue.move(
+    { generationKey: 'g', generation: 1 },
     { movedPrefix: 'm', windowMs: 1 },
     'seq',
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
@@ -140,6 +141,7 @@ async function keysPassedByWrappers(): Promise<Record<RedisScriptName, number>> 
     },
   );
   await scripts.unique.move(
+    { generationKey: 'g', generation: 1 },
     { movedPrefix: 'm', windowMs: 1 },
     { sequenceKey: 'seq', uniqueKeysKey: 'u' },
     two({ queueKey: 'k', deferredKey: 'k', ingressPrefix: 'k', wakeKey: 'k' }),
