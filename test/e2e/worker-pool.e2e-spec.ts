@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TaskBackend } from '../../lib/core/task-backend.interface';
 import type { TaskRecord } from '../../lib/core/task-record.interface';
 import { TaskResultStatus } from '../../lib/core/task-result-status.enum';
+import { acquireLanes } from '../../lib/worker/child/acquire-lanes';
 import { SAME_STOP_WINDOW_MS } from '../../lib/worker/shutdown-signals';
 import { STAGE_MAINTENANCE_INTERVAL_MS, STAGE_STORES } from '../helpers/cli-stage';
 import { readyRecord } from '../helpers/ready-record';
@@ -16,6 +17,16 @@ import { workerStage } from '../helpers/worker-stage';
 
 const taskRecord = (alias: string, name: string, args: unknown[], queue = 'default'): TaskRecord =>
   readyRecord(alias, { name, args, queue });
+
+/**
+ * The drain's threads per child: few enough for one acquire lane, so a
+ * child's acquires go one at a time. With two lanes, two calls of one child
+ * are out together; on Postgres a lease is dated when its call is sent, and
+ * rows another lease holds count as taken (SKIP LOCKED), so the call sent
+ * first can find the last "default" rows held by the one sent after it and
+ * lease "emails" tasks dated before them: queue order kept, dates crossed.
+ */
+const DRAIN_THREADS = 4;
 
 /** The pid part of a `host:pid-slot` worker id. */
 const pidOf = (workerId: string): number => Number(/:(\d+)-\d+$/.exec(workerId)?.[1]);
@@ -40,7 +51,9 @@ describe.each(STAGE_STORES)(
       ({ alias, backend } = w);
     });
 
-    it('drains 500 tasks over 2 queues with --processes 2 --threads 8 --exit-empty, in queue order', async () => {
+    it(`drains 500 tasks over 2 queues with --processes 2 --threads ${DRAIN_THREADS} --exit-empty, in queue order`, async () => {
+      // The order below holds only for a child whose acquires go one at a time.
+      expect(acquireLanes(DRAIN_THREADS)).toBe(1);
       const first = Array.from({ length: 250 }, (_, i) =>
         taskRecord(alias, 'sample.echo', [i], 'default'),
       );
@@ -55,7 +68,7 @@ describe.each(STAGE_STORES)(
         '--processes',
         '2',
         '--threads',
-        '8',
+        String(DRAIN_THREADS),
         '--exit-empty',
       ]);
       const { code } = await cli.exited;

@@ -34,6 +34,11 @@ class Direction {
     return this.heldBytes;
   }
 
+  /** Whether the source's end is held, to be delivered on restore. */
+  get endHeld(): boolean {
+    return this.heldEnd;
+  }
+
   /** A chunk from the source: written now, or held. */
   data(to: Socket | null, chunk: Buffer): void {
     if (to && this.passes()) {
@@ -83,7 +88,7 @@ class Link {
 
 /**
  * A TCP proxy on a free loopback port in front of `target` (a private
- * redis-server), whose path can be blackholed and restored at will. In
+ * redis-server, or any TCP server: Postgres too), whose path can be blackholed and restored at will. In
  * `forward` mode it pipes bytes both ways. In `blackhole` mode every socket
  * stays open and nothing goes through in either direction, an end or a close
  * included; a new connection is accepted (the client sees it connected) but
@@ -147,6 +152,13 @@ export class BlackholeProxy {
       toClients += link.toClient.bytes;
     }
     return { toTarget, toClients };
+  }
+
+  /** Connections whose target hung up while its replies were held: the hang-up comes on restore. */
+  targetEndsHeld(): number {
+    let ended = 0;
+    for (const link of this.links) if (link.toClient.endHeld) ended++;
+    return ended;
   }
 
   /** From now on nothing gets through, in either direction, until restore. */

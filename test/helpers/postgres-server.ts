@@ -11,10 +11,14 @@ const run = promisify(execFile);
 
 /** Where Debian's postgresql packages put each major version's server binaries. */
 const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql';
+/** Starts tried on a port found free, each on another one, before the failure is thrown. */
+const BIND_TRIES = 5;
 
 export interface PostgresServerOptions {
   /** A port to listen on; a free loopback port when left out. */
   readonly port?: number;
+  /** Where a free port comes from when `port` is left out (freePort). */
+  readonly freePort?: () => Promise<number>;
   /**
    * Trade surviving a crash of the machine (never tested here) for speed:
    * fsync and full_page_writes off, and initdb does not sync. A crash of
@@ -92,15 +96,13 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   }
 }
 
-/** The settings every private cluster gets, then the speed settings, then the caller's. */
+/** The settings every private cluster gets (its port aside), then the speed settings, then the caller's. */
 function configLines(
-  port: number,
   socketDir: string,
   fast: boolean,
   settings: Readonly<Record<string, string | number>>,
 ): string {
   const all: Record<string, string | number> = {
-    port,
     listen_addresses: "'127.0.0.1'",
     unix_socket_directories: `'${socketDir}'`,
     ...(fast ? { fsync: 'off', full_page_writes: 'off' } : {}),
@@ -115,7 +117,11 @@ function configLines(
 /**
  * Start a private Postgres cluster with Debian's binaries: initdb (trust
  * auth, superuser `postgres`) in a fresh temp folder, listening only on
- * 127.0.0.1 on a free port, its unix socket in that folder too. As root
+ * 127.0.0.1 on a free port, its unix socket in that folder too. The port is
+ * found free once initdb is done, just before the start: found before, it
+ * stayed free for seconds in which anything could take it (another
+ * server, or a connection's own end, from the same range); and a start
+ * that still finds it taken tries another, BIND_TRIES times. As root
  * (initdb and pg_ctl refuse to run as root) they run as the `postgres` user,
  * who then owns the folder. Resolves once it accepts connections; if any
  * step fails, whatever was made is removed before the error is thrown.
@@ -126,7 +132,7 @@ export async function startPostgresServer(
   const bin = postgresBinDir();
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot ? await postgresUser() : undefined;
-  const port = options.port ?? (await freePort());
+  let port = options.port ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'threadmill-postgres-'));
   const dataDir = join(dir, 'data');
   const logFile = join(dir, 'postgres.log');
@@ -168,8 +174,12 @@ export async function startPostgresServer(
   };
 
   const handle: PostgresServerHandle = {
-    port,
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    get port() {
+      return port;
+    },
+    get url() {
+      return `postgres://postgres@127.0.0.1:${port}/postgres`;
+    },
     dir,
     start: () => pgCtl('start', '-w', '-t', '60', '-l', logFile),
     stop: ({ mode = 'fast' } = {}) => pgCtl('stop', '-w', '-t', '60', '-m', mode),
@@ -195,11 +205,22 @@ export async function startPostgresServer(
       ...(options.wal ? [`--waldir=${options.wal.dir}`] : []),
       ...(options.wal?.segmentMb ? [`--wal-segsize=${options.wal.segmentMb}`] : []),
     ]);
-    appendFileSync(
-      join(dataDir, 'postgresql.conf'),
-      configLines(port, dir, fast, options.settings ?? {}),
-    );
-    await handle.start();
+    const conf = join(dataDir, 'postgresql.conf');
+    appendFileSync(conf, configLines(dir, fast, options.settings ?? {}));
+    for (let tries = 1; ; tries++) {
+      if (options.port === undefined) port = await (options.freePort ?? freePort)();
+      // Postgres reads the last `port` line: a retry's comes after the one that failed.
+      appendFileSync(conf, `port = ${port}\n`);
+      try {
+        await handle.start();
+        break;
+      } catch (error) {
+        const taken = /Address already in use/.test(String(error));
+        if (options.port !== undefined || !taken || tries === BIND_TRIES) throw error;
+        // So the next failure's message quotes its own log, not this one's.
+        rmSync(logFile, { force: true });
+      }
+    }
   } catch (error) {
     try {
       await handle.remove();

@@ -26,7 +26,7 @@ export class OutboxDatabase {
   constructor(
     readonly alias: string,
     private readonly settings: OutboxSettings,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     this.driver = loadPostgresDriver(alias);
     this.channel = channelName(settings.schema, alias, 'outbox');
@@ -76,9 +76,17 @@ export class OutboxDatabase {
     }
   }
 
-  /** A connection of its own, outside any pool: its session lock goes with it. */
+  /**
+   * A connection of its own, outside any pool: its session lock goes with it.
+   * Heard from before it connects: a loss fails the call waiting on it, and
+   * one between calls (or in the read that completes the connect) would
+   * otherwise end the process.
+   */
   async connect(): Promise<Client> {
     const client = new this.driver.Client(this.clientConfig());
+    client.on('error', (error) =>
+      this.logger.debug(`outbox relay connection of "${this.alias}": ${error.message}`),
+    );
     await client.connect();
     return client;
   }

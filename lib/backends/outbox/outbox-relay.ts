@@ -101,13 +101,8 @@ export class OutboxRelay {
       let client: Client | null = null;
       let pauseMs = this.settings.pollIntervalMs;
       try {
+        // A lost connection fails the call waiting on it, which the catch below reports.
         client = await this.database.connect();
-        // A lost connection also fails the call waiting on it, which the catch below reports.
-        client.on('error', (error) =>
-          this.logger.debug(
-            `outbox relay connection of "${this.database.alias}": ${error.message}`,
-          ),
-        );
         if (await this.lock(client)) {
           await this.relay(client);
           pauseMs = 0;

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 import { Client } from 'pg';
 
+import { freePort } from '../../helpers/free-port';
+import { postgresQuery } from '../../helpers/postgres-query';
 import { createTestSchema } from '../../helpers/postgres-schema';
 import {
   postgresBinDir,
@@ -122,6 +124,39 @@ describe('startPostgresServer', () => {
       const failedDir = /-D (\S+)\/data/.exec(failure.message)?.[1];
       expect(failedDir).toMatch(/threadmill-postgres-/);
       expect(existsSync(failedDir ?? '')).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
+  it('starts on another free port when the one it found is taken by the time it binds', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const takenPort = typeof address === 'object' && address ? address.port : 0;
+    const handedOut: number[] = [];
+    try {
+      const started = await startPostgresServer({
+        // The first port it is handed is taken (as by another process since it was found free).
+        freePort: async () => {
+          const port = handedOut.length === 0 ? takenPort : await freePort();
+          handedOut.push(port);
+          return port;
+        },
+      });
+      server = started;
+      expect(handedOut).toHaveLength(2);
+      expect(started.port).toBe(handedOut[1]);
+      expect(started.url).toContain(`:${handedOut[1]}/`);
+      const [row] = await postgresQuery<{ port: string }>(
+        started.url,
+        "SELECT current_setting('port') AS port",
+      );
+      expect(Number(row.port)).toBe(handedOut[1]);
+      // A restart comes back on the port it started on.
+      await started.stop();
+      await started.start();
+      expect(await postgresQuery(started.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
