@@ -50,5 +50,9 @@ export interface RedisOutboxOptions {
  */
 export interface OutboxPool {
   readonly options: object;
-  connect(): Promise<object>;
+  /**
+   * A connection, handed to `callback` (pg's callback form, so a listener is
+   * on it before any of its events can fire).
+   */
+  connect(callback: (error: Error | undefined, client: object | undefined) => void): void;
 }

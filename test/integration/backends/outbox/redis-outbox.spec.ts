@@ -1,6 +1,6 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 
 import {
   BackendRegistry,
@@ -118,6 +118,30 @@ describe('the outbox of a Redis alias', () => {
     const keys = new RedisKeys(alias);
     await expect(redis.zscore(keys.deferred('emails'), handle.id)).resolves.not.toBeNull();
     await expect(redis.zcard(keys.deferred('emails'))).resolves.toBe(1);
+  });
+
+  it("relays through the app's own pg Pool, and leaves that pool open when it closes", async () => {
+    const pool = new Pool({ connectionString: testPostgresUrl(), max: 2 });
+    const relay = new RedisBackend(
+      alias,
+      { ...config(), options: { outbox: { pool, schema: schema.name, pollInterval: 100 } } },
+      storeRules,
+    );
+    try {
+      await app.query('BEGIN');
+      const handle = await tasks.enqueue(Welcome, ['pooled'], {
+        alias,
+        transaction: pgTransaction(app),
+      });
+      await app.query('COMMIT');
+      await waitFor(() => inRedis(handle.id), { what: 'the task the pooled relay moved' });
+      await drained();
+      await relay.close();
+      await expect(pool.query('SELECT 1 AS one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    } finally {
+      await relay.close();
+      await pool.end();
+    }
   });
 
   it('never moves a task whose transaction rolled back', async () => {
