@@ -71,11 +71,12 @@ describe.each(STAGE_STORES)('cancelling tasks (e2e: real CLI and pool on %s)', (
       '--threads',
       '2',
     ]);
+    // Started, not only leased: a task cancelled before its handler runs is never hard-stopped.
     await waitFor(
       async () =>
-        (await statusOf(stubborn.id)) === TaskResultStatus.RUNNING &&
+        (await stage.backend.tasks.getResult(stubborn.id)).progress !== undefined &&
         (await statusOf(neighbour.id)) === TaskResultStatus.RUNNING,
-      { timeoutMs: 30_000, what: 'both tasks running in one child' },
+      { timeoutMs: 30_000, what: 'both tasks running in one child, the stubborn one started' },
     );
     await stage.backend.control.cancel(stubborn.id, decideCancel);
     const cancelled = await waitFor(
