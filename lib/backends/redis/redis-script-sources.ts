@@ -17,6 +17,7 @@ export type LuaFunctionName =
   | 'callInSlices'
   | 'callSkippingWrongType'
   | 'countEnqueued'
+  | 'outboxFence'
   | 'publishLive'
   | 'storeClock'
   | 'storeFinished'
@@ -57,14 +58,14 @@ export const REDIS_SCRIPTS = {
   moveOutboxed: {
     file: 'moveOutboxed.lua',
     keys: { fixed: 2, perItem: 4 },
-    uses: ['storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
+    uses: ['outboxFence', 'storeClock', 'callInSlices', 'countEnqueued', 'publishLive'],
     continues: 'enqueue.lua',
   },
   // The outbox relay's fenced moves of tasks with unique keys: each id once, decided by enqueueUnique.lua.
   moveOutboxedUnique: {
     file: 'moveOutboxedUnique.lua',
     keys: { fixed: 3, perItem: 4 },
-    uses: ['storeClock', 'countEnqueued', 'publishLive'],
+    uses: ['outboxFence', 'storeClock', 'countEnqueued', 'publishLive'],
     calls: 'enqueueUnique.lua',
   },
   // A batch with any unique key; per item a queue (4 keys).

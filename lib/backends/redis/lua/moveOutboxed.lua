@@ -59,12 +59,9 @@ do
   local markPrefix = table.remove(ARGV, 1)
   local windowMs = table.remove(ARGV, 1)
   local generation = table.remove(ARGV, 1)
-  local newest = redis.call('GET', generationKey)
-  if newest and tonumber(newest) > tonumber(generation) then
-    return redis.error_reply('FENCED ' .. generation .. ' ' .. newest)
-  end
-  if not newest or tonumber(newest) < tonumber(generation) then
-    redis.call('SET', generationKey, generation)
+  local fenced = outboxFence(generationKey, generation)
+  if fenced then
+    return redis.error_reply(fenced)
   end
   local firstGroup = 8
   local last = #ARGV
