@@ -1,9 +1,12 @@
 import type { ScriptCall } from './redis-script-sources';
-import type {
-  EnqueueClash,
-  EnqueueGroup,
-  EnqueueQueueKeys,
-  OutboxFence,
+import {
+  NO_LEADING_ARGS,
+  outboxMoveArgs,
+  type EnqueueClash,
+  type EnqueueGroup,
+  type EnqueueQueueKeys,
+  type LeadingArgs,
+  type OutboxFence,
 } from './redis-script-types';
 
 /**
@@ -27,7 +30,7 @@ export class RedisEnqueueScript {
     groups: readonly EnqueueGroup[],
     args: EnqueueArgs,
   ): Promise<EnqueueClash[]> {
-    const argv = enqueueArgv(sequenceKey, queues, groups, args, []);
+    const argv = enqueueArgv(sequenceKey, queues, groups, args);
     const reply = (await this.calls.enqueue(argv)) as (string | number | null)[];
     if (reply.length === 1) return [];
     const ids = groups.flatMap((group) => group.ids);
@@ -62,14 +65,13 @@ export class RedisEnqueueScript {
     groups: readonly EnqueueGroup[],
     args: Omit<EnqueueArgs, 'each'>,
   ): Promise<void> {
-    const argv = enqueueArgv(sequenceKey, queues, groups, { ...args, each: true }, [
-      marks.movedPrefix,
-      marks.windowMs,
-      fence.generation,
-    ]);
-    // The generation key goes first: the script takes it out before enqueue.lua reads KEYS.
-    argv.splice(1, 0, fence.generationKey);
-    argv[0] = Number(argv[0]) + 1;
+    const argv = enqueueArgv(
+      sequenceKey,
+      queues,
+      groups,
+      { ...args, each: true },
+      outboxMoveArgs(fence, marks),
+    );
     await this.calls.moveOutboxed(argv);
   }
 }
@@ -87,21 +89,21 @@ interface EnqueueArgs {
   queueNames: string;
 }
 
-/** enqueue.lua's call, laid out as its header says, `before` its own ARGV. */
+/** enqueue.lua's call, laid out as its header says, after the KEYS and ARGV of a script `before` it. */
 function enqueueArgv(
   sequenceKey: string,
   queues: readonly EnqueueQueueKeys[],
   groups: readonly EnqueueGroup[],
   args: EnqueueArgs,
-  before: readonly (string | number)[],
+  before: LeadingArgs = NO_LEADING_ARGS,
 ): (string | number)[] {
-  const argv: (string | number)[] = [0, sequenceKey];
+  const argv: (string | number)[] = [0, ...before.keys, sequenceKey];
   for (const queue of queues) {
     argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
   }
   argv[0] = argv.length - 1;
   argv.push(
-    ...before,
+    ...before.argv,
     args.wakeBound,
     args.priorityWeight,
     args.taskPrefix,

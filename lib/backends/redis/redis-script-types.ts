@@ -99,6 +99,30 @@ export interface OutboxFence {
   generation: number;
 }
 
+/**
+ * The KEYS and ARGV of a script whose body runs before another's in one
+ * call (moveOutboxed.lua before enqueue.lua's): laid out ahead of the other
+ * script's own, and taken out before it reads them.
+ */
+export interface LeadingArgs {
+  keys: readonly string[];
+  argv: readonly (string | number)[];
+}
+
+/** No leading KEYS or ARGV: the script called on its own. */
+export const NO_LEADING_ARGS: LeadingArgs = { keys: [], argv: [] };
+
+/** The leading KEYS and ARGV of an outbox move: its fence, then the moved marks' prefix and window. */
+export function outboxMoveArgs(
+  fence: OutboxFence,
+  marks: { movedPrefix: string; windowMs: number },
+): LeadingArgs {
+  return {
+    keys: [fence.generationKey],
+    argv: [marks.movedPrefix, marks.windowMs, fence.generation],
+  };
+}
+
 /** Consecutive new tasks of one queue, priority and delay: two arguments per task. */
 export interface EnqueueGroup {
   /** Index into the queues passed with the groups. */

@@ -1,10 +1,13 @@
 import type { ScriptCall } from './redis-script-sources';
-import type {
-  EnqueueQueueKeys,
-  OutboxFence,
-  UniqueEnqueueItem,
-  UniqueEnqueueOutcome,
-  UniqueEnqueueReply,
+import {
+  NO_LEADING_ARGS,
+  outboxMoveArgs,
+  type EnqueueQueueKeys,
+  type LeadingArgs,
+  type OutboxFence,
+  type UniqueEnqueueItem,
+  type UniqueEnqueueOutcome,
+  type UniqueEnqueueReply,
 } from './redis-script-types';
 
 /**
@@ -53,11 +56,7 @@ export class RedisUniqueScripts {
     items: readonly UniqueEnqueueItem[],
     args: Omit<UniqueEnqueueArgs, 'each'>,
   ): Promise<void> {
-    const argv = argvOf(keys, queues, items, { ...args, each: true });
-    argv.splice(Number(argv[0]) + 1, 0, marks.movedPrefix, marks.windowMs, fence.generation);
-    // The generation key goes first: the script takes it out before enqueueUnique.lua reads KEYS.
-    argv.splice(1, 0, fence.generationKey);
-    argv[0] = Number(argv[0]) + 1;
+    const argv = argvOf(keys, queues, items, { ...args, each: true }, outboxMoveArgs(fence, marks));
     await this.calls.moveOutboxedUnique(argv);
   }
 
@@ -140,13 +139,15 @@ function argvOf(
   queues: readonly EnqueueQueueKeys[],
   items: readonly UniqueEnqueueItem[],
   args: UniqueEnqueueArgs,
+  before: LeadingArgs = NO_LEADING_ARGS,
 ): (string | number)[] {
-  const argv: (string | number)[] = [0, keys.sequenceKey, keys.uniqueKeysKey];
+  const argv: (string | number)[] = [0, ...before.keys, keys.sequenceKey, keys.uniqueKeysKey];
   for (const queue of queues) {
     argv.push(queue.queueKey, queue.deferredKey, queue.ingressPrefix, queue.wakeKey);
   }
   argv[0] = argv.length - 1;
   argv.push(
+    ...before.argv,
     args.wakeBound,
     args.priorityWeight,
     args.taskPrefix,
